@@ -1,0 +1,1 @@
+"""Executor: runs pto and tcgen05 IR on simulated memories."""

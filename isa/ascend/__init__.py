@@ -1,0 +1,1 @@
+"""Ascend cube unit and vector GatherMask: targets, buffers, type tables, fractal layouts."""

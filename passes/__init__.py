@@ -1,0 +1,22 @@
+"""Passes of mmair, one per module; `get_all_passes()` maps pass names to lazy class factories."""
+
+from collections.abc import Callable
+from importlib import import_module
+
+from xdsl.passes import ModulePass
+
+# pass name -> (module under mmair.passes, class name). A pass is listed here once its module exists.
+_PASSES: dict[str, tuple[str, str]] = {}
+
+
+def _factory(module: str, cls: str) -> Callable[[], type[ModulePass]]:
+    return lambda: getattr(import_module(f"mmair.passes.{module}"), cls)
+
+
+def get_all_passes() -> dict[str, Callable[[], type[ModulePass]]]:
+    from xdsl.transforms import get_all_passes as upstream
+
+    available = upstream()
+    passes = {name: available[name] for name in ("canonicalize", "cse", "dce") if name in available}
+    passes.update({name: _factory(mod, cls) for name, (mod, cls) in _PASSES.items()})
+    return passes

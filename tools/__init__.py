@@ -1,0 +1,1 @@
+"""Command-line tools: mmair-opt, mmair-run, mmair-desc."""
