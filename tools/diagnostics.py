@@ -13,7 +13,7 @@ from typing import IO
 from xdsl.dialects.builtin import FileLineColLoc, IntAttr, ModuleOp, StringAttr
 from xdsl.ir import Operation
 from xdsl.parser import Parser
-from xdsl.utils.exceptions import ParseError, VerifyException
+from xdsl.utils.exceptions import DiagnosticException, ParseError, VerifyException
 
 
 class UserError(Exception):
@@ -101,7 +101,14 @@ class LocatingParser(Parser):
 
     def parse_operation(self) -> Operation:
         start = self._current_token.span
-        op = super().parse_operation()
+        try:
+            op = super().parse_operation()
+        except (DiagnosticException, ValueError, OverflowError) as err:
+            # Attribute and type verifiers run while parsing; report them like parse errors,
+            # at the operation that holds the bad attribute.
+            if isinstance(err, ParseError):
+                raise
+            self.raise_error(str(err).splitlines()[0] if str(err) else type(err).__name__, start)
         if not isinstance(op.location, FileLineColLoc):
             loc = start.get_location()
             op.location = FileLineColLoc.new(
