@@ -1,0 +1,533 @@
+"""Validity rules R1-R32 of the tcgen05 reference (§9) for descriptors and `tcgen05.mma` forms.
+
+Descriptor values reach `tcgen05.mma` as registers, which neither ptxas nor the MLIR NVVM dialect
+inspects; a wrong field gives a silently wrong MMA. These checks raise `DescriptorError` carrying the
+rule id. Context that the descriptor itself does not carry (cta_group, `.ws`, the target, whether A
+sits in TMEM, the block-scale vector size, the operand's major-ness) is passed as keywords. For
+`check_idesc`, `cta_group`, `ws` and `target` may be None ("unknown"): the descriptor is then legal
+if some value of them makes it legal, which is what `mmair-desc decode` checks.
+
+Where each rule is enforced:
+* R1, R11 (reserved idesc bits), R17 (fixed/reserved smem bits), R18 (swizzle 3/5/7), R24 (reserved
+  zero-mask bits): by the decoders (the dataclasses cannot hold those bits).
+* R2-R10, R12-R16: `check_idesc`; R17-R22: `check_smem_desc`; R23-R25: `check_zcmask`.
+* R26-R32: `check_disable_output_lane`, `check_scale_input_d`, `check_ashift`, `check_ws`,
+  `check_block_scale`, `check_cta_groups`, `check_kind_target`, or all at once `check_mma`.
+* R33 (tcgen05.ld/st shapes) is not modelled here.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+from mmair.isa.tcgen05.errors import DescriptorError
+from mmair.isa.tcgen05.idesc import (
+    AB_TYPE_CODES,
+    BLOCK_SCALED_KINDS,
+    DENSE_KINDS,
+    KINDS,
+    LEGAL_DTYPES,
+    MXF4_KINDS,
+    SCALE_TYPE_CODES,
+    InstrDesc,
+    check_kind,
+    decode_idesc,
+    encode_idesc,
+)
+from mmair.isa.tcgen05.shapes import (
+    mma_k,
+    n_legal_text,
+    transposed_8bit_b_n,
+    valid_m,
+    valid_n,
+)
+from mmair.isa.tcgen05.smem import (
+    LBO_MODES,
+    SWIZZLES,
+    SmemDesc,
+    check_byte_field,
+    expected_base_offset,
+)
+from mmair.isa.tcgen05.types import EIGHT_BIT_TYPES
+from mmair.isa.tcgen05.zcmask import SUBMASKS_PER_M, ZeroColumnMask, encode_zcmask
+
+#: Targets with tcgen05: arch-specific (`a`) and family (`f`) variants of Blackwell datacenter parts.
+TCGEN05_TARGETS: tuple[str, ...] = (
+    "sm_100a", "sm_100f", "sm_101a", "sm_101f", "sm_103a", "sm_103f", "sm_110a", "sm_110f",
+)
+#: Targets with mxf4 K = 96 (R16) and the absolute LBO mode (R20).
+SM103_FEATURE_TARGETS: tuple[str, ...] = ("sm_103a",)
+#: Block-scale vector sizes as written in PTX (`.scale_vec::NX`) or the newer `.blockNN` names.
+SCALE_VECS: tuple[str, ...] = ("1X", "2X", "4X", "block32", "block16")
+#: Collector usages (`a::fill`, `b2::lastuse`, ...).
+COLLECTOR_OPS: tuple[str, ...] = ("fill", "use", "lastuse", "discard")
+_COLLECTOR_RE = re.compile(r"^(a|b[0-3])::(fill|use|lastuse|discard)$")
+_TARGET_RE = re.compile(r"^sm_\d+[af]?$")
+
+
+def check_target(target: object) -> str:
+    """`target` must be a tcgen05 target (sm_100a, sm_103a, sm_100f, ...)."""
+    if not isinstance(target, str) or target not in TCGEN05_TARGETS:
+        raise DescriptorError(
+            "target", target, ", ".join(TCGEN05_TARGETS), None, "does not support tcgen05"
+        )
+    return target
+
+
+def is_arch_specific(target: str) -> bool:
+    """`sm_100a`-style targets (all features of one chip) as opposed to family `f` targets."""
+    return bool(_TARGET_RE.match(target)) and target.endswith("a")
+
+
+# ----------------------------------------------------------------------------------------------
+# Instruction descriptor (R2-R16)
+
+
+def _scale_vector(kind: str, scale_vec: str | None, scale_type: str | None) -> str | None:
+    """The effective vector size (1X/2X/4X) of a block-scaled MMA, None when it is unknown."""
+    if scale_vec is None:
+        return "4X" if scale_type == "ue4m3" else None
+    if scale_vec == "block16":
+        return "4X"
+    if scale_vec == "block32":
+        return "1X" if kind == "mxf8f6f4" else "2X"
+    return scale_vec
+
+
+def _check_idesc_context_free(d: InstrDesc, a_in_tmem: bool, scale_vec: str | None) -> None:
+    kind = check_kind(d.kind)
+    types = AB_TYPE_CODES[kind]
+    for name in ("atype", "btype"):
+        value = getattr(d, name)
+        if value not in types:
+            raise DescriptorError(
+                name, value, ", ".join(types), "R3" if kind in DENSE_KINDS else "R15",
+                f"is not a kind::{kind} operand type",
+            )
+    if kind in DENSE_KINDS:
+        if d.dtype not in LEGAL_DTYPES[kind]:
+            raise DescriptorError(
+                "dtype", d.dtype, ", ".join(LEGAL_DTYPES[kind]), "R2",
+                f"is not a kind::{kind} accumulator type",
+            )
+        if kind == "f16":
+            if d.atype != d.btype:
+                raise DescriptorError(
+                    "btype", d.btype, f"{d.atype} (equal to atype)", "R3",
+                    "differs from atype; kind::f16 does not mix f16 and bf16",
+                )
+            if d.dtype == "f16" and d.atype != "f16":
+                raise DescriptorError(
+                    "dtype", d.dtype, "f32 (a bf16 MMA accumulates in f32)", "R3",
+                    f"is not legal with atype = {d.atype}",
+                )
+        if d.saturate and kind != "i8":
+            raise DescriptorError("saturate", True, "false (saturate is for kind::i8)", "R4",
+                                  f"is not legal for kind::{kind}")
+        if kind == "i8":
+            for name in ("negate_a", "negate_b"):
+                if getattr(d, name):
+                    raise DescriptorError(name, True, "false (kind::i8 cannot negate)", "R5",
+                                          "is not legal for kind::i8")
+        if d.sparsity_selector and not d.sparse:
+            raise DescriptorError("sparsity_selector", d.sparsity_selector,
+                                  "0 (the MMA is dense)", "R6", "is not legal")
+        if d.sparsity_selector and kind in ("i8", "f8f6f4"):
+            raise DescriptorError("sparsity_selector", d.sparsity_selector,
+                                  f"0 (kind::{kind})", "R6", "is not legal")
+        if scale_vec is not None:
+            raise DescriptorError("scale_vec", scale_vec, "none (block scaling is for kind::mx*)",
+                                  "R30", f"is not legal for kind::{kind}")
+    else:
+        if d.dtype is not None:
+            raise DescriptorError("dtype", d.dtype, "none (D is f32)", "R11",
+                                  f"is not encodable for kind::{kind}")
+        for name in ("sparsity_selector", "saturate", "max_shift"):
+            if getattr(d, name):
+                raise DescriptorError(name, getattr(d, name), f"0 (not in the kind::{kind} layout)",
+                                      "R11", f"is not encodable for kind::{kind}")
+        _check_block_scaled_fields(d, scale_vec)
+    # R9: transposes per kind; an A operand in TMEM has no major-ness to choose.
+    if kind in MXF4_KINDS:
+        for name in ("transpose_a", "transpose_b"):
+            if getattr(d, name):
+                raise DescriptorError(name, True, f"false (kind::{kind} has no transpose)", "R15",
+                                      f"is not legal for kind::{kind}")
+    if a_in_tmem and d.transpose_a:
+        raise DescriptorError("transpose_a", True, "false (A is in tensor memory)", "R9",
+                              "is not legal")
+
+
+def _check_block_scaled_fields(d: InstrDesc, scale_vec: str | None) -> None:
+    kind = d.kind
+    if d.scale_type not in SCALE_TYPE_CODES[kind]:
+        raise DescriptorError("scale_type", d.scale_type, ", ".join(SCALE_TYPE_CODES[kind]), "R14",
+                              f"is not a kind::{kind} scale type")
+    if scale_vec is not None:
+        check_block_scale(kind, scale_vec)
+    vector = _scale_vector(kind, scale_vec, d.scale_type)
+    if d.scale_type == "ue4m3" and vector != "4X":
+        raise DescriptorError("scale_type", "ue4m3", "ue8m0 (ue4m3 needs .scale_vec::4X/.block16)",
+                              "R14", f"is not legal with .scale_vec {scale_vec}")
+    if kind == "mxf8f6f4":
+        legal_ids: tuple[int, ...] = (0, 1, 2, 3)
+    elif vector == "4X" and d.k != 96:
+        legal_ids = (0,)
+    else:
+        legal_ids = (0, 2)
+    why = f"kind::{kind}" + (f" with a {vector} scale vector" if vector else "")
+    for name in ("sfa_id", "sfb_id"):
+        value = getattr(d, name)
+        if value not in legal_ids:
+            raise DescriptorError(name, value, ", ".join(map(str, legal_ids)) + f" ({why})", "R13",
+                                  "is not a legal scale-factor ID")
+    if d.k == 96 and d.sparse:
+        raise DescriptorError("k", 96, "64 (a sparse mxf4 MMA has K = 128)", "R16",
+                              "is only available for a dense MMA")
+
+
+def _check_idesc_in_context(d: InstrDesc, cta_group: int, ws: bool, target: str | None) -> None:
+    kind = d.kind
+    shape_rule = "R7" if kind in DENSE_KINDS else "R12"
+    if ws and cta_group != 1:
+        raise DescriptorError("cta_group", cta_group, "1 (tcgen05.mma.ws)", "R29",
+                              "is not legal with .ws")
+    if ws and kind in BLOCK_SCALED_KINDS:
+        raise DescriptorError("kind", kind, ", ".join(DENSE_KINDS) + " (tcgen05.mma.ws)", "R29",
+                              "is not legal with .ws")
+    if d.max_shift and not ws:
+        raise DescriptorError("max_shift", d.max_shift, "0 (max shift is for tcgen05.mma.ws)",
+                              "R10", "is not legal without .ws")
+    form = f"kind::{kind}{' .ws' if ws else ''} cta_group::{cta_group}{' sparse' if d.sparse else ''}"
+    ms = valid_m(kind, cta_group, ws, d.sparse)
+    if d.m not in ms:
+        raise DescriptorError("m", d.m, ", ".join(map(str, ms)) + f" ({form})", shape_rule,
+                              "is not a valid M")
+    ns = valid_n(kind, cta_group, ws, d.sparse)
+    if d.n not in ns:
+        raise DescriptorError("n", d.n, n_legal_text(ns) + f" ({form})", shape_rule,
+                              "is not a valid N")
+    if d.transpose_b and d.btype in EIGHT_BIT_TYPES:
+        ns = transposed_8bit_b_n(cta_group)
+        if d.n not in ns:
+            raise DescriptorError(
+                "n", d.n, n_legal_text(ns) + f" (N-major 8-bit B, cta_group::{cta_group})", "R8",
+                "is not a valid N",
+            )
+    if d.k == 96:
+        if cta_group != 2 or d.m != 256:
+            raise DescriptorError("k", 96, "64 (K = 96 needs cta_group::2 and M = 256)", "R16",
+                                  f"is not legal with cta_group::{cta_group}, M = {d.m}")
+        if target is not None and target not in SM103_FEATURE_TARGETS:
+            raise DescriptorError("k", 96, f"64 (K = 96 needs {', '.join(SM103_FEATURE_TARGETS)})",
+                                  "R16", f"is not legal on {target}")
+    if target is not None:
+        check_kind_target(kind, target)
+
+
+def check_idesc(
+    d: InstrDesc,
+    *,
+    cta_group: int | None = 1,
+    ws: bool | None = False,
+    a_in_tmem: bool = False,
+    scale_vec: str | None = None,
+    target: str | None = "sm_100a",
+) -> None:
+    """R2-R16 (and R29/R30/R32 where the idesc decides them) for an MMA with this context.
+
+    `cta_group`, `ws` or `target` = None means unknown: some value must make `d` legal.
+    """
+    if target is not None:
+        check_target(target)
+    encode_idesc(d)  # every field representable in the kind's layout
+    _check_idesc_context_free(d, a_in_tmem, scale_vec)
+    groups = [cta_group] if cta_group is not None else (
+        [2, 1] if d.m == 256 or d.k == 96 else [1, 2]
+    )
+    wss = [ws] if ws is not None else ([True, False] if d.max_shift or d.m == 32 else [False, True])
+    first_error: DescriptorError | None = None
+    for one_ws in wss:
+        for group in groups:
+            try:
+                _check_idesc_in_context(d, group, bool(one_ws), target)
+            except DescriptorError as err:
+                first_error = first_error or err
+                continue
+            return
+    assert first_error is not None
+    raise first_error
+
+
+def validate_idesc_word(word: int, kind: str, **ctx: object) -> InstrDesc:
+    """Decode `word` under `kind` and apply `check_idesc(**ctx)`; returns the descriptor."""
+    d = decode_idesc(word, kind)
+    check_idesc(d, **ctx)  # type: ignore[arg-type]
+    return d
+
+
+def mma_shape(d: InstrDesc) -> tuple[int, int, int]:
+    """(M, N, K) of the MMA the descriptor describes."""
+    return d.m, d.n, mma_k(d.kind, d.sparse, d.k == 96)
+
+
+# ----------------------------------------------------------------------------------------------
+# Shared-memory descriptor (R17-R22)
+
+
+def check_smem_desc(
+    d: SmemDesc,
+    *,
+    kind: str | None = None,
+    major: str | None = None,
+    address_known: bool = True,
+    target: str | None = None,
+) -> None:
+    """R17-R22 for an operand descriptor; `kind`, `major` ("k" | "mn") and `target` when known."""
+    if kind is not None:
+        check_kind(kind)
+    if major not in (None, "k", "mn"):
+        raise DescriptorError("major", major, "k, mn", None, "is not a major-ness")
+    if target is not None:
+        check_target(target)
+    if d.swizzle not in SWIZZLES:
+        raise DescriptorError("swizzle", d.swizzle, ", ".join(SWIZZLES), "R18", "is not a swizzle mode")
+    for name in ("start", "lbo", "sbo"):
+        check_byte_field(name, getattr(d, name))
+    if d.lbo_mode not in LBO_MODES:
+        raise DescriptorError("lbo_mode", d.lbo_mode, ", ".join(LBO_MODES), "R20", "is not an LBO mode")
+    if not isinstance(d.base_offset, int) or not 0 <= d.base_offset <= 7:
+        raise DescriptorError("base_offset", d.base_offset, "0..7", "R21", "does not fit bits 49-51")
+    if d.lbo_mode == "absolute":
+        if d.swizzle != "sw128":
+            raise DescriptorError("lbo_mode", "absolute", "relative (absolute needs swizzle = sw128)",
+                                  "R20", f"is not legal with swizzle = {d.swizzle}")
+        if d.base_offset != 0:
+            raise DescriptorError("lbo_mode", "absolute", "relative (absolute needs base_offset = 0)",
+                                  "R20", f"is not legal with base_offset = {d.base_offset}")
+        if major == "mn":
+            raise DescriptorError("lbo_mode", "absolute", "relative (absolute needs a K-major operand)",
+                                  "R20", "is not legal for an MN-major operand")
+        if target is not None and target not in SM103_FEATURE_TARGETS:
+            raise DescriptorError("lbo_mode", "absolute",
+                                  f"relative (absolute needs {', '.join(SM103_FEATURE_TARGETS)})",
+                                  "R20", f"is not legal on {target}")
+    if address_known:
+        expected = expected_base_offset(d.start, d.swizzle)
+        if d.base_offset != expected:
+            raise DescriptorError(
+                "base_offset", d.base_offset,
+                f"{expected} (start = {d.start:#x}, swizzle = {d.swizzle})", "R21",
+                "does not match the start address",
+            )
+    if d.swizzle == "sw128_base32b":
+        if major == "k":
+            raise DescriptorError("swizzle", d.swizzle, "none, sw128, sw64, sw32 (K-major operand)",
+                                  "R22", "is not legal for a K-major operand")
+        if kind is not None and kind != "tf32":
+            raise DescriptorError("swizzle", d.swizzle,
+                                  "none, sw128, sw64, sw32 (sw128_base32b is for MN-major tf32)",
+                                  "R22", f"is not legal for kind::{kind}")
+    elif major == "mn" and kind == "tf32":
+        raise DescriptorError("swizzle", d.swizzle, "sw128_base32b (MN-major tf32 operand)", "R22",
+                              "is not legal for an MN-major tf32 operand")
+
+
+# ----------------------------------------------------------------------------------------------
+# Zero-column mask descriptor (R23-R25)
+
+
+def check_zcmask(z: ZeroColumnMask, *, m: int | None, ws: bool = True, cta_group: int = 1) -> None:
+    """R23 (only on tcgen05.mma.ws, cta_group::1, M 32/64/128), field widths, R25 (column shift).
+
+    `m` = None means unknown: the shift limit is then the largest one (32).
+    """
+    if not ws:
+        raise DescriptorError("zero-column mask", "present", "only on tcgen05.mma.ws", "R23",
+                              "is not legal without .ws")
+    if cta_group != 1:
+        raise DescriptorError("cta_group", cta_group, "1 (tcgen05.mma.ws)", "R23",
+                              "is not legal with a zero-column mask")
+    if m is not None and m not in SUBMASKS_PER_M:
+        raise DescriptorError("m", m, "32, 64, 128", "R23", "is not an M of tcgen05.mma.ws")
+    encode_zcmask(z)
+    limit = 16 if m == 32 else 32
+    if z.shift > limit:
+        raise DescriptorError("shift", z.shift, f"0..{limit} ({'any M' if m is None else f'M = {m}'})",
+                              "R25", "exceeds the maximum column shift")
+
+
+# ----------------------------------------------------------------------------------------------
+# Instruction level (R26-R32)
+
+
+def check_disable_output_lane(length: int | None, *, cta_group: int, ws: bool = False) -> None:
+    """R26: 4 b32 words for cta_group::1, 8 for cta_group::2, none with `.ws`."""
+    if length is None:
+        return
+    if ws:
+        raise DescriptorError("disable_output_lane", length, "absent (tcgen05.mma.ws)", "R26",
+                              "is not legal with .ws")
+    expected = 4 if cta_group == 1 else 8
+    if length != expected:
+        raise DescriptorError("disable_output_lane", length,
+                              f"{expected} words (cta_group::{cta_group})", "R26",
+                              "has the wrong length")
+
+
+def check_scale_input_d(value: int | None, *, kind: str, ws: bool = False) -> None:
+    """R27: an immediate in 0..15, only for kind::f16 and kind::tf32 (and not with `.ws`, R29)."""
+    if value is None:
+        return
+    if ws:
+        raise DescriptorError("scale_input_d", value, "absent (tcgen05.mma.ws)", "R29",
+                              "is not legal with .ws")
+    if kind not in ("f16", "tf32"):
+        raise DescriptorError("scale_input_d", value, "absent (only kind::f16 and kind::tf32)",
+                              "R27", f"is not legal for kind::{kind}")
+    if not isinstance(value, int) or isinstance(value, bool) or not 0 <= value <= 15:
+        raise DescriptorError("scale_input_d", value, "0..15", "R27", "is out of range")
+
+
+def check_ashift(ashift: bool, *, a_in_tmem: bool, m: int, collector_a: str | None = None) -> None:
+    """R28: `.ashift` needs A in TMEM, M = 128 or 256, and no collector::a::fill/use."""
+    if not ashift:
+        return
+    if not a_in_tmem:
+        raise DescriptorError("ashift", True, "false (A is in shared memory)", "R28",
+                              "needs A in tensor memory")
+    if m not in (128, 256):
+        raise DescriptorError("ashift", True, "false (M must be 128 or 256)", "R28",
+                              f"is not legal with M = {m}")
+    if collector_a in ("a::fill", "a::use", "fill", "use"):
+        raise DescriptorError("collector", collector_a, "a::lastuse, a::discard (with .ashift)",
+                              "R28", "cannot be combined with .ashift")
+
+
+def check_collector(collector: str | None, *, ws: bool) -> None:
+    """R29: `.ws` uses collector::b0..b3, the other forms collector::a."""
+    if collector is None:
+        return
+    match = _COLLECTOR_RE.match(collector) if isinstance(collector, str) else None
+    legal = "b0..b3::{fill,use,lastuse,discard}" if ws else "a::{fill,use,lastuse,discard}"
+    if match is None or (match.group(1) == "a") == ws:
+        raise DescriptorError("collector", collector, legal, "R29",
+                              f"is not a collector usage of tcgen05.mma{'.ws' if ws else ''}")
+
+
+def check_ws(
+    *,
+    ws: bool,
+    cta_group: int,
+    kind: str,
+    collector: str | None = None,
+    disable_output_lane: int | None = None,
+    scale_input_d: int | None = None,
+) -> None:
+    """R29: `.ws` is cta_group::1, dense kinds, collector b0-b3, no disable-output-lane/scale-input-d."""
+    check_collector(collector, ws=ws)
+    if not ws:
+        return
+    if cta_group != 1:
+        raise DescriptorError("cta_group", cta_group, "1 (tcgen05.mma.ws)", "R29",
+                              "is not legal with .ws")
+    if kind not in DENSE_KINDS:
+        raise DescriptorError("kind", kind, ", ".join(DENSE_KINDS) + " (tcgen05.mma.ws)", "R29",
+                              "is not legal with .ws")
+    check_disable_output_lane(disable_output_lane, cta_group=cta_group, ws=True)
+    check_scale_input_d(scale_input_d, kind=kind, ws=True)
+
+
+def check_block_scale(kind: str, scale_vec: str | None, *, block_scale: bool = True) -> None:
+    """R30: mxf8f6f4 1X/block32; mxf4 2X/block32 (default); mxf4nvf4 explicit 2X/block32 or 4X/block16."""
+    check_kind(kind)
+    if kind not in BLOCK_SCALED_KINDS:
+        if block_scale and scale_vec is not None:
+            raise DescriptorError("scale_vec", scale_vec, "none (block scaling is for kind::mx*)",
+                                  "R30", f"is not legal for kind::{kind}")
+        return
+    if not block_scale:
+        raise DescriptorError("block_scale", False, f"true (kind::{kind} is block scaled)", "R30",
+                              "is required")
+    legal = {"mxf8f6f4": ("1X", "block32"), "mxf4": ("2X", "block32"),
+             "mxf4nvf4": ("2X", "block32", "4X", "block16")}[kind]
+    if scale_vec is None:
+        if kind == "mxf4nvf4":
+            raise DescriptorError("scale_vec", None, ", ".join(legal), "R30",
+                                  "must be explicit for kind::mxf4nvf4")
+        return
+    if scale_vec not in legal:
+        raise DescriptorError("scale_vec", scale_vec, ", ".join(legal), "R30",
+                              f"is not a kind::{kind} scale vector size")
+
+
+def check_cta_groups(cta_groups: Iterable[int]) -> None:
+    """R31: every tcgen05 instruction of a kernel uses the same cta_group."""
+    seen = sorted(set(cta_groups))
+    for group in seen:
+        if group not in (1, 2):
+            raise DescriptorError("cta_group", group, "1, 2", "R31", "is not a CTA group size")
+    if len(seen) > 1:
+        raise DescriptorError("cta_group", seen, "a single value per kernel", "R31",
+                              "mixes CTA group sizes in one kernel")
+
+
+def check_kind_target(kind: str, target: str) -> None:
+    """R32: kind::i8 only on arch-specific (`a`) targets."""
+    check_target(target)
+    if kind == "i8" and not is_arch_specific(target):
+        raise DescriptorError("kind", kind, "not i8 on a family (f) target", "R32",
+                              f"is not supported on {target}")
+
+
+def check_mma(
+    d: InstrDesc,
+    *,
+    cta_group: int = 1,
+    ws: bool = False,
+    a_in_tmem: bool = False,
+    scale_vec: str | None = None,
+    block_scale: bool | None = None,
+    target: str = "sm_100a",
+    ashift: bool = False,
+    collector: str | None = None,
+    disable_output_lane: int | None = None,
+    scale_input_d: int | None = None,
+    zcmask: ZeroColumnMask | None = None,
+) -> None:
+    """Every rule of one `tcgen05.mma` instruction whose properties are known statically."""
+    check_idesc(d, cta_group=cta_group, ws=ws, a_in_tmem=a_in_tmem, scale_vec=scale_vec,
+                target=target)
+    check_block_scale(d.kind, scale_vec,
+                      block_scale=d.kind in BLOCK_SCALED_KINDS if block_scale is None else block_scale)
+    check_ws(ws=ws, cta_group=cta_group, kind=d.kind, collector=collector,
+             disable_output_lane=disable_output_lane, scale_input_d=scale_input_d)
+    check_disable_output_lane(disable_output_lane, cta_group=cta_group, ws=ws)
+    check_scale_input_d(scale_input_d, kind=d.kind, ws=ws)
+    check_ashift(ashift, a_in_tmem=a_in_tmem, m=d.m,
+                 collector_a=collector if collector and collector.startswith("a::") else None)
+    if zcmask is not None:
+        check_zcmask(zcmask, m=d.m, ws=ws, cta_group=cta_group)
+
+
+__all__ = [
+    "KINDS",
+    "SCALE_VECS",
+    "TCGEN05_TARGETS",
+    "check_ashift",
+    "check_block_scale",
+    "check_collector",
+    "check_cta_groups",
+    "check_disable_output_lane",
+    "check_idesc",
+    "check_kind_target",
+    "check_mma",
+    "check_scale_input_d",
+    "check_smem_desc",
+    "check_target",
+    "check_ws",
+    "check_zcmask",
+    "mma_shape",
+    "validate_idesc_word",
+]
