@@ -1,0 +1,570 @@
+// RUN: mmair-opt %s --split-input-file --verify-diagnostics | filecheck %s
+
+// One chunk per validity rule of the tcgen05 reference §9 (R1-R32), then the structural checks.
+// Descriptors known at compile time (attributes, make_* ops, arith.constant words) are decoded and
+// checked against the mma that uses them.
+
+// R1: reserved idesc bit 6 of a dense kind, in a constant word.
+func.func @r1(%en: i1, %desc: i64) {
+  %d = "test.op"() : () -> memref<128x256xf32, #tcgen05.space<tmem>>
+  %idesc = arith.constant 0x08400050 : i32
+  tcgen05.mma kind(f16) cta_group(1) %d, %desc, %desc, %idesc, %en : memref<128x256xf32, #tcgen05.space<tmem>>, i64
+  func.return
+}
+// CHECK: 'tcgen05.mma' op idesc 0x08400050: reserved bits = 0x00000040 are set in a kind::f16 descriptor; legal: bits 6, 23, 29 = 0 [R1]
+
+// -----
+
+// R2: kind::f8f6f4 accumulates in f32 only (reference §12b).
+%idesc = tcgen05.make_idesc #tcgen05.idesc<kind = f8f6f4, dtype = f16, atype = e4m3, btype = e5m2, m = 128, n = 64>
+// CHECK: error: dtype = f16 is not a kind::f8f6f4 accumulator type; legal: f32 [R2]
+
+// -----
+
+// R3: kind::f16 does not mix f16 and bf16 operands.
+%idesc = tcgen05.make_idesc #tcgen05.idesc<kind = f16, dtype = f32, atype = f16, btype = bf16, m = 128, n = 128>
+// CHECK: error: btype = bf16 differs from atype; kind::f16 does not mix f16 and bf16; legal: f16 (equal to atype) [R3]
+
+// -----
+
+// R3: an operand type outside the kind's code table.
+%idesc = tcgen05.make_idesc #tcgen05.idesc<kind = tf32, dtype = f32, atype = f16, btype = tf32, m = 128, n = 128>
+// CHECK: error: atype = f16 is not a kind::tf32 operand type; legal: tf32 [R3]
+
+// -----
+
+// R4: saturate is for kind::i8 only.
+%idesc = tcgen05.make_idesc #tcgen05.idesc<kind = f16, dtype = f32, atype = f16, btype = f16, m = 128, n = 128, saturate = true>
+// CHECK: error: saturate = true is not legal for kind::f16; legal: false (saturate is for kind::i8) [R4]
+
+// -----
+
+// R5: kind::i8 cannot negate.
+%idesc = tcgen05.make_idesc #tcgen05.idesc<kind = i8, dtype = s32, atype = s8, btype = u8, m = 128, n = 256, negate_a = true>
+// CHECK: error: negate_a = true is not legal for kind::i8; legal: false (kind::i8 cannot negate) [R5]
+
+// -----
+
+// R6: a sparsity selector on a dense descriptor.
+%idesc = tcgen05.make_idesc #tcgen05.idesc<kind = f16, dtype = f32, atype = f16, btype = f16, m = 128, n = 128, sparsity_selector = 1>
+// CHECK: error: sparsity_selector = 1 is not legal; legal: 0 (the MMA is dense) [R6]
+
+// -----
+
+// R7: M = 256 needs cta_group::2.
+func.func @r7(%en: i1, %desc: i64) {
+  %d = "test.op"() : () -> memref<256x256xf32, #tcgen05.space<tmem>>
+  %idesc = tcgen05.make_idesc #tcgen05.idesc<kind = f16, dtype = f32, atype = f16, btype = f16, m = 256, n = 256>
+  tcgen05.mma kind(f16) cta_group(1) %d, %desc, %desc, %idesc, %en : memref<256x256xf32, #tcgen05.space<tmem>>, i64
+  func.return
+}
+// CHECK: 'tcgen05.mma' op idesc: m = 256 is not a valid M; legal: 64, 128 (kind::f16 cta_group::1) [R7]
+
+// -----
+
+// R7: kind::i8 with cta_group::2 needs N in steps of 32 (N = 48 is fine for cta_group::1).
+func.func @r7_n(%en: i1, %desc: i64) {
+  %d = "test.op"() : () -> memref<128x48xi32, #tcgen05.space<tmem>>
+  %idesc = tcgen05.make_idesc #tcgen05.idesc<kind = i8, dtype = s32, atype = s8, btype = s8, m = 128, n = 48>
+  tcgen05.mma kind(i8) cta_group(2) %d, %desc, %desc, %idesc, %en : memref<128x48xi32, #tcgen05.space<tmem>>, i64
+  func.return
+}
+// CHECK: 'tcgen05.mma' op idesc: n = 48 is not a valid N; legal: 32..256 step 32 (kind::i8 cta_group::2) [R7]
+
+// -----
+
+// R7: an M no form of the kind has is already an error in the attribute.
+%idesc = tcgen05.make_idesc #tcgen05.idesc<kind = f16, dtype = f32, atype = f16, btype = f16, m = 96, n = 64>
+// CHECK: error: m = 96 is not an M of any kind::f16 MMA; legal: 32, 64, 128, 256 [R7]
+
+// -----
+
+// R8: an N-major (transposed) 8-bit B needs N in steps of 16 with cta_group::1.
+func.func @r8(%en: i1, %desc: i64) {
+  %d = "test.op"() : () -> memref<128x24xi32, #tcgen05.space<tmem>>
+  %idesc = arith.constant 0x080700a0 : i32
+  tcgen05.mma kind(i8) cta_group(1) %d, %desc, %desc, %idesc, %en : memref<128x24xi32, #tcgen05.space<tmem>>, i64
+  func.return
+}
+// CHECK: 'tcgen05.mma' op idesc: n = 24 is not a valid N; legal: 16..256 step 16 (N-major 8-bit B, cta_group::1) [R8]
+
+// -----
+
+// R9: an A operand in tensor memory has no major-ness to transpose.
+func.func @r9(%en: i1, %desc: i64) {
+  %d = "test.op"() : () -> memref<128x128xf32, #tcgen05.space<tmem>>
+  %a = "test.op"() : () -> memref<128x16xf16, #tcgen05.space<tmem>>
+  %idesc = tcgen05.make_idesc #tcgen05.idesc<kind = f16, dtype = f32, atype = f16, btype = f16, m = 128, n = 128, transpose_a = true>
+  tcgen05.mma kind(f16) cta_group(1) %d, %a, %desc, %idesc, %en : memref<128x128xf32, #tcgen05.space<tmem>>, memref<128x16xf16, #tcgen05.space<tmem>>
+  func.return
+}
+// CHECK: 'tcgen05.mma' op idesc: transpose_a = true is not legal; legal: false (A is in tensor memory) [R9]
+
+// -----
+
+// R10: the B-reuse max shift is for tcgen05.mma.ws only.
+func.func @r10(%en: i1, %desc: i64) {
+  %d = "test.op"() : () -> memref<128x128xf32, #tcgen05.space<tmem>>
+  %idesc = tcgen05.make_idesc #tcgen05.idesc<kind = f16, dtype = f32, atype = f16, btype = f16, m = 128, n = 128, max_shift = 8>
+  tcgen05.mma kind(f16) cta_group(1) %d, %desc, %desc, %idesc, %en : memref<128x128xf32, #tcgen05.space<tmem>>, i64
+  func.return
+}
+// CHECK: 'tcgen05.mma' op idesc: max_shift = 8 is not legal without .ws; legal: 0 (max shift is for tcgen05.mma.ws) [R10]
+
+// -----
+
+// R11: reserved bit 31 of kind::mxf8f6f4 (Triton's newer-architecture use is an error, §12c).
+func.func @r11(%en: i1, %desc: i64) {
+  %d = "test.op"() : () -> memref<256x128xf32, #tcgen05.space<tmem>>
+  %sf = "test.op"() : () -> memref<128x4xf8E8M0FNU, #tcgen05.space<tmem>>
+  %idesc = arith.constant 0x90a00000 : i32
+  tcgen05.mma kind(mxf8f6f4) cta_group(2) block_scale %d, %desc, %desc, %idesc, %en scale(%sf, %sf) : memref<256x128xf32, #tcgen05.space<tmem>>, i64, memref<128x4xf8E8M0FNU, #tcgen05.space<tmem>>, memref<128x4xf8E8M0FNU, #tcgen05.space<tmem>>
+  func.return
+}
+// CHECK: 'tcgen05.mma' op idesc 0x90a00000: reserved bits = 0x80000000 are set in a kind::mxf8f6f4 descriptor; legal: bits 0, 1, 3, 6, 24, 25, 26, 31 = 0 [R11]
+
+// -----
+
+// R12: a sparse block-scaled mxf8f6f4 MMA with cta_group::2 needs M = 256.
+func.func @r12(%en: i1, %desc: i64) {
+  %d = "test.op"() : () -> memref<128x128xf32, #tcgen05.space<tmem>>
+  %sf = "test.op"() : () -> memref<128x4xf8E8M0FNU, #tcgen05.space<tmem>>
+  %meta = "test.op"() : () -> memref<128x32xi32, #tcgen05.space<tmem>>
+  %idesc = tcgen05.make_idesc #tcgen05.idesc<kind = mxf8f6f4, atype = e4m3, btype = e4m3, m = 128, n = 128, scale_type = ue8m0, sparse = true>
+  tcgen05.mma kind(mxf8f6f4) cta_group(2) sparse block_scale %d, %desc, %desc, %idesc, %en metadata(%meta) scale(%sf, %sf) : memref<128x128xf32, #tcgen05.space<tmem>>, i64, memref<128x32xi32, #tcgen05.space<tmem>>, memref<128x4xf8E8M0FNU, #tcgen05.space<tmem>>, memref<128x4xf8E8M0FNU, #tcgen05.space<tmem>>
+  func.return
+}
+// CHECK: 'tcgen05.mma' op idesc: m = 128 is not a valid M; legal: 256 (kind::mxf8f6f4 cta_group::2 sparse) [R12]
+
+// -----
+
+// R13: mxf4 scale-factor ids are 0 or 2.
+%idesc = tcgen05.make_idesc #tcgen05.idesc<kind = mxf4, atype = e2m1, btype = e2m1, m = 128, n = 128, scale_type = ue8m0, sfa_id = 1>
+// CHECK: error: sfa_id = 1 is not a legal scale-factor ID; legal: 0, 2 (kind::mxf4) [R13]
+
+// -----
+
+// R13: a 4X (block16) scale vector needs scale-factor id 0.
+func.func @r13_4x(%en: i1, %desc: i64) {
+  %d = "test.op"() : () -> memref<128x128xf32, #tcgen05.space<tmem>>
+  %sf = "test.op"() : () -> memref<128x4xf8E4M3FN, #tcgen05.space<tmem>>
+  %idesc = tcgen05.make_idesc #tcgen05.idesc<kind = mxf4nvf4, atype = e2m1, btype = e2m1, m = 128, n = 128, scale_type = ue8m0, sfb_id = 2>
+  tcgen05.mma kind(mxf4nvf4) cta_group(1) block_scale(block16) %d, %desc, %desc, %idesc, %en scale(%sf, %sf) : memref<128x128xf32, #tcgen05.space<tmem>>, i64, memref<128x4xf8E4M3FN, #tcgen05.space<tmem>>, memref<128x4xf8E4M3FN, #tcgen05.space<tmem>>
+  func.return
+}
+// CHECK: 'tcgen05.mma' op idesc: sfb_id = 2 is not a legal scale-factor ID; legal: 0 (kind::mxf4nvf4 with a 4X scale vector) [R13]
+
+// -----
+
+// R14: kind::mxf4 scales are UE8M0.
+%idesc = tcgen05.make_idesc #tcgen05.idesc<kind = mxf4, atype = e2m1, btype = e2m1, m = 128, n = 128, scale_type = ue4m3>
+// CHECK: error: scale_type = ue4m3 is not a kind::mxf4 scale type; legal: ue8m0 [R14]
+
+// -----
+
+// R14: UE4M3 scales need the 4X (block16) vector size.
+func.func @r14_vec(%en: i1, %desc: i64) {
+  %d = "test.op"() : () -> memref<128x128xf32, #tcgen05.space<tmem>>
+  %sf = "test.op"() : () -> memref<128x4xf8E4M3FN, #tcgen05.space<tmem>>
+  %idesc = tcgen05.make_idesc #tcgen05.idesc<kind = mxf4nvf4, atype = e2m1, btype = e2m1, m = 128, n = 128, scale_type = ue4m3>
+  tcgen05.mma kind(mxf4nvf4) cta_group(1) block_scale(block32) %d, %desc, %desc, %idesc, %en scale(%sf, %sf) : memref<128x128xf32, #tcgen05.space<tmem>>, i64, memref<128x4xf8E4M3FN, #tcgen05.space<tmem>>, memref<128x4xf8E4M3FN, #tcgen05.space<tmem>>
+  func.return
+}
+// CHECK: 'tcgen05.mma' op idesc: scale_type = ue4m3 is not legal with .scale_vec 2X; legal: ue8m0 (ue4m3 needs .scale_vec::4X/.block16) [R14]
+
+// -----
+
+// R15: kind::mxf4 has no transpose.
+%idesc = tcgen05.make_idesc #tcgen05.idesc<kind = mxf4, atype = e2m1, btype = e2m1, m = 128, n = 128, scale_type = ue8m0, transpose_a = true>
+// CHECK: error: transpose_a = true is not legal for kind::mxf4; legal: false (kind::mxf4 has no transpose) [R15]
+
+// -----
+
+// R16: K = 96 needs cta_group::2 and M = 256 (the failing vector of reference §11).
+%idesc = tcgen05.make_idesc #tcgen05.idesc<kind = mxf4, word = 0xc89004a0>
+// CHECK: error: k = 96 is not legal with cta_group::2, M = 128; legal: 64 (K = 96 needs cta_group::2 and M = 256) [R16]
+
+// -----
+
+// R16: K = 96 needs the sm_103a target.
+builtin.module attributes {tcgen05.target = "sm_100a"} {
+  func.func @r16_target(%en: i1, %desc: i64) {
+    %d = "test.op"() : () -> memref<256x64xf32, #tcgen05.space<tmem>>
+    %sf = "test.op"() : () -> memref<128x4xf8E8M0FNU, #tcgen05.space<tmem>>
+    %idesc = tcgen05.make_idesc #tcgen05.idesc<kind = mxf4, atype = e2m1, btype = e2m1, m = 256, n = 64, scale_type = ue8m0, k = 96>
+    tcgen05.mma kind(mxf4) cta_group(2) block_scale %d, %desc, %desc, %idesc, %en scale(%sf, %sf) : memref<256x64xf32, #tcgen05.space<tmem>>, i64, memref<128x4xf8E8M0FNU, #tcgen05.space<tmem>>, memref<128x4xf8E8M0FNU, #tcgen05.space<tmem>>
+    func.return
+  }
+}
+// CHECK: 'tcgen05.mma' op idesc: k = 96 is not legal on sm_100a; legal: 64 (K = 96 needs sm_103a) [R16]
+
+// -----
+
+// R17: smem descriptor bit 53 (Triton's lutBKSegmentOffset) is reserved (§12c).
+func.func @r17(%en: i1, %a: i64) {
+  %d = "test.op"() : () -> memref<128x256xf32, #tcgen05.space<tmem>>
+  %idesc = tcgen05.make_idesc #tcgen05.idesc<kind = f16, dtype = f32, atype = f16, btype = f16, m = 128, n = 256>
+  %b = arith.constant 0x4020404000010040 : i64
+  tcgen05.mma kind(f16) cta_group(1) %d, %a, %b, %idesc, %en : memref<128x256xf32, #tcgen05.space<tmem>>, i64
+  func.return
+}
+// CHECK: 'tcgen05.mma' op b descriptor 0x4020404000010040: reserved bits = 0x0020000000000000 are set; legal: bits 14-15, 30-31, 53-60 = 0 [R17]
+
+// -----
+
+// R18: swizzle code 3 is invalid.
+func.func @r18(%en: i1, %b: i64) {
+  %d = "test.op"() : () -> memref<128x256xf32, #tcgen05.space<tmem>>
+  %idesc = tcgen05.make_idesc #tcgen05.idesc<kind = f16, dtype = f32, atype = f16, btype = f16, m = 128, n = 256>
+  %a = arith.constant 0x6000404000010040 : i64
+  tcgen05.mma kind(f16) cta_group(1) %d, %a, %b, %idesc, %en : memref<128x256xf32, #tcgen05.space<tmem>>, i64
+  func.return
+}
+// CHECK: 'tcgen05.mma' op a descriptor 0x6000404000010040: swizzle = 3 is not a valid swizzle code; legal: 0 (none), 1 (sw128_base32b), 2 (sw128), 4 (sw64), 6 (sw32) [R18]
+
+// -----
+
+// R19: byte fields are 16-byte aligned.
+%desc = tcgen05.make_smem_desc #tcgen05.smem_desc<start = 1000, lbo = 16, sbo = 1024>
+// CHECK: error: start = 1000 is not an encodable byte value; legal: 0..262128 in steps of 16 bytes [R19]
+
+// -----
+
+// R20: the absolute LBO mode needs swizzle sw128 (the failing vector of reference §11).
+%desc = tcgen05.make_smem_desc #tcgen05.smem_desc<word = 0x201640400002003f>
+// CHECK: error: lbo_mode = absolute is not legal with swizzle = sw128_base32b; legal: relative (absolute needs swizzle = sw128) [R20]
+
+// -----
+
+// R20: the absolute LBO mode needs a K-major operand.
+func.func @r20_major(%en: i1, %a: i64) {
+  %d = "test.op"() : () -> memref<128x256xf32, #tcgen05.space<tmem>>
+  %idesc = tcgen05.make_idesc #tcgen05.idesc<kind = f16, dtype = f32, atype = f16, btype = f16, m = 128, n = 256, transpose_b = true>
+  %b = tcgen05.make_smem_desc #tcgen05.smem_desc<start = 0, lbo = 0x3000, sbo = 1024, lbo_mode = absolute, swizzle = sw128>
+  tcgen05.mma kind(f16) cta_group(1) %d, %a, %b, %idesc, %en : memref<128x256xf32, #tcgen05.space<tmem>>, i64
+  func.return
+}
+// CHECK: 'tcgen05.mma' op b descriptor: lbo_mode = absolute is not legal for an MN-major operand; legal: relative (absolute needs a K-major operand) [R20]
+
+// -----
+
+// R21: the base offset must match a statically known start address.
+%desc = tcgen05.make_smem_desc #tcgen05.smem_desc<start = 0x480, lbo = 16, sbo = 1024, base_offset = 0, swizzle = sw128>
+// CHECK: error: base_offset = 0 does not match the start address; legal: 1 (start = 0x480, swizzle = sw128) [R21]
+
+// -----
+
+// R22: a transposed (MN-major) tf32 operand needs swizzle sw128_base32b.
+func.func @r22(%en: i1, %b: i64) {
+  %d = "test.op"() : () -> memref<128x128xf32, #tcgen05.space<tmem>>
+  %idesc = tcgen05.make_idesc #tcgen05.idesc<kind = tf32, m = 128, n = 128, transpose_a = true>
+  %a = tcgen05.make_smem_desc #tcgen05.smem_desc<start = 1024, lbo = 16, sbo = 1024, swizzle = sw128>
+  tcgen05.mma kind(tf32) cta_group(1) %d, %a, %b, %idesc, %en : memref<128x128xf32, #tcgen05.space<tmem>>, i64
+  func.return
+}
+// CHECK: 'tcgen05.mma' op a descriptor: swizzle = sw128 is not legal for an MN-major tf32 operand; legal: sw128_base32b (MN-major tf32 operand) [R22]
+
+// -----
+
+// R22: a K-major operand with swizzle sw128_base32b is rejected (§12d).
+func.func @r22_k(%en: i1, %b: i64) {
+  %d = "test.op"() : () -> memref<128x128xf32, #tcgen05.space<tmem>>
+  %idesc = tcgen05.make_idesc #tcgen05.idesc<kind = tf32, m = 128, n = 128>
+  %a = tcgen05.make_smem_desc #tcgen05.smem_desc<start = 1024, lbo = 16, sbo = 1024, swizzle = sw128_base32b>
+  tcgen05.mma kind(tf32) cta_group(1) %d, %a, %b, %idesc, %en : memref<128x128xf32, #tcgen05.space<tmem>>, i64
+  func.return
+}
+// CHECK: 'tcgen05.mma' op a descriptor: swizzle = sw128_base32b is not legal for a K-major operand; legal: none, sw128, sw64, sw32 (K-major operand) [R22]
+
+// -----
+
+// R23: a zero-column mask only on tcgen05.mma.ws (even when its value is only known at run time).
+func.func @r23(%en: i1, %desc: i64, %zcm: i64) {
+  %d = "test.op"() : () -> memref<128x128xf32, #tcgen05.space<tmem>>
+  %idesc = tcgen05.make_idesc #tcgen05.idesc<kind = f16, dtype = f32, atype = f16, btype = f16, m = 128, n = 128>
+  tcgen05.mma kind(f16) cta_group(1) %d, %desc, %desc, %idesc, %en zero_column_mask(%zcm) : memref<128x128xf32, #tcgen05.space<tmem>>, i64
+  func.return
+}
+// CHECK: 'tcgen05.mma' op zero-column mask = present is not legal without .ws; legal: only on tcgen05.mma.ws [R23]
+
+// -----
+
+// R24: reserved zero-column mask bit 62.
+func.func @r24(%en: i1, %desc: i64) {
+  %d = "test.op"() : () -> memref<128x128xf32, #tcgen05.space<tmem>>
+  %idesc = tcgen05.make_idesc #tcgen05.idesc<kind = f16, dtype = f32, atype = f16, btype = f16, m = 128, n = 128>
+  %zcm = arith.constant 0x4003028000000000 : i64
+  tcgen05.mma kind(f16) cta_group(1) ws %d, %desc, %desc, %idesc, %en zero_column_mask(%zcm) : memref<128x128xf32, #tcgen05.space<tmem>>, i64
+  func.return
+}
+// CHECK: 'tcgen05.mma' op zero_column_mask 0x4003028000000000: reserved bits = 0x4000000000000000 are set; legal: bits 36-38, 62-63 = 0 [R24]
+
+// -----
+
+// R25: with M = 32 the column shift is at most 16.
+func.func @r25(%en: i1, %desc: i64) {
+  %d = "test.op"() : () -> memref<32x64xf32, #tcgen05.space<tmem>>
+  %idesc = tcgen05.make_idesc #tcgen05.idesc<kind = f16, dtype = f32, atype = f16, btype = f16, m = 32, n = 64>
+  %zcm = tcgen05.make_zcmask #tcgen05.zcmask<nonzero = true, skip = 2, use = 3, shift = 17>
+  tcgen05.mma kind(f16) cta_group(1) ws %d, %desc, %desc, %idesc, %en zero_column_mask(%zcm) : memref<32x64xf32, #tcgen05.space<tmem>>, i64
+  func.return
+}
+// CHECK: 'tcgen05.mma' op zero_column_mask: shift = 17 exceeds the maximum column shift; legal: 0..16 (M = 32) [R25]
+
+// -----
+
+// R25: no M allows a shift above 32.
+%zcm = tcgen05.make_zcmask #tcgen05.zcmask<shift = 33>
+// CHECK: error: shift = 33 exceeds the maximum column shift; legal: 0..32 (M = 128) [R25]
+
+// -----
+
+// R26: cta_group::1 takes 4 disable-output-lane words.
+func.func @r26(%en: i1, %desc: i64, %idesc: i32, %w: i32) {
+  %d = "test.op"() : () -> memref<128x128xf32, #tcgen05.space<tmem>>
+  tcgen05.mma kind(f16) cta_group(1) %d, %desc, %desc, %idesc, %en disable_output_lane(%w, %w, %w, %w, %w, %w, %w, %w) : memref<128x128xf32, #tcgen05.space<tmem>>, i64
+  func.return
+}
+// CHECK: 'tcgen05.mma' op disable_output_lane = 8 has the wrong length; legal: 4 words (cta_group::1) [R26]
+
+// -----
+
+// R27: scale-input-d is an immediate in 0..15.
+func.func @r27(%en: i1, %desc: i64, %idesc: i32) {
+  %d = "test.op"() : () -> memref<128x128xf32, #tcgen05.space<tmem>>
+  tcgen05.mma kind(f16) cta_group(1) %d, %desc, %desc, %idesc, %en scale_input_d(16) : memref<128x128xf32, #tcgen05.space<tmem>>, i64
+  func.return
+}
+// CHECK: 'tcgen05.mma' op scale_input_d = 16 is out of range; legal: 0..15 [R27]
+
+// -----
+
+// R27: scale-input-d only for kind::f16 and kind::tf32.
+func.func @r27_kind(%en: i1, %desc: i64, %idesc: i32) {
+  %d = "test.op"() : () -> memref<128x128xf32, #tcgen05.space<tmem>>
+  tcgen05.mma kind(f8f6f4) cta_group(1) %d, %desc, %desc, %idesc, %en scale_input_d(2) : memref<128x128xf32, #tcgen05.space<tmem>>, i64
+  func.return
+}
+// CHECK: 'tcgen05.mma' op scale_input_d = 2 is not legal for kind::f8f6f4; legal: absent (only kind::f16 and kind::tf32) [R27]
+
+// -----
+
+// R28: .ashift needs A in tensor memory.
+func.func @r28(%en: i1, %desc: i64, %idesc: i32) {
+  %d = "test.op"() : () -> memref<128x128xf32, #tcgen05.space<tmem>>
+  tcgen05.mma kind(f16) cta_group(1) ashift %d, %desc, %desc, %idesc, %en : memref<128x128xf32, #tcgen05.space<tmem>>, i64
+  func.return
+}
+// CHECK: 'tcgen05.mma' op ashift = true needs A in tensor memory; legal: false (A is in shared memory) [R28]
+
+// -----
+
+// R28: .ashift cannot be combined with collector::a::fill.
+func.func @r28_collector(%en: i1, %desc: i64, %idesc: i32) {
+  %d = "test.op"() : () -> memref<128x128xf32, #tcgen05.space<tmem>>
+  %a = "test.op"() : () -> memref<128x16xf16, #tcgen05.space<tmem>>
+  tcgen05.mma kind(f16) cta_group(1) ashift collector(a, fill) %d, %a, %desc, %idesc, %en : memref<128x128xf32, #tcgen05.space<tmem>>, memref<128x16xf16, #tcgen05.space<tmem>>
+  func.return
+}
+// CHECK: 'tcgen05.mma' op collector = a::fill cannot be combined with .ashift; legal: a::lastuse, a::discard (with .ashift) [R28]
+
+// -----
+
+// R29: tcgen05.mma.ws exists only with cta_group::1.
+func.func @r29(%en: i1, %desc: i64, %idesc: i32) {
+  %d = "test.op"() : () -> memref<128x128xf32, #tcgen05.space<tmem>>
+  tcgen05.mma kind(f16) cta_group(2) ws %d, %desc, %desc, %idesc, %en : memref<128x128xf32, #tcgen05.space<tmem>>, i64
+  func.return
+}
+// CHECK: 'tcgen05.mma' op cta_group = 2 is not legal with .ws; legal: 1 (tcgen05.mma.ws) [R29]
+
+// -----
+
+// R29: tcgen05.mma.ws uses the B collector buffers.
+func.func @r29_collector(%en: i1, %desc: i64, %idesc: i32) {
+  %d = "test.op"() : () -> memref<128x128xf32, #tcgen05.space<tmem>>
+  tcgen05.mma kind(f16) cta_group(1) ws collector(a, lastuse) %d, %desc, %desc, %idesc, %en : memref<128x128xf32, #tcgen05.space<tmem>>, i64
+  func.return
+}
+// CHECK: 'tcgen05.mma' op collector = a::lastuse is not a collector usage of tcgen05.mma.ws; legal: b0..b3::{fill,use,lastuse,discard} [R29]
+
+// -----
+
+// R30: kind::mxf4nvf4 needs an explicit block-scale vector size.
+func.func @r30(%en: i1, %desc: i64, %idesc: i32) {
+  %d = "test.op"() : () -> memref<128x128xf32, #tcgen05.space<tmem>>
+  %sf = "test.op"() : () -> memref<128x4xf8E4M3FN, #tcgen05.space<tmem>>
+  tcgen05.mma kind(mxf4nvf4) cta_group(1) block_scale %d, %desc, %desc, %idesc, %en scale(%sf, %sf) : memref<128x128xf32, #tcgen05.space<tmem>>, i64, memref<128x4xf8E4M3FN, #tcgen05.space<tmem>>, memref<128x4xf8E4M3FN, #tcgen05.space<tmem>>
+  func.return
+}
+// CHECK: 'tcgen05.mma' op scale_vec = none must be explicit for kind::mxf4nvf4; legal: 2X, block32, 4X, block16 [R30]
+
+// -----
+
+// R30: block16 (4X) only for kind::mxf4nvf4.
+func.func @r30_block16(%en: i1, %desc: i64, %idesc: i32) {
+  %d = "test.op"() : () -> memref<128x128xf32, #tcgen05.space<tmem>>
+  %sf = "test.op"() : () -> memref<128x4xf8E8M0FNU, #tcgen05.space<tmem>>
+  tcgen05.mma kind(mxf8f6f4) cta_group(1) block_scale(block16) %d, %desc, %desc, %idesc, %en scale(%sf, %sf) : memref<128x128xf32, #tcgen05.space<tmem>>, i64, memref<128x4xf8E8M0FNU, #tcgen05.space<tmem>>, memref<128x4xf8E8M0FNU, #tcgen05.space<tmem>>
+  func.return
+}
+// CHECK: 'tcgen05.mma' op scale_vec = 4X is not a kind::mxf8f6f4 scale vector size; legal: 1X, block32 [R30]
+
+// -----
+
+// R30: a block-scaled kind needs block_scale.
+func.func @r30_missing(%en: i1, %desc: i64, %idesc: i32) {
+  %d = "test.op"() : () -> memref<128x128xf32, #tcgen05.space<tmem>>
+  tcgen05.mma kind(mxf4) cta_group(1) %d, %desc, %desc, %idesc, %en : memref<128x128xf32, #tcgen05.space<tmem>>, i64
+  func.return
+}
+// CHECK: 'tcgen05.mma' op block_scale = false is required; legal: true (kind::mxf4 is block scaled) [R30]
+
+// -----
+
+// R31: one cta_group per kernel.
+func.func @r31(%en: i1, %desc: i64, %idesc: i32) {
+  %d = tcgen05.alloc cta_group(1) columns(128) : memref<128x128xf32, #tcgen05.space<tmem>>
+  tcgen05.mma kind(f16) cta_group(2) %d, %desc, %desc, %idesc, %en : memref<128x128xf32, #tcgen05.space<tmem>>, i64
+  func.return
+}
+// CHECK: 'tcgen05.mma' op cta_group = [1, 2] mixes CTA group sizes in one kernel; legal: a single value per kernel [R31] (the kernel's first tcgen05 op 'tcgen05.alloc' uses cta_group 1)
+
+// -----
+
+// R32: kind::i8 needs an arch-specific (a) target.
+builtin.module attributes {tcgen05.target = "sm_100f"} {
+  func.func @r32(%en: i1, %desc: i64, %idesc: i32) {
+    %d = "test.op"() : () -> memref<128x128xi32, #tcgen05.space<tmem>>
+    tcgen05.mma kind(i8) cta_group(1) %d, %desc, %desc, %idesc, %en : memref<128x128xi32, #tcgen05.space<tmem>>, i64
+    func.return
+  }
+}
+// CHECK: 'tcgen05.mma' op kind = i8 is not supported on sm_100f; legal: not i8 on a family (f) target [R32]
+
+// -----
+
+// The accumulator element type follows the idesc dtype.
+func.func @d_type(%en: i1, %desc: i64) {
+  %d = "test.op"() : () -> memref<128x128xf16, #tcgen05.space<tmem>>
+  %idesc = tcgen05.make_idesc #tcgen05.idesc<kind = f16, dtype = f32, atype = f16, btype = f16, m = 128, n = 128>
+  tcgen05.mma kind(f16) cta_group(1) %d, %desc, %desc, %idesc, %en : memref<128x128xf16, #tcgen05.space<tmem>>, i64
+  func.return
+}
+// CHECK: 'tcgen05.mma' op requires d element type f32 (the idesc dtype), got f16
+
+// -----
+
+// D must hold the M x N tile.
+func.func @d_shape(%en: i1, %desc: i64) {
+  %d = "test.op"() : () -> memref<128x64xf32, #tcgen05.space<tmem>>
+  %idesc = tcgen05.make_idesc #tcgen05.idesc<kind = f16, dtype = f32, atype = f16, btype = f16, m = 128, n = 128>
+  tcgen05.mma kind(f16) cta_group(1) %d, %desc, %desc, %idesc, %en : memref<128x64xf32, #tcgen05.space<tmem>>, i64
+  func.return
+}
+// CHECK: 'tcgen05.mma' op requires d to hold the 128x128 tile of the idesc, got memref<128x64xf32, #tcgen05.space<tmem>>
+
+// -----
+
+// An A operand in TMEM has the idesc atype.
+func.func @a_type(%en: i1, %desc: i64) {
+  %d = "test.op"() : () -> memref<128x128xf32, #tcgen05.space<tmem>>
+  %a = "test.op"() : () -> memref<128x16xbf16, #tcgen05.space<tmem>>
+  %idesc = tcgen05.make_idesc #tcgen05.idesc<kind = f16, dtype = f32, atype = f16, btype = f16, m = 128, n = 128>
+  tcgen05.mma kind(f16) cta_group(1) %d, %a, %desc, %idesc, %en : memref<128x128xf32, #tcgen05.space<tmem>>, memref<128x16xbf16, #tcgen05.space<tmem>>
+  func.return
+}
+// CHECK: 'tcgen05.mma' op requires a element type f16 (the idesc atype), got bf16
+
+// -----
+
+// The idesc kind must be the mma kind.
+func.func @kind_mismatch(%en: i1, %desc: i64) {
+  %d = "test.op"() : () -> memref<128x128xf32, #tcgen05.space<tmem>>
+  %idesc = tcgen05.make_idesc #tcgen05.idesc<kind = tf32, m = 128, n = 128>
+  tcgen05.mma kind(f16) cta_group(1) %d, %desc, %desc, %idesc, %en : memref<128x128xf32, #tcgen05.space<tmem>>, i64
+  func.return
+}
+// CHECK: 'tcgen05.mma' op requires an idesc of kind f16 (the mma kind), got kind tf32
+
+// -----
+
+// The idesc sparsity must match the mma.
+func.func @sparse_mismatch(%en: i1, %desc: i64) {
+  %d = "test.op"() : () -> memref<128x128xf32, #tcgen05.space<tmem>>
+  %idesc = tcgen05.make_idesc #tcgen05.idesc<kind = f16, dtype = f32, atype = f16, btype = f16, m = 128, n = 128, sparse = true>
+  tcgen05.mma kind(f16) cta_group(1) %d, %desc, %desc, %idesc, %en : memref<128x128xf32, #tcgen05.space<tmem>>, i64
+  func.return
+}
+// CHECK: 'tcgen05.mma' op requires idesc sparse = false (the mma is dense), got true
+
+// -----
+
+// A sparse mma needs its metadata operand.
+func.func @sparse_metadata(%en: i1, %desc: i64, %idesc: i32) {
+  %d = "test.op"() : () -> memref<128x128xf32, #tcgen05.space<tmem>>
+  tcgen05.mma kind(f16) cta_group(1) sparse %d, %desc, %desc, %idesc, %en : memref<128x128xf32, #tcgen05.space<tmem>>, i64
+  func.return
+}
+// CHECK: 'tcgen05.mma' op requires a metadata operand exactly when the mma is sparse, got sparse = true with no metadata operand
+
+// -----
+
+// D lives in tensor memory.
+func.func @d_space(%en: i1, %desc: i64, %idesc: i32) {
+  %d = "test.op"() : () -> memref<128x128xf32, #tcgen05.space<smem>>
+  tcgen05.mma kind(f16) cta_group(1) %d, %desc, %desc, %idesc, %en : memref<128x128xf32, #tcgen05.space<smem>>, i64
+  func.return
+}
+// CHECK: 'tcgen05.mma' op requires d in tensor memory (a memref in #tcgen05.space<tmem>), got memref<128x128xf32, #tcgen05.space<smem>>
+
+// -----
+
+// An unknown kind.
+func.func @bad_kind(%en: i1, %desc: i64, %idesc: i32) {
+  %d = "test.op"() : () -> memref<128x128xf32, #tcgen05.space<tmem>>
+  tcgen05.mma kind(f64) cta_group(1) %d, %desc, %desc, %idesc, %en : memref<128x128xf32, #tcgen05.space<tmem>>, i64
+  func.return
+}
+// CHECK: 'tcgen05.mma' op requires kind in tf32, f16, f8f6f4, i8, mxf8f6f4, mxf4, mxf4nvf4, got f64
+
+// -----
+
+// TMEM is allocated in powers of two from 32 to 512 columns.
+%t = tcgen05.alloc cta_group(1) columns(96) : memref<128x96xf32, #tcgen05.space<tmem>>
+// CHECK: 'tcgen05.alloc' op requires columns in 32, 64, 128, 256, 512, got 96
+
+// -----
+
+// The allocation must hold the memref's columns.
+%t = tcgen05.alloc cta_group(1) columns(64) : memref<128x128xf32, #tcgen05.space<tmem>>
+// CHECK: 'tcgen05.alloc' op requires the 128 columns of f32 to fit in 64 TMEM columns, got 128 32-bit columns
+
+// -----
+
+// SMEM buffers are 16-byte aligned.
+%s = tcgen05.smem_alloc offset(1000) : memref<64x64xf16, #tcgen05.space<smem>>
+// CHECK: 'tcgen05.smem_alloc' op requires offset 16-byte aligned and >= 0, got 1000
+
+// -----
+
+// A descriptor field the descriptor cannot encode.
+%desc = tcgen05.make_smem_desc #tcgen05.smem_desc<start = 0, lbo = 16, sbo = 1024, swizzle = sw16>
+// CHECK: error: swizzle = sw16 is not a swizzle mode; legal: none, sw128_base32b, sw128, sw64, sw32 [R18]
+
+// -----
+
+// An unknown descriptor key.
+%idesc = tcgen05.make_idesc #tcgen05.idesc<kind = tf32, m = 128, n = 128, scale_type = ue8m0>
+// CHECK: error: key = scale_type is not a key of kind::tf32; legal: kind, dtype, atype, btype, m, n, transpose_a, transpose_b, negate_a, negate_b, sparse, sparsity_selector, saturate, max_shift
+
+// -----
+
+// block_scale only on the block-scaled kinds.
+func.func @block_scale_kind(%en: i1, %desc: i64, %idesc: i32) {
+  %d = "test.op"() : () -> memref<128x128xf32, #tcgen05.space<tmem>>
+  %sf = "test.op"() : () -> memref<128x4xf8E8M0FNU, #tcgen05.space<tmem>>
+  tcgen05.mma kind(f16) cta_group(1) block_scale %d, %desc, %desc, %idesc, %en scale(%sf, %sf) : memref<128x128xf32, #tcgen05.space<tmem>>, i64, memref<128x4xf8E8M0FNU, #tcgen05.space<tmem>>, memref<128x4xf8E8M0FNU, #tcgen05.space<tmem>>
+  func.return
+}
+// CHECK: 'tcgen05.mma' op requires kind in mxf8f6f4, mxf4, mxf4nvf4 with block_scale, got f16
