@@ -174,6 +174,8 @@ TRANSPOSE_BLOCK_ELEMENTS: Mapping[int, int] = MappingProxyType({4: 64, 8: 32, 16
 # Fixpipe (§8.1).
 FIXPIPE_LAYOUTS: tuple[str, ...] = ("nz2nd", "nz2nz", "nz2dn")
 FIXPIPE_N_SIZE_RANGE: tuple[int, int] = (1, 4095)
+# nSize must be a multiple of 16 (8 with channel split) for NZ output only; NZ2ND/NZ2DN take any n
+# (CCE intrinsic Fixpipe doc: the NZ2ND loop writes columns j*16 + c < nSize).
 FIXPIPE_N_SIZE_MULTIPLE = 16
 FIXPIPE_N_SIZE_MULTIPLE_CHANNEL_SPLIT = 8
 # mSize maximum per layout. nz2dn is not stated in the sources [open]; we use the nz2nd bound.

@@ -1,0 +1,24 @@
+// f16 GEMM tile kernel, C[128, 128] (f32) = A[128, 128] x B[128, 128], on an Atlas A2 cube
+// (seed-NZ flow, reference ascend-cube.md §6.2 and §10):
+//   GM A (nd)  --mte_gm_l1--> L1 A nz (K1 M1 M0 K0) --mte_l1_l0a--> L0A zz (M1 K1 M0 K0)
+//   GM B (nd)  --mte_gm_l1--> L1 B zz (K1 N1 K0 N0) --mte_l1_l0b--> L0B zn (K1 N1 N0 K0)
+//   L0A x L0B --mad--> L0C nz (N1 M1 M0 N0, f32) --fixpipe nz2nd--> GM C (nd)
+// Footprints: L1 2 x 32 KB, L0A 32 KB, L0B 32 KB, L0C 64 KB.
+// Check: mmair-opt examples/gemm_f16_128.mlir
+builtin.module attributes {pto.target = "a2"} {
+  func.func @gemm(%a: memref<128x128xf16>, %b: memref<128x128xf16>, %c: memref<128x128xf32>) {
+    %n128 = arith.constant 128 : index
+    %l1_a = pto.alloc {offset = 0 : i64} : !pto.tile<l1, 128x128xf16, nz, 8x8x16x16>
+    %l1_b = pto.alloc {offset = 32768 : i64} : !pto.tile<l1, 128x128xf16, zz>
+    %l0a = pto.alloc : !pto.tile<l0a, 128x128xf16, zz>
+    %l0b = pto.alloc : !pto.tile<l0b, 128x128xf16, zn>
+    %l0c = pto.alloc : !pto.tile<l0c, 128x128xf32, nz>
+    pto.mte_gm_l1 %a, %l1_a, %n128, %n128 : memref<128x128xf16>, !pto.tile<l1, 128x128xf16, nz>
+    pto.mte_gm_l1 %b, %l1_b, %n128, %n128 : memref<128x128xf16>, !pto.tile<l1, 128x128xf16, zz>
+    pto.mte_l1_l0a %l1_a, %l0a, %n128, %n128 : !pto.tile<l1, 128x128xf16, nz>, !pto.tile<l0a, 128x128xf16, zz>
+    pto.mte_l1_l0b %l1_b, %l0b, %n128, %n128 : !pto.tile<l1, 128x128xf16, zz>, !pto.tile<l0b, 128x128xf16, zn>
+    pto.mad %l0a, %l0b, %l0c, %n128, %n128, %n128 : !pto.tile<l0a, 128x128xf16, zz>, !pto.tile<l0b, 128x128xf16, zn>, !pto.tile<l0c, 128x128xf32, nz>
+    pto.fixpipe %l0c, %c, %n128, %n128 : !pto.tile<l0c, 128x128xf32, nz>, memref<128x128xf32>
+    func.return
+  }
+}

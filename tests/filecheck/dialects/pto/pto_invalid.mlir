@@ -1,0 +1,722 @@
+// RUN: mmair-opt %s --split-input-file --verify-diagnostics | filecheck %s
+// One chunk per verifier rule of the pto dialect (reference ascend-cube.md §11); the default
+// target is a2. Rule ids in brackets.
+
+// [tile] explicit NZ factorization with the wrong K0 (f16: 32 B / 2 = 16)
+%t = pto.alloc : !pto.tile<l1, 128x128xf16, nz, 8x8x16x32>
+// CHECK: pto_invalid.mlir:6:{{[0-9]+}}: error: '!pto.tile' requires physical factorization 8x8x16x16 (nz of 128x128xf16 in l1), got 8x8x16x32
+
+// -----
+// [tile] M0 must be 16
+%t = pto.alloc : !pto.tile<l1, 32x32xf32, nz, 4x4x8x8>
+// CHECK: error: '!pto.tile' requires physical factorization 4x2x16x8 (nz of 32x32xf32 in l1), got 4x4x8x8
+
+// -----
+// [tile] outer dims are ceil(R/16), ceil(C/c0)
+%t = pto.alloc : !pto.tile<l1, 30x70xf16, nz, 4x1x16x16>
+// CHECK: error: '!pto.tile' requires physical factorization 5x2x16x16 (nz of 30x70xf16 in l1), got 4x1x16x16
+
+// -----
+// [tile] 1-D tiles only with nd
+%t = pto.alloc : !pto.tile<ub, 128xf16, nz>
+// CHECK: error: '!pto.tile' requires a 2-D shape (1-D only with layout nd), got 128 with nz
+
+// -----
+// [tile] GM is not a tile space
+%t = pto.alloc : !pto.tile<gm, 16x16xf16, nd>
+// CHECK: error: '!pto.tile' requires space in [bt, fb, l0a, l0b, l0c, l1, ub], got gm
+
+// -----
+// [tile] unknown layout
+%t = pto.alloc : !pto.tile<l1, 16x16xf16, zx>
+// CHECK: error: '!pto.tile' requires layout in [dn, nd, nn, nz, zn, zz], got zx
+
+// -----
+// [tile] element types need an isa name
+%t = pto.alloc : !pto.tile<ub, 16x16xf64, nd>
+// CHECK: error: '!pto.tile' requires an element type with an isa name, got f64
+
+// -----
+// [target] unknown pto.target
+builtin.module attributes {pto.target = "a9"} {
+  %t = pto.alloc : !pto.tile<l1, 16x16xf16, nz>
+}
+// CHECK: error: 'pto.alloc' op requires pto.target in [200i_a2, 310p, 910, a2, a3, a5], got "a9"
+
+// -----
+// [L layout] L0B must be zn
+%t = pto.alloc : !pto.tile<l0b, 32x32xf16, nz>
+// CHECK: error: 'pto.alloc' op requires buffer layout in [zn] for l0b on target a2, got nz
+
+// -----
+// [L layout] L0C must be nz (16x16 fractals)
+%t = pto.alloc : !pto.tile<l0c, 32x32xf32, zz>
+// CHECK: error: 'pto.alloc' op requires buffer layout in [nz] for l0c on target a2, got zz
+
+// -----
+// [L layout] L0A is zz on a2
+%t = pto.alloc : !pto.tile<l0a, 32x32xf16, nz>
+// CHECK: error: 'pto.alloc' op requires buffer layout in [nd, zz] for l0a on target a2, got nz
+
+// -----
+// [L layout] L0A is nz on a5
+builtin.module attributes {pto.target = "a5"} {
+  %t = pto.alloc : !pto.tile<l0a, 32x32xf16, zz>
+}
+// CHECK: error: 'pto.alloc' op requires buffer layout in [nd, nz] for l0a on target a5, got zz
+
+// -----
+// [L layout] nd in L0A only for a GEMV vector (1 row)
+%t = pto.alloc : !pto.tile<l0a, 16x32xf16, nd>
+// CHECK: error: 'pto.alloc' op requires buffer nd layout in l0a only for a 1-row GEMV vector, got 16x32
+
+// -----
+// [L layout] UB holds nd data
+%t = pto.alloc : !pto.tile<ub, 32x32xf16, nz>
+// CHECK: error: 'pto.alloc' op requires buffer layout in [nd] for ub on target a2, got nz
+
+// -----
+// [G2] no bias table on 310p
+builtin.module attributes {pto.target = "310p"} {
+  %t = pto.alloc : !pto.tile<bt, 1x64xf32, nd>
+}
+// CHECK: error: 'pto.alloc' op bt buffer is not supported on target 310p
+
+// -----
+// [G5] L0A offsets are 512 B aligned
+%t = pto.alloc {offset = 256 : i64} : !pto.tile<l0a, 16x16xf16, zz>
+// CHECK: error: 'pto.alloc' op requires l0a offset aligned to 512 bytes, got 256
+
+// -----
+// [G6] offset + footprint inside the space
+%t = pto.alloc {offset = 32768 : i64} : !pto.tile<l0a, 128x256xf16, zz>
+// CHECK: error: 'pto.alloc' op requires l0a footprint <= 65536 bytes on target a2, got 98304 (offset 32768 + 65536)
+
+// -----
+// [G6] a tile larger than the space
+%t = pto.alloc : !pto.tile<l1, 1024x512xf16, nz>
+// CHECK: error: 'pto.alloc' op requires l1 footprint <= 524288 bytes on target a2, got 1048576 (offset 0 + 1048576)
+
+// -----
+// [reinterpret] same space
+%t = pto.alloc : !pto.tile<ub, 256xf16, nd>
+%v = pto.reinterpret %t : !pto.tile<ub, 256xf16, nd> to !pto.tile<l1, 256xf16, nd>
+// CHECK: error: 'pto.reinterpret' op requires result in ub (the source space), got l1
+
+// -----
+// [reinterpret] another factorization of an NZ buffer
+%t = pto.alloc : !pto.tile<l1, 32x32xf16, nz>
+%v = pto.reinterpret %t : !pto.tile<l1, 32x32xf16, nz> to !pto.tile<l1, 32x32xf16, zz>
+// CHECK: error: 'pto.reinterpret' op requires result layout nz (the source factorization), got zz
+
+// -----
+// [reinterpret] same element width
+%t = pto.alloc : !pto.tile<ub, 256xf16, nd>
+%v = pto.reinterpret %t : !pto.tile<ub, 256xf16, nd> to !pto.tile<ub, 256xf32, nd>
+// CHECK: error: 'pto.reinterpret' op requires result element width 16 bits (the source width), got 32
+
+// -----
+// [reinterpret] same physical shape
+%t = pto.alloc : !pto.tile<l1, 32x32xf16, nz>
+%v = pto.reinterpret %t : !pto.tile<l1, 32x32xf16, nz> to !pto.tile<l1, 16x64xbf16, nz>
+// CHECK: error: 'pto.reinterpret' op requires result physical shape 2x2x16x16 (the source's), got 4x1x16x16
+
+// -----
+// [G2] no GM->L1 ND2NZ on 910
+builtin.module attributes {pto.target = "910"} {
+  %c16 = arith.constant 16 : index
+  %gm, %l1 = "test.op"() : () -> (memref<16x16xf16>, !pto.tile<l1, 16x16xf16, nz>)
+  pto.mte_gm_l1 %gm, %l1, %c16, %c16 : memref<16x16xf16>, !pto.tile<l1, 16x16xf16, nz>
+}
+// CHECK: error: 'pto.mte_gm_l1' op mte_gm_l1 (nd2nz) is not supported on target 910
+
+// -----
+// [G2] DN2NZ only on a5
+%c16 = arith.constant 16 : index
+%gm, %l1 = "test.op"() : () -> (memref<16x16xf16>, !pto.tile<l1, 16x16xf16, nz>)
+pto.mte_gm_l1 %gm, %l1, %c16, %c16 dn2nz : memref<16x16xf16>, !pto.tile<l1, 16x16xf16, nz>
+// CHECK: error: 'pto.mte_gm_l1' op dn2nz is not supported on target a2
+
+// -----
+// [G1] mte_gm_l1 writes L1
+%c16 = arith.constant 16 : index
+%gm, %ub = "test.op"() : () -> (memref<16x16xf16>, !pto.tile<ub, 16x16xf16, nd>)
+pto.mte_gm_l1 %gm, %ub, %c16, %c16 : memref<16x16xf16>, !pto.tile<ub, 16x16xf16, nd>
+// CHECK: error: 'pto.mte_gm_l1' op requires dst in l1, got ub
+
+// -----
+// [G1] GM data are memrefs without memory space
+%c16 = arith.constant 16 : index
+%gm, %l1 = "test.op"() : () -> (memref<16x16xf16, 1 : i64>, !pto.tile<l1, 16x16xf16, nz>)
+pto.mte_gm_l1 %gm, %l1, %c16, %c16 : memref<16x16xf16, 1 : i64>, !pto.tile<l1, 16x16xf16, nz>
+// CHECK: error: 'pto.mte_gm_l1' op requires src in gm (a memref without memory space), got 1 : i64
+
+// -----
+// [L1] ND2NZ element types per target (310p: b16/b32 only)
+builtin.module attributes {pto.target = "310p"} {
+  %c16 = arith.constant 16 : index
+  %gm, %l1 = "test.op"() : () -> (memref<16x32xi8>, !pto.tile<l1, 16x32xi8, nz>)
+  pto.mte_gm_l1 %gm, %l1, %c16, %c16 : memref<16x32xi8>, !pto.tile<l1, 16x32xi8, nz>
+}
+// CHECK: error: 'pto.mte_gm_l1' op requires element type in [f16, f32, s16, s32, u16, u32] on target 310p, got s8
+
+// -----
+// [G7] element byte widths of a move
+%c16 = arith.constant 16 : index
+%gm, %l1 = "test.op"() : () -> (memref<16x16xf32>, !pto.tile<l1, 16x16xf16, nz>)
+pto.mte_gm_l1 %gm, %l1, %c16, %c16 : memref<16x16xf32>, !pto.tile<l1, 16x16xf16, nz>
+// CHECK: error: 'pto.mte_gm_l1' op requires source and destination element byte widths to match, got f32 (32 bits) and f16 (16 bits)
+
+// -----
+// [G3] static rows > 0
+%c0 = arith.constant 0 : index
+%c16 = arith.constant 16 : index
+%gm, %l1 = "test.op"() : () -> (memref<16x16xf16>, !pto.tile<l1, 16x16xf16, nz>)
+pto.mte_gm_l1 %gm, %l1, %c0, %c16 : memref<16x16xf16>, !pto.tile<l1, 16x16xf16, nz>
+// CHECK: error: 'pto.mte_gm_l1' op requires rows to be positive, got 0
+
+// -----
+// [G4] cols (dValue) in [1, 65535]
+%c16 = arith.constant 16 : index
+%big = arith.constant 70000 : index
+%gm, %l1 = "test.op"() : () -> (memref<16x70000xf16>, !pto.tile<l1, 16x70000xf16, nz>)
+pto.mte_gm_l1 %gm, %l1, %c16, %big : memref<16x70000xf16>, !pto.tile<l1, 16x70000xf16, nz>
+// CHECK: error: 'pto.mte_gm_l1' op requires cols in [1, 65535], got 70000
+
+// -----
+// [M4] the L1 tile holds rows x cols
+%c16 = arith.constant 16 : index
+%c64 = arith.constant 64 : index
+%gm, %l1 = "test.op"() : () -> (memref<64x16xf16>, !pto.tile<l1, 32x16xf16, nz>)
+pto.mte_gm_l1 %gm, %l1, %c64, %c16 : memref<64x16xf16>, !pto.tile<l1, 32x16xf16, nz>
+// CHECK: error: 'pto.mte_gm_l1' op requires dst tile of at least 64x16 (rows x cols), got 32x16
+
+// -----
+// [L1] the GM source holds cols columns
+%c16 = arith.constant 16 : index
+%c32 = arith.constant 32 : index
+%gm, %l1 = "test.op"() : () -> (memref<16x16xf16>, !pto.tile<l1, 16x32xf16, nz>)
+pto.mte_gm_l1 %gm, %l1, %c16, %c32 : memref<16x16xf16>, !pto.tile<l1, 16x32xf16, nz>
+// CHECK: error: 'pto.mte_gm_l1' op requires src of at least 32 columns (rows x cols), got 16
+
+// -----
+// [L1] GM row pitch >= cols
+%c16 = arith.constant 16 : index
+%c32 = arith.constant 32 : index
+%gm, %l1 = "test.op"() : () -> (memref<16x32xf16, strided<[16, 1]>>, !pto.tile<l1, 16x32xf16, nz>)
+pto.mte_gm_l1 %gm, %l1, %c16, %c32 : memref<16x32xf16, strided<[16, 1]>>, !pto.tile<l1, 16x32xf16, nz>
+// CHECK: error: 'pto.mte_gm_l1' op requires src row pitch >= 32 (rows x cols), got 16
+
+// -----
+// [G1] mte_l1_l0a reads L1
+%c16 = arith.constant 16 : index
+%ub, %l0a = "test.op"() : () -> (!pto.tile<ub, 16x16xf16, nd>, !pto.tile<l0a, 16x16xf16, zz>)
+pto.mte_l1_l0a %ub, %l0a, %c16, %c16 : !pto.tile<ub, 16x16xf16, nd>, !pto.tile<l0a, 16x16xf16, zz>
+// CHECK: error: 'pto.mte_l1_l0a' op requires src in l1, got ub
+
+// -----
+// [L layout] wrong L0A layout at a use
+%c16 = arith.constant 16 : index
+%l1, %l0a = "test.op"() : () -> (!pto.tile<l1, 16x16xf16, nz>, !pto.tile<l0a, 16x16xf16, nz>)
+pto.mte_l1_l0a %l1, %l0a, %c16, %c16 : !pto.tile<l1, 16x16xf16, nz>, !pto.tile<l0a, 16x16xf16, nz>
+// CHECK: error: 'pto.mte_l1_l0a' op requires dst layout in [nd, zz] for l0a on target a2, got nz
+
+// -----
+// [L layout] fractal moves need a fractal source
+%c16 = arith.constant 16 : index
+%l1, %l0a = "test.op"() : () -> (!pto.tile<l1, 16x16xf16, nd>, !pto.tile<l0a, 16x16xf16, zz>)
+pto.mte_l1_l0a %l1, %l0a, %c16, %c16 : !pto.tile<l1, 16x16xf16, nd>, !pto.tile<l0a, 16x16xf16, zz>
+// CHECK: error: 'pto.mte_l1_l0a' op requires src layout in [nz, zz] for a zz dst, got nd
+
+// -----
+// [L layout] an nd (GEMV) L0A needs an nd source
+%c1 = arith.constant 1 : index
+%c64 = arith.constant 64 : index
+%l1, %l0a = "test.op"() : () -> (!pto.tile<l1, 1x64xf16, nz>, !pto.tile<l0a, 1x64xf16, nd>)
+pto.mte_l1_l0a %l1, %l0a, %c1, %c64 : !pto.tile<l1, 1x64xf16, nz>, !pto.tile<l0a, 1x64xf16, nd>
+// CHECK: error: 'pto.mte_l1_l0a' op requires an nd src without transpose for an nd (GEMV) dst, got nz
+
+// -----
+// [L layout] an nd (GEMV) L0A is only for m = 1
+%c4 = arith.constant 4 : index
+%c64 = arith.constant 64 : index
+%l1, %l0a = "test.op"() : () -> (!pto.tile<l1, 1x64xf16, nd>, !pto.tile<l0a, 1x64xf16, nd>)
+pto.mte_l1_l0a %l1, %l0a, %c4, %c64 : !pto.tile<l1, 1x64xf16, nd>, !pto.tile<l0a, 1x64xf16, nd>
+// CHECK: error: 'pto.mte_l1_l0a' op requires m = 1 for an nd (GEMV) dst, got 4
+
+// -----
+// [L2] 310p LoadData transposes b16 only: s8 A given transposed
+builtin.module attributes {pto.target = "310p"} {
+  %c32 = arith.constant 32 : index
+  %l1, %l0a = "test.op"() : () -> (!pto.tile<l1, 32x32xi8, nz>, !pto.tile<l0a, 32x32xi8, zz>)
+  pto.mte_l1_l0a %l1, %l0a, %c32, %c32 transpose : !pto.tile<l1, 32x32xi8, nz>, !pto.tile<l0a, 32x32xi8, zz>
+}
+// CHECK: error: 'pto.mte_l1_l0a' op requires a fractal transpose of 8-bit elements (s8) for this nz -> zz move, which is not supported on target 310p (transposable widths [16])
+
+// -----
+// [L2] 310p: s8 B in L1 (zz) -> L0B (zn) needs a b8 fractal transpose
+builtin.module attributes {pto.target = "310p"} {
+  %c32 = arith.constant 32 : index
+  %l1, %l0b = "test.op"() : () -> (!pto.tile<l1, 32x32xi8, zz>, !pto.tile<l0b, 32x32xi8, zn>)
+  pto.mte_l1_l0b %l1, %l0b, %c32, %c32 : !pto.tile<l1, 32x32xi8, zz>, !pto.tile<l0b, 32x32xi8, zn>
+}
+// CHECK: error: 'pto.mte_l1_l0b' op requires a fractal transpose of 8-bit elements (s8) for this zz -> zn move, which is not supported on target 310p (transposable widths [16])
+
+// -----
+// [L2] a5: a transposed b32 tile is padded to whole 16x16 blocks
+builtin.module attributes {pto.target = "a5"} {
+  %c8 = arith.constant 8 : index
+  %c16 = arith.constant 16 : index
+  %c24 = arith.constant 24 : index
+  %l1, %l0a = "test.op"() : () -> (!pto.tile<l1, 16x24xf32, nz>, !pto.tile<l0a, 24x16xf32, nz>)
+  pto.mte_l1_l0a %l1, %l0a, %c24, %c16 transpose : !pto.tile<l1, 16x24xf32, nz>, !pto.tile<l0a, 24x16xf32, nz>
+}
+// CHECK: error: 'pto.mte_l1_l0a' op transpose requires src padded extents to be multiples of 16 for f32, got 16x24
+
+// -----
+// [L2] a5: dst padding of a b32 transpose
+builtin.module attributes {pto.target = "a5"} {
+  %c8 = arith.constant 8 : index
+  %c16 = arith.constant 16 : index
+  %l1, %l0a = "test.op"() : () -> (!pto.tile<l1, 16x16xf32, nz>, !pto.tile<l0a, 16x8xf32, nz>)
+  pto.mte_l1_l0a %l1, %l0a, %c16, %c8 transpose : !pto.tile<l1, 16x16xf32, nz>, !pto.tile<l0a, 16x8xf32, nz>
+}
+// CHECK: error: 'pto.mte_l1_l0a' op transpose requires dst padded extents to be multiples of 16 for f32, got 16x8
+
+// -----
+// [G4] the source start lies on a fractal boundary
+%c0 = arith.constant 0 : index
+%c8 = arith.constant 8 : index
+%c16 = arith.constant 16 : index
+%l1, %l0a = "test.op"() : () -> (!pto.tile<l1, 32x32xf16, nz>, !pto.tile<l0a, 16x16xf16, zz>)
+pto.mte_l1_l0a %l1[%c8, %c0], %l0a, %c16, %c16 : !pto.tile<l1, 32x32xf16, nz>, !pto.tile<l0a, 16x16xf16, zz>
+// CHECK: error: 'pto.mte_l1_l0a' op requires src_row to be a non-negative multiple of 16, got 8
+
+// -----
+// [M4] the source holds start + m x k
+%c0 = arith.constant 0 : index
+%c16 = arith.constant 16 : index
+%c32 = arith.constant 32 : index
+%l1, %l0a = "test.op"() : () -> (!pto.tile<l1, 32x32xf16, nz>, !pto.tile<l0a, 32x32xf16, zz>)
+pto.mte_l1_l0a %l1[%c16, %c0], %l0a, %c32, %c32 : !pto.tile<l1, 32x32xf16, nz>, !pto.tile<l0a, 32x32xf16, zz>
+// CHECK: error: 'pto.mte_l1_l0a' op requires src tile of at least 48x32 (start + m x k), got 32x32
+
+// -----
+// [M4] the L0B tile holds k x n
+%c16 = arith.constant 16 : index
+%c64 = arith.constant 64 : index
+%l1, %l0b = "test.op"() : () -> (!pto.tile<l1, 64x16xf16, zz>, !pto.tile<l0b, 32x16xf16, zn>)
+pto.mte_l1_l0b %l1, %l0b, %c64, %c16 : !pto.tile<l1, 64x16xf16, zz>, !pto.tile<l0b, 32x16xf16, zn>
+// CHECK: error: 'pto.mte_l1_l0b' op requires dst tile of at least 64x16 (k x n), got 32x16
+
+// -----
+// [L] LoadData element types per target (910: no b32)
+builtin.module attributes {pto.target = "910"} {
+  %c16 = arith.constant 16 : index
+  %l1, %l0b = "test.op"() : () -> (!pto.tile<l1, 16x16xf32, nz>, !pto.tile<l0b, 16x16xf32, zn>)
+  pto.mte_l1_l0b %l1, %l0b, %c16, %c16 transpose : !pto.tile<l1, 16x16xf32, nz>, !pto.tile<l0b, 16x16xf32, zn>
+}
+// CHECK: error: 'pto.mte_l1_l0b' op requires element type in [f16, s16, s8, u16, u8] on target 910, got f32
+
+// -----
+// [G7] LoadData copies bytes
+%c16 = arith.constant 16 : index
+%l1, %l0b = "test.op"() : () -> (!pto.tile<l1, 16x16xf16, zz>, !pto.tile<l0b, 16x16xi8, zn>)
+pto.mte_l1_l0b %l1, %l0b, %c16, %c16 : !pto.tile<l1, 16x16xf16, zz>, !pto.tile<l0b, 16x16xi8, zn>
+// CHECK: error: 'pto.mte_l1_l0b' op requires source and destination element byte widths to match, got f16 (16 bits) and s8 (8 bits)
+
+// -----
+// [G1] mad reads its left operand from L0A
+%c16 = arith.constant 16 : index
+%a, %b, %c = "test.op"() : () -> (!pto.tile<l0b, 16x16xf16, zn>, !pto.tile<l0b, 16x16xf16, zn>, !pto.tile<l0c, 16x16xf32, nz>)
+pto.mad %a, %b, %c, %c16, %c16, %c16 : !pto.tile<l0b, 16x16xf16, zn>, !pto.tile<l0b, 16x16xf16, zn>, !pto.tile<l0c, 16x16xf32, nz>
+// CHECK: error: 'pto.mad' op requires lhs in l0a, got l0b
+
+// -----
+// [M1] f16 x f16 -> f16 is not in the a2 table
+%c16 = arith.constant 16 : index
+%a, %b, %c = "test.op"() : () -> (!pto.tile<l0a, 16x16xf16, zz>, !pto.tile<l0b, 16x16xf16, zn>, !pto.tile<l0c, 16x16xf16, nz>)
+pto.mad %a, %b, %c, %c16, %c16, %c16 : !pto.tile<l0a, 16x16xf16, zz>, !pto.tile<l0b, 16x16xf16, zn>, !pto.tile<l0c, 16x16xf16, nz>
+// CHECK: error: 'pto.mad' op requires (lhs, rhs) -> dst element types in [(bf16, bf16) -> f32, (f16, f16) -> f32, (f32, f32) -> f32, (s4, s4) -> s32, (s8, s8) -> s32] on target a2, got (f16, f16) -> f16
+
+// -----
+// [M1/G2] fp8 Mmad only on a5
+%c16 = arith.constant 16 : index
+%a, %b, %c = "test.op"() : () -> (!pto.tile<l0a, 16x32xf8E4M3FN, zz>, !pto.tile<l0b, 32x16xf8E4M3FN, zn>, !pto.tile<l0c, 16x16xf32, nz>)
+pto.mad %a, %b, %c, %c16, %c16, %c16 : !pto.tile<l0a, 16x32xf8E4M3FN, zz>, !pto.tile<l0b, 32x16xf8E4M3FN, zn>, !pto.tile<l0c, 16x16xf32, nz>
+// CHECK: error: 'pto.mad' op requires (lhs, rhs) -> dst element types in [{{.*}}] on target a2, got (e4m3, e4m3) -> f32
+
+// -----
+// [G3] static m > 0
+%c0 = arith.constant 0 : index
+%c16 = arith.constant 16 : index
+%a, %b, %c = "test.op"() : () -> (!pto.tile<l0a, 16x16xf16, zz>, !pto.tile<l0b, 16x16xf16, zn>, !pto.tile<l0c, 16x16xf32, nz>)
+pto.mad %a, %b, %c, %c0, %c16, %c16 : !pto.tile<l0a, 16x16xf16, zz>, !pto.tile<l0b, 16x16xf16, zn>, !pto.tile<l0c, 16x16xf32, nz>
+// CHECK: error: 'pto.mad' op requires m to be positive, got 0
+
+// -----
+// [G4] k in [1, 4095]
+%c16 = arith.constant 16 : index
+%k = arith.constant 5000 : index
+%a, %b, %c = "test.op"() : () -> (!pto.tile<l0a, 16x16xf16, zz>, !pto.tile<l0b, 16x16xf16, zn>, !pto.tile<l0c, 16x16xf32, nz>)
+pto.mad_acc %a, %b, %c, %c16, %c16, %k : !pto.tile<l0a, 16x16xf16, zz>, !pto.tile<l0b, 16x16xf16, zn>, !pto.tile<l0c, 16x16xf32, nz>
+// CHECK: error: 'pto.mad_acc' op requires k in [1, 4095], got 5000
+
+// -----
+// [M4] the lhs tile covers m x k
+%c16 = arith.constant 16 : index
+%c32 = arith.constant 32 : index
+%a, %b, %c = "test.op"() : () -> (!pto.tile<l0a, 16x16xf16, zz>, !pto.tile<l0b, 32x16xf16, zn>, !pto.tile<l0c, 16x16xf32, nz>)
+pto.mad %a, %b, %c, %c16, %c16, %c32 : !pto.tile<l0a, 16x16xf16, zz>, !pto.tile<l0b, 32x16xf16, zn>, !pto.tile<l0c, 16x16xf32, nz>
+// CHECK: error: 'pto.mad' op requires lhs tile of at least 16x32 (m x k), got 16x16
+
+// -----
+// [M4] the dst tile covers m x n
+%c16 = arith.constant 16 : index
+%c32 = arith.constant 32 : index
+%a, %b, %c = "test.op"() : () -> (!pto.tile<l0a, 16x16xf16, zz>, !pto.tile<l0b, 16x32xf16, zn>, !pto.tile<l0c, 16x16xf32, nz>)
+pto.mad %a, %b, %c, %c16, %c32, %c16 : !pto.tile<l0a, 16x16xf16, zz>, !pto.tile<l0b, 16x32xf16, zn>, !pto.tile<l0c, 16x16xf32, nz>
+// CHECK: error: 'pto.mad' op requires dst tile of at least 16x32 (m x n), got 16x16
+
+// -----
+// [L layout] an nd (GEMV) lhs needs m = 1
+%c16 = arith.constant 16 : index
+%a, %b, %c = "test.op"() : () -> (!pto.tile<l0a, 1x16xf16, nd>, !pto.tile<l0b, 16x16xf16, zn>, !pto.tile<l0c, 16x16xf32, nz>)
+pto.mad %a, %b, %c, %c16, %c16, %c16 : !pto.tile<l0a, 1x16xf16, nd>, !pto.tile<l0b, 16x16xf16, zn>, !pto.tile<l0c, 16x16xf32, nz>
+// CHECK: error: 'pto.mad' op requires m = 1 for an nd (GEMV) lhs, got 16
+
+// -----
+// [G2/M2] no bias form on 310p
+builtin.module attributes {pto.target = "310p"} {
+  %c16 = arith.constant 16 : index
+  %a, %b, %c, %bias = "test.op"() : () -> (!pto.tile<l0a, 16x16xf16, zz>, !pto.tile<l0b, 16x16xf16, zn>, !pto.tile<l0c, 16x16xf32, nz>, !pto.tile<bt, 1x16xf32, nd>)
+  pto.mad_bias %a, %b, %c, %bias, %c16, %c16, %c16 : !pto.tile<l0a, 16x16xf16, zz>, !pto.tile<l0b, 16x16xf16, zn>, !pto.tile<l0c, 16x16xf32, nz>, !pto.tile<bt, 1x16xf32, nd>
+}
+// CHECK: error: 'pto.mad_bias' op mad_bias is not supported on target 310p
+
+// -----
+// [M2] bias element type = dst element type
+%c16 = arith.constant 16 : index
+%a, %b, %c, %bias = "test.op"() : () -> (!pto.tile<l0a, 16x16xf16, zz>, !pto.tile<l0b, 16x16xf16, zn>, !pto.tile<l0c, 16x16xf32, nz>, !pto.tile<bt, 1x16xf16, nd>)
+pto.mad_bias %a, %b, %c, %bias, %c16, %c16, %c16 : !pto.tile<l0a, 16x16xf16, zz>, !pto.tile<l0b, 16x16xf16, zn>, !pto.tile<l0c, 16x16xf32, nz>, !pto.tile<bt, 1x16xf16, nd>
+// CHECK: error: 'pto.mad_bias' op requires bias element type to match dst element type f32, got f16
+
+// -----
+// [M2] s4 has no bias form
+%c16 = arith.constant 16 : index
+%c64 = arith.constant 64 : index
+%a, %b, %c, %bias = "test.op"() : () -> (!pto.tile<l0a, 16x64xi4, zz>, !pto.tile<l0b, 64x16xi4, zn>, !pto.tile<l0c, 16x16xi32, nz>, !pto.tile<bt, 1x16xi32, nd>)
+pto.mad_bias %a, %b, %c, %bias, %c16, %c16, %c64 : !pto.tile<l0a, 16x64xi4, zz>, !pto.tile<l0b, 64x16xi4, zn>, !pto.tile<l0c, 16x16xi32, nz>, !pto.tile<bt, 1x16xi32, nd>
+// CHECK: error: 'pto.mad_bias' op requires an element type combination with a bias form on target a2, got (s4, s4) -> s32
+
+// -----
+// [G1] bias lives in BT
+%c16 = arith.constant 16 : index
+%a, %b, %c, %bias = "test.op"() : () -> (!pto.tile<l0a, 16x16xf16, zz>, !pto.tile<l0b, 16x16xf16, zn>, !pto.tile<l0c, 16x16xf32, nz>, !pto.tile<ub, 1x16xf32, nd>)
+pto.mad_bias %a, %b, %c, %bias, %c16, %c16, %c16 : !pto.tile<l0a, 16x16xf16, zz>, !pto.tile<l0b, 16x16xf16, zn>, !pto.tile<l0c, 16x16xf32, nz>, !pto.tile<ub, 1x16xf32, nd>
+// CHECK: error: 'pto.mad_bias' op requires bias in bt, got ub
+
+// -----
+// [G2] no Fixpipe on 910
+builtin.module attributes {pto.target = "910"} {
+  %c16 = arith.constant 16 : index
+  %c, %gm = "test.op"() : () -> (!pto.tile<l0c, 16x16xf32, nz>, memref<16x16xf32>)
+  pto.fixpipe %c, %gm, %c16, %c16 : !pto.tile<l0c, 16x16xf32, nz>, memref<16x16xf32>
+}
+// CHECK: error: 'pto.fixpipe' op fixpipe is not supported on target 910
+
+// -----
+// [G2] Fixpipe to UB only on a5
+%c16 = arith.constant 16 : index
+%c, %ub = "test.op"() : () -> (!pto.tile<l0c, 16x16xf32, nz>, !pto.tile<ub, 16x16xf16, nd>)
+pto.fixpipe %c, %ub, %c16, %c16 {quant = "f322f16"} : !pto.tile<l0c, 16x16xf32, nz>, !pto.tile<ub, 16x16xf16, nd>
+// CHECK: error: 'pto.fixpipe' op fixpipe to ub is not supported on target a2
+
+// -----
+// [G2] NZ2DN only on a5
+%c16 = arith.constant 16 : index
+%c, %gm = "test.op"() : () -> (!pto.tile<l0c, 16x16xf32, nz>, memref<16x16xf32>)
+pto.fixpipe %c, %gm, %c16, %c16 {layout = "nz2dn"} : !pto.tile<l0c, 16x16xf32, nz>, memref<16x16xf32>
+// CHECK: error: 'pto.fixpipe' op nz2dn is not supported on target a2
+
+// -----
+// [G4] layout names
+%c16 = arith.constant 16 : index
+%c, %gm = "test.op"() : () -> (!pto.tile<l0c, 16x16xf32, nz>, memref<16x16xf32>)
+pto.fixpipe %c, %gm, %c16, %c16 {layout = "nz2zz"} : !pto.tile<l0c, 16x16xf32, nz>, memref<16x16xf32>
+// CHECK: error: 'pto.fixpipe' op requires layout in [nz2dn, nz2nd, nz2nz], got nz2zz
+
+// -----
+// [F1] L0C holds f32 or s32
+%c16 = arith.constant 16 : index
+%c, %gm = "test.op"() : () -> (!pto.tile<l0c, 16x16xf16, nz>, memref<16x16xf16>)
+pto.fixpipe %c, %gm, %c16, %c16 : !pto.tile<l0c, 16x16xf16, nz>, memref<16x16xf16>
+// CHECK: error: 'pto.fixpipe' op requires src element type in [f32, s32], got f16
+
+// -----
+// [F1] (src, dst) types per target and destination
+%c16 = arith.constant 16 : index
+%c, %gm = "test.op"() : () -> (!pto.tile<l0c, 16x16xf32, nz>, memref<16x16xi16>)
+pto.fixpipe %c, %gm, %c16, %c16 : !pto.tile<l0c, 16x16xf32, nz>, memref<16x16xi16>
+// CHECK: error: 'pto.fixpipe' op requires (src, dst) element types in [{{.*}}] for fixpipe to gm on target a2, got (f32, s16)
+
+// -----
+// [F1/F3] a2 L0C -> L1 has no f32 -> f32 (NoQuant) path
+%c16 = arith.constant 16 : index
+%c, %l1 = "test.op"() : () -> (!pto.tile<l0c, 16x16xf32, nz>, !pto.tile<l1, 16x16xf32, nz>)
+pto.fixpipe %c, %l1, %c16, %c16 {layout = "nz2nz"} : !pto.tile<l0c, 16x16xf32, nz>, !pto.tile<l1, 16x16xf32, nz>
+// CHECK: error: 'pto.fixpipe' op requires (src, dst) element types in [{{.*}}] for fixpipe to l1 on target a2, got (f32, f32)
+
+// -----
+// [F1] quant mode vs (src, dst) types
+%c16 = arith.constant 16 : index
+%c, %gm = "test.op"() : () -> (!pto.tile<l0c, 16x16xf32, nz>, memref<16x16xf16>)
+pto.fixpipe %c, %gm, %c16, %c16 : !pto.tile<l0c, 16x16xf32, nz>, memref<16x16xf16>
+// CHECK: error: 'pto.fixpipe' op requires quant mode for source element type f32 and destination element type f16 in [f322f16], got none
+
+// -----
+// [G2] a5-only quant modes
+%c16 = arith.constant 16 : index
+%w = arith.constant 0 : i64
+%c, %gm = "test.op"() : () -> (!pto.tile<l0c, 16x16xf32, nz>, memref<16x16xf16>)
+pto.fixpipe %c, %gm, %c16, %c16 scalar %w {quant = "qf322f16_pre"} : !pto.tile<l0c, 16x16xf32, nz>, memref<16x16xf16>
+// CHECK: error: 'pto.fixpipe' op quant mode qf322f16_pre is not supported on target a2
+
+// -----
+// [G4] quant mode names
+%c16 = arith.constant 16 : index
+%c, %gm = "test.op"() : () -> (!pto.tile<l0c, 16x16xf32, nz>, memref<16x16xf16>)
+pto.fixpipe %c, %gm, %c16, %c16 {quant = "F322F16"} : !pto.tile<l0c, 16x16xf32, nz>, memref<16x16xf16>
+// CHECK: error: 'pto.fixpipe' op requires quant in [{{.*}}], got F322F16
+
+// -----
+// [F1] a scalar quant mode needs its QUANT_PRE word
+%c16 = arith.constant 16 : index
+%c, %gm = "test.op"() : () -> (!pto.tile<l0c, 16x16xi32, nz>, memref<16x16xf16>)
+pto.fixpipe %c, %gm, %c16, %c16 {quant = "deqf16"} : !pto.tile<l0c, 16x16xi32, nz>, memref<16x16xf16>
+// CHECK: error: 'pto.fixpipe' op requires a scalar operand for quant mode deqf16
+
+// -----
+// [F1] a vector quant mode needs its scale vector
+%c16 = arith.constant 16 : index
+%c, %gm = "test.op"() : () -> (!pto.tile<l0c, 16x16xi32, nz>, memref<16x16xf16>)
+pto.fixpipe %c, %gm, %c16, %c16 {quant = "vdeqf16"} : !pto.tile<l0c, 16x16xi32, nz>, memref<16x16xf16>
+// CHECK: error: 'pto.fixpipe' op requires a vector operand for quant mode vdeqf16
+
+// -----
+// [F1] no quant word without a scalar mode
+%c16 = arith.constant 16 : index
+%w = arith.constant 0 : i64
+%c, %gm = "test.op"() : () -> (!pto.tile<l0c, 16x16xf32, nz>, memref<16x16xf32>)
+pto.fixpipe %c, %gm, %c16, %c16 scalar %w : !pto.tile<l0c, 16x16xf32, nz>, memref<16x16xf32>
+// CHECK: error: 'pto.fixpipe' op requires no scalar operand for quant mode none, got one
+
+// -----
+// [F1] the scale vector holds u64 words
+%c16 = arith.constant 16 : index
+%c, %gm, %vec = "test.op"() : () -> (!pto.tile<l0c, 16x16xi32, nz>, memref<16x16xf16>, !pto.tile<l1, 16xui32, nd>)
+pto.fixpipe %c, %gm, %c16, %c16 vector %vec : !pto.tile<l1, 16xui32, nd> {quant = "vdeqf16"} : !pto.tile<l0c, 16x16xi32, nz>, memref<16x16xf16>
+// CHECK: error: 'pto.fixpipe' op requires vector element type ui64, got ui32
+
+// -----
+// [F2] NZ output: n is a multiple of 16
+%c16 = arith.constant 16 : index
+%c24 = arith.constant 24 : index
+%c, %l1 = "test.op"() : () -> (!pto.tile<l0c, 16x32xf32, nz>, !pto.tile<l1, 16x32xf16, nz>)
+pto.fixpipe %c, %l1, %c16, %c24 {layout = "nz2nz", quant = "f322f16"} : !pto.tile<l0c, 16x32xf32, nz>, !pto.tile<l1, 16x32xf16, nz>
+// CHECK: error: 'pto.fixpipe' op requires n to be a multiple of 16 for nz2nz, got 24
+
+// -----
+// [G4/F2] NZ2ND mSize <= 8192
+%c16 = arith.constant 16 : index
+%m = arith.constant 9000 : index
+%c, %gm = "test.op"() : () -> (!pto.tile<l0c, 9008x16xf32, nz>, memref<9000x16xf32>)
+pto.fixpipe %c, %gm, %m, %c16 : !pto.tile<l0c, 9008x16xf32, nz>, memref<9000x16xf32>
+// CHECK: error: 'pto.fixpipe' op requires m in [1, 8192], got 9000
+
+// -----
+// [M4] the L0C tile covers m x n
+%c16 = arith.constant 16 : index
+%c32 = arith.constant 32 : index
+%c, %gm = "test.op"() : () -> (!pto.tile<l0c, 16x16xf32, nz>, memref<32x16xf32>)
+pto.fixpipe %c, %gm, %c32, %c16 : !pto.tile<l0c, 16x16xf32, nz>, memref<32x16xf32>
+// CHECK: error: 'pto.fixpipe' op requires src tile of at least 32x16 (m x n), got 16x16
+
+// -----
+// [F2] the NZ2ND destination holds m x n
+%c16 = arith.constant 16 : index
+%c32 = arith.constant 32 : index
+%c, %gm = "test.op"() : () -> (!pto.tile<l0c, 32x16xf32, nz>, memref<16x16xf32>)
+pto.fixpipe %c, %gm, %c32, %c16 : !pto.tile<l0c, 32x16xf32, nz>, memref<16x16xf32>
+// CHECK: error: 'pto.fixpipe' op requires dst of at least 32 rows (m x n), got 16
+
+// -----
+// [L layout] NZ2NZ writes an nz tile
+%c16 = arith.constant 16 : index
+%c, %l1 = "test.op"() : () -> (!pto.tile<l0c, 16x16xf32, nz>, !pto.tile<l1, 16x16xf16, nd>)
+pto.fixpipe %c, %l1, %c16, %c16 {layout = "nz2nz", quant = "f322f16"} : !pto.tile<l0c, 16x16xf32, nz>, !pto.tile<l1, 16x16xf16, nd>
+// CHECK: error: 'pto.fixpipe' op requires dst layout nz for nz2nz, got nd
+
+// -----
+// [G1] GM <-> UB moves use UB tiles
+%gm, %l1 = "test.op"() : () -> (memref<128xf16>, !pto.tile<l1, 128xf16, nd>)
+pto.mte_gm_ub %gm, %l1 : memref<128xf16>, !pto.tile<l1, 128xf16, nd>
+// CHECK: error: 'pto.mte_gm_ub' op requires dst in ub, got l1
+
+// -----
+// [M4] the UB tile holds the whole memref
+%ub, %gm = "test.op"() : () -> (!pto.tile<ub, 64xf16, nd>, memref<128xf16>)
+pto.mte_ub_gm %ub, %gm : !pto.tile<ub, 64xf16, nd>, memref<128xf16>
+// CHECK: error: 'pto.mte_ub_gm' op requires src tile of at least 128 elements (the dst memref), got 64
+
+// -----
+// [G7] GM <-> UB element widths
+%gm, %ub = "test.op"() : () -> (memref<128xf32>, !pto.tile<ub, 128xf16, nd>)
+pto.mte_gm_ub %gm, %ub : memref<128xf32>, !pto.tile<ub, 128xf16, nd>
+// CHECK: error: 'pto.mte_gm_ub' op requires source and destination element byte widths to match, got f32 (32 bits) and f16 (16 bits)
+
+// -----
+// [G2] no GatherMask on 910
+builtin.module attributes {pto.target = "910"} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c8 = arith.constant 8 : index
+  %dst, %src = "test.op"() : () -> (!pto.tile<ub, 128xui16, nd>, !pto.tile<ub, 128xui16, nd>)
+  %n = pto.gather_mask %dst, %src, %c0, %c1, %c1, %c8, %c8 {pattern = 1 : i64} : !pto.tile<ub, 128xui16, nd>, !pto.tile<ub, 128xui16, nd>
+}
+// CHECK: error: 'pto.gather_mask' op gather_mask is not supported on target 910
+
+// -----
+// [G1] GatherMask works in UB
+%c0 = arith.constant 0 : index
+%c1 = arith.constant 1 : index
+%c8 = arith.constant 8 : index
+%dst, %src = "test.op"() : () -> (!pto.tile<ub, 128xui16, nd>, !pto.tile<l1, 128xui16, nd>)
+%n = pto.gather_mask %dst, %src, %c0, %c1, %c1, %c8, %c8 {pattern = 1 : i64} : !pto.tile<ub, 128xui16, nd>, !pto.tile<l1, 128xui16, nd>
+// CHECK: error: 'pto.gather_mask' op requires src0 in ub, got l1
+
+// -----
+// [X1] dst and src0 share the element type
+%c0 = arith.constant 0 : index
+%c1 = arith.constant 1 : index
+%c8 = arith.constant 8 : index
+%dst, %src = "test.op"() : () -> (!pto.tile<ub, 128xi16, nd>, !pto.tile<ub, 128xui16, nd>)
+%n = pto.gather_mask %dst, %src, %c0, %c1, %c1, %c8, %c8 {pattern = 1 : i64} : !pto.tile<ub, 128xi16, nd>, !pto.tile<ub, 128xui16, nd>
+// CHECK: error: 'pto.gather_mask' op requires dst element type u16 (the src0 type), got s16
+
+// -----
+// [X1] element types per target (no bf16 on 310p)
+builtin.module attributes {pto.target = "310p"} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c8 = arith.constant 8 : index
+  %dst, %src = "test.op"() : () -> (!pto.tile<ub, 128xbf16, nd>, !pto.tile<ub, 128xbf16, nd>)
+  %n = pto.gather_mask %dst, %src, %c0, %c1, %c1, %c8, %c8 {pattern = 1 : i64} : !pto.tile<ub, 128xbf16, nd>, !pto.tile<ub, 128xbf16, nd>
+}
+// CHECK: error: 'pto.gather_mask' op requires src0 element type in [f16, f32, s16, s32, u16, u32] on target 310p, got bf16
+
+// -----
+// [X1] built-in pattern 7 does not exist on 310p
+builtin.module attributes {pto.target = "310p"} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c8 = arith.constant 8 : index
+  %dst, %src = "test.op"() : () -> (!pto.tile<ub, 128xui16, nd>, !pto.tile<ub, 128xui16, nd>)
+  %n = pto.gather_mask %dst, %src, %c0, %c1, %c1, %c8, %c8 {pattern = 7 : i64} : !pto.tile<ub, 128xui16, nd>, !pto.tile<ub, 128xui16, nd>
+}
+// CHECK: error: 'pto.gather_mask' op requires pattern in [1, 6] on target 310p, got 7
+
+// -----
+// [X1] exactly one of pattern and src1
+%c0 = arith.constant 0 : index
+%c1 = arith.constant 1 : index
+%c8 = arith.constant 8 : index
+%dst, %src = "test.op"() : () -> (!pto.tile<ub, 128xui16, nd>, !pto.tile<ub, 128xui16, nd>)
+%n = pto.gather_mask %dst, %src, %c0, %c1, %c1, %c8, %c8 : !pto.tile<ub, 128xui16, nd>, !pto.tile<ub, 128xui16, nd>
+// CHECK: error: 'pto.gather_mask' op requires exactly one of a built-in pattern or a src1 pattern tile
+
+// -----
+// [X1] the pattern word type follows the element width (b16 -> u16)
+%c0 = arith.constant 0 : index
+%c1 = arith.constant 1 : index
+%c8 = arith.constant 8 : index
+%dst, %src, %pat = "test.op"() : () -> (!pto.tile<ub, 128xf16, nd>, !pto.tile<ub, 128xf16, nd>, !pto.tile<ub, 8xui32, nd>)
+%n = pto.gather_mask %dst, %src, pattern %pat : !pto.tile<ub, 8xui32, nd>, %c0, %c1, %c1, %c8, %c8 : !pto.tile<ub, 128xf16, nd>, !pto.tile<ub, 128xf16, nd>
+// CHECK: error: 'pto.gather_mask' op requires src1 pattern word type u16 for f16 on target a2, got u32
+
+// -----
+// [X2] counter mode with a static mask of 0
+%c0 = arith.constant 0 : index
+%c1 = arith.constant 1 : index
+%c8 = arith.constant 8 : index
+%dst, %src = "test.op"() : () -> (!pto.tile<ub, 128xui16, nd>, !pto.tile<ub, 128xui16, nd>)
+%n = pto.gather_mask %dst, %src, %c0, %c1, %c1, %c8, %c8 {pattern = 1 : i64, counter} : !pto.tile<ub, 128xui16, nd>, !pto.tile<ub, 128xui16, nd>
+// CHECK: error: 'pto.gather_mask' op counter mode requires mask >= 1, got 0
+
+// -----
+// [G3] repeat_times > 0
+%c0 = arith.constant 0 : index
+%c1 = arith.constant 1 : index
+%c8 = arith.constant 8 : index
+%dst, %src = "test.op"() : () -> (!pto.tile<ub, 128xui16, nd>, !pto.tile<ub, 128xui16, nd>)
+%n = pto.gather_mask %dst, %src, %c0, %c0, %c1, %c8, %c8 {pattern = 1 : i64} : !pto.tile<ub, 128xui16, nd>, !pto.tile<ub, 128xui16, nd>
+// CHECK: error: 'pto.gather_mask' op requires repeat_times to be positive, got 0
+
+// -----
+// [G4] repeat_times in [1, 255]
+%c0 = arith.constant 0 : index
+%c1 = arith.constant 1 : index
+%c8 = arith.constant 8 : index
+%r = arith.constant 256 : index
+%dst, %src = "test.op"() : () -> (!pto.tile<ub, 128xui16, nd>, !pto.tile<ub, 128xui16, nd>)
+%n = pto.gather_mask %dst, %src, %c0, %r, %c1, %c8, %c8 {pattern = 1 : i64} : !pto.tile<ub, 128xui16, nd>, !pto.tile<ub, 128xui16, nd>
+// CHECK: error: 'pto.gather_mask' op requires repeat_times in [1, 255], got 256
+
+// -----
+// [G4] src0_block_stride is a u8
+%c0 = arith.constant 0 : index
+%c1 = arith.constant 1 : index
+%c8 = arith.constant 8 : index
+%b = arith.constant 256 : index
+%dst, %src = "test.op"() : () -> (!pto.tile<ub, 128xui16, nd>, !pto.tile<ub, 128xui16, nd>)
+%n = pto.gather_mask %dst, %src, %c0, %c1, %b, %c8, %c8 {pattern = 1 : i64} : !pto.tile<ub, 128xui16, nd>, !pto.tile<ub, 128xui16, nd>
+// CHECK: error: 'pto.gather_mask' op requires src0_block_stride in [0, 255], got 256
+
+// -----
+// [X3] src0 footprint: u16, blk 4, rep 7, 3 repeats of 100 (counter) = 1224 B > 608 elements
+%mask = arith.constant 100 : index
+%c3 = arith.constant 3 : index
+%c4 = arith.constant 4 : index
+%c7 = arith.constant 7 : index
+%c0 = arith.constant 0 : index
+%dst, %src = "test.op"() : () -> (!pto.tile<ub, 304xui16, nd>, !pto.tile<ub, 608xui16, nd>)
+%n = pto.gather_mask %dst, %src, %mask, %c3, %c4, %c7, %c0 {pattern = 7 : i64, counter} : !pto.tile<ub, 304xui16, nd>, !pto.tile<ub, 608xui16, nd>
+// CHECK: error: 'pto.gather_mask' op requires src0 of at least 1224 bytes, got 1216
+
+// -----
+// [X3] dst holds the most the pattern can keep (pattern 1 keeps 64 of 128 per repeat)
+%c0 = arith.constant 0 : index
+%c2 = arith.constant 2 : index
+%c1 = arith.constant 1 : index
+%c8 = arith.constant 8 : index
+%dst, %src = "test.op"() : () -> (!pto.tile<ub, 64xui16, nd>, !pto.tile<ub, 256xui16, nd>)
+%n = pto.gather_mask %dst, %src, %c0, %c2, %c1, %c8, %c8 {pattern = 1 : i64} : !pto.tile<ub, 64xui16, nd>, !pto.tile<ub, 256xui16, nd>
+// CHECK: error: 'pto.gather_mask' op requires dst of at least 128 elements (the most the pattern can keep), got 64
+
+// -----
+// [X3] a user pattern covers every repeat (2 repeats of 128 bits, 1 block apart = 48 B)
+%c0 = arith.constant 0 : index
+%c2 = arith.constant 2 : index
+%c1 = arith.constant 1 : index
+%c8 = arith.constant 8 : index
+%dst, %src, %pat = "test.op"() : () -> (!pto.tile<ub, 256xui16, nd>, !pto.tile<ub, 256xui16, nd>, !pto.tile<ub, 16xui16, nd>)
+%n = pto.gather_mask %dst, %src, pattern %pat : !pto.tile<ub, 16xui16, nd>, %c0, %c2, %c1, %c8, %c1 : !pto.tile<ub, 256xui16, nd>, !pto.tile<ub, 256xui16, nd>
+// CHECK: error: 'pto.gather_mask' op requires src1 pattern of at least 48 bytes for all repeats, got 32
+
+// -----
+// [G5] the Mmad dst starts on 1024 B (L0C itself is 64 B granular)
+%c16 = arith.constant 16 : index
+%a, %b = "test.op"() : () -> (!pto.tile<l0a, 16x16xf16, zz>, !pto.tile<l0b, 16x16xf16, zn>)
+%c = pto.alloc {offset = 512 : i64} : !pto.tile<l0c, 16x16xf32, nz>
+pto.mad %a, %b, %c, %c16, %c16, %c16 : !pto.tile<l0a, 16x16xf16, zz>, !pto.tile<l0b, 16x16xf16, zn>, !pto.tile<l0c, 16x16xf32, nz>
+// CHECK: error: 'pto.mad' op requires dst offset aligned to 1024 bytes, got 512
