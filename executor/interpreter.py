@@ -1,0 +1,112 @@
+"""A lean xDSL interpreter for mmair kernels.
+
+xDSL's `Interpreter` keeps SSA values in a `ScopedDict` (one scope push per region entry), calls
+listeners around every op and wraps every failing op in a diagnostic that prints the whole module.
+For kernels that run thousands of loop iterations that overhead dominates, so `MmairInterpreter`
+keeps the xDSL registration API (`InterpreterFunctions`, `@impl`, `register_implementations`) but
+runs regions with its own loop:
+
+* SSA values live in one plain dict per function frame (SSA dominance makes scoping unnecessary;
+  a `func.call` gets a fresh frame, so recursion works);
+* operations are counted inline (`op_counts`, by op name) instead of by a listener;
+* any exception from an op implementation becomes an `ExecutionError` that carries the innermost
+  faulting op, so the tool can print its source location.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any
+
+from xdsl.interpreter import Interpreter, PythonValues, ReturnedValues, Successor
+from xdsl.ir import Operation, Region, SSAValue
+
+from mmair.executor.errors import ExecutionError
+
+
+@dataclass
+class MmairInterpreter(Interpreter):
+    op_counts: Counter[str] = field(default_factory=Counter)
+    """How many times each op (by name) was executed."""
+    _env: dict[SSAValue, Any] = field(default_factory=dict)
+
+    # --- value environment (also used by upstream implementations, if any are registered) ---
+    def get_values(self, values) -> tuple[Any, ...]:
+        env = self._env
+        return tuple([env[v] for v in values])
+
+    def set_values(self, pairs) -> None:
+        env = self._env
+        for ssa_value, value in pairs:
+            env[ssa_value] = value
+
+    def push_frame(self) -> dict[SSAValue, Any]:
+        """Start a new function frame; returns the caller's frame for `pop_frame`."""
+        saved = self._env
+        self._env = {}
+        return saved
+
+    def pop_frame(self, saved: dict[SSAValue, Any]) -> None:
+        self._env = saved
+
+    def push_scope(self, name: str | None = None) -> None:  # regions share the frame
+        pass
+
+    def pop_scope(self) -> None:
+        pass
+
+    def run_op(self, op, inputs: PythonValues = ()) -> PythonValues:
+        if not isinstance(op, Operation):
+            op = self.get_op_for_symbol(op)
+        return self._run_op(op, inputs).values
+
+    def _run_op(self, op: Operation, inputs: PythonValues):
+        self.op_counts[op.name] += 1
+        entry = self._impls._impl_dict.get(type(op))  # pyright: ignore[reportPrivateUsage]
+        if entry is None:
+            raise ExecutionError(f"no implementation for op '{op.name}' in the executor", op)
+        ft, fn = entry
+        try:
+            return fn(ft, self, op, inputs)
+        except ExecutionError as err:
+            raise err.with_op(op) from None
+        except Exception as err:  # numpy or Python failure inside an implementation
+            raise ExecutionError(f"'{op.name}' op failed: {type(err).__name__}: {err}", op) from err
+
+    def run_ssacfg_region(self, region: Region, args: PythonValues, name: str = "unknown") -> PythonValues:
+        block = region.blocks.first
+        env = self._env
+        impls = self._impls._impl_dict  # pyright: ignore[reportPrivateUsage]
+        counts = self.op_counts
+        while block is not None:
+            for arg, value in zip(block._args, args, strict=True):  # pyright: ignore[reportPrivateUsage]
+                env[arg] = value
+            op = block.first_op
+            block = None
+            while op is not None:
+                counts[op.name] += 1
+                entry = impls.get(type(op))
+                if entry is None:
+                    raise ExecutionError(f"no implementation for op '{op.name}' in the executor", op)
+                ft, fn = entry
+                try:
+                    result = fn(ft, self, op, tuple([env[v] for v in op._operands]))  # pyright: ignore[reportPrivateUsage]
+                except ExecutionError as err:
+                    raise err.with_op(op) from None
+                except Exception as err:
+                    raise ExecutionError(
+                        f"'{op.name}' op failed: {type(err).__name__}: {err}", op
+                    ) from err
+                values, terminator = result
+                if values:
+                    for res, value in zip(op.results, values, strict=True):
+                        env[res] = value
+                if terminator is not None:
+                    if isinstance(terminator, ReturnedValues):
+                        return terminator.values
+                    assert isinstance(terminator, Successor)
+                    block, args = terminator
+                    break
+                op = op.next_op
+        return ()

@@ -1,0 +1,479 @@
+"""Whole-tile numpy kernels of the Ascend cube path and the vector GatherMask.
+
+Each kernel implements one `pto` op on `memory.Tile`s (on-chip buffers) and numpy arrays (GM), with
+the semantics of docs/design.md and the Ascend reference (§5-§9). They know nothing about xDSL, so
+they are unit-testable on their own; `executor/pto.py` calls them from the interpreter.
+
+All data movement goes through `layouts.blocked_view`, the 4-D view [r1, r0, c1, c0] of a physical
+array in which padded-logical element (r, c) is `view[r // fr, r % fr, c // fc, c % fc]`. Reading a
+logical region is then one slice + one copy, and writing one is at most four slice assignments (the
+full fractals, the partial row block, the partial column block and the corner), whatever the layout.
+
+Runtime checks: sizes beyond a tile's logical extent and reads past a buffer raise `ExecutionError`;
+a runtime size of 0 is a no-op (reference §12d).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from mmair.executor.dtypes import FLOAT_ELEMENTS
+from mmair.executor.errors import ExecutionError
+from mmair.executor.memory import Tile
+from mmair.isa.ascend import gather, layouts
+from mmair.isa.ascend.quant import decode_quant_word, decode_quant_words
+from mmair.isa.ascend.targets import c0_elements
+
+F16_MAX = float(np.finfo(np.float16).max)
+
+# ------------------------------------------------------------------------------------------------
+# Logical regions of blocked views
+# ------------------------------------------------------------------------------------------------
+
+
+def _ceil_div(a: int, b: int) -> int:
+    return -(-a // b)
+
+
+def _blocks(tile: Tile) -> tuple[np.ndarray, np.ndarray]:
+    """(values, blocked view of values): views of the tile memory, or for 4-bit tiles an unpacked
+    copy that the caller writes back with `tile.store_values(values)`."""
+    if not tile.packed:
+        return tile.physical, tile.blocked()
+    values = tile.values()
+    return values, layouts.blocked_view(values, tile.layout)
+
+
+def read_region(
+    blocked: np.ndarray, row: int, col: int, rows: int, cols: int, dtype: np.dtype | None = None
+) -> np.ndarray:
+    """A C-contiguous copy of padded-logical [row:row+rows, col:col+cols] of a blocked view,
+    converted to `dtype` in the same numpy call when given."""
+    _, fr, _, fc = blocked.shape
+    rb0, cb0 = row // fr, col // fc
+    rb1, cb1 = _ceil_div(row + rows, fr), _ceil_div(col + cols, fc)
+    sub = blocked[rb0:rb1, :, cb0:cb1, :]
+    data = sub.astype(dtype if dtype is not None else sub.dtype, order="C")
+    data = data.reshape((rb1 - rb0) * fr, (cb1 - cb0) * fc)
+    r, c = row - rb0 * fr, col - cb0 * fc
+    if r or c or data.shape != (rows, cols):
+        data = data[r : r + rows, c : c + cols]
+    return data
+
+
+def write_region(blocked: np.ndarray, values: np.ndarray) -> None:
+    """Write `values` (2-D) to padded-logical [0:rows, 0:cols] of a blocked view (casting)."""
+    _, fr, _, fc = blocked.shape
+    rows, cols = values.shape
+    rf, rr = divmod(rows, fr)
+    cf, cr = divmod(cols, fc)
+    top, left = rf * fr, cf * fc
+    if rf and cf:
+        blocked[:rf, :, :cf, :] = values[:top, :left].reshape(rf, fr, cf, fc)
+    if rr and cf:
+        blocked[rf, :rr, :cf, :] = values[top:, :left].reshape(rr, cf, fc)
+    if rf and cr:
+        blocked[:rf, :, cf, :cr] = values[:top, left:].reshape(rf, fr, cr)
+    if rr and cr:
+        blocked[rf, :rr, cf, :cr] = values[top:, left:]
+
+
+def read_logical(tile: Tile, rows: int | None = None, cols: int | None = None) -> np.ndarray:
+    """Copy of the tile's logical [0:rows, 0:cols] (default: the whole logical shape) as 2-D."""
+    rows = tile.rows if rows is None else rows
+    cols = tile.cols if cols is None else cols
+    return read_region(_blocks(tile)[1], 0, 0, rows, cols)
+
+
+def write_logical(tile: Tile, values: np.ndarray) -> None:
+    """Write a 2-D array to the tile's logical [0:rows, 0:cols] (no bounds check here)."""
+    phys, blocked = _blocks(tile)
+    write_region(blocked, values)
+    tile.store_values(phys)
+
+
+def _require(cond: bool, message: str) -> None:
+    if not cond:
+        raise ExecutionError(message)
+
+
+def _check_size(name: str, value: int, limit: int, what: str) -> None:
+    if value < 0 or value > limit:
+        raise ExecutionError(f"requires {name} in [0, {limit}] ({what}), got {value}")
+
+
+def _gm_2d(gm: np.ndarray) -> np.ndarray:
+    if gm.ndim == 1:
+        return gm[None, :]
+    if gm.ndim != 2:
+        raise ExecutionError(f"requires a 1-D or 2-D GM memref, got shape {gm.shape}")
+    return gm
+
+
+# ------------------------------------------------------------------------------------------------
+# Data movement
+# ------------------------------------------------------------------------------------------------
+
+
+def mte_gm_l1(gm: np.ndarray, dst: Tile, rows: int, cols: int, dn2nz: bool = False) -> None:
+    """GM -> L1 with ND2NZ (or DN2NZ: GM holds the transpose). dst logical [0:rows, 0:cols] = GM
+    [0:rows, 0:cols]; columns cols .. ceil(cols/c0)*c0 of the written rows become 0 (reference §5);
+    rows beyond `rows` in the last fractal keep their contents."""
+    if rows == 0 or cols == 0:
+        return
+    _check_size("rows", rows, dst.rows, f"rows of the destination {dst.label}")
+    _check_size("cols", cols, dst.cols, f"columns of the destination {dst.label}")
+    src = _gm_2d(gm)
+    if dn2nz:
+        src = src.T
+    _require(
+        src.shape[0] >= rows and src.shape[1] >= cols,
+        f"reads GM [{rows} x {cols}]{' (dn2nz: transposed)' if dn2nz else ''} beyond the GM "
+        f"memref of shape {'x'.join(map(str, gm.shape))}",
+    )
+    phys, blocked = _blocks(dst)
+    c0 = c0_elements(dst.element, dst.space)
+    fill = min(_ceil_div(cols, c0) * c0, blocked.shape[2] * blocked.shape[3])
+    if fill > cols:
+        data = np.zeros((rows, fill), dtype=phys.dtype)
+        data[:, :cols] = src[:rows, :cols]
+    else:
+        data = src[:rows, :cols]
+    write_region(blocked, data)
+    dst.store_values(phys)
+
+
+def mte_l1_l0(
+    src: Tile,
+    dst: Tile,
+    rows: int,
+    cols: int,
+    row: int = 0,
+    col: int = 0,
+    transpose: bool = False,
+) -> None:
+    """L1 -> L0A (rows, cols = m, k) or L1 -> L0B (k, n): move whole fractals.
+
+    dst padded-logical [0:R, 0:C] (R, C = rows, cols rounded up to the dst fractal) = src logical
+    [row + i, col + j], or with `transpose` src [row + j, col + i] (the source holds the operand's
+    transpose). The padding lanes travel with the data; the source region is clipped to the
+    source's padded extent."""
+    if rows == 0 or cols == 0:
+        return
+    _check_size("rows", rows, dst.rows, f"rows of the destination {dst.label}")
+    _check_size("cols", cols, dst.cols, f"columns of the destination {dst.label}")
+    _require(row >= 0 and col >= 0, f"requires a non-negative source start, got [{row}, {col}]")
+    need_r, need_c = (cols, rows) if transpose else (rows, cols)
+    _require(
+        row + need_r <= src.rows and col + need_c <= src.cols,
+        f"reads source [{row}:{row + need_r}, {col}:{col + need_c}] beyond the {src.rows}x{src.cols} "
+        f"source {src.label}",
+    )
+    dphys, dblocked = _blocks(dst)
+    _, fr, _, fc = dblocked.shape
+    pr, pc = _ceil_div(rows, fr) * fr, _ceil_div(cols, fc) * fc
+    sr, sc = (pc, pr) if transpose else (pr, pc)
+    _, sblocked = _blocks(src)
+    src_rows = sblocked.shape[0] * sblocked.shape[1]
+    src_cols = sblocked.shape[2] * sblocked.shape[3]
+    sr, sc = min(sr, src_rows - row), min(sc, src_cols - col)
+    _, sfr, _, sfc = sblocked.shape
+    # Fast path: whole source fractals map onto whole destination fractals -> one strided copy.
+    if (sr, sc) == ((pc, pr) if transpose else (pr, pc)) and row % sfr == 0 and col % sfc == 0:
+        rb, cb = row // sfr, col // sfc
+        if not transpose and (sfr, sfc) == (fr, fc):
+            dblocked[: pr // fr, :, : pc // fc, :] = sblocked[rb : rb + pr // fr, :, cb : cb + pc // fc, :]
+            dst.store_values(dphys)
+            return
+        if transpose and (sfr, sfc) == (fc, fr):
+            region = sblocked[rb : rb + pc // fc, :, cb : cb + pr // fr, :]
+            dblocked[: pr // fr, :, : pc // fc, :] = region.transpose(2, 3, 0, 1)
+            dst.store_values(dphys)
+            return
+    data = read_region(sblocked, row, col, sr, sc)
+    write_region(dblocked, data.T if transpose else data)
+    dst.store_values(dphys)
+
+
+def copy_gm_to_tile(gm: np.ndarray, dst: Tile) -> None:
+    """GM -> UB: the memref's elements, row-major, to the start of the (nd) UB tile."""
+    flat = dst.physical.reshape(-1)
+    _require(
+        gm.size <= flat.size,
+        f"copies {gm.size} GM elements into the {flat.size}-element {dst.label}",
+    )
+    flat[: gm.size] = gm.reshape(-1)
+
+
+def copy_tile_to_gm(src: Tile, gm: np.ndarray) -> None:
+    """UB -> GM: the first elements of the (nd) UB tile fill the memref, row-major."""
+    flat = src.physical.reshape(-1)
+    _require(
+        gm.size <= flat.size,
+        f"fills {gm.size} GM elements from the {flat.size}-element {src.label}",
+    )
+    gm[...] = flat[: gm.size].reshape(gm.shape)
+
+
+# ------------------------------------------------------------------------------------------------
+# Mmad
+# ------------------------------------------------------------------------------------------------
+
+
+_F16_TABLE: np.ndarray | None = None
+
+
+def _f16_table() -> np.ndarray:
+    """f32 value of every f16 bit pattern: `np.take` through it converts f16 -> f32 faster than
+    numpy's astype (which has no vectorized half-precision path)."""
+    global _F16_TABLE
+    if _F16_TABLE is None:
+        _F16_TABLE = np.arange(1 << 16, dtype=np.uint32).astype(np.uint16).view(np.float16).astype(np.float32)
+    return _F16_TABLE
+
+
+def _operand(tile: Tile, rows: int, cols: int, ctype: np.dtype) -> np.ndarray:
+    """Logical [0:rows, 0:cols] of an L0 operand tile as a C-contiguous `ctype` array."""
+    values, blocked = _blocks(tile)
+    if values.dtype == np.float16 and ctype == np.float32 and 2 * rows * cols >= values.size:
+        converted = np.take(_f16_table(), values.view(np.uint16))
+        return read_region(layouts.blocked_view(converted, tile.layout), 0, 0, rows, cols)
+    return read_region(blocked, 0, 0, rows, cols, ctype)
+
+
+def _compute_dtype(element: str) -> np.dtype:
+    """f32 for the float families (BLAS sgemm); f64 for integers, exact for s8/s4/u8 sums of
+    up to 4095 products, then rounded back to integers."""
+    return np.dtype(np.float32) if element in FLOAT_ELEMENTS else np.dtype(np.float64)
+
+
+def mad(
+    a: Tile,
+    b: Tile,
+    c: Tile,
+    m: int,
+    n: int,
+    k: int,
+    accumulate: bool = False,
+    bias: Tile | None = None,
+) -> None:
+    """C[0:m, 0:n] = A[0:m, 0:k] @ B[0:k, 0:n] (+ C with `accumulate`, + bias[0, 0:n] with `bias`).
+
+    Float inputs accumulate in f32, integers in s32 with saturation (reference §7.5); only the
+    valid m x n region of C is written. GEMV (m = 1, L0A `nd`) needs nothing special: the L0A
+    tile's declared layout already says the vector is contiguous."""
+    if m == 0 or n == 0 or k == 0:
+        return
+    _check_size("m", m, a.rows, f"rows of the lhs {a.label}")
+    _check_size("k", k, a.cols, f"columns of the lhs {a.label}")
+    _check_size("k", k, b.rows, f"rows of the rhs {b.label}")
+    _check_size("n", n, b.cols, f"columns of the rhs {b.label}")
+    _check_size("m", m, c.rows, f"rows of the dst {c.label}")
+    _check_size("n", n, c.cols, f"columns of the dst {c.label}")
+    ctype = _compute_dtype(a.element)
+    lhs = _operand(a, m, k, ctype)
+    rhs = _operand(b, k, n, ctype)
+    prod = lhs @ rhs
+    cphys, cblocked = _blocks(c)
+    integer = cphys.dtype.kind in "iu"
+    if integer:
+        prod = np.rint(prod).astype(np.int64)
+    elif accumulate and bias is None and cphys.dtype == prod.dtype and not c.packed:
+        _, fr, _, fc = cblocked.shape
+        if m % fr == 0 and n % fc == 0:  # whole fractals: add in place through the blocked view
+            target = cblocked[: m // fr, :, : n // fc, :]
+            np.add(target, prod.reshape(m // fr, fr, n // fc, fc), out=target)
+            return
+    if accumulate:
+        prod += read_region(cblocked, 0, 0, m, n, prod.dtype)
+    if bias is not None:
+        _check_size("n", n, bias.cols, f"columns of the bias {bias.label}")
+        prod += read_region(_blocks(bias)[1], 0, 0, 1, n, prod.dtype)
+    if integer and (accumulate or bias is not None):
+        info = np.iinfo(cphys.dtype)
+        np.clip(prod, info.min, info.max, out=prod)
+    write_region(cblocked, prod)
+    c.store_values(cphys)
+
+
+# ------------------------------------------------------------------------------------------------
+# Fixpipe
+# ------------------------------------------------------------------------------------------------
+
+
+def _saturate(values: np.ndarray, dtype: np.dtype) -> np.ndarray:
+    info = np.iinfo(dtype)
+    return np.clip(values, info.min, info.max).astype(dtype)
+
+
+def _check_sign(signed: np.ndarray | bool, dst_dtype: np.dtype, mode: str) -> None:
+    want = dst_dtype == np.dtype(np.int8)
+    if np.any(np.asarray(signed) != want):
+        raise ExecutionError(
+            f"quant {mode}: the QUANT_PRE word sign bit (bit 46) selects "
+            f"{'u8' if want else 's8'} output, but the destination is {'s8' if want else 'u8'}"
+        )
+
+
+def quantize(
+    acc: np.ndarray,
+    mode: str,
+    dst_dtype: np.dtype,
+    relu: bool = False,
+    word: int | None = None,
+    words: np.ndarray | None = None,
+) -> np.ndarray:
+    """Fixpipe conversion of an L0C block `acc` (f32 or s32, [m, n]) to `dst_dtype` (reference §8.3).
+
+    Scaled modes take the QUANT_PRE `word` (scalar modes) or one word per column in `words` (the
+    `v*` modes). With ReLU the negative-side scale M2 is 0, otherwise M2 = M1. The datapath is
+    modelled in f32: `float(x) * M1` rounded to f32, then converted (f16: saturate to +-65504;
+    b8: round half to even, saturate to [-256, 255], add the offset, saturate to s8/u8)."""
+    dst_dtype = np.dtype(dst_dtype)
+    vector_mode = mode.startswith("v")
+    base = mode[1:] if vector_mode else mode
+    if base in ("none", "f322f16", "f322bf16"):
+        y = np.maximum(acc, 0) if relu else acc
+        if base == "none" and dst_dtype.kind in "iu":
+            return _saturate(y, dst_dtype)
+        return y.astype(dst_dtype)
+    if base not in ("deqf16", "qf322b8_pre", "req8"):
+        raise ExecutionError(f"quant mode {mode} is not supported by the executor")
+    if vector_mode:
+        if words is None:
+            raise ExecutionError(f"quant {mode} requires a vector operand")
+        q = decode_quant_words(words)
+        scale, shift, mcb = q.scale[None, :], q.shift[None, :], q.mcb[None, :]
+        offset, signed = q.offset[None, :], q.signed_output
+    else:
+        if word is None:
+            raise ExecutionError(f"quant {mode} requires a scalar operand")
+        w = decode_quant_word(word)
+        scale, shift, mcb = np.float32(w.scale), np.int64(w.shift), w.mcb
+        offset, signed = np.int64(w.offset), w.signed_output
+    if base in ("deqf16", "req8"):
+        x = acc.astype(np.int64)
+        if np.any(mcb):
+            x = np.where(mcb, x >> shift, x)
+        x = x.astype(np.float32)
+    else:
+        x = acc.astype(np.float32, copy=False)
+    y = x * np.asarray(scale, dtype=np.float32)
+    if relu:
+        y = np.where(x < 0, np.float32(0), y)
+    if base == "deqf16":
+        return np.clip(y, -F16_MAX, F16_MAX).astype(dst_dtype)
+    if dst_dtype not in (np.dtype(np.int8), np.dtype(np.uint8)):
+        raise ExecutionError(f"quant {mode} requires an s8 or u8 destination, got {dst_dtype}")
+    _check_sign(signed, dst_dtype, mode)
+    q8 = np.clip(np.rint(y), -256, 255).astype(np.int64) + offset
+    return _saturate(q8, dst_dtype)
+
+
+def fixpipe(
+    src: Tile,
+    dst: np.ndarray | Tile,
+    m: int,
+    n: int,
+    layout: str = "nz2nd",
+    quant: str = "none",
+    relu: bool = False,
+    word: int | None = None,
+    vector: Tile | None = None,
+) -> None:
+    """L0C -> GM / L1 / UB. Reads C[0:m, 0:n], converts it (`quantize`) and writes it:
+    `nz2nd` dst[0:m, 0:n] (GM 2-D memref or nd tile); `nz2dn` dst[0:n, 0:m] = C^T (a GM memref
+    or an nd tile; a `dn` tile takes C in its own layout); `nz2nz` into an nz tile or a 4-D GM
+    memref (N1, M1, 16, c0)."""
+    if m == 0 or n == 0:
+        return
+    _check_size("m", m, src.rows, f"rows of the source {src.label}")
+    _check_size("n", n, src.cols, f"columns of the source {src.label}")
+    acc = read_region(_blocks(src)[1], 0, 0, m, n)
+    words = None
+    if vector is not None:
+        flat = vector.values().reshape(-1)
+        _require(flat.size >= n, f"requires a quant vector of at least {n} words, got {flat.size}")
+        words = flat[:n].view(np.uint64) if flat.dtype.itemsize == 8 else flat[:n]
+    y = quantize(acc, quant, dst.dtype, relu, word, words)
+    if isinstance(dst, Tile):
+        if layout == "nz2dn" and dst.layout != "dn":
+            y = y.T
+        _check_size("rows", y.shape[0], dst.rows, f"rows of the destination {dst.label}")
+        _check_size("cols", y.shape[1], dst.cols, f"columns of the destination {dst.label}")
+        write_logical(dst, y)
+        return
+    if layout == "nz2nz":
+        _require(dst.ndim == 4, f"nz2nz to GM requires a 4-D memref, got shape {dst.shape}")
+        blocked = layouts.blocked_view(dst, "nz")
+        pr, pc = blocked.shape[0] * blocked.shape[1], blocked.shape[2] * blocked.shape[3]
+        _require(m <= pr and n <= pc, f"writes [{m} x {n}] beyond the nz GM memref of {pr}x{pc} elements")
+        write_region(blocked, y)
+        return
+    out = _gm_2d(dst)
+    if layout == "nz2dn":
+        y = y.T
+    _require(
+        y.shape[0] <= out.shape[0] and y.shape[1] <= out.shape[1],
+        f"writes [{y.shape[0]} x {y.shape[1]}] beyond the GM memref of shape "
+        f"{'x'.join(map(str, dst.shape))}",
+    )
+    out[: y.shape[0], : y.shape[1]] = y
+
+
+# ------------------------------------------------------------------------------------------------
+# GatherMask
+# ------------------------------------------------------------------------------------------------
+
+
+def gather_mask(
+    dst: Tile,
+    src0: Tile,
+    mask: int,
+    repeat_times: int,
+    block_stride: int,
+    repeat_stride: int,
+    src1_repeat_stride: int = 0,
+    pattern: int | None = None,
+    src1: Tile | None = None,
+    counter: bool = False,
+    method: int = 1,
+) -> int:
+    """Vector GatherMask (reference §9): keep the src0 elements whose pattern bit is 1, write them
+    packed from dst[0]; returns the kept count (rsvdCnt). Built-in `pattern` 1..7 or user pattern
+    words in `src1`; counter mode with method 1 (mask elements per repeat) or 2 (310p: mask
+    elements in total)."""
+    if (counter and mask == 0) or (repeat_times == 0 and not (counter and method == 2)):
+        return 0  # a runtime size of 0 is a no-op
+    counts = gather.repeat_counts(counter, method, src0.element, repeat_times, mask)
+    try:
+        if src1 is not None:
+            words = src1.physical.reshape(-1)
+            if words.dtype.kind != "u":
+                words = words.view(np.dtype(f"u{words.dtype.itemsize}"))
+            idx = gather.gather_mask_indices(
+                src0.element, counts, block_stride, repeat_stride,
+                pattern_words=words, src1_repeat_stride=src1_repeat_stride,
+            )
+        else:
+            idx = gather.gather_mask_indices(
+                src0.element, counts, block_stride, repeat_stride, pattern=pattern
+            )
+    except ValueError as err:
+        raise ExecutionError(str(err)) from None
+    src_flat = src0.physical.reshape(-1)
+    if idx.size:
+        last = int(idx.max())
+        _require(
+            last < src_flat.size,
+            f"reads src0 element {last} (byte {last * src_flat.dtype.itemsize}) beyond the "
+            f"{src_flat.size}-element src0 {src0.label}",
+        )
+    kept = src_flat[idx]
+    dst_flat = dst.physical.reshape(-1)
+    _require(
+        kept.size <= dst_flat.size,
+        f"keeps {kept.size} elements, more than the {dst_flat.size}-element dst {dst.label}",
+    )
+    dst_flat[: kept.size] = kept
+    return int(kept.size)

@@ -1,0 +1,222 @@
+"""Simulated on-chip memories of an Ascend AI Core (and, later, a Blackwell SM).
+
+Each on-chip buffer (L1, L0A, L0B, L0C, UB, BT, FB) is one byte-addressed numpy `uint8` array of the
+target's capacity (`mmair.isa.ascend.targets.get_target(t).capacity`). A `Tile` is a typed numpy VIEW
+of that array at its byte offset, with the tile's physical shape (`layouts.physical_shape`), so two
+tiles that overlap in the address space alias exactly as on hardware: a `pto.reinterpret` or an
+explicitly placed `pto.alloc` sees the bytes another tile wrote.
+
+Placement: `pto.alloc {offset = N}` places the tile at byte N of its space; without an offset a simple
+bump allocator per space hands out the next aligned address. An alloc op gets its address the first
+time it runs and keeps it (the executor caches the tile per op), so an alloc inside a loop is one
+buffer, as a static address assignment would make it. Out of capacity, misaligned or out of bounds
+raises `ExecutionError`.
+
+GM is not simulated here: GM data are the numpy arrays passed as memref arguments.
+
+The 4-bit types (s4, e2m1) are stored two per byte on hardware; their tiles keep `physical` as the
+packed bytes (`storage` is uint8) and `values()` / `store_values()` unpack and pack them.
+
+Other spaces plug in through `Memory.add_space(name, capacity, alignment)`: Blackwell SMEM is a plain
+byte space (228 KB per CTA); TMEM (128 lanes x 512 columns of 32-bit cells = 256 KB) is a byte space
+of 128 * 512 * 4 bytes whose `cells()` view is (lanes, columns) uint32, addressed by lane and column.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from math import prod
+
+import numpy as np
+
+from mmair.executor.dtypes import is_packed_4bit, numpy_dtype, storage_dtype
+from mmair.executor.errors import ExecutionError
+from mmair.isa.ascend import layouts
+from mmair.isa.ascend.targets import DEFAULT_TARGET, Target, element_bits, get_target
+
+# Blackwell spaces (tcgen05 execution is a later task; the sizes live in mmair.isa.tcgen05 then).
+TMEM_LANES = 128
+TMEM_COLUMNS = 512
+
+
+@dataclass
+class MemorySpace:
+    """One byte-addressed on-chip buffer."""
+
+    name: str
+    capacity: int
+    alignment: int
+    data: np.ndarray = field(repr=False)
+    next_free: int = 0  # bump allocator
+    peak: int = 0  # highest byte address + 1 any tile has occupied
+
+    @classmethod
+    def create(cls, name: str, capacity: int, alignment: int) -> MemorySpace:
+        return cls(name, capacity, alignment, np.zeros(capacity, dtype=np.uint8))
+
+    def check_range(self, offset: int, nbytes: int, what: str) -> None:
+        """Raise ExecutionError unless [offset, offset + nbytes) is aligned and inside the space."""
+        if offset < 0 or offset % self.alignment:
+            raise ExecutionError(
+                f"requires {what} offset aligned to {self.alignment} bytes in {self.name}, got {offset}"
+            )
+        if offset + nbytes > self.capacity:
+            raise ExecutionError(
+                f"{what} of {nbytes} bytes at offset {offset} exceeds the {self.name} capacity of "
+                f"{self.capacity} bytes (ends at {offset + nbytes})"
+            )
+
+    def bump(self, nbytes: int, what: str) -> int:
+        """The next free aligned address for `nbytes`; raises when the space is full."""
+        # Start above everything placed so far (explicit offsets included), so that a bump-allocated
+        # tile never lands on an explicitly placed one that already ran.
+        start = max(self.next_free, self.peak)
+        offset = -(-start // self.alignment) * self.alignment
+        if offset + nbytes > self.capacity:
+            raise ExecutionError(
+                f"{what} of {nbytes} bytes does not fit in {self.name}: {offset} bytes already "
+                f"allocated, capacity {self.capacity} bytes"
+            )
+        self.next_free = offset + nbytes
+        return offset
+
+    def view(self, offset: int, dtype: np.dtype, shape: tuple[int, ...]) -> np.ndarray:
+        nbytes = prod(shape) * dtype.itemsize
+        return self.data[offset : offset + nbytes].view(dtype).reshape(shape)
+
+    def cells(self, lanes: int = TMEM_LANES) -> np.ndarray:
+        """The space as a (lanes, columns) uint32 array (TMEM-style lane/column addressing)."""
+        return self.data.view(np.uint32).reshape(lanes, -1)
+
+
+@dataclass(eq=False)
+class Tile:
+    """A typed buffer in an on-chip space: a numpy view with the physical shape of its layout.
+
+    `shape` is the logical shape (what the data means), `physical` the view of the space's bytes with
+    `layouts.physical_shape(...)` (packed uint8 bytes for 4-bit types)."""
+
+    space: str
+    offset: int
+    shape: tuple[int, ...]
+    layout: str
+    element: str
+    physical: np.ndarray = field(repr=False)
+    nbytes: int = 0
+    name: str = ""
+    _blocked: np.ndarray | None = field(default=None, repr=False)
+
+    @property
+    def rows(self) -> int:
+        return 1 if len(self.shape) == 1 else self.shape[0]
+
+    @property
+    def cols(self) -> int:
+        return self.shape[-1]
+
+    @property
+    def packed(self) -> bool:
+        return is_packed_4bit(self.element)
+
+    @property
+    def dtype(self) -> np.dtype:
+        return numpy_dtype(self.element)
+
+    @property
+    def physical_shape(self) -> tuple[int, ...]:
+        return layouts.physical_shape(self.layout, self.shape, self.element, self.space)
+
+    @property
+    def label(self) -> str:
+        return f"tile {self.name}" if self.name else "tile"
+
+    def values(self) -> np.ndarray:
+        """The physical array with one numpy element per element (a view, except for 4-bit types,
+        where it is an unpacked copy to be written back with `store_values`)."""
+        if not self.packed:
+            return self.physical
+        n = prod(self.physical_shape)
+        signed = self.element == "s4"
+        raw = layouts.unpack_nibbles(self.physical, n, signed=signed)
+        return raw.astype(self.dtype).reshape(self.physical_shape)
+
+    def store_values(self, values: np.ndarray) -> None:
+        """Write back an array obtained from `values()` (no-op for the views of byte-sized types)."""
+        if values is self.physical:
+            return
+        if self.packed:
+            packed = layouts.pack_nibbles(values.astype(np.int8) if self.element != "e2m1"
+                                          else values.view(np.uint8))
+            self.physical[: packed.size] = packed
+        else:
+            self.physical[...] = values
+
+    def blocked(self) -> np.ndarray:
+        """4-D view [r1, r0, c1, c0] of the physical array (see `layouts.blocked_view`)."""
+        if self._blocked is None:
+            self._blocked = layouts.blocked_view(self.physical, self.layout)
+        return self._blocked
+
+
+class Memory:
+    """The on-chip memories of one core of `target` (spaces are created on first use)."""
+
+    def __init__(self, target: str | Target | None = None):
+        if not isinstance(target, Target):
+            target = get_target(target or DEFAULT_TARGET)
+        self.target = target
+        self.spaces: dict[str, MemorySpace] = {}
+        self._extra: dict[str, tuple[int, int]] = {}
+
+    def add_space(self, name: str, capacity: int, alignment: int) -> MemorySpace:
+        """Register a space the Ascend target table does not have (e.g. Blackwell `smem`, `tmem`)."""
+        self._extra[name] = (capacity, alignment)
+        self.spaces[name] = MemorySpace.create(name, capacity, alignment)
+        return self.spaces[name]
+
+    def space(self, name: str) -> MemorySpace:
+        found = self.spaces.get(name)
+        if found is not None:
+            return found
+        if name == "gm":
+            raise ExecutionError("gm is not an on-chip space: GM data are memref arguments")
+        capacity = self.target.capacity.get(name)
+        if capacity is None:
+            raise ExecutionError(f"memory space {name} does not exist on target {self.target.name}")
+        created = MemorySpace.create(name, capacity, self.target.alignment[name])
+        self.spaces[name] = created
+        return created
+
+    def place(
+        self,
+        space: str,
+        shape: tuple[int, ...],
+        layout: str,
+        element: str,
+        offset: int | None = None,
+        name: str = "",
+    ) -> Tile:
+        """A tile at byte `offset` of `space` (bump-allocated when None), checked for alignment
+        and capacity."""
+        mem = self.space(space)
+        pshape = layouts.physical_shape(layout, tuple(shape), element, space)
+        nbytes = -(-prod(pshape) * element_bits(element) // 8)
+        what = f"buffer {name}" if name else "buffer"
+        if offset is None:
+            offset = mem.bump(nbytes, what)
+        mem.check_range(offset, nbytes, what)
+        mem.peak = max(mem.peak, offset + nbytes)
+        dtype = storage_dtype(element)
+        view_shape = (nbytes,) if is_packed_4bit(element) else pshape
+        physical = mem.view(offset, dtype, view_shape)
+        return Tile(space, offset, tuple(shape), layout, element, physical, nbytes, name)
+
+    def reinterpret(
+        self, tile: Tile, shape: tuple[int, ...], layout: str, element: str, name: str = ""
+    ) -> Tile:
+        """The bytes of `tile` seen with another tile type (same space and start address)."""
+        return self.place(tile.space, shape, layout, element, tile.offset, name or tile.name)
+
+    def peak_bytes(self) -> dict[str, int]:
+        """Highest address + 1 used in each space that was touched."""
+        return {name: mem.peak for name, mem in self.spaces.items()}

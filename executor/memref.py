@@ -1,0 +1,144 @@
+"""Interpreter functions for `memref` on GM data held as numpy arrays.
+
+GM is the device's global memory; its buffers are the kernel's memref arguments (numpy arrays) and
+`memref.alloc` temporaries. `memref.subview` returns a numpy VIEW (static or dynamic offsets, sizes
+and strides), so writes through a window reach the argument. `memref.load` / `memref.store` index the
+arrays directly (Python ints / floats as values). Out-of-bounds windows and indices raise
+`ExecutionError` (numpy would clip slices and wrap negative indices silently).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+from xdsl.dialects import memref
+from xdsl.dialects.builtin import DYNAMIC_INDEX, MemRefType
+from xdsl.interpreter import Interpreter, InterpreterFunctions, PythonValues, impl, register_impls
+from xdsl.ir import Operation
+
+from mmair.executor.dtypes import element_name_of_type, numpy_dtype
+from mmair.executor.errors import ExecutionError
+
+
+def memref_dtype(t: MemRefType) -> np.dtype:
+    """numpy dtype of a memref's element type."""
+    return numpy_dtype(element_name_of_type(t.element_type))
+
+
+def _check_index(array: np.ndarray, index: tuple[int, ...]) -> None:
+    shape = array.shape
+    if len(index) != len(shape) or any(i < 0 or i >= d for i, d in zip(index, shape, strict=False)):
+        raise ExecutionError(
+            f"index [{', '.join(map(str, index))}] out of bounds for memref of shape "
+            f"{'x'.join(map(str, shape))}"
+        )
+
+
+def _drop_dims(sizes: list[int], result_shape: tuple[int, ...]) -> list[int] | None:
+    """Source dims kept by a rank-reducing subview (greedy MLIR rule), or None if no match."""
+    keep: list[int] = []
+    j = 0
+    for i, s in enumerate(sizes):
+        if j < len(result_shape) and result_shape[j] in (DYNAMIC_INDEX, s):
+            keep.append(i)
+            j += 1
+        elif s != 1:
+            return None
+    return keep if j == len(result_shape) else None
+
+
+@register_impls
+@dataclass
+class MemRefFunctions(InterpreterFunctions):
+    _decoded: dict[Operation, Any] = field(default_factory=dict)
+
+    @impl(memref.SubviewOp)
+    def run_subview(self, interp: Interpreter, op: memref.SubviewOp, args: PythonValues) -> PythonValues:
+        decoded = self._decoded.get(op)
+        if decoded is None:
+            result_type = op.result.type
+            assert isinstance(result_type, MemRefType)
+            decoded = self._decoded[op] = (
+                op.static_offsets.get_values(),
+                op.static_sizes.get_values(),
+                op.static_strides.get_values(),
+                tuple(result_type.get_shape()),
+            )
+        static_offsets, static_sizes, static_strides, result_shape = decoded
+        source, *dynamic = args
+        it = iter(dynamic)
+        offsets = [next(it) if v == DYNAMIC_INDEX else v for v in static_offsets]
+        sizes = [next(it) if v == DYNAMIC_INDEX else v for v in static_sizes]
+        strides = [next(it) if v == DYNAMIC_INDEX else v for v in static_strides]
+        slices = []
+        for dim, (o, s, st, d) in enumerate(zip(offsets, sizes, strides, source.shape, strict=True)):
+            if o < 0 or s < 0 or st <= 0 or (s > 0 and o + (s - 1) * st >= d):
+                raise ExecutionError(
+                    f"subview dim {dim}: offset {o}, size {s}, stride {st} out of bounds for "
+                    f"memref of shape {'x'.join(map(str, source.shape))}"
+                )
+            slices.append(slice(o, o + (s - 1) * st + 1 if s else o, st))
+        view = source[tuple(slices)]
+        if len(result_shape) != view.ndim:
+            keep = _drop_dims(sizes, result_shape)
+            if keep is None:
+                raise ExecutionError(f"cannot reduce subview sizes {sizes} to shape {result_shape}")
+            view = view.reshape([sizes[i] for i in keep])
+        return (view,)
+
+    @impl(memref.LoadOp)
+    def run_load(self, interp: Interpreter, op: memref.LoadOp, args: PythonValues) -> PythonValues:
+        array, *index = args
+        index = tuple(index)
+        _check_index(array, index)
+        return (array[index].item(),)
+
+    @impl(memref.StoreOp)
+    def run_store(self, interp: Interpreter, op: memref.StoreOp, args: PythonValues) -> PythonValues:
+        value, array, *index = args
+        index = tuple(index)
+        _check_index(array, index)
+        array[index] = value
+        return ()
+
+    def _new(self, op: Operation, args: PythonValues) -> PythonValues:
+        t = op.results[0].type
+        assert isinstance(t, MemRefType)
+        dynamic = iter(args)
+        shape = [next(dynamic) if d == DYNAMIC_INDEX else d for d in t.get_shape()]
+        if any(d < 0 for d in shape):
+            raise ExecutionError(f"requires non-negative sizes, got {shape}")
+        return (np.zeros(shape, dtype=memref_dtype(t)),)
+
+    @impl(memref.AllocOp)
+    def run_alloc(self, interp: Interpreter, op: memref.AllocOp, args: PythonValues) -> PythonValues:
+        return self._new(op, args)
+
+    @impl(memref.AllocaOp)
+    def run_alloca(self, interp: Interpreter, op: memref.AllocaOp, args: PythonValues) -> PythonValues:
+        return self._new(op, args)
+
+    @impl(memref.DeallocOp)
+    def run_dealloc(self, interp: Interpreter, op: memref.DeallocOp, args: PythonValues) -> PythonValues:
+        return ()
+
+    @impl(memref.DimOp)
+    def run_dim(self, interp: Interpreter, op: memref.DimOp, args: PythonValues) -> PythonValues:
+        array, index = args
+        if not 0 <= index < array.ndim:
+            raise ExecutionError(f"dim {index} out of range for a rank-{array.ndim} memref")
+        return (array.shape[index],)
+
+    @impl(memref.CastOp)
+    def run_cast(self, interp: Interpreter, op: memref.CastOp, args: PythonValues) -> PythonValues:
+        return (args[0],)
+
+    @impl(memref.CopyOp)
+    def run_copy(self, interp: Interpreter, op: memref.CopyOp, args: PythonValues) -> PythonValues:
+        src, dst = args
+        if src.shape != dst.shape:
+            raise ExecutionError(f"copies shape {src.shape} into shape {dst.shape}")
+        dst[...] = src
+        return ()

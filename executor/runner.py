@@ -1,0 +1,220 @@
+"""Run a kernel: `run_module(module, entry, inputs)` executes one function of a verified module on
+the simulated Ascend core and returns its GM outputs and statistics.
+
+The entry function's memref arguments are GM buffers: each gets a C-contiguous copy of the input
+array of that name (missing ones are filled with seeded random data, see `random_array`), and after
+the run `RunResult.outputs` holds every memref argument by name. Index/integer arguments take Python
+ints from `inputs`. Argument names are the SSA names of the source (`%a` -> `a`) when the parser kept
+them, else `arg0, arg1, ...`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+from xdsl.dialects import func
+from xdsl.dialects.builtin import (
+    DYNAMIC_INDEX,
+    IndexType,
+    IntegerType,
+    MemRefType,
+    ModuleOp,
+    StringAttr,
+)
+from xdsl.ir import Attribute
+
+from mmair.executor.arith import ArithFunctions
+from mmair.executor.dtypes import element_name_of_type
+from mmair.executor.errors import ExecutionError
+from mmair.executor.func import FuncFunctions
+from mmair.executor.interpreter import MmairInterpreter
+from mmair.executor.memory import Memory
+from mmair.executor.memref import MemRefFunctions, memref_dtype
+from mmair.executor.scf import ScfFunctions
+from mmair.isa.ascend.targets import DEFAULT_TARGET
+
+TARGET_ATTR = "pto.target"
+REFERENCE_ATTR = "mmair.reference"
+
+
+class InputError(Exception):
+    """A problem with the inputs given for a run (missing, wrong shape or dtype, unknown name)."""
+
+
+@dataclass
+class RunResult:
+    outputs: dict[str, np.ndarray]
+    """Every memref argument of the entry function after the run, by argument name."""
+    results: tuple[Any, ...]
+    """The entry function's return values."""
+    peak_bytes: dict[str, int] = field(default_factory=dict)
+    """Highest address + 1 used in each on-chip space that was touched."""
+    op_counts: dict[str, int] = field(default_factory=dict)
+    """How many times each op ran, by op name."""
+    target: str = DEFAULT_TARGET
+
+
+def find_entry(module: ModuleOp, entry: str | None = None) -> func.FuncOp:
+    """The function called `entry`, or, with None, the only (or first public) function with a body."""
+    funcs = [op for op in module.walk() if isinstance(op, func.FuncOp)]
+    if entry is not None:
+        for f in funcs:
+            if f.sym_name.data == entry:
+                return f
+        names = ", ".join(f.sym_name.data for f in funcs) or "none"
+        raise InputError(f"no function named '{entry}' in the module (functions: {names})")
+    with_body = [f for f in funcs if f.body.blocks and f.body.blocks.first.first_op is not None]
+    public = [f for f in with_body if f.sym_visibility is None or f.sym_visibility.data == "public"]
+    if not with_body:
+        raise InputError("the module has no function with a body to run")
+    return (public or with_body)[0]
+
+
+def argument_names(entry: func.FuncOp) -> list[str]:
+    """SSA names of the entry arguments (`arg<i>` where the source gave none or they clash)."""
+    names: list[str] = []
+    for i, arg in enumerate(entry.body.blocks.first.args):
+        hint = arg.name_hint
+        names.append(hint if hint and hint not in names else f"arg{i}")
+    return names
+
+
+def module_target(module: ModuleOp, override: str | None = None) -> str:
+    if override is not None:
+        return override
+    attr = module.attributes.get(TARGET_ATTR)
+    return attr.data if isinstance(attr, StringAttr) else DEFAULT_TARGET
+
+
+def _static_shape(t: MemRefType) -> tuple[int | None, ...]:
+    return tuple(None if d == DYNAMIC_INDEX else d for d in t.get_shape())
+
+
+def random_array(t: MemRefType, rng: np.random.Generator, shape: tuple[int, ...] | None = None) -> np.ndarray:
+    """Seeded random data for a memref: small integers (floats in [-3, 3], s8 in [-8, 8], others in
+    [0, 8)), so that products and sums of a matmul are exact in every accumulator type."""
+    dims = shape if shape is not None else tuple(d if d is not None else 1 for d in _static_shape(t))
+    dtype = memref_dtype(t)
+    name = element_name_of_type(t.element_type)
+    if dtype.kind == "f" or name in ("bf16", "e4m3", "e5m2", "e2m3", "e3m2", "e2m1"):
+        return rng.integers(-3, 4, size=dims).astype(dtype)
+    if dtype.kind == "i":
+        lo = -8 if dtype.itemsize == 1 else -16
+        return rng.integers(lo, -lo + 1, size=dims).astype(dtype)
+    return rng.integers(0, 8, size=dims).astype(dtype)
+
+
+def _check_array(name: str, t: MemRefType, array: np.ndarray) -> np.ndarray:
+    expected = memref_dtype(t)
+    if array.dtype != expected:
+        raise InputError(
+            f"input '{name}' has dtype {array.dtype}, the argument is {t} (numpy {expected})"
+        )
+    shape = _static_shape(t)
+    if array.ndim != len(shape) or any(d is not None and d != a for d, a in zip(shape, array.shape, strict=False)):
+        want = "x".join("?" if d is None else str(d) for d in shape)
+        raise InputError(
+            f"input '{name}' has shape {'x'.join(map(str, array.shape)) or 'scalar'}, the argument "
+            f"needs {want}"
+        )
+    return np.array(array, dtype=expected, order="C", copy=True)
+
+
+def _scalar_type(t: Attribute) -> bool:
+    return isinstance(t, IndexType | IntegerType)
+
+
+def prepare_arguments(
+    entry: func.FuncOp, inputs: dict[str, Any], seed: int = 0
+) -> tuple[list[str], list[Any]]:
+    """Argument names and values for `entry`: copies of the given arrays, random data for missing
+    memrefs. Raises InputError for unknown names, bad shapes/dtypes and missing scalars."""
+    names = argument_names(entry)
+    unknown = sorted(set(inputs) - set(names))
+    if unknown:
+        raise InputError(
+            f"no argument named {', '.join(repr(u) for u in unknown)} in @{entry.sym_name.data} "
+            f"(arguments: {', '.join(names)})"
+        )
+    rng = np.random.default_rng(seed)
+    values: list[Any] = []
+    for name, t in zip(names, entry.function_type.inputs.data, strict=True):
+        given = inputs.get(name)
+        if isinstance(t, MemRefType):
+            if given is None:
+                if any(d is None for d in _static_shape(t)):
+                    raise InputError(f"argument '{name}' has a dynamic shape {t}: give an input")
+                values.append(random_array(t, rng))
+            else:
+                values.append(_check_array(name, t, np.asarray(given)))
+        elif _scalar_type(t):
+            if given is None:
+                raise InputError(f"argument '{name}' ({t}) needs a value")
+            values.append(int(np.asarray(given)))
+        else:
+            raise InputError(f"argument '{name}' has type {t}, which the executor cannot pass")
+    return names, values
+
+
+def make_interpreter(module: ModuleOp, target: str) -> tuple[MmairInterpreter, Memory]:
+    """An interpreter with the mmair functions registered and a fresh memory for `target`."""
+    from mmair.executor.pto import PtoFunctions
+
+    memory = Memory(target)
+    interp = MmairInterpreter(module)
+    for functions in (FuncFunctions(), ScfFunctions(), ArithFunctions(), MemRefFunctions(),
+                      PtoFunctions(memory=memory)):
+        interp.register_implementations(functions, override=True)
+    return interp, memory
+
+
+def run_module(
+    module: ModuleOp,
+    entry: str | None = None,
+    inputs: dict[str, Any] | None = None,
+    target: str | None = None,
+    seed: int = 0,
+) -> RunResult:
+    """Execute `entry` of a verified module; see the module docstring. Runtime faults raise
+    `ExecutionError` (with `.op`), input problems `InputError`."""
+    entry_op = find_entry(module, entry)
+    names, values = prepare_arguments(entry_op, dict(inputs or {}), seed)
+    target_name = module_target(module, target)
+    interp, memory = make_interpreter(module, target_name)
+    try:
+        results = interp.call_op(entry_op, tuple(values))
+    except RecursionError:
+        raise ExecutionError("recursion too deep", entry_op) from None
+    outputs = {n: v for n, v in zip(names, values, strict=True) if isinstance(v, np.ndarray)}
+    return RunResult(
+        outputs=outputs,
+        results=tuple(results),
+        peak_bytes=memory.peak_bytes(),
+        op_counts=dict(interp.op_counts),
+        target=target_name,
+    )
+
+
+def matmul_reference(entry: func.FuncOp, arrays: dict[str, np.ndarray]) -> tuple[str, np.ndarray] | None:
+    """For `--check-numpy`: the output name and numpy reference of a matmul kernel, or None.
+
+    A kernel is a matmul when its entry function has `mmair.reference = "matmul"`, or (without the
+    attribute) when it has exactly three memref arguments (a, b, c) of shapes [M, K], [K, N],
+    [M, N]. The reference is c = a @ b computed in f64 and cast to c's dtype."""
+    names = argument_names(entry)
+    memrefs = [n for n, t in zip(names, entry.function_type.inputs.data, strict=True)
+               if isinstance(t, MemRefType)]
+    attr = entry.attributes.get(REFERENCE_ATTR)
+    if attr is not None and not (isinstance(attr, StringAttr) and attr.data == "matmul"):
+        return None
+    if len(memrefs) != 3:
+        return None
+    a, b, c = (arrays[n] for n in memrefs)
+    if a.ndim != 2 or b.ndim != 2 or c.ndim != 2:
+        return None
+    if a.shape[1] != b.shape[0] or c.shape != (a.shape[0], b.shape[1]):
+        return None
+    ref = a.astype(np.float64) @ b.astype(np.float64)
+    return memrefs[2], ref.astype(c.dtype)
