@@ -156,10 +156,9 @@ def test_parse_and_verify_errors_exit_1(tmp_path, capsys):
     path.write_text(GEMM.replace("%m, %n, %k : !pto.tile<l0a", "%m, %n, %k, %k : !pto.tile<l0a"))
     code, _, err = run(capsys, path)
     assert code == 1 and err.startswith(f"{path}:15:38: error: Expected ':'")
-    path.write_text(GEMM.replace("30x48xf32, nz>, memref", "30x48xf32, nz>, memref").replace(
-        "%n = arith.constant 48", "%n = arith.constant 40"))
+    path.write_text(GEMM.replace("%n = arith.constant 48", "%n = arith.constant 0"))
     code, _, err = run(capsys, path)
-    assert code == 1 and "error: 'pto.fixpipe' op requires n to be a multiple of 16, got 40" in err
+    assert code == 1 and "error: 'pto.mte_gm_l1' op requires cols to be positive, got 0" in err
 
 
 def test_pipeline_and_entry(gemm, capsys):
