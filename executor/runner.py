@@ -161,11 +161,12 @@ def prepare_arguments(
 def make_interpreter(module: ModuleOp, target: str) -> tuple[MmairInterpreter, Memory]:
     """An interpreter with the mmair functions registered and a fresh memory for `target`."""
     from mmair.executor.pto import PtoFunctions
+    from mmair.executor.tcgen05 import Tcgen05Functions
 
     memory = Memory(target)
     interp = MmairInterpreter(module)
     for functions in (FuncFunctions(), ScfFunctions(), ArithFunctions(), MemRefFunctions(),
-                      PtoFunctions(memory=memory)):
+                      PtoFunctions(memory=memory), Tcgen05Functions(memory=memory)):
         interp.register_implementations(functions, override=True)
     return interp, memory
 

@@ -1,0 +1,221 @@
+"""Interpreter functions for the `tcgen05` dialect (Blackwell tensor core, one CTA, cta_group::1).
+
+Runtime values:
+
+* descriptor ops (`make_idesc`, `make_smem_desc`, `make_zcmask`) give their packed words as Python
+  ints; i32/i64 values from `arith` work as well (negative ints are read as the unsigned word);
+* a `#tcgen05.space<smem>` memref is a numpy view of the CTA's shared memory (`SharedMemory.data`)
+  at the `smem_alloc` offset, row-major, so `memref.copy` moves GM data into it; sub-byte element
+  types (f4/f6) cannot be viewed and raise (allocate their containers as i8/ui8 instead);
+* a `#tcgen05.space<tmem>` memref is a numpy view of the TMEM cells (`TensorMemory.cells`): row i is
+  lane i of the allocation; 32-bit elements take one cell each; 16-bit elements take the low half
+  of one cell each (the D layout) when the memref's columns fit the allocation, else two per cell
+  (the packed A layout); 8-bit elements pack four per cell (scale factors, sparse metadata).
+  The TMEM address an op needs is recovered from the view's position in the cell array, so
+  `memref.subview` windows of an allocation address the right lanes and columns.
+
+`tcgen05.mma` decodes and checks every descriptor at run time (`tcgen05_kernels.mma`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from math import prod
+
+import numpy as np
+from xdsl.dialects.builtin import IntegerAttr, MemRefType, ModuleOp, StringAttr
+from xdsl.interpreter import Interpreter, InterpreterFunctions, PythonValues, impl, register_impls
+from xdsl.ir import Operation
+
+from mmair.dialects import tcgen05
+from mmair.executor.dtypes import element_name_of_type, numpy_dtype
+from mmair.executor.errors import ExecutionError
+from mmair.executor.memory import Memory
+from mmair.executor.tcgen05_kernels import SharedMemory, TensorMemory, mma
+from mmair.isa.tcgen05 import layouts
+
+_MASK32 = (1 << 32) - 1
+_MASK64 = (1 << 64) - 1
+DEFAULT_TARGET = "sm_100a"
+
+
+def _base_pointer(array: np.ndarray) -> int:
+    return int(array.__array_interface__["data"][0])
+
+
+@register_impls
+@dataclass
+class Tcgen05Functions(InterpreterFunctions):
+    """`tcgen05` op implementations over one CTA's SMEM and TMEM.
+
+    With a `Memory`, SMEM and TMEM are registered as its spaces `smem` and `tmem` (so the runner's
+    peak-byte statistics include them); otherwise they are private arrays.
+    """
+
+    memory: Memory | None = None
+    smem: SharedMemory = field(init=False)
+    tmem: TensorMemory = field(init=False)
+    _targets: dict[Operation, str] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if self.memory is not None:
+            smem_space = self.memory.add_space("smem", layouts.SMEM_BYTES_PER_CTA, 16)
+            tmem_space = self.memory.add_space(
+                "tmem", layouts.TMEM_LANES * layouts.TMEM_COLUMNS * 4, 4
+            )
+            self.smem = SharedMemory(smem_space.data)
+            self.tmem = TensorMemory(tmem_space.cells(layouts.TMEM_LANES))
+        else:
+            self.smem = SharedMemory()
+            self.tmem = TensorMemory()
+
+    # -- helpers ---------------------------------------------------------------------------------
+
+    def _note_peak(self, space: str, end: int) -> None:
+        if self.memory is not None:
+            mem = self.memory.spaces[space]
+            mem.peak = max(mem.peak, end)
+
+    def tmem_address(self, view: np.ndarray, what: str) -> int:
+        """The TMEM address (lane << 16 | column) of the first cell of a TMEM memref view."""
+        offset = _base_pointer(view) - _base_pointer(self.tmem.cells)
+        row_bytes = layouts.TMEM_COLUMNS * 4
+        if not isinstance(view, np.ndarray) or not 0 <= offset < self.tmem.cells.nbytes:
+            raise ExecutionError(f"requires {what} to be a tensor-memory buffer")
+        if offset % 4:
+            raise ExecutionError(f"requires {what} to start on a 32-bit TMEM cell, got byte "
+                                 f"{offset % 4} of a cell")
+        return layouts.tmem_address(offset // row_bytes, (offset % row_bytes) // 4)
+
+    def _tmem_view(self, column: int, columns: int, t: MemRefType) -> np.ndarray:
+        shape = t.get_shape()
+        dtype = numpy_dtype(element_name_of_type(t.element_type))
+        bits = getattr(t.element_type, "bitwidth", dtype.itemsize * 8)
+        if len(shape) != 2 or shape[0] > layouts.TMEM_LANES or bits not in (8, 16, 32):
+            raise ExecutionError(f"cannot view {t} in tensor memory (2-D, at most "
+                                 f"{layouts.TMEM_LANES} rows, 8/16/32-bit elements)")
+        rows, cols = shape
+        cells = self.tmem.cells[:rows, column:column + columns]
+        if bits == 32:
+            view = cells.view(dtype)[:, :cols]
+        elif bits == 16 and cols <= columns:
+            view = cells.view(dtype)[:, 0:2 * cols:2]  # low halves: one element per cell
+        else:
+            view = cells.view(dtype)[:, :cols]
+        if view.shape != (rows, cols):
+            raise ExecutionError(f"requires {t} to fit in {columns} TMEM columns")
+        return view
+
+    def _target(self, op: Operation) -> str:
+        target = self._targets.get(op)
+        if target is None:
+            target = DEFAULT_TARGET
+            current: Operation | None = op
+            while current is not None:
+                if isinstance(current, ModuleOp):
+                    attr = current.attributes.get(tcgen05.TARGET_ATTR)
+                    if isinstance(attr, StringAttr):
+                        target = attr.data
+                        break
+                current = current.parent_op()
+            self._targets[op] = target
+        return target
+
+    # -- descriptor values -----------------------------------------------------------------------
+
+    @impl(tcgen05.MakeIdescOp)
+    def run_make_idesc(self, interp: Interpreter, op: tcgen05.MakeIdescOp,
+                       args: PythonValues) -> PythonValues:
+        return (op.desc.word.data,)
+
+    @impl(tcgen05.MakeSmemDescOp)
+    def run_make_smem_desc(self, interp: Interpreter, op: tcgen05.MakeSmemDescOp,
+                           args: PythonValues) -> PythonValues:
+        return (op.desc.word.data,)
+
+    @impl(tcgen05.MakeZcmaskOp)
+    def run_make_zcmask(self, interp: Interpreter, op: tcgen05.MakeZcmaskOp,
+                        args: PythonValues) -> PythonValues:
+        return (op.desc.word.data,)
+
+    # -- buffers ---------------------------------------------------------------------------------
+
+    @impl(tcgen05.SmemAllocOp)
+    def run_smem_alloc(self, interp: Interpreter, op: tcgen05.SmemAllocOp,
+                       args: PythonValues) -> PythonValues:
+        t = op.buffer.type
+        assert isinstance(t, MemRefType)
+        offset = op.offset.value.data
+        shape = tuple(t.get_shape())
+        dtype = numpy_dtype(element_name_of_type(t.element_type))
+        bits = getattr(t.element_type, "bitwidth", dtype.itemsize * 8)
+        if bits != dtype.itemsize * 8:
+            raise ExecutionError(f"cannot view {t.element_type} elements in shared memory "
+                                 f"(sub-byte types: use an i8/ui8 container buffer)")
+        nbytes = prod(shape) * dtype.itemsize
+        self.smem.check_range(offset, offset + nbytes, "the buffer")
+        self._note_peak("smem", offset + nbytes)
+        return (self.smem.data[offset:offset + nbytes].view(dtype).reshape(shape),)
+
+    @impl(tcgen05.AllocOp)
+    def run_alloc(self, interp: Interpreter, op: tcgen05.AllocOp,
+                  args: PythonValues) -> PythonValues:
+        t = op.tmem.type
+        assert isinstance(t, MemRefType)
+        columns = op.columns.value.data
+        address = self.tmem.alloc(columns)
+        column = layouts.tmem_column(address)
+        self._note_peak("tmem", (column + columns) * 4 * layouts.TMEM_LANES)
+        return (self._tmem_view(column, columns, t),)
+
+    @impl(tcgen05.DeallocOp)
+    def run_dealloc(self, interp: Interpreter, op: tcgen05.DeallocOp,
+                    args: PythonValues) -> PythonValues:
+        self.tmem.dealloc(self.tmem_address(args[0], "the dealloc operand"))
+        return ()
+
+    # -- the MMA ---------------------------------------------------------------------------------
+
+    @impl(tcgen05.MmaOp)
+    def run_mma(self, interp: Interpreter, op: tcgen05.MmaOp, args: PythonValues) -> PythonValues:
+        values = dict(zip(op.operands, args, strict=True))
+
+        def address(name: str) -> int | None:
+            value = getattr(op, name)
+            return None if value is None else self.tmem_address(values[value], name)
+
+        a_in_tmem = op.a_in_tmem
+        a_value = values[op.a]
+        a_raw = None
+        if a_in_tmem:
+            a_raw = a_value.view(f"u{a_value.dtype.itemsize}")
+        scale_input_d = op.scale_input_d
+        mma(
+            self.smem,
+            self.tmem,
+            kind=op.kind.data,
+            d=self.tmem_address(values[op.d], "d"),
+            a=self.tmem_address(a_value, "a") if a_in_tmem else int(a_value) & _MASK64,
+            a_in_tmem=a_in_tmem,
+            a_raw=a_raw,
+            b=int(values[op.b]) & _MASK64,
+            idesc=int(values[op.idesc]) & _MASK32,
+            enable_input_d=bool(values[op.enable_input_d]),
+            cta_group=op.cta_group.value.data,
+            ws=op.ws is not None,
+            sparse=op.sparse is not None,
+            sparse_metadata=address("sparse_metadata"),
+            scale_a=address("scale_a"),
+            scale_b=address("scale_b"),
+            scale_vec=None if op.scale_vec is None else op.scale_vec.data,
+            disable_output_lane=[int(values[v]) & _MASK32 for v in op.disable_output_lane]
+            or None,
+            zero_column_mask=None if op.zero_column_mask is None
+            else int(values[op.zero_column_mask]) & _MASK64,
+            scale_input_d=scale_input_d.value.data if isinstance(scale_input_d, IntegerAttr)
+            else None,
+            ashift=op.ashift is not None,
+            collector=None if op.collector_usage is None else op.collector_usage.data,
+            target=self._target(op),
+        )
+        return ()

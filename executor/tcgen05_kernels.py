@@ -1,0 +1,684 @@
+"""Whole-tile numpy kernels of the Blackwell `tcgen05` tensor core: SMEM, TMEM and `tcgen05.mma`.
+
+What is simulated (one CTA, `cta_group::1`):
+
+* shared memory: one `uint8` array of `SMEM_BYTES_PER_CTA` bytes (`SharedMemory`);
+* tensor memory: 128 lanes x 512 columns of 32-bit cells with `tcgen05.alloc`-style column
+  allocation (powers of two, 32..512), deallocation, and checks that every access stays inside
+  allocated columns (`TensorMemory`);
+* operand access through the 64-bit shared-memory descriptor: the canonical layouts and swizzles of
+  `mmair.isa.tcgen05.layouts` turn a descriptor into an index array, and one fancy-indexing gather
+  reads a whole operand (`read_smem_operand`); `write_smem_operand` is the inverse scatter;
+* `mma`: D = A x B (+ D) for every kind, with the instruction descriptor, matrix descriptors and
+  zero-column mask decoded and checked at execution time (runtime-computed descriptors work).
+
+Numerics: operands are decoded exactly (tf32: the low 13 mantissa bits of the f32 container are
+ignored), multiplied in float32 (products of the tcgen05 input types are exact in float32) and
+accumulated in float32; integer MMAs are exact (float32 sums stay below 2^22, D is added in
+int64) and wrapped (or, with the saturate bit, clamped) to s32. The hardware's accumulation order and internal precision are not
+specified, so only exactly representable sums are bit-comparable with a real GPU.
+
+Layout assumptions are documented in `docs/executor-tcgen05.md`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from functools import lru_cache
+
+import ml_dtypes
+import numpy as np
+
+from mmair.executor.errors import ExecutionError
+from mmair.isa.tcgen05 import layouts, rules
+from mmair.isa.tcgen05.errors import DescriptorError
+from mmair.isa.tcgen05.idesc import BLOCK_SCALED_KINDS, InstrDesc, decode_idesc
+from mmair.isa.tcgen05.layouts import (
+    SMEM_BYTES_PER_CTA,
+    TMEM_ALLOC_COLUMNS,
+    TMEM_COLUMNS,
+    TMEM_LANES,
+    TMEM_LANES_PER_WARP,
+)
+from mmair.isa.tcgen05.smem import SmemDesc, decode_smem_desc
+from mmair.isa.tcgen05.zcmask import ZeroColumnMask, decode_zcmask, zcmask_columns
+
+
+class Tcgen05ExecutionError(ExecutionError):
+    """A runtime fault of a tcgen05 instruction (bad descriptor word, TMEM misuse, SMEM overflow)."""
+
+
+# ----------------------------------------------------------------------------------------------
+# Memories
+
+
+class SharedMemory:
+    """The shared memory of one CTA: `data` is a `uint8` array of `SMEM_BYTES_PER_CTA` bytes."""
+
+    def __init__(self, data: np.ndarray | None = None) -> None:
+        if data is None:
+            data = np.zeros(SMEM_BYTES_PER_CTA, dtype=np.uint8)
+        if data.dtype != np.uint8 or data.ndim != 1 or data.size != SMEM_BYTES_PER_CTA:
+            raise ValueError(f"shared memory must be {SMEM_BYTES_PER_CTA} uint8 bytes")
+        self.data = data
+
+    def check_range(self, lowest: int, end: int, what: str) -> None:
+        """Raise unless bytes [lowest, end) are inside shared memory."""
+        if lowest < 0 or end > SMEM_BYTES_PER_CTA:
+            raise Tcgen05ExecutionError(
+                f"requires {what} inside the {SMEM_BYTES_PER_CTA}-byte shared memory, "
+                f"got bytes [{lowest:#x}, {end:#x})"
+            )
+
+
+class TensorMemory:
+    """The tensor memory of one CTA: `cells` is a (128, 512) `uint32` array (lane, column).
+
+    Allocation follows `tcgen05.alloc`: a power-of-two number of columns (32..512), all lanes,
+    placed first-fit at a column multiple of its size. Every kernel access checks that its columns
+    are allocated, and tells a use after `dealloc` from a never-allocated column.
+    """
+
+    def __init__(self, cells: np.ndarray | None = None) -> None:
+        if cells is None:
+            cells = np.zeros((TMEM_LANES, TMEM_COLUMNS), dtype=np.uint32)
+        if cells.dtype != np.uint32 or cells.shape != (TMEM_LANES, TMEM_COLUMNS):
+            raise ValueError(f"tensor memory must be a ({TMEM_LANES}, {TMEM_COLUMNS}) uint32 array")
+        self.cells = cells
+        self.allocations: dict[int, int] = {}  # first column -> column count
+        self._allocated = np.zeros(TMEM_COLUMNS, dtype=bool)
+        self._freed = np.zeros(TMEM_COLUMNS, dtype=bool)
+
+    # -- allocation ------------------------------------------------------------------------------
+
+    def alloc(self, columns: int) -> int:
+        """Allocate `columns` columns; returns the TMEM address (lane 0, first column)."""
+        if columns not in TMEM_ALLOC_COLUMNS:
+            raise Tcgen05ExecutionError(
+                f"requires a TMEM allocation of {', '.join(map(str, TMEM_ALLOC_COLUMNS))} columns, "
+                f"got {columns}"
+            )
+        for first in range(0, TMEM_COLUMNS, columns):
+            if not self._allocated[first:first + columns].any():
+                self._allocated[first:first + columns] = True
+                self._freed[first:first + columns] = False
+                self.allocations[first] = columns
+                return layouts.tmem_address(0, first)
+        used = int(self._allocated.sum())
+        raise Tcgen05ExecutionError(
+            f"requires {columns} free contiguous TMEM columns, got {TMEM_COLUMNS - used} free of "
+            f"{TMEM_COLUMNS} (allocations at columns {sorted(self.allocations)})"
+        )
+
+    def dealloc(self, address: int, columns: int | None = None) -> None:
+        """Free the allocation that starts at `address` (its column count must match if given)."""
+        lane, first = layouts.tmem_lane(address), layouts.tmem_column(address)
+        if lane != 0 or first not in self.allocations:
+            raise Tcgen05ExecutionError(
+                f"requires the address of a live TMEM allocation, got lane {lane} column {first} "
+                f"(live allocations at columns {sorted(self.allocations) or 'none'})"
+            )
+        size = self.allocations[first]
+        if columns is not None and columns != size:
+            raise Tcgen05ExecutionError(
+                f"requires dealloc of the {size} columns allocated at column {first}, got {columns}"
+            )
+        del self.allocations[first]
+        self._allocated[first:first + size] = False
+        self._freed[first:first + size] = True
+
+    # -- access ----------------------------------------------------------------------------------
+
+    def check_access(self, lane: int, column: int, lanes: int, columns: int, what: str) -> None:
+        """Raise unless lanes [lane, +lanes) x columns [column, +columns) exist and are allocated."""
+        if lane < 0 or column < 0 or lane + lanes > TMEM_LANES or column + columns > TMEM_COLUMNS:
+            raise Tcgen05ExecutionError(
+                f"requires {what} inside tensor memory ({TMEM_LANES} lanes x {TMEM_COLUMNS} "
+                f"columns), got lanes [{lane}, {lane + lanes}) columns [{column}, {column + columns})"
+            )
+        span = slice(column, column + columns)
+        missing = ~self._allocated[span]
+        if missing.any():
+            bad = column + int(np.argmax(missing))
+            state = "was deallocated" if self._freed[bad] else "is not allocated"
+            raise Tcgen05ExecutionError(
+                f"requires {what} in allocated TMEM columns, got column {bad}, which {state} "
+                f"(access to columns [{column}, {column + columns}))"
+            )
+
+    def region(self, address: int, lanes: int, columns: int, what: str) -> np.ndarray:
+        """A (lanes, columns) uint32 view of the cells at `address`, after `check_access`."""
+        lane, column = layouts.tmem_lane(address), layouts.tmem_column(address)
+        self.check_access(lane, column, lanes, columns, what)
+        return self.cells[lane:lane + lanes, column:column + columns]
+
+
+# ----------------------------------------------------------------------------------------------
+# Element conversion (container integers <-> values)
+
+_FLOAT_TYPES: dict[str, np.dtype] = {
+    "f16": np.dtype(np.float16),
+    "bf16": np.dtype(ml_dtypes.bfloat16),
+    "e4m3": np.dtype(ml_dtypes.float8_e4m3fn),
+    "e5m2": np.dtype(ml_dtypes.float8_e5m2),
+    "e2m3": np.dtype(ml_dtypes.float6_e2m3fn),
+    "e3m2": np.dtype(ml_dtypes.float6_e3m2fn),
+    "e2m1": np.dtype(ml_dtypes.float4_e2m1fn),
+}
+_RAW_DTYPES: dict[int, np.dtype] = {
+    4: np.dtype(np.uint8), 8: np.dtype(np.uint8), 16: np.dtype(np.uint16), 32: np.dtype(np.uint32),
+}
+_TF32_MASK = np.uint32(0xFFFFE000)  # tf32 keeps 10 of the 23 f32 mantissa bits
+
+
+def decode_elements(raw: np.ndarray, type_name: str) -> np.ndarray:
+    """Container integers -> values (float32 for float types, int64 for u8/s8)."""
+    if type_name == "tf32":
+        return (raw.astype(np.uint32) & _TF32_MASK).view(np.float32)
+    if type_name == "u8":
+        return raw.astype(np.int64)
+    if type_name == "s8":
+        return raw.astype(np.uint8).view(np.int8).astype(np.int64)
+    dtype = _FLOAT_TYPES[type_name]
+    if dtype.itemsize == 1:
+        value_mask = (1 << layouts.container_value_bits(type_name)) - 1
+        return (raw.astype(np.uint8) & value_mask).view(dtype).astype(np.float32)
+    return raw.astype(np.uint16).view(dtype).astype(np.float32)
+
+
+def encode_elements(values: np.ndarray, type_name: str) -> np.ndarray:
+    """Values -> container integers (rounding to the type; tf32 stored as its f32 bits)."""
+    values = np.asarray(values)
+    if type_name == "tf32":
+        return values.astype(np.float32).view(np.uint32)
+    if type_name in ("u8", "s8"):
+        return values.astype(np.int64).astype(np.int8 if type_name == "s8" else np.uint8).view(
+            np.uint8
+        )
+    dtype = _FLOAT_TYPES[type_name]
+    converted = values.astype(np.float32).astype(dtype)
+    return converted.view(np.uint8 if dtype.itemsize == 1 else np.uint16)
+
+
+def decode_ue8m0(codes: np.ndarray) -> np.ndarray:
+    """UE8M0 scale bytes -> float32: 2^(e - 127); 255 is NaN."""
+    return codes.astype(np.uint8).view(ml_dtypes.float8_e8m0fnu).astype(np.float32)
+
+
+def decode_ue4m3(codes: np.ndarray) -> np.ndarray:
+    """UE4M3 scale bytes (unsigned e4m3, bias 7; bit 7 ignored) -> float32; 0x7F is NaN."""
+    codes = codes.astype(np.int64) & 0x7F
+    exponent, mantissa = codes >> 3, codes & 7
+    normal = np.ldexp(1.0 + mantissa / 8.0, exponent - 7)
+    subnormal = np.ldexp(mantissa / 8.0, -6)
+    values = np.where(exponent == 0, subnormal, normal)
+    return np.where(codes == 0x7F, np.nan, values).astype(np.float32)
+
+
+def encode_scale(values: np.ndarray, scale_type: str) -> np.ndarray:
+    """Exact scale values -> scale bytes (for tests and benchmarks; values must be representable)."""
+    values = np.asarray(values, dtype=np.float64)
+    if scale_type == "ue8m0":
+        codes = values.astype(ml_dtypes.float8_e8m0fnu).view(np.uint8)
+        decoded = decode_ue8m0(codes)
+    else:
+        codes = np.abs(values).astype(ml_dtypes.float8_e4m3fn).view(np.uint8) & 0x7F
+        decoded = decode_ue4m3(codes)
+    if not np.array_equal(decoded.astype(np.float64), values):
+        raise ValueError(f"scale values are not exactly representable as {scale_type}")
+    return codes
+
+
+# ----------------------------------------------------------------------------------------------
+# Operands in shared memory
+
+
+def _smem_desc(desc: SmemDesc | int) -> SmemDesc:
+    return desc if isinstance(desc, SmemDesc) else decode_smem_desc(desc)
+
+
+@lru_cache(maxsize=256)
+def _operand_addresses(desc: SmemDesc, major: str, bits: int, mn: int, k: int) -> np.ndarray:
+    addresses = layouts.operand_bit_addresses(desc, major, bits, mn, k)
+    addresses.setflags(write=False)
+    return addresses
+
+
+def operand_addresses(
+    desc: SmemDesc | int, major: str, bits: int, mn: int, k: int, what: str = "the operand"
+) -> np.ndarray:
+    """Bit addresses (mn, k) of an operand, checked to lie inside shared memory."""
+    d = _smem_desc(desc)
+    try:
+        addresses = _operand_addresses(d, major, bits, mn, k)
+    except DescriptorError as err:
+        raise Tcgen05ExecutionError(f"requires a modelled layout for {what}: {err}") from None
+    lowest = int(addresses.min()) >> 3
+    end = (int(addresses.max()) + bits + 7) >> 3
+    if lowest < 0 or end > SMEM_BYTES_PER_CTA:
+        raise Tcgen05ExecutionError(
+            f"requires {what} inside the {SMEM_BYTES_PER_CTA}-byte shared memory, got bytes "
+            f"[{lowest:#x}, {end:#x}) (descriptor start {d.start:#x}, lbo {d.lbo}, sbo {d.sbo}, "
+            f"swizzle {d.swizzle})"
+        )
+    return addresses
+
+
+def _gather_raw(data: np.ndarray, bit_addresses: np.ndarray, bits: int) -> np.ndarray:
+    byte = bit_addresses >> 3
+    if bits == 4:
+        return (data[byte] >> (bit_addresses & 7).astype(np.uint8)) & 0xF
+    if bits == 8:
+        return data[byte]
+    return data.view(_RAW_DTYPES[bits])[byte // (bits // 8)]
+
+
+def _scatter_raw(data: np.ndarray, bit_addresses: np.ndarray, bits: int, raw: np.ndarray) -> None:
+    byte = bit_addresses >> 3
+    if bits == 4:
+        shift = (bit_addresses & 7).astype(np.uint8)
+        # ufunc.at is unbuffered: two nibbles of one byte in the same call both land.
+        np.bitwise_and.at(data, byte, ~(np.uint8(0xF) << shift))
+        np.bitwise_or.at(data, byte, (raw.astype(np.uint8) & 0xF) << shift)
+    elif bits == 8:
+        data[byte] = raw
+    else:
+        data.view(_RAW_DTYPES[bits])[byte // (bits // 8)] = raw
+
+
+def read_smem_operand(
+    smem: SharedMemory, desc: SmemDesc | int, *, major: str, type_name: str, kind: str,
+    mn: int, k: int, what: str = "the operand",
+) -> np.ndarray:
+    """Values of an (mn, k) operand (A: M x K; B: N x K, i.e. B transposed) read via `desc`."""
+    bits = layouts.smem_element_bits(kind, type_name)
+    addresses = operand_addresses(desc, major, bits, mn, k, what)
+    return decode_elements(_gather_raw(smem.data, addresses, bits), type_name)
+
+
+def write_smem_operand(
+    smem: SharedMemory, desc: SmemDesc | int, values: np.ndarray, *, major: str, type_name: str,
+    kind: str, what: str = "the operand",
+) -> None:
+    """Store an (mn, k) matrix (A as M x K, B as N x K) where `desc` makes the MMA read it."""
+    values = np.asarray(values)
+    if values.ndim != 2:
+        raise ValueError(f"an operand is a 2-D (mn, k) matrix, got shape {values.shape}")
+    mn, k = values.shape
+    bits = layouts.smem_element_bits(kind, type_name)
+    addresses = operand_addresses(desc, major, bits, mn, k, what)
+    if np.unique(addresses).size != addresses.size:
+        raise Tcgen05ExecutionError(
+            f"requires {what}'s descriptor to map every element to its own SMEM location, "
+            "got overlapping elements"
+        )
+    raw = encode_elements(values, type_name)
+    if bits == 4:
+        raw = raw & 0xF
+    _scatter_raw(smem.data, addresses, bits, raw)
+
+
+# ----------------------------------------------------------------------------------------------
+# Operands in tensor memory (A of the `.ts` form, sparse metadata, scale factors)
+
+
+def _tmem_row_bytes(tmem: TensorMemory, address: int, rows: int, nbytes: int, what: str) -> np.ndarray:
+    columns = -(-nbytes // 4)
+    region = tmem.region(address, rows, columns, what)
+    return np.ascontiguousarray(region).view(np.uint8)[:, :nbytes]
+
+
+def read_tmem_operand(
+    tmem: TensorMemory, address: int, *, type_name: str, kind: str, rows: int, k: int,
+    what: str = "A in tensor memory",
+) -> np.ndarray:
+    """A (rows x k) from TMEM: row i in lane + i, elements packed little-endian along the columns."""
+    bits = layouts.smem_element_bits(kind, type_name)
+    data = _tmem_row_bytes(tmem, address, rows, -(-k * bits // 8), what)
+    if bits == 4:
+        raw = np.stack([data & 0xF, data >> 4], axis=-1).reshape(rows, -1)[:, :k]
+    else:
+        raw = np.ascontiguousarray(data).view(_RAW_DTYPES[bits])
+    return decode_elements(raw, type_name)
+
+
+def write_tmem_operand(
+    tmem: TensorMemory, address: int, values: np.ndarray, *, type_name: str, kind: str,
+    what: str = "A in tensor memory",
+) -> None:
+    """Inverse of `read_tmem_operand` (the layout `tcgen05.st`/`tcgen05.cp` would produce)."""
+    values = np.asarray(values)
+    rows, k = values.shape
+    bits = layouts.smem_element_bits(kind, type_name)
+    raw = encode_elements(values, type_name)
+    if bits == 4:
+        raw = raw & 0xF
+        if k % 2:
+            raw = np.concatenate([raw, np.zeros((rows, 1), np.uint8)], axis=1)
+        raw = (raw[:, 0::2] | (raw[:, 1::2] << 4)).astype(np.uint8)
+    data = np.ascontiguousarray(raw).view(np.uint8)
+    columns = -(-data.shape[1] // 4)
+    padded = np.zeros((rows, columns * 4), np.uint8)
+    region = tmem.region(address, rows, columns, what)
+    padded[:] = np.ascontiguousarray(region).view(np.uint8)
+    padded[:, :data.shape[1]] = data
+    region[:] = padded.view(np.uint32)
+
+
+def read_sparse_metadata(
+    tmem: TensorMemory, address: int, *, kind: str, rows: int, k: int
+) -> np.ndarray:
+    """Metadata nibbles (rows, groups): row i in lane + i, nibble g at bits [4g, 4g+4) of the row."""
+    count = layouts.sparse_metadata_nibbles(kind, k)
+    data = _tmem_row_bytes(tmem, address, rows, -(-count // 2), "the sparse metadata")
+    return np.stack([data & 0xF, data >> 4], axis=-1).reshape(rows, -1)[:, :count]
+
+
+def write_sparse_metadata(tmem: TensorMemory, address: int, nibbles: np.ndarray) -> None:
+    """Inverse of `read_sparse_metadata`."""
+    nibbles = np.asarray(nibbles, dtype=np.uint8)
+    rows, count = nibbles.shape
+    if count % 2:
+        nibbles = np.concatenate([nibbles, np.zeros((rows, 1), np.uint8)], axis=1)
+    data = (nibbles[:, 0::2] & 0xF) | (nibbles[:, 1::2] << 4)
+    columns = -(-data.shape[1] // 4)
+    region = tmem.region(address, rows, columns, "the sparse metadata")
+    padded = np.ascontiguousarray(region).view(np.uint8).copy()
+    padded[:, :data.shape[1]] = data
+    region[:] = padded.view(np.uint32)
+
+
+def densify_sparse_a(kind: str, stored: np.ndarray, nibbles: np.ndarray, k: int) -> np.ndarray:
+    """Expand sparse A (rows x k/2 stored values) to rows x k with zeros, following the metadata."""
+    rows = stored.shape[0]
+    group, kept = layouts.SPARSE_GROUPS[kind]
+    positions, valid = layouts.sparse_dense_positions(kind, nibbles)
+    if not valid.all():
+        row, g = (int(x[0]) for x in np.nonzero(~valid))
+        legal = layouts.SPARSE_TF32_NIBBLES if kind == "tf32" else layouts.SPARSE_2OF4_NIBBLES
+        raise Tcgen05ExecutionError(
+            f"requires defined sparse metadata for kind::{kind}, got nibble "
+            f"0b{int(nibbles[row, g]):04b} at row {row} group {g}; legal: "
+            + ", ".join(f"0b{n:04b}" for n in legal)
+        )
+    columns = (np.arange(nibbles.shape[1])[None, :, None] * group + positions).reshape(rows, -1)
+    dense = np.zeros((rows, k), dtype=stored.dtype)
+    dense[np.arange(rows)[:, None], columns] = stored.reshape(rows, -1)[:, :columns.shape[1]]
+    assert kept * nibbles.shape[1] == columns.shape[1]
+    return dense
+
+
+def _scale_cells(tmem: TensorMemory, address: int, rows: np.ndarray, lanes: np.ndarray,
+                 count: int, sf_id: int, what: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """TMEM (lane, column, byte) index arrays of `count` scale bytes for each operand row."""
+    if layouts.tmem_lane(address) != 0:
+        raise Tcgen05ExecutionError(
+            f"requires {what} at TMEM lane 0 (scale factors fill all four 32-lane quadrants), "
+            f"got lane {layouts.tmem_lane(address)}"
+        )
+    column = layouts.tmem_column(address)
+    _, column_offsets = layouts.scale_factor_cells(rows)
+    tmem.check_access(0, column, TMEM_LANES, int(column_offsets.max()) + 1, what)
+    if sf_id + count > 4:
+        raise Tcgen05ExecutionError(
+            f"requires {what}'s {count} scale bytes from byte {sf_id} to fit a 32-bit cell"
+        )
+    byte = sf_id + np.arange(count)
+    return lanes[:, None], (column + column_offsets)[:, None], byte[None, :]
+
+
+def read_scale_factors(
+    tmem: TensorMemory, address: int, *, operand: str, rows: int, count: int, sf_id: int
+) -> np.ndarray:
+    """Scale bytes (rows, count) of operand "a" (rows = M) or "b" (rows = N); see `layouts`."""
+    index = np.arange(rows)
+    lanes = index if operand == "a" else index % TMEM_LANES_PER_WARP
+    lane, column, byte = _scale_cells(tmem, address, index, lanes, count, sf_id,
+                                      f"scale_{operand.upper()}")
+    return tmem.cells.view(np.uint8).reshape(TMEM_LANES, TMEM_COLUMNS, 4)[lane, column, byte]
+
+
+def write_scale_factors(tmem: TensorMemory, address: int, codes: np.ndarray, sf_id: int) -> None:
+    """Store scale bytes (rows, count) duplicated into all four lane quadrants (`tcgen05.cp .warpx4`)."""
+    codes = np.asarray(codes, dtype=np.uint8)
+    rows, count = codes.shape
+    index = np.arange(rows)
+    base_lanes, _ = layouts.scale_factor_cells(index)
+    cells = tmem.cells.view(np.uint8).reshape(TMEM_LANES, TMEM_COLUMNS, 4)
+    for quadrant in range(TMEM_LANES // TMEM_LANES_PER_WARP):
+        lane, column, byte = _scale_cells(tmem, address, index,
+                                          base_lanes + quadrant * TMEM_LANES_PER_WARP,
+                                          count, sf_id, "the scale factors")
+        cells[lane, column, byte] = codes
+
+
+# ----------------------------------------------------------------------------------------------
+# D in tensor memory
+
+_D_CELL_VIEW = {"f32": np.float32, "s32": np.int32}
+
+
+def read_d(tmem: TensorMemory, address: int, dtype: str, m: int, n: int) -> np.ndarray:
+    """D (m x n) from TMEM: row i in lane + i, column j in column + j; f16 in the low 16 bits."""
+    region = tmem.region(address, m, n, "D")
+    if dtype == "f16":
+        return (region & 0xFFFF).astype(np.uint16).view(np.float16).astype(np.float32)
+    return region.view(_D_CELL_VIEW[dtype]).copy()
+
+
+def write_d(
+    tmem: TensorMemory, address: int, dtype: str, values: np.ndarray,
+    lane_enabled: np.ndarray | None = None,
+) -> None:
+    """Store D; rows whose `lane_enabled` entry is False keep their old cells."""
+    m, n = values.shape
+    region = tmem.region(address, m, n, "D")
+    if dtype == "f16":
+        cells = values.astype(np.float16).view(np.uint16).astype(np.uint32)
+    else:
+        cells = values.astype(_D_CELL_VIEW[dtype]).view(np.uint32)
+    if lane_enabled is None:
+        region[:] = cells
+    else:
+        region[lane_enabled] = cells[lane_enabled]
+
+
+# ----------------------------------------------------------------------------------------------
+# The MMA
+
+
+def _decode(what: str, word: int, decode, *args):  # type: ignore[no-untyped-def]
+    try:
+        return decode(word, *args)
+    except DescriptorError as err:
+        width = 8 if what == "instruction descriptor" else 16
+        shown = f"{word:#0{width + 2}x}" if isinstance(word, int) and word >= 0 else repr(word)
+        raise Tcgen05ExecutionError(f"requires a valid {what}, got {shown}: {err}") from None
+
+
+def _check(what: str, check, *args, **kwargs) -> None:  # type: ignore[no-untyped-def]
+    try:
+        check(*args, **kwargs)
+    except DescriptorError as err:
+        raise Tcgen05ExecutionError(f"requires a legal {what}: {err}") from None
+
+
+def _not_modelled(feature: str) -> Tcgen05ExecutionError:
+    return Tcgen05ExecutionError(f"uses {feature}, which the executor does not model")
+
+
+def _lane_enable_mask(words: Sequence[int], lane: int, m: int) -> np.ndarray:
+    """disable-output-lane words -> per-row 'update' flags (a set bit = lane not updated)."""
+    packed = np.array([int(w) & 0xFFFFFFFF for w in words], dtype="<u4").view(np.uint8)
+    bits = np.unpackbits(packed, bitorder="little").astype(bool)  # bit i = lane i
+    return ~bits[lane:lane + m]
+
+
+def mma(
+    smem: SharedMemory,
+    tmem: TensorMemory,
+    *,
+    kind: str,
+    d: int,
+    a: int,
+    b: int,
+    idesc: int,
+    enable_input_d: bool,
+    a_in_tmem: bool = False,
+    a_raw: np.ndarray | None = None,
+    cta_group: int = 1,
+    ws: bool = False,
+    sparse: bool = False,
+    sparse_metadata: int | None = None,
+    scale_a: int | None = None,
+    scale_b: int | None = None,
+    scale_vec: str | None = None,
+    disable_output_lane: Sequence[int] | None = None,
+    zero_column_mask: int | None = None,
+    scale_input_d: int | None = None,
+    ashift: bool = False,
+    collector: str | None = None,
+    target: str = "sm_100a",
+) -> InstrDesc:
+    """Execute one `tcgen05.mma{.ws}{.sp}{.block_scale}` and return its decoded descriptor.
+
+    `d`, and `a` when `a_in_tmem`, `sparse_metadata`, `scale_a`, `scale_b` are TMEM addresses
+    (`lane << 16 | column`); `a` (otherwise) and `b` are 64-bit SMEM descriptor words; `idesc` is
+    the 32-bit instruction descriptor; `zero_column_mask` the 64-bit mask word of `.ws`. Every word
+    is decoded and checked against the isa rules here, so runtime-computed values are validated.
+    `a_raw` (with `a_in_tmem`) gives A in TMEM as container integers (rows >= M, columns >= the
+    stored K) instead of reading the packed TMEM layout at `a`: the interpreter passes the memref.
+    """
+    desc = _decode("instruction descriptor", idesc, decode_idesc, kind)
+    block_scale = kind in BLOCK_SCALED_KINDS
+    if desc.sparse != sparse:
+        raise Tcgen05ExecutionError(
+            f"requires the idesc sparsity bit to match the instruction, got sparse = "
+            f"{str(desc.sparse).lower()} for a {'sparse (.sp)' if sparse else 'dense'} tcgen05.mma"
+        )
+    zcm: ZeroColumnMask | None = None
+    if zero_column_mask is not None:
+        zcm = _decode("zero-column mask", zero_column_mask, decode_zcmask)
+    vec = scale_vec
+    if vec in ("block32", "block16"):
+        vec = {"block16": "4X", "block32": "1X" if kind == "mxf8f6f4" else "2X"}[vec]
+    _check("tcgen05.mma form", rules.check_mma, desc, cta_group=cta_group, ws=ws,
+           a_in_tmem=a_in_tmem, scale_vec=vec, block_scale=block_scale, target=target,
+           ashift=ashift, collector=collector,
+           disable_output_lane=None if disable_output_lane is None else len(disable_output_lane),
+           scale_input_d=scale_input_d, zcmask=zcm)
+    if cta_group != 1:
+        raise _not_modelled("cta_group::2 (a CTA pair)")
+    if ashift:
+        raise _not_modelled(".ashift")
+    if sparse and block_scale:
+        raise _not_modelled(f"a sparse kind::{kind} MMA")
+    if desc.sparsity_selector:
+        raise _not_modelled(f"sparsity selector {desc.sparsity_selector} (only 0 is modelled)")
+    if sparse and sparse_metadata is None:
+        raise Tcgen05ExecutionError("requires a sparse-metadata TMEM address for a sparse MMA")
+    if block_scale and (scale_a is None or scale_b is None):
+        raise Tcgen05ExecutionError(f"requires scale_A and scale_B TMEM addresses for kind::{kind}")
+
+    m, n, k = rules.mma_shape(desc)
+    k_stored = k // 2 if sparse else k
+    shift = zcm.shift if zcm is not None else 0
+
+    # A (M x K_stored) and B (N + shift x K, the transpose of the K x N operand).
+    if a_in_tmem and a_raw is not None:
+        if a_raw.ndim != 2 or a_raw.shape[0] < m or a_raw.shape[1] < k_stored:
+            raise Tcgen05ExecutionError(
+                f"requires A in tensor memory to hold {m}x{k_stored} elements, got shape "
+                f"{'x'.join(map(str, a_raw.shape))}"
+            )
+        a_values = decode_elements(a_raw[:m, :k_stored], desc.atype)
+    elif a_in_tmem:
+        a_values = read_tmem_operand(tmem, a, type_name=desc.atype, kind=kind, rows=m, k=k_stored)
+    else:
+        a_desc = _decode("A shared-memory descriptor", a, decode_smem_desc)
+        _check("A shared-memory descriptor", rules.check_smem_desc, a_desc, kind=kind,
+               major="mn" if desc.transpose_a else "k", target=target)
+        a_values = read_smem_operand(smem, a_desc, major="mn" if desc.transpose_a else "k",
+                                     type_name=desc.atype, kind=kind, mn=m, k=k_stored,
+                                     what="operand A")
+    b_desc = _decode("B shared-memory descriptor", b, decode_smem_desc)
+    _check("B shared-memory descriptor", rules.check_smem_desc, b_desc, kind=kind,
+           major="mn" if desc.transpose_b else "k", target=target)
+    b_values = read_smem_operand(smem, b_desc, major="mn" if desc.transpose_b else "k",
+                                 type_name=desc.btype, kind=kind, mn=n + shift, k=k,
+                                 what="operand B")
+
+    if sparse:
+        assert sparse_metadata is not None
+        nibbles = read_sparse_metadata(tmem, sparse_metadata, kind=kind, rows=m, k=k)
+        a_values = densify_sparse_a(kind, a_values, nibbles, k)
+
+    if block_scale:
+        assert scale_a is not None and scale_b is not None and desc.scale_type is not None
+        block = layouts.SCALE_BLOCK_K[vec or ("1X" if kind == "mxf8f6f4" else "2X")]
+        count = k // block
+        decode_scale = decode_ue8m0 if desc.scale_type == "ue8m0" else decode_ue4m3
+        sfa = decode_scale(read_scale_factors(tmem, scale_a, operand="a", rows=m, count=count,
+                                              sf_id=desc.sfa_id))
+        sfb = decode_scale(read_scale_factors(tmem, scale_b, operand="b", rows=n + shift,
+                                              count=count, sf_id=desc.sfb_id))
+        a_values = a_values * np.repeat(sfa, block, axis=1)
+        b_values = b_values * np.repeat(sfb, block, axis=1)
+
+    # B' (N x K): output column j reads B column j + shift, masked columns read zero.
+    b_used = b_values[shift:shift + n]
+    if zcm is not None:
+        b_used = np.where(zcmask_columns(zcm, m, n)[:, None], 0, b_used)
+
+    if kind == "i8":
+        # Exact in float32: |products| <= 255 * 255 < 2^16 and K <= 64, so |sums| < 2^22.
+        b_kn = np.ascontiguousarray(b_used.T, dtype=np.float32)
+        product = (a_values.astype(np.float32) @ b_kn).astype(np.int64)
+        if enable_input_d:
+            product = product + read_d(tmem, d, "s32", m, n).astype(np.int64)
+        if desc.saturate:
+            result = np.clip(product, np.iinfo(np.int32).min, np.iinfo(np.int32).max)
+        else:
+            result = product.astype(np.uint64).astype(np.uint32).view(np.int32)  # wrap mod 2^32
+    else:
+        a32 = -a_values if desc.negate_a else a_values
+        b32 = -b_used if desc.negate_b else b_used
+        # (K, N) contiguous: OpenBLAS is ~500x slower on a transposed view with a small K.
+        b_kn = np.ascontiguousarray(np.asarray(b32, dtype=np.float32).T)
+        result = np.asarray(a32, dtype=np.float32) @ b_kn
+        if enable_input_d:
+            old = read_d(tmem, d, desc.dtype or "f32", m, n).astype(np.float32)
+            if scale_input_d:
+                old = np.ldexp(old, -scale_input_d).astype(np.float32)
+            result = result + old
+
+    lane_enabled = None
+    if disable_output_lane is not None:
+        lane_enabled = _lane_enable_mask(disable_output_lane, layouts.tmem_lane(d), m)
+    write_d(tmem, d, desc.dtype or "f32", result, lane_enabled)
+    return desc
+
+
+__all__ = [
+    "SharedMemory",
+    "Tcgen05ExecutionError",
+    "TensorMemory",
+    "decode_elements",
+    "decode_ue4m3",
+    "decode_ue8m0",
+    "densify_sparse_a",
+    "encode_elements",
+    "encode_scale",
+    "mma",
+    "operand_addresses",
+    "read_d",
+    "read_scale_factors",
+    "read_smem_operand",
+    "read_sparse_metadata",
+    "read_tmem_operand",
+    "write_d",
+    "write_scale_factors",
+    "write_smem_operand",
+    "write_sparse_metadata",
+    "write_tmem_operand",
+]
