@@ -72,6 +72,7 @@ from mmair.dialects.types import element_name_or_none
 from mmair.isa.tcgen05 import rules
 from mmair.isa.tcgen05.errors import DescriptorError
 from mmair.isa.tcgen05.idesc import BLOCK_SCALED_KINDS, KINDS, InstrDesc, decode_idesc, encode_idesc
+from mmair.isa.tcgen05.layouts import TMEM_ALLOC_COLUMNS
 from mmair.isa.tcgen05.smem import ADDRESS_LIMIT, SmemDesc, decode_smem_desc, encode_smem_desc
 from mmair.isa.tcgen05.text import descriptor_from_items, format_descriptor_body
 from mmair.isa.tcgen05.zcmask import ZeroColumnMask, decode_zcmask, encode_zcmask
@@ -80,8 +81,6 @@ from mmair.isa.tcgen05.zcmask import ZeroColumnMask, decode_zcmask, encode_zcmas
 #: target-dependent rules (R16 K = 96, R20 absolute LBO mode, R32 kind::i8) accept any tcgen05 target.
 TARGET_ATTR = "tcgen05.target"
 
-#: TMEM allocation: columns are allocated in powers of two from 32 to 512 (PTX §9.7.16.7.1).
-TMEM_ALLOC_COLUMNS: tuple[int, ...] = (32, 64, 128, 256, 512)
 CTA_GROUPS: tuple[int, ...] = (1, 2)
 
 _MASK32 = (1 << 32) - 1
@@ -650,11 +649,7 @@ def normalise_scale_vec(kind: str, scale_vec: str | None) -> str | None:
     upper = scale_vec.upper()
     if upper in ("1X", "2X", "4X"):
         return upper
-    if scale_vec == "block16":
-        return "4X"
-    if scale_vec == "block32":
-        return "1X" if kind == "mxf8f6f4" else "2X"
-    return scale_vec
+    return rules.scale_vector_size(kind, scale_vec)
 
 
 _MODIFIER_FLAGS = ("ws", "sparse", "ashift")

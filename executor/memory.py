@@ -219,4 +219,4 @@ class Memory:
 
     def peak_bytes(self) -> dict[str, int]:
         """Highest address + 1 used in each space that was touched."""
-        return {name: mem.peak for name, mem in self.spaces.items()}
+        return {name: mem.peak for name, mem in self.spaces.items() if mem.peak > 0}

@@ -6,7 +6,11 @@ from importlib import import_module
 from xdsl.passes import ModulePass
 
 # pass name -> (module under mmair.passes, class name). A pass is listed here once its module exists.
-_PASSES: dict[str, tuple[str, str]] = {}
+_PASSES: dict[str, tuple[str, str]] = {
+    "tcgen05-materialize-descriptors": (
+        "tcgen05_materialize_descriptors", "Tcgen05MaterializeDescriptorsPass"),
+    "tcgen05-raise-descriptors": ("tcgen05_raise_descriptors", "Tcgen05RaiseDescriptorsPass"),
+}
 
 
 def _factory(module: str, cls: str) -> Callable[[], type[ModulePass]]:

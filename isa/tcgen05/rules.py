@@ -84,15 +84,24 @@ def is_arch_specific(target: str) -> bool:
 # Instruction descriptor (R2-R16)
 
 
-def _scale_vector(kind: str, scale_vec: str | None, scale_type: str | None) -> str | None:
-    """The effective vector size (1X/2X/4X) of a block-scaled MMA, None when it is unknown."""
-    if scale_vec is None:
-        return "4X" if scale_type == "ue4m3" else None
+def scale_vector_size(kind: str, scale_vec: str) -> str:
+    """The `.scale_vec::NX` size (1X, 2X, 4X) that a block-scale spelling means for `kind`.
+
+    `.block16` is 4X; `.block32` is 1X for kind::mxf8f6f4 and 2X for kind::mxf4/mxf4nvf4 (reference
+    §7); an NX spelling is itself. Anything else is returned unchanged (R30 rejects it).
+    """
     if scale_vec == "block16":
         return "4X"
     if scale_vec == "block32":
         return "1X" if kind == "mxf8f6f4" else "2X"
     return scale_vec
+
+
+def _scale_vector(kind: str, scale_vec: str | None, scale_type: str | None) -> str | None:
+    """The effective vector size (1X/2X/4X) of a block-scaled MMA, None when it is unknown."""
+    if scale_vec is None:
+        return "4X" if scale_type == "ue4m3" else None
+    return scale_vector_size(kind, scale_vec)
 
 
 def _check_idesc_context_free(d: InstrDesc, a_in_tmem: bool, scale_vec: str | None) -> None:
@@ -529,5 +538,6 @@ __all__ = [
     "check_ws",
     "check_zcmask",
     "mma_shape",
+    "scale_vector_size",
     "validate_idesc_word",
 ]
