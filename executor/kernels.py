@@ -11,6 +11,13 @@ full fractals, the partial row block, the partial column block and the corner), 
 
 Runtime checks: sizes beyond a tile's logical extent and reads past a buffer raise `ExecutionError`;
 a runtime size of 0 is a no-op (reference §12d).
+
+Operand images (speed, not semantics): `mte_gm_l1` into an nz/zz tile records the loaded matrix
+converted to the Mmad compute dtype (`Tile.image`), `mte_l1_l0` passes a view of it on to the L0
+tile, and `mad` multiplies the images instead of converting the L0 bytes again; a GM window
+loaded repeatedly is converted once (`_gm_image`, validated by content). PROTOCOL: every kernel
+that writes a tile's bytes calls `tile.will_write()` before writing (it drops the images of the
+overlapping tiles); a new writing kernel that skips it would let a `mad` read stale values.
 """
 
 from __future__ import annotations
@@ -19,8 +26,8 @@ import numpy as np
 
 from mmair.executor.dtypes import FLOAT_ELEMENTS
 from mmair.executor.errors import ExecutionError
-from mmair.executor.memory import Tile
-from mmair.isa.ascend import gather, layouts
+from mmair.executor.memory import GM_IMAGE_BYTES, MemorySpace, Tile
+from mmair.isa.ascend import gather, layouts, targets
 from mmair.isa.ascend.quant import decode_quant_word, decode_quant_words
 from mmair.isa.ascend.targets import c0_elements
 
@@ -87,6 +94,7 @@ def read_logical(tile: Tile, rows: int | None = None, cols: int | None = None) -
 
 def write_logical(tile: Tile, values: np.ndarray) -> None:
     """Write a 2-D array to the tile's logical [0:rows, 0:cols] (no bounds check here)."""
+    tile.will_write()
     phys, blocked = _blocks(tile)
     write_region(blocked, values)
     tile.store_values(phys)
@@ -131,6 +139,7 @@ def mte_gm_l1(gm: np.ndarray, dst: Tile, rows: int, cols: int, dn2nz: bool = Fal
         f"reads GM [{rows} x {cols}]{' (dn2nz: transposed)' if dn2nz else ''} beyond the GM "
         f"memref of shape {'x'.join(map(str, gm.shape))}",
     )
+    dst.will_write()
     phys, blocked = _blocks(dst)
     c0 = c0_elements(dst.element, dst.space)
     fill = min(_ceil_div(cols, c0) * c0, blocked.shape[2] * blocked.shape[3])
@@ -141,6 +150,53 @@ def mte_gm_l1(gm: np.ndarray, dst: Tile, rows: int, cols: int, dn2nz: bool = Fal
         data = src[:rows, :cols]
     write_region(blocked, data)
     dst.store_values(phys)
+    if dst.mem is not None and dst.layout in ("nz", "zz") and not dst.packed:
+        # Cube operand staging: keep the converted logical matrix for the moves and mads that
+        # follow (one conversion per load instead of one per mad).
+        dst.set_image(_gm_image(dst.mem, src[:rows, :cols].astype(phys.dtype, copy=False),
+                                _compute_dtype(dst.element)))
+
+
+def _gm_image(mem: MemorySpace, window: np.ndarray, ctype: np.dtype) -> np.ndarray:
+    """`window` (GM elements as stored in the tile) converted to `ctype`, reusing the conversion
+    of an earlier load of the same GM window while its contents are unchanged.
+
+    A GEMM reloads each B tile once per row of C tiles; converting it once per load dominated the
+    loads. A window is cached from its second load on (single loads, like A row panels, cost no
+    copy and no memory). The cache is validated by content, not by tracking GM writes: a hit
+    compares the window with the copy kept at conversion time (one pass over the raw bytes,
+    several times cheaper than the conversion), so a write to GM by any op is seen."""
+    key = (window.__array_interface__["data"][0], window.shape, window.strides, window.dtype.str,
+           ctype.str)
+    cached = mem.gm_images.get(key, _NOT_SEEN)
+    if cached is _NOT_SEEN:
+        mem.gm_images[key] = _SEEN_ONCE
+        return _convert(window, ctype)
+    if cached is not _SEEN_ONCE:
+        raw, image = cached
+        if _same_elements(raw, window):
+            return image
+    image = _convert(window, ctype)
+    raw = np.array(window, order="C")
+    if mem.gm_image_bytes + raw.nbytes + image.nbytes > GM_IMAGE_BYTES:
+        mem.gm_images.clear()
+        mem.gm_image_bytes = 0
+    mem.gm_images[key] = (raw, image)
+    mem.gm_image_bytes += raw.nbytes + image.nbytes
+    return image
+
+
+_NOT_SEEN: tuple = ()
+_SEEN_ONCE: tuple = (None,)
+
+
+def _same_elements(raw: np.ndarray, window: np.ndarray) -> bool:
+    """Bitwise equality of a C-contiguous copy and a (strided) window of the same shape."""
+    if window.ndim == 2 and window.strides[1] == window.itemsize \
+            and (window.shape[1] * window.itemsize) % 8 == 0 and window.strides[0] % 8 == 0 \
+            and window.__array_interface__["data"][0] % 8 == 0:
+        return np.array_equal(raw.view(np.uint64), window.view(np.uint64))
+    return np.array_equal(raw.view(np.uint8), np.ascontiguousarray(window).view(np.uint8))
 
 
 def mte_l1_l0(
@@ -169,6 +225,12 @@ def mte_l1_l0(
         f"reads source [{row}:{row + need_r}, {col}:{col + need_c}] beyond the {src.rows}x{src.cols} "
         f"source {src.label}",
     )
+    image = src.image
+    dst.will_write()
+    if image is not None and src.element == dst.element and row + need_r <= image.shape[0] \
+            and col + need_c <= image.shape[1]:
+        region = image[row : row + need_r, col : col + need_c]
+        dst.set_image(region.T if transpose else region)
     dphys, dblocked = _blocks(dst)
     _, fr, _, fc = dblocked.shape
     pr, pc = _ceil_div(rows, fr) * fr, _ceil_div(cols, fc) * fc
@@ -195,6 +257,15 @@ def mte_l1_l0(
     dst.store_values(dphys)
 
 
+def mte_l1_bt(src: Tile, dst: Tile, n: int) -> None:
+    """L1 -> BT: dst[0, 0:n] = src[0, 0:n], the bias row `mad_bias` reads (same element type)."""
+    if n == 0:
+        return
+    _check_size("n", n, src.cols, f"columns of the source {src.label}")
+    _check_size("n", n, dst.cols, f"columns of the destination {dst.label}")
+    dst.physical.reshape(-1)[:n] = src.physical.reshape(-1)[:n]
+
+
 def copy_gm_to_tile(gm: np.ndarray, dst: Tile) -> None:
     """GM -> UB: the memref's elements, row-major, to the start of the (nd) UB tile."""
     flat = dst.physical.reshape(-1)
@@ -202,6 +273,7 @@ def copy_gm_to_tile(gm: np.ndarray, dst: Tile) -> None:
         gm.size <= flat.size,
         f"copies {gm.size} GM elements into the {flat.size}-element {dst.label}",
     )
+    dst.will_write()
     flat[: gm.size] = gm.reshape(-1)
 
 
@@ -232,8 +304,20 @@ def _f16_table() -> np.ndarray:
     return _F16_TABLE
 
 
+def _convert(values: np.ndarray, ctype: np.dtype) -> np.ndarray:
+    """`values` converted to the compute dtype `ctype` (a new array)."""
+    if values.dtype == np.float16 and ctype == np.float32:
+        return np.take(_f16_table(), values.view(np.uint16))
+    return values.astype(ctype)
+
+
 def _operand(tile: Tile, rows: int, cols: int, ctype: np.dtype) -> np.ndarray:
-    """Logical [0:rows, 0:cols] of an L0 operand tile as a C-contiguous `ctype` array."""
+    """Logical [0:rows, 0:cols] of an L0 operand tile as a `ctype` array: a view of the tile's
+    operand image when it covers the region, else a C-contiguous conversion of the bytes."""
+    image = tile.image
+    if image is not None and image.dtype == ctype and rows <= image.shape[0] \
+            and cols <= image.shape[1]:
+        return image[:rows, :cols]
     values, blocked = _blocks(tile)
     if values.dtype == np.float16 and ctype == np.float32 and 2 * rows * cols >= values.size:
         converted = np.take(_f16_table(), values.view(np.uint16))
@@ -274,6 +358,7 @@ def mad(
     lhs = _operand(a, m, k, ctype)
     rhs = _operand(b, k, n, ctype)
     prod = lhs @ rhs
+    c.will_write()
     cphys, cblocked = _blocks(c)
     integer = cphys.dtype.kind in "iu"
     if integer:
@@ -401,7 +486,7 @@ def fixpipe(
             y = y.T
         _check_size("rows", y.shape[0], dst.rows, f"rows of the destination {dst.label}")
         _check_size("cols", y.shape[1], dst.cols, f"columns of the destination {dst.label}")
-        write_logical(dst, y)
+        write_logical(dst, y)  # drops the images of the written bytes
         return
     if layout == "nz2nz":
         _require(dst.ndim == 4, f"nz2nz to GM requires a 4-D memref, got shape {dst.shape}")
@@ -426,6 +511,11 @@ def fixpipe(
 # ------------------------------------------------------------------------------------------------
 
 
+GATHER_MAX_ELEMENTS = 1 << 22
+"""Simulator limit of the elements one GatherMask processes (repeats x elements per repeat): 32 times
+the largest UB, far above any kernel that does not re-read its data with zero strides."""
+
+
 def gather_mask(
     dst: Tile,
     src0: Tile,
@@ -443,8 +533,29 @@ def gather_mask(
     packed from dst[0]; returns the kept count (rsvdCnt). Built-in `pattern` 1..7 or user pattern
     words in `src1`; counter mode with method 1 (mask elements per repeat) or 2 (310p: mask
     elements in total)."""
+    # Dynamic operands must fit their GatherMaskParams fields (0 is a no-op for the sizes); the
+    # verifier checks only constants.
+    for name, value, (_, hi) in (
+        ("repeat_times", repeat_times, targets.GATHER_REPEAT_TIMES_RANGE),
+        ("src0_block_stride", block_stride, targets.GATHER_BLOCK_STRIDE_RANGE),
+        ("src0_repeat_stride", repeat_stride, targets.GATHER_SRC0_REPEAT_STRIDE_RANGE),
+        ("src1_repeat_stride", src1_repeat_stride, targets.GATHER_SRC1_REPEAT_STRIDE_RANGE),
+    ):
+        if not (counter and method == 2 and name == "repeat_times"):
+            _check_size(name, value, hi, "GatherMaskParams field")
+    if counter:
+        _check_size("mask", mask, targets.GATHER_COUNTER_MASK_RANGE[1], "counter-mode element count")
     if (counter and mask == 0) or (repeat_times == 0 and not (counter and method == 2)):
         return 0  # a runtime size of 0 is a no-op
+    # The index arrays hold one entry per processed element: refuse sizes (a 2^32 counter mask,
+    # strides of 0 re-reading the same block) that would exhaust host memory.
+    per_repeat = gather.elements_per_repeat(src0.element)
+    processed = (mask if method == 2 else repeat_times * mask) if counter else repeat_times * per_repeat
+    _require(
+        processed <= GATHER_MAX_ELEMENTS,
+        f"processes {processed} elements in one instruction, more than the simulator's limit of "
+        f"{GATHER_MAX_ELEMENTS}",
+    )
     counts = gather.repeat_counts(counter, method, src0.element, repeat_times, mask)
     try:
         if src1 is not None:
@@ -475,5 +586,6 @@ def gather_mask(
         kept.size <= dst_flat.size,
         f"keeps {kept.size} elements, more than the {dst_flat.size}-element dst {dst.label}",
     )
+    dst.will_write()
     dst_flat[: kept.size] = kept
     return int(kept.size)

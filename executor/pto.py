@@ -92,6 +92,12 @@ class PtoFunctions(InterpreterFunctions):
     def run_mte_l1_l0b(self, interp: Interpreter, op: pto.MteL1L0BOp, args: PythonValues) -> PythonValues:
         return self._l1_l0(op, args)
 
+    @impl(pto.MteL1BtOp)
+    def run_mte_l1_bt(self, interp: Interpreter, op: pto.MteL1BtOp, args: PythonValues) -> PythonValues:
+        src, dst, n = args
+        kernels.mte_l1_bt(src, dst, n)
+        return ()
+
     @impl(pto.MteGmUbOp)
     def run_mte_gm_ub(self, interp: Interpreter, op: pto.MteGmUbOp, args: PythonValues) -> PythonValues:
         gm, ub = args

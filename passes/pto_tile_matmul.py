@@ -1,0 +1,579 @@
+"""`pto-tile-matmul`: lower `pto.matmul` on GM operands to tiled loops of the cube pipeline.
+
+The Ascend cube multiplies tiles held in small on-chip buffers, so a GEMM of any size is a loop nest
+over tiles (reference ascend-cube.md §5-§10, seed-NZ flow):
+
+    GM A --mte_gm_l1--> L1 (Nz of A) --mte_l1_l0a--> L0A (Zz; Nz on a5) --+
+    GM B --mte_gm_l1--> L1 (Zz of B) --mte_l1_l0b--> L0B (Zn) ------------+--mad/mad_acc--> L0C (Nz)
+    L0C --fixpipe nz2nd (+ f322f16 / f322bf16)--> GM C
+
+    for i in M tiles:                  ms = min(tile-m, M - i)
+      for j in N tiles:                ns = min(tile-n, N - j)
+        [bias: GM -> L1 (nd) -> BT]
+        for k in K tiles:              ks = min(tile-k, K - k)
+          GM -> L1 tiles (windows = memref.subview with dynamic sizes), L1 -> L0A / L0B
+          k == 0 ? mad (mad_bias) : mad_acc          K accumulates in L0C
+        fixpipe L0C -> C[i:i+ms, j:j+ns]
+
+Remainder tiles run with dynamic sizes smaller than the static tile (`arith.minsi`); a size is a
+constant when the tile divides the dimension (or there is one tile), and a loop with one trip
+becomes straight-line code. Padding lanes of partial fractals are ignored by `mad`.
+
+Transposed operands (the GM memref holds A^T[K, M] or B^T[N, K]): A^T is loaded with DN2NZ into Nz
+of A where the target has DN2NZ (a5), else staged as Nz of A^T and moved with `transpose`; B^T is
+staged as Nz of B^T, which `mte_l1_l0b ... transpose` moves without a fractal transpose
+(`pto.matmul_hardware_transposes`).
+
+Tiles: the options `tile-m`, `tile-n`, `tile-k` fix a tile size (0 = automatic; a size larger
+than its dimension rounded up to g is clamped to that). All sizes are
+multiples of the granularity g = lcm(16, C0 of both operands, the transpose block of a hardware
+transposed operand): 16 for f16/bf16/f32, 32 for 8-bit, 64 for 4-bit types. Automatic tiles
+are tile-m = tile-n = min(128, M or N rounded up to g) and the largest tile-k (a multiple of g, at
+most K rounded up, at most 4095) whose A and B tiles fit L0A and L0B. Given tiles are checked:
+a tile that does not fit L0A, L0B, L0C or L1 is an error naming the buffer, the bytes it needs and
+the capacity.
+
+Operand reuse (L1 is 8x L0A, so whole operand panels often fit): with Mt x Nt x Kt tiles, plain
+tiling loads Mt*Nt*Kt A tiles and as many B tiles from GM. The pass keeps, where L1 has room,
+* the A row panel (tile-m x K) resident for the whole j loop: loaded once per i, its k-slices moved
+  to L0A with the `[row, col]` source start of `mte_l1_l0a` (saves Mt*Nt*Kt - Mt loads), and/or
+* all of B (K x N) resident for the whole nest: loaded once, moved with a `[k, j]` start (saves
+  Mt*Nt*Kt - 1 loads).
+Among the choices whose L1 buffers (plus the bias row) fit, it takes the one that saves the most
+loads (both, else the larger saving, ties to the A panel). With a single K tile the L0A tile is the
+same for every j, so A moves to L0A once per i, outside the j loop. Buffers are `pto.alloc`s without offsets,
+inserted where the matmul was; `pto-assign-addresses` places them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from math import lcm
+
+from xdsl.context import Context
+from xdsl.dialects import arith, memref, scf
+from xdsl.dialects.builtin import (
+    IndexType,
+    IntegerAttr,
+    MemRefType,
+    ModuleOp,
+    StringAttr,
+    f32,
+    i32,
+)
+from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
+from xdsl.passes import ModulePass
+from xdsl.utils.exceptions import PassFailedException
+
+from mmair.dialects import pto
+from mmair.isa.ascend import layouts as isa_layouts
+from mmair.isa.ascend import targets as isa
+from mmair.isa.ascend.targets import Target
+
+AUTO_TILE_MN = 128  # preferred tile-m and tile-n: a 128 x 128 f32 L0C tile is 64 KB
+MAX_TILE = isa.MMAD_MNK_RANGE[1]  # m, n, k of one mad / move
+
+
+class PassOpError(PassFailedException):
+    """A pass failure caused by one operation; `op` locates it and the message names the op."""
+
+    def __init__(self, op: Operation, message: str) -> None:
+        super().__init__(f"'{op.name}' op {message}")
+        self.op = op
+
+
+def resolve_target(module: ModuleOp, option: str | None, pass_name: str) -> None:
+    """Apply a pass's `target` option: set the module's `pto.target` when absent; a different
+    existing value or an unknown name is an error."""
+    if option is None:
+        return
+    if option not in isa.TARGET_NAMES:
+        raise PassFailedException(
+            f"{pass_name}: requires target in [{', '.join(isa.TARGET_NAMES)}], got {option}"
+        )
+    current = module.attributes.get(pto.TARGET_ATTR)
+    if current is None:
+        module.attributes[pto.TARGET_ATTR] = StringAttr(option)
+    elif not (isinstance(current, StringAttr) and current.data == option):
+        raise PassFailedException(
+            f"{pass_name}: target={option} differs from the module's {pto.TARGET_ATTR} = {current}"
+        )
+
+
+def _round_up(x: int, g: int) -> int:
+    return -(-x // g) * g
+
+
+# ----------------------------------------------------------------------------------------------
+# Planning (no IR): tile sizes, layouts and reuse
+# ----------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Buffer:
+    """One on-chip buffer of the lowered matmul: what it holds and its tile shape."""
+
+    role: str  # "A", "B", "C", "bias" (what the message calls it)
+    space: str
+    shape: tuple[int, int]
+    element: str
+    layout: str
+
+    def footprint(self) -> int:
+        return isa_layouts.footprint_bytes(self.layout, self.shape, self.element, self.space)
+
+    def describe(self) -> str:
+        r, c = self.shape
+        kind = "row" if self.role == "bias" else "tile"
+        return f"{self.role} {kind} {r}x{c}x{self.element} ({self.layout})"
+
+
+@dataclass(frozen=True)
+class MatmulPlan:
+    """How one `pto.matmul` is tiled; everything the IR emission needs."""
+
+    target: Target
+    m: int
+    n: int
+    k: int
+    lhs: str
+    rhs: str
+    out: str
+    acc: str
+    quant: str
+    transpose_a: bool
+    transpose_b: bool
+    bias: bool
+    tm: int
+    tn: int
+    tk: int
+    granularity: int
+    a_panel: bool  # A row panel (tm x K) resident in L1 across the j loop
+    b_whole: bool  # all of B resident in L1
+
+    @property
+    def a_dn2nz(self) -> bool:
+        """A^T in GM loaded with DN2NZ straight into Nz of A."""
+        return self.transpose_a and self.target.dn2nz
+
+    @property
+    def a_staged_transposed(self) -> bool:
+        """L1 holds Nz of A^T (moved to L0A with `transpose`)."""
+        return self.transpose_a and not self.target.dn2nz
+
+    @property
+    def trips(self) -> tuple[int, int, int]:
+        return -(-self.m // self.tm), -(-self.n // self.tn), -(-self.k // self.tk)
+
+    # -- buffers ---------------------------------------------------------------------------
+
+    def a_l1(self) -> Buffer:
+        kk = _round_up(self.k, self.granularity) if self.a_panel else self.tk
+        shape = (kk, self.tm) if self.a_staged_transposed else (self.tm, kk)
+        return Buffer("A", "l1", shape, self.lhs, "nz")
+
+    def b_l1(self) -> Buffer:
+        g = self.granularity
+        kk = _round_up(self.k, g) if self.b_whole else self.tk
+        nn = _round_up(self.n, g) if self.b_whole else self.tn
+        if self.transpose_b:
+            return Buffer("B", "l1", (nn, kk), self.rhs, "nz")
+        return Buffer("B", "l1", (kk, nn), self.rhs, "zz")
+
+    def a_l0a(self) -> Buffer:
+        return Buffer("A", "l0a", (self.tm, self.tk), self.lhs, self.target.l0a_layout)
+
+    def b_l0b(self) -> Buffer:
+        return Buffer("B", "l0b", (self.tk, self.tn), self.rhs, "zn")
+
+    def c_l0c(self) -> Buffer:
+        return Buffer("C", "l0c", (self.tm, self.tn), self.acc, "nz")
+
+    def bias_l1(self) -> Buffer:
+        return Buffer("bias", "l1", (1, self.tn), self.acc, "nd")
+
+    def bias_bt(self) -> Buffer:
+        return Buffer("bias", "bt", (1, self.tn), self.acc, "nd")
+
+    def buffers(self) -> list[Buffer]:
+        found = [self.a_l1(), self.b_l1(), self.a_l0a(), self.b_l0b(), self.c_l0c()]
+        if self.bias:
+            found += [self.bias_l1(), self.bias_bt()]
+        return found
+
+
+def granularity(target: Target, lhs: str, rhs: str, transpose_a: bool, transpose_b: bool) -> int:
+    """The multiple every tile size must be: fractal rows (16), both operands' C0 (so k tiles and
+    column starts fall on fractal boundaries) and the transpose block of a hardware-transposed
+    operand (its padded extents must be whole blocks)."""
+    g = 16
+    hw_a, hw_b = pto.matmul_hardware_transposes(target, transpose_a, transpose_b)
+    for elem, hw in ((lhs, hw_a), (rhs, hw_b)):
+        g = lcm(g, isa.c0_elements(elem, "l1"))
+        if hw:
+            g = lcm(g, isa.transpose_block_elements(elem))
+    return g
+
+
+def _overflows(plan: MatmulPlan) -> list[tuple[str, str, int, int]]:
+    """(space, description, bytes needed, capacity) for every space the plan's buffers overflow."""
+    cap = plan.target.capacity
+    per_space: dict[str, list[Buffer]] = {space: [] for space in ("l0a", "l0b", "l0c", "bt", "l1")}
+    for buf in plan.buffers():
+        per_space.setdefault(buf.space, []).append(buf)
+    problems = []
+    for space, bufs in per_space.items():  # the L0 buffers first: they bound the tiles
+        if not bufs:
+            continue
+        need = sum(b.footprint() for b in bufs)
+        capacity = cap[space]
+        assert capacity is not None
+        if need > capacity:
+            if len(bufs) == 1:
+                what = f"the {bufs[0].describe()} needs"
+            else:
+                what = " + ".join(f"{b.describe()} {b.footprint()} B" for b in bufs) + " need"
+            problems.append((space, what, need, capacity))
+    return problems
+
+
+def plan_matmul(
+    op: pto.MatmulOp, target: Target, tile_m: int = 0, tile_n: int = 0, tile_k: int = 0
+) -> MatmulPlan:
+    """Choose the tiles and the reuse for a verified `op` (0 = automatic tile size). Raises
+    PassOpError when a given tile is not a legal multiple or does not fit its buffers."""
+    m, n, k = op.problem()
+    lhs, rhs, out = op.element_names()
+    acc = pto.matmul_accumulator(target, lhs, rhs)
+    assert acc is not None, "verified"
+    quant = pto.matmul_output_types(target, acc)[out]
+    ta, tb = op.is_transpose_a, op.is_transpose_b
+    g = granularity(target, lhs, rhs, ta, tb)
+    limit = MAX_TILE // g * g
+    for name, value in (("tile-m", tile_m), ("tile-n", tile_n), ("tile-k", tile_k)):
+        if value < 0 or value % g or value > limit:
+            raise PassOpError(
+                op,
+                f"requires {name} to be 0 (automatic) or a multiple of {g} in [{g}, {limit}] for "
+                f"({lhs}, {rhs}) on target {target.name}, got {value}",
+            )
+    # A tile never needs to be larger than its dimension rounded up to g.
+    tm = min(tile_m or AUTO_TILE_MN, _round_up(m, g))
+    tn = min(tile_n or AUTO_TILE_MN, _round_up(n, g))
+
+    def make(tk: int, a_panel: bool = False, b_whole: bool = False) -> MatmulPlan:
+        return MatmulPlan(
+            target, m, n, k, lhs, rhs, out, acc, quant, ta, tb, op.bias is not None,
+            tm, tn, tk, g, a_panel, b_whole,
+        )
+
+    if tile_k:
+        tk = min(tile_k, _round_up(k, g))
+    else:
+        tk = min(_round_up(k, g), limit)
+        while tk > g and _overflows(make(tk)):
+            tk -= g
+    plan = make(tk)
+    problems = _overflows(plan)
+    if problems:
+        space, what, need, capacity = problems[0]
+        given = ", ".join(
+            f"{name} = {v}"
+            for name, v in (("tile-m", tm), ("tile-n", tn), ("tile-k", tk))
+        )
+        raise PassOpError(
+            op,
+            f"tiles {given} do not fit {space}: {what} {need} bytes, {space} capacity "
+            f"{capacity} bytes on target {target.name}",
+        )
+    return _choose_reuse(plan, make)
+
+
+def _choose_reuse(plan: MatmulPlan, make: Callable[..., MatmulPlan]) -> MatmulPlan:
+    """The reuse (A panel, whole B) that saves the most GM loads among those that fit."""
+    mt, nt, kt = plan.trips
+    tiles = mt * nt * kt
+    ranges = plan.target.nd2nz_ranges(plan.a_dn2nz)
+    plain = plan.target.nd2nz_ranges()
+
+    def loads_fit(candidate: MatmulPlan) -> bool:
+        # The static extents of whole-panel loads must be in the ND2NZ field ranges.
+        if candidate.a_panel:
+            rng = ranges if candidate.a_dn2nz else plain
+            if candidate.a_staged_transposed and plan.k > rng["n_value"][1]:
+                return False
+            if not candidate.a_staged_transposed and plan.k > rng["d_value"][1]:
+                return False
+        if candidate.b_whole:
+            rows, cols = (plan.n, plan.k) if plan.transpose_b else (plan.k, plan.n)
+            if rows > plain["n_value"][1] or cols > plain["d_value"][1]:
+                return False
+        return True
+
+    best = plan
+    best_saving = 0
+    for a_panel, b_whole in ((True, True), (True, False), (False, True)):
+        saving = (tiles - mt if a_panel else 0) + (tiles - 1 if b_whole else 0)
+        if saving <= best_saving:
+            continue
+        candidate = make(plan.tk, a_panel, b_whole)
+        if not _overflows(candidate) and loads_fit(candidate):
+            best, best_saving = candidate, saving
+    return best
+
+
+# ----------------------------------------------------------------------------------------------
+# IR emission
+# ----------------------------------------------------------------------------------------------
+
+Index = int | SSAValue  # a static or runtime index
+
+
+class _Emitter:
+    """Appends ops to a block (or before an anchor op); index constants go to the root emitter's
+    position, so they dominate every loop of the nest."""
+
+    def __init__(self, block: Block, before: Operation | None, root: _Emitter | None = None):
+        self.block = block
+        self.before = before
+        self.root = root or self
+        self.constants: dict[int, SSAValue] = {} if root is None else root.constants
+        self.first: Operation | None = None  # of the root: constants go before it
+
+    def emit(self, op: Operation, name: str | None = None) -> Operation:
+        if self.first is None:
+            self.first = op
+        if self.before is not None:
+            self.block.insert_op_before(op, self.before)
+        else:
+            self.block.add_op(op)
+        if name is not None and op.results:
+            op.results[0].name_hint = name
+        return op
+
+    def value(self, v: Index) -> SSAValue:
+        if isinstance(v, SSAValue):
+            return v
+        found = self.constants.get(v)
+        if found is None:
+            const = arith.ConstantOp(IntegerAttr(v, IndexType()))
+            const.result.name_hint = f"c{v}"
+            root = self.root
+            if root.first is None:
+                root.emit(const)
+            else:
+                root.block.insert_op_before(const, root.first)
+            found = self.constants[v] = const.result
+        return found
+
+    def nested(self, block: Block) -> _Emitter:
+        return _Emitter(block, None, self.root)
+
+
+def _alloc(em: _Emitter, buf: Buffer, elem_types: dict[str, Attribute], name: str) -> SSAValue:
+    tile = pto.TileType(buf.space, buf.shape, elem_types[buf.element], buf.layout)
+    return em.emit(pto.AllocOp(tile), name).results[0]
+
+
+def _window(
+    em: _Emitter, source: SSAValue, offsets: Sequence[Index], sizes: Sequence[Index], name: str
+) -> SSAValue:
+    """`memref.subview` of GM (the source itself when the window is all of it)."""
+    src_type = source.type
+    assert isinstance(src_type, MemRefType)
+    if all(o == 0 for o in offsets) and tuple(sizes) == tuple(src_type.get_shape()):
+        return source
+    ones = [1] * len(offsets)
+    result_type = memref.SubviewOp.infer_result_type(src_type, offsets, sizes, ones)
+    dyn_offsets = [o for o in offsets if isinstance(o, SSAValue)]
+    dyn_sizes = [s for s in sizes if isinstance(s, SSAValue)]
+    static_offsets = [memref.DYNAMIC_INDEX if isinstance(o, SSAValue) else o for o in offsets]
+    static_sizes = [memref.DYNAMIC_INDEX if isinstance(s, SSAValue) else s for s in sizes]
+    op = memref.SubviewOp(
+        source, dyn_offsets, dyn_sizes, [], static_offsets, static_sizes, ones, result_type
+    )
+    return em.emit(op, name).results[0]
+
+
+def _loop(
+    em: _Emitter,
+    extent: int,
+    step: int,
+    iv_name: str,
+    size_name: str,
+    body: Callable[[_Emitter, Index, Index], None],
+) -> None:
+    """for iv in range(0, extent, step): body(em, iv, min(step, extent - iv)). One trip is
+    straight-line code with iv = 0; the size is a constant when step divides extent."""
+    if extent <= step:
+        body(em, 0, extent)
+        return
+    block = Block(arg_types=[IndexType()])
+    iv = block.args[0]
+    iv.name_hint = iv_name
+    loop = scf.ForOp(em.value(0), em.value(extent), em.value(step), [], block)
+    em.emit(loop)
+    inner = em.nested(block)
+    if extent % step == 0:
+        size: Index = step
+    else:
+        rest = inner.emit(arith.SubiOp(inner.value(extent), iv), f"{iv_name}_rest").results[0]
+        size = inner.emit(arith.MinSIOp(inner.value(step), rest), size_name).results[0]
+    body(inner, iv, size)
+    block.add_op(scf.YieldOp())
+
+
+def _start(em: _Emitter, start: tuple[Index, Index]) -> tuple[SSAValue, SSAValue] | None:
+    """A source start operand pair, or None for the default [0, 0]."""
+    if start == (0, 0):
+        return None
+    return em.value(start[0]), em.value(start[1])
+
+
+def lower_matmul(op: pto.MatmulOp, plan: MatmulPlan) -> None:
+    """Replace `op` by the loop nest of `plan` (allocs, loads, mads and fixpipes before it)."""
+    block = op.parent_block()
+    assert block is not None
+    root = _Emitter(block, op)
+    elem_types: dict[str, Attribute] = {}
+    for value, elem in ((op.a, plan.lhs), (op.b, plan.rhs), (op.c, plan.out)):
+        t = value.type
+        assert isinstance(t, MemRefType)
+        elem_types[elem] = t.element_type
+    if plan.bias:
+        assert op.bias is not None and isinstance(op.bias.type, MemRefType)
+        elem_types[plan.acc] = op.bias.type.element_type
+    elif plan.acc not in elem_types:
+        elem_types[plan.acc] = pto_element_type(plan.acc)
+    a_l1 = _alloc(root, plan.a_l1(), elem_types, "a_l1")
+    b_l1 = _alloc(root, plan.b_l1(), elem_types, "b_l1")
+    a_l0a = _alloc(root, plan.a_l0a(), elem_types, "a_l0a")
+    b_l0b = _alloc(root, plan.b_l0b(), elem_types, "b_l0b")
+    c_l0c = _alloc(root, plan.c_l0c(), elem_types, "c_l0c")
+    bias_l1 = bias_bt = None
+    if plan.bias:
+        bias_l1 = _alloc(root, plan.bias_l1(), elem_types, "bias_l1")
+        bias_bt = _alloc(root, plan.bias_bt(), elem_types, "bias_bt")
+    m, n, k = plan.m, plan.n, plan.k
+    ta, tb = plan.transpose_a, plan.transpose_b
+
+    def load(em: _Emitter, src: SSAValue, dst: SSAValue, rows: Index, cols: Index,
+             dn2nz: bool = False) -> None:
+        em.emit(pto.MteGmL1Op(src, dst, em.value(rows), em.value(cols), dn2nz=dn2nz))
+
+    if plan.b_whole:  # all of B, loaded once
+        rows, cols = (n, k) if tb else (k, n)
+        load(root, op.b, b_l1, rows, cols)
+
+    # With one K tile the A tile in L0A is the same for every j: move it once per i.
+    a_hoisted = plan.trips[2] == 1
+
+    def emit_a(em: _Emitter, i: Index, ms: Index, kk: Index, ks: Index) -> None:
+        """A[i:i+ms, kk:kk+ks] into L0A (from the resident panel, or through an L1 tile)."""
+        a_start: tuple[SSAValue, SSAValue] | None = None
+        if plan.a_panel:
+            start = (kk, 0) if plan.a_staged_transposed else (0, kk)
+            a_start = _start(em, start)
+        elif ta:
+            window = _window(em, op.a, [kk, i], [ks, ms], "a_win")
+            if plan.a_dn2nz:
+                load(em, window, a_l1, ms, ks, dn2nz=True)
+            else:
+                load(em, window, a_l1, ks, ms)
+        else:
+            window = _window(em, op.a, [i, kk], [ms, ks], "a_win")
+            load(em, window, a_l1, ms, ks)
+        em.emit(pto.MteL1L0AOp(a_l1, a_l0a, em.value(ms), em.value(ks), a_start,
+                               transpose=plan.a_staged_transposed))
+
+    def i_body(em: _Emitter, i: Index, ms: Index) -> None:
+        if plan.a_panel:  # the A row panel, loaded once per i
+            if ta:
+                window = _window(em, op.a, [0, i], [k, ms], "a_panel")
+                if plan.a_dn2nz:
+                    load(em, window, a_l1, ms, k, dn2nz=True)
+                else:
+                    load(em, window, a_l1, k, ms)
+            else:
+                window = _window(em, op.a, [i, 0], [ms, k], "a_panel")
+                load(em, window, a_l1, ms, k)
+
+        if a_hoisted:
+            emit_a(em, i, ms, 0, k)
+
+        def j_body(em: _Emitter, j: Index, ns: Index) -> None:
+            if plan.bias:
+                assert op.bias is not None and bias_l1 is not None and bias_bt is not None
+                rank = len(op.bias.type.get_shape())  # type: ignore[union-attr]
+                offsets, sizes = ([j], [ns]) if rank == 1 else ([0, j], [1, ns])
+                window = _window(em, op.bias, offsets, sizes, "bias_win")
+                load(em, window, bias_l1, 1, ns)
+                em.emit(pto.MteL1BtOp(bias_l1, bias_bt, em.value(ns)))
+
+            def k_body(em: _Emitter, kk: Index, ks: Index) -> None:
+                if not a_hoisted:
+                    emit_a(em, i, ms, kk, ks)
+                b_start: tuple[SSAValue, SSAValue] | None = None
+                if plan.b_whole:
+                    start = (j, kk) if tb else (kk, j)
+                    b_start = _start(em, start)
+                elif tb:
+                    window = _window(em, op.b, [j, kk], [ns, ks], "b_win")
+                    load(em, window, b_l1, ns, ks)
+                else:
+                    window = _window(em, op.b, [kk, j], [ks, ns], "b_win")
+                    load(em, window, b_l1, ks, ns)
+                msv, nsv, ksv = em.value(ms), em.value(ns), em.value(ks)
+                em.emit(pto.MteL1L0BOp(b_l1, b_l0b, ksv, nsv, b_start, transpose=tb))
+
+                def first() -> Operation:
+                    if bias_bt is not None:
+                        return pto.MadBiasOp(a_l0a, b_l0b, c_l0c, bias_bt, msv, nsv, ksv)
+                    return pto.MadOp(a_l0a, b_l0b, c_l0c, msv, nsv, ksv)
+
+                if plan.trips[2] == 1:
+                    em.emit(first())
+                    return
+                assert isinstance(kk, SSAValue)
+                is_first = em.emit(
+                    arith.CmpiOp(kk, em.value(0), "eq"), "first"
+                ).results[0]
+                then_ops = [first(), scf.YieldOp()]
+                else_ops = [pto.MadAccOp(a_l0a, b_l0b, c_l0c, msv, nsv, ksv), scf.YieldOp()]
+                em.emit(scf.IfOp(is_first, [], Region(Block(then_ops)), Region(Block(else_ops))))
+
+            _loop(em, k, plan.tk, "k", "ks", k_body)
+            window = _window(em, op.c, [i, j], [ms, ns], "c_win")
+            em.emit(pto.FixpipeOp(c_l0c, window, em.value(ms), em.value(ns), quant=plan.quant))
+
+        _loop(em, n, plan.tn, "j", "ns", j_body)
+
+    _loop(root, m, plan.tm, "i", "ms", i_body)
+    op.detach()
+    op.erase()
+
+
+def pto_element_type(name: str) -> Attribute:
+    """The xDSL type of an accumulator element name (f32, s32)."""
+    return {"f32": f32, "s32": i32}[name]
+
+
+@dataclass(frozen=True)
+class PtoTileMatmulPass(ModulePass):
+    """Lower every `pto.matmul` to tiled cube loops (module docstring)."""
+
+    name = "pto-tile-matmul"
+
+    target: str | None = None
+    """Ascend target; sets the module's `pto.target` when it has none (default: the module's)."""
+    tile_m: int = 0
+    tile_n: int = 0
+    tile_k: int = 0
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        resolve_target(op, self.target, self.name)
+        for matmul in [o for o in op.walk() if isinstance(o, pto.MatmulOp)]:
+            target = pto.target_of(matmul)
+            plan = plan_matmul(matmul, target, self.tile_m, self.tile_n, self.tile_k)
+            lower_matmul(matmul, plan)
