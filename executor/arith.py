@@ -1,7 +1,7 @@
 """Lean interpreter functions for `arith` on index and integer values.
 
-Values are Python ints. `index` values are not wrapped (they model 64-bit address arithmetic that
-never overflows in a kernel); `iN` results wrap to N-bit two's complement (kept signed); `i1` is 0/1.
+Values are Python ints. `iN` results wrap to N-bit two's complement (kept signed), `index` results
+to 64 bits; `i1` is 0/1.
 Unlike upstream xDSL's arith functions there are no per-op type assertions; each op's result width is
 decoded once and cached. Division by zero raises `ExecutionError`.
 """
@@ -23,10 +23,12 @@ Wrap = Callable[[int], int] | None
 
 
 def _wrapper(t: Attribute) -> Wrap:
-    """A function that wraps an int to the width of type `t` (None: index, no wrapping)."""
-    if isinstance(t, IndexType) or not isinstance(t, IntegerType):
+    """A function that wraps an int to the width of type `t` (None: not an integer type). `index`
+    wraps to 64 bits: unbounded Python ints would let a loop that squares a value grow it to
+    gigabytes (a hang, then an out-of-memory) instead of overflowing like the hardware."""
+    if not isinstance(t, IntegerType | IndexType):
         return None
-    bits = t.width.data
+    bits = t.width.data if isinstance(t, IntegerType) else INDEX_BITS
     if bits == 1:
         return lambda v: v & 1
     half, mask = 1 << (bits - 1), (1 << bits) - 1

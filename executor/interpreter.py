@@ -10,11 +10,13 @@ runs regions with its own loop:
   a `func.call` gets a fresh frame, so recursion works);
 * operations are counted inline (`op_counts`, by op name) instead of by a listener;
 * any exception from an op implementation becomes an `ExecutionError` that carries the innermost
-  faulting op, so the tool can print its source location.
+  faulting op, so the tool can print its source location;
+* `max_ops` bounds the number of executed ops (runaway loops end with an `ExecutionError`).
 """
 
 from __future__ import annotations
 
+import sys
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
@@ -29,6 +31,10 @@ from mmair.executor.errors import ExecutionError
 class MmairInterpreter(Interpreter):
     op_counts: Counter[str] = field(default_factory=Counter)
     """How many times each op (by name) was executed."""
+    max_ops: int | None = None
+    """Bound on the number of executed ops (None: unbounded); exceeding it is an ExecutionError,
+    so a runaway loop (`scf.for` to 2^62, a `scf.while` that never stops) ends with a diagnostic."""
+    _ops_left: int = -1
     _env: dict[SSAValue, Any] = field(default_factory=dict)
 
     # --- value environment (also used by upstream implementations, if any are registered) ---
@@ -56,6 +62,14 @@ class MmairInterpreter(Interpreter):
     def pop_scope(self) -> None:
         pass
 
+    def __post_init__(self) -> None:
+        self._ops_left = self.max_ops if self.max_ops is not None else sys.maxsize
+
+    def _over_budget(self, op: Operation) -> ExecutionError:
+        return ExecutionError(
+            f"execution exceeded {self.max_ops} operations (raise the limit with --max-ops)", op
+        )
+
     def run_op(self, op, inputs: PythonValues = ()) -> PythonValues:
         if not isinstance(op, Operation):
             op = self.get_op_for_symbol(op)
@@ -63,6 +77,9 @@ class MmairInterpreter(Interpreter):
 
     def _run_op(self, op: Operation, inputs: PythonValues):
         self.op_counts[op.name] += 1
+        self._ops_left -= 1
+        if self._ops_left < 0:
+            raise self._over_budget(op)
         entry = self._impls._impl_dict.get(type(op))  # pyright: ignore[reportPrivateUsage]
         if entry is None:
             raise ExecutionError(f"no implementation for op '{op.name}' in the executor", op)
@@ -71,6 +88,8 @@ class MmairInterpreter(Interpreter):
             return fn(ft, self, op, inputs)
         except ExecutionError as err:
             raise err.with_op(op) from None
+        except RecursionError:  # deep func.call nesting: reported once, by the runner
+            raise
         except Exception as err:  # numpy or Python failure inside an implementation
             raise ExecutionError(f"'{op.name}' op failed: {type(err).__name__}: {err}", op) from err
 
@@ -86,6 +105,9 @@ class MmairInterpreter(Interpreter):
             block = None
             while op is not None:
                 counts[op.name] += 1
+                self._ops_left -= 1
+                if self._ops_left < 0:
+                    raise self._over_budget(op)
                 entry = impls.get(type(op))
                 if entry is None:
                     raise ExecutionError(f"no implementation for op '{op.name}' in the executor", op)
@@ -94,6 +116,8 @@ class MmairInterpreter(Interpreter):
                     result = fn(ft, self, op, tuple([env[v] for v in op._operands]))  # pyright: ignore[reportPrivateUsage]
                 except ExecutionError as err:
                     raise err.with_op(op) from None
+                except RecursionError:
+                    raise
                 except Exception as err:
                     raise ExecutionError(
                         f"'{op.name}' op failed: {type(err).__name__}: {err}", op

@@ -34,6 +34,9 @@ from mmair.executor.errors import ExecutionError
 from mmair.isa.ascend import layouts
 from mmair.isa.ascend.targets import DEFAULT_TARGET, Target, element_bits, get_target
 
+GM_IMAGE_BYTES = 256 << 20
+"""Most bytes `MemorySpace.gm_images` keeps (copies + images); beyond it the cache starts over."""
+
 # Blackwell spaces (tcgen05 execution is a later task; the sizes live in mmair.isa.tcgen05 then).
 TMEM_LANES = 128
 TMEM_COLUMNS = 512
@@ -49,6 +52,12 @@ class MemorySpace:
     data: np.ndarray = field(repr=False)
     next_free: int = 0  # bump allocator
     peak: int = 0  # highest byte address + 1 any tile has occupied
+    imaged: list[Tile] = field(default_factory=list, repr=False)
+    """Tiles of this space that hold an operand image (`Tile.image`)."""
+    gm_images: dict[tuple, tuple] = field(default_factory=dict, repr=False)
+    """Converted GM windows loaded into this space: key -> (copy of the GM elements, image);
+    see `kernels.mte_gm_l1`. Bounded by `GM_IMAGE_BYTES`."""
+    gm_image_bytes: int = 0
 
     @classmethod
     def create(cls, name: str, capacity: int, alignment: int) -> MemorySpace:
@@ -80,6 +89,18 @@ class MemorySpace:
         self.next_free = offset + nbytes
         return offset
 
+    def invalidate(self, offset: int, nbytes: int) -> None:
+        """Bytes [offset, offset + nbytes) are about to be written: drop the operand image of every
+        tile that overlaps them."""
+        end = offset + nbytes
+        kept = []
+        for tile in self.imaged:
+            if tile.offset < end and offset < tile.offset + tile.nbytes:
+                tile.image = None
+            else:
+                kept.append(tile)
+        self.imaged = kept
+
     def view(self, offset: int, dtype: np.dtype, shape: tuple[int, ...]) -> np.ndarray:
         nbytes = prod(shape) * dtype.itemsize
         return self.data[offset : offset + nbytes].view(dtype).reshape(shape)
@@ -105,6 +126,14 @@ class Tile:
     nbytes: int = 0
     name: str = ""
     _blocked: np.ndarray | None = field(default=None, repr=False)
+    mem: MemorySpace | None = field(default=None, repr=False)
+    """The space holding the tile (None for a free-standing tile: no operand images then)."""
+    image: np.ndarray | None = field(default=None, repr=False)
+    """Operand image: the tile's logical [0:r, 0:c] (r, c = image.shape) converted to the Mmad
+    compute dtype (f32 for float elements, f64 for integers), recorded by the data moves and read
+    by `pto.mad` instead of converting the bytes again. It is exactly the converted bytes: any
+    write to bytes of the tile drops it (`MemorySpace.invalidate`, called by every writing
+    kernel through `Tile.will_write`); image arrays are never modified in place."""
 
     @property
     def rows(self) -> int:
@@ -144,12 +173,28 @@ class Tile:
         """Write back an array obtained from `values()` (no-op for the views of byte-sized types)."""
         if values is self.physical:
             return
+        self.will_write()
         if self.packed:
             packed = layouts.pack_nibbles(values.astype(np.int8) if self.element != "e2m1"
                                           else values.view(np.uint8))
             self.physical[: packed.size] = packed
         else:
             self.physical[...] = values
+
+    def will_write(self) -> None:
+        """The tile's bytes are about to be written: drop the images that cover them."""
+        mem = self.mem
+        if mem is not None and mem.imaged:
+            mem.invalidate(self.offset, self.nbytes)
+
+    def set_image(self, image: np.ndarray | None) -> None:
+        """Record `image` (see `image`) after a write of the tile's logical region."""
+        mem = self.mem
+        if mem is None or image is None:
+            return
+        self.image = image
+        if self not in mem.imaged:
+            mem.imaged.append(self)
 
     def blocked(self) -> np.ndarray:
         """4-D view [r1, r0, c1, c0] of the physical array (see `layouts.blocked_view`)."""
@@ -209,7 +254,7 @@ class Memory:
         dtype = storage_dtype(element)
         view_shape = (nbytes,) if is_packed_4bit(element) else pshape
         physical = mem.view(offset, dtype, view_shape)
-        return Tile(space, offset, tuple(shape), layout, element, physical, nbytes, name)
+        return Tile(space, offset, tuple(shape), layout, element, physical, nbytes, name, mem=mem)
 
     def reinterpret(
         self, tile: Tile, shape: tuple[int, ...], layout: str, element: str, name: str = ""

@@ -10,6 +10,7 @@ arrays directly (Python ints / floats as values). Out-of-bounds windows and indi
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from math import prod
 from typing import Any
 
 import numpy as np
@@ -25,6 +26,24 @@ from mmair.executor.errors import ExecutionError
 def memref_dtype(t: MemRefType) -> np.dtype:
     """numpy dtype of a memref's element type."""
     return numpy_dtype(element_name_of_type(t.element_type))
+
+
+DEFAULT_MAX_GM_BYTES = 4 << 30
+"""Largest GM buffer (an entry argument the runner fills, or a `memref.alloc`) the executor creates:
+GM is host memory here, so an absurd shape must be an error before numpy tries to allocate it
+(`mmair-run --max-gm-bytes`)."""
+
+
+def check_gm_size(shape: list[int] | tuple[int, ...], dtype: np.dtype, limit: int | None, what: str) -> None:
+    """Raise ExecutionError when a GM buffer of `shape` x `dtype` would exceed `limit` bytes."""
+    if limit is None:
+        return
+    nbytes = prod(shape) * dtype.itemsize
+    if nbytes > limit:
+        raise ExecutionError(
+            f"{what} of shape {'x'.join(map(str, shape))} ({nbytes} bytes) exceeds the GM buffer "
+            f"limit of {limit} bytes (raise it with --max-gm-bytes)"
+        )
 
 
 def _check_index(array: np.ndarray, index: tuple[int, ...]) -> None:
@@ -52,6 +71,8 @@ def _drop_dims(sizes: list[int], result_shape: tuple[int, ...]) -> list[int] | N
 @register_impls
 @dataclass
 class MemRefFunctions(InterpreterFunctions):
+    max_gm_bytes: int | None = DEFAULT_MAX_GM_BYTES
+    """Size limit of one `memref.alloc` / `memref.alloca` (None: unlimited)."""
     _decoded: dict[Operation, Any] = field(default_factory=dict)
 
     @impl(memref.SubviewOp)
@@ -68,6 +89,13 @@ class MemRefFunctions(InterpreterFunctions):
             )
         static_offsets, static_sizes, static_strides, result_shape = decoded
         source, *dynamic = args
+        # xDSL's verifier does not check that offsets, sizes and strides match the source rank.
+        counts = (len(static_offsets), len(static_sizes), len(static_strides))
+        if counts != (source.ndim,) * 3:
+            raise ExecutionError(
+                f"requires {source.ndim} offsets, sizes and strides for a rank-{source.ndim} "
+                f"source, got {counts[0]}, {counts[1]} and {counts[2]}"
+            )
         it = iter(dynamic)
         offsets = [next(it) if v == DYNAMIC_INDEX else v for v in static_offsets]
         sizes = [next(it) if v == DYNAMIC_INDEX else v for v in static_sizes]
@@ -110,7 +138,9 @@ class MemRefFunctions(InterpreterFunctions):
         shape = [next(dynamic) if d == DYNAMIC_INDEX else d for d in t.get_shape()]
         if any(d < 0 for d in shape):
             raise ExecutionError(f"requires non-negative sizes, got {shape}")
-        return (np.zeros(shape, dtype=memref_dtype(t)),)
+        dtype = memref_dtype(t)
+        check_gm_size(shape, dtype, self.max_gm_bytes, "GM buffer")
+        return (np.zeros(shape, dtype=dtype),)
 
     @impl(memref.AllocOp)
     def run_alloc(self, interp: Interpreter, op: memref.AllocOp, args: PythonValues) -> PythonValues:

@@ -31,12 +31,20 @@ from mmair.executor.errors import ExecutionError
 from mmair.executor.func import FuncFunctions
 from mmair.executor.interpreter import MmairInterpreter
 from mmair.executor.memory import Memory
-from mmair.executor.memref import MemRefFunctions, memref_dtype
+from mmair.executor.memref import (
+    DEFAULT_MAX_GM_BYTES,
+    MemRefFunctions,
+    check_gm_size,
+    memref_dtype,
+)
 from mmair.executor.scf import ScfFunctions
 from mmair.isa.ascend.targets import DEFAULT_TARGET
 
 TARGET_ATTR = "pto.target"
 REFERENCE_ATTR = "mmair.reference"
+DEFAULT_MAX_OPS = 100_000_000
+"""Default bound on executed ops (`mmair-run --max-ops`): minutes of interpretation, far above any
+real kernel, but it ends a runaway loop with an error instead of a hang."""
 
 
 class InputError(Exception):
@@ -127,10 +135,12 @@ def _scalar_type(t: Attribute) -> bool:
 
 
 def prepare_arguments(
-    entry: func.FuncOp, inputs: dict[str, Any], seed: int = 0
+    entry: func.FuncOp, inputs: dict[str, Any], seed: int = 0,
+    max_gm_bytes: int | None = DEFAULT_MAX_GM_BYTES,
 ) -> tuple[list[str], list[Any]]:
     """Argument names and values for `entry`: copies of the given arrays, random data for missing
-    memrefs. Raises InputError for unknown names, bad shapes/dtypes and missing scalars."""
+    memrefs (at most `max_gm_bytes` each). Raises InputError for unknown names, bad shapes/dtypes,
+    missing scalars and random inputs beyond the size limit."""
     names = argument_names(entry)
     unknown = sorted(set(inputs) - set(names))
     if unknown:
@@ -143,9 +153,18 @@ def prepare_arguments(
     for name, t in zip(names, entry.function_type.inputs.data, strict=True):
         given = inputs.get(name)
         if isinstance(t, MemRefType):
+            try:
+                memref_dtype(t)
+            except ValueError as err:
+                raise InputError(f"argument '{name}' has type {t}, which the executor cannot pass: "
+                                 f"{err}") from None
             if given is None:
                 if any(d is None for d in _static_shape(t)):
                     raise InputError(f"argument '{name}' has a dynamic shape {t}: give an input")
+                try:
+                    check_gm_size(t.get_shape(), memref_dtype(t), max_gm_bytes, f"argument '{name}'")
+                except ExecutionError as err:
+                    raise InputError(err.message) from None
                 values.append(random_array(t, rng))
             else:
                 values.append(_check_array(name, t, np.asarray(given)))
@@ -158,14 +177,17 @@ def prepare_arguments(
     return names, values
 
 
-def make_interpreter(module: ModuleOp, target: str) -> tuple[MmairInterpreter, Memory]:
+def make_interpreter(
+    module: ModuleOp, target: str, max_ops: int | None = None,
+    max_gm_bytes: int | None = DEFAULT_MAX_GM_BYTES,
+) -> tuple[MmairInterpreter, Memory]:
     """An interpreter with the mmair functions registered and a fresh memory for `target`."""
     from mmair.executor.pto import PtoFunctions
     from mmair.executor.tcgen05 import Tcgen05Functions
 
     memory = Memory(target)
-    interp = MmairInterpreter(module)
-    for functions in (FuncFunctions(), ScfFunctions(), ArithFunctions(), MemRefFunctions(),
+    interp = MmairInterpreter(module, max_ops=max_ops)
+    for functions in (FuncFunctions(), ScfFunctions(), ArithFunctions(), MemRefFunctions(max_gm_bytes=max_gm_bytes),
                       PtoFunctions(memory=memory), Tcgen05Functions(memory=memory)):
         interp.register_implementations(functions, override=True)
     return interp, memory
@@ -177,13 +199,16 @@ def run_module(
     inputs: dict[str, Any] | None = None,
     target: str | None = None,
     seed: int = 0,
+    max_ops: int | None = DEFAULT_MAX_OPS,
+    max_gm_bytes: int | None = DEFAULT_MAX_GM_BYTES,
 ) -> RunResult:
     """Execute `entry` of a verified module; see the module docstring. Runtime faults raise
-    `ExecutionError` (with `.op`), input problems `InputError`."""
+    `ExecutionError` (with `.op`), input problems `InputError`. `max_ops` bounds the executed ops,
+    `max_gm_bytes` the size of each generated input and `memref.alloc` (None: unbounded)."""
     entry_op = find_entry(module, entry)
-    names, values = prepare_arguments(entry_op, dict(inputs or {}), seed)
+    names, values = prepare_arguments(entry_op, dict(inputs or {}), seed, max_gm_bytes)
     target_name = module_target(module, target)
-    interp, memory = make_interpreter(module, target_name)
+    interp, memory = make_interpreter(module, target_name, max_ops, max_gm_bytes)
     try:
         results = interp.call_op(entry_op, tuple(values))
     except RecursionError:

@@ -6,12 +6,13 @@ and a caret when the location is known, and the tool exits 1. No Python tracebac
 
 from __future__ import annotations
 
+import re
 import sys
 from dataclasses import dataclass
 from typing import IO
 
 from xdsl.dialects.builtin import FileLineColLoc, IntAttr, ModuleOp, StringAttr
-from xdsl.ir import Operation
+from xdsl.ir import Attribute, Block, Operation, SSAValue
 from xdsl.parser import Parser
 from xdsl.utils.exceptions import DiagnosticException, ParseError, VerifyException
 
@@ -91,13 +92,76 @@ def format_parse_error(err: ParseError, line_offset: int = 0) -> str:
     return text
 
 
+# A type written as `name<...>` or `!dialect.name<...>` whose text holds no string, alias or nested
+# region-like bracket: the only kind `LocatingParser` caches by its source text.
+_CACHEABLE_TYPE = re.compile(r"!?[A-Za-z_][\w.]*<[^<>\"'{}()\[\]#@]*(?:<[^<>\"'{}()\[\]#@]*>[^<>\"'{}()\[\]#@]*)*>")
+
+
+# xDSL's string-literal regex nests `+` inside `*` (`"(?:[^"\\...]+|\\...)*"`): on a string that is
+# never closed it backtracks exponentially (a stray `"` in a 200-character line hangs the parser).
+# The same language with one character per repetition matches in linear time.
+_STRING_LITERAL = re.compile(r'"(?:[^"\\\n\v\f]|\\(?:["nt\\]|[0-9A-Fa-f]{2}))*"')
+
+
 class LocatingParser(Parser):
-    """An xDSL parser that records each operation's source position as a `FileLineColLoc`."""
+    """An xDSL parser that records each operation's source position as a `FileLineColLoc`.
+
+    Two costs of the stock parser are avoided, because generated kernels repeat the same few types
+    thousands of times: a parametrized type (`!pto.tile<l1, 128x128xf16, nz>`, `memref<128x128xf16>`)
+    is parsed once per distinct source text and then reused (attributes are immutable values, so
+    sharing one instance is exact), and line numbers are counted incrementally instead of from the
+    start of the file for every operation."""
 
     def __init__(self, ctx, input: str | bytes, name: str = "<unknown>", line_offset: int = 0):
         super().__init__(ctx, input, name)
         self._file_attr = StringAttr(name)
         self._line_offset = line_offset
+        self._type_cache: dict[str, Attribute] = {}
+        self._line_pos = 0  # position and 1-based line number of the last located operation
+        self._line_number = 1
+        self._columns: dict[int, IntAttr] = {}
+        self.lexer._unescaped_characters_regex = _STRING_LITERAL  # see _STRING_LITERAL
+        self._resume_from(0)  # re-lex the first token with it
+
+    def parse_module(self, allow_implicit_module: bool = True) -> ModuleOp:
+        try:
+            return super().parse_module(allow_implicit_module)
+        except RecursionError:
+            # Deeply nested types, attributes or regions: a parse error, not a crash.
+            self.raise_error("nesting too deep to parse", self._current_token.span)
+
+    def parse_optional_type(self):
+        content = self.lexer.input.content
+        if not isinstance(content, str):
+            return super().parse_optional_type()
+        start = self._current_token.span.start
+        match = _CACHEABLE_TYPE.match(content, start)
+        if match is None:
+            return super().parse_optional_type()
+        key = match.group()
+        cached = self._type_cache.get(key)
+        if cached is not None:
+            self._resume_from(match.end())
+            return cached
+        result = super().parse_optional_type()
+        # Cache only when the stock parser consumed exactly the matched text.
+        if result is not None:
+            end, next_start = match.end(), self._current_token.span.start
+            if next_start >= end and (next_start == end or content[end:next_start].isspace()):
+                self._type_cache[key] = result
+        return result
+
+    def _line_col(self, pos: int) -> tuple[int, int]:
+        """1-based line and column of `pos`, counting newlines only since the last lookup."""
+        content = self.lexer.input.content
+        newline = "\n" if isinstance(content, str) else b"\n"
+        if pos >= self._line_pos:
+            self._line_number += content.count(newline, self._line_pos, pos)
+        else:
+            self._line_number = content.count(newline, 0, pos) + 1
+        self._line_pos = pos
+        line_start = content.rfind(newline, 0, pos) + 1
+        return self._line_number, pos - line_start + 1
 
     def parse_operation(self) -> Operation:
         start = self._current_token.span
@@ -110,11 +174,33 @@ class LocatingParser(Parser):
                 raise
             self.raise_error(str(err).splitlines()[0] if str(err) else type(err).__name__, start)
         if not isinstance(op.location, FileLineColLoc):
-            loc = start.get_location()
-            op.location = FileLineColLoc.new(
-                (self._file_attr, IntAttr(loc.line + self._line_offset), IntAttr(loc.col))
-            )
+            line, col = self._line_col(start.start)
+            op.location = self._location(line + self._line_offset, col)
         return op
+
+    def _location(self, line: int, col: int) -> FileLineColLoc:
+        """`FileLineColLoc(file, line, col)` built without re-verifying its parameters (a
+        StringAttr and two IntAttrs made right here): the checks cost more than the parse of a
+        small op's operands."""
+        loc = FileLineColLoc.__new__(FileLineColLoc)
+        names = _LOC_FIELDS
+        object.__setattr__(loc, names[0], self._file_attr)
+        object.__setattr__(loc, names[1], _int_attr(line))
+        object.__setattr__(loc, names[2], self._columns.get(col) or self._column(col))
+        return loc
+
+    def _column(self, col: int) -> IntAttr:
+        attr = self._columns[col] = _int_attr(col)
+        return attr
+
+
+_LOC_FIELDS = tuple(name for name, _ in FileLineColLoc.get_irdl_definition().parameters)
+
+
+def _int_attr(value: int) -> IntAttr:
+    attr = IntAttr.__new__(IntAttr)
+    object.__setattr__(attr, "data", value)
+    return attr
 
 
 class OpVerifyError(Exception):
@@ -126,13 +212,124 @@ class OpVerifyError(Exception):
         self.message = message
 
 
+# Ops whose verification (xDSL's generic checks and their `verify_`) is a function of the op's own
+# types, properties and attributes, the defining ops of its operands as far as they are constants
+# or `pto.alloc`s (static sizes, static offsets), which operands are the same value, its parent op
+# and the module's `pto.target`. The pto verifiers read nothing else; a pto rule that looks further
+# (uses, other ops) must drop its op from here.
+_MEMO_PREFIXES = ("pto.",)
+
+
+def _verify_key(op: Operation, target: Attribute | None) -> tuple | None:
+    """What the verification of `op` depends on, or None when it is not memoizable."""
+    if not op.name.startswith(_MEMO_PREFIXES) or op.regions or op.successors:
+        return None
+    seen: dict[SSAValue, int] = {}
+    operands = []
+    for value in op.operands:
+        owner = value.owner
+        name = getattr(owner, "name", None)
+        if name == "arith.constant":
+            origin = ("constant", owner.properties.get("value"))
+        elif name == "pto.alloc":
+            origin = ("alloc", owner.properties.get("offset"))
+        else:
+            origin = type(owner)
+        operands.append((value.type, origin, seen.setdefault(value, len(seen))))
+    parent = op.parent_op()
+    return (
+        type(op), tuple(operands), tuple(r.type for r in op.results),
+        tuple(op.properties.items()), tuple(op.attributes.items()), type(parent), target,
+    )
+
+
+def _module_target(op: Operation) -> Attribute | None:
+    current = op.parent_op()
+    while current is not None:
+        if isinstance(current, ModuleOp) and "pto.target" in current.attributes:
+            return current.attributes["pto.target"]
+        current = current.parent_op()
+    return None
+
+
 def verify_module(module: ModuleOp) -> None:
-    """Verify every operation in source order; raise `OpVerifyError` naming the first that fails."""
+    """Verify every operation in source order; raise `OpVerifyError` naming the first that fails.
+
+    Generated kernels repeat the same op with the same operand types and sizes thousands of times,
+    so the result of a pto op's verification is memoized by everything it depends on
+    (`_verify_key`): an op equal to one already verified in this module is not verified again."""
+    # First: an operand that is not dominated by its definition (or that the parser left as an
+    # unresolved forward reference) would make the op verifiers themselves fail.
+    check_dominance(module)
+    verified: set[tuple] = set()
+    targets: dict[Block, Attribute | None] = {}
     for op in module.walk():
+        key = None
+        if op.name.startswith(_MEMO_PREFIXES):
+            block = op.parent_block()
+            if block is not None:
+                if block not in targets:
+                    targets[block] = _module_target(op)
+                key = _verify_key(op, targets[block])
+            if key is not None and key in verified:
+                continue
         try:
             op.verify(verify_nested_ops=False)
         except VerifyException as err:
             raise OpVerifyError(op, str(err)) from None
+        if key is not None:
+            verified.add(key)
+
+
+def check_dominance(module: ModuleOp) -> None:
+    """Raise `OpVerifyError` at the first use of a value that its definition does not dominate.
+
+    xDSL's verifier does not check SSA dominance (MLIR's does), and the executor would then read a
+    value that was never computed. The body of a `builtin.module` is a graph region (any order);
+    every other region is an SSACFG region: a value is visible after its definition in its block,
+    in the blocks that block dominates, and in regions nested below, but not below an op that is
+    isolated from above (`func.func`)."""
+    from xdsl.irdl.dominance import DominanceInfo
+    from xdsl.traits import IsolatedFromAbove
+
+    def walk_block(block: Block, visible: set[SSAValue], graph: bool) -> None:
+        added: list[SSAValue] = list(block.args)
+        visible.update(block.args)
+        if graph:
+            for op in block.ops:
+                added.extend(op.results)
+                visible.update(op.results)
+        for op in block.ops:
+            for index, operand in enumerate(op.operands):
+                if operand not in visible:
+                    name = f" (%{operand.name_hint})" if operand.name_hint else ""
+                    raise OpVerifyError(op, f"operand #{index}{name} does not dominate this use")
+            if op.regions:
+                inner = set() if op.has_trait(IsolatedFromAbove) else visible
+                for region in op.regions:
+                    walk_region(region, inner, isinstance(op, ModuleOp))
+            if not graph:
+                added.extend(op.results)
+                visible.update(op.results)
+        visible.difference_update(added)
+
+    def walk_region(region, visible: set[SSAValue], graph: bool) -> None:
+        blocks = list(region.blocks)
+        if len(blocks) <= 1 or graph:
+            for block in blocks:
+                walk_block(block, visible, graph)
+            return
+        dominance = DominanceInfo(region)
+        for block in blocks:
+            inherited = {
+                value
+                for other in blocks
+                if dominance.strictly_dominates(other, block)
+                for value in (*other.args, *(r for op in other.ops for r in op.results))
+            }
+            walk_block(block, visible | inherited, graph)
+
+    walk_region(module.body, set(), True)
 
 
 def report(text: str, stream: IO[str] | None = None) -> None:

@@ -2,7 +2,7 @@
 
     mmair-run FILE [--entry NAME] [--target T] [-p PIPELINE] [--input NAME=file.npy]...
               [--output NAME=file.npy]... [--check NAME=expected.npy] [--rtol R] [--atol A]
-              [--check-numpy] [--stats] [--seed S]
+              [--check-numpy] [--stats] [--seed S] [--max-ops N] [--max-gm-bytes B]
 
 The file is parsed, verified, optionally transformed by a pass pipeline (`-p`, the mmair-opt pass
 syntax), and its entry function is run (`mmair.executor.runner.run_module`). Argument names are the
@@ -11,6 +11,9 @@ entry function's SSA argument names (`%a` -> `a`, else `arg0, arg1, ...`); memre
 (to a temporary file, then renamed). `--check` compares an output with a .npy file; `--check-numpy`
 compares a matmul kernel (`mmair.reference = "matmul"` on the entry function, or three memrefs
 a[M,K], b[K,N], c[M,N]) with numpy. Both print the max absolute and relative error.
+Resource bounds: `--max-ops N` (default 10^8) ends a run that executes more ops with an error (a
+runaway loop); `--max-gm-bytes B` (default 4 GiB) rejects a random input or `memref.alloc` larger
+than B bytes before allocating it. 0 disables either bound.
 
 Exit codes: 0 success; 1 a user error (parse, verify, runtime fault, bad .npy, failed check), printed
 as `file:line:col: error: ...` with the source line where the location is known; 2 bad arguments.
@@ -74,6 +77,11 @@ def build_parser() -> argparse.ArgumentParser:
                    help="compare a matmul kernel (c = a @ b) with numpy")
     p.add_argument("--stats", action="store_true", help="print peak bytes per space and op counts")
     p.add_argument("--seed", type=int, default=0, help="seed of the random inputs (default 0)")
+    p.add_argument("--max-ops", type=int, default=None, metavar="N",
+                   help="stop with an error after N executed ops (default 100000000; 0: no limit)")
+    p.add_argument("--max-gm-bytes", type=int, default=None, metavar="BYTES",
+                   help="largest GM buffer a random input or memref.alloc may need "
+                        "(default 4 GiB; 0: no limit)")
     return p
 
 
@@ -169,7 +177,9 @@ def run(args: argparse.Namespace) -> int:
 
     from mmair.dialects import get_all_dialects
     from mmair.executor.errors import ExecutionError
+    from mmair.executor.memref import DEFAULT_MAX_GM_BYTES
     from mmair.executor.runner import (
+        DEFAULT_MAX_OPS,
         TARGET_ATTR,
         InputError,
         find_entry,
@@ -179,6 +189,11 @@ def run(args: argparse.Namespace) -> int:
     from mmair.isa.ascend.targets import TARGET_NAMES, get_target
     from mmair.passes import get_all_passes
 
+    for flag, value in (("--max-ops", args.max_ops), ("--max-gm-bytes", args.max_gm_bytes)):
+        if value is not None and value < 0:
+            raise BadArguments(f"{flag} must be >= 0, got {value}")
+    max_ops = DEFAULT_MAX_OPS if args.max_ops is None else (args.max_ops or None)
+    max_gm_bytes = DEFAULT_MAX_GM_BYTES if args.max_gm_bytes is None else (args.max_gm_bytes or None)
     if args.target is not None and args.target not in TARGET_NAMES:
         raise BadArguments(f"unknown target '{args.target}', expected one of {', '.join(TARGET_NAMES)}")
     inputs_spec = [_name_file(t, "--input") for t in args.input]
@@ -218,7 +233,8 @@ def run(args: argparse.Namespace) -> int:
     expected = {name: _load_npy(name, path) for name, path in checks_spec}
     try:
         entry = find_entry(module, args.entry)
-        result = run_module(module, entry.sym_name.data, inputs, args.target, args.seed)
+        result = run_module(module, entry.sym_name.data, inputs, args.target, args.seed,
+                            max_ops, max_gm_bytes)
     except InputError as err:
         raise UserError(format_diagnostic(str(err))) from None
     except ExecutionError as err:

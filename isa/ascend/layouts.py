@@ -27,6 +27,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from math import prod
+from typing import TypeAlias
 
 import numpy as np
 
@@ -44,7 +45,7 @@ _ORDER: dict[str, tuple[bool, bool]] = {
     "nn": (True, True),
 }
 
-IntOrArray = int | np.ndarray
+IntOrArray: TypeAlias = "int | np.ndarray"  # a string: importing this module must not touch numpy
 
 
 def _check_layout(layout: str) -> None:
