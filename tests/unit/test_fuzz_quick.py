@@ -1,0 +1,118 @@
+"""The quick robustness fuzz run (400 mutants in-process, a few seconds) and the harness's own
+classification. The full run is `python tests/fuzz/fuzz_ir.py --mutants 10000 --seed 1`."""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+FUZZ_DIR = Path(__file__).resolve().parents[1] / "fuzz"
+
+
+def _load(name: str, file: str):
+    if name in sys.modules:
+        return sys.modules[name]
+    spec = importlib.util.spec_from_file_location(name, FUZZ_DIR / file)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+fuzz_ir = _load("mmair_fuzz_ir", "fuzz_ir.py")
+
+QUICK_MUTANTS = 400
+
+
+def test_quick_fuzz_run(tmp_path):
+    config = fuzz_ir.Config(seed=0, timeout=10.0, max_ops=200_000, max_gm_bytes=64 << 20,
+                            save_dir=str(tmp_path))
+    summary = fuzz_ir.run_in_process(range(QUICK_MUTANTS), config)
+    print(summary.table())
+    assert summary.tried == QUICK_MUTANTS
+    assert summary.failed == 0, "\n".join(map(str, summary.failures))
+    # The run reached both the success and the diagnostic path of both tools.
+    for tool in ("mmair-opt", "mmair-run"):
+        assert summary.per_tool[tool]["ok"] > 0 and summary.per_tool[tool]["diag"] > 0
+
+
+def test_mutants_are_reproducible():
+    fuzzer = fuzz_ir.Fuzzer(fuzz_ir.load_corpus(), fuzz_ir.Config(seed=3))
+    first = [fuzzer.mutant(i)[1] for i in range(30)]
+    again = [fuzzer.mutant(i)[1] for i in range(30)]
+    assert first == again
+    assert len(set(first)) > 20  # and they differ from each other
+
+
+def test_corpus_covers_examples_and_filecheck():
+    names = {entry.name.split("#")[0] for entry in fuzz_ir.load_corpus()}
+    assert "examples/gemm_f16_128.mlir" in names
+    assert "tests/fuzz/seeds/tiled_gemm.mlir" in names
+    assert any(name.startswith("tests/filecheck/dialects/pto/") for name in names)
+    assert any(name.startswith("tests/filecheck/dialects/tcgen05/") for name in names)
+
+
+# ---- the harness classifies every failure mode ------------------------------------------------
+
+
+def _raises(argv):
+    raise KeyError("boom")
+
+
+def _sleeps(argv):
+    time.sleep(5)
+    return 0
+
+
+def _no_diagnostic(argv):
+    print("something went wrong", file=sys.stderr)
+    return 1
+
+
+def _relays_exception(argv):
+    print("k.mlir:1:1: error: 'pto.mad' op failed: IndexError: index 9 is out of bounds",
+          file=sys.stderr)
+    return 1
+
+
+def _allocates(argv):
+    raise MemoryError()
+
+
+def _diagnostic(argv):
+    print("k.mlir:1:1: error: 'pto.mad' op requires m in [0, 16], got 17", file=sys.stderr)
+    return 1
+
+
+@pytest.mark.parametrize(("main", "outcome"), [
+    (lambda argv: 0, "ok"),
+    (_diagnostic, "diag"),
+    (_raises, "crash"),
+    (_no_diagnostic, "crash"),
+    (lambda argv: 2, "crash"),
+    (_relays_exception, "internal"),
+    (_sleeps, "hang"),
+    (_allocates, "oom"),
+])
+def test_run_tool_classification(main, outcome):
+    start = time.perf_counter()
+    result = fuzz_ir.run_tool(main, [], timeout=0.3)
+    assert result.outcome == outcome
+    assert time.perf_counter() - start < 3
+    if outcome == "crash" and main is _raises:
+        assert "KeyError: 'boom'" in result.detail
+
+
+def test_parallel_driver_matches_in_process(tmp_path):
+    # The full run's driver (2 worker processes, RLIMIT_AS) classifies the same mutants the same.
+    config = fuzz_ir.Config(seed=5, save_dir=str(tmp_path))
+    parallel = fuzz_ir.run_parallel(24, config, workers=2, memory_limit=8 << 30, progress=False)
+    serial = fuzz_ir.run_in_process(range(24), config)
+    assert parallel.tried == serial.tried == 24
+    assert parallel.per_tool == serial.per_tool
+    assert parallel.failed == 0

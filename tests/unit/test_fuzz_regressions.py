@@ -1,0 +1,229 @@
+"""Regression tests of the crashes the robustness fuzzer (`tests/fuzz/fuzz_ir.py`) found, one per
+root cause. Each input used to end in a traceback, a hang or a relayed Python exception; now each
+is one `error:` diagnostic and exit 1 (or, for valid input, exit 0).
+
+More fuzz findings are covered in `test_executor_faults.py`: GatherMask sizes that exhausted host
+memory (`test_dynamic_gather_mask_fields`) and unbounded `func.call` recursion
+(`test_unbounded_recursion`).
+"""
+
+from __future__ import annotations
+
+import re
+import time
+
+import pytest
+
+from mmair.tools import opt, run
+from mmair.tools.diagnostics import _STRING_LITERAL
+
+
+def call(capsys, tmp_path, tool, source: str | bytes, *argv: str) -> tuple[int, str]:
+    path = tmp_path / "k.mlir"
+    if isinstance(source, bytes):
+        path.write_bytes(source)
+    else:
+        path.write_text(source)
+    code = tool.main([str(path), *argv])
+    out, err = capsys.readouterr()
+    assert "Traceback" not in out + err
+    return code, err
+
+
+def only_error(err: str) -> str:
+    errors = [line for line in err.splitlines() if "error:" in line]
+    assert len(errors) == 1, err
+    return errors[0]
+
+
+# ---- hang: exponential backtracking on an unterminated string literal (tools/diagnostics.py) ---
+
+UNTERMINATED = 'func.func @f() {\n  "%d = arith.constant 2 : index ' + "abc " * 400 + "\n  func.return\n}\n"
+
+
+@pytest.mark.parametrize("tool", [opt, run])
+def test_unterminated_string_literal_is_fast(capsys, tmp_path, tool):
+    start = time.perf_counter()
+    code, err = call(capsys, tmp_path, tool, UNTERMINATED)
+    assert time.perf_counter() - start < 2.0  # xDSL's own regex needs hours for this line
+    assert code == 1
+    assert re.search(r"k\.mlir:2:3: error: End of file reached before closing string literal",
+                     only_error(err))
+
+
+@pytest.mark.parametrize(("text", "match"), [
+    ('""', '""'),
+    ('"abc" x', '"abc"'),
+    (r'"a\"b" x', r'"a\"b"'),
+    (r'"\n\t\\\0A" x', r'"\n\t\\\0A"'),
+    ('"abc\n"', None),  # a newline ends the line before the quote
+    (r'"\q"', None),  # not an escape
+    ('"abc', None),
+])
+def test_string_literal_regex_language(text, match):
+    # The replacement accepts exactly what xDSL's lexer regex accepts.
+    found = _STRING_LITERAL.match(text)
+    assert (found.group() if found else None) == match
+
+
+# ---- crash: RecursionError while parsing deeply nested types and attributes --------------------
+
+
+@pytest.mark.parametrize("tool", [opt, run])
+@pytest.mark.parametrize("nest", ["memref<1x{}>", "[{}]"])
+def test_deep_nesting(capsys, tmp_path, tool, nest):
+    inner = "f32" if nest.startswith("memref") else "1"
+    for _ in range(2000):
+        inner = nest.format(inner)
+    where = f"(%x: {inner})" if nest.startswith("memref") else f"() attributes {{a = {inner}}}"
+    code, err = call(capsys, tmp_path, tool, f"func.func @f{where} {{\n  func.return\n}}\n")
+    assert code == 1
+    assert "error: nesting too deep to parse" in only_error(err)
+
+
+# ---- crash: an operand defined inside the using op's own region (an unresolved forward reference
+# that xDSL's parser leaves in the IR), and a use before the definition (tools/diagnostics.py) ----
+
+NESTED_DEFINITION = """func.func @f() {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  scf.for %i = %c0 to %late step %c1 {
+    %late = arith.constant 4 : index
+  }
+  func.return
+}
+"""
+
+USE_BEFORE_DEFINITION = """func.func @f() -> index {
+  %b = arith.addi %a, %a : index
+  %a = arith.constant 4 : index
+  func.return %b : index
+}
+"""
+
+
+@pytest.mark.parametrize("tool", [opt, run])
+def test_operand_defined_in_nested_region(capsys, tmp_path, tool):
+    code, err = call(capsys, tmp_path, tool, NESTED_DEFINITION)
+    assert code == 1
+    assert re.search(r"k\.mlir:4:3: error: 'scf.for' op operand #1 does not dominate this use",
+                     only_error(err))
+
+
+@pytest.mark.parametrize("tool", [opt, run])
+def test_use_before_definition(capsys, tmp_path, tool):
+    code, err = call(capsys, tmp_path, tool, USE_BEFORE_DEFINITION)
+    assert code == 1
+    assert re.search(r"k\.mlir:2:3: error: 'arith.addi' op operand #0 \(%a\) does not dominate "
+                     r"this use", only_error(err))
+
+
+def test_value_from_outside_an_isolated_function(capsys, tmp_path):
+    source = """%c = "test.op"() : () -> index
+func.func @f() -> index {
+  func.return %c : index
+}
+"""
+    code, err = call(capsys, tmp_path, opt, source)
+    assert code == 1
+    assert "'func.return' op operand #0 (%c) does not dominate this use" in only_error(err)
+
+
+@pytest.mark.parametrize("source", [
+    # Values of enclosing regions, block arguments and loop-carried values are visible.
+    """func.func @f(%n: index) -> index {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %r = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %c0) -> (index) {
+    %s = arith.addi %acc, %i : index
+    %cond = arith.cmpi eq, %s, %c0 : index
+    %t = scf.if %cond -> (index) {
+      scf.yield %n : index
+    } else {
+      scf.yield %s : index
+    }
+    scf.yield %t : index
+  }
+  func.return %r : index
+}
+""",
+    # The module body is a graph region: any order.
+    """%b = "test.op"(%a) : (index) -> index
+%a = "test.op"() : () -> index
+""",
+])
+def test_dominance_accepts_valid_ir(capsys, tmp_path, source):
+    code, err = call(capsys, tmp_path, opt, source)
+    assert code == 0, err
+
+
+# ---- crash: an entry memref whose element type has no numpy dtype (executor/runner.py) ---------
+
+
+@pytest.mark.parametrize("element", ["complex<f32>", "f8E8M0FNU"])
+def test_entry_argument_of_unsupported_element_type(capsys, tmp_path, element):
+    # complex<f32> has no isa name; ue8m0 (f8E8M0FNU) has one but no executor dtype.
+    source = f"func.func @f(%x: memref<4x{element}>) {{\n  func.return\n}}\n"
+    code, err = call(capsys, tmp_path, run, source)
+    assert code == 1
+    assert f"error: argument 'x' has type memref<4x{element}>, which the executor cannot pass: " \
+        in only_error(err)
+
+
+# ---- relayed ValueError: a subview with more offsets than the source rank (executor/memref.py) -
+
+
+def test_subview_offsets_beyond_the_source_rank(capsys, tmp_path):
+    source = """func.func @f(%b: memref<96x64xf16>, %k: index) {
+  %bs = memref.subview %b[%k, 0, 0] [32, 64] [1, 1] : memref<96x64xf16> to memref<32x64xf16, strided<[64, 1], offset: ?>>
+  func.return
+}
+"""
+    code, err = call(capsys, tmp_path, run, source, "--input", "k=0")
+    assert code == 1
+    assert re.search(r"k\.mlir:2:3: error: 'memref.subview' op requires 2 offsets, sizes and "
+                     r"strides for a rank-2 source, got 3, 2 and 2", only_error(err))
+
+
+# ---- invalid UTF-8 (byte-flip mutants) -------------------------------------------------------
+
+
+@pytest.mark.parametrize("tool", [opt, run])
+def test_invalid_utf8(capsys, tmp_path, tool):
+    code, err = call(capsys, tmp_path, tool, b"func.func @f() {\n  func.return \xff\xfe\n}\n")
+    assert code == 1
+    assert "error: cannot read input" in only_error(err)
+
+
+# ---- hang / out-of-memory: unbounded index arithmetic (executor/arith.py) ----------------------
+
+SQUARING = """func.func @sq(%n: index) -> index {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c3 = arith.constant 3 : index
+  %r = scf.for %i = %c0 to %n step %c1 iter_args(%x = %c3) -> (index) {
+    %y = arith.muli %x, %x : index
+    scf.yield %y : index
+  }
+  func.return %r : index
+}
+"""
+
+
+def test_index_arithmetic_wraps_to_64_bits():
+    from xdsl.context import Context
+
+    from mmair.dialects import get_all_dialects
+    from mmair.executor.runner import run_module
+    from mmair.tools.diagnostics import LocatingParser
+
+    ctx = Context()
+    for name, factory in get_all_dialects().items():
+        ctx.register_dialect(name, factory)
+    module = LocatingParser(ctx, SQUARING, "sq.mlir").parse_module()
+    start = time.perf_counter()
+    # 3^(2^40) would have 1.7e12 bits; as a 64-bit index it is 3^(2^40) mod 2^64, signed.
+    (result,) = run_module(module, "sq", {"n": 40}).results
+    assert time.perf_counter() - start < 2.0
+    expected = pow(3, 2**40, 2**64)
+    assert result == (expected - 2**64 if expected >= 2**63 else expected)
