@@ -354,6 +354,13 @@ def mad(
     _check_size("n", n, b.cols, f"columns of the rhs {b.label}")
     _check_size("m", m, c.rows, f"rows of the dst {c.label}")
     _check_size("n", n, c.cols, f"columns of the dst {c.label}")
+    # hif8 sits in a uint8 container and has no decoder here: multiplying the raw bytes would
+    # give wrong numbers silently, so refuse it.
+    _require(
+        "hif8" not in (a.element, b.element),
+        f"requires lhs/rhs element types the executor can decode, got "
+        f"({a.element}, {b.element}): hif8 is not supported",
+    )
     ctype = _compute_dtype(a.element)
     lhs = _operand(a, m, k, ctype)
     rhs = _operand(b, k, n, ctype)

@@ -1,0 +1,431 @@
+"""mmair benchmarks: every ratio measured side by side in one run, printed as a markdown table.
+
+    python benchmarks/run.py            # full run (a few minutes on the 2-core VM)
+    python benchmarks/run.py --quick    # fewer repetitions and no 2048^3 rows except the goal rows
+
+Workloads (issue 6):
+
+* P1 executor: `pto.matmul` lowered by `mmair-lower` and run by the executor (`run_module`), against
+  numpy's float32 matmul of the same matrices (already in f32: the baseline is the BLAS call alone).
+* P2 tcgen05: a loop of `tcgen05.mma` kind::f16 (M = 128, N = 256, K = 4096 in steps of 16) reading
+  A and B through 128B-swizzled SMEM descriptors, against numpy on the same data.
+* P3 tools: `mmair-opt` start-up on a small pto file against `xdsl-opt` on an arith file with the same
+  op count (subprocesses); parse + verify of generated pto kernels against the stock xDSL parser and
+  verifier (what `xdsl-opt` runs) on arith-only modules of the same op count (in process).
+* MEM: peak RSS of a fresh process that runs the 2048^3 f16 matmul, against 3x the bytes of the
+  three matrices in f32.
+
+Each pair is measured in alternation (mmair, baseline, mmair, ...; the order flips every repetition)
+and reported as the median of N repetitions, so that machine load hits both sides alike.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import json
+import os
+import platform
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+sys.path.insert(0, str(HERE))
+
+from kernels import arith_kernel, pto_kernel  # noqa: E402
+
+# ------------------------------------------------------------------------------------------------
+# Measurement
+# ------------------------------------------------------------------------------------------------
+
+
+@dataclass
+class Row:
+    group: str
+    workload: str
+    work: str
+    mmair_s: float | None
+    base_s: float | None
+    goal: float | None = None
+    rate: str = ""
+    note: str = ""
+
+    @property
+    def ratio(self) -> float | None:
+        if self.mmair_s is None or self.base_s is None or self.base_s <= 0:
+            return None
+        return self.mmair_s / self.base_s
+
+
+def side_by_side(mmair: Callable[[], object], base: Callable[[], object], reps: int,
+                 warmup: int = 1) -> tuple[float, float]:
+    """Median wall time of `mmair` and `base`, run alternately (order flipped every repetition)."""
+    for _ in range(warmup):
+        mmair()
+        base()
+    tm: list[float] = []
+    tb: list[float] = []
+    for i in range(reps):
+        pair = ((mmair, tm), (base, tb)) if i % 2 == 0 else ((base, tb), (mmair, tm))
+        for fn, out in pair:
+            gc.collect()
+            t0 = time.perf_counter()
+            fn()
+            out.append(time.perf_counter() - t0)
+    return statistics.median(tm), statistics.median(tb)
+
+
+def fmt_time(s: float | None) -> str:
+    if s is None:
+        return "-"
+    if s >= 1:
+        return f"{s:.2f} s"
+    if s >= 1e-3:
+        return f"{s * 1e3:.1f} ms"
+    return f"{s * 1e6:.0f} µs"
+
+
+# ------------------------------------------------------------------------------------------------
+# P1: pto.matmul through mmair-lower and the executor
+# ------------------------------------------------------------------------------------------------
+
+_MEMREF_ELT = {"f16": "f16", "bf16": "bf16", "s8": "i8", "f32": "f32", "s32": "i32"}
+
+
+def matmul_source(m: int, n: int, k: int, ab: str, c: str) -> str:
+    ta, tb, tc = (f"memref<{m}x{k}x{_MEMREF_ELT[ab]}>", f"memref<{k}x{n}x{_MEMREF_ELT[ab]}>",
+                  f"memref<{m}x{n}x{_MEMREF_ELT[c]}>")
+    return (
+        'builtin.module attributes {pto.target = "a2"} {\n'
+        f"  func.func @matmul(%a: {ta}, %b: {tb}, %c: {tc}) {{\n"
+        f"    pto.matmul %a, %b, %c : {ta}, {tb}, {tc}\n"
+        "    func.return\n"
+        "  }\n"
+        "}\n"
+    )
+
+
+def lowered_matmul(m: int, n: int, k: int, ab: str, c: str):
+    """The matmul module after `mmair-lower` (parsed, verified and lowered as mmair-opt does)."""
+    from mmair.tools.diagnostics import SourceFile
+    from mmair.tools.opt import MmairOptMain
+
+    text = matmul_source(m, n, k, ab, c)
+    tool = MmairOptMain(args=["-p", "mmair-lower"])
+    module = tool.parse_and_verify(text, SourceFile("<matmul>", text), 0)
+    tool.pipeline.apply(tool.ctx, module)
+    return module
+
+
+def matmul_operands(m: int, n: int, k: int, ab: str, seed: int = 0):
+    """Random operands: normal floats, full-range int8."""
+    import numpy as np
+
+    from mmair.executor.dtypes import numpy_dtype
+
+    rng = np.random.default_rng(seed)
+    dtype = numpy_dtype(ab)
+    if ab == "s8":
+        return (rng.integers(-128, 128, size=(m, k), dtype=np.int8),
+                rng.integers(-128, 128, size=(k, n), dtype=np.int8))
+    return (rng.standard_normal((m, k), dtype=np.float32).astype(dtype),
+            rng.standard_normal((k, n), dtype=np.float32).astype(dtype))
+
+
+def matmul_inputs(m: int, n: int, k: int, ab: str, seed: int = 0):
+    """Random operands and their float32 copies (the baseline's inputs)."""
+    import numpy as np
+
+    a, b = matmul_operands(m, n, k, ab, seed)
+    return a, b, a.astype(np.float32), b.astype(np.float32)
+
+
+def check_matmul(out, a32, b32, ab: str) -> float:
+    """Max relative error of the executor's C against a float64 reference (exact for s8)."""
+    import numpy as np
+
+    ref = a32.astype(np.float64) @ b32.astype(np.float64)
+    if ab == "s8":
+        if not np.array_equal(out.astype(np.int64), ref.astype(np.int64)):
+            raise SystemExit("P1: the executor's s8 matmul differs from the exact result")
+        return 0.0
+    err = float(np.max(np.abs(out - ref)) / max(np.max(np.abs(ref)), 1e-30))
+    if err > 1e-5:
+        raise SystemExit(f"P1: the executor's {ab} matmul is off by {err:.2e} (relative)")
+    return err
+
+
+def bench_matmul(label: str, size: int, ab: str, c: str, goal: float | None, reps: int) -> Row:
+    import numpy as np
+
+    from mmair.executor.dtypes import numpy_dtype
+    from mmair.executor.runner import run_module
+
+    module = lowered_matmul(size, size, size, ab, c)
+    a, b, a32, b32 = matmul_inputs(size, size, size, ab)
+    inputs = {"a": a, "b": b, "c": np.zeros((size, size), dtype=numpy_dtype(c))}
+    result = run_module(module, "matmul", inputs)
+    err = check_matmul(result.outputs["c"], a32, b32, ab)
+    mads = sum(v for name, v in result.op_counts.items() if name.startswith("pto.mad"))
+    t_m, t_b = side_by_side(lambda: run_module(module, "matmul", inputs), lambda: a32 @ b32, reps)
+    flops = 2 * size**3
+    return Row(
+        "P1", f"{label}: {ab} x {ab} -> {c}, {size}^3", f"{flops / 1e9:.2f} GFLOP", t_m, t_b, goal,
+        rate=f"{flops / t_m / 1e9:.1f} GFLOP/s", note=f"{mads} mads; max rel err {err:.1e}",
+    )
+
+
+def mad_tiles(module) -> tuple[int, int, int]:
+    """(tile-m, tile-n, tile-k) of the lowered kernel's first mad (its L0A and L0B tile types)."""
+    for op in module.walk():
+        if op.name in ("pto.mad", "pto.mad_acc"):
+            tm, tk = op.operands[0].type.logical_shape
+            _, tn = op.operands[1].type.logical_shape
+            return tm, tn, tk
+    raise SystemExit("the lowered matmul has no pto.mad")
+
+
+def bench_mad_floor(size: int, reps: int) -> Row:
+    """The arithmetic of the lowered kernel without any simulation: one numpy sgemm per mad on
+    f32 views of the inputs (same tiles, same K order, same f32 accumulation), against one sgemm."""
+    import numpy as np
+
+    tm, tn, tk = mad_tiles(lowered_matmul(size, size, size, "f16", "f32"))
+    _, _, a32, b32 = matmul_inputs(size, size, size, "f16")
+    out = np.empty((size, size), np.float32)
+
+    def tiled() -> None:
+        for i in range(0, size, tm):
+            for j in range(0, size, tn):
+                acc = a32[i:i + tm, 0:tk] @ b32[0:tk, j:j + tn]
+                for k in range(tk, size, tk):
+                    acc += a32[i:i + tm, k:k + tk] @ b32[k:k + tk, j:j + tn]
+                out[i:i + tm, j:j + tn] = acc
+
+    t_m, t_b = side_by_side(tiled, lambda: a32 @ b32, reps)
+    mads = (size // tm) * (size // tn) * (size // tk)
+    return Row("P1", f"floor: the same {mads} mads as plain numpy sgemms (no simulation), {size}^3",
+               f"{2 * size**3 / 1e9:.2f} GFLOP", t_m, t_b, None,
+               rate=f"{2 * size**3 / t_m / 1e9:.1f} GFLOP/s",
+               note=f"tiles m={tm} n={tn} k={tk}: what any per-mad executor pays for the arithmetic")
+
+
+# ------------------------------------------------------------------------------------------------
+# P2: tcgen05.mma loop
+# ------------------------------------------------------------------------------------------------
+
+
+def bench_p2(reps: int) -> list[Row]:
+    try:
+        from p2_tcgen05 import run_p2
+    except ImportError as err:  # the tcgen05 executor is not there yet
+        return [Row("P2", "tcgen05.mma kind::f16 M=128 N=256 K=4096, SW128 SMEM descriptors",
+                    "0.27 GFLOP", None, None, 2.0, note=f"not measured: tcgen05 executor not available ({err})")]
+    return run_p2(reps)
+
+
+# ------------------------------------------------------------------------------------------------
+# P3: tools
+# ------------------------------------------------------------------------------------------------
+
+
+def _tool(name: str) -> list[str]:
+    """The console script next to this Python (so both tools come from the same environment)."""
+    local = Path(sys.executable).with_name(name)
+    found = str(local) if local.exists() else shutil.which(name)
+    if found is None:
+        raise SystemExit(f"{name} not found: install mmair (`pip install -e .`)")
+    return [found]
+
+
+def _count_ops(text: str) -> int:
+    """Operations in a module (the module itself included), counted on the parsed IR."""
+    from mmair.tools.diagnostics import SourceFile
+    from mmair.tools.opt import MmairOptMain
+
+    module = MmairOptMain(args=["-"]).parse_and_verify(text, SourceFile("<count>", text), 0)
+    return sum(1 for _ in module.walk())
+
+
+def bench_startup(reps: int, tmp: Path) -> list[Row]:
+    small_pto = (ROOT / "examples" / "gemm_f16_128.mlir").read_text()
+    ops = _count_ops(small_pto)
+    pto_file = tmp / "small_pto.mlir"
+    pto_file.write_text(small_pto)
+    arith_file = tmp / "small_arith.mlir"
+    arith_file.write_text(arith_kernel(ops))
+    mmair = _tool("mmair-opt") + [str(pto_file)]
+    xdsl = _tool("xdsl-opt") + [str(arith_file)]
+
+    def run(cmd: list[str]) -> Callable[[], None]:
+        return lambda: subprocess.run(cmd, stdout=subprocess.DEVNULL, check=True)
+
+    t_m, t_b = side_by_side(run(mmair), run(xdsl), reps)
+    return [Row("P3", "start-up: mmair-opt on examples/gemm_f16_128.mlir vs xdsl-opt on arith",
+                f"{ops} ops", t_m, t_b, 1.3, note="whole process: imports, parse, verify, print")]
+
+
+def bench_parse_verify(sizes: list[tuple[int, float | None]], reps: int) -> list[Row]:
+    from xdsl.parser import Parser
+    from xdsl.xdsl_opt_main import xDSLOptMain
+
+    from mmair.tools.diagnostics import SourceFile
+    from mmair.tools.opt import MmairOptMain
+
+    rows: list[Row] = []
+    for ops, goal in sizes:
+        pto_text, arith_text = pto_kernel(ops), arith_kernel(ops)
+        mtool = MmairOptMain(args=["-"])
+        xtool = xDSLOptMain(args=["-"])
+        source = SourceFile("<pto>", pto_text)
+
+        def mmair(tool=mtool, text=pto_text, source=source) -> None:
+            tool.parse_and_verify(text, source, 0)
+
+        def xdsl(tool=xtool, text=arith_text) -> None:
+            Parser(tool.ctx, text, "<arith>").parse_module().verify()
+
+        t_m, t_b = side_by_side(mmair, xdsl, reps)
+        rows.append(Row("P3", f"parse + verify, generated pto kernel vs arith-only ({ops} ops)",
+                        f"{ops} ops", t_m, t_b, goal, rate=f"{t_m / ops * 1e6:.0f} µs/op",
+                        note=f"xdsl {t_b / ops * 1e6:.0f} µs/op"))
+    return rows
+
+
+# ------------------------------------------------------------------------------------------------
+# MEM: peak RSS of the 2048^3 run, in a fresh process
+# ------------------------------------------------------------------------------------------------
+
+
+def _status_kib(field: str) -> int:
+    with open("/proc/self/status") as f:
+        for line in f:
+            if line.startswith(field + ":"):
+                return int(line.split()[1])
+    raise RuntimeError(f"{field} not in /proc/self/status")
+
+
+def rss_child(size: int) -> None:
+    """Runs in a fresh process: lower and run the f16 matmul, print RSS figures as JSON."""
+    from mmair.executor.runner import run_module
+
+    module = lowered_matmul(size, size, size, "f16", "f32")
+    gc.collect()
+    try:  # reset the high-water mark so that it covers the run only (Linux >= 4.0)
+        with open("/proc/self/clear_refs", "w") as f:
+            f.write("5")
+    except OSError:
+        pass
+    before = _status_kib("VmRSS")
+    import numpy as np
+
+    a, b = matmul_operands(size, size, size, "f16")
+    run_module(module, "matmul", {"a": a, "b": b, "c": np.zeros((size, size), np.float32)})
+    print(json.dumps({"before_kib": before, "hwm_kib": _status_kib("VmHWM")}))
+
+
+def bench_memory(size: int) -> list[Row]:
+    out = subprocess.run([sys.executable, str(Path(__file__).resolve()), "--rss-child", str(size)],
+                         capture_output=True, text=True, check=True)
+    data = json.loads(out.stdout.strip().splitlines()[-1])
+    used = (data["hwm_kib"] - data["before_kib"]) * 1024
+    limit = 3 * 3 * size * size * 4
+    return [Row("MEM", f"peak RSS of the {size}^3 f16 run (inputs included) vs 3x three f32 matrices",
+                f"{3 * size * size * 4 / 2**20:.0f} MiB of f32 matrices", used, limit, 1.0,
+                note=f"peak {used / 2**20:.0f} MiB over the {data['before_kib'] / 1024:.0f} MiB process "
+                     f"(imports and IR); limit {limit / 2**20:.0f} MiB")]
+
+
+# ------------------------------------------------------------------------------------------------
+# Table
+# ------------------------------------------------------------------------------------------------
+
+
+def render(rows: list[Row], header: str) -> str:
+    lines = [header, "",
+             "| | workload | work | mmair | baseline | ratio | goal | met? | mmair rate | notes |",
+             "|---|---|---|---|---|---|---|---|---|---|"]
+    for r in rows:
+        ratio = r.ratio
+        if r.group == "MEM":
+            m, b = f"{r.mmair_s / 2**20:.0f} MiB", f"{r.base_s / 2**20:.0f} MiB"
+        else:
+            m, b = fmt_time(r.mmair_s), fmt_time(r.base_s)
+        ratio_s = "-" if ratio is None else f"{ratio:.2f}x"
+        goal_s = "-" if r.goal is None else f"<= {r.goal:g}x"
+        met = "-" if r.goal is None else ("not measured" if ratio is None else
+                                          ("yes" if ratio <= r.goal else "**no**"))
+        lines.append(f"| {r.group} | {r.workload} | {r.work} | {m} | {b} | {ratio_s} | {goal_s} | "
+                     f"{met} | {r.rate} | {r.note} |")
+    return "\n".join(lines) + "\n"
+
+
+def machine_header(reps: int, quick: bool) -> str:
+    import numpy as np
+
+    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
+    threads = os.environ.get("OPENBLAS_NUM_THREADS", "default")
+    return (f"mmair benchmarks ({'quick' if quick else 'full'}; median of {reps} side-by-side "
+            f"repetitions) on {platform.machine()} with {os.cpu_count()} CPUs, Python "
+            f"{platform.python_version()}, numpy {np.__version__}, BLAS threads {threads}; "
+            f"load average {load:.2f} at start")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="fewer repetitions and sizes")
+    parser.add_argument("--reps", type=int, default=None, help="repetitions per measurement")
+    parser.add_argument("--only", default="P1,P2,P3,MEM", help="comma-separated groups to run")
+    parser.add_argument("--output", type=Path, default=None, help="also write the table here")
+    parser.add_argument("--blas-threads", type=int, default=None,
+                        help="run with OPENBLAS_NUM_THREADS/OMP_NUM_THREADS set to this (both sides)")
+    parser.add_argument("--rss-child", type=int, default=None, help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    if args.blas_threads is not None and os.environ.get("OPENBLAS_NUM_THREADS") != str(args.blas_threads):
+        # BLAS reads its thread count when numpy loads: start over in a process that has it.
+        env = dict(os.environ, OPENBLAS_NUM_THREADS=str(args.blas_threads),
+                   OMP_NUM_THREADS=str(args.blas_threads))
+        return subprocess.run([sys.executable, str(Path(__file__).resolve()), *sys.argv[1:]],
+                              env=env).returncode
+    if args.rss_child is not None:
+        rss_child(args.rss_child)
+        return 0
+    groups = {g.strip().upper() for g in args.only.split(",")}
+    reps = args.reps or (3 if args.quick else 7)
+    rows: list[Row] = []
+    if "P1" in groups:
+        cases: list[tuple[str, int, str, str, float | None]] = [
+            ("scaling", 512, "f16", "f32", None),
+            ("scaling", 1024, "f16", "f32", None),
+            ("goal", 2048, "f16", "f32", 1.5),
+            ("path", 1024, "bf16", "f32", None),
+            ("path", 1024, "s8", "s32", None),
+        ]
+        rows += [bench_matmul(*case, reps) for case in cases]
+        rows.append(bench_mad_floor(2048, reps))
+    if "P2" in groups:
+        rows += bench_p2(reps)
+    if "P3" in groups:
+        with tempfile.TemporaryDirectory() as tmp:
+            rows += bench_startup(max(reps, 5), Path(tmp))
+        sizes = [(1000, 1.3), (10000, 1.3)] if args.quick else [(1000, 1.3), (3000, None), (10000, 1.3)]
+        rows += bench_parse_verify(sizes, reps if args.quick else 2 * reps + 1)
+    if "MEM" in groups:
+        rows += bench_memory(2048)
+    table = render(rows, machine_header(reps, args.quick))
+    print(table)
+    if args.output is not None:
+        args.output.write_text(table)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
