@@ -80,6 +80,15 @@ def format_op_error(op: Operation, message: str, source: SourceFile | None = Non
     return format_diagnostic(op_message(op, message), file=file, line=line, col=col, source=source)
 
 
+def format_pass_error(err: Exception, source: SourceFile) -> str:
+    """A pass failure: located at its operation when the exception carries one (`err.op`)."""
+    message = str(err).splitlines()[0] if str(err) else type(err).__name__
+    op = getattr(err, "op", None)
+    if isinstance(op, Operation):
+        return format_op_error(op, message, source)
+    return format_diagnostic(message, file=source.name)
+
+
 def format_parse_error(err: ParseError, line_offset: int = 0) -> str:
     span = err.span
     loc = span.get_location()

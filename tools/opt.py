@@ -31,6 +31,7 @@ from mmair.tools.diagnostics import (
     format_diagnostic,
     format_op_error,
     format_parse_error,
+    format_pass_error,
     report,
     verify_module,
 )
@@ -154,8 +155,7 @@ class MmairOptMain(xDSLOptMain):
                 report(text)
                 return 1
             except DiagnosticException as err:
-                text = format_diagnostic(str(err).splitlines()[0] if str(err) else type(err).__name__,
-                                         file=source.name)
+                text = format_pass_error(err, source)
                 if self.args.verify_diagnostics:
                     outputs.append(text + "\n")
                     continue

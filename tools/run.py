@@ -39,6 +39,7 @@ from mmair.tools.diagnostics import (
     format_diagnostic,
     format_op_error,
     format_parse_error,
+    format_pass_error,
     report,
     verify_module,
 )
@@ -226,8 +227,7 @@ def run(args: argparse.Namespace) -> int:
     except OpVerifyError as err:
         raise UserError(format_op_error(err.op, err.message, source)) from None
     except DiagnosticException as err:
-        text = str(err).splitlines()[0] if str(err) else type(err).__name__
-        raise UserError(format_diagnostic(text, file=source.name)) from None
+        raise UserError(format_pass_error(err, source)) from None
 
     inputs = {name: _input_value(name, path) for name, path in inputs_spec}
     expected = {name: _load_npy(name, path) for name, path in checks_spec}

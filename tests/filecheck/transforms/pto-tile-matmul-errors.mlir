@@ -12,7 +12,8 @@ builtin.module attributes {pto.target = "a2"} {
 }
 
 // A 128 x 1024 f32 tile is 512 KB; L0A holds 64 KB.
-// L0A: pto-tile-matmul-errors.mlir: error: 'pto.matmul' op tiles tile-m = 128, tile-n = 128, tile-k = 1024 do not fit l0a: the A tile 128x1024xf32 (zz) needs 524288 bytes, l0a capacity 65536 bytes on target a2
+// L0A: pto-tile-matmul-errors.mlir:9:5: error: 'pto.matmul' op tiles tile-m = 128, tile-n = 128, tile-k = 1024 do not fit l0a: the A tile 128x1024xf32 (zz) needs 524288 bytes, l0a capacity 65536 bytes on target a2
+// L0A-NEXT: pto.matmul %a, %b, %c
 
 // A 256 x 256 f32 accumulator is 256 KB; L0C holds 128 KB on a2 (whatever tile-k).
 // L0C: error: 'pto.matmul' op tiles tile-m = 256, tile-n = 256, tile-k = 16 do not fit l0c: the C tile 256x256xf32 (nz) needs 262144 bytes, l0c capacity 131072 bytes on target a2
