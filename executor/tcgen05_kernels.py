@@ -12,6 +12,11 @@ What is simulated (one CTA, `cta_group::1`):
 * `mma`: D = A x B (+ D) for every kind, with the instruction descriptor, matrix descriptors and
   zero-column mask decoded and checked at execution time (runtime-computed descriptors work).
 
+Kernel loops issue the same few descriptor words over and over, so the pure parts are memoized:
+decoding and rule checks per (word, context), and per (descriptor, major, bits, mn, k) the address
+map with its byte range, injectivity verdict and gather/scatter indices. Failures are never
+remembered: a bad word raises the same error on every call.
+
 Numerics: operands are decoded exactly (tf32: the low 13 mantissa bits of the f32 container are
 ignored), multiplied in float32 (products of the tcgen05 input types are exact in float32) and
 accumulated in float32; integer MMAs are exact (float32 sums stay below 2^22, D is added in
@@ -183,7 +188,7 @@ def decode_elements(raw: np.ndarray, type_name: str) -> np.ndarray:
     if dtype.itemsize == 1:
         value_mask = (1 << layouts.container_value_bits(type_name)) - 1
         return (raw.astype(np.uint8) & value_mask).view(dtype).astype(np.float32)
-    return raw.astype(np.uint16).view(dtype).astype(np.float32)
+    return raw.astype(np.uint16, copy=False).view(dtype).astype(np.float32)
 
 
 def encode_elements(values: np.ndarray, type_name: str) -> np.ndarray:
@@ -196,7 +201,7 @@ def encode_elements(values: np.ndarray, type_name: str) -> np.ndarray:
             np.uint8
         )
     dtype = _FLOAT_TYPES[type_name]
-    converted = values.astype(np.float32).astype(dtype)
+    converted = values.astype(np.float32, copy=False).astype(dtype)
     return converted.view(np.uint8 if dtype.itemsize == 1 else np.uint16)
 
 
@@ -230,60 +235,145 @@ def encode_scale(values: np.ndarray, scale_type: str) -> np.ndarray:
 
 
 # ----------------------------------------------------------------------------------------------
+# Memoized pure functions
+#
+# A kernel loop issues the same few descriptor words over and over; decoding and checking them is
+# a pure function of the words, so results are remembered. Keys carry each argument's type (True,
+# 1 and np.uint64(1) stay apart, as the checks may tell them apart); failures are not remembered,
+# so a bad word raises the same error on every call.
+
+_MEMO_LIMIT = 4096
+_memo_table: dict[tuple[object, ...], object] = {}
+
+
+def _memo(function, *args):  # type: ignore[no-untyped-def]
+    """`function(*args)`, remembered by (function, args and their types)."""
+    key = (function, *args, *map(type, args))
+    try:
+        return _memo_table[key]
+    except KeyError:
+        pass
+    except TypeError:  # an unhashable argument: nothing to remember
+        return function(*args)
+    value = function(*args)
+    if len(_memo_table) >= _MEMO_LIMIT:
+        _memo_table.clear()
+    _memo_table[key] = value
+    return value
+
+
+# ----------------------------------------------------------------------------------------------
 # Operands in shared memory
 
 
 def _smem_desc(desc: SmemDesc | int) -> SmemDesc:
-    return desc if isinstance(desc, SmemDesc) else decode_smem_desc(desc)
+    return desc if isinstance(desc, SmemDesc) else _memo(decode_smem_desc, desc)
 
 
-@lru_cache(maxsize=256)
-def _operand_addresses(desc: SmemDesc, major: str, bits: int, mn: int, k: int) -> np.ndarray:
-    addresses = layouts.operand_bit_addresses(desc, major, bits, mn, k)
-    addresses.setflags(write=False)
-    return addresses
+class _OperandMap:
+    """The cached map of one (descriptor, major, bits, mn, k): read-only index arrays, the byte
+    range it touches, and (computed on first store) whether no two elements share an address."""
+
+    __slots__ = ("addresses", "index", "shift", "lowest", "end", "_injective", "_index_kn",
+                 "_dense")
+
+    def __init__(self, addresses: np.ndarray, bits: int) -> None:
+        self.addresses = addresses
+        byte = addresses >> 3
+        # The gather/scatter index into `data` viewed as the container type (bytes for 4 and 8 bits).
+        self.index = byte if bits <= 8 else byte // (bits // 8)
+        self.shift = (addresses & 7).astype(np.uint8) if bits == 4 else None
+        for array in (self.addresses, self.index, self.shift):
+            if array is not None:
+                array.setflags(write=False)
+        self.lowest = int(addresses.min()) >> 3
+        self.end = (int(addresses.max()) + bits + 7) >> 3
+        self._injective: bool | None = None
+        self._index_kn: np.ndarray | None = None
+        self._dense: tuple[int, np.ndarray] | None | bool = False  # False: not computed yet
+
+    @property
+    def dense(self) -> tuple[int, np.ndarray] | None:
+        """(first, inverse) when the elements fill container slots [first, first + size) exactly
+        once (a swizzled tile): a store is then `slots[first:][:size] = raw.flat[inverse]`, a
+        gather, which numpy does several times faster than the equivalent scatter."""
+        if self._dense is False:
+            flat = self.index.reshape(-1)
+            first = int(flat.min())
+            self._dense = None
+            if self.shift is None and int(flat.max()) - first + 1 == flat.size and self.injective:
+                inverse = np.empty(flat.size, dtype=np.intp)
+                inverse[flat - first] = np.arange(flat.size)
+                inverse.setflags(write=False)
+                self._dense = (first, inverse)
+        return self._dense  # type: ignore[return-value]
+
+    @property
+    def index_kn(self) -> np.ndarray:
+        """`index` transposed to (k, mn), contiguous: gathers B straight into the matmul's layout."""
+        if self._index_kn is None:
+            self._index_kn = np.ascontiguousarray(self.index.T)
+            self._index_kn.setflags(write=False)
+        return self._index_kn
+
+    @property
+    def injective(self) -> bool:
+        if self._injective is None:
+            self._injective = bool(np.unique(self.addresses).size == self.addresses.size)
+        return self._injective
+
+
+@lru_cache(maxsize=128)  # up to ~0.75 MiB per map for the largest operands
+def _operand_map(desc: SmemDesc, major: str, bits: int, mn: int, k: int) -> _OperandMap:
+    return _OperandMap(layouts.operand_bit_addresses(desc, major, bits, mn, k), bits)
+
+
+def _checked_operand_map(
+    desc: SmemDesc | int, major: str, bits: int, mn: int, k: int, what: str
+) -> _OperandMap:
+    d = _smem_desc(desc)
+    try:
+        operand = _operand_map(d, major, bits, mn, k)
+    except DescriptorError as err:
+        raise Tcgen05ExecutionError(f"requires a modelled layout for {what}: {err}") from None
+    if operand.lowest < 0 or operand.end > SMEM_BYTES_PER_CTA:
+        raise Tcgen05ExecutionError(
+            f"requires {what} inside the {SMEM_BYTES_PER_CTA}-byte shared memory, got bytes "
+            f"[{operand.lowest:#x}, {operand.end:#x}) (descriptor start {d.start:#x}, lbo {d.lbo}, "
+            f"sbo {d.sbo}, swizzle {d.swizzle})"
+        )
+    return operand
 
 
 def operand_addresses(
     desc: SmemDesc | int, major: str, bits: int, mn: int, k: int, what: str = "the operand"
 ) -> np.ndarray:
-    """Bit addresses (mn, k) of an operand, checked to lie inside shared memory."""
-    d = _smem_desc(desc)
-    try:
-        addresses = _operand_addresses(d, major, bits, mn, k)
-    except DescriptorError as err:
-        raise Tcgen05ExecutionError(f"requires a modelled layout for {what}: {err}") from None
-    lowest = int(addresses.min()) >> 3
-    end = (int(addresses.max()) + bits + 7) >> 3
-    if lowest < 0 or end > SMEM_BYTES_PER_CTA:
-        raise Tcgen05ExecutionError(
-            f"requires {what} inside the {SMEM_BYTES_PER_CTA}-byte shared memory, got bytes "
-            f"[{lowest:#x}, {end:#x}) (descriptor start {d.start:#x}, lbo {d.lbo}, sbo {d.sbo}, "
-            f"swizzle {d.swizzle})"
-        )
-    return addresses
+    """Bit addresses (mn, k) of an operand, checked to lie inside shared memory (read-only)."""
+    return _checked_operand_map(desc, major, bits, mn, k, what).addresses
 
 
-def _gather_raw(data: np.ndarray, bit_addresses: np.ndarray, bits: int) -> np.ndarray:
-    byte = bit_addresses >> 3
+def _gather_raw(data: np.ndarray, operand: _OperandMap, bits: int) -> np.ndarray:
     if bits == 4:
-        return (data[byte] >> (bit_addresses & 7).astype(np.uint8)) & 0xF
+        return (data[operand.index] >> operand.shift) & 0xF
     if bits == 8:
-        return data[byte]
-    return data.view(_RAW_DTYPES[bits])[byte // (bits // 8)]
+        return data[operand.index]
+    return data.view(_RAW_DTYPES[bits])[operand.index]
 
 
-def _scatter_raw(data: np.ndarray, bit_addresses: np.ndarray, bits: int, raw: np.ndarray) -> None:
-    byte = bit_addresses >> 3
+def _scatter_raw(data: np.ndarray, operand: _OperandMap, bits: int, raw: np.ndarray) -> None:
     if bits == 4:
-        shift = (bit_addresses & 7).astype(np.uint8)
+        byte, shift = operand.index, operand.shift
         # ufunc.at is unbuffered: two nibbles of one byte in the same call both land.
         np.bitwise_and.at(data, byte, ~(np.uint8(0xF) << shift))
         np.bitwise_or.at(data, byte, (raw.astype(np.uint8) & 0xF) << shift)
-    elif bits == 8:
-        data[byte] = raw
     else:
-        data.view(_RAW_DTYPES[bits])[byte // (bits // 8)] = raw
+        slots = data if bits == 8 else data.view(_RAW_DTYPES[bits])
+        dense = operand.dense
+        if dense is None:
+            slots[operand.index] = raw
+        else:
+            first, inverse = dense
+            slots[first:first + inverse.size] = np.take(raw.reshape(-1), inverse)
 
 
 def read_smem_operand(
@@ -292,8 +382,22 @@ def read_smem_operand(
 ) -> np.ndarray:
     """Values of an (mn, k) operand (A: M x K; B: N x K, i.e. B transposed) read via `desc`."""
     bits = layouts.smem_element_bits(kind, type_name)
-    addresses = operand_addresses(desc, major, bits, mn, k, what)
-    return decode_elements(_gather_raw(smem.data, addresses, bits), type_name)
+    operand = _checked_operand_map(desc, major, bits, mn, k, what)
+    return decode_elements(_gather_raw(smem.data, operand, bits), type_name)
+
+
+def _read_smem_operand_kn(
+    smem: SharedMemory, desc: SmemDesc, *, major: str, type_name: str, kind: str,
+    mn: int, k: int, what: str,
+) -> np.ndarray:
+    """`read_smem_operand` as a transposed view of a contiguous (k, mn) array (B of the MMA)."""
+    bits = layouts.smem_element_bits(kind, type_name)
+    operand = _checked_operand_map(desc, major, bits, mn, k, what)
+    if bits == 4:  # (per-element shifts: gather (mn, k), then copy)
+        values = decode_elements(_gather_raw(smem.data, operand, bits), type_name)
+        return np.ascontiguousarray(values.T).T
+    raw = smem.data.view(_RAW_DTYPES[bits])[operand.index_kn]
+    return decode_elements(raw, type_name).T
 
 
 def write_smem_operand(
@@ -306,16 +410,20 @@ def write_smem_operand(
         raise ValueError(f"an operand is a 2-D (mn, k) matrix, got shape {values.shape}")
     mn, k = values.shape
     bits = layouts.smem_element_bits(kind, type_name)
-    addresses = operand_addresses(desc, major, bits, mn, k, what)
-    if np.unique(addresses).size != addresses.size:
+    operand = _checked_operand_map(desc, major, bits, mn, k, what)
+    if not operand.injective:
         raise Tcgen05ExecutionError(
             f"requires {what}'s descriptor to map every element to its own SMEM location, "
             "got overlapping elements"
         )
-    raw = encode_elements(values, type_name)
+    if type_name == "f16" and values.dtype == np.float16:
+        # f16 -> f32 -> f16 (encode_elements) is the identity on all 65536 bit patterns.
+        raw = values.view(np.uint16)
+    else:
+        raw = encode_elements(values, type_name)
     if bits == 4:
         raw = raw & 0xF
-    _scatter_raw(smem.data, addresses, bits, raw)
+    _scatter_raw(smem.data, operand, bits, raw)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -503,6 +611,24 @@ def _check(what: str, check, *args, **kwargs) -> None:  # type: ignore[no-untype
         raise Tcgen05ExecutionError(f"requires a legal {what}: {err}") from None
 
 
+def _check_mma_form(idesc: int, kind: str, *context: object) -> None:
+    """`rules.check_mma` of the decoded `idesc` (positional context, so that it can be memoized)."""
+    (cta_group, ws, a_in_tmem, scale_vec, block_scale, target, ashift, collector,
+     disable_output_lanes, scale_input_d, zcm) = context
+    desc = _memo(_decode, "instruction descriptor", idesc, decode_idesc, kind)
+    _check("tcgen05.mma form", rules.check_mma, desc, cta_group=cta_group, ws=ws,
+           a_in_tmem=a_in_tmem, scale_vec=scale_vec, block_scale=block_scale, target=target,
+           ashift=ashift, collector=collector, disable_output_lane=disable_output_lanes,
+           scale_input_d=scale_input_d, zcmask=zcm)
+
+
+def _checked_smem_operand_desc(what: str, word: int, kind: str, major: str, target: str) -> SmemDesc:
+    """Decode an operand's SMEM descriptor word and apply R17-R22 for this MMA."""
+    d = _decode(what, word, decode_smem_desc)
+    _check(what, rules.check_smem_desc, d, kind=kind, major=major, target=target)
+    return d
+
+
 def _not_modelled(feature: str) -> Tcgen05ExecutionError:
     return Tcgen05ExecutionError(f"uses {feature}, which the executor does not model")
 
@@ -549,7 +675,8 @@ def mma(
     `a_raw` (with `a_in_tmem`) gives A in TMEM as container integers (rows >= M, columns >= the
     stored K) instead of reading the packed TMEM layout at `a`: the interpreter passes the memref.
     """
-    desc = _decode("instruction descriptor", idesc, decode_idesc, kind)
+    # Decoding and rule checks are pure functions of the words: memoized (failures raise each time).
+    desc = _memo(_decode, "instruction descriptor", idesc, decode_idesc, kind)
     block_scale = kind in BLOCK_SCALED_KINDS
     if desc.sparse != sparse:
         raise Tcgen05ExecutionError(
@@ -558,15 +685,13 @@ def mma(
         )
     zcm: ZeroColumnMask | None = None
     if zero_column_mask is not None:
-        zcm = _decode("zero-column mask", zero_column_mask, decode_zcmask)
+        zcm = _memo(_decode, "zero-column mask", zero_column_mask, decode_zcmask)
     vec = scale_vec
     if vec in ("block32", "block16"):
         vec = {"block16": "4X", "block32": "1X" if kind == "mxf8f6f4" else "2X"}[vec]
-    _check("tcgen05.mma form", rules.check_mma, desc, cta_group=cta_group, ws=ws,
-           a_in_tmem=a_in_tmem, scale_vec=vec, block_scale=block_scale, target=target,
-           ashift=ashift, collector=collector,
-           disable_output_lane=None if disable_output_lane is None else len(disable_output_lane),
-           scale_input_d=scale_input_d, zcmask=zcm)
+    _memo(_check_mma_form, idesc, kind, cta_group, ws, a_in_tmem, vec, block_scale, target,
+          ashift, collector, None if disable_output_lane is None else len(disable_output_lane),
+          scale_input_d, zcm)
     if cta_group != 1:
         raise _not_modelled("cta_group::2 (a CTA pair)")
     if ashift:
@@ -580,7 +705,7 @@ def mma(
     if block_scale and (scale_a is None or scale_b is None):
         raise Tcgen05ExecutionError(f"requires scale_A and scale_B TMEM addresses for kind::{kind}")
 
-    m, n, k = rules.mma_shape(desc)
+    m, n, k = _memo(rules.mma_shape, desc)
     k_stored = k // 2 if sparse else k
     shift = zcm.shift if zcm is not None else 0
 
@@ -595,18 +720,17 @@ def mma(
     elif a_in_tmem:
         a_values = read_tmem_operand(tmem, a, type_name=desc.atype, kind=kind, rows=m, k=k_stored)
     else:
-        a_desc = _decode("A shared-memory descriptor", a, decode_smem_desc)
-        _check("A shared-memory descriptor", rules.check_smem_desc, a_desc, kind=kind,
-               major="mn" if desc.transpose_a else "k", target=target)
+        a_desc = _memo(_checked_smem_operand_desc, "A shared-memory descriptor", a, kind,
+                       "mn" if desc.transpose_a else "k", target)
         a_values = read_smem_operand(smem, a_desc, major="mn" if desc.transpose_a else "k",
                                      type_name=desc.atype, kind=kind, mn=m, k=k_stored,
                                      what="operand A")
-    b_desc = _decode("B shared-memory descriptor", b, decode_smem_desc)
-    _check("B shared-memory descriptor", rules.check_smem_desc, b_desc, kind=kind,
-           major="mn" if desc.transpose_b else "k", target=target)
-    b_values = read_smem_operand(smem, b_desc, major="mn" if desc.transpose_b else "k",
-                                 type_name=desc.btype, kind=kind, mn=n + shift, k=k,
-                                 what="operand B")
+    b_desc = _memo(_checked_smem_operand_desc, "B shared-memory descriptor", b, kind,
+                   "mn" if desc.transpose_b else "k", target)
+    # Gathered as (K, N + shift): the matmul below wants B as a contiguous K x N.
+    b_values = _read_smem_operand_kn(smem, b_desc, major="mn" if desc.transpose_b else "k",
+                                     type_name=desc.btype, kind=kind, mn=n + shift, k=k,
+                                     what="operand B")
 
     if sparse:
         assert sparse_metadata is not None
@@ -646,6 +770,14 @@ def mma(
         # (K, N) contiguous: OpenBLAS is ~500x slower on a transposed view with a small K.
         b_kn = np.ascontiguousarray(np.asarray(b32, dtype=np.float32).T)
         result = np.asarray(a32, dtype=np.float32) @ b_kn
+        if (desc.dtype or "f32") == "f32" and disable_output_lane is None and not scale_input_d:
+            # The common case, in place: D's f32 cells += A x B (the same float32 sum as below).
+            cells = tmem.region(d, m, n, "D").view(np.float32)
+            if enable_input_d:
+                np.add(result, cells, out=cells)
+            else:
+                cells[...] = result
+            return desc
         if enable_input_d:
             old = read_d(tmem, d, desc.dtype or "f32", m, n).astype(np.float32)
             if scale_input_d:
