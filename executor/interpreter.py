@@ -27,6 +27,15 @@ from xdsl.ir import Operation, Region, SSAValue
 from mmair.executor.errors import ExecutionError
 
 
+def _unimplemented(op: Operation) -> ExecutionError:
+    """Ops with a lowering (pto.matmul, tcgen05.make_*) are run after `mmair-lower`, not here."""
+    return ExecutionError(
+        f"no implementation for op '{op.name}' in the executor; ops with a lowering run after "
+        "it (e.g. mmair-run -p mmair-lower)",
+        op,
+    )
+
+
 @dataclass
 class MmairInterpreter(Interpreter):
     op_counts: Counter[str] = field(default_factory=Counter)
@@ -82,7 +91,7 @@ class MmairInterpreter(Interpreter):
             raise self._over_budget(op)
         entry = self._impls._impl_dict.get(type(op))  # pyright: ignore[reportPrivateUsage]
         if entry is None:
-            raise ExecutionError(f"no implementation for op '{op.name}' in the executor", op)
+            raise _unimplemented(op)
         ft, fn = entry
         try:
             return fn(ft, self, op, inputs)
@@ -110,7 +119,7 @@ class MmairInterpreter(Interpreter):
                     raise self._over_budget(op)
                 entry = impls.get(type(op))
                 if entry is None:
-                    raise ExecutionError(f"no implementation for op '{op.name}' in the executor", op)
+                    raise _unimplemented(op)
                 ft, fn = entry
                 try:
                     result = fn(ft, self, op, tuple([env[v] for v in op._operands]))  # pyright: ignore[reportPrivateUsage]

@@ -2,8 +2,10 @@
 
 Runtime values:
 
-* descriptor ops (`make_idesc`, `make_smem_desc`, `make_zcmask`) give their packed words as Python
-  ints; i32/i64 values from `arith` work as well (negative ints are read as the unsigned word);
+* descriptors are i32/i64 integers (negative ints are read as the unsigned word). The
+  `make_idesc` / `make_smem_desc` / `make_zcmask` ops are not interpreted: they have a lowering,
+  `tcgen05-materialize-descriptors` (part of `mmair-lower`), which makes them the constants the
+  hardware sees; the executor carries no second implementation of them;
 * a `#tcgen05.space<smem>` memref is a numpy view of the CTA's shared memory (`SharedMemory.data`)
   at the `smem_alloc` offset, row-major, so `memref.copy` moves GM data into it; sub-byte element
   types (f4/f6) cannot be viewed and raise (allocate their containers as i8/ui8 instead);
@@ -120,23 +122,6 @@ class Tcgen05Functions(InterpreterFunctions):
                 current = current.parent_op()
             self._targets[op] = target
         return target
-
-    # -- descriptor values -----------------------------------------------------------------------
-
-    @impl(tcgen05.MakeIdescOp)
-    def run_make_idesc(self, interp: Interpreter, op: tcgen05.MakeIdescOp,
-                       args: PythonValues) -> PythonValues:
-        return (op.desc.word.data,)
-
-    @impl(tcgen05.MakeSmemDescOp)
-    def run_make_smem_desc(self, interp: Interpreter, op: tcgen05.MakeSmemDescOp,
-                           args: PythonValues) -> PythonValues:
-        return (op.desc.word.data,)
-
-    @impl(tcgen05.MakeZcmaskOp)
-    def run_make_zcmask(self, interp: Interpreter, op: tcgen05.MakeZcmaskOp,
-                        args: PythonValues) -> PythonValues:
-        return (op.desc.word.data,)
 
     # -- buffers ---------------------------------------------------------------------------------
 

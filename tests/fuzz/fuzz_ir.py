@@ -7,7 +7,7 @@ The corpus is every `// -----` chunk (comments removed) of the files named in
 `tests/fuzz/corpus.txt`. Mutant i of seed s is a pure function of (s, i) (`mutators.mutate`).
 Each mutant is written to a temporary file and given, IN-PROCESS, to `mmair.tools.opt.main` and to
 `mmair.tools.run.main`, both with the pass pipeline of its corpus file's RUN line (70% of the time;
-`mmair-lower` for chunks with `pto.matmul`); mmair-run also gets `--max-ops`, `--max-gm-bytes`,
+`mmair-lower` for chunks with `pto.matmul` or tcgen05 make-ops); mmair-run also gets `--max-ops`, `--max-gm-bytes`,
 random values for the scalar entry arguments, sometimes a `--target`, and an `--output` file for
 the last memref argument. Mutants of kind `inputs_only` (12%) keep the IR and vary only those
 scalar arguments. Each tool run is classified:
@@ -120,7 +120,8 @@ def load_corpus(list_file: Path = FUZZ_DIR / "corpus.txt") -> list[Entry]:
                 code = _COMMENT_RE.sub("", chunk)
                 code = "\n".join(line.rstrip() for line in code.splitlines() if line.strip())
                 # pto.matmul runs only lowered: give its chunks the lowering pipeline.
-                chunk_passes = passes or ("mmair-lower" if "pto.matmul" in code else "")
+                chunk_passes = passes or (
+                    "mmair-lower" if "pto.matmul" in code or "tcgen05.make_" in code else "")
                 if code:
                     entries.append(Entry(f"{rel}#{k}", code + "\n", chunk_passes, group))
             group += 1

@@ -185,7 +185,7 @@ TMEM = """func.func @uad(%en: i1) {
 def test_tmem_use_after_dealloc(capsys, tmp_path):
     source = TMEM.replace("LAST", "tcgen05.mma kind(f16) cta_group(1) %d, %a_desc, %b_desc, %idesc, "
                                   "%en : memref<128x256xf32, #tcgen05.space<tmem>>, i64")
-    expect_error(capsys, tmp_path, source, "--input", "en=1", line=7,
+    expect_error(capsys, tmp_path, source, "-p", "mmair-lower", "--input", "en=1", line=7,
                  message=r"'tcgen05.mma' op requires D in allocated TMEM columns, got column 0, "
                          r"which was deallocated")
 
@@ -193,7 +193,7 @@ def test_tmem_use_after_dealloc(capsys, tmp_path):
 def test_tmem_double_dealloc(capsys, tmp_path):
     source = TMEM.replace("LAST", "tcgen05.dealloc cta_group(1) %d : memref<128x256xf32, "
                                   "#tcgen05.space<tmem>>")
-    expect_error(capsys, tmp_path, source, "--input", "en=1", line=7,
+    expect_error(capsys, tmp_path, source, "-p", "mmair-lower", "--input", "en=1", line=7,
                  message=r"'tcgen05.dealloc' op requires the address of a live TMEM allocation")
 
 

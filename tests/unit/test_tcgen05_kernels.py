@@ -705,12 +705,15 @@ def run_kernel(source: str, *args: np.ndarray):
     from mmair.executor.memory import Memory
     from mmair.executor.memref import MemRefFunctions
     from mmair.executor.tcgen05 import Tcgen05Functions
+    from mmair.passes.tcgen05_materialize_descriptors import Tcgen05MaterializeDescriptorsPass
 
     ctx = Context()
     for name, factory in get_all_dialects().items():
         ctx.register_dialect(name, factory)
     module = Parser(ctx, source).parse_module()
     module.verify()
+    # Descriptor make-ops have a lowering; the executor runs the words hardware sees.
+    Tcgen05MaterializeDescriptorsPass().apply(ctx, module)
     interp = MmairInterpreter(module)
     memory = Memory()
     for functions in (FuncFunctions(), ArithFunctions(), MemRefFunctions(),
