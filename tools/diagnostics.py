@@ -80,6 +80,16 @@ def format_op_error(op: Operation, message: str, source: SourceFile | None = Non
     return format_diagnostic(op_message(op, message), file=file, line=line, col=col, source=source)
 
 
+def pipeline_error_line(err: BaseException) -> str:
+    """One line for a bad `-p` pipeline: xDSL's ArgSpecParseError spans several lines (location,
+    the spec, a caret, the message); keep the message and the column."""
+    lines = [line for line in str(err).strip().splitlines() if line.strip()]
+    if len(lines) >= 4 and lines[1].startswith("pass-pipeline:"):
+        column = lines[1].rsplit(":", 1)[-1]
+        return f"bad pipeline '{lines[2]}': {lines[-1].strip()} (column {column})"
+    return lines[0] if lines else type(err).__name__
+
+
 def format_pass_error(err: Exception, source: SourceFile) -> str:
     """A pass failure: located at its operation when the exception carries one (`err.op`)."""
     message = str(err).splitlines()[0] if str(err) else type(err).__name__

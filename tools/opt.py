@@ -32,6 +32,7 @@ from mmair.tools.diagnostics import (
     format_op_error,
     format_parse_error,
     format_pass_error,
+    pipeline_error_line,
     report,
     verify_module,
 )
@@ -211,10 +212,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(lines[-1], file=sys.stderr)
         return int(exit_.code or 0)
     except (ValueError, ArgSpecParseError) as err:
-        print(f"mmair-opt: error: {str(err).strip().splitlines()[0]}", file=sys.stderr)
-        if isinstance(err, ArgSpecParseError):
-            for line in str(err).strip().splitlines()[1:]:
-                print(line, file=sys.stderr)
+        print(f"mmair-opt: error: {pipeline_error_line(err)}", file=sys.stderr)
         return 2
     try:
         return tool.process(tool._read_input())
@@ -222,7 +220,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         report(str(err))
         return 1
     except (ValueError, ArgSpecParseError) as err:
-        print(f"mmair-opt: error: {str(err).strip().splitlines()[0]}", file=sys.stderr)
+        print(f"mmair-opt: error: {pipeline_error_line(err)}", file=sys.stderr)
         return 2
 
 

@@ -40,6 +40,7 @@ from mmair.tools.diagnostics import (
     format_op_error,
     format_parse_error,
     format_pass_error,
+    pipeline_error_line,
     report,
     verify_module,
 )
@@ -212,7 +213,7 @@ def run(args: argparse.Namespace) -> int:
 
             pipeline = PassPipeline.parse_spec(get_all_passes(), args.passes, verify_between)
     except (ValueError, ArgSpecParseError) as err:
-        raise BadArguments(f"bad pipeline: {str(err).strip().splitlines()[0]}") from None
+        raise BadArguments(pipeline_error_line(err)) from None
 
     source = _read_source(args.file)
     try:

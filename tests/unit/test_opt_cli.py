@@ -66,7 +66,10 @@ def test_split_input_file_keeps_whole_file_line_numbers(
     assert "// -----" in out
 
 
-@pytest.mark.parametrize("args", [["-p", "no-such-pass"], ["--no-such-flag"], ["--mmair-target", "b9"]])
+@pytest.mark.parametrize(
+    "args",
+    [["-p", "no-such-pass"], ["-p", "canonicalize{"], ["--no-such-flag"], ["--mmair-target", "b9"]],
+)
 def test_bad_pipeline_or_option_exits_2_with_one_line(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], args: list[str]
 ) -> None:
