@@ -213,7 +213,8 @@ def run(args: argparse.Namespace) -> int:
 
             pipeline = PassPipeline.parse_spec(get_all_passes(), args.passes, verify_between)
     except (ValueError, ArgSpecParseError) as err:
-        raise BadArguments(pipeline_error_line(err)) from None
+        line = pipeline_error_line(err)
+        raise BadArguments(line if line.startswith("bad pipeline") else f"bad pipeline: {line}") from None
 
     source = _read_source(args.file)
     try:
