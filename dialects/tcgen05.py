@@ -72,7 +72,7 @@ from mmair.dialects.types import element_name_or_none
 from mmair.isa.tcgen05 import rules
 from mmair.isa.tcgen05.errors import DescriptorError
 from mmair.isa.tcgen05.idesc import BLOCK_SCALED_KINDS, KINDS, InstrDesc, decode_idesc, encode_idesc
-from mmair.isa.tcgen05.layouts import TMEM_ALLOC_COLUMNS
+from mmair.isa.tcgen05.layouts import SMEM_BYTES_PER_CTA, TMEM_ALLOC_COLUMNS
 from mmair.isa.tcgen05.smem import ADDRESS_LIMIT, SmemDesc, decode_smem_desc, encode_smem_desc
 from mmair.isa.tcgen05.text import descriptor_from_items, format_descriptor_body
 from mmair.isa.tcgen05.zcmask import ZeroColumnMask, decode_zcmask, encode_zcmask
@@ -564,9 +564,11 @@ class SmemAllocOp(IRDLOperation):
         size = _memref_bytes(type_)
         if size is None:
             raise _error(self, f"requires a static shape and a sized element type, got {type_}")
-        if offset + size > ADDRESS_LIMIT:
-            raise _error(self, f"requires offset + size <= {ADDRESS_LIMIT} (the descriptor "
-                               f"address range), got {offset} + {size}")
+        # The CTA's shared memory (228 KB) is smaller than the descriptor address range (2^18).
+        limit = min(ADDRESS_LIMIT, SMEM_BYTES_PER_CTA)
+        if offset + size > limit:
+            raise _error(self, f"requires offset + size <= {limit} (shared memory per CTA), "
+                               f"got {offset} + {size}")
 
 
 @irdl_op_definition

@@ -377,8 +377,9 @@ def test_ws_mma_with_zero_column_mask_and_block_scaled_mma_verify() -> None:
 
 def test_smem_alloc_and_alloc_checks() -> None:
     SmemAllocOp(1024, smem_type([128, 64], f16)).verify()
-    with pytest.raises(VerifyException, match="offset \\+ size <= 262144"):
-        SmemAllocOp(262144 - 1024, smem_type([128, 64], f16)).verify()
+    with pytest.raises(VerifyException, match="offset \\+ size <= 233472 \\(shared memory per CTA\\)"):
+        SmemAllocOp(233472 - 1024, smem_type([128, 64], f16)).verify()
+    SmemAllocOp(233472 - 16384, smem_type([128, 64], f16)).verify()  # ends exactly at 228 KB
     with pytest.raises(VerifyException, match="requires a result in shared memory"):
         SmemAllocOp(0, tmem_type([8, 8], f16)).verify()
     with pytest.raises(VerifyException, match="requires columns in 32, 64, 128, 256, 512, got 48"):

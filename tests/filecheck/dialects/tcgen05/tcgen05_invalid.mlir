@@ -568,3 +568,9 @@ func.func @block_scale_kind(%en: i1, %desc: i64, %idesc: i32) {
   func.return
 }
 // CHECK: 'tcgen05.mma' op requires kind in mxf8f6f4, mxf4, mxf4nvf4 with block_scale, got f16
+
+// -----
+
+// An SMEM buffer must lie inside the CTA's 228 KB of shared memory.
+%s = tcgen05.smem_alloc offset(229376) : memref<128x64xf16, #tcgen05.space<smem>>
+// CHECK: 'tcgen05.smem_alloc' op requires offset + size <= 233472 (shared memory per CTA), got 229376 + 16384
