@@ -15,6 +15,8 @@ from xdsl.dialects.builtin import FileLineColLoc, IntAttr, ModuleOp, StringAttr
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 from xdsl.parser import Parser
 from xdsl.utils.exceptions import DiagnosticException, ParseError, VerifyException
+from xdsl.utils.lexer import Span, Token
+from xdsl.utils.mlir_lexer import MLIRLexer, MLIRTokenKind
 
 
 class UserError(Exception):
@@ -122,6 +124,51 @@ _CACHEABLE_TYPE = re.compile(r"!?[A-Za-z_][\w.]*<[^<>\"'{}()\[\]#@]*(?:<[^<>\"'{
 _STRING_LITERAL = re.compile(r'"(?:[^"\\\n\v\f]|\\(?:["nt\\]|[0-9A-Fa-f]{2}))*"')
 
 
+# The tokens that make up most of an op's text, each with a spelling that a regular expression
+# matches exactly as `MLIRLexer` would (whitespace without comments, then a bare identifier, a
+# `%` value name or a one-character punctuation that starts no longer token). Anything else (a
+# comment, `{`, `-`, `/`, numbers, strings, non-ASCII, errors) goes to the stock lexer.
+_SIMPLE_TOKEN = re.compile(
+    r"[ \t\n\r\f\v]*(?:([A-Za-z_][A-Za-z0-9_$.]*)|(%(?:[0-9]+|[A-Za-z$._-][A-Za-z0-9$._-]*))"
+    r"|([:,()\[\]<>=}+*?|]))"
+)
+_PUNCTUATION_KINDS = {
+    ":": MLIRTokenKind.COLON,
+    ",": MLIRTokenKind.COMMA,
+    "(": MLIRTokenKind.L_PAREN,
+    ")": MLIRTokenKind.R_PAREN,
+    "}": MLIRTokenKind.R_BRACE,
+    "[": MLIRTokenKind.L_SQUARE,
+    "]": MLIRTokenKind.R_SQUARE,
+    "<": MLIRTokenKind.LESS,
+    ">": MLIRTokenKind.GREATER,
+    "=": MLIRTokenKind.EQUAL,
+    "+": MLIRTokenKind.PLUS,
+    "*": MLIRTokenKind.STAR,
+    "?": MLIRTokenKind.QUESTION,
+    "|": MLIRTokenKind.VERTICAL_BAR,
+}
+
+
+class _SimpleTokenLexer(MLIRLexer):
+    """`MLIRLexer` with one regular-expression match for the common tokens (same tokens, same
+    spans): the stock lexer tries each token kind in turn in Python, and a generated kernel is
+    mostly value names, commas and op names."""
+
+    def lex(self) -> Token[MLIRTokenKind, str]:
+        match = _SIMPLE_TOKEN.match(self.input.content, self.pos)
+        if match is None:
+            return super().lex()
+        self.pos = end = match.end()
+        if match.lastindex == 1:
+            kind = MLIRTokenKind.BARE_IDENT
+        elif match.lastindex == 2:
+            kind = MLIRTokenKind.PERCENT_IDENT
+        else:
+            kind = _PUNCTUATION_KINDS[match.group(3)]
+        return Token(kind, Span(match.start(match.lastindex), end, self.input))
+
+
 class LocatingParser(Parser):
     """An xDSL parser that records each operation's source position as a `FileLineColLoc`.
 
@@ -139,6 +186,7 @@ class LocatingParser(Parser):
         self._line_pos = 0  # position and 1-based line number of the last located operation
         self._line_number = 1
         self._columns: dict[int, IntAttr] = {}
+        self.lexer.__class__ = _SimpleTokenLexer
         self.lexer._unescaped_characters_regex = _STRING_LITERAL  # see _STRING_LITERAL
         self._resume_from(0)  # re-lex the first token with it
 
