@@ -33,13 +33,11 @@ from mmair.executor.dtypes import is_packed_4bit, numpy_dtype, storage_dtype
 from mmair.executor.errors import ExecutionError
 from mmair.isa.ascend import layouts
 from mmair.isa.ascend.targets import DEFAULT_TARGET, Target, element_bits, get_target
+from mmair.isa.tcgen05.layouts import TMEM_LANES
 
 GM_IMAGE_BYTES = 256 << 20
 """Most bytes `MemorySpace.gm_images` keeps (copies + images); beyond it the cache starts over."""
 
-# Blackwell spaces (tcgen05 execution is a later task; the sizes live in mmair.isa.tcgen05 then).
-TMEM_LANES = 128
-TMEM_COLUMNS = 512
 
 
 @dataclass

@@ -207,7 +207,7 @@ def granularity(target: Target, lhs: str, rhs: str, transpose_a: bool, transpose
     """The multiple every tile size must be: fractal rows (16), both operands' C0 (so k tiles and
     column starts fall on fractal boundaries) and the transpose block of a hardware-transposed
     operand (its padded extents must be whole blocks)."""
-    g = 16
+    g = isa.M0
     hw_a, hw_b = pto.matmul_hardware_transposes(target, transpose_a, transpose_b)
     for elem, hw in ((lhs, hw_a), (rhs, hw_b)):
         g = lcm(g, isa.c0_elements(elem, "l1"))
