@@ -63,7 +63,7 @@ def read_region(
     data = sub.astype(dtype if dtype is not None else sub.dtype, order="C")
     data = data.reshape((rb1 - rb0) * fr, (cb1 - cb0) * fc)
     r, c = row - rb0 * fr, col - cb0 * fc
-    if r or c or data.shape != (rows, cols):
+    if r or c or data.shape != (rows, cols):  # mutation: skip (a shortcut: slicing is exact anyway)
         data = data[r : r + rows, c : c + cols]
     return data
 
@@ -85,10 +85,8 @@ def write_region(blocked: np.ndarray, values: np.ndarray) -> None:
         blocked[rf, :rr, cf, :cr] = values[top:, left:]
 
 
-def read_logical(tile: Tile, rows: int | None = None, cols: int | None = None) -> np.ndarray:
-    """Copy of the tile's logical [0:rows, 0:cols] (default: the whole logical shape) as 2-D."""
-    rows = tile.rows if rows is None else rows
-    cols = tile.cols if cols is None else cols
+def read_logical(tile: Tile, rows: int, cols: int) -> np.ndarray:
+    """Copy of the tile's logical [0:rows, 0:cols] as 2-D."""
     return read_region(_blocks(tile)[1], 0, 0, rows, cols)
 
 

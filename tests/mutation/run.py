@@ -11,7 +11,8 @@ on the import path (PYTHONPATH), so the mutated module is what the tests and the
 import; the copy is restored after every mutant. A mutant runs in a child forked from a parent
 that has already imported xdsl, numpy and pytest (not mmair), so each mutant pays only
 for the mmair import and its tests. Byte-code caching is off in the copies (a same-size edit in
-the same second would otherwise reuse a stale .pyc).
+the same second would otherwise reuse a stale .pyc). Simple lit RUN lines (mmair-opt | filecheck)
+run in the child too (inproc_lit.py); the others run under lit.
 """
 
 from __future__ import annotations
@@ -38,6 +39,15 @@ from areas import AREAS, DEEP_OPS, Area  # noqa: E402
 from mutants import ALL_OPS, Mutant, mutants_of  # noqa: E402
 
 REPO = HERE.parent.parent
+# The text of every file as the run started: mutants are offsets into it, and a worker's copy is
+# restored from it (editing the work tree during a run does not corrupt the run).
+ORIGINAL: dict[str, bytes] = {}
+
+
+def original(path: str) -> bytes:
+    if path not in ORIGINAL:
+        ORIGINAL[path] = (REPO / path).read_bytes()
+    return ORIGINAL[path]
 
 
 def repo_files() -> list[str]:
@@ -84,7 +94,7 @@ class Worker:
         for rel in files:
             dst = self.copy / rel
             dst.parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(REPO / rel, dst)
+            dst.write_bytes(original(rel))
         self.log = self.base / "log.txt"
         self.pid = 0
         self.started = 0.0
@@ -100,7 +110,7 @@ class Worker:
     def start(self, plan: Plan, mutant: Mutant | None) -> None:
         if mutant is not None:
             path = self.copy / mutant.path
-            path.write_bytes(mutant.apply((REPO / mutant.path).read_bytes()))
+            path.write_bytes(mutant.apply(original(mutant.path)))
         self.job = (plan, mutant)
         self.started = time.monotonic()
         pid = os.fork()
@@ -134,10 +144,24 @@ class Worker:
             if rc != 0:
                 return 1
         if plan.lit:
-            lit = str(Path(sys.executable).parent / "lit")
-            rc = subprocess.run([lit, "-q", "--max-failures=1", *plan.lit], env=env).returncode
-            if rc != 0:
-                return 2
+            import inproc_lit
+
+            examples = self.copy / "examples"
+            files = sorted((self.copy / f for f in plan.lit), key=lambda f: "_invalid" not in f.name)
+            rest = []
+            for f in files:
+                if not inproc_lit.supported(f, examples):
+                    rest.append(str(f))
+                    continue
+                ok, why = inproc_lit.run_file(f, examples)
+                if not ok:
+                    print(f"FAIL: {why}")
+                    return 2
+            if rest:
+                lit = str(Path(sys.executable).parent / "lit")
+                rc = subprocess.run([lit, "-q", "--max-failures=1", *rest], env=env).returncode
+                if rc != 0:
+                    return 2
         return 0
 
     def poll(self) -> tuple[int, float] | None:
@@ -156,7 +180,7 @@ class Worker:
     def finish(self) -> None:
         _, mutant = self.job  # type: ignore[misc]
         if mutant is not None:
-            shutil.copy2(REPO / mutant.path, self.copy / mutant.path)
+            (self.copy / mutant.path).write_bytes(original(mutant.path))
         self.job = None
 
     def killer(self, code: int) -> str:
@@ -190,7 +214,7 @@ def build_plans(args: argparse.Namespace, files: list[str]) -> list[Plan]:
         for src in plan.sources:
             if args.file and not any(f in src for f in args.file):
                 continue
-            for m in mutants_of(src, (REPO / src).read_bytes(), ops):
+            for m in mutants_of(src, original(src), ops):
                 if args.only and not any(
                         f"{m.path}:{m.line}" == o or m.key == o for o in args.only):
                     continue
@@ -201,8 +225,8 @@ def build_plans(args: argparse.Namespace, files: list[str]) -> list[Plan]:
 
 
 def diff(m: Mutant) -> str:
-    old = (REPO / m.path).read_text().splitlines(keepends=True)
-    new = m.apply((REPO / m.path).read_bytes()).decode().splitlines(keepends=True)
+    old = original(m.path).decode().splitlines(keepends=True)
+    new = m.apply(original(m.path)).decode().splitlines(keepends=True)
     return "".join(difflib.unified_diff(old, new, m.path, m.path, n=0))
 
 
@@ -329,6 +353,8 @@ def main(argv: list[str] | None = None) -> int:
                 if args.diff:
                     print("    " + diff(m).replace("\n", "\n    "))
         return 0
+    # A terminated run still removes its copies and its children (the `finally` of `run`).
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     t0 = time.monotonic()
     results = run(plans, args.jobs, args.verbose, files)
     code = report(plans, results)
