@@ -91,7 +91,7 @@ def test_help_lists_every_pass_with_its_options_and_defaults(capsys):
 @pytest.mark.parametrize(("pipeline", "message"), [
     ("pto-tile-matmul{tile_m=x}", "pass 'pto-tile-matmul' option 'tile-m' expects integer, got 'x'"),
     ("pto-tile-matmul{tilem=3}",
-     "pass 'pto-tile-matmul' has no option 'tilem' (options: target, tile-m, tile-n, tile-k)"),
+     "pass 'pto-tile-matmul' has no option 'tilem' (options: target, tile-m, tile-n, tile-k"),
     ("no-such-pass", "bad pipeline: unknown pass 'no-such-pass'"),
 ])
 def test_pass_option_errors_use_the_documented_spelling(capsys, pipeline, message):
