@@ -85,8 +85,10 @@ def write_region(blocked: np.ndarray, values: np.ndarray) -> None:
         blocked[rf, :rr, cf, :cr] = values[top:, left:]
 
 
-def read_logical(tile: Tile, rows: int, cols: int) -> np.ndarray:
-    """Copy of the tile's logical [0:rows, 0:cols] as 2-D."""
+def read_logical(tile: Tile, rows: int | None = None, cols: int | None = None) -> np.ndarray:
+    """Copy of the tile's logical [0:rows, 0:cols] (default: the whole logical shape) as 2-D."""
+    rows = tile.rows if rows is None else rows
+    cols = tile.cols if cols is None else cols
     return read_region(_blocks(tile)[1], 0, 0, rows, cols)
 
 

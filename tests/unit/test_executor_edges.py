@@ -218,6 +218,8 @@ def test_fixpipe_nz2dn_into_an_nd_tile_writes_the_transpose() -> None:
     nd = _sentinel(mem, "ub", (M, N), "nd", "f32")
     K.fixpipe(C, nd, M, N, layout="nz2nd")
     assert np.array_equal(nd.physical.reshape(M, N), c)
+    # read_logical defaults to the whole logical tile
+    assert np.array_equal(K.read_logical(ub), c.T) and np.array_equal(K.read_logical(C, 3, 5), c[:3, :5])
 
 
 # ------------------------------------------------------------------------------------------------
