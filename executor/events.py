@@ -9,11 +9,12 @@ hardware could produce and the happens-before engine (`executor/hb.py`) fills in
 `preds`. A timeline (start/end cycles from isa costs) or a multi-core run consumes the same events.
 
 Happens-before predecessors (`preds`), filled when the event executes: the previous event of the
-same in-order pipe (for a pipe that needs `pipe_barrier` between dependent ops, the last barrier of
-that pipe instead); for a `wait_flag`, the `set_flag` it consumed; for a `set_flag` or
-`pipe_barrier` on such a pipe, every event of the pipe since its last barrier (they must finish
-before it fires); for `pipe_barrier(all)`, the last event of every pipe of the core. An event may
-start when all its predecessors have finished (and, on its pipe, in issue order).
+same in-order pipe (S); on the other pipes, which need `pipe_barrier` between dependent ops
+(`pipes.needs_same_pipe_barrier`), the last barrier or wait_flag of that pipe (they hold the
+queue) and the previous op when that one is `sequential`; for a `wait_flag`, the `set_flag` it consumed; for a `set_flag` or
+`pipe_barrier`, the pipe's previous set/barrier and every event of the pipe since (they must
+finish before it fires); for `pipe_barrier(all)`, the last events of every pipe of the core. An
+event may start when all its predecessors have finished (and, on its pipe, in issue order).
 """
 
 from __future__ import annotations
@@ -47,7 +48,7 @@ class Event:
 
     __slots__ = (
         "seq", "core", "pipe", "op", "kind", "accesses", "iteration", "preds", "epoch", "lane",
-        "src", "dst", "event_id", "run", "done", "value",
+        "src", "dst", "event_id", "run", "done", "value", "sequential",
     )
 
     def __init__(
@@ -64,6 +65,7 @@ class Event:
         dst: Pipe | None = None,
         event_id: int | None = None,
         run: Callable[[], Any] | None = None,
+        sequential: bool = False,
     ):
         self.seq = seq
         """Issue order (program order of the scalar unit)."""
@@ -87,6 +89,9 @@ class Event:
         """For set_flag / wait_flag: the pipe pair and event id; for pipe_barrier, dst is None."""
         self.run = run
         """Executes the op's effect (the executor's numpy kernel); None statically."""
+        self.sequential = sequential
+        """On a pipe that needs `pipe_barrier` between dependent ops: this op finishes before a
+        later op of its pipe reaches its bytes anyway (a large mad, `pipes.mad_needs_barrier`)."""
         self.done = False
         self.value: Any = None
         """What `run` returned (the op's result values)."""

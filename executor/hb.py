@@ -2,9 +2,11 @@
 
 On an AI Core the only orderings between instructions are (docs/pipes.md):
 
-* program order inside one pipe, for the pipes that execute in order; on a pipe that may overlap
-  dependent instructions (`pipes.needs_same_pipe_barrier`, the vector pipe) program order alone
-  orders nothing, only a `pipe_barrier` of that pipe or a chain of flags through other pipes;
+* program order inside one pipe, for the pipes that execute in order (S); on a pipe that may
+  overlap dependent instructions (`pipes.needs_same_pipe_barrier`: every pipe but S) program
+  order alone orders nothing, only a `pipe_barrier` of that pipe or a chain of flags through other
+  pipes (a set_flag fires after every earlier op of its pipe), except after an op that is
+  `sequential` (a mad large enough to finish first, `pipes.mad_needs_barrier`);
 * `set_flag(src, dst, id)` -> the `wait_flag(src, dst, id)` that consumes it: the set fires when
   every earlier instruction of `src` has finished, the wait holds `dst` until then;
 * `pipe_barrier(p)` (every later instruction of p after every earlier one) and
@@ -86,8 +88,13 @@ class HappensBefore:
         self.in_order: list[bool] = [not needs_same_pipe_barrier(PIPES[i % NUM_PIPES])
                                      for i in range(lanes)]
         self.last: list[Event | None] = [None] * lanes
-        self.since_barrier: list[list[Event]] = [[] for _ in range(lanes)]
-        """Barrier lanes: the events since the lane's last barrier (`preds` of the next one)."""
+        """The lane's last event (S) or last barrier or wait_flag (the other pipes, where these
+        are the instructions that hold the queue): `preds` of its next op."""
+        self.prev: list[Event | None] = [None] * lanes
+        self.mark: list[Event | None] = [None] * lanes
+        """Barrier lanes: the last set_flag or barrier, and the events since (`since_mark`): the
+        `preds` of the next set_flag or barrier, which fires after all of them."""
+        self.since_mark: list[list[Event]] = [[] for _ in range(lanes)]
         self.flags: dict[tuple, tuple[Event, list[int]]] = {}
         """Set flags not yet consumed: (core, src, dst, id) -> (set_flag event, clock snapshot)."""
         self.records: dict[Hashable, dict[int, tuple[dict, dict]]] = {}
@@ -108,12 +115,29 @@ class HappensBefore:
         clock = self.clock[lane]
         kind = ev.kind
         in_order = self.in_order[lane]
-        last = self.last[lane]
-        if last is not None:
-            ev.preds.append(last)
+        preds = ev.preds
+        if in_order:
+            if self.last[lane] is not None:
+                preds.append(self.last[lane])
+        elif kind == SET or kind == BARRIER:
+            mark = self.mark[lane]
+            if mark is not None:
+                preds.append(mark)
+            preds.extend(self.since_mark[lane])
+            self.since_mark[lane] = []
+            self.mark[lane] = ev
+        else:
+            if self.last[lane] is not None:
+                preds.append(self.last[lane])
+            prev = self.prev[lane]
+            if prev is not None and prev.sequential and prev is not self.last[lane]:
+                preds.append(prev)
+            self.since_mark[lane].append(ev)
         if kind == WAIT:
             set_ev, snapshot = self.flags.pop(ev.flag_key())
-            ev.preds.append(set_ev)
+            preds.append(set_ev)
+            if not in_order:
+                self.last[lane] = ev  # holds the queue: later ops of the pipe start after it
             for q, v in enumerate(snapshot):
                 if v > clock[q]:
                     clock[q] = v
@@ -127,23 +151,16 @@ class HappensBefore:
                     f"set by {held[0].describe()} and not yet consumed by a wait_flag (one bit "
                     f"per pipe pair and event id: the second set is lost)",
                     ev.op, (ev, held[0])))
-            if not in_order:
-                ev.preds.extend(self.since_barrier[lane])
             snapshot = list(clock)
             snapshot[lane] = n  # fires after every earlier event of its own pipe
             self.flags[key] = (ev, snapshot)
         elif kind == BARRIER:
-            if not in_order:
-                ev.preds.extend(self.since_barrier[lane])
-                self.since_barrier[lane] = []
             clock[lane] = n
+            self.last[lane] = ev
         if in_order:
             clock[lane] = n
             self.last[lane] = ev
-        elif kind == BARRIER:
-            self.last[lane] = ev
-        else:
-            self.since_barrier[lane].append(ev)
+        self.prev[lane] = ev
         for access in ev.accesses:
             self._access(ev, access, clock, lane, in_order, n)
         self._until_prune -= 1
@@ -162,13 +179,17 @@ class HappensBefore:
                 if v > joined[i]:
                     joined[i] = v
             joined[q] = self.count[q]
-            last = self.last[q]
-            if last is not None:
-                ev.preds.append(last)
-            ev.preds.extend(self.since_barrier[q])
+            if self.in_order[q]:
+                if self.last[q] is not None:
+                    ev.preds.append(self.last[q])
+            else:
+                if self.mark[q] is not None:
+                    ev.preds.append(self.mark[q])
+                ev.preds.extend(self.since_mark[q])
         for q in lanes:
             self.clock[q][:] = joined
-            self.since_barrier[q] = []
+            if not self.in_order[q]:
+                self.since_mark[q] = []
         self.execute(ev)  # on lane S: its own epoch after the join
 
     # --- races ------------------------------------------------------------------------------
@@ -185,10 +206,13 @@ class HappensBefore:
             if q == lane and in_order:
                 continue
             bound = clock[q]
+            own = q == lane
             for recs in (wd, rd) if write else (wd,):
                 for rec in reversed(recs.values()):
                     if rec[0] <= bound:
                         break
+                    if own and rec[1].sequential:
+                        continue  # finished before this op of its pipe reaches the bytes
                     hit = overlap(a, rec[2])
                     if hit is not None:
                         self._race(rec[1], rec[2], ev, a, hit)

@@ -31,7 +31,7 @@ from mmair.executor.events import (
     lane_of,
 )
 from mmair.executor.scheduler import Scheduler
-from mmair.isa.ascend.pipes import ALL_PIPES, Pipe, event_ids, pipe_of
+from mmair.isa.ascend.pipes import ALL_PIPES, Pipe, event_ids, mad_needs_barrier, pipe_of
 from mmair.isa.ascend.targets import Target
 
 _SET_FLAG = getattr(pto, "SetFlagOp", None)
@@ -92,12 +92,14 @@ class IssueSeam:
                 from mmair.executor.interpreter import _unimplemented
 
                 raise _unimplemented(op)
-            decoded = self._decoded[op] = (Footprint(op), op_pipe(op, self.target), *entry)
-        footprint, pipe, ft, fn = decoded
+            decoded = self._decoded[op] = (Footprint(op), op_pipe(op, self.target), *entry,
+                                           _mad_sizes(op))
+        footprint, pipe, ft, fn, mad = decoded
         sched = self.scheduler
         ev = Event(sched.next_seq(), self.core, pipe, op, footprint.kind,
                    footprint.accesses(args), tuple(map(tuple, interp.loops)),
-                   run=partial(fn, ft, interp, op, args))
+                   run=partial(fn, ft, interp, op, args),
+                   sequential=mad is not None and not mad_needs_barrier(args[mad[0]], args[mad[1]]))
         sched.issue(ev)
         if not op.results:
             return (), None
@@ -169,6 +171,14 @@ class IssueSeam:
         self.scheduler.finish()
 
 
+def _mad_sizes(op: Operation) -> tuple[int, int] | None:
+    """Operand indices of m and n of a mad (whose size decides whether it is `sequential`)."""
+    if not isinstance(op, pto.MadOp | pto.MadAccOp | pto.MadBiasOp):
+        return None
+    operands = list(op.operands)
+    return operands.index(op.m), operands.index(op.n)
+
+
 def _value_label(value: SSAValue) -> str:
     return f"%{value.name_hint}" if value.name_hint else "a value"
 
@@ -186,8 +196,12 @@ def static_event(op: Operation, target: Target, iteration: tuple = (), core: int
     sync ops (a dynamic event id is left None: give the event a concrete id before analysing);
     None for ops the scalar unit runs itself."""
     if type(op) in EFFECTS:
+        sequential = False
+        if _mad_sizes(op) is not None:
+            m, n = pto.static_value(op.m), pto.static_value(op.n)  # pyright: ignore
+            sequential = m is not None and n is not None and not mad_needs_barrier(m, n)
         return Event(seq, core, op_pipe(op, target), op, EFFECTS[type(op)].kind,
-                     Footprint(op).accesses(None), iteration)
+                     Footprint(op).accesses(None), iteration, sequential=sequential)
     if _SET_FLAG is not None and isinstance(op, _SET_FLAG | _WAIT_FLAG):
         src, dst = Pipe(op.src_pipe), Pipe(op.dst_pipe)
         kind = SET if isinstance(op, _SET_FLAG) else WAIT
