@@ -65,14 +65,14 @@ def _asserts(fn: ast.AST, asserting: set[str]) -> bool:
 
 
 def _inspected(tree: ast.Module) -> set[int]:
-    """Lines of `with pytest.raises(...) as e:` whose `e` an assert of the same function reads
+    """Lines of `with pytest.raises(...) as e:` whose `e` the same function reads afterwards
     (the test checks the error's rule or message itself)."""
     out: set[int] = set()
     for fn in ast.walk(tree):
         if not isinstance(fn, ast.FunctionDef):
             continue
-        asserted = {n.id for a in ast.walk(fn) if isinstance(a, ast.Assert)
-                    for n in ast.walk(a) if isinstance(n, ast.Name)}
+        asserted = {n.id for n in ast.walk(fn)
+                    if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
         for w in ast.walk(fn):
             if isinstance(w, ast.With):
                 for item in w.items:
