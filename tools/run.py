@@ -3,6 +3,7 @@
     mmair-run FILE [--entry NAME] [--target T] [-p PIPELINE] [--input NAME=file.npy]...
               [--output NAME=file.npy]... [--check NAME=expected.npy] [--rtol R] [--atol A]
               [--check-numpy] [--stats] [--seed S] [--max-ops N] [--max-gm-bytes B]
+              [--numerics default|exact]
 
 The file is parsed, verified, optionally transformed by a pass pipeline (`-p`, the mmair-opt pass
 syntax), and its entry function is run (`mmair.executor.runner.run_module`). Argument names are the
@@ -13,7 +14,9 @@ compares a matmul kernel (`mmair.reference = "matmul"` on the entry function, or
 a[M,K], b[K,N], c[M,N]) with numpy. Both print the max absolute and relative error.
 Resource bounds: `--max-ops N` (default 10^8) ends a run that executes more ops with an error (a
 runaway loop); `--max-gm-bytes B` (default 4 GiB) rejects a random input or `memref.alloc` larger
-than B bytes before allocating it. 0 disables either bound.
+than B bytes before allocating it. 0 disables either bound. `--numerics exact` computes every
+`tcgen05.mma` with the tensor core's fused dot product (truncated aligned terms, exact sum, one
+rounding; `mmair.isa.tcgen05.numerics`) instead of float32 accumulation.
 
 Exit codes: 0 success; 1 a user error (parse, verify, runtime fault, bad .npy, failed check), printed
 as `file:line:col: error: ...` with the source line where the location is known; 2 bad arguments.
@@ -31,6 +34,7 @@ from io import StringIO
 
 import numpy as np
 
+from mmair.isa.tcgen05.numerics import NUMERICS_MODES
 from mmair.tools.diagnostics import (
     LocatingParser,
     OpVerifyError,
@@ -84,6 +88,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--max-gm-bytes", type=int, default=None, metavar="BYTES",
                    help="largest GM buffer a random input or memref.alloc may need "
                         "(default 4 GiB; 0: no limit)")
+    p.add_argument("--numerics", choices=NUMERICS_MODES, default="default",
+                   help="tcgen05.mma arithmetic: 'default' (float32 accumulation) or 'exact' "
+                        "(the tensor core's fused dot product as published by MMA-Sim; "
+                        "docs/tcgen05-numerics.md)")
     return p
 
 
@@ -236,7 +244,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         entry = find_entry(module, args.entry)
         result = run_module(module, entry.sym_name.data, inputs, args.target, args.seed,
-                            max_ops, max_gm_bytes)
+                            max_ops, max_gm_bytes, args.numerics)
     except InputError as err:
         raise UserError(format_diagnostic(str(err))) from None
     except ExecutionError as err:
