@@ -2,6 +2,8 @@
 
     mmair-run FILE [--entry NAME] [--target T] [-p PIPELINE] [--input NAME=file.npy]...
               [--output NAME=file.npy]... [--check NAME=expected.npy] [--rtol R] [--atol A]
+              [--check-numpy] [--stats] [--seed S] [--max-ops N] [--max-gm-bytes B]
+              [--sync-check=on|off]
               [--check-numpy] [--inputs real|int] [--raw-bits] [--stats] [--json] [-v]
               [--seed S] [--max-ops N] [--max-gm-bytes B] [--numerics default|exact] [--version]
 
@@ -24,7 +26,11 @@ tolerances, the max abs and rel errors. `--json` prints one JSON object instead 
 (outputs, results, checks, stats). `--output` files are written only after a successful run.
 Resource bounds: `--max-ops N` (default 10^8) ends a run that executes more ops with an error (a
 runaway loop); `--max-gm-bytes B` (default 4 GiB) rejects a random input or `memref.alloc` larger
-than B bytes before allocating it. 0 disables either bound. `--numerics exact` computes every
+than B bytes before allocating it. 0 disables either bound.
+`--sync-check=on` runs the pipes of the AI Core concurrently and checks the kernel's
+synchronization (set_flag / wait_flag / pipe_barrier): a race, a deadlock, an unbalanced or
+overflowing flag is an error at the op (docs/pipes.md). `off` (the default for now) runs every op in
+program order and ignores the sync ops. `--numerics exact` computes every
 `tcgen05.mma` with the tensor core's fused dot product (truncated aligned terms, exact sum, one
 rounding; `mmair.isa.tcgen05.numerics`) instead of float32 accumulation.
 
@@ -135,6 +141,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="tcgen05.mma arithmetic: 'default' (float32 accumulation) or 'exact' "
                         "(the tensor core's fused dot product as published by MMA-Sim; "
                         "docs/tcgen05-numerics.md)")
+    p.add_argument("--sync-check", choices=("on", "off"), default="off",
+                   help="check pipe synchronization: races, deadlocks, unbalanced flags "
+                        "(default off)")
     p.add_argument("--version", action=VersionAction)
     return p
 
@@ -411,7 +420,8 @@ def run(args: argparse.Namespace) -> int:
                     for name, path in checks_spec}
         inputs.update(_random_inputs(entry, inputs, args.inputs, args.seed, max_gm_bytes))
         result = run_module(module, entry.sym_name.data, inputs, args.target, args.seed,
-                            max_ops, max_gm_bytes, args.numerics)
+                            max_ops, max_gm_bytes, sync_check=args.sync_check == "on",
+                            numerics=args.numerics)
     except InputError as err:
         raise UserError(format_diagnostic(str(err))) from None
     except ExecutionError as err:
