@@ -4,11 +4,12 @@ The executor interprets the hardware-level ops (pto tile ops, tcgen05 with mater
 descriptor words, func/scf/arith/memref) and nothing above them: every higher-level op has a
 lowering here, and the executor carries no second implementation of it. In order:
 
-1. `pto-tile-matmul`: `pto.matmul` -> tiled loops of GM->L1->L0 moves, `mad`/`mad_acc` and `fixpipe`;
+1. `pto-tile-matmul`: `pto.matmul` -> tiled loops of GM->L1->L0 moves, `mad`/`mad_acc` and `fixpipe`
+   (with `multi-buffer=2`, ping-pong slots of the reloaded tiles);
 2. `pto-assign-addresses`: a static byte offset for every `pto.alloc` (with reuse of dead tiles);
 3. `tcgen05-materialize-descriptors`: `tcgen05.make_*` descriptor ops -> the integer words.
 
-    mmair-opt kernel.mlir -p mmair-lower          # or -p 'mmair-lower{target=a5}'
+    mmair-opt kernel.mlir -p mmair-lower          # or -p 'mmair-lower{target=a5 multi-buffer=2}'
     mmair-run kernel.mlir -p mmair-lower --check-numpy
 """
 
@@ -39,7 +40,10 @@ class MmairLowerPass(ModulePass):
     target: str | None = None
     """Ascend target; sets the module's `pto.target` when it has none (default: the module's)."""
 
+    multi_buffer: int = 1
+    """Slots per reloaded tile in `pto-tile-matmul` (2: double buffering)."""
+
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        PtoTileMatmulPass(target=self.target).apply(ctx, op)
+        PtoTileMatmulPass(target=self.target, multi_buffer=self.multi_buffer).apply(ctx, op)
         PtoAssignAddressesPass(target=self.target).apply(ctx, op)
         _tcgen05_materialize().apply(ctx, op)

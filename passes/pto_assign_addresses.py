@@ -16,6 +16,9 @@ lives. This pass does that statically, per `func.func`, reusing the bytes of til
   aligned to the space granularity and to the strictest alignment of the ops that use it (e.g.
   1024 B for a Mmad dst in L0C), that overlaps no tile live at the same time. Allocs that already
   have an offset are fixed obstacles for the whole function.
+* The slots of a multi-buffered tile (discardable attribute `pto.multi_buffer = <group>`, set by
+  `mmair.passes.multi_buffer`) are live together, over the union of their intervals: they
+  alternate between loop iterations whose pipes overlap, so they need distinct bytes.
 * A tile that does not fit is an error naming the space, its capacity and the tiles live at the
   peak (the program point with the most live bytes) with their sizes.
 """
@@ -35,6 +38,7 @@ from xdsl.traits import IsTerminator
 from mmair.dialects import pto
 from mmair.isa.ascend import targets as isa
 from mmair.isa.ascend.targets import Target
+from mmair.passes.multi_buffer import SLOT_GROUP_ATTR
 from mmair.passes.pto_tile_matmul import PassOpError, resolve_target
 
 # Op-level alignments stricter than (or equal to) the space granularity, by (op, operand name)
@@ -193,6 +197,21 @@ def _peak(buffers: list[TileBuffer]) -> tuple[int, list[TileBuffer]]:
     return best
 
 
+def _join_slot_groups(buffers: list[TileBuffer]) -> None:
+    """The slots of a multi-buffered tile (same `pto.multi_buffer` group) are used in turn by
+    consecutive iterations, whose loads and mads overlap on different pipes: each slot is live
+    whenever any of them is, so no slot's bytes go to another tile in between."""
+    groups: dict[int, list[TileBuffer]] = {}
+    for buf in buffers:
+        attr = buf.alloc.attributes.get(SLOT_GROUP_ATTR)
+        if isinstance(attr, IntegerAttr) and not buf.fixed:
+            groups.setdefault(attr.value.data, []).append(buf)
+    for members in groups.values():
+        start, end = min(b.start for b in members), max(b.end for b in members)
+        for buf in members:
+            buf.start, buf.end = start, end
+
+
 def assign_function(function: func.FuncOp, target: Target) -> list[TileBuffer]:
     """Place the allocs of `function`; returns the buffers with their offsets."""
     numbering = _Numbering(function)
@@ -200,6 +219,7 @@ def assign_function(function: func.FuncOp, target: Target) -> list[TileBuffer]:
     buffers = [_buffer(a, numbering, target) for a in allocs]
     for i, buf in enumerate(buffers):
         buf.index = i
+    _join_slot_groups(buffers)
     placed = [b for b in buffers if b.fixed]
     for buf in sorted((b for b in buffers if not b.fixed), key=lambda b: (-b.size, b.start, b.index)):
         offset = _first_fit(buf, placed)

@@ -48,7 +48,7 @@ inserted where the matmul was; `pto-assign-addresses` places them.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from math import lcm
 
 from xdsl.context import Context
@@ -70,6 +70,7 @@ from mmair.dialects import pto
 from mmair.isa.ascend import layouts as isa_layouts
 from mmair.isa.ascend import targets as isa
 from mmair.isa.ascend.targets import Target
+from mmair.passes.multi_buffer import innermost_loop, multi_buffer
 
 AUTO_TILE_MN = 128  # preferred tile-m and tile-n: a 128 x 128 f32 L0C tile is 64 KB
 MAX_TILE = isa.MMAD_MNK_RANGE[1]  # m, n, k of one mad / move
@@ -151,6 +152,8 @@ class MatmulPlan:
     granularity: int
     a_panel: bool  # A row panel (tm x K) resident in L1 across the j loop
     b_whole: bool  # all of B resident in L1
+    multi_buffer: int = 1  # slots of each tile reloaded in a loop (the `multi-buffer` option)
+    single_c: bool = False  # L0C (and the bias) keep one slot: multi_buffer of them do not fit
 
     @property
     def a_dn2nz(self) -> bool:
@@ -202,6 +205,32 @@ class MatmulPlan:
             found += [self.bias_l1(), self.bias_bt()]
         return found
 
+    def reload_trips(self, buf: Buffer) -> int:
+        """Trips of the innermost loop that reloads `buf` each iteration (1: loaded once).
+
+        A tile is written in the loop nest where its load sits: A and B tiles in the k loop,
+        or, with one k tile, in the j loop (B) and the i loop (A, moved once per i); the A row
+        panel once per i; the whole of B once; L0C and the bias once per (i, j)."""
+        mt, nt, kt = self.trips
+
+        def innermost(*trips: int) -> int:
+            return next((t for t in trips if t > 1), 1)
+
+        if buf.role == "A":
+            return mt if self.a_panel and buf.space == "l1" else innermost(kt, mt)
+        if buf.role == "B":
+            return 1 if self.b_whole and buf.space == "l1" else innermost(kt, nt, mt)
+        return innermost(nt, mt)  # C, bias
+
+    def slots(self, buf: Buffer) -> int:
+        """Copies of `buf` that the lowering allocates: `multi_buffer` for a tile reloaded in a
+        loop (ping-pong between iterations), else 1."""
+        if self.multi_buffer == 1 or self.reload_trips(buf) == 1:
+            return 1
+        if self.single_c and buf.role in ("C", "bias"):
+            return 1
+        return self.multi_buffer
+
 
 def granularity(target: Target, lhs: str, rhs: str, transpose_a: bool, transpose_b: bool) -> int:
     """The multiple every tile size must be: fractal rows (16), both operands' C0 (so k tiles and
@@ -226,23 +255,31 @@ def _overflows(plan: MatmulPlan) -> list[tuple[str, str, int, int]]:
     for space, bufs in per_space.items():  # the L0 buffers first: they bound the tiles
         if not bufs:
             continue
-        need = sum(b.footprint() for b in bufs)
+        need = sum(b.footprint() * plan.slots(b) for b in bufs)
         capacity = cap[space]
         assert capacity is not None
         if need > capacity:
-            if len(bufs) == 1:
+            if len(bufs) == 1 and plan.slots(bufs[0]) == 1:
                 what = f"the {bufs[0].describe()} needs"
             else:
-                what = " + ".join(f"{b.describe()} {b.footprint()} B" for b in bufs) + " need"
+                what = " + ".join(
+                    f"{b.describe()} {_times(plan.slots(b))}{b.footprint()} B" for b in bufs
+                ) + " need"
             problems.append((space, what, need, capacity))
     return problems
 
 
+def _times(slots: int) -> str:
+    return f"{slots} x " if slots > 1 else ""
+
+
 def plan_matmul(
-    op: pto.MatmulOp, target: Target, tile_m: int = 0, tile_n: int = 0, tile_k: int = 0
+    op: pto.MatmulOp, target: Target, tile_m: int = 0, tile_n: int = 0, tile_k: int = 0,
+    multi_buffer: int = 1,
 ) -> MatmulPlan:
-    """Choose the tiles and the reuse for a verified `op` (0 = automatic tile size). Raises
-    PassOpError when a given tile is not a legal multiple or does not fit its buffers."""
+    """Choose the tiles and the reuse for a verified `op` (0 = automatic tile size) with
+    `multi_buffer` slots per reloaded tile. Raises PassOpError when a given tile is not a legal
+    multiple or does not fit its buffers."""
     m, n, k = op.problem()
     lhs, rhs, out = op.element_names()
     acc = pto.matmul_accumulator(target, lhs, rhs)
@@ -262,11 +299,19 @@ def plan_matmul(
     tm = min(tile_m or AUTO_TILE_MN, _round_up(m, g))
     tn = min(tile_n or AUTO_TILE_MN, _round_up(n, g))
 
+    if multi_buffer < 1:
+        raise PassOpError(op, f"requires multi-buffer >= 1, got {multi_buffer}")
+
     def make(tk: int, a_panel: bool = False, b_whole: bool = False) -> MatmulPlan:
-        return MatmulPlan(
+        plan = MatmulPlan(
             target, m, n, k, lhs, rhs, out, acc, quant, ta, tb, op.bias is not None,
-            tm, tn, tk, g, a_panel, b_whole,
+            tm, tn, tk, g, a_panel, b_whole, multi_buffer,
         )
+        # Ping-pong L0C only where its slots (and the bias's) fit: it overlaps the fixpipe of
+        # one C tile with the mads of the next, a smaller gain than the operand slots.
+        if any(space in ("l0c", "bt") for space, *_ in _overflows(plan)):
+            plan = replace(plan, single_c=True)
+        return plan
 
     if tile_k:
         tk = min(tile_k, _round_up(k, g))
@@ -431,8 +476,9 @@ def _start(em: _Emitter, start: tuple[Index, Index]) -> tuple[SSAValue, SSAValue
     return em.value(start[0]), em.value(start[1])
 
 
-def lower_matmul(op: pto.MatmulOp, plan: MatmulPlan) -> None:
-    """Replace `op` by the loop nest of `plan` (allocs, loads, mads and fixpipes before it)."""
+def lower_matmul(op: pto.MatmulOp, plan: MatmulPlan) -> list[tuple[Buffer, pto.AllocOp]]:
+    """Replace `op` by the loop nest of `plan` (allocs, loads, mads and fixpipes before it), with
+    one slot per buffer; returns the buffers and their allocs."""
     block = op.parent_block()
     assert block is not None
     root = _Emitter(block, op)
@@ -446,15 +492,21 @@ def lower_matmul(op: pto.MatmulOp, plan: MatmulPlan) -> None:
         elem_types[plan.acc] = op.bias.type.element_type
     elif plan.acc not in elem_types:
         elem_types[plan.acc] = pto_element_type(plan.acc)
-    a_l1 = _alloc(root, plan.a_l1(), elem_types, "a_l1")
-    b_l1 = _alloc(root, plan.b_l1(), elem_types, "b_l1")
-    a_l0a = _alloc(root, plan.a_l0a(), elem_types, "a_l0a")
-    b_l0b = _alloc(root, plan.b_l0b(), elem_types, "b_l0b")
-    c_l0c = _alloc(root, plan.c_l0c(), elem_types, "c_l0c")
+    allocs: list[tuple[Buffer, SSAValue]] = []
+
+    def alloc(buf: Buffer, name: str) -> SSAValue:
+        allocs.append((buf, _alloc(root, buf, elem_types, name)))
+        return allocs[-1][1]
+
+    a_l1 = alloc(plan.a_l1(), "a_l1")
+    b_l1 = alloc(plan.b_l1(), "b_l1")
+    a_l0a = alloc(plan.a_l0a(), "a_l0a")
+    b_l0b = alloc(plan.b_l0b(), "b_l0b")
+    c_l0c = alloc(plan.c_l0c(), "c_l0c")
     bias_l1 = bias_bt = None
     if plan.bias:
-        bias_l1 = _alloc(root, plan.bias_l1(), elem_types, "bias_l1")
-        bias_bt = _alloc(root, plan.bias_bt(), elem_types, "bias_bt")
+        bias_l1 = alloc(plan.bias_l1(), "bias_l1")
+        bias_bt = alloc(plan.bias_bt(), "bias_bt")
     m, n, k = plan.m, plan.n, plan.k
     ta, tb = plan.transpose_a, plan.transpose_b
 
@@ -552,6 +604,30 @@ def lower_matmul(op: pto.MatmulOp, plan: MatmulPlan) -> None:
     _loop(root, m, plan.tm, "i", "ms", i_body)
     op.detach()
     op.erase()
+    found = []
+    for buf, value in allocs:
+        assert isinstance(value.owner, pto.AllocOp)
+        found.append((buf, value.owner))
+    return found
+
+
+def multi_buffer_matmul(plan: MatmulPlan, allocs: Sequence[tuple[Buffer, pto.AllocOp]]) -> None:
+    """Give every buffer of a lowered matmul `plan.slots(buffer)` ping-pong slots over the loop
+    that reloads it (`multi_buffer`), innermost loops first: unrolling an outer loop clones the
+    inner ones, whose slots are allocated outside the whole nest."""
+    by_loop: dict[scf.ForOp, list[pto.AllocOp]] = {}
+    for buf, alloc in allocs:
+        if plan.slots(buf) == 1:
+            continue
+        loop = innermost_loop(alloc)
+        assert loop is not None, f"{buf.describe()} is reloaded in a loop"
+        by_loop.setdefault(loop, []).append(alloc)
+
+    def depth(loop: Operation) -> int:
+        return 0 if loop.parent_op() is None else 1 + depth(loop.parent_op())  # type: ignore[arg-type]
+
+    for loop in sorted(by_loop, key=depth, reverse=True):
+        multi_buffer(by_loop[loop], loop, plan.multi_buffer)
 
 
 def pto_element_type(name: str) -> Attribute:
@@ -570,10 +646,16 @@ class PtoTileMatmulPass(ModulePass):
     tile_m: int = 0
     tile_n: int = 0
     tile_k: int = 0
+    multi_buffer: int = 1
+    """Slots per tile reloaded in a loop: 2 ping-pongs L1, L0A/L0B (and L0C where two fit), so
+    the loads of the next tile overlap the current mad (`mmair.passes.multi_buffer`)."""
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         resolve_target(op, self.target, self.name)
         for matmul in [o for o in op.walk() if isinstance(o, pto.MatmulOp)]:
             target = pto.target_of(matmul)
-            plan = plan_matmul(matmul, target, self.tile_m, self.tile_n, self.tile_k)
-            lower_matmul(matmul, plan)
+            plan = plan_matmul(
+                matmul, target, self.tile_m, self.tile_n, self.tile_k, self.multi_buffer
+            )
+            allocs = lower_matmul(matmul, plan)
+            multi_buffer_matmul(plan, allocs)

@@ -279,17 +279,19 @@ class OpVerifyError(Exception):
         self.message = message
 
 
-# Ops whose verification (xDSL's generic checks and their `verify_`) is a function of the op's own
-# types, properties and attributes, the defining ops of its operands as far as they are constants
-# or `pto.alloc`s (static sizes, static offsets), which operands are the same value, its parent op
-# and the module's `pto.target`. The pto verifiers read nothing else; a pto rule that looks further
-# (uses, other ops) must drop its op from here.
-_MEMO_PREFIXES = ("pto.",)
+# An op class opts in to memoized verification with the class attribute `MEMO_VERIFY = True`: its
+# verification (xDSL's generic checks and its `verify_`) is then a function of the op's own types,
+# properties and attributes, the defining ops of its operands as far as they are constants or
+# `pto.alloc`s (static sizes, static offsets), which operands are the same value, its parent op and
+# the module's `pto.target`. A class whose rules look further (uses, other ops: the sync ops pair
+# flags) leaves it unset and is verified every time.
+def _memoizable(op: Operation) -> bool:
+    return getattr(type(op), "MEMO_VERIFY", False) is True
 
 
 def _verify_key(op: Operation, target: Attribute | None) -> tuple | None:
     """What the verification of `op` depends on, or None when it is not memoizable."""
-    if not op.name.startswith(_MEMO_PREFIXES) or op.regions or op.successors:
+    if not _memoizable(op) or op.regions or op.successors:
         return None
     seen: dict[SSAValue, int] = {}
     operands = []
@@ -323,8 +325,9 @@ def verify_module(module: ModuleOp) -> None:
     """Verify every operation in source order; raise `OpVerifyError` naming the first that fails.
 
     Generated kernels repeat the same op with the same operand types and sizes thousands of times,
-    so the result of a pto op's verification is memoized by everything it depends on
-    (`_verify_key`): an op equal to one already verified in this module is not verified again."""
+    so the verification of an op whose class sets `MEMO_VERIFY` is memoized by everything it
+    depends on (`_verify_key`): an op equal to one already verified in this module is not verified
+    again."""
     # First: an operand that is not dominated by its definition (or that the parser left as an
     # unresolved forward reference) would make the op verifiers themselves fail.
     check_dominance(module)
@@ -332,7 +335,7 @@ def verify_module(module: ModuleOp) -> None:
     targets: dict[Block, Attribute | None] = {}
     for op in module.walk():
         key = None
-        if op.name.startswith(_MEMO_PREFIXES):
+        if _memoizable(op):
             block = op.parent_block()
             if block is not None:
                 if block not in targets:

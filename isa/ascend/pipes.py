@@ -7,6 +7,15 @@ GatherMask), MTE3 (UB -> GM). The queues run concurrently; the only cross-pipe o
 `set_flag(src, dst, id)` / `wait_flag(src, dst, id)` (a hardware bit per pipe pair and event id) and
 `pipe_barrier(pipe)` (or `pipe_barrier(all)`).
 
+* `set_flag(src, dst, id)` is issued to `src`'s queue and does not block it; the bit is set once
+  every instruction issued to `src` before it has completed (all its reads and writes).
+* `wait_flag(src, dst, id)` is issued to `dst`'s queue: it holds `dst` while the bit is 0, then
+  clears it. A second `set_flag` on a bit that is still set (no wait in between) is illegal.
+* Inside one pipe, instructions start in order but a dependent instruction may start before the
+  previous one has finished: two instructions of one pipe that touch the same bytes need
+  `pipe_barrier(pipe)` between them (every pipe but S, whose order the hardware keeps; see
+  `needs_same_pipe_barrier` and, for the cube, `mad_needs_barrier`).
+
 This module is the one home of those facts (docs/pipes.md cites the sources). Pure Python, keyed
 by op kind strings so that the dialect verifiers, `pto-insert-sync`, the executor's scheduler and
 race checker, and the cost model all ask the same table.
@@ -41,10 +50,22 @@ class PipeError(ValueError):
     """An op, pipe pair or event id that the target does not have; the message is user-facing."""
 
 
-# The pipe of a data-movement / compute op, by op kind and (source space, destination space).
-# Op kinds are the pto op names without the dialect prefix. Exhaustive by design: an op kind with a
-# memory effect and no entry is an error (a wrong default pipe is itself a classic race source).
+def pipes(target: Target) -> tuple[Pipe, ...]:
+    """The pipes `target` has: FIX only where there is a fixpipe (not on 910 / 310p)."""
+    return tuple(p for p in Pipe if p is not Pipe.FIX or target.has_fixpipe)
+
+
+# ------------------------------------------------------------------------------------------------
+# The pipe of each op
+# ------------------------------------------------------------------------------------------------
+
+# By op kind (the pto op name without the dialect prefix) and (source space, destination space).
+# Exhaustive by design: an op kind with a memory effect and no entry is an error (a wrong default
+# pipe is itself a classic race source). Sources: the CCE intrinsic "pipe types" page, the Ascend C
+# PipeBarrier pipe table and the "pipe type" line of each Ascend C C-API data-movement page.
 _OP_PIPES: dict[str, dict[tuple[str, str], Pipe]] = {
+    # ND2NZ GM -> L1. On 310p Ascend C builds it from GM -> UB (MTE2), a vector transpose and
+    # UB -> L1 (MTE3) and ends with a wait of MTE2 on MTE3: seen from outside it completes on MTE2.
     "mte_gm_l1": {("gm", "l1"): Pipe.MTE2},
     "mte_gm_ub": {("gm", "ub"): Pipe.MTE2},
     "mte_ub_gm": {("ub", "gm"): Pipe.MTE3},
@@ -57,6 +78,29 @@ _OP_PIPES: dict[str, dict[tuple[str, str], Pipe]] = {
     "fixpipe": {("l0c", "gm"): Pipe.FIX, ("l0c", "l1"): Pipe.FIX, ("l0c", "ub"): Pipe.FIX},
     "gather_mask": {("ub", "ub"): Pipe.V},
 }
+
+NO_PIPE_KINDS: dict[str, str] = {
+    "alloc": "reserves bytes at compile time; no instruction is issued",
+    "reinterpret": "a view of a tile; no instruction is issued",
+    "matmul": "lowered by pto-tile-matmul before it runs",
+}
+"""pto op kinds that never reach a pipe, with the reason (the exhaustiveness test reads it)."""
+
+
+def _target_problem(kind: str, dst: str, target: Target) -> str | None:
+    """Why `target` lacks the path of `kind` (to `dst`), or None when it has it."""
+    if kind == "fixpipe" and dst not in target.fixpipe_destinations:
+        if not target.has_fixpipe:
+            return f"target {target.name} has no fixpipe (no FIX pipe)"
+        legal = ", ".join(f"l0c->{d}" for d in sorted(target.fixpipe_destinations))
+        return f"target {target.name} has no fixpipe path l0c->{dst} (legal: {legal})"
+    if kind == "mte_gm_l1" and not target.nd2nz:
+        return f"target {target.name} has no ND2NZ move gm->l1"
+    if kind in ("mte_l1_bt", "mad_bias") and not target.mmad_bias:
+        return f"target {target.name} has no bias table (bt)"
+    if kind == "gather_mask" and not target.has_gather_mask:
+        return f"target {target.name} has no GatherMask"
+    return None
 
 
 def pipe_of(kind: str, src: str, dst: str, target: Target) -> Pipe:
@@ -71,8 +115,9 @@ def pipe_of(kind: str, src: str, dst: str, target: Target) -> Pipe:
     if pipe is None:
         legal = ", ".join(f"{s}->{d}" for s, d in paths)
         raise PipeError(f"'{kind}' has no {src}->{dst} path (legal: {legal})")
-    if pipe is Pipe.FIX and dst not in target.fixpipe_destinations:
-        raise PipeError(f"target {target.name} has no fixpipe path l0c->{dst}")
+    problem = _target_problem(kind, dst, target)
+    if problem is not None:
+        raise PipeError(f"'{kind}' {src}->{dst}: {problem}")
     return pipe
 
 
@@ -81,37 +126,118 @@ def op_kinds() -> tuple[str, ...]:
     return tuple(_OP_PIPES)
 
 
-# Legal set_flag/wait_flag pairs (Ascend C HardEvent, source_target).
+def op_paths(kind: str) -> tuple[tuple[str, str], ...]:
+    """The (src, dst) space pairs of op `kind` on some target (`pipe_of` says which target)."""
+    return tuple(_OP_PIPES[kind])
+
+
+# ------------------------------------------------------------------------------------------------
+# set_flag / wait_flag
+# ------------------------------------------------------------------------------------------------
+
+# Ascend C `HardEvent` (source_destination): the same list for every target in the SetFlag/WaitFlag
+# docs; the pairs with FIX exist only where the target has a FIX pipe (the 910 / 310p-era docs mark
+# them "not supported").
+HARD_EVENTS: tuple[str, ...] = (
+    "MTE2_MTE1 MTE1_MTE2 MTE1_M M_MTE1 MTE2_V V_MTE2 MTE3_V V_MTE3 M_V V_M V_V MTE3_MTE1 "
+    "MTE1_MTE3 MTE1_V MTE2_M M_MTE2 V_MTE1 M_FIX FIX_M MTE3_MTE2 MTE2_MTE3 S_V V_S S_MTE2 "
+    "MTE2_S S_MTE3 MTE3_S MTE2_FIX FIX_MTE2 FIX_S M_S FIX_MTE3"
+).split()
+
 _FLAG_PAIRS: frozenset[tuple[Pipe, Pipe]] = frozenset(
-    (Pipe(src.lower()), Pipe(dst.lower()))
-    for src, dst in (
-        pair.split("_")
-        for pair in (
-            "MTE2_MTE1 MTE1_MTE2 MTE1_M M_MTE1 MTE2_V V_MTE2 MTE3_V V_MTE3 M_V V_M V_V MTE3_MTE1 "
-            "MTE1_MTE3 MTE1_V MTE2_M M_MTE2 V_MTE1 M_FIX FIX_M MTE3_MTE2 MTE2_MTE3 S_V V_S S_MTE2 "
-            "MTE2_S S_MTE3 MTE3_S MTE2_FIX FIX_MTE2 FIX_S M_S FIX_MTE3"
-        ).split()
-    )
+    (Pipe(src.lower()), Pipe(dst.lower())) for src, dst in (e.split("_") for e in HARD_EVENTS)
 )
 
 
 def flag_pairs(target: Target) -> frozenset[tuple[Pipe, Pipe]]:
     """The (src, dst) pipe pairs `set_flag`/`wait_flag` accept on `target`."""
-    if target.has_fixpipe:
-        return _FLAG_PAIRS
-    return frozenset(p for p in _FLAG_PAIRS if Pipe.FIX not in p)
+    have = set(pipes(target))
+    return frozenset(p for p in _FLAG_PAIRS if p[0] in have and p[1] in have)
+
+
+_EVENT_IDS: dict[str, int] = {"910": 4}
+"""Targets with fewer than the usual 8 event ids (0-3 on Atlas training series, 910)."""
 
 
 def event_ids(target: Target) -> int:
     """Number of event ids per (src, dst) pair: ids 0 .. event_ids(target) - 1."""
-    return 4 if target.name == "910" else 8
+    return _EVENT_IDS.get(target.name, 8)
 
 
-# Pipes whose queue may start an instruction before the previous one of the same pipe has
-# finished: dependent instructions on them need `pipe_barrier(pipe)` in between.
-_BARRIER_PIPES: frozenset[Pipe] = frozenset({Pipe.V})
+def check_flag(src: str, dst: str, event: int | None, target: Target) -> tuple[Pipe, Pipe]:
+    """The pipes of a `set_flag`/`wait_flag(src, dst, event)` on `target` (event None = runtime).
+
+    PipeError naming the field, the value and the legal set: an unknown pipe name, `all`, a pair
+    outside `flag_pairs(target)`, an event id outside [0, event_ids(target))."""
+    checked = []
+    for field, name in (("source pipe", src), ("destination pipe", dst)):
+        if name == ALL_PIPES:
+            raise PipeError(f"{field} 'all' is only legal in pipe_barrier")
+        if name not in PIPE_NAMES:
+            raise PipeError(f"{field} '{name}' is not a pipe (legal: {', '.join(PIPE_NAMES)})")
+        checked.append(Pipe(name))
+    pair = (checked[0], checked[1])
+    legal = flag_pairs(target)
+    if pair not in legal:
+        shown = ", ".join(f"{a}->{b}" for a, b in sorted(legal))
+        raise PipeError(
+            f"pipe pair {pair[0]}->{pair[1]} is not a flag pair on target {target.name} "
+            f"(legal: {shown})"
+        )
+    count = event_ids(target)
+    if event is not None and not 0 <= event < count:
+        raise PipeError(
+            f"event id {event} is out of range for target {target.name} (legal: 0..{count - 1})"
+        )
+    return pair
+
+
+# ------------------------------------------------------------------------------------------------
+# Order inside one pipe
+# ------------------------------------------------------------------------------------------------
+
+# The scalar pipe keeps its own order in hardware (and `pipe_barrier(s)` is a hardware error).
+# Every other pipe may start an instruction before a dependent earlier one of the same pipe has
+# finished: Ascend C requires PipeBarrier between dependent instructions of one pipe (vector
+# instructions, overlapping MTE2 / MTE3 copies, ...), and AscendNPU-IR's sync injection inserts
+# `pipe_barrier(pipe)` for every same-pipe dependency except scalar ones.
+_BARRIER_PIPES: frozenset[Pipe] = frozenset(Pipe) - {Pipe.S}
 
 
 def needs_same_pipe_barrier(pipe: Pipe) -> bool:
-    """True if two dependent instructions on `pipe` must be separated by `pipe_barrier(pipe)`."""
+    """True if two dependent instructions on `pipe` must be separated by `pipe_barrier(pipe)`.
+
+    For the cube (M) this is the answer without sizes; `mad_needs_barrier(m, n)` refines it."""
     return pipe in _BARRIER_PIPES
+
+
+MAD_BARRIER_FRACTALS = 10
+"""A mad writing fewer than this many 16 x 16 output fractals needs `pipe_barrier(m)` before a
+dependent M instruction (Ascend C tile libraries: PipeBarrier<PIPE_M> when (m/16)*(n/16) < 10)."""
+
+
+def mad_needs_barrier(m: int, n: int) -> bool:
+    """True if a mad of m x n outputs needs `pipe_barrier(m)` before the next mad that reads or
+    writes its L0C bytes; larger mads finish writing before a following mad reaches them."""
+    return (m // 16) * (n // 16) < MAD_BARRIER_FRACTALS
+
+
+def barrier_pipes(target: Target) -> tuple[str, ...]:
+    """The operands `pipe_barrier` accepts on `target`: its pipes but S, and `all`."""
+    return tuple(p.value for p in pipes(target) if p is not Pipe.S) + (ALL_PIPES,)
+
+
+def check_barrier(pipe: str, target: Target) -> Pipe | str:
+    """The pipe of `pipe_barrier(pipe)` (`ALL_PIPES` for `all`); PipeError when illegal."""
+    legal = barrier_pipes(target)
+    if pipe not in legal:
+        why = (
+            " (the scalar pipe keeps its order in hardware; a barrier on it is a hardware error)"
+            if pipe == Pipe.S.value
+            else ""
+        )
+        raise PipeError(
+            f"pipe '{pipe}' is not legal in pipe_barrier on target {target.name}{why} "
+            f"(legal: {', '.join(legal)})"
+        )
+    return ALL_PIPES if pipe == ALL_PIPES else Pipe(pipe)

@@ -337,6 +337,9 @@ class Target:
     k_direction_align: bool  # Mmad kDirectionAlign exists (a2/a3)
     unit_flag: bool  # Mmad/Fixpipe unitFlag exists
     notes: tuple[str, ...] = field(default=())
+    # Mmad with m = 1 runs as GEMV (L0A read as an nd vector) unless disabled: every target
+    # (seed-Mmad product list A2/A3/200I-A2/310P/910; Ascend C GEMV.md adds 950). See params.py.
+    gemv_default: bool = True
 
     # -- queries -------------------------------------------------------------------------
 

@@ -91,7 +91,7 @@ PASSING: dict[str, list[Check]] = {
 
 FAILING: dict[str, list[Check]] = {
     "R1": [lambda: decode_idesc(0x08400010 | 1 << 6, "f16")],
-    "R2": [lambda: check_idesc(replace(F8, dtype="f16")),  # §12b
+    "R2": [lambda: check_idesc(replace(F8, dtype="s32")),
            lambda: check_idesc(replace(I8, dtype="f32"))],
     "R3": [lambda: check_idesc(replace(F16, btype="bf16")),
            lambda: check_idesc(replace(F16, atype="bf16", btype="bf16", dtype="f16"))],

@@ -172,6 +172,24 @@ def test_memoized_verification_keys_on_the_target() -> None:
         parse_and_verify(good.replace('"a2"', '"no_such_target"'))
 
 
+def _count_verifications(monkeypatch: pytest.MonkeyPatch, memo: bool) -> int:
+    from mmair.dialects.pto import MteGmL1Op
+
+    calls = []
+    stock = MteGmL1Op.verify_
+    monkeypatch.setattr(MteGmL1Op, "verify_", lambda op: (calls.append(op), stock(op)))
+    monkeypatch.setattr(MteGmL1Op, "MEMO_VERIFY", memo)
+    parse_and_verify(kernel([32, 32, 32]))  # three equal moves
+    return len(calls)
+
+
+def test_memoized_verification_is_opt_in_per_op_class(monkeypatch: pytest.MonkeyPatch) -> None:
+    # An op class that sets MEMO_VERIFY is verified once per distinct op; one that does not (its
+    # rules look at other ops, like the flag pairing of the sync ops) every time.
+    assert _count_verifications(monkeypatch, True) == 1
+    assert _count_verifications(monkeypatch, False) == 3
+
+
 def test_a_parse_error_after_cached_types_is_located() -> None:
     bad = "!pto.tile<l1, 32x32xf16, bogus>"
     text = kernel([32, 32]).replace(f"%s1 : memref<32x32xf16>, {TILE}", f"%s1 : memref<32x32xf16>, {bad}")

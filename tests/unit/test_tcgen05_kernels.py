@@ -306,6 +306,20 @@ def test_mma_f8f6f4_type_pairs(atype: str, btype: str) -> None:
     np.testing.assert_array_equal(d, a @ b)
 
 
+@pytest.mark.parametrize(("atype", "btype"), [("e4m3", "e5m2"), ("e2m1", "e3m2")])
+def test_mma_f8f6f4_f16_accumulator(atype: str, btype: str) -> None:
+    """PTX ISA 9.2 Table 39: kind::f8f6f4 may accumulate in .f16 (D in the low 16 bits of a cell)."""
+    a, b = RNG.choice(E2M1_VALUES, (128, 32)), RNG.choice(E2M1_VALUES, (32, 16))
+    setup = Setup()
+    old = small_ints((128, 16))
+    write_d(setup.tmem, setup.d, "f16", old)
+    d, s = run("f8f6f4", a, b, atype=atype, btype=btype, dtype="f16", setup=setup,
+               enable_input_d=True)
+    np.testing.assert_array_equal(d, a @ b + old)  # small integers and halves: exact in f16
+    cells = s.tmem.region(s.d, 128, 16, "D")
+    assert not (cells >> 16).any()
+
+
 @pytest.mark.parametrize(("a_major", "b_major", "swizzle"),
                          [("mn", "mn", "sw128"), ("mn", "k", "sw64"), ("k", "mn", "none")])
 def test_mma_f8f6f4_mn_major(a_major: str, b_major: str, swizzle: str) -> None:

@@ -251,8 +251,8 @@ func.func @k(%d: memref<128x256xf32, #tcgen05.space<tmem>>, %a: i64, %b: i64, %i
     [
         # R1: reserved idesc bit 6 does not decode.
         ("f16", 0x08400050, "idesc 0x08400050: reserved bits = 0x00000040"),
-        # R2 (reference §12b): decodes, but no f8f6f4 descriptor may accumulate in f16.
-        ("f8f6f4", 0x08400000, "idesc: dtype = f16 is not a kind::f8f6f4 accumulator type"),
+        # R2 (PTX Table 39): decodes, but no f8f6f4 descriptor may accumulate in s32.
+        ("f8f6f4", 0x08400020, "idesc: dtype = s32 is not a kind::f8f6f4 accumulator type"),
     ],
 )
 def test_raise_leaves_invalid_words_for_the_verifier(kind: str, word: int, message: str) -> None:

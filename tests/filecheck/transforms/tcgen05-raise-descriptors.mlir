@@ -165,17 +165,17 @@ func.func @bad_swizzle(%d: memref<128x256xf32, #tcgen05.space<tmem>>, %en: i1) {
 
 // -----
 
-// dtype f16 under kind::f8f6f4 decodes but breaks R2 for every instruction (reference §12b): no
+// dtype s32 under kind::f8f6f4 decodes but breaks R2 for every instruction (PTX Table 39): no
 // attribute can hold it, so it stays a constant and the verifier reports the rule.
 func.func @context_free_rule(%d: memref<128x256xf32, #tcgen05.space<tmem>>, %a: i64, %b: i64, %en: i1) {
-  %idesc = arith.constant 0x08400000 : i32
+  %idesc = arith.constant 0x08400020 : i32
   tcgen05.mma kind(f8f6f4) cta_group(1) %d, %a, %b, %idesc, %en : memref<128x256xf32, #tcgen05.space<tmem>>, i64
   func.return
 }
 
 // CHECK-LABEL: func.func @context_free_rule
-// CHECK-NEXT:    %idesc = arith.constant 138412032 : i32
-// VERIFY: error: 'tcgen05.mma' op idesc: dtype = f16 is not a kind::f8f6f4 accumulator type; legal: f32 [R2]
+// CHECK-NEXT:    %idesc = arith.constant 138412064 : i32
+// VERIFY: error: 'tcgen05.mma' op idesc: dtype = s32 is not a kind::f8f6f4 accumulator type; legal: f16, f32 [R2]
 
 // -----
 

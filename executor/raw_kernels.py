@@ -1,0 +1,352 @@
+"""Whole-tile numpy kernels of the cube instructions in their raw Ascend C parameter forms.
+
+The tile-level kernels (`kernels.py`) move logical regions of typed tiles. The instructions
+themselves are programmed with the Ascend C parameter structs (`isa/ascend/params.py`), which
+address memory linearly from a start address with counts and strides in their own units. These
+kernels implement the documented index formulas on flat arrays:
+
+* `nd2nz`: DataCopy GM -> L1 with `Nd2NzParams` (CCE `copy_gm_to_cbuf_multi_nd2nz` loop; several ND
+  matrices, strides in elements and C0 = 32 B units, zero-filled C0 tails).
+* `load2d`: LoadData with `LoadData2DParams` (Ascend C `load2d.py`; whole 512-byte fractals,
+  srcStride start to start, dstGap end to start, b16 `ifTranspose`).
+* `load2d_transpose`: LoadDataWithTranspose with `LoadData2dTransposeParams`
+  (`load_data_with_transpose.py`; b8 32x32 and b32 16x16 square blocks of two fractals).
+* `mmad`: Mmad with `MmadParams`: L0A Zz (Nz on a5) / L0B Zn / L0C Nz read with the fractal grids of
+  m, n, k (or L0A as an nd vector when the GEMV rule applies).
+* `fixpipe`: Fixpipe with `FixpipeParamsV220` / `FixpipeParamsArch3510` (NZ2ND, NZ2NZ, NZ2DN loops of
+  the Ascend C feature pages).
+
+Every address is an index into a flat array that starts at the operand's start address and ends
+where its buffer ends, so a stride that leaves the buffer is an `ExecutionError`, not a wrap-around.
+Index arrays are built with broadcasting (no per-element Python loops); overlapping writes (a
+destination stride of 0) keep one of the values, as the hardware "does not guarantee the order".
+A runtime size of 0 is a no-op (the instruction is not executed).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from mmair.executor.errors import ExecutionError
+from mmair.isa.ascend import params as isa_params
+from mmair.isa.ascend.targets import C0_BYTES, FRACTAL_BYTES, M0, element_bits
+
+RAW_MAX_ELEMENTS = 1 << 24
+"""Most elements one raw instruction may touch in the simulator (strides of 0 re-read the same data,
+so a count is not bounded by the buffers)."""
+
+
+def _cdiv(a: int, b: int) -> int:
+    return -(-a // b)
+
+
+def _limit(count: int, what: str) -> None:
+    if count > RAW_MAX_ELEMENTS:
+        raise ExecutionError(
+            f"{what} touches {count} elements in one instruction, more than the simulator's limit "
+            f"of {RAW_MAX_ELEMENTS}"
+        )
+
+
+def _bounds(idx: np.ndarray, size: int, role: str, unit: str = "element") -> None:
+    if idx.size and (int(idx.max()) >= size or int(idx.min()) < 0):
+        raise ExecutionError(
+            f"{role} {unit} {int(idx.max())} is beyond the {size}-{unit} {role} buffer "
+            f"(from the operand start to the end of its buffer)"
+        )
+
+
+def _check_fields(values: dict[str, int], fields: dict) -> None:
+    """Runtime values must fit their struct fields (the verifier checks static ones)."""
+    for name, value in values.items():
+        f = fields.get(name)
+        if f is None:
+            continue
+        lo = 0 if f.size else f.range[0]
+        if not lo <= value <= f.range[1]:
+            raise ExecutionError(f"requires {name} ({f.c_name}) in [{lo}, {f.range[1]}], got {value}")
+
+
+# ------------------------------------------------------------------------------------------------
+# GM -> L1: ND2NZ
+# ------------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Nd2Nz:
+    nd_num: int
+    n_value: int
+    d_value: int
+    src_nd_matrix_stride: int
+    src_d_value: int
+    dst_nz_c0_stride: int
+    dst_nz_n_stride: int
+    dst_nz_matrix_stride: int
+
+
+def nd2nz(src: np.ndarray, dst: np.ndarray, p: Nd2Nz, c0: int, fields: dict | None = None) -> None:
+    """DataCopy(dst, src, Nd2NzParams); `src` (GM) and `dst` (L1) are 1-D element arrays from the
+    operand starts. For i < ndNum, n < nValue, d < ceil(dValue / c0) * c0:
+        dst[i*dstNzMatrixStride + (d//c0)*dstNzC0Stride*c0 + n*dstNzNStride*c0 + d%c0]
+            = src[i*srcNdMatrixStride + n*srcDValue + d]  if d < dValue  else 0."""
+    if fields is not None:
+        _check_fields(vars(p), fields)
+    if p.nd_num == 0 or p.n_value == 0 or p.d_value == 0:
+        return
+    dpad = _cdiv(p.d_value, c0) * c0
+    _limit(p.nd_num * p.n_value * dpad, "nd2nz")
+    i = np.arange(p.nd_num, dtype=np.int64)[:, None, None]
+    n = np.arange(p.n_value, dtype=np.int64)[None, :, None]
+    d = np.arange(dpad, dtype=np.int64)[None, None, :]
+    dst_idx = (i * p.dst_nz_matrix_stride + (d // c0) * p.dst_nz_c0_stride * c0
+               + n * p.dst_nz_n_stride * c0 + d % c0)
+    dv = d[..., : p.d_value]
+    src_idx = i * p.src_nd_matrix_stride + n * p.src_d_value + dv
+    _bounds(src_idx, src.size, "src")
+    _bounds(dst_idx, dst.size, "dst")
+    values = np.zeros(dst_idx.shape, dtype=dst.dtype)
+    values[..., : p.d_value] = src[src_idx]
+    dst[dst_idx] = values
+
+
+# ------------------------------------------------------------------------------------------------
+# L1 -> L0A / L0B: LoadData 2D
+# ------------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Load2D:
+    start_index: int
+    repeat_times: int
+    src_stride: int
+    dst_gap: int
+
+
+def _take_blocks(flat: np.ndarray, starts: np.ndarray, width: int, role: str) -> np.ndarray:
+    idx = starts[:, None] + np.arange(width, dtype=np.int64)[None, :]
+    _bounds(idx, flat.size, role, "byte")
+    return flat[idx]
+
+
+def load2d(
+    src: np.ndarray, dst: np.ndarray, p: Load2D, bits: int, transpose: bool = False,
+    dst_gap_effective: bool = True,
+) -> None:
+    """LoadData(dst, src, LoadData2DParams) on byte arrays from the operand starts: for
+    i < repeatTimes, the 512-byte fractal at (startIndex + srcStride*i)*512 goes to
+    (dstGap + 1)*512*i (dstGap is ignored on a5); with ifTranspose (b16 only) each 16x16
+    fractal is transposed."""
+    _check_fields(vars(p), isa_params.LOAD2D_FIELDS)
+    if p.repeat_times == 0:
+        return
+    if transpose and bits != 16:
+        raise ExecutionError(f"ifTranspose requires b16 elements, got {bits}-bit elements")
+    gap = p.dst_gap if dst_gap_effective else 0
+    i = np.arange(p.repeat_times, dtype=np.int64)
+    blocks = _take_blocks(src, (p.start_index + p.src_stride * i) * FRACTAL_BYTES, FRACTAL_BYTES, "src")
+    if transpose:
+        words = blocks.view(np.uint16).reshape(-1, M0, M0).transpose(0, 2, 1)
+        blocks = np.ascontiguousarray(words).view(np.uint8).reshape(-1, FRACTAL_BYTES)
+    idx = (gap + 1) * FRACTAL_BYTES * i[:, None] + np.arange(FRACTAL_BYTES, dtype=np.int64)[None, :]
+    _bounds(idx, dst.size, "dst", "byte")
+    dst[idx] = blocks
+
+
+@dataclass(frozen=True)
+class Load2DTranspose:
+    start_index: int
+    repeat_times: int
+    src_stride: int
+    dst_gap: int
+    dst_frac_gap: int
+
+
+def load2d_transpose(src: np.ndarray, dst: np.ndarray, p: Load2DTranspose, elem: str) -> None:
+    """LoadDataWithTranspose(dst, src, LoadData2dTransposeParams) on byte arrays. Per iteration i the
+    square block S at (startIndex + srcStride*i) squares is transposed: b16 one 16x16 fractal; b8 two
+    16x32 fractals stacked into 32x32, T = S^T split into its two 16-row halves; b32 two 16x8
+    fractals side by side into 16x16, T split into its two 8-column halves. Destination fractal j of
+    iteration i starts at (dstGap + 1)*512*i + j*(dstFracGap + 1)*512 bytes."""
+    _check_fields(vars(p), isa_params.LOAD2D_TRANSPOSE_FIELDS)
+    if p.repeat_times == 0:
+        return
+    nfrac, _edge, _rows = isa_params.transpose_square(elem)
+    bits = element_bits(elem)
+    square_bytes = nfrac * FRACTAL_BYTES
+    dtype = np.dtype(f"u{bits // 8}")
+    i = np.arange(p.repeat_times, dtype=np.int64)
+    raw = _take_blocks(src, (p.start_index + p.src_stride * i) * square_bytes, square_bytes, "src")
+    words = raw.view(dtype)
+    if bits == 16:
+        halves = [words.reshape(-1, 16, 16).transpose(0, 2, 1)]
+    elif bits == 8:
+        t = words.reshape(-1, 32, 32).transpose(0, 2, 1)
+        halves = [t[:, :16, :], t[:, 16:, :]]
+    else:  # b32: S = [A | B], A and B 16 x 8
+        a = words[:, :128].reshape(-1, 16, 8)
+        b = words[:, 128:].reshape(-1, 16, 8)
+        t = np.concatenate([a, b], axis=2).transpose(0, 2, 1)  # 16 x 16
+        halves = [t[:, :, :8], t[:, :, 8:]]
+    byte_range = np.arange(FRACTAL_BYTES, dtype=np.int64)[None, :]
+    for j, half in enumerate(halves):
+        block = np.ascontiguousarray(half).view(np.uint8).reshape(-1, FRACTAL_BYTES)
+        idx = ((p.dst_gap + 1) * FRACTAL_BYTES * i + j * (p.dst_frac_gap + 1) * FRACTAL_BYTES)[:, None] \
+            + byte_range
+        _bounds(idx, dst.size, "dst", "byte")
+        dst[idx] = block
+
+
+# ------------------------------------------------------------------------------------------------
+# Mmad
+# ------------------------------------------------------------------------------------------------
+
+
+def mmad_indices(
+    m: int, n: int, k: int, lhs: str, rhs: str, l0a_layout: str, gemv: bool, k_align16: bool
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Flat element indices (A[m, k], B[k, n], C[m, n]) an Mmad reads and writes, from the fractal
+    grids of m, n and k: L0A Zz (Nz on a5) or, under GEMV, a contiguous 1 x k vector; L0B Zn; L0C Nz
+    (16 x 16). With kDirectionAlign (f32) K is padded to 16 instead of 8."""
+    r = np.arange(m, dtype=np.int64)[:, None]
+    ka = np.arange(k, dtype=np.int64)[None, :]
+    k0a = C0_BYTES * 8 // element_bits(lhs)
+    k0b = C0_BYTES * 8 // element_bits(rhs)
+    kpad = _cdiv(k, 16) * 16 if k_align16 else _cdiv(k, k0a) * k0a
+    m1, n1 = _cdiv(m, M0), _cdiv(n, M0)
+    if gemv:
+        a_idx = np.broadcast_to(ka, (m, k))
+    elif l0a_layout == "zz":
+        k1 = kpad // k0a
+        a_idx = ((r // M0) * k1 + ka // k0a) * M0 * k0a + (r % M0) * k0a + ka % k0a
+    else:  # nz (a5)
+        a_idx = ((ka // k0a) * m1 + r // M0) * M0 * k0a + (r % M0) * k0a + ka % k0a
+    kb = np.arange(k, dtype=np.int64)[:, None]
+    nb = np.arange(n, dtype=np.int64)[None, :]
+    b_idx = ((kb // k0b) * n1 + nb // M0) * M0 * k0b + (nb % M0) * k0b + kb % k0b
+    c_idx = ((nb // M0) * m1 + r // M0) * M0 * M0 + (r % M0) * M0 + nb % M0
+    return a_idx, b_idx, c_idx
+
+
+def mmad(
+    a: np.ndarray,
+    b: np.ndarray,
+    c: np.ndarray,
+    m: int,
+    n: int,
+    k: int,
+    *,
+    lhs: str,
+    rhs: str,
+    l0a_layout: str,
+    gemv: bool,
+    init_zero: bool,
+    bias: np.ndarray | None = None,
+    k_align16: bool = False,
+    compute_dtype: np.dtype,
+) -> None:
+    """Mmad(dst, fm, filter[, bias], MmadParams) on flat element arrays from the operand starts:
+    C = A x B (init_zero), C += A x B (cmatrixInitVal = false, cmatrixSource = L0C), or
+    C = A x B + bias[n] (bias in BT). Integer results saturate to the accumulator type."""
+    if m == 0 or n == 0 or k == 0:
+        return
+    _limit(m * k + k * n + m * n, "mmad")
+    a_idx, b_idx, c_idx = mmad_indices(m, n, k, lhs, rhs, l0a_layout, gemv, k_align16)
+    _bounds(a_idx, a.size, "fm (L0A)")
+    _bounds(b_idx, b.size, "filter (L0B)")
+    _bounds(c_idx, c.size, "dst (L0C)")
+    av = a[a_idx].astype(compute_dtype)
+    bv = b[b_idx].astype(compute_dtype)
+    prod = av @ bv
+    integer = c.dtype.kind in "iu"
+    if integer:
+        prod = np.rint(prod).astype(np.int64)
+    if not init_zero:
+        prod = prod + c[c_idx].astype(prod.dtype)
+    if bias is not None:
+        _bounds(np.arange(n), bias.size, "bias (BT)")
+        prod = prod + bias[:n].astype(prod.dtype)[None, :]
+    if integer:
+        info = np.iinfo(c.dtype)
+        prod = np.clip(prod, info.min, info.max)
+    c[c_idx] = prod.astype(c.dtype)
+
+
+# ------------------------------------------------------------------------------------------------
+# Fixpipe
+# ------------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class FixpipeRaw:
+    n_size: int
+    m_size: int
+    src_stride: int
+    dst_stride: int
+    nd_num: int = 1
+    src_nd_stride: int = 0
+    dst_nd_stride: int = 0
+    src_nz_c0_stride: int = 1  # a5 NZ2DN only
+
+
+def fixpipe_indices(
+    p: FixpipeRaw, layout: str, dst_nz_unit_elements: float
+) -> tuple[np.ndarray, np.ndarray]:
+    """(src, dst) flat element indices of shape (nd_num * m_size, n_size), row = one output row of
+    one matrix, column = the channel n (so per-column quant vectors broadcast along rows).
+    NZ2ND: src[i*srcNdStride*16 + (c//16)*srcStride*16 + m*16 + c%16] -> dst[i*dstNdStride + m*dstStride + c]
+    NZ2NZ: src[(c//16)*srcStride*16 + m*16 + c%16] -> dst[(c//16)*dstStride*unit + m*16 + c%16]
+    NZ2DN: src[h*16*srcNzMatrixStride + (c//16)*16*srcStride + m*16*srcNzC0Stride + c%16]
+           -> dst[h*dstDnMatrixStride + c*dstStride + m]
+    (srcStride, srcNdStride in C0_Size = 16 L0C elements; dstStride of NZ2NZ in 32 B on V220, in
+    elements on a5: `dst_nz_unit_elements`)."""
+    nd = 1 if layout == "nz2nz" else p.nd_num
+    i = np.arange(nd, dtype=np.int64)[:, None, None]
+    mm = np.arange(p.m_size, dtype=np.int64)[None, :, None]
+    col = np.arange(p.n_size, dtype=np.int64)[None, None, :]
+    blk, lane = col // 16, col % 16
+    if layout == "nz2nd":
+        src = i * p.src_nd_stride * 16 + blk * p.src_stride * 16 + mm * 16 + lane
+        dst = i * p.dst_nd_stride + mm * p.dst_stride + col
+    elif layout == "nz2nz":
+        src = blk * p.src_stride * 16 + mm * 16 + lane
+        step = p.dst_stride * dst_nz_unit_elements
+        if step != int(step):
+            raise ExecutionError(
+                f"nz2nz dstStride {p.dst_stride} x 32 B is not a whole number of destination elements"
+            )
+        dst = blk * int(step) + mm * 16 + lane
+    else:  # nz2dn
+        src = i * 16 * p.src_nd_stride + blk * 16 * p.src_stride + mm * 16 * p.src_nz_c0_stride + lane
+        dst = i * p.dst_nd_stride + col * p.dst_stride + mm
+    shape = (nd * p.m_size, p.n_size)
+    return np.broadcast_to(src, (nd, p.m_size, p.n_size)).reshape(shape), \
+        np.broadcast_to(dst, (nd, p.m_size, p.n_size)).reshape(shape)
+
+
+def fixpipe(
+    src: np.ndarray,
+    dst: np.ndarray,
+    p: FixpipeRaw,
+    layout: str,
+    quant: str,
+    relu: bool,
+    word: int | None,
+    words: np.ndarray | None,
+    dst_nz_unit_elements: float,
+) -> None:
+    """Fixpipe(dst, src, FixpipeParams): read L0C (f32/s32, `src` flat from its start), convert
+    (`kernels.quantize`: quant mode, ReLU, scale words) and write `dst` (flat from its start)."""
+    from mmair.executor.kernels import quantize  # the tile-level conversion, shared
+
+    if p.n_size == 0 or p.m_size == 0 or p.nd_num == 0:
+        return
+    _limit(p.nd_num * p.m_size * p.n_size, "fixpipe")
+    s_idx, d_idx = fixpipe_indices(p, layout, dst_nz_unit_elements)
+    _bounds(s_idx, src.size, "src (L0C)")
+    _bounds(d_idx, dst.size, "dst")
+    if words is not None and words.size < p.n_size:
+        raise ExecutionError(f"requires a quant vector of at least {p.n_size} words, got {words.size}")
+    y = quantize(src[s_idx], quant, dst.dtype, relu, word, None if words is None else words[: p.n_size])
+    dst[d_idx] = y

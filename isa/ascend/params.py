@@ -1,0 +1,184 @@
+"""The Ascend C hardware parameter structs of the cube path, field by field, per target.
+
+The tile-level `pto` ops (`mte_gm_l1`, `mte_l1_l0a/l0b`, `mad*`, `fixpipe`) state *what* moves; the
+hardware instructions take the parameter structs of Ascend C, which state *how* (counts, strides in
+their own units, flags). This module holds those structs' fields, their value ranges per target
+and their units, and the GEMV rule of Mmad. Sources (CANN Ascend C API, `gitcode.com/cann/asc-devkit`,
+`docs/zh/api/SIMD-API/基础API/矩阵计算（ISASI）/...`; structs in `include/basic_api/kernel_struct_*.h`):
+
+* `Nd2NzParams` (DataCopy GM -> L1 with ND2NZ): ndNum, nValue, dValue, srcNdMatrixStride,
+  srcDValue, dstNzC0Stride, dstNzNStride, dstNzMatrixStride.
+* `LoadData2DParams` (LoadData 2D, L1 -> L0A/L0B): startIndex, repeatTimes, srcStride, dstGap,
+  ifTranspose, addrMode (sid is deprecated and ignored).
+* `LoadData2dTransposeParams` (LoadDataWithTranspose): startIndex, repeatTimes, srcStride, dstGap,
+  dstFracGap, addrMode.
+* `MmadParams`: m, n, k, unitFlag, cmatrixSource, cmatrixInitVal, kDirectionAlign, disableGemv (a5).
+* `FixpipeParamsV220` (a2/a3; `FixpipeParamsM300` on 200i_a2 has the same fields) and
+  `FixpipeParamsArch3510` (a5, with `Nz2NdParams` / `Nz2DnParams`): nSize, mSize, srcStride,
+  dstStride, quantPre, deqScalar, reluEn, unitFlag, isChannelSplit, ndNum, srcNdStride,
+  dstNdStride (a5 NZ2DN: dnNum, srcNzMatrixStride, dstDnMatrixStride, srcNzC0Stride).
+
+Ranges are inclusive `(lo, hi)` of a *static* value. A size field whose documented range starts at 0
+("0 = the instruction is not executed") starts at 1 here: a static 0 is a verifier error in mmair,
+a runtime 0 a no-op (decision "zero sizes", docs/pto-raw-params.md).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from types import MappingProxyType
+
+from mmair.isa.ascend.targets import (
+    FIXPIPE_DST_ND_STRIDE_RANGE_A5,
+    FIXPIPE_DST_ND_STRIDE_RANGE_V220,
+    FIXPIPE_SRC_ND_STRIDE_RANGE_V220,
+    FRACTAL_BYTES,
+    MMAD_MNK_RANGE,
+    MMAD_UNIT_FLAGS,
+    Target,
+    element_bits,
+)
+
+U16 = (0, 2**16 - 1)
+U32 = (0, 2**32 - 1)
+
+# ------------------------------------------------------------------------------------------------
+# GEMV (Mmad with m = 1)
+# ------------------------------------------------------------------------------------------------
+
+
+def gemv_active(target: Target, m: int, disable_gemv: bool) -> bool:
+    """True when an Mmad of `m` rows runs as GEMV on `target`: m == 1 and GEMV not switched off.
+
+    Sources: seed-Mmad ("When M = 1, GEMV is enabled by default ... reads L0A in ND format") for
+    A2, A3, 200I/500 A2, 310P AI Core and training 910; Ascend C `GEMV.md`: on Ascend 950 (a5)
+    `MmadParams.disableGemv = true` turns it off, no other product has the field."""
+    return m == 1 and target.gemv_default and not (disable_gemv and target.gemv_disable)
+
+
+GEMV_RULE = (
+    "with m = 1 the cube runs as GEMV and reads L0A as an nd vector (Ascend C Mmad: 'When M = 1, "
+    "GEMV is enabled by default')"
+)
+
+# ------------------------------------------------------------------------------------------------
+# Field tables
+# ------------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Field:
+    """One struct field: mmair name, Ascend C name, static range, unit (for messages and docs)."""
+
+    name: str
+    c_name: str
+    range: tuple[int, int]
+    unit: str = ""
+    size: bool = False  # 0 means "not executed" in hardware; a static 0 is an error in mmair
+
+
+def _table(*fields: Field) -> Mapping[str, Field]:
+    return MappingProxyType({f.name: f for f in fields})
+
+
+ND2NZ_FIELDS: Mapping[str, Field] = _table(
+    Field("nd_num", "ndNum", (1, 4095), "matrices", size=True),
+    Field("n_value", "nValue", (1, 16384), "rows", size=True),
+    Field("d_value", "dValue", (1, 65535), "elements", size=True),
+    Field("src_nd_matrix_stride", "srcNdMatrixStride", U16, "elements"),
+    Field("src_d_value", "srcDValue", (1, 65535), "elements"),
+    Field("dst_nz_c0_stride", "dstNzC0Stride", (1, 16384), "C0 (32 B)"),
+    Field("dst_nz_n_stride", "dstNzNStride", (1, 16384), "C0 (32 B)"),
+    Field("dst_nz_matrix_stride", "dstNzMatrixStride", (0, 16384), "elements"),
+)
+# Ascend 950 (a5) widens dValue to u32 and the source strides to u64 (Nd2NzParams of arch 3510).
+ND2NZ_FIELDS_A5: Mapping[str, Field] = _table(
+    *(
+        Field(f.name, f.c_name, {"d_value": (1, 2**32 - 1), "src_nd_matrix_stride": (0, 2**64 - 1),
+                                 "src_d_value": (1, 2**64 - 1)}.get(f.name, f.range), f.unit, f.size)
+        for f in ND2NZ_FIELDS.values()
+    )
+)
+
+LOAD2D_FIELDS: Mapping[str, Field] = _table(
+    Field("start_index", "startIndex", U16, "fractals (512 B)"),
+    Field("repeat_times", "repeatTimes", (1, 255), "fractals", size=True),
+    Field("src_stride", "srcStride", U16, "fractals (512 B), start to start"),
+    Field("dst_gap", "dstGap", U16, "fractals (512 B), end to start"),
+)
+LOAD2D_TRANSPOSE_FIELDS: Mapping[str, Field] = _table(
+    Field("start_index", "startIndex", U16, "square blocks"),
+    Field("repeat_times", "repeatTimes", (1, 255), "square blocks", size=True),
+    Field("src_stride", "srcStride", U16, "square blocks, start to start"),
+    Field("dst_gap", "dstGap", U16, "fractals (512 B), end of an iteration's first fractal to start"),
+    Field("dst_frac_gap", "dstFracGap", U16, "fractals (512 B), inside an iteration"),
+)
+
+MMAD_FIELDS: Mapping[str, Field] = _table(
+    Field("m", "m", MMAD_MNK_RANGE, "rows", size=True),
+    Field("n", "n", MMAD_MNK_RANGE, "columns", size=True),
+    Field("k", "k", MMAD_MNK_RANGE, "elements", size=True),
+)
+MMAD_UNIT_FLAG_VALUES: tuple[int, ...] = MMAD_UNIT_FLAGS  # 0 off, 2 keep, 3 clear after
+
+FIXPIPE_COMMON_FIELDS: tuple[Field, ...] = (
+    Field("n_size", "nSize", (1, 4095), "columns", size=True),
+    Field("m_size", "mSize", (1, 65535), "rows", size=True),  # 8192 with NZ2ND/NZ2DN
+    Field("src_stride", "srcStride", U16, "C0_Size (16 * sizeof(L0C elem))"),
+    Field("dst_stride", "dstStride", (1, 2**32 - 1), "elements (ND/DN row) or 32 B (V220 NZ)"),
+)
+FIXPIPE_ND_M_MAX = 8192
+FIXPIPE_V220_FIELDS: Mapping[str, Field] = _table(
+    *FIXPIPE_COMMON_FIELDS,
+    Field("nd_num", "ndNum", (1, 65535), "matrices", size=True),
+    Field("src_nd_stride", "srcNdStride", FIXPIPE_SRC_ND_STRIDE_RANGE_V220, "C0_Size"),
+    Field("dst_nd_stride", "dstNdStride", FIXPIPE_DST_ND_STRIDE_RANGE_V220, "elements"),
+)
+FIXPIPE_A5_FIELDS: Mapping[str, Field] = _table(
+    *FIXPIPE_COMMON_FIELDS,
+    Field("nd_num", "Nz2NdParams.ndNum / Nz2DnParams.dnNum", (1, 65535), "matrices", size=True),
+    Field("src_nd_stride", "srcNdStride / srcNzMatrixStride", U16, "C0_Size"),
+    # dstNdStride is [1, 2^32-1]; dstDnMatrixStride [0, 2^32-1] (a single matrix ignores it).
+    Field("dst_nd_stride", "dstNdStride / dstDnMatrixStride", (0, FIXPIPE_DST_ND_STRIDE_RANGE_A5[1]),
+          "elements"),
+    Field("src_nz_c0_stride", "Nz2DnParams.srcNzC0Stride", (1, 65535), "C0_Size"),
+)
+
+
+def nd2nz_fields(target: Target) -> Mapping[str, Field]:
+    return ND2NZ_FIELDS_A5 if target.arch == 3510 else ND2NZ_FIELDS
+
+
+def fixpipe_fields(target: Target) -> Mapping[str, Field]:
+    return FIXPIPE_A5_FIELDS if target.fixpipe_params == "arch3510" else FIXPIPE_V220_FIELDS
+
+
+def load2d_transpose_supported(target: Target) -> bool:
+    """LoadDataWithTranspose exists on A2, A3, 200I/500 A2 and 950 (not 310P / 910): Ascend C
+    `LoadDataWithTranspose.md` product list; the same targets transpose b8 and b32."""
+    return 8 in target.transpose_bits
+
+
+def load2d_dst_gap_effective(target: Target) -> bool:
+    """Ascend C `LoadData_2D.md`: on Ascend 950 (a5) "setting dstGap has no effect"."""
+    return target.arch != 3510
+
+
+def fractal_elements(elem: str) -> int:
+    """Elements in one 512-byte L0A/L0B/L1 fractal (b16: 256)."""
+    return FRACTAL_BYTES * 8 // element_bits(elem)
+
+
+def transpose_square(elem: str) -> tuple[int, int, int]:
+    """LoadDataWithTranspose geometry for `elem`: (fractals per square block, square edge,
+    fractal rows). b8: 2 fractals of 16 x 32 stacked into 32 x 32; b16: 1 fractal of 16 x 16;
+    b32: 2 fractals of 16 x 8 side by side into 16 x 16 (Ascend C `load_data_with_transpose.py`)."""
+    bits = element_bits(elem)
+    if bits == 8:
+        return (2, 32, 16)
+    if bits == 16:
+        return (1, 16, 16)
+    if bits == 32:
+        return (2, 16, 16)
+    raise ValueError(f"LoadDataWithTranspose does not take {bits}-bit elements ({elem}) in mmair")

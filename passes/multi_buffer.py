@@ -1,0 +1,238 @@
+"""Multi-buffering of on-chip tiles over an `scf.for` (ping-pong buffers), a reusable transform.
+
+On an Ascend AI Core the loads of a tile (MTE2: GM -> L1, MTE1: L1 -> L0A/L0B) and the cube's
+`mad` (pipe M) run on different pipes. With one buffer per tile the load of iteration i+1 must
+wait until the mad of iteration i has read the buffer (a write-after-read dependency), so the pipes
+take turns. With n buffers ("slots") used round-robin, iteration i+1 writes another slot and its
+load overlaps the mad of iteration i; only iteration i+n reuses a slot.
+
+`multi_buffer(allocs, loop, n)` follows MLIR's `memref::multiBuffer(alloc, loop, n)`
+(mlir/lib/Dialect/MemRef/Transforms/MultiBuffer.cpp), which widens the alloc by a leading
+dimension of n and indexes it with `(iv - lb) / step mod n`. A `pto.alloc` is a fixed tile with no
+dynamic slot view, so here the slots are n separate allocs and the loop is unrolled n times: the
+body is cloned once per slot, clone s uses slot s and the induction value iv + s * step, and the
+iterations that do not fill a whole round (trip count mod n) follow the loop as straight-line
+clones. Every op keeps its own iteration's operands, so results are unchanged; each slot is a
+separate tile, marked with the discardable attribute `pto.multi_buffer = <group>`: the
+slots of a group are live together for `pto-assign-addresses` (distinct bytes, also when a short
+loop unrolls to straight-line code), and `pto-insert-sync` orders each slot with its own events.
+
+Preconditions (the caller's contract; the structural ones are checked, PreconditionError):
+* `loop` has constant bounds and step and no loop-carried values (`iter_args`);
+* every alloc is defined outside `loop`, and all its uses are inside `loop`;
+* every iteration writes the bytes of an alloc that it reads before reading them (no data is
+  carried from one iteration to the next through the tile), as in MLIR's override analysis.
+  This is not checked here: the tiled matmul lowering loads each tile it multi-buffers in the
+  iteration that uses it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from xdsl.dialects import arith, scf
+from xdsl.dialects.builtin import IndexType, IntegerAttr, i64
+from xdsl.ir import Block, Operation, SSAValue
+
+from mmair.dialects import pto
+
+SLOT_GROUP_ATTR = "pto.multi_buffer"
+"""Discardable attribute of the slots of one multi-buffered tile: the same group number on each.
+`pto-assign-addresses` keeps the slots of a group live together (they alternate in time even when
+the unrolled code places them one after the other)."""
+
+
+def _group_of(alloc: pto.AllocOp) -> int | None:
+    attr = alloc.attributes.get(SLOT_GROUP_ATTR)
+    return attr.value.data if isinstance(attr, IntegerAttr) else None
+
+
+class PreconditionError(ValueError):
+    """`multi_buffer` was called on a loop or alloc that breaks a structural precondition."""
+
+
+def constant_index(value: SSAValue) -> int | None:
+    """The value of an `arith.constant` index/integer, else None."""
+    op = value.owner
+    if isinstance(op, arith.ConstantOp) and isinstance(op.value, IntegerAttr):
+        return op.value.value.data
+    return None
+
+
+def innermost_loop(alloc: pto.AllocOp) -> scf.ForOp | None:
+    """The innermost `scf.for` that contains every use of `alloc` (through `pto.reinterpret`
+    views), or None when the uses are not all inside one loop that the alloc is outside of."""
+    users: list[Operation] = []
+    pending = [alloc.buffer]
+    while pending:
+        value = pending.pop()
+        for use in value.uses:
+            if isinstance(use.operation, pto.ReinterpretOp):
+                pending.append(use.operation.result)
+            else:
+                users.append(use.operation)
+    if not users:
+        return None
+    chains = []
+    for user in users:
+        chain: list[scf.ForOp] = []
+        parent = user.parent_op()
+        while parent is not None:
+            if isinstance(parent, scf.ForOp):
+                chain.append(parent)
+            parent = parent.parent_op()
+        chains.append(chain[::-1])  # outermost first
+    common: scf.ForOp | None = None
+    for loops in zip(*chains, strict=False):  # the common prefix of the loop chains
+        if any(loop is not loops[0] for loop in loops):
+            break
+        common = loops[0]
+    if common is None or common.is_ancestor(alloc):
+        return None
+    return common
+
+
+def multi_buffer(
+    allocs: Sequence[pto.AllocOp], loop: scf.ForOp, n: int
+) -> list[list[pto.AllocOp]]:
+    """Give each alloc `n` slots used round-robin by the iterations of `loop` (module docstring).
+
+    Returns, per alloc, its slots in order (slot 0 is the original alloc). The loop is replaced:
+    afterwards it steps by n * step (or is gone when it would run at most once) and the last
+    trip count mod n iterations follow it.
+    """
+    if n < 1:
+        raise PreconditionError(f"multi-buffering needs n >= 1 slots, got {n}")
+    bounds = [constant_index(v) for v in (loop.lb, loop.ub, loop.step)]
+    if any(b is None for b in bounds):
+        raise PreconditionError("multi-buffering needs a loop with constant bounds and step")
+    lb, ub, step = (b for b in bounds if b is not None)
+    if loop.iter_args:
+        raise PreconditionError("multi-buffering needs a loop without iter_args")
+    for alloc in allocs:
+        if loop.is_ancestor(alloc) or not _inside(alloc, loop):
+            raise PreconditionError(
+                f"multi-buffering needs every use of {_label(alloc)} inside the loop and the "
+                "alloc outside it"
+            )
+    block = loop.parent_block()
+    assert block is not None
+    root: Operation = loop
+    while root.parent_op() is not None:
+        root = root.parent_op()  # type: ignore[assignment]
+    group = 1 + max(
+        (_group_of(op) or 0 for op in root.walk() if isinstance(op, pto.AllocOp)), default=0
+    )
+    slots: list[list[pto.AllocOp]] = []
+    for alloc in allocs:
+        alloc.attributes[SLOT_GROUP_ATTR] = IntegerAttr(group, i64)
+        group += 1
+        hint = alloc.buffer.name_hint
+        row = [alloc]
+        for s in range(1, n):
+            clone = alloc.clone()
+            clone.buffer.name_hint = f"{hint}_s{s}" if hint else None
+            alloc_block = alloc.parent_block()
+            assert alloc_block is not None
+            alloc_block.insert_op_after(clone, row[-1])
+            row.append(clone)
+        if hint:
+            alloc.buffer.name_hint = f"{hint}_s0"
+        slots.append(row)
+    if n == 1:
+        return slots
+
+    trips = max(0, -(-(ub - lb) // step))
+    rounds, rest = divmod(trips, n)
+    body = loop.body.block
+    iv = body.args[0]
+    constants: dict[int, SSAValue] = {}
+
+    def const(v: int) -> SSAValue:
+        if v not in constants:
+            found = _dominating_constant(loop, v)
+            if found is not None:
+                constants[v] = found
+                return found
+            op = arith.ConstantOp(IntegerAttr(v, IndexType()))
+            op.result.name_hint = f"c{v}"
+            block.insert_op_before(op, loop)
+            constants[v] = op.result
+        return constants[v]
+
+    def clone_body(
+        target_before: Operation | None, target_block: Block, index: SSAValue, s: int
+    ) -> None:
+        mapping: dict[SSAValue, SSAValue] = {iv: index}
+        mapping.update({row[0].buffer: row[s].buffer for row in slots})
+        for op in body.ops:
+            if isinstance(op, scf.YieldOp):
+                continue
+            new = op.clone(value_mapper=mapping)
+            if target_before is None:
+                target_block.add_op(new)
+            else:
+                target_block.insert_op_before(new, target_before)
+
+    if rounds > 1:  # the unrolled loop: clone s runs iteration iv + s * step with slot s
+        new_loop = scf.ForOp(const(lb), const(lb + rounds * n * step), const(n * step), [],
+                             [_index_block(iv.name_hint)])
+        new_body = new_loop.body.block
+        new_iv = new_body.args[0]
+        for s in range(n):
+            index = new_iv
+            if s:
+                add = arith.AddiOp(new_iv, const(s * step))
+                add.result.name_hint = f"{iv.name_hint}{s}" if iv.name_hint else None
+                new_body.add_op(add)
+                index = add.result
+            clone_body(None, new_body, index, s)
+        new_body.add_op(scf.YieldOp())
+        block.insert_op_before(new_loop, loop)
+    else:  # a single round: straight-line clones
+        rest = trips
+        rounds = 0
+    first_rest = lb + rounds * n * step
+    for s in range(rest):
+        clone_body(loop, block, const(first_rest + s * step), s % n)
+    loop.detach()
+    loop.erase()
+    return slots
+
+
+def _dominating_constant(op: Operation, value: int) -> SSAValue | None:
+    """An index `arith.constant` of `value` that comes before `op` or one of its ancestors in
+    their blocks (so it dominates `op`), else None."""
+    current: Operation | None = op
+    while current is not None:
+        block = current.parent_block()
+        if block is None:
+            return None
+        for before in block.ops:
+            if before is current:
+                break
+            if (
+                isinstance(before, arith.ConstantOp)
+                and isinstance(before.result.type, IndexType)
+                and constant_index(before.result) == value
+            ):
+                return before.result
+        current = current.parent_op()
+    return None
+
+
+def _index_block(name: str | None) -> Block:
+    new = Block(arg_types=[IndexType()])
+    new.args[0].name_hint = name
+    return new
+
+
+def _inside(alloc: pto.AllocOp, loop: scf.ForOp) -> bool:
+    """True if every use of `alloc` is inside `loop`."""
+    found = innermost_loop(alloc)
+    return found is not None and (found is loop or loop.is_ancestor(found))
+
+
+def _label(alloc: pto.AllocOp) -> str:
+    hint = alloc.buffer.name_hint
+    return f"%{hint}" if hint else str(alloc.buffer.type)
