@@ -2,6 +2,8 @@
 
     mmair-run FILE [--entry NAME] [--target T] [-p PIPELINE] [--input NAME=file.npy]...
               [--output NAME=file.npy]... [--check NAME=expected.npy] [--rtol R] [--atol A]
+              [--check-numpy] [--stats] [--seed S] [--max-ops N] [--max-gm-bytes B]
+              [--sync-check=on|off]
               [--check-numpy] [--inputs real|int] [--raw-bits] [--stats] [--json] [-v]
               [--seed S] [--max-ops N] [--max-gm-bytes B] [--version]
 
@@ -25,6 +27,10 @@ tolerances, the max abs and rel errors. `--json` prints one JSON object instead 
 Resource bounds: `--max-ops N` (default 10^8) ends a run that executes more ops with an error (a
 runaway loop); `--max-gm-bytes B` (default 4 GiB) rejects a random input or `memref.alloc` larger
 than B bytes before allocating it. 0 disables either bound.
+`--sync-check=on` runs the pipes of the AI Core concurrently and checks the kernel's
+synchronization (set_flag / wait_flag / pipe_barrier): a race, a deadlock, an unbalanced or
+overflowing flag is an error at the op (docs/pipes.md). `off` (the default for now) runs every op in
+program order and ignores the sync ops.
 
 Exit codes: 0 success; 1 a user error (parse, verify, runtime fault, bad .npy, failed check), printed
 as `file:line:col: error: ...` with the source line where the location is known; 2 bad arguments.
@@ -128,6 +134,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--max-gm-bytes", type=_non_negative, default=None, metavar="BYTES",
                    help="largest GM buffer a random input or memref.alloc may need "
                         "(default 4 GiB; 0: no limit)")
+    p.add_argument("--sync-check", choices=("on", "off"), default="off",
+                   help="check pipe synchronization: races, deadlocks, unbalanced flags "
+                        "(default off)")
     p.add_argument("--version", action=VersionAction)
     return p
 
@@ -404,7 +413,7 @@ def run(args: argparse.Namespace) -> int:
                     for name, path in checks_spec}
         inputs.update(_random_inputs(entry, inputs, args.inputs, args.seed, max_gm_bytes))
         result = run_module(module, entry.sym_name.data, inputs, args.target, args.seed,
-                            max_ops, max_gm_bytes)
+                            max_ops, max_gm_bytes, sync_check=args.sync_check == "on")
     except InputError as err:
         raise UserError(format_diagnostic(str(err))) from None
     except ExecutionError as err:
