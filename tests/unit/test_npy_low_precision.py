@@ -91,7 +91,7 @@ def test_e5m2_header_numpy_itself_rejects(tmp_path):
     # np.save writes '<f1' for float8_e5m2, which np.load cannot parse; mmair reads it.
     values = sample("e5m2")
     np.save(tmp_path / "x.npy", values)
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="'<f1'"):
         np.load(tmp_path / "x.npy")
     got = npyio.read_npy(str(tmp_path / "x.npy"), element="e5m2")
     assert got.dtype == values.dtype and np.array_equal(got.view(np.uint8), values.view(np.uint8))

@@ -208,7 +208,9 @@ def test_a_large_mad_finishes_before_the_next_mad_reaches_its_bytes():
 
 
 def test_barrier_all_orders_every_pipe():
-    run(op(Pipe.MTE2, L1_TILE), barrier(None), op(Pipe.MTE1, L1_READ))
+    run(op(Pipe.MTE2, L1_TILE), barrier(None), op(Pipe.MTE1, L1_READ))  # ordered: no error
+    with pytest.raises(SyncError, match=r"race on l1 bytes \[512, 1024\)"):
+        run(op(Pipe.MTE2, L1_TILE), barrier(Pipe.MTE2), op(Pipe.MTE1, L1_READ))
 
 
 def test_barrier_all_behind_a_blocked_queue_is_a_deadlock():
@@ -223,8 +225,13 @@ def test_flag_chain_through_another_pipe_orders_vector_ops():
     # V write, set v->mte3, MTE3 wait + set mte3->v, V wait, V read: ordered without a barrier.
     ub_w = Access("ub", 0, 64, write=True)
     ub_r = Access("ub", 0, 64)
-    run(op(Pipe.V, ub_w), flag(SET, Pipe.V, Pipe.MTE3), flag(WAIT, Pipe.V, Pipe.MTE3),
-        flag(SET, Pipe.MTE3, Pipe.V), flag(WAIT, Pipe.MTE3, Pipe.V), op(Pipe.V, ub_r))
+    events = [op(Pipe.V, ub_w), flag(SET, Pipe.V, Pipe.MTE3), flag(WAIT, Pipe.V, Pipe.MTE3),
+              flag(SET, Pipe.MTE3, Pipe.V), flag(WAIT, Pipe.MTE3, Pipe.V), op(Pipe.V, ub_r)]
+    run(*events)
+    # each event's recorded predecessor is the one before it: the chain is what orders them
+    assert [ev.preds for ev in events[1:]] == [[ev] for ev in events[:-1]]
+    with pytest.raises(SyncError, match="race on ub bytes"):
+        run(op(Pipe.V, ub_w), op(Pipe.V, ub_r))
 
 
 def test_race_message_names_the_loop_iterations():
@@ -240,7 +247,10 @@ def test_race_message_names_the_loop_iterations():
 
 def test_different_gm_buffers_never_conflict():
     run(op(Pipe.FIX, Access("gm", 0, 64, write=True, memory="a")),
-        op(Pipe.MTE3, Access("gm", 0, 64, write=True, memory="b")))
+        op(Pipe.MTE3, Access("gm", 0, 64, write=True, memory="b")))  # no error
+    with pytest.raises(SyncError, match=r"race on bytes \[0, 64\) of GM buffer"):
+        run(op(Pipe.FIX, Access("gm", 0, 64, write=True, memory="a")),
+            op(Pipe.MTE3, Access("gm", 0, 64, write=True, memory="a")))
 
 
 def test_analyze_returns_every_conflict_of_a_loop_body_twice():
