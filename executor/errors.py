@@ -30,3 +30,12 @@ class ExecutionError(Exception):
         if self.op is not None and not self.message.startswith("'"):
             return f"'{self.op.name}' op {self.message}"
         return self.message
+
+
+def op_fault(op: Operation | None, err: Exception) -> ExecutionError:
+    """The `ExecutionError` for an exception raised while running `op`: the one place that turns
+    numpy or Python failures of an op implementation into a diagnostic at that op."""
+    if isinstance(err, ExecutionError):
+        return err.with_op(op) if op is not None else err
+    name = op.name if op is not None else "op"
+    return ExecutionError(f"'{name}' op failed: {type(err).__name__}: {err}", op)

@@ -11,6 +11,8 @@ runs regions with its own loop:
 * operations are counted inline (`op_counts`, by op name) instead of by a listener;
 * any exception from an op implementation becomes an `ExecutionError` that carries the innermost
   faulting op, so the tool can print its source location;
+* every op goes through one seam (`_step`): with the sync checker on (`seam`), pipe ops are
+  issued to the pipe scheduler (`executor/seam.py`) instead of running at once;
 * `max_ops` bounds the number of executed ops (runaway loops end with an `ExecutionError`).
 """
 
@@ -24,7 +26,7 @@ from typing import Any
 from xdsl.interpreter import Interpreter, PythonValues, ReturnedValues, Successor
 from xdsl.ir import Operation, Region, SSAValue
 
-from mmair.executor.errors import ExecutionError
+from mmair.executor.errors import ExecutionError, op_fault
 
 
 def _unimplemented(op: Operation) -> ExecutionError:
@@ -43,6 +45,11 @@ class MmairInterpreter(Interpreter):
     max_ops: int | None = None
     """Bound on the number of executed ops (None: unbounded); exceeding it is an ExecutionError,
     so a runaway loop (`scf.for` to 2^62, a `scf.while` that never stops) ends with a diagnostic."""
+    seam: Any = None
+    """`executor.seam.IssueSeam` when the sync checker is on: pipe ops go to the scheduler;
+    None runs every op at once (no concurrency model, today's speed)."""
+    loops: list[list[Any]] = field(default_factory=list)
+    """[scf.for op, induction value] of the loops being run, outermost first (for messages)."""
     _ops_left: int = -1
     _env: dict[SSAValue, Any] = field(default_factory=dict)
 
@@ -82,56 +89,45 @@ class MmairInterpreter(Interpreter):
     def run_op(self, op, inputs: PythonValues = ()) -> PythonValues:
         if not isinstance(op, Operation):
             op = self.get_op_for_symbol(op)
-        return self._run_op(op, inputs).values
+        return self._step(op, tuple(inputs))[0]
 
-    def _run_op(self, op: Operation, inputs: PythonValues):
+    def _step(self, op: Operation, args: tuple[Any, ...]) -> tuple[PythonValues, Any]:
+        """Run one op: count it, enforce the budget, issue it through the seam (or call its
+        implementation), and turn any failure into an `ExecutionError` at the op. Both region
+        loops (`run_op`, `run_ssacfg_region`) go through here; it is the executor's one seam."""
         self.op_counts[op.name] += 1
         self._ops_left -= 1
         if self._ops_left < 0:
             raise self._over_budget(op)
-        entry = self._impls._impl_dict.get(type(op))  # pyright: ignore[reportPrivateUsage]
-        if entry is None:
-            raise _unimplemented(op)
-        ft, fn = entry
         try:
-            return fn(ft, self, op, inputs)
-        except ExecutionError as err:
-            raise err.with_op(op) from None
+            seam = self.seam
+            if seam is not None:
+                if seam.produced:
+                    args = seam.scalar_reads(self, op, args)
+                handler = seam.handlers.get(type(op))
+                if handler is not None:
+                    return handler(self, op, args)
+            entry = self._impls._impl_dict.get(type(op))  # pyright: ignore[reportPrivateUsage]
+            if entry is None:
+                raise _unimplemented(op)
+            ft, fn = entry
+            return fn(ft, self, op, args)
         except RecursionError:  # deep func.call nesting: reported once, by the runner
             raise
         except Exception as err:  # numpy or Python failure inside an implementation
-            raise ExecutionError(f"'{op.name}' op failed: {type(err).__name__}: {err}", op) from err
+            raise op_fault(op, err) from None
 
     def run_ssacfg_region(self, region: Region, args: PythonValues, name: str = "unknown") -> PythonValues:
         block = region.blocks.first
         env = self._env
-        impls = self._impls._impl_dict  # pyright: ignore[reportPrivateUsage]
-        counts = self.op_counts
+        step = self._step
         while block is not None:
             for arg, value in zip(block._args, args, strict=True):  # pyright: ignore[reportPrivateUsage]
                 env[arg] = value
             op = block.first_op
             block = None
             while op is not None:
-                counts[op.name] += 1
-                self._ops_left -= 1
-                if self._ops_left < 0:
-                    raise self._over_budget(op)
-                entry = impls.get(type(op))
-                if entry is None:
-                    raise _unimplemented(op)
-                ft, fn = entry
-                try:
-                    result = fn(ft, self, op, tuple([env[v] for v in op._operands]))  # pyright: ignore[reportPrivateUsage]
-                except ExecutionError as err:
-                    raise err.with_op(op) from None
-                except RecursionError:
-                    raise
-                except Exception as err:
-                    raise ExecutionError(
-                        f"'{op.name}' op failed: {type(err).__name__}: {err}", op
-                    ) from err
-                values, terminator = result
+                values, terminator = step(op, tuple([env[v] for v in op._operands]))  # pyright: ignore[reportPrivateUsage]
                 if values:
                     for res, value in zip(op.results, values, strict=True):
                         env[res] = value

@@ -201,18 +201,33 @@ def run_module(
     seed: int = 0,
     max_ops: int | None = DEFAULT_MAX_OPS,
     max_gm_bytes: int | None = DEFAULT_MAX_GM_BYTES,
+    sync_check: bool = False,
 ) -> RunResult:
     """Execute `entry` of a verified module; see the module docstring. Runtime faults raise
     `ExecutionError` (with `.op`), input problems `InputError`. `max_ops` bounds the executed ops,
-    `max_gm_bytes` the size of each generated input and `memref.alloc` (None: unbounded)."""
+    `max_gm_bytes` the size of each generated input and `memref.alloc` (None: unbounded).
+
+    `sync_check`: run the pipes concurrently (`executor/scheduler.py`) and check the kernel's
+    synchronization (`executor/hb.py`): races, deadlocks, unbalanced or overflowing flags raise
+    `executor.events.SyncError` (an ExecutionError). Off: every op runs at once in program order
+    and set_flag / wait_flag / pipe_barrier do nothing."""
     entry_op = find_entry(module, entry)
     names, values = prepare_arguments(entry_op, dict(inputs or {}), seed, max_gm_bytes)
     target_name = module_target(module, target)
     interp, memory = make_interpreter(module, target_name, max_ops, max_gm_bytes)
+    seam = None
+    if sync_check:
+        from mmair.executor.seam import IssueSeam
+
+        gm_names = {id(v): f"%{n}" for n, v in zip(names, values, strict=True)
+                    if isinstance(v, np.ndarray)}
+        seam = interp.seam = IssueSeam(memory.target, gm_names)
     try:
         results = interp.call_op(entry_op, tuple(values))
     except RecursionError:
         raise ExecutionError("recursion too deep", entry_op) from None
+    if seam is not None:
+        seam.finish()
     outputs = {n: v for n, v in zip(names, values, strict=True) if isinstance(v, np.ndarray)}
     return RunResult(
         outputs=outputs,

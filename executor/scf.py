@@ -27,8 +27,19 @@ class ScfFunctions(InterpreterFunctions):
         body = op.body
         loop_args = tuple(carried)
         run = interp.run_ssacfg_region
-        for i in range(lb, ub, step):
-            loop_args = run(body, (i, *loop_args))
+        loops = getattr(interp, "loops", None)
+        if loops is None:
+            for i in range(lb, ub, step):
+                loop_args = run(body, (i, *loop_args))
+            return loop_args
+        current = [op, lb]  # the loop position, for the sync checker's messages
+        loops.append(current)
+        try:
+            for i in range(lb, ub, step):
+                current[1] = i
+                loop_args = run(body, (i, *loop_args))
+        finally:
+            loops.pop()
         return loop_args
 
     @impl(scf.IfOp)

@@ -689,7 +689,7 @@ def mma(
     vec = scale_vec
     if vec in ("block32", "block16"):
         vec = {"block16": "4X", "block32": "1X" if kind == "mxf8f6f4" else "2X"}[vec]
-    _memo(_check_mma_form, idesc, kind, cta_group, ws, a_in_tmem, vec, block_scale, target,
+    _memo(_check_mma_form, idesc, kind, cta_group, ws, a_in_tmem, scale_vec, block_scale, target,
           ashift, collector, None if disable_output_lane is None else len(disable_output_lane),
           scale_input_d, zcm)
     if cta_group != 1:

@@ -13,9 +13,10 @@ lives. This pass does that statically, per `func.func`, reusing the bytes of til
   end of the alloc's block. Each time an alloc runs its contents are undefined, so a tile
   allocated inside a loop is live only within one iteration.
 * Placement is first-fit by aligned offset, largest tiles first: a tile takes the lowest offset,
-  aligned to the space granularity and to the strictest alignment of the ops that use it (e.g.
-  1024 B for a Mmad dst in L0C), that overlaps no tile live at the same time. Allocs that already
-  have an offset are fixed obstacles for the whole function.
+  aligned to the space granularity and to the strictest alignment of the ops that use it (the
+  operand roles of `dialects/pto/effects.py`, e.g. 1024 B for a Mmad dst in L0C), that overlaps
+  no tile live at the same time. Allocs that already have an offset are fixed obstacles for the
+  whole function.
 * The slots of a multi-buffered tile (discardable attribute `pto.multi_buffer = <group>`, set by
   `mmair.passes.multi_buffer`) are live together, over the union of their intervals: they
   alternate between loop iterations whose pipes overlap, so they need distinct bytes.
@@ -36,24 +37,10 @@ from xdsl.passes import ModulePass
 from xdsl.traits import IsTerminator
 
 from mmair.dialects import pto
-from mmair.isa.ascend import targets as isa
+from mmair.dialects.pto import effects
 from mmair.isa.ascend.targets import Target
 from mmair.passes.multi_buffer import SLOT_GROUP_ATTR
 from mmair.passes.pto_tile_matmul import PassOpError, resolve_target
-
-# Op-level alignments stricter than (or equal to) the space granularity, by (op, operand name)
-# (reference ascend-cube.md §2, "Some ops are stricter"; the values live in isa).
-_OP_ALIGNMENT: dict[tuple[type[Operation], str], int] = {
-    **{(op, "dst"): isa.MMAD_DST_ALIGN for op in (pto.MadOp, pto.MadAccOp, pto.MadBiasOp)},
-    **{(op, r): isa.MMAD_SRC_ALIGN for op in (pto.MadOp, pto.MadAccOp, pto.MadBiasOp)
-       for r in ("lhs", "rhs")},
-    (pto.MadBiasOp, "bias"): isa.MMAD_BIAS_ALIGN,
-    **{(op, "src"): isa.LOAD2D_SRC_ALIGN for op in (pto.MteL1L0AOp, pto.MteL1L0BOp)},
-    **{(op, "dst"): isa.LOAD2D_DST_ALIGN for op in (pto.MteL1L0AOp, pto.MteL1L0BOp)},
-    (pto.MteGmL1Op, "dst"): isa.ND2NZ_DST_ALIGN,
-    (pto.FixpipeOp, "src"): isa.FIXPIPE_SRC_ALIGN,
-    **{(pto.GatherMaskOp, r): isa.GATHER_ALIGN for r in ("dst", "src0", "src1")},
-}
 
 
 @dataclass
@@ -124,17 +111,6 @@ def _forwards(op: Operation) -> bool:
     )
 
 
-def _operand_name(op: Operation, index: int) -> str | None:
-    """The operand definition name of operand `index` of a pto op."""
-    if not op.name.startswith("pto."):
-        return None
-    for name in ("lhs", "rhs", "dst", "bias", "src", "src0", "src1", "vector"):
-        value = getattr(op, name, None)
-        if isinstance(value, SSAValue) and value is op.operands[index]:
-            return name
-    return None
-
-
 def _buffer(alloc: pto.AllocOp, numbering: _Numbering, target: Target) -> TileBuffer:
     tile = alloc.buffer.type
     assert isinstance(tile, pto.TileType)
@@ -145,9 +121,7 @@ def _buffer(alloc: pto.AllocOp, numbering: _Numbering, target: Target) -> TileBu
     block_end = numbering.end[block.last_op] if block.last_op is not None else 0
     first = last = None
     for op, index in _uses(alloc.buffer):
-        name = _operand_name(op, index)
-        if name is not None:
-            alignment = max(alignment, _OP_ALIGNMENT.get((type(op), name), 1))
+        alignment = max(alignment, effects.operand_alignment(op, index))
         # The use counts at the op of the alloc's block that contains it (a loop, an if, ...).
         anchor: Operation | None = op
         while anchor is not None and anchor.parent_block() is not block:

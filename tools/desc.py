@@ -40,6 +40,7 @@ from mmair.isa.tcgen05.zcmask import (
     zcmask_bits,
     zcmask_submasks,
 )
+from mmair.tools.version import VersionAction
 
 PROG = "mmair-desc"
 _HEX = re.compile(r"^(0[xX])?[0-9a-fA-F]+$")
@@ -64,6 +65,7 @@ def _hex_word(text: str) -> int:
 
 def _build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog=PROG, description="Encode and decode tcgen05 descriptor words.")
+    parser.add_argument("--version", action=VersionAction)
     commands = parser.add_subparsers(dest="command", required=True)
 
     def context(sub: argparse.ArgumentParser) -> None:

@@ -1,8 +1,17 @@
 """`mmair-opt`: the opt-style driver of mmair (parse, verify, run pass pipelines, print).
 
-It is xDSL's `xDSLOptMain` with the mmair dialects and passes registered, and with MLIR-style
-diagnostics: a parse or verifier error prints `file:line:col: error: ...` with the source line and a
-caret and exits 1; a bad pipeline or option prints one line and exits 2. No Python traceback.
+    mmair-opt [FILE | -] [-p PIPELINE] [-o OUT] [--target T] [--split-input-file]
+              [--verify-diagnostics] [--print-op-generic] [--version] [--help]
+
+It is xDSL's `xDSLOptMain` with the mmair dialects and passes registered, mmair's own command line
+(`--help` lists every pass with its options and defaults, generated from the pass classes; see
+`tools/cli.py`), and MLIR-style diagnostics: a parse or verifier error prints
+`file:line:col: error: ...` with the source line and a caret and exits 1; a bad pipeline or option
+prints one line and exits 2. No Python traceback.
+
+`--target` is the Ascend target for modules without a `pto.target` attribute (the spelling every
+mmair tool uses); xDSL's output-format option is `--output-format` here. `--verify-diagnostics`:
+see `tools/expected.py`.
 """
 
 from __future__ import annotations
@@ -18,11 +27,18 @@ from collections.abc import Sequence
 from io import StringIO
 
 from xdsl.dialects.builtin import ModuleOp, StringAttr
-from xdsl.passes import ModulePass, PassPipeline
+from xdsl.passes import ModulePass
 from xdsl.printer import Printer
 from xdsl.utils.exceptions import ArgSpecParseError, DiagnosticException, ParseError
 from xdsl.xdsl_opt_main import xDSLOptMain
 
+from mmair.tools.cli import (
+    PipelineError,
+    check_output_path,
+    parse_pipeline_spec,
+    passes_help,
+    write_output,
+)
 from mmair.tools.diagnostics import (
     LocatingParser,
     OpVerifyError,
@@ -36,6 +52,7 @@ from mmair.tools.diagnostics import (
     report,
     verify_module,
 )
+from mmair.tools.version import VersionAction
 
 TARGET_ATTR = "pto.target"
 
@@ -68,15 +85,47 @@ class MmairOptMain(xDSLOptMain):
             self.register_pass(name, factory)
 
     def register_all_arguments(self, arg_parser: argparse.ArgumentParser) -> None:
-        super().register_all_arguments(arg_parser)
+        """mmair-opt's own options (xDSL's `-t/--target` output format becomes `--output-format`,
+        so that `--target` means the hardware target as in mmair-run and mmair-desc)."""
         from mmair.isa.ascend.targets import TARGET_NAMES
 
-        arg_parser.add_argument(
-            "--mmair-target",
-            choices=TARGET_NAMES,
-            default=None,
-            help="Ascend target for modules without a `pto.target` attribute (default a2)",
-        )
+        arg_parser.prog = "mmair-opt"
+        arg_parser.description = ("Parse, verify and transform mmair IR (pto and tcgen05 dialects) "
+                                  "and print it.")
+        arg_parser.formatter_class = argparse.RawDescriptionHelpFormatter
+        plain_help = arg_parser.format_help
+
+        def format_help() -> str:  # the pass list imports every pass: only for --help
+            arg_parser.epilog = passes_help()
+            return plain_help()
+
+        arg_parser.format_help = format_help  # type: ignore[method-assign]
+        add = arg_parser.add_argument
+        add("input_file", nargs="?", help="input .mlir file ('-' or none: standard input)")
+        add("-o", "--output-file", help="output file (default: standard output)")
+        add("-p", "--passes", default="", help="pass pipeline, e.g. 'mmair-lower,cse' (see below)")
+        add("--target", dest="mmair_target", choices=TARGET_NAMES, default=None,
+            help="Ascend target for modules without a `pto.target` attribute (default a2)")
+        add("--mmair-target", dest="mmair_target", choices=TARGET_NAMES, help=argparse.SUPPRESS)
+        add("--output-format", dest="target", default="mlir", choices=list(self.available_targets),
+            help="output format (default mlir)")
+        add("--split-input-file", action="store_true",
+            help="process each `// -----` chunk of the input separately")
+        add("--verify-diagnostics", action="store_true",
+            help="check `// expected-error {{...}}` annotations as mlir-opt does; in files without "
+                 "annotations, print each chunk's diagnostic to the output and exit 0")
+        add("--parsing-diagnostics", action="store_true",
+            help="print parse errors to the output and exit 0")
+        add("--disable-verify", action="store_true", help="skip the verifiers")
+        add("--allow-unregistered-dialect", action="store_true",
+            help="accept ops of unregistered dialects")
+        add("--no-implicit-module", action="store_true",
+            help="do not wrap the input in a builtin.module")
+        add("--print-op-generic", action="store_true", help="print ops in the generic format")
+        add("--print-no-properties", action="store_true", help=argparse.SUPPRESS)
+        add("--print-debuginfo", action="store_true", help=argparse.SUPPRESS)
+        add("--syntax-highlight", action="store_true", help=argparse.SUPPRESS)
+        add("--version", action=VersionAction)
 
     def setup_pipeline(self) -> None:
         def verify_between(
@@ -85,12 +134,12 @@ class MmairOptMain(xDSLOptMain):
             if not self.args.disable_verify:
                 verify_module(module)
 
-        self.pipeline = PassPipeline.parse_spec(self.available_passes, self.args.passes, verify_between)
+        self.pipeline = parse_pipeline_spec(self.available_passes, self.args.passes, verify_between)
 
     def _read_input(self) -> SourceFile:
-        name = self.args.input_file or "<stdin>"
+        name = self.args.input_file if self.args.input_file not in (None, "-") else "<stdin>"
         try:
-            if self.args.input_file is None:
+            if name == "<stdin>":
                 return SourceFile("<stdin>", sys.stdin.read())
             with open(self.args.input_file, encoding="utf-8") as f:
                 return SourceFile(name, f.read())
@@ -129,46 +178,60 @@ class MmairOptMain(xDSLOptMain):
         out.write("\n")
         return out.getvalue()
 
+    def _chunk_diagnostic(self, chunk: str, source: SourceFile, offset: int
+                          ) -> tuple[str | None, str | None, bool]:
+        """(printed IR, None, _) for a chunk that passes, (None, diagnostic text, is a parse
+        error) for one that fails."""
+        try:
+            module = self.parse_and_verify(chunk, source, offset)
+            self.pipeline.apply(self.ctx, module)
+            return self._print(module), None, False
+        except ParseError as err:
+            return None, format_parse_error(err, offset), True
+        except OpVerifyError as err:
+            return None, format_op_error(err.op, err.message, source), False
+        except DiagnosticException as err:
+            return None, format_pass_error(err, source), False
+
     def process(self, source: SourceFile) -> int:
-        """Run every chunk; return 1 if any user error was reported (0 under the diagnostics flags)."""
-        failed = False
+        """Run every chunk; return 1 if a user error was reported (see `tools/expected.py` for
+        --verify-diagnostics)."""
+        from mmair.tools import expected
+
+        if self.args.output_file is not None:
+            check_output_path(self.args.output_file)
+        annotated = self.args.verify_diagnostics and expected.has_annotations(source.text)
         outputs: list[str] = []
-        diagnostics_mode = self.args.verify_diagnostics or self.args.parsing_diagnostics
+        problems: list[str] = []
         for index, (chunk, offset) in enumerate(_split_chunks(source.text, self.args.split_input_file)):
             if index > 0:
                 outputs.append("// -----\n")
-            try:
-                module = self.parse_and_verify(chunk, source, offset)
-                self.pipeline.apply(self.ctx, module)
-                outputs.append(self._print(module))
-            except ParseError as err:
-                text = format_parse_error(err, offset)
-                if self.args.parsing_diagnostics or self.args.verify_diagnostics:
-                    outputs.append(text + "\n")
-                    continue
-                report(text)
-                return 1
-            except OpVerifyError as err:
-                text = format_op_error(err.op, err.message, source)
-                if self.args.verify_diagnostics:
-                    outputs.append(text + "\n")
-                    continue
-                report(text)
-                return 1
-            except DiagnosticException as err:
-                text = format_pass_error(err, source)
-                if self.args.verify_diagnostics:
-                    outputs.append(text + "\n")
-                    continue
-                report(text)
-                return 1
-        stream = self.prepare_output()
-        try:
-            stream.write("".join(outputs))
-        finally:
-            if stream is not sys.stdout:
-                stream.close()
-        return 1 if failed and not diagnostics_mode else 0
+            printed, diagnostic, is_parse = self._chunk_diagnostic(chunk, source, offset)
+            if annotated:
+                problems += expected.check(source.name, expected.expectations(chunk, offset),
+                                           [diagnostic] if diagnostic else [])
+                outputs.append(printed or "")
+                continue
+            if printed is not None:
+                outputs.append(printed)
+                continue
+            assert diagnostic is not None
+            if self.args.verify_diagnostics or (self.args.parsing_diagnostics and is_parse):
+                outputs.append(diagnostic + "\n")
+                continue
+            report(diagnostic)
+            return 1
+        self._write("".join(outputs))
+        for line in problems:
+            report(line)
+        return 1 if problems else 0
+
+    def _write(self, text: str) -> None:
+        path = self.args.output_file
+        if path is None or path == "-":
+            sys.stdout.write(text)
+            return
+        write_output(path, lambda f: f.write(text.encode("utf-8")))
 
 
 class _DeferredModule(types.ModuleType):
@@ -206,6 +269,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         with contextlib.redirect_stderr(captured):
             tool = MmairOptMain(args=argv)
+    except PipelineError as err:
+        print(f"mmair-opt: error: {err}", file=sys.stderr)
+        return 2
     except SystemExit as exit_:  # argparse: keep only its one-line error, not the usage block
         lines = captured.getvalue().strip().splitlines()
         if lines:

@@ -1,19 +1,36 @@
-"""`mmair-run`: execute a pto kernel on the simulated Ascend core.
+"""`mmair-run`: execute a pto or tcgen05 kernel on the simulated core.
 
     mmair-run FILE [--entry NAME] [--target T] [-p PIPELINE] [--input NAME=file.npy]...
               [--output NAME=file.npy]... [--check NAME=expected.npy] [--rtol R] [--atol A]
               [--check-numpy] [--stats] [--seed S] [--max-ops N] [--max-gm-bytes B]
+              [--sync-check=on|off]
+              [--check-numpy] [--inputs real|int] [--raw-bits] [--stats] [--json] [-v]
+              [--seed S] [--max-ops N] [--max-gm-bytes B] [--version]
 
-The file is parsed, verified, optionally transformed by a pass pipeline (`-p`, the mmair-opt pass
-syntax), and its entry function is run (`mmair.executor.runner.run_module`). Argument names are the
-entry function's SSA argument names (`%a` -> `a`, else `arg0, arg1, ...`); memref arguments without
-`--input` get seeded random small integers. `--output` files are written only after a successful run
-(to a temporary file, then renamed). `--check` compares an output with a .npy file; `--check-numpy`
-compares a matmul kernel (`mmair.reference = "matmul"` on the entry function, or three memrefs
-a[M,K], b[K,N], c[M,N]) with numpy. Both print the max absolute and relative error.
+The file is parsed, verified, transformed by a pass pipeline, and its entry function is run
+(`mmair.executor.runner.run_module`). Without `-p`, a module that holds ops only a lowering makes
+executable (`pto.matmul`, `tcgen05.make_*`: ops of the mmair dialects the executor has no
+implementation for) gets `mmair-lower` (`-v` says so on stderr); `-p` overrides that, `-p ''`
+runs no pass. Argument names are the entry function's SSA argument names (`%a` -> `a`, else
+`arg0, arg1, ...`). Memref arguments without `--input` get seeded random data: real values
+uniform in [-2, 2] (clipped to the type's range; integer types small integers) with `--inputs
+real` (the default), small integers with `--inputs int`. Low-precision .npy files (bf16, fp8,
+fp6, fp4, int4, hif8) are read and written as `tools/npyio.py` describes (`--raw-bits` accepts
+unsigned-integer bit containers).
+
+The entry function's return values are printed (`result 0: 12 : index`). `--check` compares an
+output with a .npy file, `--check-numpy` every GM output the kernel writes with a numpy reference
+derived from the IR (`mmair.executor.reference`). A check passes when every element satisfies
+|got - ref| <= atol + rtol * |ref| (NaN matches NaN); the line printed gives the rule, the
+tolerances, the max abs and rel errors. `--json` prints one JSON object instead of the text
+(outputs, results, checks, stats). `--output` files are written only after a successful run.
 Resource bounds: `--max-ops N` (default 10^8) ends a run that executes more ops with an error (a
 runaway loop); `--max-gm-bytes B` (default 4 GiB) rejects a random input or `memref.alloc` larger
 than B bytes before allocating it. 0 disables either bound.
+`--sync-check=on` runs the pipes of the AI Core concurrently and checks the kernel's
+synchronization (set_flag / wait_flag / pipe_barrier): a race, a deadlock, an unbalanced or
+overflowing flag is an error at the op (docs/pipes.md). `off` (the default for now) runs every op in
+program order and ignores the sync ops.
 
 Exit codes: 0 success; 1 a user error (parse, verify, runtime fault, bad .npy, failed check), printed
 as `file:line:col: error: ...` with the source line where the location is known; 2 bad arguments.
@@ -23,14 +40,16 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import os
+import json
 import sys
-import tempfile
 from collections.abc import Sequence
+from dataclasses import asdict, dataclass
 from io import StringIO
 
+import ml_dtypes
 import numpy as np
 
+from mmair.tools.cli import PipelineError, check_output_path, parse_pipeline_spec
 from mmair.tools.diagnostics import (
     LocatingParser,
     OpVerifyError,
@@ -40,16 +59,14 @@ from mmair.tools.diagnostics import (
     format_op_error,
     format_parse_error,
     format_pass_error,
-    pipeline_error_line,
     report,
     verify_module,
 )
+from mmair.tools.npyio import coerce, is_low_precision, read_npy, write_npy
+from mmair.tools.version import VersionAction
 
 PROG = "mmair-run"
-
-# Default tolerances of --check / --check-numpy by output dtype (about one unit in the last place
-# of the output type, after an f32 accumulation).
-_DEFAULT_TOL: dict[str, float] = {"float16": 2e-3, "bfloat16": 1.6e-2, "float32": 1e-5, "float64": 1e-12}
+AUTO_LOWERING = "mmair-lower"
 
 
 class BadArguments(Exception):
@@ -63,27 +80,64 @@ def _name_file(text: str, flag: str) -> tuple[str, str]:
     return name, path
 
 
+def _non_negative(text: str) -> int:
+    try:
+        value = int(text, 0)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a non-negative integer, got '{text}'") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be >= 0, got {value}")
+    return value
+
+
+def _float(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number, got '{text}'") from None
+    if not np.isfinite(value) or value < 0:
+        raise argparse.ArgumentTypeError(f"must be a finite number >= 0, got {text}")
+    return value
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog=PROG, description="Run an mmair kernel on the simulated core.")
     p.add_argument("file", help="input .mlir file ('-' for stdin)")
     p.add_argument("--entry", help="function to run (default: the only or first public function)")
     p.add_argument("--target", help="Ascend target (overrides the module's pto.target)")
-    p.add_argument("-p", "--passes", default="", help="pass pipeline to run before executing")
+    p.add_argument("-p", "--passes", default=None,
+                   help="pass pipeline to run before executing (default: mmair-lower when the "
+                        "module needs it; '' for none)")
     p.add_argument("--input", action="append", default=[], metavar="NAME=FILE.npy",
                    help="argument value: a .npy file, or an integer literal for scalar arguments")
     p.add_argument("--output", action="append", default=[], metavar="NAME=FILE.npy")
     p.add_argument("--check", action="append", default=[], metavar="NAME=EXPECTED.npy")
-    p.add_argument("--rtol", type=float, default=None, help="relative tolerance of the checks")
-    p.add_argument("--atol", type=float, default=None, help="absolute tolerance of the checks")
+    p.add_argument("--rtol", type=_float, default=None,
+                   help="relative tolerance of the checks (default: from the output type)")
+    p.add_argument("--atol", type=_float, default=None,
+                   help="absolute tolerance of the checks (default: from the output type)")
     p.add_argument("--check-numpy", action="store_true",
-                   help="compare a matmul kernel (c = a @ b) with numpy")
+                   help="compare every GM output the kernel writes with a numpy reference")
+    p.add_argument("--inputs", choices=("real", "int"), default="real",
+                   help="random inputs: real values (default) or small integers")
+    p.add_argument("--raw-bits", action="store_true",
+                   help="read unsigned-integer .npy inputs as the bit patterns of the argument's "
+                        "element type (uint16 for bf16, uint8 for fp8/fp6/fp4/int4)")
     p.add_argument("--stats", action="store_true", help="print peak bytes per space and op counts")
-    p.add_argument("--seed", type=int, default=0, help="seed of the random inputs (default 0)")
-    p.add_argument("--max-ops", type=int, default=None, metavar="N",
+    p.add_argument("--json", action="store_true", help="print one JSON summary instead of text")
+    p.add_argument("-v", "--verbose", action="store_true",
+                   help="say on stderr which passes run and why")
+    p.add_argument("--seed", type=_non_negative, default=0,
+                   help="seed of the random inputs (default 0)")
+    p.add_argument("--max-ops", type=_non_negative, default=None, metavar="N",
                    help="stop with an error after N executed ops (default 100000000; 0: no limit)")
-    p.add_argument("--max-gm-bytes", type=int, default=None, metavar="BYTES",
+    p.add_argument("--max-gm-bytes", type=_non_negative, default=None, metavar="BYTES",
                    help="largest GM buffer a random input or memref.alloc may need "
                         "(default 4 GiB; 0: no limit)")
+    p.add_argument("--sync-check", choices=("on", "off"), default="off",
+                   help="check pipe synchronization: races, deadlocks, unbalanced flags "
+                        "(default off)")
+    p.add_argument("--version", action=VersionAction)
     return p
 
 
@@ -97,85 +151,220 @@ def _read_source(path: str) -> SourceFile:
         raise UserError(format_diagnostic(f"cannot read input: {err}", file=path)) from None
 
 
-def _load_npy(name: str, path: str) -> np.ndarray:
+# ---- checks ------------------------------------------------------------------------------------
+
+
+@dataclass
+class Check:
+    """One comparison of an output with its expected values."""
+
+    label: str
+    ok: bool
+    rtol: float
+    atol: float
+    max_abs: float | None = None
+    max_rel: float | None = None
+    """None when the reference is zero everywhere (the relative error is undefined)."""
+    failed: int = 0
+    elements: int = 0
+    note: str = ""
+
+    def line(self) -> str:
+        if self.max_abs is None:
+            return f"check {self.label}: {self.note}: FAILED"
+        rel = "n/a (reference all zero)" if self.max_rel is None else f"{self.max_rel:.6g}"
+        verdict = "ok" if self.ok else f"FAILED ({self.failed} of {self.elements} elements)"
+        return (f"check {self.label}: max abs error {self.max_abs:.6g}, max rel error {rel}; "
+                f"pass if |got - ref| <= atol + rtol * |ref| with rtol {self.rtol:g}, "
+                f"atol {self.atol:g}: {verdict}")
+
+
+def default_tolerances(dtype: np.dtype) -> tuple[float, float]:
+    """(rtol, atol) of --check for an output type: two units in the last place of a float type
+    (its rounding after an f32 accumulation; f32/f64 at least 1e-5 / 1e-12 for the summation
+    order), one unit for integers (a different rounding at a .5 boundary)."""
+    dtype = np.dtype(dtype)
+    if dtype.kind in "iub":
+        return 0.0, 1.0 if dtype.kind != "b" else 0.0
     try:
-        with open(path, "rb") as f:
-            if f.read(6) != b"\x93NUMPY":
-                raise UserError(format_diagnostic(f"'{path}' for '{name}' is not a .npy file"))
-        array = np.load(path, allow_pickle=False)
-    except (OSError, ValueError, EOFError) as err:
-        reason = err.strerror if isinstance(err, OSError) and err.strerror else str(err).splitlines()[0]
-        raise UserError(format_diagnostic(f"cannot read '{path}' for '{name}': {reason}")) from None
-    if not isinstance(array, np.ndarray):
-        raise UserError(format_diagnostic(f"'{path}' for '{name}' is not a single .npy array"))
-    return array
-
-
-def _input_value(name: str, text: str) -> np.ndarray | int:
-    """An integer literal (for index/integer arguments) or the array in a .npy file."""
-    try:
-        return int(text, 0)
-    except ValueError:
-        return _load_npy(name, text)
-
-
-def _save_npy(path: str, array: np.ndarray) -> None:
-    """Write atomically: a temporary file in the same folder, then rename."""
-    folder = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(prefix=".mmair-run-", suffix=".npy", dir=folder)
-    try:
-        with os.fdopen(fd, "wb") as f:
-            np.save(f, array, allow_pickle=False)
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
-
-
-def _tolerances(dtype: np.dtype, rtol: float | None, atol: float | None) -> tuple[float, float]:
-    default = _DEFAULT_TOL.get(np.dtype(dtype).name, 0.0)
-    return (default if rtol is None else rtol), (default if atol is None else atol)
+        eps = float(ml_dtypes.finfo(dtype).eps)
+    except ValueError:  # raw-bit containers (hif8)
+        return 0.0, 0.0
+    floor = {4: 1e-5, 8: 1e-12}.get(dtype.itemsize, 0.0)
+    tol = max(2 * eps, floor)
+    return tol, tol
 
 
 def compare(label: str, got: np.ndarray, expected: np.ndarray, rtol: float | None,
-            atol: float | None) -> tuple[bool, str]:
-    """(ok, one report line) for `got` against `expected`."""
+            atol: float | None) -> Check:
+    """Check `got` against `expected` elementwise: |got - ref| <= atol + rtol * |ref|."""
+    d_rtol, d_atol = default_tolerances(got.dtype)
+    r = d_rtol if rtol is None else rtol
+    a = d_atol if atol is None else atol
     if got.shape != expected.shape:
-        return False, (f"check {label}: shape {'x'.join(map(str, got.shape))} differs from the "
-                       f"expected {'x'.join(map(str, expected.shape))}: FAILED")
-    r, a = _tolerances(got.dtype, rtol, atol)
+        return Check(label, False, r, a, note=(
+            f"shape {'x'.join(map(str, got.shape)) or 'scalar'} differs from the expected "
+            f"{'x'.join(map(str, expected.shape)) or 'scalar'}"))
     x = got.astype(np.float64)
     y = expected.astype(np.float64)
-    diff = np.abs(x - y)
     both_nan = np.isnan(x) & np.isnan(y)
-    diff = np.where(both_nan, 0.0, diff)
-    max_abs = float(np.nanmax(diff)) if diff.size else 0.0
+    with np.errstate(invalid="ignore"):
+        diff = np.where(both_nan, 0.0, np.abs(x - y))
+        diff = np.where(np.isnan(diff), np.inf, diff)  # NaN against a number, inf - inf
+    max_abs = float(np.max(diff)) if diff.size else 0.0
     nonzero = np.abs(y) > 0
-    max_rel = float(np.max(diff[nonzero] / np.abs(y[nonzero]))) if np.any(nonzero) else 0.0
-    bad = ~(diff <= a + r * np.abs(y)) & ~both_nan
-    ok = not bool(np.any(bad))
-    line = (f"check {label}: max abs error {max_abs:.6g}, max rel error {max_rel:.6g} "
-            f"(rtol {r:g}, atol {a:g}): {'ok' if ok else f'FAILED ({int(bad.sum())} of {bad.size} elements)'}")
-    return ok, line
+    max_rel = float(np.max(diff[nonzero] / np.abs(y[nonzero]))) if np.any(nonzero) else None
+    bad = ~(diff <= a + r * np.abs(np.nan_to_num(y)))
+    failed = int(bad.sum())
+    return Check(label, failed == 0, r, a, max_abs, max_rel, failed, int(bad.size))
 
 
-def _print_stats(result, capacities: dict[str, int | None]) -> None:
-    print(f"target: {result.target}")
-    print("peak bytes:")
+# ---- the steps of a run ------------------------------------------------------------------------
+
+
+def _pipeline(args: argparse.Namespace):
+    from mmair.passes import get_all_passes
+    from mmair.tools.diagnostics import verify_module as verify
+
+    def verify_between(_prev, module, _next) -> None:
+        verify(module)
+
+    try:
+        return parse_pipeline_spec(get_all_passes(), args.passes, verify_between) if args.passes \
+            else None
+    except PipelineError as err:
+        text = str(err)
+        raise BadArguments(text if text.startswith("bad pipeline") else f"bad pipeline: {text}") \
+            from None
+
+
+def needs_lowering(module, target: str | None) -> list[str]:
+    """Names of the mmair-dialect ops in `module` that the executor cannot run as they are (they
+    have a lowering in `mmair-lower`), sorted."""
+    from mmair.executor.runner import make_interpreter, module_target
+
+    interp, _ = make_interpreter(module, module_target(module, target))
+    implemented = interp._impls._impl_dict  # noqa: SLF001 - xDSL keeps the table private
+    return sorted({op.name for op in module.walk()
+                   if op.name.split(".")[0] in ("pto", "tcgen05") and type(op) not in implemented})
+
+
+def _transform(args: argparse.Namespace, ctx, module, pipeline, source: SourceFile) -> list[str]:
+    """Verify and transform the module; returns the pass names that ran."""
+    from mmair.passes import get_all_passes
+
+    verify_module(module)
+    ran: list[str] = []
+    if pipeline is None and args.passes is None:
+        missing = needs_lowering(module, args.target)
+        if missing:
+            if args.verbose:
+                print(f"{PROG}: running {AUTO_LOWERING} first: the module holds "
+                      f"{', '.join(missing)} (give -p to choose the passes)", file=sys.stderr)
+            pipeline = parse_pipeline_spec(get_all_passes(), AUTO_LOWERING,
+                                           lambda _p, m, _n: verify_module(m))
+    if pipeline is not None:
+        pipeline.apply(ctx, module)
+        ran = [p.name for p in pipeline.passes]
+        if args.verbose and args.passes:
+            print(f"{PROG}: ran {args.passes}", file=sys.stderr)
+    return ran
+
+
+def _argument_types(entry) -> dict[str, object]:
+    from xdsl.dialects.builtin import MemRefType
+
+    from mmair.executor.runner import argument_names
+
+    return {n: t for n, t in zip(argument_names(entry), entry.function_type.inputs.data, strict=True)
+            if isinstance(t, MemRefType)}
+
+
+def _element(t) -> tuple[str, np.dtype]:
+    from mmair.executor.dtypes import element_name_of_type
+    from mmair.executor.memref import memref_dtype
+
+    return element_name_of_type(t.element_type), memref_dtype(t)
+
+
+def _input_value(name: str, text: str, memrefs: dict, raw_bits: bool) -> np.ndarray | int:
+    """An integer literal (for index/integer arguments) or the array in a .npy file, as the
+    argument's dtype."""
+    try:
+        return int(text, 0)
+    except ValueError:
+        pass
+    label = f"'{text}' for '{name}'"
+    array = read_npy(text, label)
+    t = memrefs.get(name)
+    if t is None:
+        return array
+    try:
+        element, dtype = _element(t)
+    except ValueError:
+        return array
+    kind = array.dtype.kind
+    if array.dtype != dtype and kind in "biuf" and not is_low_precision(array.dtype) \
+            and not is_low_precision(dtype) and not (raw_bits and kind == "u") and element != "hif8":
+        return array  # a plain numpy mismatch: the runner names the argument type
+    return coerce(array, element, dtype, label, raw_bits)
+
+
+def _expected_value(name: str, path: str, memrefs: dict, raw_bits: bool) -> np.ndarray:
+    label = f"'{path}' for '{name}'"
+    array = read_npy(path, label)
+    t = memrefs.get(name)
+    if t is None:
+        return array
+    element, dtype = _element(t)
+    return coerce(array, element, dtype, label, raw_bits, exact=False)
+
+
+def _random_inputs(entry, given: dict, kind: str, seed: int, max_gm_bytes) -> dict:
+    """Seeded random arrays for the memref arguments without --input (see `reference`)."""
+    from mmair.executor.reference import random_inputs
+
+    return random_inputs(entry, given, kind, seed, max_gm_bytes)
+
+
+def _format_result(value: object) -> str:
+    if isinstance(value, np.ndarray):
+        return np.array2string(value, threshold=20)
+    if isinstance(value, bool | np.bool_):
+        return "true" if value else "false"
+    return str(value.item() if isinstance(value, np.generic) else value)
+
+
+def _json_value(value: object) -> object:
+    if isinstance(value, np.ndarray):
+        return {"shape": list(value.shape), "dtype": str(value.dtype)}
+    if isinstance(value, np.generic):
+        return value.item()
+    if isinstance(value, bool | int | float | str) or value is None:
+        return value
+    return str(value)
+
+
+def _stats_lines(result, capacities: dict[str, int | None]) -> list[str]:
+    lines = [f"target: {result.target}", "peak bytes:"]
     for space, peak in sorted(result.peak_bytes.items()):
         cap = capacities.get(space)
-        print(f"  {space}: {peak}" + (f" / {cap}" if cap else ""))
-    print("op counts:")
-    for name, count in sorted(result.op_counts.items()):
-        print(f"  {name}: {count}")
+        lines.append(f"  {space}: {peak}" + (f" / {cap}" if cap else ""))
+    lines.append("op counts:")
+    lines += [f"  {name}: {count}" for name, count in sorted(result.op_counts.items())]
+    return lines
+
+
+def _capacities(target: str) -> dict[str, int | None]:
+    from mmair.isa.ascend.targets import TARGET_NAMES, get_target
+
+    return dict(get_target(target).capacity) if target in TARGET_NAMES else {}
 
 
 def run(args: argparse.Namespace) -> int:
     from xdsl.context import Context
-    from xdsl.dialects.builtin import ModuleOp, StringAttr
-    from xdsl.passes import PassPipeline
-    from xdsl.utils.exceptions import ArgSpecParseError, DiagnosticException, ParseError
+    from xdsl.dialects.builtin import StringAttr
+    from xdsl.utils.exceptions import DiagnosticException, ParseError
 
     from mmair.dialects import get_all_dialects
     from mmair.executor.errors import ExecutionError
@@ -185,15 +374,10 @@ def run(args: argparse.Namespace) -> int:
         TARGET_ATTR,
         InputError,
         find_entry,
-        matmul_reference,
         run_module,
     )
-    from mmair.isa.ascend.targets import TARGET_NAMES, get_target
-    from mmair.passes import get_all_passes
+    from mmair.isa.ascend.targets import TARGET_NAMES
 
-    for flag, value in (("--max-ops", args.max_ops), ("--max-gm-bytes", args.max_gm_bytes)):
-        if value is not None and value < 0:
-            raise BadArguments(f"{flag} must be >= 0, got {value}")
     max_ops = DEFAULT_MAX_OPS if args.max_ops is None else (args.max_ops or None)
     max_gm_bytes = DEFAULT_MAX_GM_BYTES if args.max_gm_bytes is None else (args.max_gm_bytes or None)
     if args.target is not None and args.target not in TARGET_NAMES:
@@ -201,29 +385,19 @@ def run(args: argparse.Namespace) -> int:
     inputs_spec = [_name_file(t, "--input") for t in args.input]
     outputs_spec = [_name_file(t, "--output") for t in args.output]
     checks_spec = [_name_file(t, "--check") for t in args.check]
+    pipeline = _pipeline(args)
+    for _name, path in outputs_spec:
+        check_output_path(path, "--output")
 
     ctx = Context()
     for name, factory in get_all_dialects().items():
         ctx.register_dialect(name, factory)
-    try:
-        pipeline = None
-        if args.passes:
-            def verify_between(_prev, module: ModuleOp, _next) -> None:
-                verify_module(module)
-
-            pipeline = PassPipeline.parse_spec(get_all_passes(), args.passes, verify_between)
-    except (ValueError, ArgSpecParseError) as err:
-        line = pipeline_error_line(err)
-        raise BadArguments(line if line.startswith("bad pipeline") else f"bad pipeline: {line}") from None
-
     source = _read_source(args.file)
     try:
         module = LocatingParser(ctx, source.text, source.name).parse_module()
         if args.target is not None:
             module.attributes[TARGET_ATTR] = StringAttr(args.target)
-        verify_module(module)
-        if pipeline is not None:
-            pipeline.apply(ctx, module)
+        passes = _transform(args, ctx, module, pipeline, source)
     except ParseError as err:
         raise UserError(format_parse_error(err)) from None
     except OpVerifyError as err:
@@ -231,12 +405,15 @@ def run(args: argparse.Namespace) -> int:
     except DiagnosticException as err:
         raise UserError(format_pass_error(err, source)) from None
 
-    inputs = {name: _input_value(name, path) for name, path in inputs_spec}
-    expected = {name: _load_npy(name, path) for name, path in checks_spec}
     try:
         entry = find_entry(module, args.entry)
+        memrefs = _argument_types(entry)
+        inputs = {name: _input_value(name, path, memrefs, args.raw_bits) for name, path in inputs_spec}
+        expected = {name: _expected_value(name, path, memrefs, args.raw_bits)
+                    for name, path in checks_spec}
+        inputs.update(_random_inputs(entry, inputs, args.inputs, args.seed, max_gm_bytes))
         result = run_module(module, entry.sym_name.data, inputs, args.target, args.seed,
-                            max_ops, max_gm_bytes)
+                            max_ops, max_gm_bytes, sync_check=args.sync_check == "on")
     except InputError as err:
         raise UserError(format_diagnostic(str(err))) from None
     except ExecutionError as err:
@@ -244,40 +421,77 @@ def run(args: argparse.Namespace) -> int:
             raise UserError(format_diagnostic(str(err), file=source.name)) from None
         raise UserError(format_op_error(err.op, err.message, source)) from None
 
-    failed = False
-    lines: list[str] = []
+    checks: list[Check] = []
     for name, want in expected.items():
         if name not in result.outputs:
             raise UserError(format_diagnostic(
                 f"--check: no memref argument named '{name}' (memrefs: {', '.join(result.outputs)})"))
-        ok, line = compare(name, result.outputs[name], want, args.rtol, args.atol)
-        failed |= not ok
-        lines.append(line)
+        checks.append(compare(name, result.outputs[name], want, args.rtol, args.atol))
     if args.check_numpy:
-        ref = matmul_reference(entry, result.outputs)
-        if ref is None:
-            raise UserError(format_diagnostic(
-                f"--check-numpy: @{entry.sym_name.data} is not a matmul kernel (expected "
-                "mmair.reference = \"matmul\" or memref arguments a[M,K], b[K,N], c[M,N])"))
-        out_name, want = ref
-        ok, line = compare(f"{out_name} = numpy matmul", result.outputs[out_name], want,
-                           args.rtol, args.atol)
-        failed |= not ok
-        lines.append(line)
+        checks += _numpy_checks(module, entry, inputs, result, args, source)
     for name, _path in outputs_spec:
         if name not in result.outputs:
             raise UserError(format_diagnostic(
                 f"--output: no memref argument named '{name}' (memrefs: {', '.join(result.outputs)})"))
     for name, path in outputs_spec:
-        try:
-            _save_npy(path, result.outputs[name])
-        except OSError as err:
-            raise UserError(format_diagnostic(f"cannot write '{path}': {err.strerror or err}")) from None
-    for line in lines:
-        print(line)
+        write_npy(path, result.outputs[name])
+    _print_summary(args, entry, passes, result, checks, outputs_spec)
+    return 0 if all(c.ok for c in checks) else 1
+
+
+def _numpy_checks(module, entry, inputs, result, args, source: SourceFile) -> list[Check]:
+    """--check-numpy: each GM output against the reference interpretation of the IR."""
+    from mmair.executor.errors import ExecutionError
+    from mmair.executor.reference import ReferenceError, reference_outputs
+
+    try:
+        refs = reference_outputs(module, entry, inputs, result, args.target)
+    except ReferenceError as err:
+        if err.op is not None:
+            raise UserError(format_op_error(err.op, f"--check-numpy: {err.message}", source)) \
+                from None
+        raise UserError(format_diagnostic(f"--check-numpy: {err.message}", file=source.name)) \
+            from None
+    except ExecutionError as err:
+        where = format_op_error(err.op, f"--check-numpy reference: {err.message}", source) \
+            if err.op is not None else format_diagnostic(f"--check-numpy: {err}")
+        raise UserError(where) from None
+    checks = []
+    for ref in refs:
+        rtol = ref.rtol if args.rtol is None else args.rtol
+        atol = ref.atol if args.atol is None else args.atol
+        checks.append(compare(f"{ref.name} = {ref.description}", result.outputs[ref.name],
+                              ref.values, rtol, atol))
+    return checks
+
+
+def _print_summary(args, entry, passes, result, checks, outputs_spec) -> None:
+    if args.json:
+        summary = {
+            "file": args.file,
+            "entry": entry.sym_name.data,
+            "target": result.target,
+            "passes": passes,
+            "results": [_json_value(v) for v in result.results],
+            "outputs": {name: {"shape": list(v.shape), "dtype": str(v.dtype)}
+                        for name, v in result.outputs.items()},
+            "written": {name: path for name, path in outputs_spec},
+            "checks": [asdict(c) for c in checks],
+            "ok": all(c.ok for c in checks),
+            "stats": {"peak_bytes": dict(result.peak_bytes), "op_counts": dict(result.op_counts),
+                      "capacity": {k: v for k, v in _capacities(result.target).items()
+                                   if k in result.peak_bytes}},
+        }
+        print(json.dumps(summary, indent=2, default=str))
+        return
+    types = entry.function_type.outputs.data
+    for i, value in enumerate(result.results):
+        suffix = f" : {types[i]}" if i < len(types) else ""
+        print(f"result {i}: {_format_result(value)}{suffix}")
+    for check in checks:
+        print(check.line())
     if args.stats:
-        _print_stats(result, dict(get_target(result.target).capacity))
-    return 1 if failed else 0
+        print("\n".join(_stats_lines(result, _capacities(result.target))))
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -18,8 +18,9 @@ fractal shapes) comes from `mmair.isa.ascend`; this module only applies them.
 
 The dialect is a package with one module per op group: `types` (the tile type and its legal
 layouts), `buffers` (alloc, reinterpret), `cube` (GM -> L1 -> L0A/L0B/BT moves and the mad
-family), `fixpipe`, `vector` (GM <-> UB, GatherMask), `matmul` (the high-level op), `_verify`
-(checks shared by all verifiers) and `_fastparse` (a faster parse of the declarative custom form).
+family), `fixpipe`, `vector` (GM <-> UB, GatherMask), `matmul` (the high-level op), `sync`
+(set_flag, wait_flag, pipe_barrier between pipes), `_verify` (checks shared by all verifiers) and
+`_fastparse` (a faster parse of the declarative custom form).
 This module re-exports every public name and builds `PTO`.
 """
 
@@ -45,6 +46,7 @@ from mmair.dialects.pto.matmul import (
     matmul_hardware_transposes,
     matmul_output_types,
 )
+from mmair.dialects.pto.sync import PipeBarrierOp, SetFlagOp, WaitFlagOp
 from mmair.dialects.pto.types import TARGET_ATTR, TILE_SPACES, TileType, legal_layouts
 from mmair.dialects.pto.vector import GatherMaskOp, MteGmUbOp, MteUbGmOp
 from mmair.dialects.pto.vector import _motif_kept as _motif_kept
@@ -69,9 +71,12 @@ __all__ = [
     "MteL1L0AOp",
     "MteL1L0BOp",
     "MteUbGmOp",
+    "PipeBarrierOp",
     "ReinterpretOp",
+    "SetFlagOp",
     "TileType",
     "Value",
+    "WaitFlagOp",
     "legal_layouts",
     "matmul_accumulator",
     "matmul_hardware_transposes",
@@ -80,7 +85,8 @@ __all__ = [
     "target_of",
 ]
 
-_OPS = [
+# Ops with a declarative custom form (parsed by `_fastparse`), then the sync ops (hand-written form).
+_FORMAT_OPS = [
     AllocOp,
     ReinterpretOp,
     MteGmL1Op,
@@ -97,6 +103,6 @@ _OPS = [
     GatherMaskOp,
 ]
 
-PTO = Dialect("pto", _OPS, [TileType, HiF8Type])
+PTO = Dialect("pto", [*_FORMAT_OPS, SetFlagOp, WaitFlagOp, PipeBarrierOp], [TileType, HiF8Type])
 
-_use_format_parse(*_OPS)
+_use_format_parse(*_FORMAT_OPS)

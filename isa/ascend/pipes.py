@@ -170,11 +170,14 @@ def check_flag(src: str, dst: str, event: int | None, target: Target) -> tuple[P
     PipeError naming the field, the value and the legal set: an unknown pipe name, `all`, a pair
     outside `flag_pairs(target)`, an event id outside [0, event_ids(target))."""
     checked = []
+    names = ", ".join(p.value for p in pipes(target))
     for field, name in (("source pipe", src), ("destination pipe", dst)):
         if name == ALL_PIPES:
-            raise PipeError(f"{field} 'all' is only legal in pipe_barrier")
+            raise PipeError(f"{field} 'all' is only legal in pipe_barrier (legal: {names})")
         if name not in PIPE_NAMES:
-            raise PipeError(f"{field} '{name}' is not a pipe (legal: {', '.join(PIPE_NAMES)})")
+            raise PipeError(f"{field} '{name}' is not a pipe (legal: {names})")
+        if Pipe(name) not in pipes(target):
+            raise PipeError(f"{field} '{name}' is not a pipe of target {target.name} (legal: {names})")
         checked.append(Pipe(name))
     pair = (checked[0], checked[1])
     legal = flag_pairs(target)

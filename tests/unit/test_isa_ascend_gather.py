@@ -27,7 +27,7 @@ def test_elements_per_repeat() -> None:
     assert elements_per_repeat("u32") == 64
     assert elements_per_repeat("s8") == 256
     assert elements_per_block("u16") == 16
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="GatherMask does not take 4-bit element type 's4'"):
         elements_per_repeat("s4")
 
 

@@ -330,9 +330,9 @@ def test_errors() -> None:
         physical_shape("nz", (16,), "f16", "l1")
     with pytest.raises(ValueError, match="positive"):
         physical_shape("nz", (0, 16), "f16", "l1")
-    with pytest.raises(IndexError):
+    with pytest.raises(IndexError, match="out of the padded 32x32 nz tile: row 32, col 0"):
         element_offset("nz", (20, 28), "f16", "l1", 32, 0)
-    with pytest.raises(IndexError):
+    with pytest.raises(IndexError, match="out of the padded 32x32 nz tile"):
         element_offset("nz", (20, 28), "f16", "l1", np.array([0, 1]), np.array([0, -1]))
     # Offsets inside the padding are allowed.
     assert element_offset("nz", (20, 28), "f16", "l1", 31, 31) == 4 * 256 - 1

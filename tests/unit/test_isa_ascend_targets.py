@@ -119,7 +119,7 @@ def test_mmad_bias() -> None:
     for n in ("310p", "910"):
         t = get_target(n)
         assert not t.mmad_bias
-        with pytest.raises(ValueError):
+        with pytest.raises(ValueError, match=f"bias is not supported for lhs 'f16' on target {n}"):
             t.bias_type("f16")
 
 
@@ -222,7 +222,7 @@ def test_element_sizes() -> None:
     # K0 = 32 bytes / sizeof(T); 16 in L0C.
     assert [c0_elements(e, "l1") for e in ("f32", "f16", "s8", "s4")] == [8, 16, 32, 64]
     assert c0_elements("f32", "l0c") == c0_elements("s32", "l0c") == 16
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="'e2m3' \\(6 bits\\) does not tile a 32-byte C0 block"):
         c0_elements("e2m3", "l1")
     assert fixpipe_c0_size_bytes("f32") == 64
 

@@ -94,7 +94,7 @@ def test_decode_rejects(word: int, kind: str, field: str, rule: str) -> None:
 
 @pytest.mark.parametrize("word", [-1, 1 << 32, "0x10"])
 def test_decode_rejects_non_words(word: object) -> None:
-    with pytest.raises(DescriptorError):
+    with pytest.raises(DescriptorError, match="is not a 32-bit word; legal: 0x0..0xffffffff"):
         decode_idesc(word, "f16")  # type: ignore[arg-type]
 
 

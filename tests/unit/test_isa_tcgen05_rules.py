@@ -208,7 +208,7 @@ def test_validate_idesc_word_and_mma_shape() -> None:
     d = validate_idesc_word(0x08200496, "f16")
     assert mma_shape(d) == (128, 128, 32)  # sparse f16 doubles K
     assert mma_shape(K96) == (256, 64, 96)
-    with pytest.raises(DescriptorError):
+    with pytest.raises(DescriptorError, match=r"max_shift = 32 is not legal without .ws.*\[R10\]"):
         validate_idesc_word(0xC2100010, "f16")  # max shift without .ws
     assert validate_idesc_word(0xC2100010, "f16", ws=True) == WS
 

@@ -55,7 +55,11 @@ def test_k96_only_dense_mxf4(kind: str, sparse: bool) -> None:
     assert err.value.rule == "R16"
 
 
-@pytest.mark.parametrize(("kind", "cta_group"), [("f32", 1), ("f16", 3)])
-def test_bad_arguments(kind: str, cta_group: int) -> None:
-    with pytest.raises(DescriptorError):
+@pytest.mark.parametrize(
+    ("kind", "cta_group", "message"),
+    [("f32", 1, "kind = f32 is not a tcgen05.mma kind"),
+     ("f16", 3, "cta_group = 3 is not a CTA group size; legal: 1, 2")],
+)
+def test_bad_arguments(kind: str, cta_group: int, message: str) -> None:
+    with pytest.raises(DescriptorError, match=message):
         valid_m(kind, cta_group, False, False)

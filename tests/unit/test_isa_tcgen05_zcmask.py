@@ -85,10 +85,12 @@ def test_columns_view_matches_bits() -> None:
     assert [bool(full >> j & 1) for j in range(64)] == cols.tolist()
 
 
-@pytest.mark.parametrize(("m", "n"), [(96, 64), (32, 36), (64, 0), (128, 264)])
-def test_bad_geometry(m: int, n: int) -> None:
-    with pytest.raises(DescriptorError):
+@pytest.mark.parametrize(("m", "n", "rule"), [(96, 64, "R23"), (32, 36, "R7"), (64, 0, "R7"),
+                                              (128, 264, "R7")])
+def test_bad_geometry(m: int, n: int, rule: str) -> None:
+    with pytest.raises(DescriptorError) as err:
         zcmask_bits(EX2, m, n)
+    assert err.value.rule == rule
 
 
 @pytest.mark.parametrize("bit", [36, 37, 38, 62, 63])
@@ -99,17 +101,17 @@ def test_reserved_bits_are_r24(bit: int) -> None:
 
 
 @pytest.mark.parametrize(
-    "z",
+    ("z", "message"),
     [
-        ZeroColumnMask((256, 0, 0, 0)),
-        ZeroColumnMask(first=(2, 0, 0, 0)),
-        ZeroColumnMask(skip=256),
-        ZeroColumnMask(shift=64),
-        ZeroColumnMask(start=(0, 0, 0)),  # type: ignore[arg-type]
+        (ZeroColumnMask((256, 0, 0, 0)), r"start\[0\] = 256 does not fit its field; legal: 0..255"),
+        (ZeroColumnMask(first=(2, 0, 0, 0)), r"first\[0\] = 2 does not fit its field; legal: 0..1"),
+        (ZeroColumnMask(skip=256), "skip = 256 does not fit its field; legal: 0..255"),
+        (ZeroColumnMask(shift=64), "shift = 64 does not fit its field; legal: 0..63"),
+        (ZeroColumnMask(start=(0, 0, 0)), r"start = \[0, 0, 0\] is not 4 values"),  # type: ignore[arg-type]
     ],
 )
-def test_encode_rejects_unencodable(z: ZeroColumnMask) -> None:
-    with pytest.raises(DescriptorError):
+def test_encode_rejects_unencodable(z: ZeroColumnMask, message: str) -> None:
+    with pytest.raises(DescriptorError, match=message):
         encode_zcmask(z)
 
 

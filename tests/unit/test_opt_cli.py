@@ -68,7 +68,7 @@ def test_split_input_file_keeps_whole_file_line_numbers(
 
 @pytest.mark.parametrize(
     "args",
-    [["-p", "no-such-pass"], ["-p", "canonicalize{"], ["--no-such-flag"], ["--mmair-target", "b9"]],
+    [["-p", "no-such-pass"], ["-p", "canonicalize{"], ["--no-such-flag"], ["--target", "b9"], ["--mmair-target", "b9"]],
 )
 def test_bad_pipeline_or_option_exits_2_with_one_line(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], args: list[str]

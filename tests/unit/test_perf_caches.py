@@ -168,7 +168,7 @@ def test_memoized_verification_still_checks_each_distinct_op() -> None:
 def test_memoized_verification_keys_on_the_target() -> None:
     good = kernel([32])
     assert parse_and_verify(good) is not None
-    with pytest.raises(OpVerifyError):
+    with pytest.raises(OpVerifyError, match=r'requires pto.target in \[.*\], got "no_such_target"'):
         parse_and_verify(good.replace('"a2"', '"no_such_target"'))
 
 

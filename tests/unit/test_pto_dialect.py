@@ -148,9 +148,9 @@ def test_element_name_signedness_and_custom_types() -> None:
     assert element_name(bf16) == "bf16"
     assert element_name(f8E4M3FN) == "e4m3"
     assert element_name(hif8) == "hif8"
-    with pytest.raises(UnknownElementTypeError):
+    with pytest.raises(UnknownElementTypeError, match="element type index has no isa name"):
         element_name(IndexType())
-    with pytest.raises(UnknownElementTypeError):
+    with pytest.raises(UnknownElementTypeError, match="unknown element name 'f64'"):
         element_type("f64")
 
 

@@ -73,7 +73,7 @@ def test_same_word_checked_per_context() -> None:
     # illegal target must still fail: the memo key includes the whole context.
     smem, tmem, d, a_word, b_word, idesc = _f16_setup()
     mma(smem, tmem, kind="f16", d=d, a=a_word, b=b_word, idesc=idesc, enable_input_d=False)
-    with pytest.raises(Tcgen05ExecutionError):
+    with pytest.raises(Tcgen05ExecutionError, match="target = sm_42 does not support tcgen05"):
         mma(smem, tmem, kind="f16", d=d, a=a_word, b=b_word, idesc=idesc, enable_input_d=False,
             target="sm_42")
 

@@ -1,8 +1,8 @@
-// RUN: mmair-run %s --check-numpy --stats --seed 7 | filecheck %s
+// RUN: mmair-run %s --check-numpy --stats --seed 7 --inputs int | filecheck %s
 
 // A 30x70 @ 70x48 f16 matmul through GM -> L1 -> L0A/L0B -> mad -> fixpipe, compared with numpy.
 
-// CHECK:      check c = numpy matmul: max abs error 0, max rel error 0 ({{.*}}): ok
+// CHECK:      check c = numpy reference of the IR: max abs error 0, max rel error 0; pass if {{.*}}: ok
 // CHECK-NEXT: target: a2
 // CHECK-NEXT: peak bytes:
 // CHECK-NEXT:   l0a: 5120 / 65536

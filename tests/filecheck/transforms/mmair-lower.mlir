@@ -1,7 +1,7 @@
 // RUN: mmair-opt %examples/matmul_f16.mlir -p mmair-lower | filecheck %s --check-prefix=EXAMPLE
-// RUN: mmair-run %examples/matmul_f16.mlir -p mmair-lower --check-numpy --stats | filecheck %s --check-prefix=EXEC
+// RUN: mmair-run %examples/matmul_f16.mlir -p mmair-lower --check-numpy --stats --inputs int | filecheck %s --check-prefix=EXEC
 // RUN: mmair-opt %s -p 'mmair-lower{target=a5}' | filecheck %s
-// RUN: mmair-run %s -p 'mmair-lower{target=a5}' --entry plain --check-numpy --seed 3 | filecheck %s --check-prefix=EXEC-A5
+// RUN: mmair-run %s -p 'mmair-lower{target=a5}' --entry plain --check-numpy --seed 3 --inputs int | filecheck %s --check-prefix=EXEC-A5
 // mmair-lower makes mmair IR executable: pto.matmul is tiled (pto-tile-matmul), every pto.alloc gets
 // a static offset (pto-assign-addresses), tcgen05 descriptor make-ops become words
 // (tcgen05-materialize-descriptors).
@@ -15,7 +15,7 @@
 // EXAMPLE:      pto.mad %a_l0a, %b_l0b, %c_l0c, %ms, %ns, %c100
 
 // 300x200x100: 3 x 2 output tiles, one K tile; B is loaded once, each A panel once per row tile.
-// EXEC:      check c = numpy matmul: max abs error 0, max rel error 0 ({{.*}}): ok
+// EXEC:      check c = numpy reference of the IR: max abs error 0, max rel error 0; pass if {{.*}}: ok
 // EXEC:        pto.fixpipe: 6
 // EXEC-NEXT:   pto.mad: 6
 // EXEC-NEXT:   pto.mte_gm_l1: 4
@@ -48,4 +48,4 @@ func.func @descriptor() -> i32 {
 // CHECK-LABEL:  func.func @descriptor
 // CHECK-NEXT:     %i = arith.constant 138412048 : i32
 
-// EXEC-A5: check c = numpy matmul: max abs error 0, max rel error 0 ({{.*}}): ok
+// EXEC-A5: check c = numpy reference of the IR: max abs error 0, max rel error 0; pass if {{.*}}: ok

@@ -755,3 +755,70 @@ builtin.module attributes {pto.target = "310p"} {
 %c = pto.alloc {offset = 512 : i64} : !pto.tile<l0c, 16x16xf32, nz>
 pto.mad %a, %b, %c, %c16, %c16, %c16 : !pto.tile<l0a, 16x16xf16, zz>, !pto.tile<l0b, 16x16xf16, zn>, !pto.tile<l0c, 16x16xf32, nz>
 // CHECK: error: 'pto.mad' op requires dst offset aligned to 1024 bytes, got 512
+
+// -----
+// [sync] the source pipe is a pipe name
+pto.set_flag mte4 -> mte1, 0
+// CHECK: error: 'pto.set_flag' op requires a legal flag: source pipe 'mte4' is not a pipe (legal: s, v, m, mte1, mte2, mte3, fix)
+
+// -----
+// [sync] the destination pipe is a pipe name
+pto.wait_flag mte2 -> l1, 0
+// CHECK: error: 'pto.wait_flag' op requires a legal flag: destination pipe 'l1' is not a pipe (legal: s, v, m, mte1, mte2, mte3, fix)
+
+// -----
+// [sync] `all` only in pipe_barrier
+pto.set_flag all -> v, 0
+// CHECK: error: 'pto.set_flag' op requires a legal flag: source pipe 'all' is only legal in pipe_barrier (legal: s, v, m, mte1, mte2, mte3, fix)
+
+// -----
+// [sync] the pair is a HardEvent of the target
+pto.wait_flag s -> m, 0
+// CHECK: error: 'pto.wait_flag' op requires a legal flag: pipe pair s->m is not a flag pair on target a2 (legal: fix->m, fix->mte2, fix->mte3, fix->s, m->fix, m->mte1, m->mte2, m->s, m->v, mte1->m, mte1->mte2, mte1->mte3, mte1->v, mte2->fix, mte2->m, mte2->mte1, mte2->mte3, mte2->s, mte2->v, mte3->mte1, mte3->mte2, mte3->s, mte3->v, s->mte2, s->mte3, s->v, v->m, v->mte1, v->mte2, v->mte3, v->s, v->v)
+
+// -----
+// [sync] no FIX pipe (and so no *_FIX pair) on 310p
+builtin.module attributes {pto.target = "310p"} {
+  pto.set_flag m -> fix, 0
+}
+// CHECK: error: 'pto.set_flag' op requires a legal flag: destination pipe 'fix' is not a pipe of target 310p (legal: s, v, m, mte1, mte2, mte3)
+
+// -----
+// [sync] static event id in [0, 8) on a2
+pto.set_flag mte2 -> mte1, 8
+// CHECK: error: 'pto.set_flag' op requires a legal flag: event id 8 is out of range for target a2 (legal: 0..7)
+
+// -----
+// [sync] static event id in [0, 4) on 910
+builtin.module attributes {pto.target = "910"} {
+  pto.wait_flag mte2 -> mte1, 4
+}
+// CHECK: error: 'pto.wait_flag' op requires a legal flag: event id 4 is out of range for target 910 (legal: 0..3)
+
+// -----
+// [sync] a negative event id
+pto.set_flag mte2 -> v, -1
+// CHECK: error: 'pto.set_flag' op requires a legal flag: event id -1 is out of range for target a2 (legal: 0..7)
+
+// -----
+// [sync] exactly one event id (generic form: both the attribute and the operand)
+%ev = arith.constant 1 : index
+"pto.set_flag"(%ev) <{src = "mte2", dst = "mte1", event_id = 1 : i64}> : (index) -> ()
+// CHECK: error: 'pto.set_flag' op requires exactly one event id: a static event_id or an index operand
+
+// -----
+// [sync] pipe_barrier takes a pipe name or all
+pto.pipe_barrier vector
+// CHECK: error: 'pto.pipe_barrier' op requires a legal barrier: pipe 'vector' is not legal in pipe_barrier on target a2 (legal: v, m, mte1, mte2, mte3, fix, all)
+
+// -----
+// [sync] no barrier on the scalar pipe (a hardware error)
+pto.pipe_barrier s
+// CHECK: error: 'pto.pipe_barrier' op requires a legal barrier: pipe 's' is not legal in pipe_barrier on target a2 (the scalar pipe keeps its order in hardware; a barrier on it is a hardware error) (legal: v, m, mte1, mte2, mte3, fix, all)
+
+// -----
+// [sync] no FIX pipe to barrier on 910
+builtin.module attributes {pto.target = "910"} {
+  pto.pipe_barrier fix
+}
+// CHECK: error: 'pto.pipe_barrier' op requires a legal barrier: pipe 'fix' is not legal in pipe_barrier on target 910 (legal: v, m, mte1, mte2, mte3, all)

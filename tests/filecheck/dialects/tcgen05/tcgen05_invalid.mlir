@@ -170,7 +170,7 @@ func.func @r14_vec(%en: i1, %desc: i64) {
   tcgen05.mma kind(mxf4nvf4) cta_group(1) block_scale(block32) %d, %desc, %desc, %idesc, %en scale(%sf, %sf) : memref<128x128xf32, #tcgen05.space<tmem>>, i64, memref<128x4xf8E4M3FN, #tcgen05.space<tmem>>, memref<128x4xf8E4M3FN, #tcgen05.space<tmem>>
   func.return
 }
-// CHECK: 'tcgen05.mma' op idesc: scale_type = ue4m3 is not legal with .scale_vec 2X; legal: ue8m0 (ue4m3 needs .scale_vec::4X/.block16) [R14]
+// CHECK: 'tcgen05.mma' op idesc: scale_type = ue4m3 is not legal with .block32; legal: ue8m0 (ue4m3 needs .scale_vec::4X/.block16) [R14]
 
 // -----
 
@@ -397,7 +397,7 @@ func.func @r30(%en: i1, %desc: i64, %idesc: i32) {
   tcgen05.mma kind(mxf4nvf4) cta_group(1) block_scale %d, %desc, %desc, %idesc, %en scale(%sf, %sf) : memref<128x128xf32, #tcgen05.space<tmem>>, i64, memref<128x4xf8E4M3FN, #tcgen05.space<tmem>>, memref<128x4xf8E4M3FN, #tcgen05.space<tmem>>
   func.return
 }
-// CHECK: 'tcgen05.mma' op scale_vec = none must be explicit for kind::mxf4nvf4; legal: 2X, block32, 4X, block16 [R30]
+// CHECK: 'tcgen05.mma' op scale_vec = none must be explicit for kind::mxf4nvf4; legal: scale_vec::2X, scale_vec::4X, block16, block32 [R30]
 
 // -----
 
@@ -408,7 +408,7 @@ func.func @r30_block16(%en: i1, %desc: i64, %idesc: i32) {
   tcgen05.mma kind(mxf8f6f4) cta_group(1) block_scale(block16) %d, %desc, %desc, %idesc, %en scale(%sf, %sf) : memref<128x128xf32, #tcgen05.space<tmem>>, i64, memref<128x4xf8E8M0FNU, #tcgen05.space<tmem>>, memref<128x4xf8E8M0FNU, #tcgen05.space<tmem>>
   func.return
 }
-// CHECK: 'tcgen05.mma' op scale_vec = 4X is not a kind::mxf8f6f4 scale vector size; legal: 1X, block32 [R30]
+// CHECK: 'tcgen05.mma' op scale_vec = block16 is not a kind::mxf8f6f4 scale vector size; legal: (no size), scale_vec::1X, block32 [R30]
 
 // -----
 
@@ -440,7 +440,7 @@ builtin.module attributes {tcgen05.target = "sm_100f"} {
     func.return
   }
 }
-// CHECK: 'tcgen05.mma' op kind = i8 is not supported on sm_100f; legal: not i8 on a family (f) target [R32]
+// CHECK: 'tcgen05.mma' op kind = i8 is not supported on sm_100f; legal: not i8 (kind::i8 needs sm_100a, sm_110a) [R32]
 
 // -----
 

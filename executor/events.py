@@ -1,0 +1,153 @@
+"""Pipe events: the one event stream of mmair's concurrency engine.
+
+Every instruction the scalar unit issues to a pipe (a data move, a mad, a fixpipe, a GatherMask, a
+`set_flag` / `wait_flag` / `pipe_barrier`), and every scalar access that must be ordered against
+the pipes (pipe S), is one `Event`: plain data, no xDSL logic. The executor creates them at run
+time with exact footprints (`dialects/pto/effects.py`); `pto-insert-sync` creates them statically
+with conservative ones; the scheduler (`executor/scheduler.py`) executes them in an order the
+hardware could produce and the happens-before engine (`executor/hb.py`) fills in `epoch` and
+`preds`. A timeline (start/end cycles from isa costs) or a multi-core run consumes the same events.
+
+Happens-before predecessors (`preds`), filled when the event executes: the previous event of the
+same in-order pipe (S); on the other pipes, which need `pipe_barrier` between dependent ops
+(`pipes.needs_same_pipe_barrier`), the last barrier or wait_flag of that pipe (they hold the
+queue) and the previous op when that one is `sequential`; for a `wait_flag`, the `set_flag` it consumed; for a `set_flag` or
+`pipe_barrier`, the pipe's previous set/barrier and every event of the pipe since (they must
+finish before it fires); for `pipe_barrier(all)`, the last events of every pipe of the core. An
+event may start when all its predecessors have finished (and, on its pipe, in issue order).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from mmair.executor.errors import ExecutionError
+from mmair.isa.ascend.pipes import Pipe
+
+# Event kinds other than the op kinds of `effects.EFFECTS` ("mte_gm_l1", "mad", ...).
+SET = "set_flag"
+WAIT = "wait_flag"
+BARRIER = "pipe_barrier"
+BARRIER_ALL = "pipe_barrier_all"
+SCALAR = "scalar"
+"""A scalar-unit access (pipe S): a read of a pipe op's result, a scalar load or store."""
+
+PIPES: tuple[Pipe, ...] = tuple(Pipe)
+PIPE_INDEX: dict[Pipe, int] = {p: i for i, p in enumerate(PIPES)}
+NUM_PIPES = len(PIPES)
+
+
+def lane_of(core: int, pipe: Pipe) -> int:
+    """Index of (core, pipe) in the engine's per-pipe arrays."""
+    return core * NUM_PIPES + PIPE_INDEX[pipe]
+
+
+class Event:
+    """One instruction of one pipe of one core (module docstring)."""
+
+    __slots__ = (
+        "seq", "core", "pipe", "op", "kind", "accesses", "iteration", "preds", "epoch", "lane",
+        "src", "dst", "event_id", "run", "done", "value", "sequential",
+    )
+
+    def __init__(
+        self,
+        seq: int,
+        core: int,
+        pipe: Pipe,
+        op: Any,
+        kind: str,
+        accesses: list | tuple = (),
+        iteration: tuple = (),
+        *,
+        src: Pipe | None = None,
+        dst: Pipe | None = None,
+        event_id: int | None = None,
+        run: Callable[[], Any] | None = None,
+        sequential: bool = False,
+    ):
+        self.seq = seq
+        """Issue order (program order of the scalar unit)."""
+        self.core = core
+        self.pipe = pipe
+        self.op = op
+        """The operation (None for synthetic events); used for locations in messages."""
+        self.kind = kind
+        self.accesses = accesses
+        """`effects.Access`es: exact at run time, conservative statically."""
+        self.iteration = iteration
+        """((loop, induction value), ...) of the enclosing `scf.for` loops, outermost first; the
+        loop is the `scf.for` op (its induction variable names it) or a label string."""
+        self.preds: list[Event] = []
+        self.epoch = 0
+        """Position in its pipe (1-based), set when it executes."""
+        self.lane = lane_of(core, pipe)
+        self.src = src
+        self.dst = dst
+        self.event_id = event_id
+        """For set_flag / wait_flag: the pipe pair and event id; for pipe_barrier, dst is None."""
+        self.run = run
+        """Executes the op's effect (the executor's numpy kernel); None statically."""
+        self.sequential = sequential
+        """On a pipe that needs `pipe_barrier` between dependent ops: this op finishes before a
+        later op of its pipe reaches its bytes anyway (a large mad, `pipes.mad_needs_barrier`)."""
+        self.done = False
+        self.value: Any = None
+        """What `run` returned (the op's result values)."""
+
+    def __repr__(self) -> str:
+        return f"Event({self.seq}, {self.pipe}, {self.kind}, epoch={self.epoch})"
+
+    def flag_key(self) -> tuple[int, Pipe | None, Pipe | None, int | None]:
+        return (self.core, self.src, self.dst, self.event_id)
+
+    def describe(self) -> str:
+        """`'pto.mad' at f.mlir:3:5 (pipe m, iteration %k = 256)`."""
+        name = f"'{self.op.name}'" if self.op is not None else self.kind
+        where = op_where(self.op)
+        text = f"{name}{f' at {where}' if where else ''} (pipe {self.pipe}"
+        if self.core:
+            text += f", core {self.core}"
+        its = format_iteration(self.iteration)
+        return text + (f", {its})" if its else ")")
+
+
+def format_iteration(iteration: tuple) -> str:
+    """`iteration %i = 0, %k = 256` (empty outside loops)."""
+    if not iteration:
+        return ""
+    parts = []
+    for loop, value in iteration:
+        if isinstance(loop, str):
+            parts.append(f"{loop} = {value}")
+            continue
+        name = ""
+        body = getattr(loop, "body", None)
+        if body is not None and body.blocks and body.blocks.first.args:
+            hint = body.blocks.first.args[0].name_hint
+            name = f"%{hint}" if hint else ""
+        parts.append(f"{name or 'loop'} = {value}")
+    return "iteration " + ", ".join(parts)
+
+
+def op_where(op: Any) -> str:
+    """`file:line:col` of an op (or its closest located ancestor), '' when unknown."""
+    if op is None:
+        return ""
+    from mmair.tools.diagnostics import op_location
+
+    file, line, col = op_location(op)
+    if file is None:
+        return ""
+    return f"{file}:{line}:{col}" if line is not None else file
+
+
+class SyncError(ExecutionError):
+    """A synchronization fault found by the engine. `kind`: "race", "deadlock", "unbalanced",
+    "overflow" or "event-id"; `events`: the events involved (the reported op's event first)."""
+
+    def __init__(self, kind: str, message: str, op: Any, events: tuple[Event, ...] = ()):
+        super().__init__(message, op)
+        self.kind = kind
+        self.events = events

@@ -1,0 +1,291 @@
+"""Happens-before over pipe events: vector clocks per pipe (x core), races, flag faults.
+
+On an AI Core the only orderings between instructions are (docs/pipes.md):
+
+* program order inside one pipe, for the pipes that execute in order (S); on a pipe that may
+  overlap dependent instructions (`pipes.needs_same_pipe_barrier`: every pipe but S) program
+  order alone orders nothing, only a `pipe_barrier` of that pipe or a chain of flags through other
+  pipes (a set_flag fires after every earlier op of its pipe), except after an op that is
+  `sequential` (a mad large enough to finish first, `pipes.mad_needs_barrier`);
+* `set_flag(src, dst, id)` -> the `wait_flag(src, dst, id)` that consumes it: the set fires when
+  every earlier instruction of `src` has finished, the wait holds `dst` until then;
+* `pipe_barrier(p)` (every later instruction of p after every earlier one) and
+  `pipe_barrier(all)` (every later instruction of the core after every earlier one).
+
+Each pipe (lane = core x pipe) keeps a vector clock C: C[q] = the number of events of lane q known
+to have finished before the lane's next event starts. An event on lane l gets epoch n (its 1-based
+position in l); event e happens before event f iff e.epoch <= C_f[e.lane] at f. On in-order lanes
+C[l] follows the lane's own events; on barrier lanes it only advances at a barrier, so two vector
+ops without a barrier stay unordered. A set_flag snapshots its lane's clock (with all of its own
+lane's events) into the flag; the wait joins it.
+
+Race check: every access is compared with the recorded accesses of other lanes (and of its own
+lane on barrier lanes) to the same memory that are NOT ordered before it; overlapping bytes with at
+least one write are a race. Records are kept per (memory, lane) in epoch order, so the check scans
+only the unordered tail. The lists stay small: a new access of a lane replaces that lane's earlier
+record of the same byte set (a write also replaces the reads; an earlier record is then redundant,
+every later conflict with it is a conflict with the newer one), and `prune` drops the records
+ordered before every lane's current clock (a lane that never synchronizes holds that back).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable
+
+from mmair.dialects.pto.effects import Access, overlap
+from mmair.executor.events import (
+    BARRIER,
+    NUM_PIPES,
+    PIPES,
+    SET,
+    WAIT,
+    Event,
+    SyncError,
+)
+from mmair.isa.ascend.pipes import needs_same_pipe_barrier
+
+PRUNE_EVERY = 2048
+"""Events between two `prune` passes."""
+
+
+class Conflict:
+    """Two unordered accesses to overlapping bytes, at least one a write: `first` executed
+    before `second` in the schedule; `lo`, `hi` is the first overlapping byte range."""
+
+    __slots__ = ("first", "second", "first_access", "second_access", "lo", "hi")
+
+    def __init__(self, first: Event, second: Event, first_access: Access, second_access: Access,
+                 lo: int, hi: int):
+        self.first = first
+        self.second = second
+        self.first_access = first_access
+        self.second_access = second_access
+        self.lo = lo
+        self.hi = hi
+
+    def __repr__(self) -> str:
+        return f"Conflict({self.first!r}, {self.second!r}, [{self.lo}, {self.hi}))"
+
+
+def _verb(access: Access) -> str:
+    return "writes" if access.write else "reads"
+
+
+class HappensBefore:
+    """The vector-clock engine for `cores` cores. With `collect`, races are appended to
+    `conflicts` instead of raised (the static entry point); `gm_names` maps GM memory keys to
+    names for messages."""
+
+    def __init__(self, cores: int = 1, *, collect: bool = False,
+                 gm_names: dict[Hashable, str] | None = None):
+        lanes = cores * NUM_PIPES
+        self.cores = cores
+        self.lanes = lanes
+        self.collect = collect
+        self.gm_names: dict[Hashable, str] = gm_names if gm_names is not None else {}
+        self.clock: list[list[int]] = [[0] * lanes for _ in range(lanes)]
+        self.count: list[int] = [0] * lanes
+        self.in_order: list[bool] = [not needs_same_pipe_barrier(PIPES[i % NUM_PIPES])
+                                     for i in range(lanes)]
+        self.last: list[Event | None] = [None] * lanes
+        """The lane's last event (S) or last barrier or wait_flag (the other pipes, where these
+        are the instructions that hold the queue): `preds` of its next op."""
+        self.prev: list[Event | None] = [None] * lanes
+        self.mark: list[Event | None] = [None] * lanes
+        """Barrier lanes: the last set_flag or barrier, and the events since (`since_mark`): the
+        `preds` of the next set_flag or barrier, which fires after all of them."""
+        self.since_mark: list[list[Event]] = [[] for _ in range(lanes)]
+        self.flags: dict[tuple, tuple[Event, list[int]]] = {}
+        """Set flags not yet consumed: (core, src, dst, id) -> (set_flag event, clock snapshot)."""
+        self.records: dict[Hashable, dict[int, tuple[dict, dict]]] = {}
+        self.conflicts: list[Conflict] = []
+        self.faults: list[SyncError] = []
+        """Collect mode: the non-race faults (overflow), in the order found."""
+        self._until_prune = PRUNE_EVERY
+
+    # --- execution ------------------------------------------------------------------------
+
+    def execute(self, ev: Event) -> None:
+        """Record that `ev` runs now (the scheduler has checked that it can): advance clocks,
+        link predecessors, check its accesses."""
+        lane = ev.lane
+        n = self.count[lane] + 1
+        self.count[lane] = n
+        ev.epoch = n
+        clock = self.clock[lane]
+        kind = ev.kind
+        in_order = self.in_order[lane]
+        preds = ev.preds
+        if in_order:
+            if self.last[lane] is not None:
+                preds.append(self.last[lane])
+        elif kind == SET or kind == BARRIER:
+            mark = self.mark[lane]
+            if mark is not None:
+                preds.append(mark)
+            preds.extend(self.since_mark[lane])
+            self.since_mark[lane] = []
+            self.mark[lane] = ev
+        else:
+            if self.last[lane] is not None:
+                preds.append(self.last[lane])
+            prev = self.prev[lane]
+            if prev is not None and prev.sequential and prev is not self.last[lane]:
+                preds.append(prev)
+            self.since_mark[lane].append(ev)
+        if kind == WAIT:
+            set_ev, snapshot = self.flags.pop(ev.flag_key())
+            preds.append(set_ev)
+            if not in_order:
+                self.last[lane] = ev  # holds the queue: later ops of the pipe start after it
+            for q, v in enumerate(snapshot):
+                if v > clock[q]:
+                    clock[q] = v
+        elif kind == SET:
+            key = ev.flag_key()
+            held = self.flags.get(key)
+            if held is not None:
+                self._fault(SyncError(
+                    "overflow",
+                    f"sets flag {ev.src} -> {ev.dst} event {ev.event_id} again while it is still "
+                    f"set by {held[0].describe()} and not yet consumed by a wait_flag (one bit "
+                    f"per pipe pair and event id: the second set is lost)",
+                    ev.op, (ev, held[0])))
+            snapshot = list(clock)
+            snapshot[lane] = n  # fires after every earlier event of its own pipe
+            self.flags[key] = (ev, snapshot)
+        elif kind == BARRIER:
+            clock[lane] = n
+            self.last[lane] = ev
+        if in_order:
+            clock[lane] = n
+            self.last[lane] = ev
+        self.prev[lane] = ev
+        for access in ev.accesses:
+            self._access(ev, access, clock, lane, in_order, n)
+        self._until_prune -= 1
+        if self._until_prune <= 0:
+            self.prune()
+
+    def barrier_all(self, ev: Event) -> None:
+        """`pipe_barrier(all)` issued on core `ev.core` after every queue of the core drained:
+        every later event of the core is ordered after every earlier one."""
+        base = ev.core * NUM_PIPES
+        lanes = range(base, base + NUM_PIPES)
+        joined = [0] * self.lanes
+        for q in lanes:
+            c = self.clock[q]
+            for i, v in enumerate(c):
+                if v > joined[i]:
+                    joined[i] = v
+            joined[q] = self.count[q]
+            if self.in_order[q]:
+                if self.last[q] is not None:
+                    ev.preds.append(self.last[q])
+            else:
+                if self.mark[q] is not None:
+                    ev.preds.append(self.mark[q])
+                ev.preds.extend(self.since_mark[q])
+        for q in lanes:
+            self.clock[q][:] = joined
+            if not self.in_order[q]:
+                self.since_mark[q] = []
+        self.execute(ev)  # on lane S: its own epoch after the join
+
+    # --- races ------------------------------------------------------------------------------
+
+    def _access(self, ev: Event, a: Access, clock: list[int], lane: int, in_order: bool,
+                n: int) -> None:
+        mem = a.memory
+        key = (a.space, ev.core) if mem is None else (a.space, mem)
+        groups = self.records.get(key)
+        if groups is None:
+            groups = self.records[key] = {}
+        write = a.write
+        for q, (wd, rd) in groups.items():
+            if q == lane and in_order:
+                continue
+            bound = clock[q]
+            own = q == lane
+            for recs in (wd, rd) if write else (wd,):
+                for rec in reversed(recs.values()):
+                    if rec[0] <= bound:
+                        break
+                    if own and rec[1].sequential:
+                        continue  # finished before this op of its pipe reaches the bytes
+                    hit = overlap(a, rec[2])
+                    if hit is not None:
+                        self._race(rec[1], rec[2], ev, a, hit)
+        own = groups.get(lane)
+        if own is None:
+            own = groups[lane] = ({}, {})
+        region = (a.start, a.width, a.rows, a.stride)
+        wd, rd = own
+        if write:
+            wd.pop(region, None)
+            wd[region] = (n, ev, a)
+            rd.pop(region, None)
+        else:
+            rd.pop(region, None)
+            rd[region] = (n, ev, a)
+
+    def _buffer_name(self, a: Access, b: Access) -> str:
+        names = [x.buffer or self.gm_names.get(x.memory, "") for x in (a, b)]
+        names = [x for i, x in enumerate(names) if x and x not in names[:i]]
+        if not names:
+            return f"{a.space} buffer"
+        return " / ".join(names)
+
+    def _race(self, first: Event, fa: Access, second: Event, sa: Access,
+              hit: tuple[int, int]) -> None:
+        lo, hi = hit
+        if self.collect:
+            self.conflicts.append(Conflict(first, second, fa, sa, lo, hi))
+            return
+        if sa.space == "gm":
+            where = f"bytes [{lo}, {hi}) of GM buffer {self._buffer_name(fa, sa)}"
+        else:
+            where = (f"{sa.space} bytes [{lo}, {hi}) ({self._buffer_name(sa, fa)})")
+        same = first.lane == second.lane
+        why = (f"no pipe_barrier({first.pipe}) between them" if same else
+               "no set_flag/wait_flag chain or pipe_barrier orders them")
+        message = (f"race on {where}: {second.describe()} {_verb(sa)} them, "
+                   f"{first.describe()} {_verb(fa)} them; {why}")
+        raise SyncError("race", message, second.op, (second, first))
+
+    def _fault(self, err: SyncError) -> None:
+        if not self.collect:
+            raise err
+        self.faults.append(err)
+
+    # --- pruning ------------------------------------------------------------------------------
+
+    def prune(self) -> None:
+        """Drop the records ordered before every lane's current clock: no later access of any
+        lane can race with them."""
+        self._until_prune = PRUNE_EVERY
+        floor = [min(c[q] for c in self.clock) for q in range(self.lanes)]
+        for groups in self.records.values():
+            for q, (wd, rd) in groups.items():
+                bound = floor[q]
+                if bound == 0:
+                    continue
+                for recs in (wd, rd):
+                    stale = []
+                    for region, rec in recs.items():
+                        if rec[0] > bound:
+                            break
+                        stale.append(region)
+                    for region in stale:
+                        del recs[region]
+
+    def record_count(self) -> int:
+        """How many access records are kept (for tests of the pruning)."""
+        return sum(len(wd) + len(rd) for groups in self.records.values()
+                   for wd, rd in groups.values())
+
+    # --- end of kernel ------------------------------------------------------------------------
+
+    def unbalanced(self) -> list[Event]:
+        """set_flag events never consumed by a wait_flag, in issue order."""
+        return sorted((ev for ev, _ in self.flags.values()), key=lambda e: e.seq)

@@ -1,0 +1,535 @@
+"""The numpy reference of `mmair-run --check-numpy`: a second, logical interpretation of the IR.
+
+The reference is not a fixed kernel shape (c = a @ b): it is derived from the IR's semantics. The
+entry function runs a second time on the same inputs with the same control flow (func, scf, arith,
+memref from the executor), but every pto tile is a LOGICAL matrix in float64 (no fractal layout,
+no byte memory, no address), so the run only says which GM buffers feed which `mad` and which
+`fixpipe` writes which GM window:
+
+* `mte_gm_l1`, `mte_l1_l0a/b` (start row/column, transpose), `mte_l1_bt`, `mte_gm_ub`,
+  `mte_ub_gm`: copies of logical regions;
+* `mad`, `mad_acc`, `mad_bias`: C = A @ B (+ C, + bias row) exactly in float64 (integer L0C
+  saturated to s32);
+* `fixpipe`: the conversion written out in numpy from the op's quant mode and its QUANT_PRE word
+  (fields decoded by `mmair.isa.ascend.quant`): ReLU, scale, shift, round half to even, offset,
+  saturation; the value is then stored into the GM memref, i.e. rounded in the OUTPUT type.
+
+tcgen05 kernels run their buffers (SMEM, TMEM, copies) on the executor's memories, but each
+`tcgen05.mma` is replaced by numpy on the operands its descriptors describe: A (M x K) and B
+(N x K) read through the shared-memory descriptors, D = A @ B^T (+ D) in float64 with the
+instruction descriptor's negations, stored in D's type. Block-scaled, sparse, `.ws` and masked
+forms have no reference (`ReferenceError`).
+
+Every GM memref that the executor's run or the reference run changed is compared. The tolerance
+comes from the types and the sums (`Reference.rtol/atol`, printed with the check): rtol = two units
+in the last place of the output type; atol = K * eps(accumulator) * max(|A| @ |B|) for float
+accumulation of K products (the worst-case error of a float sum of K terms in any order), plus
+one unit of the output type at the scale of the output for rounding near zero; 1 for quantized
+integer outputs (rounding at a .5 boundary). `random_inputs` makes the default inputs: real values
+(uniform in [-2, 2], rounded to the element type) so that rounding bugs show, or small integers.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import ml_dtypes
+import numpy as np
+from xdsl.dialects.builtin import DYNAMIC_INDEX, MemRefType
+from xdsl.interpreter import Interpreter, InterpreterFunctions, PythonValues, impl, register_impls
+from xdsl.ir import Operation
+
+from mmair.dialects import pto
+from mmair.executor.dtypes import FLOAT_ELEMENTS, element_name_of_type, numpy_dtype
+from mmair.executor.errors import ExecutionError
+
+F32_EPS = float(np.finfo(np.float32).eps)
+
+
+class ReferenceError(ExecutionError):
+    """The kernel uses something the reference does not model (`.op` is the op, when known)."""
+
+    def __init__(self, message: str, op: Operation | None = None):
+        super().__init__(message, op)
+
+
+# ---- random inputs -----------------------------------------------------------------------------
+
+
+def random_values(element: str, dtype: np.dtype, shape: tuple[int, ...], kind: str,
+                  rng: np.random.Generator) -> np.ndarray:
+    """Seeded data of one argument: `kind` "real" gives float types uniform values in [-2, 2]
+    (rounded to the type); "int" and integer types small integers (s8 in [-8, 8], other signed
+    in [-16, 16], unsigned in [0, 8))."""
+    if element in FLOAT_ELEMENTS:
+        if kind == "real":
+            return rng.uniform(-2.0, 2.0, size=shape).astype(dtype)
+        return rng.integers(-3, 4, size=shape).astype(dtype)
+    if dtype.kind == "i":
+        lo = -8 if dtype.itemsize == 1 else -16
+        return rng.integers(lo, -lo + 1, size=shape).astype(dtype)
+    return rng.integers(0, 8, size=shape).astype(dtype)
+
+
+def random_inputs(entry, given: dict[str, Any], kind: str, seed: int,
+                  max_gm_bytes: int | None) -> dict[str, np.ndarray]:
+    """Random arrays for the entry's statically shaped memref arguments that `given` lacks (the
+    runner reports the others)."""
+    from mmair.executor.memref import check_gm_size, memref_dtype
+    from mmair.executor.runner import InputError, argument_names
+
+    rng = np.random.default_rng(seed)
+    made: dict[str, np.ndarray] = {}
+    for name, t in zip(argument_names(entry), entry.function_type.inputs.data, strict=True):
+        if name in given or not isinstance(t, MemRefType):
+            continue
+        if any(d == DYNAMIC_INDEX for d in t.get_shape()):
+            continue
+        try:
+            dtype = memref_dtype(t)
+            element = element_name_of_type(t.element_type)
+        except ValueError:
+            continue
+        try:
+            check_gm_size(t.get_shape(), dtype, max_gm_bytes, f"argument '{name}'")
+        except ExecutionError as err:
+            raise InputError(err.message) from None
+        made[name] = random_values(element, dtype, tuple(t.get_shape()), kind, rng)
+    return made
+
+
+# ---- logical tiles -----------------------------------------------------------------------------
+
+
+@dataclass
+class LogicalTile:
+    """A pto tile as a logical matrix: values (float64, or the stored dtype for 64-bit integers
+    such as quant words) and, per element, a bound of the sum of |products| that made it."""
+
+    element: str
+    layout: str
+    values: np.ndarray
+    magnitude: np.ndarray
+    products: int = 0
+    """Products summed into the accumulator (K, summed over mad_acc)."""
+    source: str | None = None
+    """Element type of the mad operands that made an accumulator's values."""
+
+    @property
+    def rows(self) -> int:
+        return self.values.shape[0]
+
+    @property
+    def cols(self) -> int:
+        return self.values.shape[1]
+
+
+def _tile_dtype(element: str) -> np.dtype:
+    dtype = numpy_dtype(element)
+    return dtype if dtype.kind in "iu" and dtype.itemsize == 8 else np.dtype(np.float64)
+
+
+def _gm_2d(gm: np.ndarray) -> np.ndarray:
+    if gm.ndim == 1:
+        return gm[None, :]
+    if gm.ndim != 2:
+        raise ExecutionError(f"reference: requires a 1-D or 2-D GM memref, got shape {gm.shape}")
+    return gm
+
+
+def _fit(what: str, need: tuple[int, int], have: tuple[int, int]) -> None:
+    if need[0] > have[0] or need[1] > have[1] or min(need) < 0:
+        raise ExecutionError(f"reference: {what} [{need[0]} x {need[1]}] is beyond "
+                             f"[{have[0]} x {have[1]}]")
+
+
+def _base(array: np.ndarray) -> int:
+    while isinstance(array.base, np.ndarray):
+        array = array.base
+    return id(array)
+
+
+@dataclass
+class Tolerance:
+    rtol: float = 0.0
+    atol: float = 0.0
+
+    def widen(self, rtol: float, atol: float) -> None:
+        self.rtol = max(self.rtol, rtol)
+        self.atol = max(self.atol, atol)
+
+
+def _output_tolerance(dtype: np.dtype, element_in: str, values: np.ndarray, magnitude: np.ndarray,
+                      products: int, quantized: bool) -> tuple[float, float]:
+    """(rtol, atol) for a block of reference `values` stored as `dtype` (module docstring)."""
+    dtype = np.dtype(dtype)
+    if dtype.kind in "iu":
+        return 0.0, 1.0 if quantized else 0.0
+    eps = float(ml_dtypes.finfo(dtype).eps)
+    acc_eps = F32_EPS if element_in in FLOAT_ELEMENTS else 0.0
+    scale = float(np.max(np.abs(values))) if values.size else 0.0
+    bound = float(np.max(magnitude)) if magnitude.size else 0.0
+    atol = products * acc_eps * bound + eps * scale
+    if quantized:
+        atol += eps * scale
+    return 2 * eps, atol
+
+
+@register_impls
+@dataclass
+class ReferencePtoFunctions(InterpreterFunctions):
+    """Logical, float64 implementations of the pto ops (module docstring)."""
+
+    tolerances: dict[int, Tolerance] = field(default_factory=dict)
+    """Per GM base array (by id): the tolerance of the values the kernel wrote there."""
+    _tiles: dict[Operation, LogicalTile] = field(default_factory=dict)
+
+    @impl(pto.AllocOp)
+    def run_alloc(self, interp: Interpreter, op: pto.AllocOp, args: PythonValues) -> PythonValues:
+        tile = self._tiles.get(op)
+        if tile is None:
+            t = op.buffer.type
+            assert isinstance(t, pto.TileType)
+            shape = tuple(t.logical_shape)
+            rows, cols = shape if len(shape) == 2 else (1, int(np.prod(shape)))
+            dtype = _tile_dtype(t.element_name)
+            tile = self._tiles[op] = LogicalTile(
+                t.element_name, t.layout_name, np.zeros((rows, cols), dtype),
+                np.zeros((rows, cols)))
+        return (tile,)
+
+    @impl(pto.ReinterpretOp)
+    def run_reinterpret(self, interp: Interpreter, op: pto.ReinterpretOp,
+                        args: PythonValues) -> PythonValues:
+        raise ReferenceError("pto.reinterpret (a byte-level view) has no logical reference")
+
+    @impl(pto.MteGmL1Op)
+    def run_mte_gm_l1(self, interp: Interpreter, op: pto.MteGmL1Op, args: PythonValues) -> PythonValues:
+        gm, dst, rows, cols = args
+        if rows and cols:
+            src = _gm_2d(gm)
+            src = src.T if op.dn2nz is not None else src
+            _fit("mte_gm_l1 source", (rows, cols), src.shape)
+            _fit("mte_gm_l1 destination", (rows, cols), dst.values.shape)
+            dst.values[:rows, :cols] = src[:rows, :cols].astype(dst.values.dtype)
+            dst.magnitude[:rows, :cols] = np.abs(dst.values[:rows, :cols].astype(np.float64))
+        return ()
+
+    def _l1_l0(self, op, args: PythonValues) -> PythonValues:
+        if op.src_row is not None:
+            src, row, col, dst, rows, cols = args
+        else:
+            (src, dst, rows, cols), row, col = args, 0, 0
+        if rows and cols:
+            transpose = op.transpose is not None
+            need = (cols, rows) if transpose else (rows, cols)
+            _fit(f"{op.name} source window", (row + need[0], col + need[1]), src.values.shape)
+            _fit(f"{op.name} destination", (rows, cols), dst.values.shape)
+            for mine, theirs in ((dst.values, src.values), (dst.magnitude, src.magnitude)):
+                region = theirs[row:row + need[0], col:col + need[1]]
+                mine[:rows, :cols] = region.T if transpose else region
+        return ()
+
+    @impl(pto.MteL1L0AOp)
+    def run_mte_l1_l0a(self, interp: Interpreter, op, args: PythonValues) -> PythonValues:
+        return self._l1_l0(op, args)
+
+    @impl(pto.MteL1L0BOp)
+    def run_mte_l1_l0b(self, interp: Interpreter, op, args: PythonValues) -> PythonValues:
+        return self._l1_l0(op, args)
+
+    @impl(pto.MteL1BtOp)
+    def run_mte_l1_bt(self, interp: Interpreter, op, args: PythonValues) -> PythonValues:
+        src, dst, n = args
+        dst.values[0, :n] = src.values[0, :n]
+        dst.magnitude[0, :n] = src.magnitude[0, :n]
+        return ()
+
+    @impl(pto.MteGmUbOp)
+    def run_mte_gm_ub(self, interp: Interpreter, op, args: PythonValues) -> PythonValues:
+        gm, ub = args
+        flat = ub.values.reshape(-1)
+        _fit("mte_gm_ub", (1, gm.size), (1, flat.size))
+        flat[:gm.size] = gm.reshape(-1).astype(flat.dtype)
+        ub.magnitude.reshape(-1)[:gm.size] = np.abs(flat[:gm.size].astype(np.float64))
+        return ()
+
+    @impl(pto.MteUbGmOp)
+    def run_mte_ub_gm(self, interp: Interpreter, op, args: PythonValues) -> PythonValues:
+        ub, gm = args
+        flat = ub.values.reshape(-1)
+        _fit("mte_ub_gm", (1, gm.size), (1, flat.size))
+        gm[...] = flat[:gm.size].reshape(gm.shape)
+        self.tolerances.setdefault(_base(gm), Tolerance())
+        return ()
+
+    def _mad(self, args: PythonValues, accumulate: bool, bias: LogicalTile | None) -> None:
+        a, b, c = args[:3]
+        m, n, k = args[-3:]
+        if not (m and n and k):
+            return
+        _fit("mad lhs", (m, k), a.values.shape)
+        _fit("mad rhs", (k, n), b.values.shape)
+        _fit("mad dst", (m, n), c.values.shape)
+        if "hif8" in (a.element, b.element):
+            raise ReferenceError("hif8 operands have no numpy reference")
+        product = a.values[:m, :k] @ b.values[:k, :n]
+        magnitude = a.magnitude[:m, :k] @ b.magnitude[:k, :n]
+        if accumulate:
+            product += c.values[:m, :n]
+            magnitude += c.magnitude[:m, :n]
+            c.products += k
+        else:
+            c.products = k
+        if bias is not None:
+            product += bias.values[0, :n]
+            magnitude += np.abs(bias.values[0, :n])
+        if c.element not in FLOAT_ELEMENTS:
+            info = np.iinfo(np.int32)
+            product = np.clip(product, info.min, info.max)
+        c.values[:m, :n] = product
+        c.magnitude[:m, :n] = magnitude
+        c.source = a.element
+
+    @impl(pto.MadOp)
+    def run_mad(self, interp: Interpreter, op, args: PythonValues) -> PythonValues:
+        self._mad(args, False, None)
+        return ()
+
+    @impl(pto.MadAccOp)
+    def run_mad_acc(self, interp: Interpreter, op, args: PythonValues) -> PythonValues:
+        self._mad(args, True, None)
+        return ()
+
+    @impl(pto.MadBiasOp)
+    def run_mad_bias(self, interp: Interpreter, op, args: PythonValues) -> PythonValues:
+        a, b, c, bias, m, n, k = args
+        self._mad((a, b, c, m, n, k), False, bias)
+        return ()
+
+    @impl(pto.FixpipeOp)
+    def run_fixpipe(self, interp: Interpreter, op: pto.FixpipeOp, args: PythonValues) -> PythonValues:
+        src, dst, m, n, *extra = args
+        if not (m and n):
+            return ()
+        _fit("fixpipe source", (m, n), src.values.shape)
+        quant = op.quant.data
+        word = extra[0] if op.scalar is not None else None
+        words = None
+        if op.vector is not None:
+            flat = extra[-1].values.reshape(-1)
+            if flat.size < n:
+                raise ExecutionError(f"reference: quant vector of {flat.size} words, need {n}")
+            words = flat[:n]
+        out_dtype = dst.values.dtype if isinstance(dst, LogicalTile) else dst.dtype
+        if isinstance(dst, LogicalTile):
+            out_dtype = numpy_dtype(dst.element)
+        y = convert(src.values[:m, :n].astype(np.float64), quant, out_dtype, op.relu is not None,
+                    word, words)
+        magnitude = src.magnitude[:m, :n]
+        layout = op.layout.data
+        if isinstance(dst, LogicalTile):
+            if layout == "nz2dn" and dst.layout != "dn":
+                y, magnitude = y.T, magnitude.T
+            _fit("fixpipe destination", y.shape, dst.values.shape)
+            dst.values[:y.shape[0], :y.shape[1]] = y
+            dst.magnitude[:y.shape[0], :y.shape[1]] = magnitude
+            return ()
+        rtol, atol = _output_tolerance(out_dtype, src.source or src.element, y, magnitude,
+                                       max(src.products, 1), quant != "none")
+        self.tolerances.setdefault(_base(dst), Tolerance()).widen(rtol, atol)
+        if layout == "nz2nz":
+            if dst.ndim != 4:
+                raise ExecutionError(f"reference: nz2nz to GM requires a 4-D memref, got {dst.shape}")
+            n1, m1, r0, c0 = dst.shape
+            _fit("fixpipe nz2nz destination", (m, n), (m1 * r0, n1 * c0))
+            padded = np.zeros((m1 * r0, n1 * c0), dtype=np.float64)
+            padded[:m, :n] = y
+            block = padded.reshape(m1, r0, n1, c0).transpose(2, 0, 1, 3)
+            keep = np.zeros_like(padded, dtype=bool)
+            keep[:m, :n] = True
+            mask = keep.reshape(m1, r0, n1, c0).transpose(2, 0, 1, 3)
+            dst[mask] = block[mask].astype(dst.dtype)
+            return ()
+        out = _gm_2d(dst)
+        if layout == "nz2dn":
+            y = y.T
+        _fit("fixpipe GM window", y.shape, out.shape)
+        out[:y.shape[0], :y.shape[1]] = y.astype(out.dtype)
+        return ()
+
+    @impl(pto.GatherMaskOp)
+    def run_gather_mask(self, interp: Interpreter, op, args: PythonValues) -> PythonValues:
+        raise ReferenceError("pto.gather_mask has no numpy reference here (check its output "
+                             "with --check NAME=expected.npy)")
+
+
+def convert(acc: np.ndarray, mode: str, dtype: np.dtype, relu: bool, word: int | None,
+            words: np.ndarray | None) -> np.ndarray:
+    """The fixpipe conversion in float64 numpy, from the mode's definition (module docstring);
+    the result is still float64 but holds values of `dtype`."""
+    from mmair.isa.ascend.quant import decode_quant_word
+
+    dtype = np.dtype(dtype)
+    base = mode[1:] if mode.startswith("v") else mode
+    if base in ("none", "f322f16", "f322bf16"):
+        y = np.maximum(acc, 0.0) if relu else acc
+        if dtype.kind in "iu":
+            info = np.iinfo(dtype)
+            return np.clip(np.rint(y), info.min, info.max)
+        return y
+    if mode.startswith("v"):
+        if words is None:
+            raise ReferenceError(f"quant {mode} without a vector operand")
+        fields = [decode_quant_word(int(w)) for w in np.asarray(words).astype(np.uint64)]
+    else:
+        if word is None:
+            raise ReferenceError(f"quant {mode} without a scalar operand")
+        fields = [decode_quant_word(int(word))] * acc.shape[1]
+    scale = np.array([f.scale for f in fields])[None, :]
+    shift = np.array([f.shift for f in fields])[None, :]
+    mcb = np.array([f.mcb for f in fields])[None, :]
+    offset = np.array([f.offset for f in fields])[None, :]
+    if base in ("deqf16", "req8"):
+        x = np.where(mcb, np.floor(acc / 2.0 ** shift), acc)
+    elif base == "qf322b8_pre":
+        x = acc
+    else:
+        raise ReferenceError(f"quant mode {mode} has no numpy reference")
+    y = x * scale
+    if relu:
+        y = np.where(x < 0, 0.0, y)
+    if base == "deqf16":
+        limit = float(np.finfo(np.float16).max)
+        return np.clip(y, -limit, limit)
+    if dtype.kind not in "iu":
+        raise ReferenceError(f"quant {mode} into {dtype}: expected an s8 or u8 destination")
+    info = np.iinfo(dtype)
+    return np.clip(np.clip(np.rint(y), -256, 255) + offset, info.min, info.max)
+
+
+# ---- tcgen05 ------------------------------------------------------------------------------------
+
+
+def _reference_tcgen05_functions():
+    """`Tcgen05Functions` with a numpy `tcgen05.mma` (module docstring); imported lazily so that
+    pto-only runs do not load the tcgen05 executor."""
+    from mmair.dialects import tcgen05
+    from mmair.executor import tcgen05_kernels as tk
+    from mmair.executor.tcgen05 import Tcgen05Functions
+    from mmair.isa.tcgen05 import decode_idesc, rules
+
+    @register_impls
+    @dataclass
+    class ReferenceTcgen05Functions(Tcgen05Functions):
+        tolerance: Tolerance = field(default_factory=Tolerance)
+
+        @impl(tcgen05.MmaOp)
+        def run_mma(self, interp: Interpreter, op, args: PythonValues) -> PythonValues:
+            values = dict(zip(op.operands, args, strict=True))
+            kind = op.kind.data
+            unsupported = [what for what, present in (
+                ("block scaling", op.scale_a is not None), ("sparse A (.sp)", op.sparse is not None),
+                (".ws", op.ws is not None), ("disable_output_lane", bool(op.disable_output_lane)),
+                ("scale_input_d", op.scale_input_d is not None),
+                ("cta_group::2", op.cta_group.value.data != 1)) if present]
+            if unsupported:
+                raise ReferenceError(f"tcgen05.mma with {', '.join(unsupported)} has no numpy "
+                                     "reference")
+            try:
+                desc = decode_idesc(int(values[op.idesc]) & 0xFFFFFFFF, kind)
+                m, n, k = rules.mma_shape(desc)
+            except Exception as err:  # noqa: BLE001 - the executor run reported the same word
+                raise ExecutionError(f"reference: {err}") from None
+            if op.a_in_tmem:
+                raw = values[op.a].view(f"u{values[op.a].dtype.itemsize}")
+                a = tk.decode_elements(raw[:m, :k], desc.atype)
+            else:
+                a = tk.read_smem_operand(self.smem, int(values[op.a]) & (2**64 - 1),
+                                         major="mn" if desc.transpose_a else "k",
+                                         type_name=desc.atype, kind=kind, mn=m, k=k,
+                                         what="operand A")
+            b = tk.read_smem_operand(self.smem, int(values[op.b]) & (2**64 - 1),
+                                     major="mn" if desc.transpose_b else "k",
+                                     type_name=desc.btype, kind=kind, mn=n, k=k, what="operand B")
+            a = np.asarray(a, dtype=np.float64) * (-1.0 if desc.negate_a else 1.0)
+            b = np.asarray(b, dtype=np.float64) * (-1.0 if desc.negate_b else 1.0)
+            d_addr = self.tmem_address(values[op.d], "d")
+            dtype = desc.dtype or ("s32" if kind == "i8" else "f32")
+            result = a @ b.T
+            magnitude = np.abs(a) @ np.abs(b).T
+            if bool(values[op.enable_input_d]):
+                old = tk.read_d(self.tmem, d_addr, dtype, m, n).astype(np.float64)
+                result = result + old
+                magnitude = magnitude + np.abs(old)
+            if kind == "i8":
+                info = np.iinfo(np.int32)
+                result = np.clip(result, info.min, info.max) if desc.saturate else \
+                    ((result.astype(np.int64) + 2**31) % 2**32 - 2**31)
+                tk.write_d(self.tmem, d_addr, "s32", result.astype(np.int32))
+                return ()
+            out = np.float16 if dtype == "f16" else np.float32
+            self.tolerance.widen(*_output_tolerance(np.dtype(out), "f32", result, magnitude, k,
+                                                    False))
+            tk.write_d(self.tmem, d_addr, dtype, result)
+            return ()
+
+    return ReferenceTcgen05Functions
+
+
+# ---- the reference run ---------------------------------------------------------------------------
+
+
+@dataclass
+class Reference:
+    """The reference of one GM output."""
+
+    name: str
+    values: np.ndarray
+    rtol: float
+    atol: float
+    description: str
+
+
+def reference_outputs(module, entry, inputs: dict[str, Any], result, target: str | None,
+                      max_ops: int | None = None) -> list[Reference]:
+    """References of the GM memrefs that the run (`result`, from `run_module` on `inputs`) or the
+    reference run changed."""
+    from mmair.executor.arith import ArithFunctions
+    from mmair.executor.func import FuncFunctions
+    from mmair.executor.interpreter import MmairInterpreter
+    from mmair.executor.memory import Memory
+    from mmair.executor.memref import MemRefFunctions
+    from mmair.executor.runner import module_target, prepare_arguments
+    from mmair.executor.scf import ScfFunctions
+
+    names, values = prepare_arguments(entry, dict(inputs), 0, None)
+    before = {n: v.copy() for n, v in zip(names, values, strict=True) if isinstance(v, np.ndarray)}
+    cube = ReferencePtoFunctions()
+    uses_tcgen05 = any(op.name.startswith("tcgen05.") for op in module.walk())
+    interp = MmairInterpreter(module, max_ops=max_ops)
+    functions: list[InterpreterFunctions] = [FuncFunctions(), ScfFunctions(), ArithFunctions(),
+                                             MemRefFunctions(max_gm_bytes=None), cube]
+    tc = None
+    if uses_tcgen05:
+        tc = _reference_tcgen05_functions()(memory=Memory(module_target(module, target)))
+        functions.append(tc)
+    for f in functions:
+        interp.register_implementations(f, override=True)
+    interp.call_op(entry, tuple(values))
+    refs: list[Reference] = []
+    arrays = dict(zip(names, values, strict=True))
+    for name, start in before.items():
+        got, ref = result.outputs[name], arrays[name]
+        if np.array_equal(start.view(np.uint8), ref.view(np.uint8)) \
+                and np.array_equal(start.view(np.uint8), got.view(np.uint8)):
+            continue
+        tol = cube.tolerances.get(_base(ref))
+        if tol is None:
+            tol = tc.tolerance if tc is not None else Tolerance()
+        what = "numpy tcgen05.mma reference" if uses_tcgen05 else "numpy reference of the IR"
+        refs.append(Reference(name, ref, tol.rtol, tol.atol, what))
+    if not refs:
+        raise ReferenceError(f"@{entry.sym_name.data} writes no GM memref, nothing to compare")
+    return refs

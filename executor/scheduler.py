@@ -1,0 +1,202 @@
+"""The pipe scheduler: per-pipe in-order queues per core, drained in an order the hardware could
+produce, plus the static entry point `analyze` that `pto-insert-sync` uses.
+
+The scalar unit (the interpreter, pipe S) issues events in program order (`issue`). Each (core,
+pipe) has an in-order queue; a `wait_flag` at the head of a queue blocks only that queue, until the
+matching `set_flag` has executed on its source pipe, which may be issued later in program order.
+The schedule is "as soon as possible": an issued event executes at once unless its queue is
+blocked, and a `set_flag` that executes drains the queue it unblocks. That is one legal hardware
+order (pipes infinitely fast); a race-free kernel computes the same values in every legal order,
+and races are found from happens-before (`executor/hb.py`), not from the order chosen.
+
+* A `wait_flag` on pipe S blocks the scalar unit: since everything that could run has run, a
+  flag that is not set then can never be set -> deadlock.
+* `pipe_barrier(all)` waits until every queue of the core is empty; a blocked queue -> deadlock.
+* At kernel end (`finish`): a non-empty queue is a deadlock (a wait whose set never came, with
+  each stuck pipe's position); a flag still set is unbalanced (a set never waited).
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Hashable, Iterable
+from dataclasses import dataclass, field
+
+from mmair.executor.errors import op_fault
+from mmair.executor.events import (
+    BARRIER_ALL,
+    NUM_PIPES,
+    PIPES,
+    SET,
+    WAIT,
+    Event,
+    SyncError,
+    lane_of,
+)
+from mmair.executor.hb import Conflict, HappensBefore
+from mmair.isa.ascend.pipes import Pipe
+
+
+class Scheduler:
+    """Queues and happens-before for `cores` cores (module docstring). With `collect`, faults
+    are gathered (`hb.conflicts`, `faults`) instead of raised."""
+
+    def __init__(self, cores: int = 1, *, collect: bool = False,
+                 gm_names: dict[Hashable, str] | None = None):
+        self.hb = HappensBefore(cores, collect=collect, gm_names=gm_names)
+        self.queues: list[deque[Event]] = [deque() for _ in range(self.hb.lanes)]
+        self.collect = collect
+        self.faults: list[SyncError] = []
+        """Collect mode: deadlocks and unbalanced / overflowing flags, in the order found."""
+        self.seq = 0
+
+    def next_seq(self) -> int:
+        self.seq += 1
+        return self.seq
+
+    # --- issue and drain ------------------------------------------------------------------
+
+    def issue(self, ev: Event) -> None:
+        """The scalar unit issues `ev` (program order); it runs now or when its queue frees."""
+        kind = ev.kind
+        hb = self.hb
+        if kind == BARRIER_ALL:
+            base = ev.core * NUM_PIPES
+            if any(self.queues[q] for q in range(base, base + NUM_PIPES)):
+                self._fault(self._deadlock(ev, "the scalar unit waits at"))
+                return
+            hb.barrier_all(ev)
+            ev.done = True
+            return
+        if ev.pipe is Pipe.S:
+            if kind == WAIT and ev.flag_key() not in hb.flags:
+                self._fault(self._deadlock(ev, "the scalar unit waits at"))
+                return
+            self._run(ev)
+            return
+        queue = self.queues[ev.lane]
+        if queue or (kind == WAIT and ev.flag_key() not in hb.flags):
+            queue.append(ev)
+            return
+        self._run(ev)
+
+    def _run(self, ev: Event) -> None:
+        """Execute `ev` and then everything its set_flags unblock."""
+        pending = [ev]
+        queues = self.queues
+        flags = self.hb.flags
+        while pending:
+            ev = pending.pop()
+            self._execute(ev)
+            if ev.kind == SET and ev.dst is not Pipe.S:
+                queue = queues[lane_of(ev.core, ev.dst)]
+                while queue:
+                    head = queue[0]
+                    if head.kind == WAIT and head.flag_key() not in flags:
+                        break
+                    queue.popleft()
+                    self._execute(head)
+                    if head.kind == SET and head.dst is not Pipe.S:
+                        pending.append(head)
+
+    def _execute(self, ev: Event) -> None:
+        self.hb.execute(ev)
+        run = ev.run
+        if run is not None:
+            try:
+                ev.value = run()
+            except RecursionError:
+                raise
+            except Exception as err:  # a fault of a deferred op is reported at that op
+                raise op_fault(ev.op, err) from None
+        ev.done = True
+
+    # --- faults -------------------------------------------------------------------------------
+
+    def _fault(self, err: SyncError) -> None:
+        if not self.collect:
+            raise err
+        self.faults.append(err)
+
+    def stuck(self) -> list[Event]:
+        """The head event of every blocked queue, in issue order."""
+        return sorted((q[0] for q in self.queues if q), key=lambda e: e.seq)
+
+    def _deadlock(self, at: Event | None, what: str) -> SyncError:
+        parts = []
+        if at is not None:
+            parts.append(f"{what} {self._waiting(at)}")
+        for head in self.stuck():
+            queued = len(self.queues[head.lane]) - 1
+            more = f" ({queued} more op{'s' if queued != 1 else ''} queued behind it)" if queued else ""
+            parts.append(f"pipe {head.pipe} waits at {self._waiting(head)}{more}")
+        events = tuple(([at] if at is not None else []) + self.stuck())
+        message = "deadlock: " + "; ".join(parts) + \
+            ": no set_flag that could release " + ("them" if len(parts) > 1 else "it") + \
+            " is issued or can run"
+        return SyncError("deadlock", message, events[0].op if events else None, events)
+
+    @staticmethod
+    def _waiting(ev: Event) -> str:
+        if ev.kind == WAIT:
+            return f"{ev.describe()} for flag {ev.src} -> {ev.dst} event {ev.event_id}"
+        return f"{ev.describe()} for every pipe to finish"
+
+    def finish(self) -> None:
+        """Kernel end: deadlocks (blocked queues), then unbalanced flags."""
+        if self.stuck():
+            self._fault(self._deadlock(None, ""))
+        for ev in self.hb.unbalanced():
+            self._fault(SyncError(
+                "unbalanced",
+                f"set_flag {ev.src} -> {ev.dst} event {ev.event_id} ({ev.describe()}) is never "
+                f"waited: the kernel ends with the flag set (set_flag and wait_flag must come in "
+                f"pairs)",
+                ev.op, (ev,)))
+
+
+# ------------------------------------------------------------------------------------------------
+# Static entry point
+# ------------------------------------------------------------------------------------------------
+
+
+@dataclass
+class Analysis:
+    """What the checker finds in a static event stream: `conflicts` (unordered overlapping
+    accesses, at least one a write: exactly the races the executor would report, all of them
+    rather than the first), and `faults` (deadlocks, unbalanced and overflowing flags)."""
+
+    conflicts: list[Conflict] = field(default_factory=list)
+    faults: list[SyncError] = field(default_factory=list)
+    events: list[Event] = field(default_factory=list)
+
+
+def analyze(events: Iterable[Event], cores: int = 1) -> Analysis:
+    """Run the checker over `events` given in program (issue) order, without executing anything.
+
+    For `pto-insert-sync`: build one `Event` per pipe op and sync op in program order with static
+    footprints (`effects.accesses(op, None)`, or `seam.static_event(op, target, iteration)`), and
+    represent each `scf.for` body twice in a row (iteration labels e.g. (("%k", 0),) and
+    (("%k", 1),)) so that loop-carried dependencies appear as conflicts between the second copy and
+    the first. The events' `seq` is assigned here when it is 0. The result lists every pair the
+    executor's checker would report as a race (same hb rules, same footprints), plus
+    deadlocks and unbalanced flags. Each `Conflict` names `first` (earlier in the schedule) and
+    `second`: a flag `first.pipe -> second.pipe` (set after `first`, wait before `second`), or a
+    `pipe_barrier(second.pipe)` when both are on the same barrier-needing pipe, orders them.
+    Events whose pipe is blocked forever (a wait without a set) are never checked; they show up
+    in `faults` as a deadlock.
+    """
+    sched = Scheduler(cores, collect=True)
+    kept: list[Event] = []
+    for ev in events:
+        if not ev.seq:
+            ev.seq = sched.next_seq()
+        else:
+            sched.seq = max(sched.seq, ev.seq)
+        kept.append(ev)
+        sched.issue(ev)
+    sched.finish()
+    return Analysis(sched.hb.conflicts, sched.hb.faults + sched.faults, kept)
+
+
+__all__ = ["PIPES", "Analysis", "Scheduler", "analyze"]

@@ -1,0 +1,214 @@
+"""The issue seam: how the interpreter (the scalar unit, pipe S) hands pipe ops to the scheduler.
+
+With the sync checker on, `MmairInterpreter._step` passes every op whose class has a handler here
+to it: data moves, mads, fixpipes and GatherMasks become `Event`s with exact footprints
+(`effects.Footprint`) on the pipe `isa.ascend.pipes.pipe_of` gives; `set_flag`, `wait_flag` and
+`pipe_barrier` become sync events. Results of pipe ops (the GatherMask kept count) are produced on
+their pipe: a scalar op that reads one is checked to be ordered after it (a `wait_flag v -> s`
+after the producing op), like any other access.
+
+`static_event` builds the same events without running anything, for `pto-insert-sync`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Hashable
+from functools import partial
+from typing import Any
+
+from xdsl.ir import Operation, SSAValue
+
+from mmair.dialects import pto
+from mmair.dialects.pto.effects import EFFECTS, Footprint, memory_operands
+from mmair.executor.events import (
+    BARRIER,
+    BARRIER_ALL,
+    SET,
+    WAIT,
+    Event,
+    SyncError,
+    format_iteration,
+    lane_of,
+)
+from mmair.executor.scheduler import Scheduler
+from mmair.isa.ascend.pipes import ALL_PIPES, Pipe, event_ids, mad_needs_barrier, pipe_of
+from mmair.isa.ascend.targets import Target
+
+_SET_FLAG = getattr(pto, "SetFlagOp", None)
+_WAIT_FLAG = getattr(pto, "WaitFlagOp", None)
+_PIPE_BARRIER = getattr(pto, "PipeBarrierOp", None)
+
+
+def _space(value: SSAValue) -> str:
+    t = value.type
+    return t.space_name if isinstance(t, pto.TileType) else "gm"
+
+
+def op_pipe(op: Operation, target: Target) -> Pipe:
+    """The pipe that runs pto op `op` (by its kind and its source / destination spaces)."""
+    operands = memory_operands(op)
+    reads = [op.operands[i] for i, role in operands if role.read]
+    writes = [op.operands[i] for i, role in operands if role.write]
+    return pipe_of(EFFECTS[type(op)].kind, _space(reads[0]), _space(writes[0]), target)
+
+
+class _Pending:
+    """A pipe op result not computed yet (its pipe is blocked): reading it is a race."""
+
+    __slots__ = ("event",)
+
+    def __init__(self, event: Event):
+        self.event = event
+
+
+class IssueSeam:
+    """The checker-on seam of one core (module docstring)."""
+
+    def __init__(self, target: Target, gm_names: dict[Hashable, str] | None = None,
+                 core: int = 0, scheduler: Scheduler | None = None):
+        self.target = target
+        self.core = core
+        self.scheduler = scheduler if scheduler is not None else Scheduler(gm_names=gm_names)
+        self.event_ids = event_ids(target)
+        self.handlers: dict[type[Operation], Callable[[Any, Operation, tuple], Any]] = {
+            cls: self._issue_op for cls in EFFECTS
+        }
+        if _SET_FLAG is not None:
+            self.handlers[_SET_FLAG] = partial(self._issue_flag, kind=SET)
+            self.handlers[_WAIT_FLAG] = partial(self._issue_flag, kind=WAIT)
+            self.handlers[_PIPE_BARRIER] = self._issue_barrier
+        self.produced: dict[SSAValue, Event] = {}
+        """Results of pipe ops not yet read by the scalar unit in order."""
+        self._decoded: dict[Operation, tuple[Footprint, Pipe, Any, Any]] = {}
+        self._s_lane = lane_of(core, Pipe.S)
+
+    # --- pipe ops ---------------------------------------------------------------------------
+
+    def _issue_op(self, interp: Any, op: Operation, args: tuple) -> Any:
+        decoded = self._decoded.get(op)
+        if decoded is None:
+            entry = interp._impls._impl_dict.get(type(op))  # pyright: ignore[reportPrivateUsage]
+            if entry is None:  # e.g. pto.matmul: lowered, not run
+                from mmair.executor.interpreter import _unimplemented
+
+                raise _unimplemented(op)
+            decoded = self._decoded[op] = (Footprint(op), op_pipe(op, self.target), *entry,
+                                           _mad_sizes(op))
+        footprint, pipe, ft, fn, mad = decoded
+        sched = self.scheduler
+        ev = Event(sched.next_seq(), self.core, pipe, op, footprint.kind,
+                   footprint.accesses(args), tuple(map(tuple, interp.loops)),
+                   run=partial(fn, ft, interp, op, args),
+                   sequential=mad is not None and not mad_needs_barrier(args[mad[0]], args[mad[1]]))
+        sched.issue(ev)
+        if not op.results:
+            return (), None
+        for res in op.results:
+            self.produced[res] = ev
+        if ev.done:
+            return ev.value
+        return tuple(_Pending(ev) for _ in op.results), None
+
+    # --- sync ops -----------------------------------------------------------------------------
+
+    def _issue_flag(self, interp: Any, op: Any, args: tuple, kind: str) -> Any:
+        src, dst = Pipe(op.src_pipe), Pipe(op.dst_pipe)
+        event_id = op.static_event
+        if event_id is None:
+            event_id = args[0]
+            if not 0 <= event_id < self.event_ids:
+                raise SyncError(
+                    "event-id",
+                    f"event id {event_id} of {src} -> {dst} is out of range at run time: target "
+                    f"{self.target.name} has event ids 0..{self.event_ids - 1} per pipe pair",
+                    op)
+        sched = self.scheduler
+        sched.issue(Event(sched.next_seq(), self.core, src if kind == SET else dst, op, kind, (),
+                          tuple(map(tuple, interp.loops)), src=src, dst=dst, event_id=event_id))
+        return (), None
+
+    def _issue_barrier(self, interp: Any, op: Any, args: tuple) -> Any:
+        pipe = barrier_pipe(op)
+        sched = self.scheduler
+        iteration = tuple(map(tuple, interp.loops))
+        if pipe is None:
+            ev = Event(sched.next_seq(), self.core, Pipe.S, op, BARRIER_ALL, (), iteration)
+        else:
+            ev = Event(sched.next_seq(), self.core, pipe, op, BARRIER, (), iteration)
+        sched.issue(ev)
+        return (), None
+
+    # --- scalar reads of pipe results ---------------------------------------------------------
+
+    def scalar_reads(self, interp: Any, op: Operation, args: tuple) -> tuple:
+        """`op` runs on the scalar unit: every operand produced by a pipe op must be ordered
+        after that op (a wait_flag into S after it); returns `args` with the values filled in."""
+        produced = self.produced
+        operands = op.operands
+        out = None
+        for i, value in enumerate(operands):
+            ev = produced.get(value)
+            if ev is None:
+                continue
+            clock = self.scheduler.hb.clock[self._s_lane]
+            if not ev.done or ev.epoch > clock[ev.lane]:
+                where = format_iteration(tuple(map(tuple, interp.loops)))
+                raise SyncError(
+                    "race",
+                    f"race on a scalar register: the scalar unit (pipe s{', ' + where if where else ''}) "
+                    f"reads {_value_label(value)}, the result of {ev.describe()}, before a "
+                    f"wait_flag {ev.pipe} -> s orders it after that op",
+                    op, (ev,))
+            del produced[value]
+            result = ev.value[0][list(ev.op.results).index(value)]
+            interp._env[value] = result  # pyright: ignore[reportPrivateUsage]
+            if out is None:
+                out = list(args)
+            out[i] = result
+        return tuple(out) if out is not None else args
+
+    def finish(self) -> None:
+        self.scheduler.finish()
+
+
+def _mad_sizes(op: Operation) -> tuple[int, int] | None:
+    """Operand indices of m and n of a mad (whose size decides whether it is `sequential`)."""
+    if not isinstance(op, pto.MadOp | pto.MadAccOp | pto.MadBiasOp):
+        return None
+    operands = list(op.operands)
+    return operands.index(op.m), operands.index(op.n)
+
+
+def _value_label(value: SSAValue) -> str:
+    return f"%{value.name_hint}" if value.name_hint else "a value"
+
+
+def barrier_pipe(op: Any) -> Pipe | None:
+    """The pipe of a `pto.pipe_barrier` (None for `all`)."""
+    pipe = op.pipe
+    name = pipe.data if hasattr(pipe, "data") else str(pipe)
+    return None if name == ALL_PIPES else Pipe(name)
+
+
+def static_event(op: Operation, target: Target, iteration: tuple = (), core: int = 0,
+                 seq: int = 0) -> Event | None:
+    """The event of `op` with its static (conservative) footprint, for `analyze`: pipe ops and
+    sync ops (a dynamic event id is left None: give the event a concrete id before analysing);
+    None for ops the scalar unit runs itself."""
+    if type(op) in EFFECTS:
+        sequential = False
+        if _mad_sizes(op) is not None:
+            m, n = pto.static_value(op.m), pto.static_value(op.n)  # pyright: ignore
+            sequential = m is not None and n is not None and not mad_needs_barrier(m, n)
+        return Event(seq, core, op_pipe(op, target), op, EFFECTS[type(op)].kind,
+                     Footprint(op).accesses(None), iteration, sequential=sequential)
+    if _SET_FLAG is not None and isinstance(op, _SET_FLAG | _WAIT_FLAG):
+        src, dst = Pipe(op.src_pipe), Pipe(op.dst_pipe)
+        kind = SET if isinstance(op, _SET_FLAG) else WAIT
+        return Event(seq, core, src if kind == SET else dst, op, kind, (), iteration,
+                     src=src, dst=dst, event_id=op.static_event)
+    if _PIPE_BARRIER is not None and isinstance(op, _PIPE_BARRIER):
+        pipe = barrier_pipe(op)
+        return Event(seq, core, Pipe.S if pipe is None else pipe, op,
+                     BARRIER_ALL if pipe is None else BARRIER, (), iteration)
+    return None

@@ -1,0 +1,80 @@
+"""What the mutation harness mutates and which tests judge each mutant (docs/mutation.md).
+
+An area is a list of source globs (repository-relative), the operators applied to them, and the
+test subset that must kill their mutants: pytest files/node ids (tests/unit) and lit files or
+folders (tests/filecheck). Globs that match nothing are skipped, so an area can name modules that
+are still being written (the concurrency engine's checkers) and picks them up when they land.
+Add a module here when it lands; keep each subset to the tests that exercise the area, so one
+mutant costs seconds.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+# One check disabled. The deep run (`--deep`) also shifts/negates the checks' conditions
+# (gcmp, gbool): ~2.5x the mutants, over the 30-minute budget on 2 cores.
+VERIFIER_OPS = ("guard", "require", "call")
+DEEP_OPS = ("gcmp", "gbool")
+# A check disabled, or one numeric behaviour altered.
+NUMERIC_OPS = ("guard", "require", "call", "gcmp", "round", "dtype", "mask", "clamp",
+               "transpose", "swap", "ifexp")
+# Checkers: a report suppressed, an ordering comparison or a condition changed.
+CHECKER_OPS = ("guard", "require", "call", "cmp", "boolop", "ifexp", "swap")
+
+
+@dataclass(frozen=True)
+class Area:
+    name: str
+    sources: tuple[str, ...]
+    ops: tuple[str, ...]
+    pytest: tuple[str, ...] = ()
+    lit: tuple[str, ...] = ()
+
+
+AREAS: tuple[Area, ...] = (
+    Area(
+        "verifiers-pto",
+        sources=("dialects/pto.py", "dialects/pto/*.py", "dialects/types.py",
+                 "isa/ascend/targets.py", "isa/ascend/layouts.py", "isa/ascend/gather.py",
+                 "isa/ascend/pipes.py"),
+        ops=VERIFIER_OPS,
+        pytest=("tests/unit/test_pto_dialect*.py", "tests/unit/test_pto_sync*.py",
+                "tests/unit/test_isa_ascend_*.py", "tests/unit/test_parser_fast_paths.py"),
+        lit=("tests/filecheck/dialects/pto",),
+    ),
+    Area(
+        "verifiers-tcgen05",
+        sources=("dialects/tcgen05.py", "dialects/tcgen05/*.py", "isa/tcgen05/*.py"),
+        ops=VERIFIER_OPS,
+        pytest=("tests/unit/test_tcgen05_dialect*.py", "tests/unit/test_isa_tcgen05_*.py",
+                "tests/unit/test_desc_cli.py"),
+        lit=("tests/filecheck/dialects/tcgen05", "tests/filecheck/tools/desc.mlir"),
+    ),
+    Area(
+        "executor-pto",
+        sources=("executor/kernels.py", "executor/dtypes.py", "isa/ascend/quant.py"),
+        ops=NUMERIC_OPS,
+        pytest=("tests/unit/test_executor_kernels.py", "tests/unit/test_executor_edges*.py",
+                "tests/unit/test_isa_ascend_quant.py", "tests/unit/test_executor_ir.py",
+                "tests/unit/test_executor_faults.py", "tests/unit/test_executor_memory.py",
+                "tests/unit/test_executor_all_targets.py"),
+    ),
+    Area(
+        "executor-tcgen05",
+        sources=("executor/tcgen05_kernels.py", "executor/tcgen05_*.py"),
+        ops=NUMERIC_OPS,
+        pytest=("tests/unit/test_tcgen05_kernel*.py", "tests/unit/test_example_tcgen05.py",
+                "tests/unit/test_tcgen05_executor*.py"),
+    ),
+    Area(
+        "checkers",
+        sources=("executor/hb.py", "executor/scheduler.py", "executor/events.py",
+                 "dialects/pto/effects.py"),
+        ops=CHECKER_OPS,
+        pytest=("tests/unit/test_hb*.py", "tests/unit/test_scheduler*.py",
+                "tests/unit/test_events*.py", "tests/unit/test_race*.py",
+                "tests/unit/test_deadlock*.py", "tests/unit/test_effects*.py",
+                "tests/unit/test_engine*.py"),
+    ),
+)

@@ -1,0 +1,303 @@
+"""The concurrency engine on hand-written event streams: footprints overlap, happens-before
+(flags, barriers, same-pipe rules), the scheduler's queues (a wait blocks only its pipe),
+deadlocks, unbalanced and overflowing flags, the static entry point and the pruning."""
+
+from __future__ import annotations
+
+import itertools
+import random
+
+import pytest
+
+from mmair.dialects.pto.effects import Access, overlap
+from mmair.executor.events import BARRIER, BARRIER_ALL, SET, WAIT, Event, SyncError
+from mmair.executor.scheduler import Scheduler, analyze
+from mmair.isa.ascend.pipes import Pipe
+
+# ------------------------------------------------------------------------------------------------
+# overlap of strided byte sets, against explicit byte sets
+# ------------------------------------------------------------------------------------------------
+
+
+def _bytes(a: Access) -> set[int]:
+    out: set[int] = set()
+    for r in range(a.rows):
+        base = a.start + r * a.stride
+        out.update(range(base, base + a.width))
+    return out
+
+
+def test_adjacent_column_windows_do_not_overlap():
+    # Two 4-row windows of 8 bytes in rows of 16 bytes: columns [0, 8) and [8, 16).
+    left = Access("gm", 0, 8, 4, 16, True)
+    right = Access("gm", 8, 8, 4, 16, True)
+    assert overlap(left, right) is None
+    assert overlap(right, left) is None
+
+
+def test_overlap_is_the_lowest_common_segment():
+    a = Access("gm", 0, 8, 4, 16)
+    b = Access("gm", 20, 8, 2, 16)  # rows 1-2, columns 4-12 -> first common bytes [20, 24)
+    assert overlap(a, b) == (20, 24)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_overlap_matches_byte_sets(seed):
+    rng = random.Random(seed)
+    for _ in range(400):
+        accs = []
+        for _ in range(2):
+            rows = rng.randint(1, 5)
+            width = rng.randint(1, 9)
+            stride = rng.choice([0, width, width + rng.randint(1, 9), rng.randint(1, 20)])
+            accs.append(Access("gm", rng.randint(0, 40), width, rows, stride if rows > 1 else 0))
+        a, b = accs
+        common = _bytes(a) & _bytes(b)
+        hit = overlap(a, b)
+        if not common:
+            assert hit is None, (a, b)
+        else:
+            assert hit is not None, (a, b)
+            lo, hi = hit
+            assert lo == min(common), (a, b, hit)
+            assert set(range(lo, hi)) <= common
+
+
+# ------------------------------------------------------------------------------------------------
+# hand-written streams
+# ------------------------------------------------------------------------------------------------
+
+_seq = itertools.count(1)
+
+
+def op(pipe: Pipe, *accesses: Access, iteration: tuple = (), log: list | None = None,
+       name: str = "") -> Event:
+    ev = Event(next(_seq), 0, pipe, None, name or f"op_{pipe}", list(accesses), iteration)
+    if log is not None:
+        ev.run = lambda: log.append(ev) or ((), None)
+    return ev
+
+
+def flag(kind: str, src: Pipe, dst: Pipe, event_id: int = 0) -> Event:
+    return Event(next(_seq), 0, src if kind == SET else dst, None, kind, (),
+                 src=src, dst=dst, event_id=event_id)
+
+
+def barrier(pipe: Pipe | None) -> Event:
+    if pipe is None:
+        return Event(next(_seq), 0, Pipe.S, None, BARRIER_ALL)
+    return Event(next(_seq), 0, pipe, None, BARRIER)
+
+
+def run(*events: Event) -> Scheduler:
+    sched = Scheduler()
+    for ev in events:
+        sched.issue(ev)
+    sched.finish()
+    return sched
+
+
+L1_TILE = Access("l1", 0, 1024, write=True, buffer="%a_l1")
+L1_READ = Access("l1", 512, 1536, buffer="%a_view")
+
+
+def test_unordered_write_then_read_is_a_race_naming_both_pipes_and_range():
+    with pytest.raises(SyncError) as info:
+        run(op(Pipe.MTE2, L1_TILE, name="load"), op(Pipe.MTE1, L1_READ, name="move"))
+    err = info.value
+    assert err.kind == "race"
+    assert "l1 bytes [512, 1024)" in err.message
+    assert "%a_view / %a_l1" in err.message
+    assert "move (pipe mte1) reads them" in err.message
+    assert "load (pipe mte2) writes them" in err.message
+
+
+def test_flag_orders_the_pipes():
+    log: list[Event] = []
+    load = op(Pipe.MTE2, L1_TILE, log=log)
+    move = op(Pipe.MTE1, L1_READ, log=log)
+    sched = run(load, flag(SET, Pipe.MTE2, Pipe.MTE1), flag(WAIT, Pipe.MTE2, Pipe.MTE1), move)
+    assert log == [load, move]
+    assert not sched.stuck()
+
+
+def test_wait_issued_before_its_set_blocks_only_its_pipe():
+    # The MTE1 queue waits for a flag that MTE2 sets later in program order; MTE2 and M keep going.
+    log: list[Event] = []
+    wait = flag(WAIT, Pipe.MTE2, Pipe.MTE1)
+    move = op(Pipe.MTE1, L1_READ, log=log)
+    mad = op(Pipe.M, Access("l0c", 0, 64, write=True), log=log)
+    load = op(Pipe.MTE2, L1_TILE, log=log)
+    setf = flag(SET, Pipe.MTE2, Pipe.MTE1)
+    sched = Scheduler()
+    for ev in (wait, move, mad, load):
+        sched.issue(ev)
+    assert log == [mad, load]  # the move is queued behind the wait
+    assert sched.stuck() == [wait]
+    sched.issue(setf)
+    assert log == [mad, load, move]
+    assert wait.preds[-1] is setf  # the wait's happens-before predecessor is its set
+    sched.finish()
+
+
+def test_wait_without_set_is_a_deadlock_with_the_pipe_position():
+    wait = flag(WAIT, Pipe.MTE2, Pipe.MTE1, 3)
+    sched = Scheduler()
+    sched.issue(wait)
+    sched.issue(op(Pipe.MTE1, L1_READ))
+    with pytest.raises(SyncError) as info:
+        sched.finish()
+    assert info.value.kind == "deadlock"
+    assert "pipe mte1 waits at wait_flag (pipe mte1) for flag mte2 -> mte1 event 3" in info.value.message
+    assert "(1 more op queued behind it)" in info.value.message
+
+
+def test_scalar_wait_that_no_pipe_can_set_is_an_immediate_deadlock():
+    # V waits for S (set later), S waits for V: the scalar unit can never issue the set.
+    sched = Scheduler()
+    sched.issue(flag(WAIT, Pipe.S, Pipe.V))
+    sched.issue(flag(SET, Pipe.V, Pipe.S))  # queued behind V's wait
+    with pytest.raises(SyncError) as info:
+        sched.issue(flag(WAIT, Pipe.V, Pipe.S))
+    assert info.value.kind == "deadlock"
+    assert info.value.message.startswith("deadlock: the scalar unit waits at")
+    assert "pipe v waits at wait_flag (pipe v) for flag s -> v event 0" in info.value.message
+
+
+def test_set_never_waited_is_unbalanced():
+    with pytest.raises(SyncError) as info:
+        run(flag(SET, Pipe.M, Pipe.FIX, 2))
+    assert info.value.kind == "unbalanced"
+    assert "set_flag m -> fix event 2" in info.value.message
+
+
+def test_second_set_of_a_held_flag_overflows():
+    with pytest.raises(SyncError) as info:
+        run(flag(SET, Pipe.M, Pipe.V, 0), flag(SET, Pipe.M, Pipe.V, 0))
+    assert info.value.kind == "overflow"
+    assert "sets flag m -> v event 0 again" in info.value.message
+
+
+def test_vector_pipe_needs_a_barrier_between_dependent_ops():
+    ub_w = Access("ub", 0, 256, write=True, buffer="%x")
+    ub_r = Access("ub", 128, 256, buffer="%y")
+    with pytest.raises(SyncError) as info:
+        run(op(Pipe.V, ub_w), op(Pipe.V, ub_r))
+    assert "no pipe_barrier(v) between them" in info.value.message
+    assert "ub bytes [128, 256)" in info.value.message
+    run(op(Pipe.V, ub_w), barrier(Pipe.V), op(Pipe.V, ub_r))
+
+
+def test_every_pipe_but_s_needs_a_barrier_between_dependent_ops():
+    with pytest.raises(SyncError, match=r"no pipe_barrier\(mte2\) between them"):
+        run(op(Pipe.MTE2, L1_TILE), op(Pipe.MTE2, L1_TILE))
+    run(op(Pipe.MTE2, L1_TILE), barrier(Pipe.MTE2), op(Pipe.MTE2, L1_TILE))
+    gm = Access("gm", 0, 64, write=True, memory="g")
+    run(op(Pipe.S, gm), op(Pipe.S, gm))  # the scalar unit keeps its own order
+
+
+def test_a_large_mad_finishes_before_the_next_mad_reaches_its_bytes():
+    c = Access("l0c", 0, 65536, write=True, buffer="%c")
+    big = op(Pipe.M, c)
+    big.sequential = True  # e.g. 128 x 128 outputs: 64 fractals (pipes.mad_needs_barrier)
+    nxt = op(Pipe.M, c)
+    run(big, nxt)
+    assert big in nxt.preds
+    with pytest.raises(SyncError, match=r"no pipe_barrier\(m\)"):
+        run(op(Pipe.M, c), op(Pipe.M, c))
+
+
+def test_barrier_all_orders_every_pipe():
+    run(op(Pipe.MTE2, L1_TILE), barrier(None), op(Pipe.MTE1, L1_READ))  # ordered: no error
+    with pytest.raises(SyncError, match=r"race on l1 bytes \[512, 1024\)"):
+        run(op(Pipe.MTE2, L1_TILE), barrier(Pipe.MTE2), op(Pipe.MTE1, L1_READ))
+
+
+def test_barrier_all_behind_a_blocked_queue_is_a_deadlock():
+    sched = Scheduler()
+    sched.issue(flag(WAIT, Pipe.M, Pipe.MTE1))
+    with pytest.raises(SyncError) as info:
+        sched.issue(barrier(None))
+    assert "for every pipe to finish" in info.value.message
+
+
+def test_flag_chain_through_another_pipe_orders_vector_ops():
+    # V write, set v->mte3, MTE3 wait + set mte3->v, V wait, V read: ordered without a barrier.
+    ub_w = Access("ub", 0, 64, write=True)
+    ub_r = Access("ub", 0, 64)
+    events = [op(Pipe.V, ub_w), flag(SET, Pipe.V, Pipe.MTE3), flag(WAIT, Pipe.V, Pipe.MTE3),
+              flag(SET, Pipe.MTE3, Pipe.V), flag(WAIT, Pipe.MTE3, Pipe.V), op(Pipe.V, ub_r)]
+    run(*events)
+    # each event's recorded predecessor is the one before it: the chain is what orders them
+    assert [ev.preds for ev in events[1:]] == [[ev] for ev in events[:-1]]
+    with pytest.raises(SyncError, match="race on ub bytes"):
+        run(op(Pipe.V, ub_w), op(Pipe.V, ub_r))
+
+
+def test_race_message_names_the_loop_iterations():
+    gm = Access("gm", 0, 64, 2, 128, True, "%c", "c")
+    with pytest.raises(SyncError) as info:
+        run(op(Pipe.FIX, gm, iteration=(("%i", 0), ("%j", 128))),
+            op(Pipe.MTE3, gm, iteration=(("%i", 128),)))
+    message = info.value.message
+    assert "bytes [0, 64) of GM buffer %c" in message
+    assert "(pipe fix, iteration %i = 0, %j = 128)" in message
+    assert "(pipe mte3, iteration %i = 128)" in message
+
+
+def test_different_gm_buffers_never_conflict():
+    run(op(Pipe.FIX, Access("gm", 0, 64, write=True, memory="a")),
+        op(Pipe.MTE3, Access("gm", 0, 64, write=True, memory="b")))  # no error
+    with pytest.raises(SyncError, match=r"race on bytes \[0, 64\) of GM buffer"):
+        run(op(Pipe.FIX, Access("gm", 0, 64, write=True, memory="a")),
+            op(Pipe.MTE3, Access("gm", 0, 64, write=True, memory="a")))
+
+
+def test_analyze_returns_every_conflict_of_a_loop_body_twice():
+    # K loop body: MTE2 loads the L1 tile, MTE1 reads it (flagged inside the iteration). The second
+    # copy's load overwrites the tile MTE1 of the first copy reads (a loop-carried WAR) and the one
+    # the first load wrote (a WAW inside MTE2, which needs a barrier or a flag chain).
+    def body(k: int) -> list[Event]:
+        it = (("%k", k),)
+        return [op(Pipe.MTE2, L1_TILE, iteration=it, name="load"), flag(SET, Pipe.MTE2, Pipe.MTE1),
+                flag(WAIT, Pipe.MTE2, Pipe.MTE1), op(Pipe.MTE1, L1_READ, iteration=it, name="move")]
+
+    result = analyze(body(0) + body(1))
+    assert not result.faults
+    pairs = [(c.first.kind, c.first.iteration, c.second.kind, c.second.iteration)
+             for c in result.conflicts]
+    assert sorted(pairs) == [("load", (("%k", 0),), "load", (("%k", 1),)),
+                             ("move", (("%k", 0),), "load", (("%k", 1),))]
+    ranges = {c.first.kind: (c.lo, c.hi) for c in result.conflicts}
+    assert ranges == {"load": (0, 1024), "move": (512, 1024)}
+
+
+def test_analyze_reports_faults_without_raising():
+    result = analyze([flag(WAIT, Pipe.MTE2, Pipe.MTE1), flag(SET, Pipe.M, Pipe.FIX)])
+    assert [f.kind for f in result.faults] == ["deadlock", "unbalanced"]
+
+
+def test_predecessors_follow_pipe_order_and_flags():
+    load = op(Pipe.MTE2, L1_TILE)
+    setf = flag(SET, Pipe.MTE2, Pipe.MTE1)
+    wait = flag(WAIT, Pipe.MTE2, Pipe.MTE1)
+    move = op(Pipe.MTE1, L1_READ)
+    run(load, setf, wait, move)
+    assert setf.preds == [load]
+    assert wait.preds == [setf]
+    assert move.preds == [wait]
+    assert (load.epoch, setf.epoch, wait.epoch, move.epoch) == (1, 2, 1, 2)
+
+
+def test_records_stay_bounded_in_a_long_flagged_stream():
+    sched = Scheduler()
+    for i in range(3000):
+        gm = Access("gm", (i % 50) * 4096, 512, 8, 1024, False, "%a", "a")
+        for ev in (op(Pipe.MTE2, gm, L1_TILE), flag(SET, Pipe.MTE2, Pipe.MTE1),
+                   flag(WAIT, Pipe.MTE2, Pipe.MTE1), op(Pipe.MTE1, L1_READ),
+                   flag(SET, Pipe.MTE1, Pipe.MTE2), flag(WAIT, Pipe.MTE1, Pipe.MTE2)):
+            sched.issue(ev)
+    sched.finish()
+    # One record per distinct byte set and pipe: 50 GM windows + the L1 tile (MTE2) + the read.
+    assert sched.hb.record_count() <= 52
+    assert len(sched.hb.since_mark[0]) <= 2  # pred lists do not grow with the stream

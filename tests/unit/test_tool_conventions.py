@@ -1,0 +1,177 @@
+"""Tool conventions (issue 17): output paths, stdin, --version, --help from the pass classes,
+pass-option errors in the documented spelling, the user's umask, MLIR-style --verify-diagnostics,
+return values, --json, automatic mmair-lower."""
+
+from __future__ import annotations
+
+import json
+import os
+import pathlib
+import subprocess
+import sys
+
+import pytest
+
+from mmair.tools import opt, run
+
+EXAMPLES = pathlib.Path(__file__).parents[2] / "examples"
+BIN = pathlib.Path(sys.executable).parent
+GOOD = "func.func @f(%a: i32) -> i32 {\n  func.return %a : i32\n}\n"
+
+
+def call(tool, capsys, *argv):
+    code = tool.main([str(a) for a in argv])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+# ---- output paths ------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("tool", ["opt", "run"])
+def test_output_to_a_missing_directory_or_a_directory(tmp_path, capsys, tool):
+    example = EXAMPLES / "gemm_f16_128.mlir"
+    for target, reason in ((tmp_path / "missing" / "o", "no such directory"),
+                           (tmp_path, "it is a directory")):
+        if tool == "opt":
+            code, out, err = call(opt, capsys, example, "-o", target)
+        else:
+            code, out, err = call(run, capsys, example, "--output", f"c={target}")
+        assert code == 1, err
+        assert err.count("\n") == 1 and err.startswith("error: cannot write output") and reason in err
+        assert "Traceback" not in err
+
+
+@pytest.mark.parametrize("umask", [0o022, 0o077])
+def test_output_files_get_the_users_umask(tmp_path, capsys, umask):
+    old = os.umask(umask)
+    try:
+        assert call(opt, capsys, EXAMPLES / "gemm_f16_128.mlir", "-o", tmp_path / "o.mlir")[0] == 0
+        assert call(run, capsys, EXAMPLES / "gemm_f16_128.mlir", "--output",
+                    f"c={tmp_path / 'c.npy'}")[0] == 0
+    finally:
+        os.umask(old)
+    for name in ("o.mlir", "c.npy"):
+        assert (tmp_path / name).stat().st_mode & 0o777 == 0o666 & ~umask
+
+
+# ---- input, version, help -------------------------------------------------------------------------
+
+
+def test_dash_reads_stdin():
+    proc = subprocess.run([str(BIN / "mmair-opt"), "-"], input=GOOD, capture_output=True, text=True)
+    assert proc.returncode == 0 and "func.func @f(%a : i32) -> i32" in proc.stdout.replace("%a:", "%a :")
+
+
+@pytest.mark.parametrize("tool", ["mmair-opt", "mmair-run", "mmair-desc"])
+def test_version(tool):
+    from importlib.metadata import version
+
+    proc = subprocess.run([str(BIN / tool), "--version"], capture_output=True, text=True)
+    assert proc.returncode == 0
+    assert proc.stdout.strip() == f"{tool} (mmair {version('mmair')}, xdsl {version('xdsl')})"
+
+
+def test_help_lists_every_pass_with_its_options_and_defaults(capsys):
+    import dataclasses
+
+    from mmair.passes import get_all_passes
+
+    code, out, _ = call(opt, capsys, "--help")
+    assert code == 0
+    for name, factory in get_all_passes().items():
+        assert f"\n  {name}\n" in out
+        cls = factory()
+        for f in dataclasses.fields(cls):
+            assert f"      {f.name.replace('_', '-')}=" in out
+    assert "      tile-m=integer  (default: 0)" in out
+    assert "--target {" in out and "--mmair-target" not in out
+
+
+@pytest.mark.parametrize(("pipeline", "message"), [
+    ("pto-tile-matmul{tile_m=x}", "pass 'pto-tile-matmul' option 'tile-m' expects integer, got 'x'"),
+    ("pto-tile-matmul{tilem=3}",
+     "pass 'pto-tile-matmul' has no option 'tilem' (options: target, tile-m, tile-n, tile-k"),
+    ("no-such-pass", "bad pipeline: unknown pass 'no-such-pass'"),
+])
+def test_pass_option_errors_use_the_documented_spelling(capsys, pipeline, message):
+    code, _, err = call(opt, capsys, EXAMPLES / "matmul_f16.mlir", "-p", pipeline)
+    assert code == 2 and err.startswith(f"mmair-opt: error: {message}") and "tile_m" not in err
+
+
+def test_target_option_spelling(capsys):
+    code, out, _ = call(opt, capsys, EXAMPLES / "matmul_f16.mlir", "--target", "a5", "-p",
+                        "pto-tile-matmul")
+    assert code == 0  # the module's own pto.target (a2) stays
+    code, _, err = call(opt, capsys, EXAMPLES / "matmul_f16.mlir", "--target", "b9")
+    assert code == 2 and "argument --target: invalid choice: 'b9'" in err
+
+
+# ---- --verify-diagnostics ----------------------------------------------------------------------------
+
+
+ANNOTATED = """func.func @f(%a: i32) -> i64 {
+  // expected-error @below {{'func.return' op}}
+  func.return %a : i32
+}
+// -----
+func.func @g(%a: i32) -> i64 {
+  func.return %a : i32  // expected-error {{expected operand types}}
+}
+// -----
+func.func @h(%a: i32) -> i32 {
+  func.return %a : i32  // expected-error {{never produced}}
+}
+"""
+
+
+def test_expected_error_annotations(tmp_path, capsys):
+    path = tmp_path / "k.mlir"
+    path.write_text(ANNOTATED)
+    code, out, err = call(opt, capsys, path, "--split-input-file", "--verify-diagnostics")
+    lines = err.strip().splitlines()
+    assert code == 1
+    # chunk 1 matches; chunk 2's message differs (unexpected error + unmatched expectation);
+    # chunk 3 produces nothing.
+    assert any(f"{path}:7:3: error: unexpected error: 'func.return' op" in x for x in lines)
+    assert f"{path}:7:1: error: expected error \"expected operand types\" was not produced (on line 7)" in lines
+    assert f"{path}:11:1: error: expected error \"never produced\" was not produced (on line 11)" in lines
+    assert len(lines) == 3
+    path.write_text(ANNOTATED.split("// -----")[0])
+    code, out, err = call(opt, capsys, path, "--split-input-file", "--verify-diagnostics")
+    assert (code, err) == (0, "")
+
+
+# ---- mmair-run results ---------------------------------------------------------------------------
+
+
+def test_run_prints_return_values(capsys):
+    code, out, err = call(run, capsys, EXAMPLES / "gather_mask.mlir")
+    assert code == 0, err
+    # 128 u16 elements, pattern 2 keeps the odd ones: 64.
+    assert out.splitlines()[0] == "result 0: 64 : index"
+
+
+def test_run_json_summary(capsys):
+    code, out, err = call(run, capsys, EXAMPLES / "gemm_f16_128.mlir", "--json", "--check-numpy")
+    assert code == 0, err
+    summary = json.loads(out)
+    assert summary["entry"] == "gemm" and summary["ok"] is True
+    assert summary["outputs"]["c"] == {"shape": [128, 128], "dtype": "float32"}
+    (check,) = summary["checks"]
+    assert check["ok"] and check["label"].startswith("c = ") and check["elements"] == 128 * 128
+    assert summary["stats"]["op_counts"]["pto.mad"] == 1
+    code, out, _ = call(run, capsys, EXAMPLES / "gather_mask.mlir", "--json")
+    assert json.loads(out)["results"] == [64]
+
+
+def test_run_lowers_automatically_and_says_so_with_v(capsys):
+    code, out, err = call(run, capsys, EXAMPLES / "matmul_f16.mlir", "-v", "--stats")
+    assert code == 0, err
+    assert "running mmair-lower first: the module holds pto.matmul" in err
+    assert "  pto.mad: 6" in out
+    code, _, err = call(run, capsys, EXAMPLES / "matmul_f16.mlir")
+    assert code == 0 and err == ""
+    # -p '' runs no pass: pto.matmul has no executor implementation.
+    code, _, err = call(run, capsys, EXAMPLES / "matmul_f16.mlir", "-p", "")
+    assert code == 1 and "no implementation for op 'pto.matmul'" in err

@@ -1,0 +1,311 @@
+"""`mmair-show`: pictures (PNG, matplotlib) of Ascend fractal layouts and of a kernel's memory map.
+
+    mmair-show layout --shape 32x48 --type f16 --layout nz [--space l1] [-o layout.png]
+    mmair-show memory FILE [-p PIPELINE] [--entry NAME] [--target T] [-o memory.png]
+
+`layout` draws one tile: a cell per padded-logical element (row r, column c), labelled with the
+element's index in the physical buffer (`mmair.isa.ascend.layouts.element_offset`), coloured by
+that index so the storage order is visible, thick lines at fractal borders, padding hatched. Any
+layout (nd, dn, nz, zz, zn, nn), shape, element type and space; past 4096 cells the labels are left
+out (the colours still show the order).
+
+`memory` draws where the tiles of the entry function live after `pto-assign-addresses`: one panel
+per on-chip space, x = program point (the ops of the function in pre-order), y = byte address, one
+box per `pto.alloc` over its live interval and its bytes, the capacity as a line. The file is
+lowered first (`mmair-lower`, or the passes of `-p`), so `pto.matmul` kernels show their tiles.
+
+Exit codes as in every mmair tool: 0, 1 for bad input (one `error:` line), 2 for bad options.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import NoReturn
+
+import numpy as np
+
+from mmair.tools.version import VersionAction
+
+PROG = "mmair-show"
+MAX_LABELLED_CELLS = 4096
+
+
+class UsageError(Exception):
+    """A bad command line (exit 2)."""
+
+
+class InputError(Exception):
+    """Bad input (exit 1), already phrased."""
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> NoReturn:
+        raise UsageError(message)
+
+
+# ---- layout ------------------------------------------------------------------------------------
+
+
+@dataclass
+class LayoutPicture:
+    """What `draw_layout` draws: physical indices of the padded-logical cells."""
+
+    offsets: np.ndarray
+    """[R, C] physical element index of padded-logical (r, c)."""
+    valid: np.ndarray
+    """[R, C] True inside the logical shape, False in the fractal padding."""
+    fractal: tuple[int, int]
+    title: str
+
+
+def layout_picture(shape: tuple[int, ...], element: str, layout: str, space: str) -> LayoutPicture:
+    from mmair.isa.ascend import layouts
+
+    rows, cols = (1, shape[0]) if len(shape) == 1 else shape
+    pr, pc = layouts.padded_shape(layout, tuple(shape), element, space)
+    r = np.arange(pr)[:, None]
+    c = np.arange(pc)[None, :]
+    offsets = np.broadcast_to(layouts.element_offset(layout, tuple(shape), element, space, r, c),
+                              (pr, pc))
+    valid = (r < rows) & (c < cols)
+    fractal = layouts.fractal_shape(layout, element, space) if layout in layouts.FRACTAL_LAYOUTS \
+        else (pr, pc)
+    physical = layouts.physical_shape(layout, tuple(shape), element, space)
+    title = (f"{'x'.join(map(str, shape))} {element} as {layout} in {space}: "
+             + (f"fractals of {fractal[0]}x{fractal[1]}, " if layout in layouts.FRACTAL_LAYOUTS else "")
+             + f"physical shape {physical}")
+    return LayoutPicture(np.asarray(offsets), np.asarray(valid), fractal, title)
+
+
+def draw_layout(picture: LayoutPicture, output: str) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    pr, pc = picture.offsets.shape
+    cell = 0.42 if pr * pc <= MAX_LABELLED_CELLS else max(0.05, 12 / max(pr, pc))
+    fig, ax = plt.subplots(figsize=(max(4.0, pc * cell + 1.5), max(3.0, pr * cell + 1.2)))
+    ax.imshow(picture.offsets, cmap="viridis", interpolation="nearest", aspect="equal",
+              extent=(0, pc, pr, 0))
+    ax.imshow(np.where(picture.valid, np.nan, 1.0), cmap="Greys", vmin=0, vmax=1.6, alpha=0.55,
+              interpolation="nearest", aspect="equal", extent=(0, pc, pr, 0))
+    if pr * pc <= MAX_LABELLED_CELLS:
+        size = 7 if max(picture.offsets.max(), 1) < 1000 else 5.5
+        mid = picture.offsets.max() / 2
+        for (i, j), value in np.ndenumerate(picture.offsets):
+            ax.text(j + 0.5, i + 0.5, str(value), ha="center", va="center", fontsize=size,
+                    color="white" if value < mid else "black")
+    fr, fc = picture.fractal
+    for x in range(0, pc + 1, fc):
+        ax.axvline(x, color="red", linewidth=2)
+    for y in range(0, pr + 1, fr):
+        ax.axhline(y, color="red", linewidth=2)
+    ax.set_xticks(np.arange(0, pc, max(1, fc if fc > 1 else pc // 8 or 1)) + 0.5)
+    ax.set_xticklabels([str(i) for i in range(0, pc, max(1, fc if fc > 1 else pc // 8 or 1))])
+    ax.set_yticks(np.arange(0, pr, max(1, fr if fr > 1 else pr // 8 or 1)) + 0.5)
+    ax.set_yticklabels([str(i) for i in range(0, pr, max(1, fr if fr > 1 else pr // 8 or 1))])
+    ax.set_xlabel("logical column")
+    ax.set_ylabel("logical row")
+    ax.set_title(picture.title + "\ncell = index in the physical buffer; red = fractal borders; "
+                 "grey = padding", fontsize=9)
+    fig.tight_layout()
+    fig.savefig(output, dpi=80)
+    plt.close(fig)
+
+
+# ---- memory map ------------------------------------------------------------------------------
+
+
+@dataclass
+class Box:
+    space: str
+    label: str
+    start: int
+    end: int
+    offset: int
+    size: int
+
+
+def memory_boxes(module, entry: str | None = None) -> tuple[list[Box], dict[str, int | None], str]:
+    """The tiles of the entry function of a lowered module: (boxes, capacities, function name)."""
+    from mmair.dialects import pto
+    from mmair.executor.runner import find_entry
+    from mmair.passes.pto_assign_addresses import assign_function
+
+    function = find_entry(module, entry)
+    target = pto.target_of(function)
+    boxes = []
+    for buf in assign_function(function, target):  # all allocs have offsets: nothing moves
+        offset = buf.alloc.offset.value.data if buf.alloc.offset is not None else buf.offset
+        boxes.append(Box(buf.space, buf.label, buf.start, buf.end, int(offset), buf.size))
+    return boxes, dict(target.capacity), function.sym_name.data
+
+
+def draw_memory(boxes: list[Box], capacities: dict[str, int | None], title: str, output: str) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from matplotlib.patches import Rectangle
+
+    spaces = sorted({b.space for b in boxes}, key=["l1", "l0a", "l0b", "l0c", "ub", "bt", "fb"].index
+                    if all(b.space in ("l1", "l0a", "l0b", "l0c", "ub", "bt", "fb") for b in boxes)
+                    else str)
+    fig, axes = plt.subplots(1, len(spaces), figsize=(4.2 * len(spaces), 5.0), squeeze=False)
+    last = max((b.end for b in boxes), default=0) + 1
+    colours = plt.get_cmap("tab20")
+    for ax, space in zip(axes[0], spaces, strict=True):
+        mine = [b for b in boxes if b.space == space]
+        cap = capacities.get(space) or max(b.offset + b.size for b in mine)
+        for i, b in enumerate(mine):
+            ax.add_patch(Rectangle((b.start, b.offset), b.end - b.start + 1, b.size,
+                                   facecolor=colours(i % 20), edgecolor="black", alpha=0.85))
+            ax.text(b.start + (b.end - b.start + 1) / 2, b.offset + b.size / 2,
+                    f"{b.label}\n{b.size} B @ {b.offset}", ha="center", va="center", fontsize=7)
+        ax.axhline(cap, color="red", linestyle="--", linewidth=1.5)
+        ax.text(0, cap, f" capacity {cap} B", va="bottom", fontsize=7, color="red")
+        ax.set_xlim(0, last)
+        ax.set_ylim(0, cap * 1.08)
+        ax.set_title(space, fontsize=10)
+        ax.set_xlabel("program point (op number)")
+        ax.set_ylabel("byte address")
+    fig.suptitle(title, fontsize=10)
+    fig.tight_layout()
+    fig.savefig(output, dpi=80)
+    plt.close(fig)
+
+
+# ---- command line ------------------------------------------------------------------------------
+
+
+def _shape(text: str) -> tuple[int, ...]:
+    try:
+        dims = tuple(int(d) for d in text.lower().split("x"))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a shape like 32x48, got '{text}'") from None
+    if not 1 <= len(dims) <= 2 or any(d <= 0 for d in dims):
+        raise argparse.ArgumentTypeError(f"expected one or two positive sizes, got '{text}'")
+    if np.prod(dims) > 1 << 20:
+        raise argparse.ArgumentTypeError(f"at most 2^20 elements, got {text}")
+    return dims
+
+
+def build_parser() -> argparse.ArgumentParser:
+    from mmair.isa.ascend.layouts import LAYOUTS
+
+    parser = _Parser(prog=PROG, description="Draw Ascend fractal layouts and kernel memory maps.")
+    parser.add_argument("--version", action=VersionAction)
+    commands = parser.add_subparsers(dest="command", required=True)
+    layout = commands.add_parser("layout", help="one tile's fractal layout")
+    layout.add_argument("--shape", type=_shape, required=True, help="logical ROWSxCOLS (or N)")
+    layout.add_argument("--type", default="f16", help="element type (isa name: f16, bf16, f32, s8, e4m3, ...)")
+    layout.add_argument("--layout", choices=LAYOUTS, default="nz")
+    layout.add_argument("--space", default="l1", help="l1, l0a, l0b, l0c, ub, ... (c0 depends on it)")
+    layout.add_argument("-o", "--output", default="layout.png")
+    memory = commands.add_parser("memory", help="a kernel's tiles over address x program point")
+    memory.add_argument("file")
+    memory.add_argument("-p", "--passes", default="mmair-lower",
+                        help="passes before drawing (default mmair-lower)")
+    memory.add_argument("--entry")
+    memory.add_argument("--target", help="Ascend target (overrides the module's pto.target)")
+    memory.add_argument("-o", "--output", default="memory.png")
+    return parser
+
+
+def _run_layout(args: argparse.Namespace) -> str:
+    from mmair.isa.ascend import layouts
+    from mmair.isa.ascend.targets import element_bits
+
+    try:
+        element_bits(args.type)
+        if len(args.shape) == 1 and args.layout != "nd":
+            raise ValueError("a 1-D shape needs the nd layout")
+        layouts.fractal_shape(args.layout, args.type, args.space)
+        picture = layout_picture(args.shape, args.type, args.layout, args.space)
+    except (ValueError, KeyError) as err:
+        raise InputError(f"error: {str(err).strip(chr(39))}") from None
+    draw_layout(picture, args.output)
+    return args.output
+
+
+def _run_memory(args: argparse.Namespace) -> str:
+    from xdsl.context import Context
+    from xdsl.dialects.builtin import StringAttr
+    from xdsl.utils.exceptions import DiagnosticException, ParseError
+
+    from mmair.dialects import get_all_dialects
+    from mmair.executor.runner import InputError as RunInputError
+    from mmair.passes import get_all_passes
+    from mmair.tools.cli import PipelineError, parse_pipeline_spec
+    from mmair.tools.diagnostics import (
+        LocatingParser,
+        OpVerifyError,
+        SourceFile,
+        format_op_error,
+        format_parse_error,
+        format_pass_error,
+        verify_module,
+    )
+
+    try:
+        pipeline = parse_pipeline_spec(get_all_passes(), args.passes,
+                                       lambda _p, m, _n: verify_module(m)) if args.passes else None
+    except PipelineError as err:
+        raise UsageError(str(err)) from None
+    try:
+        with open(args.file, encoding="utf-8") as f:
+            source = SourceFile(args.file, f.read())
+    except (OSError, UnicodeDecodeError) as err:
+        raise InputError(f"{args.file}: error: cannot read input: {err}") from None
+    ctx = Context()
+    for name, factory in get_all_dialects().items():
+        ctx.register_dialect(name, factory)
+    try:
+        module = LocatingParser(ctx, source.text, source.name).parse_module()
+        if args.target is not None:
+            module.attributes["pto.target"] = StringAttr(args.target)
+        verify_module(module)
+        if pipeline is not None:
+            pipeline.apply(ctx, module)
+        boxes, capacities, name = memory_boxes(module, args.entry)
+    except ParseError as err:
+        raise InputError(format_parse_error(err)) from None
+    except OpVerifyError as err:
+        raise InputError(format_op_error(err.op, err.message, source)) from None
+    except DiagnosticException as err:
+        raise InputError(format_pass_error(err, source)) from None
+    except RunInputError as err:
+        raise InputError(f"error: {err}") from None
+    if not boxes:
+        raise InputError(f"error: @{name} allocates no pto tile, nothing to draw")
+    draw_memory(boxes, capacities, f"{args.file} @{name}: tiles after pto-assign-addresses",
+                args.output)
+    return args.output
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    from mmair.tools.cli import check_output_path
+    from mmair.tools.diagnostics import UserError
+
+    try:
+        args = build_parser().parse_args(argv)
+        check_output_path(args.output)
+        written = _run_layout(args) if args.command == "layout" else _run_memory(args)
+    except UsageError as err:
+        print(f"{PROG}: error: {err}", file=sys.stderr)
+        return 2
+    except (InputError, UserError) as err:
+        print(str(err), file=sys.stderr)
+        return 1
+    except SystemExit as exit_:  # --help, --version
+        return int(exit_.code or 0)
+    print(f"wrote {written}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
