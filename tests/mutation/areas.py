@@ -30,6 +30,9 @@ class Area:
     ops: tuple[str, ...]
     pytest: tuple[str, ...] = ()
     lit: tuple[str, ...] = ()
+    # (source glob, pytest, lit): a narrower subset for the sources that match (first match wins);
+    # the others use the area's whole subset.
+    focus: tuple[tuple[str, tuple[str, ...], tuple[str, ...]], ...] = ()
 
 
 AREAS: tuple[Area, ...] = (
@@ -40,6 +43,7 @@ AREAS: tuple[Area, ...] = (
                  "isa/ascend/pipes.py"),
         ops=VERIFIER_OPS,
         pytest=("tests/unit/test_pto_dialect*.py", "tests/unit/test_pto_sync*.py",
+                "tests/unit/test_verifier_api.py",
                 "tests/unit/test_isa_ascend_*.py", "tests/unit/test_parser_fast_paths.py"),
         lit=("tests/filecheck/dialects/pto",),
     ),
@@ -48,15 +52,23 @@ AREAS: tuple[Area, ...] = (
         sources=("dialects/tcgen05.py", "dialects/tcgen05/*.py", "isa/tcgen05/*.py"),
         ops=VERIFIER_OPS,
         pytest=("tests/unit/test_tcgen05_dialect*.py", "tests/unit/test_isa_tcgen05_*.py",
+                "tests/unit/test_verifier_api.py",
                 "tests/unit/test_desc_cli.py"),
         lit=("tests/filecheck/dialects/tcgen05", "tests/filecheck/tools/desc.mlir"),
+        focus=(
+            ("dialects/tcgen05*", ("tests/unit/test_tcgen05_dialect*.py",
+                                   "tests/unit/test_verifier_api.py"),
+             ("tests/filecheck/dialects/tcgen05",)),
+        ),
     ),
     Area(
         "executor-pto",
-        sources=("executor/kernels.py", "executor/dtypes.py", "isa/ascend/quant.py"),
+        sources=("executor/kernels.py", "executor/dtypes.py", "executor/pto.py",
+                 "isa/ascend/quant.py"),
         ops=NUMERIC_OPS,
         pytest=("tests/unit/test_executor_kernels.py", "tests/unit/test_executor_edges*.py",
-                "tests/unit/test_isa_ascend_quant.py", "tests/unit/test_executor_ir.py",
+                "tests/unit/test_isa_ascend_quant.py", "tests/unit/test_verifier_api.py",
+                "tests/unit/test_executor_ir.py",
                 "tests/unit/test_executor_faults.py", "tests/unit/test_executor_memory.py",
                 "tests/unit/test_executor_all_targets.py"),
     ),
@@ -70,9 +82,10 @@ AREAS: tuple[Area, ...] = (
     Area(
         "checkers",
         sources=("executor/hb.py", "executor/scheduler.py", "executor/events.py",
-                 "dialects/pto/effects.py"),
+                 "executor/seam.py", "dialects/pto/effects.py"),
         ops=CHECKER_OPS,
-        pytest=("tests/unit/test_hb*.py", "tests/unit/test_scheduler*.py",
+        pytest=("tests/unit/test_sync_engine*.py", "tests/unit/test_pto_effects*.py",
+                "tests/unit/test_hb*.py", "tests/unit/test_scheduler*.py",
                 "tests/unit/test_events*.py", "tests/unit/test_race*.py",
                 "tests/unit/test_deadlock*.py", "tests/unit/test_effects*.py",
                 "tests/unit/test_engine*.py"),

@@ -27,6 +27,16 @@
 // CHECK: error: '!pto.tile' requires space in [bt, fb, l0a, l0b, l0c, l1, ub], got gm
 
 // -----
+// [tile] extents are positive
+%t = pto.alloc : !pto.tile<l1, 0x16xf16, nz>
+// CHECK: error: '!pto.tile' requires static positive extents, got 0x16
+
+// -----
+// [tile] a 6-bit element does not fill 32-byte C0 blocks
+%t = pto.alloc : !pto.tile<l1, 16x64xf6E2M3FN, nz>
+// CHECK: error: '!pto.tile' requires an element type that tiles layout nz: element type 'e2m3' (6 bits) does not tile a 32-byte C0 block
+
+// -----
 // [tile] unknown layout
 %t = pto.alloc : !pto.tile<l1, 16x16xf16, zx>
 // CHECK: error: '!pto.tile' requires layout in [dn, nd, nn, nz, zn, zz], got zx
@@ -237,6 +247,13 @@ pto.mte_l1_l0a %l1, %l0a, %c1, %c64 : !pto.tile<l1, 1x64xf16, nz>, !pto.tile<l0a
 // CHECK: error: 'pto.mte_l1_l0a' op requires an nd src without transpose for an nd (GEMV) dst, got nz
 
 // -----
+// [L] a source start names both the row and the column (generic form: the custom one has both)
+%c32 = arith.constant 32 : index
+%l1, %l0a = "test.op"() : () -> (!pto.tile<l1, 64x64xf16, nz>, !pto.tile<l0a, 32x32xf16, zz>)
+"pto.mte_l1_l0a"(%l1, %c32, %l0a, %c32, %c32) <{operandSegmentSizes = array<i32: 1, 1, 0, 1, 1, 1>}> : (!pto.tile<l1, 64x64xf16, nz>, index, !pto.tile<l0a, 32x32xf16, zz>, index, index) -> ()
+// CHECK: error: 'pto.mte_l1_l0a' op requires both src_row and src_col, or neither
+
+// -----
 // [L layout] an nd (GEMV) L0A is only for m = 1
 %c4 = arith.constant 4 : index
 %c64 = arith.constant 64 : index
@@ -384,6 +401,41 @@ pto.mad %a, %b, %c, %c16, %c32, %c16 : !pto.tile<l0a, 16x16xf16, zz>, !pto.tile<
 %a, %b, %c = "test.op"() : () -> (!pto.tile<l0a, 1x16xf16, nd>, !pto.tile<l0b, 16x16xf16, zn>, !pto.tile<l0c, 16x16xf32, nz>)
 pto.mad %a, %b, %c, %c16, %c16, %c16 : !pto.tile<l0a, 1x16xf16, nd>, !pto.tile<l0b, 16x16xf16, zn>, !pto.tile<l0c, 16x16xf32, nz>
 // CHECK: error: 'pto.mad' op requires m = 1 for an nd (GEMV) lhs, got 16
+
+// -----
+// [GEMV] m = 1 runs as GEMV (L0A read as an nd vector): a zz lhs with static m = 1 is an error
+%c1 = arith.constant 1 : index
+%c16 = arith.constant 16 : index
+%a, %b, %c = "test.op"() : () -> (!pto.tile<l0a, 16x16xf16, zz>, !pto.tile<l0b, 16x16xf16, zn>, !pto.tile<l0c, 16x16xf32, nz>)
+pto.mad %a, %b, %c, %c1, %c16, %c16 : !pto.tile<l0a, 16x16xf16, zz>, !pto.tile<l0b, 16x16xf16, zn>, !pto.tile<l0c, 16x16xf32, nz>
+// CHECK: error: 'pto.mad' op requires an nd lhs for m = 1 (GEMV rule: with m = 1 the cube runs as GEMV and reads L0A as an nd vector (Ascend C Mmad: 'When M = 1, GEMV is enabled by default') on target a2), got a zz lhs
+
+// -----
+// [GEMV] a5 without disable_gemv: the nz lhs with m = 1 is the same error (disable_gemv offered)
+builtin.module attributes {pto.target = "a5"} {
+  %c1 = arith.constant 1 : index
+  %c16 = arith.constant 16 : index
+  %a, %b, %c = "test.op"() : () -> (!pto.tile<l0a, 16x16xf16, nz>, !pto.tile<l0b, 16x16xf16, zn>, !pto.tile<l0c, 16x16xf32, nz>)
+  pto.mad_acc %a, %b, %c, %c1, %c16, %c16 : !pto.tile<l0a, 16x16xf16, nz>, !pto.tile<l0b, 16x16xf16, zn>, !pto.tile<l0c, 16x16xf32, nz>
+}
+// CHECK: error: 'pto.mad_acc' op requires an nd lhs or disable_gemv for m = 1 (GEMV rule: {{.*}} on target a5), got a nz lhs
+
+// -----
+// [GEMV] disable_gemv exists only on a5
+%c16 = arith.constant 16 : index
+%a, %b, %c = "test.op"() : () -> (!pto.tile<l0a, 16x16xf16, zz>, !pto.tile<l0b, 16x16xf16, zn>, !pto.tile<l0c, 16x16xf32, nz>)
+pto.mad %a, %b, %c, %c16, %c16, %c16 disable_gemv : !pto.tile<l0a, 16x16xf16, zz>, !pto.tile<l0b, 16x16xf16, zn>, !pto.tile<l0c, 16x16xf32, nz>
+// CHECK: error: 'pto.mad' op disable_gemv is not supported on target a2
+
+// -----
+// [GEMV] disable_gemv reads L0A as nz: an nd lhs is wrong with it
+builtin.module attributes {pto.target = "a5"} {
+  %c1 = arith.constant 1 : index
+  %c16 = arith.constant 16 : index
+  %a, %b, %c = "test.op"() : () -> (!pto.tile<l0a, 1x16xf16, nd>, !pto.tile<l0b, 16x16xf16, zn>, !pto.tile<l0c, 16x16xf32, nz>)
+  pto.mad %a, %b, %c, %c1, %c16, %c16 disable_gemv : !pto.tile<l0a, 1x16xf16, nd>, !pto.tile<l0b, 16x16xf16, zn>, !pto.tile<l0c, 16x16xf32, nz>
+}
+// CHECK: error: 'pto.mad' op disable_gemv requires a nz lhs (GEMV off reads L0A as nz), got nd
 
 // -----
 // [G2/M2] no bias form on 310p
@@ -652,6 +704,15 @@ builtin.module attributes {pto.target = "310p"} {
 %dst, %src = "test.op"() : () -> (!pto.tile<ub, 128xui16, nd>, !pto.tile<ub, 128xui16, nd>)
 %n = pto.gather_mask %dst, %src, %c0, %c1, %c1, %c8, %c8 {pattern = 1 : i64, counter} : !pto.tile<ub, 128xui16, nd>, !pto.tile<ub, 128xui16, nd>
 // CHECK: error: 'pto.gather_mask' op counter mode requires mask >= 1, got 0
+
+// -----
+// [X2] counter mode with a static mask above the 32-bit counter
+%c1 = arith.constant 1 : index
+%c8 = arith.constant 8 : index
+%big = arith.constant 4294967296 : index
+%dst, %src = "test.op"() : () -> (!pto.tile<ub, 128xui16, nd>, !pto.tile<ub, 128xui16, nd>)
+%n = pto.gather_mask %dst, %src, %big, %c1, %c1, %c8, %c8 {pattern = 1 : i64, counter} : !pto.tile<ub, 128xui16, nd>, !pto.tile<ub, 128xui16, nd>
+// CHECK: error: 'pto.gather_mask' op requires mask in [1, 4294967295], got 4294967296
 
 // -----
 // [G3] repeat_times > 0
