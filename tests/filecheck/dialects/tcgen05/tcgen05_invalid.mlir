@@ -660,6 +660,57 @@ func.func @scale_vec_unknown(%en: i1, %desc: i64, %idesc: i32) {
 
 // -----
 
+// dealloc checks its cta_group like alloc.
+func.func @dealloc_group(%t: memref<128x128xf32, #tcgen05.space<tmem>>) {
+  tcgen05.dealloc cta_group(3) %t : memref<128x128xf32, #tcgen05.space<tmem>>
+  func.return
+}
+// CHECK: 'tcgen05.dealloc' op requires cta_group in 1, 2, got 3
+
+// -----
+
+// A clause of the custom form is given once.
+func.func @twice(%en: i1, %desc: i64, %idesc: i32) {
+  %d = "test.op"() : () -> memref<128x128xf32, #tcgen05.space<tmem>>
+  tcgen05.mma kind(f16) cta_group(1) %d, %desc, %desc, %idesc, %en scale_input_d(1) scale_input_d(2) : memref<128x128xf32, #tcgen05.space<tmem>>, i64
+  func.return
+}
+// CHECK: error: 'scale_input_d' is given twice
+
+// -----
+
+func.func @twice2(%en: i1, %desc: i64, %idesc: i32) {
+  %d = "test.op"() : () -> memref<128x128xf32, #tcgen05.space<tmem>>
+  %sf = "test.op"() : () -> memref<128x4xf8E8M0FNU, #tcgen05.space<tmem>>
+  tcgen05.mma kind(mxf8f6f4) cta_group(1) block_scale(block32) %d, %desc, %desc, %idesc, %en scale(%sf, %sf) scale(%sf, %sf) : memref<128x128xf32, #tcgen05.space<tmem>>, i64, memref<128x4xf8E8M0FNU, #tcgen05.space<tmem>>, memref<128x4xf8E8M0FNU, #tcgen05.space<tmem>>
+  func.return
+}
+// CHECK: error: 'scale' is given twice
+
+// -----
+
+// scale(...) names the two scale-factor matrices.
+func.func @scale_count(%en: i1, %desc: i64, %idesc: i32) {
+  %d = "test.op"() : () -> memref<128x128xf32, #tcgen05.space<tmem>>
+  %sf = "test.op"() : () -> memref<128x4xf8E8M0FNU, #tcgen05.space<tmem>>
+  tcgen05.mma kind(mxf8f6f4) cta_group(1) block_scale(block32) %d, %desc, %desc, %idesc, %en scale(%sf) : memref<128x128xf32, #tcgen05.space<tmem>>, i64, memref<128x4xf8E8M0FNU, #tcgen05.space<tmem>>
+  func.return
+}
+// CHECK: error: 'scale' takes 2 operand(s), got 1
+
+// -----
+
+// Scale factors live in tensor memory.
+func.func @scale_in_smem(%en: i1, %desc: i64, %idesc: i32) {
+  %d = "test.op"() : () -> memref<128x128xf32, #tcgen05.space<tmem>>
+  %sf = "test.op"() : () -> memref<128x4xf8E8M0FNU, #tcgen05.space<smem>>
+  tcgen05.mma kind(mxf8f6f4) cta_group(1) block_scale(block32) %d, %desc, %desc, %idesc, %en scale(%sf, %sf) : memref<128x128xf32, #tcgen05.space<tmem>>, i64, memref<128x4xf8E8M0FNU, #tcgen05.space<smem>>, memref<128x4xf8E8M0FNU, #tcgen05.space<smem>>
+  func.return
+}
+// CHECK: 'tcgen05.mma' op requires scale_a in tensor memory (a memref in #tcgen05.space<tmem>), got memref<128x4xf8E8M0FNU, #tcgen05.space<smem>>
+
+// -----
+
 // block_scale only on the block-scaled kinds.
 func.func @block_scale_kind(%en: i1, %desc: i64, %idesc: i32) {
   %d = "test.op"() : () -> memref<128x128xf32, #tcgen05.space<tmem>>
