@@ -56,6 +56,8 @@ AREAS: tuple[Area, ...] = (
                 "tests/unit/test_desc_cli.py"),
         lit=("tests/filecheck/dialects/tcgen05", "tests/filecheck/tools/desc.mlir"),
         focus=(
+            ("isa/tcgen05/forms.py", ("tests/unit/test_ptxas_forms.py",
+                                      "tests/unit/test_isa_tcgen05_rules.py"), ()),
             ("dialects/tcgen05*", ("tests/unit/test_tcgen05_dialect*.py",
                                    "tests/unit/test_verifier_api.py"),
              ("tests/filecheck/dialects/tcgen05",)),

@@ -800,7 +800,7 @@ pto.set_flag all -> v, 0
 // -----
 // [sync] the pair is a HardEvent of the target
 pto.wait_flag s -> m, 0
-// CHECK: error: 'pto.wait_flag' op requires a legal flag: pipe pair s->m is not a flag pair on target a2 (legal: fix->m, fix->mte2, fix->mte3, fix->s, m->fix, m->mte1, m->mte2, m->s, m->v, mte1->m, mte1->mte2, mte1->mte3, mte1->v, mte2->fix, mte2->m, mte2->mte1, mte2->mte3, mte2->s, mte2->v, mte3->mte1, mte3->mte2, mte3->s, mte3->v, s->mte2, s->mte3, s->v, v->m, v->mte1, v->mte2, v->mte3, v->s, v->v)
+// CHECK: error: 'pto.wait_flag' op requires a legal flag: pipe pair s->m is not a flag pair on target a2 (legal: fix->fix, fix->m, fix->mte1, fix->mte2, fix->mte3, fix->s, m->fix, m->mte1, m->mte2, m->s, m->v, mte1->fix, mte1->m, mte1->mte2, mte1->mte3, mte1->v, mte2->fix, mte2->m, mte2->mte1, mte2->mte3, mte2->s, mte2->v, mte3->mte1, mte3->mte2, mte3->s, mte3->v, s->mte2, s->mte3, s->v, v->m, v->mte1, v->mte2, v->mte3, v->s, v->v)
 
 // -----
 // [sync] no FIX pipe (and so no *_FIX pair) on 310p
