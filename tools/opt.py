@@ -34,9 +34,11 @@ from xdsl.xdsl_opt_main import xDSLOptMain
 
 from mmair.tools.cli import (
     PipelineError,
+    all_targets,
     check_output_path,
     parse_pipeline_spec,
     passes_help,
+    target_attribute,
     write_output,
 )
 from mmair.tools.diagnostics import (
@@ -53,8 +55,6 @@ from mmair.tools.diagnostics import (
     verify_module,
 )
 from mmair.tools.version import VersionAction
-
-TARGET_ATTR = "pto.target"
 
 
 def _split_chunks(text: str, split: bool) -> list[tuple[str, int]]:
@@ -104,8 +104,9 @@ class MmairOptMain(xDSLOptMain):
         add("input_file", nargs="?", help="input .mlir file ('-' or none: standard input)")
         add("-o", "--output-file", help="output file (default: standard output)")
         add("-p", "--passes", default="", help="pass pipeline, e.g. 'mmair-lower,cse' (see below)")
-        add("--target", dest="mmair_target", choices=TARGET_NAMES, default=None,
-            help="Ascend target for modules without a `pto.target` attribute (default a2)")
+        add("--target", dest="mmair_target", choices=all_targets(), default=None,
+            help="hardware target for modules that name none: an Ascend target (sets "
+                 "`pto.target`, default a2) or a Blackwell one (sets `tcgen05.target`)")
         add("--mmair-target", dest="mmair_target", choices=TARGET_NAMES, help=argparse.SUPPRESS)
         add("--output-format", dest="target", default="mlir", choices=list(self.available_targets),
             help="output format (default mlir)")
@@ -149,8 +150,9 @@ class MmairOptMain(xDSLOptMain):
     def _parse(self, chunk: str, source: SourceFile, line_offset: int) -> ModuleOp:
         parser = LocatingParser(self.ctx, chunk, source.name, line_offset)
         module = parser.parse_module(not self.args.no_implicit_module)
-        if self.args.mmair_target and TARGET_ATTR not in module.attributes:
-            module.attributes[TARGET_ATTR] = StringAttr(self.args.mmair_target)
+        target = self.args.mmair_target
+        if target and target_attribute(target) not in module.attributes:
+            module.attributes[target_attribute(target)] = StringAttr(target)
         return module
 
     def parse_and_verify(self, chunk: str, source: SourceFile, line_offset: int) -> ModuleOp:

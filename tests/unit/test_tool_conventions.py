@@ -175,3 +175,19 @@ def test_run_lowers_automatically_and_says_so_with_v(capsys):
     # -p '' runs no pass: pto.matmul has no executor implementation.
     code, _, err = call(run, capsys, EXAMPLES / "matmul_f16.mlir", "-p", "")
     assert code == 1 and "no implementation for op 'pto.matmul'" in err
+
+
+def test_one_target_option_for_both_hardware_families(tmp_path, capsys):
+    text = (EXAMPLES / "tcgen05_mma_f16.mlir").read_text().replace(
+        ' attributes {tcgen05.target = "sm_100a"}', "")
+    path = tmp_path / "k.mlir"
+    path.write_text(text)
+    code, out, _ = call(opt, capsys, path, "--target", "sm_103a")
+    assert code == 0 and 'tcgen05.target = "sm_103a"' in out
+    code, out, _ = call(opt, capsys, EXAMPLES / "matmul_f16.mlir", "--target", "a5")
+    assert code == 0 and 'pto.target = "a2"' in out  # the module's own target stays
+    code, out, err = call(run, capsys, path, "--target", "sm_100f", "--check-numpy")
+    assert code == 0, err
+    assert out.startswith("check d = numpy tcgen05.mma reference")
+    code, _, err = call(run, capsys, path, "--target", "b9")
+    assert code == 2 and "unknown target 'b9', expected one of a2, " in err and "sm_100a" in err
