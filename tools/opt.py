@@ -69,6 +69,14 @@ def _split_chunks(text: str, split: bool) -> list[tuple[str, int]]:
     return chunks
 
 
+def _hardware_target(text: str) -> str:
+    """A `--target` value, checked when given (the tcgen05 target list costs start-up time)."""
+    if text not in all_targets():
+        raise argparse.ArgumentTypeError(
+            f"invalid choice: '{text}' (choose from {', '.join(all_targets())})")
+    return text
+
+
 class MmairOptMain(xDSLOptMain):
     version_format = "mmair-opt (xdsl {xdsl_version})"
 
@@ -97,6 +105,7 @@ class MmairOptMain(xDSLOptMain):
 
         def format_help() -> str:  # the pass list imports every pass: only for --help
             arg_parser.epilog = passes_help()
+            target.help = f"{target.help} (one of {', '.join(all_targets())})"
             return plain_help()
 
         arg_parser.format_help = format_help  # type: ignore[method-assign]
@@ -104,9 +113,10 @@ class MmairOptMain(xDSLOptMain):
         add("input_file", nargs="?", help="input .mlir file ('-' or none: standard input)")
         add("-o", "--output-file", help="output file (default: standard output)")
         add("-p", "--passes", default="", help="pass pipeline, e.g. 'mmair-lower,cse' (see below)")
-        add("--target", dest="mmair_target", choices=all_targets(), default=None,
-            help="hardware target for modules that name none: an Ascend target (sets "
-                 "`pto.target`, default a2) or a Blackwell one (sets `tcgen05.target`)")
+        target = add("--target", dest="mmair_target", type=_hardware_target, default=None,
+                     metavar="TARGET",
+                     help="hardware target for modules that name none: an Ascend target (sets "
+                          "`pto.target`, default a2) or a Blackwell one (sets `tcgen05.target`)")
         add("--mmair-target", dest="mmair_target", choices=TARGET_NAMES, help=argparse.SUPPRESS)
         add("--output-format", dest="target", default="mlir", choices=list(self.available_targets),
             help="output format (default mlir)")

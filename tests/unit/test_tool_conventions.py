@@ -85,7 +85,8 @@ def test_help_lists_every_pass_with_its_options_and_defaults(capsys):
         for f in dataclasses.fields(cls):
             assert f"      {f.name.replace('_', '-')}=" in out
     assert "      tile-m=integer  (default: 0)" in out
-    assert "--target {" in out and "--mmair-target" not in out
+    assert "--target TARGET" in out and "--mmair-target" not in out
+    assert "(one of a2, a3, a5, 310p, 200i_a2, 910, sm_100a" in " ".join(out.split())
 
 
 @pytest.mark.parametrize(("pipeline", "message"), [
