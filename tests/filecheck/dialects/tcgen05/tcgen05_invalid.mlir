@@ -248,9 +248,18 @@ func.func @r20_major(%en: i1, %a: i64) {
 
 // -----
 
-// R21: the base offset must match a statically known start address.
-%desc = tcgen05.make_smem_desc #tcgen05.smem_desc<start = 0x480, lbo = 16, sbo = 1024, base_offset = 0, swizzle = sw128>
-// CHECK: error: base_offset = 0 does not match the start address; legal: 1 (start = 0x480, swizzle = sw128) [R21]
+// R21: the base offset must match where the swizzle pattern starts: the start of the
+// tcgen05.smem_alloc buffer the descriptor points into (here 0x480, off the 1024-byte repeat).
+// A descriptor alone (no buffer known) is not judged: CUTLASS advances inside an atom with 0.
+func.func @r21(%en: i1, %a: i64) {
+  %d = "test.op"() : () -> memref<128x256xf32, #tcgen05.space<tmem>>
+  %buf = tcgen05.smem_alloc offset(1152) : memref<256x64xf16, #tcgen05.space<smem>>
+  %idesc = tcgen05.make_idesc #tcgen05.idesc<kind = f16, dtype = f32, atype = f16, btype = f16, m = 128, n = 256>
+  %b = tcgen05.make_smem_desc #tcgen05.smem_desc<start = 0x500, lbo = 16, sbo = 1024, base_offset = 0, swizzle = sw128>
+  tcgen05.mma kind(f16) cta_group(1) %d, %a, %b, %idesc, %en : memref<128x256xf32, #tcgen05.space<tmem>>, i64
+  func.return
+}
+// CHECK: 'tcgen05.mma' op b descriptor: base_offset = 0 does not match the buffer's swizzle pattern; legal: 1 (the swizzle pattern starts at the buffer start 0x480, swizzle = sw128) [R21]
 
 // -----
 
