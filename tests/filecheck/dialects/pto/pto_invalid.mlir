@@ -350,6 +350,22 @@ pto.mad %a, %b, %c, %c16, %c16, %c16 : !pto.tile<l0b, 16x16xf16, zn>, !pto.tile<
 // CHECK: error: 'pto.mad' op requires lhs in l0a, got l0b
 
 // -----
+// [L layout] mad checks the layout of each operand where it uses it (rhs: L0B is zn)
+%c16 = arith.constant 16 : index
+%a, %b, %c = "test.op"() : () -> (!pto.tile<l0a, 16x16xf16, zz>, !pto.tile<l0b, 16x16xf16, zz>, !pto.tile<l0c, 16x16xf32, nz>)
+pto.mad %a, %b, %c, %c16, %c16, %c16 : !pto.tile<l0a, 16x16xf16, zz>, !pto.tile<l0b, 16x16xf16, zz>, !pto.tile<l0c, 16x16xf32, nz>
+// CHECK: error: 'pto.mad' op requires rhs layout in [zn] for l0b on target a2, got zz
+
+// -----
+// [L layout] the bias table holds an nd row
+builtin.module attributes {pto.target = "a5"} {
+%c64 = arith.constant 64 : index
+%src, %dst = "test.op"() : () -> (!pto.tile<l1, 1x64xf32, nd>, !pto.tile<bt, 1x64xf32, nz>)
+pto.mte_l1_bt %src, %dst, %c64 : !pto.tile<l1, 1x64xf32, nd>, !pto.tile<bt, 1x64xf32, nz>
+}
+// CHECK: error: 'pto.mte_l1_bt' op requires dst layout in [nd] for bt on target a5, got nz
+
+// -----
 // [M1] f16 x f16 -> f16 is not in the a2 table
 %c16 = arith.constant 16 : index
 %a, %b, %c = "test.op"() : () -> (!pto.tile<l0a, 16x16xf16, zz>, !pto.tile<l0b, 16x16xf16, zn>, !pto.tile<l0c, 16x16xf16, nz>)
