@@ -277,6 +277,9 @@ def test_gm_moves_check_sizes_and_ranks() -> None:
         K.mte_gm_l1(gm, t, 16, 48)
     with pytest.raises(ExecutionError, match=r"requires rows in \[0, 16\] \(rows of the destination"):
         K.mte_gm_l1(gm, t, 20, 16)
+    l0a = mem.place("l0a", (16, 16), "zz", "f16")
+    with pytest.raises(ExecutionError, match=r"requires rows in \[0, 16\] \(rows of the destination"):
+        K.mte_l1_l0(t, l0a, 17, 16)
     C = _sentinel(mem, "l0c", (16, 16), "nz", "f32")
     with pytest.raises(ExecutionError, match=r"requires a 1-D or 2-D GM memref, got shape \(2, 16, 16\)"):
         K.fixpipe(C, np.zeros((2, 16, 16), np.float32), 16, 16)
