@@ -277,9 +277,21 @@ def test_gm_moves_check_sizes_and_ranks() -> None:
         K.mte_gm_l1(gm, t, 16, 48)
     with pytest.raises(ExecutionError, match=r"requires rows in \[0, 16\] \(rows of the destination"):
         K.mte_gm_l1(gm, t, 20, 16)
+    l0a = mem.place("l0a", (16, 16), "zz", "f16")
+    with pytest.raises(ExecutionError, match=r"requires rows in \[0, 16\] \(rows of the destination"):
+        K.mte_l1_l0(t, l0a, 17, 16)
     C = _sentinel(mem, "l0c", (16, 16), "nz", "f32")
     with pytest.raises(ExecutionError, match=r"requires a 1-D or 2-D GM memref, got shape \(2, 16, 16\)"):
         K.fixpipe(C, np.zeros((2, 16, 16), np.float32), 16, 16)
+    src = mem.place("l1", (1, 64), "nd", "f32")
+    bt = mem.place("bt", (1, 32), "nd", "f32")
+    with pytest.raises(ExecutionError, match=r"requires n in \[0, 32\] \(columns of the destination"):
+        K.mte_l1_bt(src, bt, 48)
+    ub = mem.place("ub", (1, 16), "nd", "f16")
+    with pytest.raises(ExecutionError, match="copies 32 GM elements into the 16-element"):
+        K.copy_gm_to_tile(np.zeros(32, np.float16), ub)
+    with pytest.raises(ExecutionError, match="fills 32 GM elements from the 16-element"):
+        K.copy_tile_to_gm(ub, np.zeros(32, np.float16))
     row = np.zeros(16, np.float32)  # a 1-D GM memref is one row
     K.fixpipe(C, row, 1, 16)
     assert (row == SENTINEL).all()
