@@ -58,6 +58,8 @@ AREAS: tuple[Area, ...] = (
                 "tests/unit/test_desc_cli.py"),
         lit=("tests/filecheck/dialects/tcgen05", "tests/filecheck/tools/desc.mlir"),
         focus=(
+            ("isa/tcgen05/diagnose.py", ("tests/unit/test_desc_cli.py",),
+             ("tests/filecheck/tools/desc.mlir",)),
             ("isa/tcgen05/[!f]*.py", ("tests/unit/test_isa_tcgen05_*.py",
                                       "tests/unit/test_verifier_api.py"),
              ("tests/filecheck/dialects/tcgen05/tcgen05_invalid.mlir",)),
