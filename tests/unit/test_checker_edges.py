@@ -59,3 +59,34 @@ def test_gm_buffers_are_named_from_gm_names_or_generically() -> None:
     with pytest.raises(SyncError, match=r"race on bytes \[0, 64\) of GM buffer gm buffer: "):
         sched.issue(_write(2, 0, Pipe.MTE3, gm))
         sched.finish()
+
+
+# ------------------------------------------------------------------------------------------------
+# Run time: an event id held in a register is range-checked when the flag is issued
+# ------------------------------------------------------------------------------------------------
+
+_FLAG_KERNEL = """func.func @k(%ev: index) {
+  pto.set_flag mte2 -> mte1, %ev
+  pto.wait_flag mte2 -> mte1, %ev
+  func.return
+}
+"""
+
+
+@pytest.mark.parametrize("event_id", [-1, 8, 99])
+def test_runtime_event_id_out_of_range(event_id: int) -> None:
+    from xdsl.context import Context
+
+    from mmair.dialects import get_all_dialects
+    from mmair.executor.runner import run_module
+    from mmair.tools.diagnostics import LocatingParser
+
+    ctx = Context()
+    for name, factory in get_all_dialects().items():
+        ctx.register_dialect(name, factory)
+    module = LocatingParser(ctx, _FLAG_KERNEL, "flags.mlir").parse_module()
+    # a2: 8 event ids per pipe pair (0..7)
+    run_module(module, inputs={"ev": 7}, sync_check=True)  # the last legal id runs
+    with pytest.raises(SyncError, match=rf"event id {event_id} of mte2 -> mte1 is out of range at "
+                                        r"run time: target a2 has event ids 0\.\.7 per pipe pair"):
+        run_module(module, inputs={"ev": event_id}, sync_check=True)
