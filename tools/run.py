@@ -453,7 +453,7 @@ def _numpy_checks(module, entry, inputs, result, args, source: SourceFile) -> li
     from mmair.executor.reference import ReferenceError, reference_outputs
 
     try:
-        refs = reference_outputs(module, entry, inputs, result, args.target)
+        refs, ref_results = reference_outputs(module, entry, inputs, result, args.target)
     except ReferenceError as err:
         if err.op is not None:
             raise UserError(format_op_error(err.op, f"--check-numpy: {err.message}", source)) \
@@ -470,6 +470,10 @@ def _numpy_checks(module, entry, inputs, result, args, source: SourceFile) -> li
         atol = ref.atol if args.atol is None else args.atol
         checks.append(compare(f"{ref.name} = {ref.description}", result.outputs[ref.name],
                               ref.values, rtol, atol))
+    for i, (got, want) in enumerate(zip(result.results, ref_results, strict=False)):
+        if isinstance(got, int | np.integer | float | np.floating) and not isinstance(got, bool):
+            checks.append(compare(f"result {i} = numpy reference of the IR", np.asarray(got),
+                                  np.asarray(want), 0.0, 0.0))
     return checks
 
 

@@ -15,10 +15,15 @@ elements with `T = 128 / bits` elements per 16-byte unit:
 | K  | 32/64/128B | `((8,m),(T,2k)):((S*T,SBO),(1,T))`              (S = swizzle bytes / 16) |
 | MN | none       | `((T,1,m),(8,k)):((1,T,SBO),(1T,LBO))` |
 | MN | 32/64/128B | `((T,S,m),(8,k)):((1,T,LBO),(S*T,SBO))` |
+| MN | 128B, 32B atomicity | `((T,8,m),(4,k)):((1,T,LBO),(8*T,SBO))` |
 
 then `address = start + offset * bits / 8`, and the swizzle permutes 16-byte chunks by XOR on the
 *byte address*: `Swizzle<B,4,3>` (bits [4, 4+B) ^= bits [7, 7+B), B = 1/2/3 for 32/64/128B), and
-128B with 32B atomicity `Swizzle<2,5,2>` (bits [5,7) ^= bits [7,9)) with the 128B MN-major layout.
+128B with 32B atomicity `Swizzle<2,5,2>` (bits [5,7) ^= bits [7,9)). That mode's swizzle atom is
+8 x 4 (128-bit units x K-rows): 4 K-rows of 128 bytes, so SBO steps between groups of 4 K-rows
+(`SWIZZLE_ATOM_K_ROWS`; the PTX ISA swizzle-atom table of tcgen05's shared-memory layouts, and
+CUTLASS `UMMA::make_umma_desc`, `SwizzleAtomKSize = 4` for `SWIZZLE_128B_BASE32B` and
+`Layout_MN_SW128_32B_Atom` = 1024 bits x 4 rows).
 The XOR source is the pattern row `(address >> 7) - base_offset`: the matrix base offset of the
 descriptor (Table 41, `(pattern_start >> 7) & 7`) says where the repeating pattern started, so a
 pattern anchored on its repeat boundary (base offset 0) swizzles on absolute address bits, which is
@@ -63,6 +68,11 @@ SWIZZLE_FUNCTORS: dict[str, tuple[int, int, int]] = {
     "sw128_base32b": (2, 5, 2),
 }
 MAJORS: tuple[str, ...] = ("k", "mn")
+#: K-rows in one swizzle atom of an MN-major operand (8 x S units of 16 bytes, except the 8 x 4 atom
+#: of 128B with 32-byte atomicity; module docstring).
+SWIZZLE_ATOM_K_ROWS: dict[str, int] = {
+    "none": 8, "sw32": 8, "sw64": 8, "sw128": 8, "sw128_base32b": 4,
+}
 
 #: Storage bits of the sub-byte float types when a kind reads them from 8-bit containers.
 _UNPACKED_SUB_BYTE = frozenset({"e2m3", "e3m2", "e2m1"})
@@ -143,9 +153,10 @@ def canonical_element_offsets(
         col = (j % 8) * t + (j // 8) * lbo_e
     else:
         # MN (T, S, m): S units contiguous in a swizzle row, LBO between row groups;
-        # K (8, k): one swizzle row per K-row, SBO between groups of 8 K-rows.
+        # K (8, k) or (4, k): one swizzle row per K-row, SBO between swizzle atoms along K.
+        depth = SWIZZLE_ATOM_K_ROWS[swizzle]
         row = (i % t) + ((i // t) % s) * t + (i // (t * s)) * lbo_e
-        col = (j % 8) * (s * t) + (j // 8) * sbo_e
+        col = (j % depth) * (s * t) + (j // depth) * sbo_e
     return row + col
 
 
@@ -252,6 +263,7 @@ __all__ = [
     "SPARSE_GROUPS",
     "SPARSE_TF32_NIBBLES",
     "SMEM_BYTES_PER_CTA",
+    "SWIZZLE_ATOM_K_ROWS",
     "SWIZZLE_FUNCTORS",
     "SWIZZLE_ROW_BYTES",
     "TMEM_ALLOC_COLUMNS",
