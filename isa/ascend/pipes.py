@@ -101,10 +101,12 @@ def _target_problem(kind: str, dst: str, target: Target) -> str | None:
             return f"target {target.name} has no fixpipe (no FIX pipe)"
         legal = ", ".join(f"l0c->{d}" for d in sorted(target.fixpipe_destinations))
         return f"target {target.name} has no fixpipe path l0c->{dst} (legal: {legal})"
-    if kind == "mte_gm_l1" and not target.nd2nz:
+    if kind in ("mte_gm_l1", "copy_nd2nz") and not target.nd2nz:
         return f"target {target.name} has no ND2NZ move gm->l1"
     if kind in ("mte_l1_bt", "mad_bias") and not target.mmad_bias:
         return f"target {target.name} has no bias table (bt)"
+    if kind == "load_2d_transpose" and 8 not in target.transpose_bits:
+        return f"target {target.name} has no LoadDataWithTranspose"
     if kind == "gather_mask" and not target.has_gather_mask:
         return f"target {target.name} has no GatherMask"
     return None
