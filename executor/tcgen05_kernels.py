@@ -70,6 +70,19 @@ class SharedMemory:
         if data.dtype != np.uint8 or data.ndim != 1 or data.size != SMEM_BYTES_PER_CTA:
             raise ValueError(f"shared memory must be {SMEM_BYTES_PER_CTA} uint8 bytes")
         self.data = data
+        #: [start, end) of the buffers the kernel placed in shared memory (tcgen05.smem_alloc)
+        self.buffers: list[tuple[int, int]] = []
+
+    def add_buffer(self, start: int, nbytes: int) -> None:
+        """Record a buffer: its start is where the swizzle pattern of an operand in it starts."""
+        self.buffers.append((start, start + nbytes))
+
+    def pattern_start(self, address: int) -> int | None:
+        """The start of the recorded buffer holding `address` (None: not in a known buffer)."""
+        for start, end in reversed(self.buffers):
+            if start <= address < end:
+                return start
+        return None
 
     def check_range(self, lowest: int, end: int, what: str) -> None:
         """Raise unless bytes [lowest, end) are inside shared memory."""
@@ -638,11 +651,21 @@ def _check_mma_form(idesc: int, kind: str, *context: object) -> None:
            scale_input_d=scale_input_d, zcmask=zcm)
 
 
-def _checked_smem_operand_desc(what: str, word: int, kind: str, major: str, target: str) -> SmemDesc:
-    """Decode an operand's SMEM descriptor word and apply R17-R22 for this MMA."""
+def _checked_smem_operand_desc(what: str, word: int, kind: str, major: str, target: str,
+                               pattern_start: int | None) -> SmemDesc:
+    """Decode an operand's SMEM descriptor word and apply R17-R22 for this MMA (R21 against the
+    buffer the start address lies in, when the kernel allocated one there)."""
     d = _decode(what, word, decode_smem_desc)
-    _check(what, rules.check_smem_desc, d, kind=kind, major=major, target=target)
+    _check(what, rules.check_smem_desc, d, kind=kind, major=major, target=target,
+           pattern_start=pattern_start)
     return d
+
+
+def _operand_desc(smem: SharedMemory, what: str, word: int, kind: str, major: str,
+                  target: str) -> SmemDesc:
+    start = (word & 0x3FFF) << 4  # bits 0-13: start address >> 4
+    return _memo(_checked_smem_operand_desc, what, word, kind, major, target,
+                 smem.pattern_start(start))
 
 
 def _not_modelled(feature: str) -> Tcgen05ExecutionError:
@@ -742,13 +765,13 @@ def mma(
     elif a_in_tmem:
         a_values = read_tmem_operand(tmem, a, type_name=desc.atype, kind=kind, rows=m, k=k_stored)
     else:
-        a_desc = _memo(_checked_smem_operand_desc, "A shared-memory descriptor", a, kind,
-                       "mn" if desc.transpose_a else "k", target)
+        a_desc = _operand_desc(smem, "A shared-memory descriptor", a, kind,
+                               "mn" if desc.transpose_a else "k", target)
         a_values = read_smem_operand(smem, a_desc, major="mn" if desc.transpose_a else "k",
                                      type_name=desc.atype, kind=kind, mn=m, k=k_stored,
                                      what="operand A")
-    b_desc = _memo(_checked_smem_operand_desc, "B shared-memory descriptor", b, kind,
-                   "mn" if desc.transpose_b else "k", target)
+    b_desc = _operand_desc(smem, "B shared-memory descriptor", b, kind,
+                           "mn" if desc.transpose_b else "k", target)
     # Gathered as (K, N + shift): the matmul below wants B as a contiguous K x N.
     b_values = _read_smem_operand_kn(smem, b_desc, major="mn" if desc.transpose_b else "k",
                                      type_name=desc.btype, kind=kind, mn=n + shift, k=k,

@@ -252,3 +252,49 @@ def test_gather_mask_counter_mode(tmp_path, capsys):
     bits = np.unpackbits(words.view(np.uint8), bitorder="little")[:70]
     assert out.splitlines()[0] == f"result 0: {2 * int(bits.sum())} : index"
     assert out.count(": ok") == 2
+
+
+# s8 x s8 -> s32, then two fixpipes: req8 (MCB shift, ReLU, offset) to s8 and deqf16 to f16.
+REQ8 = """builtin.module attributes {pto.target = "a2"} {
+  func.func @rq(%a: memref<16x32xi8>, %b: memref<32x32xi8>, %out: memref<16x32xi8>, %out16: memref<16x32xf16>, %word: i64, %dword: i64) {
+    %c16 = arith.constant 16 : index
+    %c32 = arith.constant 32 : index
+    %a1 = pto.alloc : !pto.tile<l1, 16x32xi8, nz>
+    %b1 = pto.alloc : !pto.tile<l1, 32x32xi8, zz>
+    %a0 = pto.alloc : !pto.tile<l0a, 16x32xi8, zz>
+    %b0 = pto.alloc : !pto.tile<l0b, 32x32xi8, zn>
+    %acc = pto.alloc : !pto.tile<l0c, 16x32xi32, nz>
+    pto.mte_gm_l1 %a, %a1, %c16, %c32 : memref<16x32xi8>, !pto.tile<l1, 16x32xi8, nz>
+    pto.mte_gm_l1 %b, %b1, %c32, %c32 : memref<32x32xi8>, !pto.tile<l1, 32x32xi8, zz>
+    pto.mte_l1_l0a %a1, %a0, %c16, %c32 : !pto.tile<l1, 16x32xi8, nz>, !pto.tile<l0a, 16x32xi8, zz>
+    pto.mte_l1_l0b %b1, %b0, %c32, %c32 : !pto.tile<l1, 32x32xi8, zz>, !pto.tile<l0b, 32x32xi8, zn>
+    pto.mad %a0, %b0, %acc, %c16, %c32, %c32 : !pto.tile<l0a, 16x32xi8, zz>, !pto.tile<l0b, 32x32xi8, zn>, !pto.tile<l0c, 16x32xi32, nz>
+    pto.fixpipe %acc, %out, %c16, %c32 scalar %word {quant = "req8", relu} : !pto.tile<l0c, 16x32xi32, nz>, memref<16x32xi8>
+    pto.fixpipe %acc, %out16, %c16, %c32 scalar %dword {quant = "deqf16"} : !pto.tile<l0c, 16x32xi32, nz>, memref<16x32xf16>
+    func.return
+  }
+}
+"""
+
+
+def test_req8_and_deqf16_outputs_against_independent_numbers(tmp_path, capsys):
+    rng = np.random.default_rng(8)
+    a = rng.integers(-8, 9, (16, 32)).astype(np.int8)
+    b = rng.integers(-8, 9, (32, 32)).astype(np.int8)
+    np.save(tmp_path / "a.npy", a)
+    np.save(tmp_path / "b.npy", b)
+    word = encode_quant_word(0.75, shift=2, mcb=True, offset=-5, signed_output=True)
+    dword = encode_quant_word(0.0625, shift=1, mcb=False)
+    path = write(tmp_path, REQ8)
+    code, out, err = run(capsys, path, "--check-numpy", "--input", f"word={word}",
+                         "--input", f"dword={dword}", "--input", f"a={tmp_path / 'a.npy'}",
+                         "--input", f"b={tmp_path / 'b.npy'}", "--output", f"out={tmp_path / 'o.npy'}",
+                         "--output", f"out16={tmp_path / 'o16.npy'}")
+    assert code == 0, err
+    assert out.count(": ok") == 2
+    acc = a.astype(np.int64) @ b.astype(np.int64)
+    shifted = acc >> 2  # MCB: arithmetic shift right by N = 2
+    y = np.where(shifted < 0, 0.0, shifted * 0.75)  # ReLU zeroes negative inputs
+    want = np.clip(np.clip(np.rint(y), -256, 255) - 5, -128, 127)
+    np.testing.assert_array_equal(np.load(tmp_path / "o.npy"), want)
+    np.testing.assert_array_equal(np.load(tmp_path / "o16.npy"), (acc * 0.0625).astype(np.float16))
