@@ -268,7 +268,7 @@ class PtoParamsFunctions(InterpreterFunctions):
         raw_kernels.mmad(
             tile_flat(a, 0, "lhs"), tile_flat(b, 0, "rhs"), tile_flat(c, 0, "dst"), m, n, k,
             lhs=a.element, rhs=b.element, l0a_layout=target.l0a_layout, gemv=gemv,
-            init_zero=op.init_zero and bias is None,
+            init_zero=op.init_zero,  # the bias form: C = A x B + bias, L0C not read
             bias=None if bias is None else tile_flat(bias, 0, "bias"),
             k_align16=op.k_direction_align is not None,
             compute_dtype=kernels._compute_dtype(a.element),

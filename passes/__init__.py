@@ -13,6 +13,7 @@ _PASSES: dict[str, tuple[str, str]] = {
     "pto-tile-matmul": ("pto_tile_matmul", "PtoTileMatmulPass"),
     "pto-assign-addresses": ("pto_assign_addresses", "PtoAssignAddressesPass"),
     "mmair-lower": ("mmair_lower", "MmairLowerPass"),
+    "pto-expand-params": ("pto_expand_params", "PtoExpandParamsPass"),
 }
 
 
