@@ -3,7 +3,7 @@
     mmair-run FILE [--entry NAME] [--target T] [-p PIPELINE] [--input NAME=file.npy]...
               [--output NAME=file.npy]... [--check NAME=expected.npy] [--rtol R] [--atol A]
               [--check-numpy] [--stats] [--seed S] [--max-ops N] [--max-gm-bytes B]
-              [--sync-check=on|off]
+              [--sync-check=on|off] [--timing] [--timing-only] [--timeline FILE.json|FILE.png]
               [--check-numpy] [--inputs real|int] [--raw-bits] [--stats] [--json] [-v]
               [--seed S] [--max-ops N] [--max-gm-bytes B] [--numerics default|exact] [--version]
 
@@ -33,6 +33,11 @@ overflowing flag is an error at the op (docs/pipes.md). `off` (the default for n
 program order and ignores the sync ops. `--numerics exact` computes every
 `tcgen05.mma` with the tensor core's fused dot product (truncated aligned terms, exact sum, one
 rounding; `mmair.isa.tcgen05.numerics`) instead of float32 accumulation.
+`--timing` schedules the sync checker's pipe events with the cycle costs of `isa/ascend/costs.py`
+(docs/costs.md) and prints total cycles, the time at the target clock and, per pipe, busy
+cycles, utilisation and the op that bounds it; `--timing-only` does the same without computing
+the pipe ops (fast, no outputs); `--timeline FILE.json|FILE.png` writes the schedule as a Chrome
+trace (Perfetto) or a Gantt chart.
 
 Exit codes: 0 success; 1 a user error (parse, verify, runtime fault, bad .npy, failed check), printed
 as `file:line:col: error: ...` with the source line where the location is known; 2 bad arguments.
@@ -52,7 +57,14 @@ import ml_dtypes
 import numpy as np
 
 from mmair.isa.tcgen05.numerics import NUMERICS_MODES
-from mmair.tools.cli import PipelineError, check_output_path, parse_pipeline_spec
+from mmair.tools.cli import (
+    PipelineError,
+    all_targets,
+    ascend_target,
+    check_output_path,
+    parse_pipeline_spec,
+    target_attribute,
+)
 from mmair.tools.diagnostics import (
     LocatingParser,
     OpVerifyError,
@@ -107,7 +119,8 @@ def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog=PROG, description="Run an mmair kernel on the simulated core.")
     p.add_argument("file", help="input .mlir file ('-' for stdin)")
     p.add_argument("--entry", help="function to run (default: the only or first public function)")
-    p.add_argument("--target", help="Ascend target (overrides the module's pto.target)")
+    p.add_argument("--target", help="hardware target: an Ascend one (a2, a5, ...; sets pto.target) "
+                                    "or a Blackwell one (sm_100a, ...; sets tcgen05.target)")
     p.add_argument("-p", "--passes", default=None,
                    help="pass pipeline to run before executing (default: mmair-lower when the "
                         "module needs it; '' for none)")
@@ -144,6 +157,16 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--sync-check", choices=("on", "off"), default="off",
                    help="check pipe synchronization: races, deadlocks, unbalanced flags "
                         "(default off)")
+    p.add_argument("--timing", action="store_true",
+                   help="estimate cycles from the isa cost table on the sync checker's events "
+                        "(implies --sync-check=on): total, time at the target clock, per pipe "
+                        "busy cycles, utilisation and the op that bounds it (docs/costs.md)")
+    p.add_argument("--timing-only", action="store_true",
+                   help="--timing without the numerics: pipe ops are scheduled and checked but "
+                        "not computed (fast; no outputs, so no --check/--output)")
+    p.add_argument("--timeline", metavar="FILE.json|FILE.png",
+                   help="write the pipe timeline (implies --timing): a Chrome trace-event file "
+                        "(.json, for Perfetto / chrome://tracing) or a Gantt chart (.png)")
     p.add_argument("--version", action=VersionAction)
     return p
 
@@ -263,7 +286,7 @@ def _transform(args: argparse.Namespace, ctx, module, pipeline, source: SourceFi
     verify_module(module)
     ran: list[str] = []
     if pipeline is None and args.passes is None:
-        missing = needs_lowering(module, args.target)
+        missing = needs_lowering(module, ascend_target(args.target))
         if missing:
             if args.verbose:
                 print(f"{PROG}: running {AUTO_LOWERING} first: the module holds "
@@ -378,23 +401,23 @@ def run(args: argparse.Namespace) -> int:
     from mmair.executor.memref import DEFAULT_MAX_GM_BYTES
     from mmair.executor.runner import (
         DEFAULT_MAX_OPS,
-        TARGET_ATTR,
         InputError,
         find_entry,
         run_module,
     )
-    from mmair.isa.ascend.targets import TARGET_NAMES
 
     max_ops = DEFAULT_MAX_OPS if args.max_ops is None else (args.max_ops or None)
     max_gm_bytes = DEFAULT_MAX_GM_BYTES if args.max_gm_bytes is None else (args.max_gm_bytes or None)
-    if args.target is not None and args.target not in TARGET_NAMES:
-        raise BadArguments(f"unknown target '{args.target}', expected one of {', '.join(TARGET_NAMES)}")
+    if args.target is not None and args.target not in all_targets():
+        raise BadArguments(f"unknown target '{args.target}', expected one of {', '.join(all_targets())}")
+    ascend = ascend_target(args.target)
     inputs_spec = [_name_file(t, "--input") for t in args.input]
     outputs_spec = [_name_file(t, "--output") for t in args.output]
     checks_spec = [_name_file(t, "--check") for t in args.check]
     pipeline = _pipeline(args)
     for _name, path in outputs_spec:
         check_output_path(path, "--output")
+    _check_timing_options(args, outputs_spec, checks_spec)
 
     ctx = Context()
     for name, factory in get_all_dialects().items():
@@ -403,7 +426,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         module = LocatingParser(ctx, source.text, source.name).parse_module()
         if args.target is not None:
-            module.attributes[TARGET_ATTR] = StringAttr(args.target)
+            module.attributes[target_attribute(args.target)] = StringAttr(args.target)
         passes = _transform(args, ctx, module, pipeline, source)
     except ParseError as err:
         raise UserError(format_parse_error(err)) from None
@@ -419,9 +442,11 @@ def run(args: argparse.Namespace) -> int:
         expected = {name: _expected_value(name, path, memrefs, args.raw_bits)
                     for name, path in checks_spec}
         inputs.update(_random_inputs(entry, inputs, args.inputs, args.seed, max_gm_bytes))
-        result = run_module(module, entry.sym_name.data, inputs, args.target, args.seed,
+        result = run_module(module, entry.sym_name.data, inputs, ascend, args.seed,
                             max_ops, max_gm_bytes, sync_check=args.sync_check == "on",
-                            numerics=args.numerics)
+                            numerics=args.numerics,
+                            timing=args.timing or args.timeline is not None,
+                            timing_only=args.timing_only)
     except InputError as err:
         raise UserError(format_diagnostic(str(err))) from None
     except ExecutionError as err:
@@ -443,8 +468,33 @@ def run(args: argparse.Namespace) -> int:
                 f"--output: no memref argument named '{name}' (memrefs: {', '.join(result.outputs)})"))
     for name, path in outputs_spec:
         write_npy(path, result.outputs[name])
+    if args.timeline is not None:
+        try:
+            if args.timeline.endswith(".png"):
+                result.timeline.write_png(args.timeline)
+            else:
+                result.timeline.write_json(args.timeline)
+        except OSError as err:
+            raise UserError(format_diagnostic(
+                f"--timeline: cannot write '{args.timeline}': {err.strerror}")) from None
     _print_summary(args, entry, passes, result, checks, outputs_spec)
     return 0 if all(c.ok for c in checks) else 1
+
+
+def _check_timing_options(args, outputs_spec, checks_spec) -> None:
+    """--timing-only computes no outputs: options that read them are bad arguments (exit 2);
+    --timeline writes .json or .png."""
+    if args.timing_only:
+        clash = [name for name, given in (("--check", checks_spec), ("--output", outputs_spec),
+                                          ("--check-numpy", args.check_numpy)) if given]
+        if clash:
+            raise BadArguments(f"--timing-only computes no outputs: it cannot be combined with "
+                             f"{', '.join(clash)}")
+    if args.timeline is not None:
+        if not args.timeline.endswith((".json", ".png")):
+            raise BadArguments(f"--timeline: '{args.timeline}' must end in .json (Chrome trace) "
+                             f"or .png (Gantt chart)")
+        check_output_path(args.timeline, "--timeline")
 
 
 def _numpy_checks(module, entry, inputs, result, args, source: SourceFile) -> list[Check]:
@@ -453,7 +503,8 @@ def _numpy_checks(module, entry, inputs, result, args, source: SourceFile) -> li
     from mmair.executor.reference import ReferenceError, reference_outputs
 
     try:
-        refs, ref_results = reference_outputs(module, entry, inputs, result, args.target)
+        refs, ref_results = reference_outputs(module, entry, inputs, result,
+                                              ascend_target(args.target))
     except ReferenceError as err:
         if err.op is not None:
             raise UserError(format_op_error(err.op, f"--check-numpy: {err.message}", source)) \
@@ -494,6 +545,8 @@ def _print_summary(args, entry, passes, result, checks, outputs_spec) -> None:
                       "capacity": {k: v for k, v in _capacities(result.target).items()
                                    if k in result.peak_bytes}},
         }
+        if result.timeline is not None:
+            summary["timing"] = asdict(result.timeline.summary())
         print(json.dumps(summary, indent=2, default=str))
         return
     types = entry.function_type.outputs.data
@@ -504,6 +557,8 @@ def _print_summary(args, entry, passes, result, checks, outputs_spec) -> None:
         print(check.line())
     if args.stats:
         print("\n".join(_stats_lines(result, _capacities(result.target))))
+    if result.timeline is not None:
+        print(result.timeline.summary().format())
 
 
 def main(argv: Sequence[str] | None = None) -> int:

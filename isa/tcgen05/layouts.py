@@ -31,9 +31,21 @@ what TMA writes and what advancing a descriptor's start along K inside a swizzle
 **[inf]** the byte-level reading of the swizzle and the base-offset phase are the standard CuTe/TMA
 reading; they are not confirmed on hardware.
 
-Element storage in SMEM (reference §8.2 [inf]): kind::f8f6f4 and kind::mxf8f6f4 read e2m3/e3m2/e2m1
-in 8-bit containers (one element per byte, value in the low bits), kind::mxf4/mxf4nvf4 read packed
-e2m1 (two per byte, low nibble = even element); tf32 sits in a 32-bit container.
+Element storage in SMEM (PTX ISA §9.7.16.10.4 "Packing formats of elements in Tensor and Shared
+memory"): kind::mxf4/mxf4nvf4 pack two e2m1 per byte with no padding (§9.7.16.10.4.6; low nibble =
+even element). kind::f8f6f4 and kind::mxf8f6f4 lay e2m1/e2m3/e3m2 out like 8-bit elements (16 per
+16-byte unit of the canonical layout, a K-row of 32 elements is 32 bytes), but inside each 16-byte
+unit the 16 elements are "contiguously packed along with padding" (§9.7.16.10.4.4, Figures 202 and
+203): element i of the unit at bits [w*i, w*i + w) (little-endian) of the unit, w = 4 for e2m1
+followed by 8 bytes of padding, w = 6 for e2m3/e3m2 followed by 4 bytes of padding. These are the
+`.b4x16_p64` / `.b6x16_p32` shared-memory formats that TMA (`cp.async.bulk.tensor`, §5.5.1.1
+"Sub-byte Types", Figures 5 and 6) writes and `tcgen05.cp` decompresses (§9.7.16.9.1: "a contiguous
+set of 16 elements of 4-bits each followed by 8 bytes of padding"; 6-bit: "followed by 4 bytes of
+padding"); CUTLASS reads them through `CU_TENSOR_MAP_DATA_TYPE_16U4_ALIGN16B` / `16U6_ALIGN16B`.
+**[inf]** the bit order inside the packed run (element 0 in the lowest bits) is the little-endian
+reading of those figures, the same order as packed GMEM data. In TMEM (A of the `.ts` form) these
+kinds use one 8-bit container per element (§9.7.16.10.4.3), modelled with the value in the low bits
+**[open]**. tf32 sits in a 32-bit container.
 
 Everything here is pure index arithmetic on numpy arrays (whole tiles, no per-element loops).
 """
@@ -103,6 +115,27 @@ def smem_element_bits(kind: str, type_name: str) -> int:
         raise DescriptorError("type", type_name, ", ".join(_STORAGE_BITS), None,
                               "is not a tcgen05 operand type")
     return _STORAGE_BITS[type_name]
+
+
+#: Kinds that store e2m1/e2m3/e3m2 in SMEM as 16 packed elements + padding per 16-byte unit.
+PADDED_SUB_BYTE_KINDS = frozenset({"f8f6f4", "mxf8f6f4"})
+#: Bits of data per element of the sub-byte types (the rest of a 16-byte unit is padding).
+SUB_BYTE_WIDTHS: dict[str, int] = {"e2m1": 4, "e2m3": 6, "e3m2": 6}
+
+
+def smem_value_bits(kind: str, type_name: str) -> int:
+    """Bits of data one A/B element occupies in SMEM: the sub-byte width for e2m1/e2m3/e3m2 (packed
+    for mxf4*, packed with padding per 16-byte unit for f8f6f4/mxf8f6f4), else the layout width."""
+    if type_name in SUB_BYTE_WIDTHS and (kind in PADDED_SUB_BYTE_KINDS or kind in MXF4_KINDS):
+        return SUB_BYTE_WIDTHS[type_name]
+    return smem_element_bits(kind, type_name)
+
+
+def padded_sub_byte_bit_addresses(bit_addresses: np.ndarray, width: int) -> np.ndarray:
+    """Bit addresses of `width`-bit elements packed with padding, from the bit addresses of their
+    8-bit slots in the canonical layout: slot i of a 16-byte unit holds bits [w*i, w*i + w)."""
+    byte = bit_addresses >> 3
+    return ((byte & ~15) << 3) + (byte & 15) * width
 
 
 def container_value_bits(type_name: str) -> int:
@@ -271,6 +304,8 @@ __all__ = [
     "TMEM_COLUMNS",
     "TMEM_LANES",
     "TMEM_LANES_PER_WARP",
+    "PADDED_SUB_BYTE_KINDS",
+    "SUB_BYTE_WIDTHS",
     "canonical_element_offsets",
     "container_value_bits",
     "elements_per_unit",
@@ -278,7 +313,9 @@ __all__ = [
     "scale_factor_cells",
     "sparse_dense_positions",
     "sparse_metadata_nibbles",
+    "padded_sub_byte_bit_addresses",
     "smem_element_bits",
+    "smem_value_bits",
     "swizzle_addresses",
     "tmem_address",
     "tmem_column",

@@ -19,8 +19,10 @@ DEEP_OPS = ("gcmp", "gbool")
 # A check disabled, or one numeric behaviour altered.
 NUMERIC_OPS = ("guard", "require", "call", "gcmp", "round", "dtype", "mask", "clamp",
                "transpose", "swap", "ifexp")
-# Checkers: a report suppressed, an ordering comparison or a condition changed.
-CHECKER_OPS = ("guard", "require", "call", "cmp", "boolop", "ifexp", "swap")
+# Checkers: a report suppressed, the condition of a report shifted or negated, a conditional
+# value ignored. (Comparisons outside report conditions, `cmp`, are mostly equivalent mutants in
+# the overlap arithmetic: add `--ops` to include them.)
+CHECKER_OPS = ("guard", "require", "call", "gcmp", "gbool", "ifexp", "swap")
 
 
 @dataclass(frozen=True)
@@ -56,6 +58,11 @@ AREAS: tuple[Area, ...] = (
                 "tests/unit/test_desc_cli.py"),
         lit=("tests/filecheck/dialects/tcgen05", "tests/filecheck/tools/desc.mlir"),
         focus=(
+            ("isa/tcgen05/diagnose.py", ("tests/unit/test_desc_cli.py",),
+             ("tests/filecheck/tools/desc.mlir",)),
+            ("isa/tcgen05/[!f]*.py", ("tests/unit/test_isa_tcgen05_*.py",
+                                      "tests/unit/test_verifier_api.py"),
+             ("tests/filecheck/dialects/tcgen05/tcgen05_invalid.mlir",)),
             ("isa/tcgen05/forms.py", ("tests/unit/test_ptxas_forms.py",
                                       "tests/unit/test_isa_tcgen05_rules.py"), ()),
             ("dialects/tcgen05*", ("tests/unit/test_tcgen05_dialect*.py",
@@ -73,6 +80,19 @@ AREAS: tuple[Area, ...] = (
                 "tests/unit/test_executor_ir.py",
                 "tests/unit/test_executor_faults.py", "tests/unit/test_executor_memory.py",
                 "tests/unit/test_executor_all_targets.py"),
+        focus=(
+            ("executor/kernels.py", ("tests/unit/test_executor_kernels.py",
+                                     "tests/unit/test_executor_edges.py",
+                                     "tests/unit/test_executor_faults.py",
+                                     "tests/unit/test_perf_caches.py"), ()),
+            ("executor/pto.py", ("tests/unit/test_executor_edges.py",
+                                 "tests/unit/test_executor_ir.py",
+                                 "tests/unit/test_executor_faults.py"), ()),
+            ("isa/ascend/quant.py", ("tests/unit/test_isa_ascend_quant.py",
+                                     "tests/unit/test_executor_edges.py",
+                                     "tests/unit/test_executor_kernels.py",
+                                     "tests/unit/test_verifier_api.py"), ()),
+        ),
     ),
     Area(
         "executor-tcgen05",
@@ -87,6 +107,7 @@ AREAS: tuple[Area, ...] = (
                  "executor/seam.py", "dialects/pto/effects.py"),
         ops=CHECKER_OPS,
         pytest=("tests/unit/test_sync_engine*.py", "tests/unit/test_pto_effects*.py",
+                "tests/unit/test_checker_edges*.py",
                 "tests/unit/test_hb*.py", "tests/unit/test_scheduler*.py",
                 "tests/unit/test_events*.py", "tests/unit/test_race*.py",
                 "tests/unit/test_deadlock*.py", "tests/unit/test_effects*.py",

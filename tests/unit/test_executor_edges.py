@@ -260,3 +260,26 @@ def test_runtime_unaligned_source_start_through_the_ir(r: int, c: int) -> None:
     out = run_module(module, inputs={"a": a, "eye": np.eye(32, dtype=np.float16), "r": r, "c": c})
     # A window times the identity: the window itself, exactly (integers < 2048 are exact in f16)
     assert np.array_equal(out.outputs["out"], a[r : r + 32, c : c + 32].astype(np.float32))
+
+
+# ------------------------------------------------------------------------------------------------
+# Runtime faults of the GM <-> tile moves, each with its own message
+# ------------------------------------------------------------------------------------------------
+
+
+def test_gm_moves_check_sizes_and_ranks() -> None:
+    from mmair.executor.errors import ExecutionError
+
+    mem = Memory("a2")
+    t = mem.place("l1", (16, 32), "nz", "f16")
+    gm = np.zeros((32, 64), np.float16)
+    with pytest.raises(ExecutionError, match=r"requires cols in \[0, 32\] \(columns of the destination"):
+        K.mte_gm_l1(gm, t, 16, 48)
+    with pytest.raises(ExecutionError, match=r"requires rows in \[0, 16\] \(rows of the destination"):
+        K.mte_gm_l1(gm, t, 20, 16)
+    C = _sentinel(mem, "l0c", (16, 16), "nz", "f32")
+    with pytest.raises(ExecutionError, match=r"requires a 1-D or 2-D GM memref, got shape \(2, 16, 16\)"):
+        K.fixpipe(C, np.zeros((2, 16, 16), np.float32), 16, 16)
+    row = np.zeros(16, np.float32)  # a 1-D GM memref is one row
+    K.fixpipe(C, row, 1, 16)
+    assert (row == SENTINEL).all()
