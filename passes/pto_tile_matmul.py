@@ -220,7 +220,10 @@ class MatmulPlan:
         """(L1, L0A) nd buffers of the peeled one-row panel (M > 1 with M mod tile-m = 1)."""
         kk = _round_up(self.k, self.granularity) if self.a_panel else self.tk
         frac = isa.FRACTAL_BYTES * 8 // isa.element_bits(self.lhs)  # LoadData moves whole fractals
-        return (Buffer("A", "l1", (1, _round_up(kk, frac)), self.lhs, "nd"),
+        # a resident panel is read from k-slice starts that are not fractal aligned: one more
+        # fractal keeps the last whole-fractal read inside the buffer
+        slack = frac if self.a_panel else 0
+        return (Buffer("A", "l1", (1, _round_up(kk, frac) + slack), self.lhs, "nd"),
                 Buffer("A", "l0a", (1, _round_up(self.tk, frac)), self.lhs, "nd"))
 
     def b_l0b(self) -> Buffer:
