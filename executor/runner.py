@@ -178,6 +178,17 @@ def prepare_arguments(
     return names, values
 
 
+def one_blas_thread() -> Any:
+    """A context that limits BLAS (OpenBLAS, MKL, BLIS) to one thread while the executor runs and
+    restores the caller's settings after it. The executor makes thousands of small sgemm calls
+    (one per mad tile); multi-threaded OpenBLAS spins its threads on such calls and collapses
+    when the cores are shared with other work (a 40 us tile took 15 ms on a loaded 2-core
+    machine). Scoped to the run: user code and numpy outside keep their thread counts."""
+    from threadpoolctl import threadpool_limits
+
+    return threadpool_limits(limits=1, user_api="blas")
+
+
 def make_interpreter(
     module: ModuleOp, target: str, max_ops: int | None = None,
     max_gm_bytes: int | None = DEFAULT_MAX_GM_BYTES,
@@ -244,12 +255,13 @@ def run_module(
         seam = interp.seam = IssueSeam(memory.target, gm_names, scheduler=scheduler)
         seam.timing = timeline
         seam.numerics = not timing_only
-    try:
-        results = interp.call_op(entry_op, tuple(values))
-    except RecursionError:
-        raise ExecutionError("recursion too deep", entry_op) from None
-    if seam is not None:
-        seam.finish()
+    with one_blas_thread():
+        try:
+            results = interp.call_op(entry_op, tuple(values))
+        except RecursionError:
+            raise ExecutionError("recursion too deep", entry_op) from None
+        if seam is not None:
+            seam.finish()
     outputs = {n: v for n, v in zip(names, values, strict=True) if isinstance(v, np.ndarray)}
     return RunResult(
         outputs=outputs,

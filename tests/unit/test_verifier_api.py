@@ -79,3 +79,12 @@ def test_idesc_flags_are_booleans() -> None:
     # bit 15 is transpose A (the reference's idesc table); True and 1 encode the same
     assert encode_idesc(replace(d, transpose_a=True)) == encode_idesc(d) | 1 << 15
     assert encode_idesc(replace(d, transpose_a=1)) == encode_idesc(d) | 1 << 15
+
+
+def test_layout_and_pipe_checks() -> None:
+    from mmair.isa.ascend import pipes
+
+    with pytest.raises(ValueError, match="unknown layout 'xy', expected one of nd, dn, nz"):
+        layouts.LayoutGeometry.from_fractal("xy", (16, 16), (16, 16))
+    with pytest.raises(pipes.PipeError, match=r"target 310p has no fixpipe \(no FIX pipe\)"):
+        pipes.pipe_of("fixpipe", "l0c", "gm", targets.get_target("310p"))

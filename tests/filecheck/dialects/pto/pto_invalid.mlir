@@ -741,6 +741,15 @@ builtin.module attributes {pto.target = "310p"} {
 // CHECK: error: 'pto.gather_mask' op requires src1 pattern word type u16 for f16 on target a2, got u32
 
 // -----
+// [L layout] the user pattern is an nd UB tile
+%c0 = arith.constant 0 : index
+%c1 = arith.constant 1 : index
+%c8 = arith.constant 8 : index
+%dst, %src, %pat = "test.op"() : () -> (!pto.tile<ub, 128xf16, nd>, !pto.tile<ub, 128xf16, nd>, !pto.tile<ub, 16x16xui16, nz>)
+%n = pto.gather_mask %dst, %src, pattern %pat : !pto.tile<ub, 16x16xui16, nz>, %c0, %c1, %c1, %c8, %c8 : !pto.tile<ub, 128xf16, nd>, !pto.tile<ub, 128xf16, nd>
+// CHECK: error: 'pto.gather_mask' op requires src1 layout in [nd] for ub on target a2, got nz
+
+// -----
 // [X2] counter mode with a static mask of 0
 %c0 = arith.constant 0 : index
 %c1 = arith.constant 1 : index
