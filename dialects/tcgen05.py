@@ -71,6 +71,7 @@ from xdsl.utils.str_enum import StrEnum
 from mmair.dialects.types import element_name_or_none
 from mmair.isa.tcgen05 import rules
 from mmair.isa.tcgen05.errors import DescriptorError
+from mmair.isa.tcgen05.forms import MmaForm, block_scale_spelling
 from mmair.isa.tcgen05.idesc import BLOCK_SCALED_KINDS, KINDS, InstrDesc, decode_idesc, encode_idesc
 from mmair.isa.tcgen05.layouts import SMEM_BYTES_PER_CTA, TMEM_ALLOC_COLUMNS
 from mmair.isa.tcgen05.smem import ADDRESS_LIMIT, SmemDesc, decode_smem_desc, encode_smem_desc
@@ -645,13 +646,15 @@ class DeallocOp(IRDLOperation):
 
 
 def normalise_scale_vec(kind: str, scale_vec: str | None) -> str | None:
-    """The `.scale_vec::NX` spelling (1X, 2X, 4X) of `block32`/`block16` for this kind."""
+    """The stored spelling of a block-scale vector size: `1X`/`2X`/`4X` (`.scale_vec::NX`) or
+    `block16`/`block32`. Both spellings are kept: they are different PTX (`.scale_vec::NX` needs
+    an sm_1xxa target, R32)."""
     if scale_vec is None:
         return None
     upper = scale_vec.upper()
     if upper in ("1X", "2X", "4X"):
         return upper
-    return rules.scale_vector_size(kind, scale_vec)
+    return scale_vec.lower() if scale_vec.lower() in ("block16", "block32") else scale_vec
 
 
 _MODIFIER_FLAGS = ("ws", "sparse", "ashift")
@@ -889,6 +892,25 @@ class MmaOp(IRDLOperation):
     def a_in_tmem(self) -> bool:
         return isinstance(self.a.type, MemRefType)
 
+    def form(self) -> MmaForm:
+        """The PTX instruction form of this op (modifiers and operand presence)."""
+        return MmaForm(
+            cta_group=self.cta_group.value.data,
+            kind=self.kind.data,
+            ws=self.ws is not None,
+            sparse=self.sparse is not None,
+            block_scale=block_scale_spelling(
+                None if self.scale_vec is None else self.scale_vec.data,
+                self.block_scale is not None,
+            ),
+            ashift=self.ashift is not None,
+            collector=self.collector,
+            a_tmem=self.a_in_tmem,
+            disable_output_lane=len(self.disable_output_lane) or None,
+            scale_input_d=_int_prop(self.scale_input_d),
+            zero_column_mask=self.zero_column_mask is not None,
+        )
+
     @property
     def collector(self) -> str | None:
         return None if self.collector_usage is None else self.collector_usage.data
@@ -927,17 +949,15 @@ class MmaOp(IRDLOperation):
         if scale_vec is not None and scale_vec not in rules.SCALE_VECS:
             raise _error(self, f"requires scale_vec in {', '.join(rules.SCALE_VECS)}, "
                                f"got {scale_vec}")
-        dol = len(self.disable_output_lane) or None
-        sid = _int_prop(self.scale_input_d)
         target = _target_of(self)
-        self._rule(lambda: rules.check_block_scale(kind, scale_vec, block_scale=block_scale))
-        self._rule(lambda: rules.check_ws(ws=ws, cta_group=cta_group, kind=kind,
-                                          collector=self.collector, disable_output_lane=dol,
-                                          scale_input_d=sid))
-        self._rule(lambda: rules.check_disable_output_lane(dol, cta_group=cta_group, ws=ws))
-        self._rule(lambda: rules.check_scale_input_d(sid, kind=kind, ws=ws))
-        if target is not None:
-            self._rule(lambda: rules.check_kind_target(kind, target))
+        form = self.form()
+        errors = rules.mma_form_errors(form, target or rules.DEFAULT_TARGET)
+        if errors and target is None and any(
+            rules.mma_form_legal(form, t) for t in rules.TCGEN05_TARGETS
+        ):
+            errors = []  # legal on some target; the module names none
+        if errors:
+            raise _error(self, str(errors[0]))
 
         idesc = _static_idesc(self, self.idesc, kind)
         if idesc is not None:

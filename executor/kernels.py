@@ -28,6 +28,7 @@ from mmair.executor.dtypes import FLOAT_ELEMENTS
 from mmair.executor.errors import ExecutionError
 from mmair.executor.memory import GM_IMAGE_BYTES, MemorySpace, Tile
 from mmair.isa.ascend import gather, layouts, targets
+from mmair.isa.ascend import params as isa_params
 from mmair.isa.ascend.quant import decode_quant_word, decode_quant_words
 from mmair.isa.ascend.targets import c0_elements
 
@@ -340,14 +341,23 @@ def mad(
     k: int,
     accumulate: bool = False,
     bias: Tile | None = None,
+    gemv_off: bool = False,
 ) -> None:
     """C[0:m, 0:n] = A[0:m, 0:k] @ B[0:k, 0:n] (+ C with `accumulate`, + bias[0, 0:n] with `bias`).
 
     Float inputs accumulate in f32, integers in s32 with saturation (reference §7.5); only the
     valid m x n region of C is written. GEMV (m = 1, L0A `nd`) needs nothing special: the L0A
-    tile's declared layout already says the vector is contiguous."""
+    tile's declared layout already says the vector is contiguous; m = 1 on a zz/nz lhs is an
+    error unless `gemv_off` (the GEMV rule)."""
     if m == 0 or n == 0 or k == 0:
         return
+    # The GEMV rule (isa params.gemv_active) for a runtime m: with m = 1 the hardware reads L0A
+    # as an nd vector, so a zz/nz lhs would be misread; `gemv_off` = disable_gemv on a5.
+    _require(
+        not (m == 1 and a.layout != "nd" and not gemv_off),
+        f"m = 1 with a {a.layout} lhs {a.label}: the GEMV rule ({isa_params.GEMV_RULE}) needs an "
+        f"nd lhs{'' if gemv_off else ' (or disable_gemv where the target has it)'}",
+    )
     _check_size("m", m, a.rows, f"rows of the lhs {a.label}")
     _check_size("k", k, a.cols, f"columns of the lhs {a.label}")
     _check_size("k", k, b.rows, f"rows of the rhs {b.label}")

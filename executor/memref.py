@@ -161,6 +161,20 @@ class MemRefFunctions(InterpreterFunctions):
             raise ExecutionError(f"dim {index} out of range for a rank-{array.ndim} memref")
         return (array.shape[index],)
 
+    @impl(memref.CollapseShapeOp)
+    def run_collapse_shape(
+        self, interp: Interpreter, op: memref.CollapseShapeOp, args: PythonValues
+    ) -> PythonValues:
+        (src,) = args
+        shape = tuple(op.result.type.get_shape())  # type: ignore[union-attr]
+        try:  # a view of the same GM bytes (writes through it reach the source)
+            return (src.reshape(shape, copy=False),)
+        except (ValueError, TypeError):
+            raise ExecutionError(
+                f"collapses a non-contiguous memref of shape {'x'.join(map(str, src.shape))} "
+                f"into {'x'.join(map(str, shape))}"
+            ) from None
+
     @impl(memref.CastOp)
     def run_cast(self, interp: Interpreter, op: memref.CastOp, args: PythonValues) -> PythonValues:
         return (args[0],)

@@ -112,22 +112,25 @@ class PtoFunctions(InterpreterFunctions):
 
     # ---- cube ------------------------------------------------------------------------------
 
+    def _gemv_off(self, op: pto.MadOp | pto.MadAccOp | pto.MadBiasOp) -> bool:
+        return op.disable_gemv is not None and self.memory.target.gemv_disable
+
     @impl(pto.MadOp)
     def run_mad(self, interp: Interpreter, op: pto.MadOp, args: PythonValues) -> PythonValues:
         a, b, c, m, n, k = args
-        kernels.mad(a, b, c, m, n, k)
+        kernels.mad(a, b, c, m, n, k, gemv_off=self._gemv_off(op))
         return ()
 
     @impl(pto.MadAccOp)
     def run_mad_acc(self, interp: Interpreter, op: pto.MadAccOp, args: PythonValues) -> PythonValues:
         a, b, c, m, n, k = args
-        kernels.mad(a, b, c, m, n, k, accumulate=True)
+        kernels.mad(a, b, c, m, n, k, accumulate=True, gemv_off=self._gemv_off(op))
         return ()
 
     @impl(pto.MadBiasOp)
     def run_mad_bias(self, interp: Interpreter, op: pto.MadBiasOp, args: PythonValues) -> PythonValues:
         a, b, c, bias, m, n, k = args
-        kernels.mad(a, b, c, m, n, k, bias=bias)
+        kernels.mad(a, b, c, m, n, k, bias=bias, gemv_off=self._gemv_off(op))
         return ()
 
     @impl(pto.FixpipeOp)

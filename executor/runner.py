@@ -180,6 +180,7 @@ def prepare_arguments(
 def make_interpreter(
     module: ModuleOp, target: str, max_ops: int | None = None,
     max_gm_bytes: int | None = DEFAULT_MAX_GM_BYTES,
+    numerics: str = "default",
 ) -> tuple[MmairInterpreter, Memory]:
     """An interpreter with the mmair functions registered and a fresh memory for `target`."""
     from mmair.executor.pto import PtoFunctions
@@ -188,7 +189,7 @@ def make_interpreter(
     memory = Memory(target)
     interp = MmairInterpreter(module, max_ops=max_ops)
     for functions in (FuncFunctions(), ScfFunctions(), ArithFunctions(), MemRefFunctions(max_gm_bytes=max_gm_bytes),
-                      PtoFunctions(memory=memory), Tcgen05Functions(memory=memory)):
+                      PtoFunctions(memory=memory), Tcgen05Functions(memory=memory, numerics=numerics)):
         interp.register_implementations(functions, override=True)
     return interp, memory
 
@@ -202,6 +203,7 @@ def run_module(
     max_ops: int | None = DEFAULT_MAX_OPS,
     max_gm_bytes: int | None = DEFAULT_MAX_GM_BYTES,
     sync_check: bool = False,
+    numerics: str = "default",
 ) -> RunResult:
     """Execute `entry` of a verified module; see the module docstring. Runtime faults raise
     `ExecutionError` (with `.op`), input problems `InputError`. `max_ops` bounds the executed ops,
@@ -210,11 +212,13 @@ def run_module(
     `sync_check`: run the pipes concurrently (`executor/scheduler.py`) and check the kernel's
     synchronization (`executor/hb.py`): races, deadlocks, unbalanced or overflowing flags raise
     `executor.events.SyncError` (an ExecutionError). Off: every op runs at once in program order
-    and set_flag / wait_flag / pipe_barrier do nothing."""
+    and set_flag / wait_flag / pipe_barrier do nothing.
+    `numerics` selects the tcgen05 MMA arithmetic: "default" or "exact" (see
+    `mmair.isa.tcgen05.numerics`)."""
     entry_op = find_entry(module, entry)
     names, values = prepare_arguments(entry_op, dict(inputs or {}), seed, max_gm_bytes)
     target_name = module_target(module, target)
-    interp, memory = make_interpreter(module, target_name, max_ops, max_gm_bytes)
+    interp, memory = make_interpreter(module, target_name, max_ops, max_gm_bytes, numerics)
     seam = None
     if sync_check:
         from mmair.executor.seam import IssueSeam

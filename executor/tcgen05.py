@@ -55,6 +55,7 @@ class Tcgen05Functions(InterpreterFunctions):
     """
 
     memory: Memory | None = None
+    numerics: str = "default"  # "exact": the tensor core's fused dot product (tcgen05_exact)
     smem: SharedMemory = field(init=False)
     tmem: TensorMemory = field(init=False)
     _targets: dict[Operation, str] = field(default_factory=dict)
@@ -202,5 +203,6 @@ class Tcgen05Functions(InterpreterFunctions):
             ashift=op.ashift is not None,
             collector=None if op.collector_usage is None else op.collector_usage.data,
             target=self._target(op),
+            numerics=self.numerics,
         )
         return ()

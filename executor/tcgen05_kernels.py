@@ -17,11 +17,13 @@ decoding and rule checks per (word, context), and per (descriptor, major, bits, 
 map with its byte range, injectivity verdict and gather/scatter indices. Failures are never
 remembered: a bad word raises the same error on every call.
 
-Numerics: operands are decoded exactly (tf32: the low 13 mantissa bits of the f32 container are
-ignored), multiplied in float32 (products of the tcgen05 input types are exact in float32) and
-accumulated in float32; integer MMAs are exact (float32 sums stay below 2^22, D is added in
-int64) and wrapped (or, with the saturate bit, clamped) to s32. The hardware's accumulation order and internal precision are not
-specified, so only exactly representable sums are bit-comparable with a real GPU.
+Numerics (`numerics="default"`): operands are decoded exactly (tf32: the low 13 mantissa bits of
+the f32 container are ignored), multiplied in float32 (products of the tcgen05 input types are
+exact in float32) and accumulated in float32; block-scaled kinds apply their scales and sum in
+float64 (no scale value overflows or underflows), rounded once to f32; NaN results are the
+canonical NaN. Integer MMAs are exact (float32 sums stay below 2^22, D is added in int64) and
+wrapped (or, with the saturate bit, clamped) to s32. `numerics="exact"` computes the tensor core's
+fused dot product instead (`mmair.executor.tcgen05_exact`, docs/tcgen05-numerics.md).
 
 Layout assumptions are documented in `docs/executor-tcgen05.md`.
 """
@@ -35,6 +37,7 @@ import ml_dtypes
 import numpy as np
 
 from mmair.executor.errors import ExecutionError
+from mmair.executor.tcgen05_exact import fused_mma
 from mmair.isa.tcgen05 import layouts, rules
 from mmair.isa.tcgen05.errors import DescriptorError
 from mmair.isa.tcgen05.idesc import BLOCK_SCALED_KINDS, InstrDesc, decode_idesc
@@ -45,6 +48,7 @@ from mmair.isa.tcgen05.layouts import (
     TMEM_LANES,
     TMEM_LANES_PER_WARP,
 )
+from mmair.isa.tcgen05.numerics import CANONICAL_NAN_BITS, NUMERICS_MODES
 from mmair.isa.tcgen05.smem import SmemDesc, decode_smem_desc
 from mmair.isa.tcgen05.zcmask import ZeroColumnMask, decode_zcmask, zcmask_columns
 
@@ -595,6 +599,18 @@ def write_d(
 # The MMA
 
 
+_F32_CANONICAL_NAN = np.array(CANONICAL_NAN_BITS["f32"], dtype=np.uint32).view(np.float32)
+
+
+def _canonical_nan(values: np.ndarray) -> np.ndarray:
+    """Make every NaN of a float32 array the canonical NaN in place (0x7FFFFFFF; it converts to
+    the canonical f16 NaN 0x7FFF), as the tensor core writes them."""
+    nan = np.isnan(values)
+    if nan.any():
+        values[nan] = _F32_CANONICAL_NAN
+    return values
+
+
 def _decode(what: str, word: int, decode, *args):  # type: ignore[no-untyped-def]
     try:
         return decode(word, *args)
@@ -665,6 +681,7 @@ def mma(
     ashift: bool = False,
     collector: str | None = None,
     target: str = "sm_100a",
+    numerics: str = "default",
 ) -> InstrDesc:
     """Execute one `tcgen05.mma{.ws}{.sp}{.block_scale}` and return its decoded descriptor.
 
@@ -674,7 +691,12 @@ def mma(
     is decoded and checked against the isa rules here, so runtime-computed values are validated.
     `a_raw` (with `a_in_tmem`) gives A in TMEM as container integers (rows >= M, columns >= the
     stored K) instead of reading the packed TMEM layout at `a`: the interpreter passes the memref.
+    `numerics` is "default" (float32 accumulation, see the module docstring) or "exact" (the
+    tensor core's fused dot product, `mmair.executor.tcgen05_exact`).
     """
+    if numerics not in NUMERICS_MODES:
+        raise Tcgen05ExecutionError(
+            f"requires numerics in {', '.join(NUMERICS_MODES)}, got {numerics!r}")
     # Decoding and rule checks are pure functions of the words: memoized (failures raise each time).
     desc = _memo(_decode, "instruction descriptor", idesc, decode_idesc, kind)
     block_scale = kind in BLOCK_SCALED_KINDS
@@ -689,7 +711,7 @@ def mma(
     vec = scale_vec
     if vec in ("block32", "block16"):
         vec = {"block16": "4X", "block32": "1X" if kind == "mxf8f6f4" else "2X"}[vec]
-    _memo(_check_mma_form, idesc, kind, cta_group, ws, a_in_tmem, vec, block_scale, target,
+    _memo(_check_mma_form, idesc, kind, cta_group, ws, a_in_tmem, scale_vec, block_scale, target,
           ashift, collector, None if disable_output_lane is None else len(disable_output_lane),
           scale_input_d, zcm)
     if cta_group != 1:
@@ -737,6 +759,8 @@ def mma(
         nibbles = read_sparse_metadata(tmem, sparse_metadata, kind=kind, rows=m, k=k)
         a_values = densify_sparse_a(kind, a_values, nibbles, k)
 
+    sfa = sfb = None
+    block = None
     if block_scale:
         assert scale_a is not None and scale_b is not None and desc.scale_type is not None
         block = layouts.SCALE_BLOCK_K[vec or ("1X" if kind == "mxf8f6f4" else "2X")]
@@ -745,14 +769,13 @@ def mma(
         sfa = decode_scale(read_scale_factors(tmem, scale_a, operand="a", rows=m, count=count,
                                               sf_id=desc.sfa_id))
         sfb = decode_scale(read_scale_factors(tmem, scale_b, operand="b", rows=n + shift,
-                                              count=count, sf_id=desc.sfb_id))
-        a_values = a_values * np.repeat(sfa, block, axis=1)
-        b_values = b_values * np.repeat(sfb, block, axis=1)
+                                              count=count, sf_id=desc.sfb_id))[shift:shift + n]
 
     # B' (N x K): output column j reads B column j + shift, masked columns read zero.
     b_used = b_values[shift:shift + n]
     if zcm is not None:
         b_used = np.where(zcmask_columns(zcm, m, n)[:, None], 0, b_used)
+    dtype = desc.dtype or "f32"
 
     if kind == "i8":
         # Exact in float32: |products| <= 255 * 255 < 2^16 and K <= 64, so |sums| < 2^22.
@@ -767,27 +790,49 @@ def mma(
     else:
         a32 = -a_values if desc.negate_a else a_values
         b32 = -b_used if desc.negate_b else b_used
-        # (K, N) contiguous: OpenBLAS is ~500x slower on a transposed view with a small K.
-        b_kn = np.ascontiguousarray(np.asarray(b32, dtype=np.float32).T)
-        result = np.asarray(a32, dtype=np.float32) @ b_kn
-        if (desc.dtype or "f32") == "f32" and disable_output_lane is None and not scale_input_d:
-            # The common case, in place: D's f32 cells += A x B (the same float32 sum as below).
-            cells = tmem.region(d, m, n, "D").view(np.float32)
+        if numerics == "exact":
+            # The tensor core's fused dot product (mmair.isa.tcgen05.numerics).
+            result = fused_mma(
+                kind, a32, b32, read_d(tmem, d, dtype, m, n) if enable_input_d else None,
+                atype=desc.atype, btype=desc.btype, d_type=dtype,
+                c_shift=scale_input_d or 0, scale_a=sfa, scale_b=sfb,
+                scale_type=desc.scale_type, block=block)
+        elif block_scale:
+            assert sfa is not None and sfb is not None and block is not None
+            # Scales applied in float64 (exact; no overflow or underflow for any UE8M0/UE4M3
+            # value) and the blocks summed in float64, rounded once to f32.
+            a64 = np.asarray(a32, dtype=np.float64) * np.repeat(sfa, block, axis=1)
+            b64 = np.asarray(b32, dtype=np.float64) * np.repeat(sfb, block, axis=1)
+            wide = a64 @ np.ascontiguousarray(b64.T)
             if enable_input_d:
-                np.add(result, cells, out=cells)
-            else:
-                cells[...] = result
-            return desc
-        if enable_input_d:
-            old = read_d(tmem, d, desc.dtype or "f32", m, n).astype(np.float32)
-            if scale_input_d:
-                old = np.ldexp(old, -scale_input_d).astype(np.float32)
-            result = result + old
+                wide += read_d(tmem, d, "f32", m, n)
+            with np.errstate(over="ignore"):
+                result = _canonical_nan(wide.astype(np.float32))
+        else:
+            # (K, N) contiguous: OpenBLAS is ~500x slower on a transposed view with a small K.
+            b_kn = np.ascontiguousarray(np.asarray(b32, dtype=np.float32).T)
+            with np.errstate(invalid="ignore", over="ignore"):  # inf * 0, inf - inf: NaN
+                result = np.asarray(a32, dtype=np.float32) @ b_kn
+                if dtype == "f32" and disable_output_lane is None and not scale_input_d:
+                    # The common case, in place: D's f32 cells += A x B (the float32 sum below).
+                    cells = tmem.region(d, m, n, "D").view(np.float32)
+                    if enable_input_d:
+                        np.add(result, cells, out=cells)
+                    else:
+                        cells[...] = result
+                    _canonical_nan(cells)
+                    return desc
+                if enable_input_d:
+                    old = read_d(tmem, d, dtype, m, n).astype(np.float32)
+                    if scale_input_d:
+                        old = np.ldexp(old, -scale_input_d).astype(np.float32)
+                    result = result + old
+            result = _canonical_nan(result)
 
     lane_enabled = None
     if disable_output_lane is not None:
         lane_enabled = _lane_enable_mask(disable_output_lane, layouts.tmem_lane(d), m)
-    write_d(tmem, d, desc.dtype or "f32", result, lane_enabled)
+    write_d(tmem, d, dtype, result, lane_enabled)
     return desc
 
 

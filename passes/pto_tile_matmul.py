@@ -24,6 +24,13 @@ of A where the target has DN2NZ (a5), else staged as Nz of A^T and moved with `t
 staged as Nz of B^T, which `mte_l1_l0b ... transpose` moves without a fractal transpose
 (`pto.matmul_hardware_transposes`).
 
+One-row panels (M mod tile-m = 1, M = 1 included) follow the GEMV rule of Mmad (with m = 1 the
+cube reads L0A as an nd vector, `isa/ascend/params.gemv_active`): where the target has
+`disable_gemv` (a5) the mads carry it and keep the nz L0A; elsewhere the last row is peeled off the
+i loop and runs on the GEMV path (A's row as an nd vector in L1 and L0A, own buffers). A transposed
+A of M > 1 rows cannot give a contiguous row (a strided GM column), so its automatic tile-m avoids
+a one-row panel and a given one is an error; a transposed A of one row is contiguous in GM.
+
 Tiles: the options `tile-m`, `tile-n`, `tile-k` fix a tile size (0 = automatic; a size larger
 than its dimension rounded up to g is clamped to that). All sizes are
 multiples of the granularity g = lcm(16, C0 of both operands, the transpose block of a hardware
@@ -54,6 +61,7 @@ from math import lcm
 from xdsl.context import Context
 from xdsl.dialects import arith, memref, scf
 from xdsl.dialects.builtin import (
+    ArrayAttr,
     IndexType,
     IntegerAttr,
     MemRefType,
@@ -61,6 +69,7 @@ from xdsl.dialects.builtin import (
     StringAttr,
     f32,
     i32,
+    i64,
 )
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.passes import ModulePass
@@ -166,6 +175,22 @@ class MatmulPlan:
         return self.transpose_a and not self.target.dn2nz
 
     @property
+    def gemv_row(self) -> bool:
+        """The last M panel has one row (M mod tile-m = 1): its mads run with m = 1, which the
+        cube executes as GEMV (isa params.gemv_active)."""
+        return self.m % self.tm == 1
+
+    @property
+    def disable_gemv(self) -> bool:
+        """One-row panels keep the zz/nz L0A with `disable_gemv` (targets that have it, a5)."""
+        return self.gemv_row and self.target.gemv_disable
+
+    @property
+    def gemv_nd(self) -> bool:
+        """One-row panels take the GEMV path: A's row as an nd vector in L1 and L0A."""
+        return self.gemv_row and not self.target.gemv_disable
+
+    @property
     def trips(self) -> tuple[int, int, int]:
         return -(-self.m // self.tm), -(-self.n // self.tn), -(-self.k // self.tk)
 
@@ -173,6 +198,8 @@ class MatmulPlan:
 
     def a_l1(self) -> Buffer:
         kk = _round_up(self.k, self.granularity) if self.a_panel else self.tk
+        if self.m == 1 and self.gemv_nd:
+            return Buffer("A", "l1", (1, kk), self.lhs, "nd")
         shape = (kk, self.tm) if self.a_staged_transposed else (self.tm, kk)
         return Buffer("A", "l1", shape, self.lhs, "nz")
 
@@ -185,7 +212,15 @@ class MatmulPlan:
         return Buffer("B", "l1", (kk, nn), self.rhs, "zz")
 
     def a_l0a(self) -> Buffer:
+        if self.m == 1 and self.gemv_nd:
+            return Buffer("A", "l0a", (1, self.tk), self.lhs, "nd")
         return Buffer("A", "l0a", (self.tm, self.tk), self.lhs, self.target.l0a_layout)
+
+    def a_row_buffers(self) -> tuple[Buffer, Buffer]:
+        """(L1, L0A) nd buffers of the peeled one-row panel (M > 1 with M mod tile-m = 1)."""
+        kk = _round_up(self.k, self.granularity) if self.a_panel else self.tk
+        return (Buffer("A", "l1", (1, kk), self.lhs, "nd"),
+                Buffer("A", "l0a", (1, self.tk), self.lhs, "nd"))
 
     def b_l0b(self) -> Buffer:
         return Buffer("B", "l0b", (self.tk, self.tn), self.rhs, "zn")
@@ -297,6 +332,18 @@ def plan_matmul(
             )
     # A tile never needs to be larger than its dimension rounded up to g.
     tm = min(tile_m or AUTO_TILE_MN, _round_up(m, g))
+    if ta and m > 1 and m % tm == 1 and not target.gemv_disable:
+        # A one-row panel must run as GEMV (nd vector in L0A), but its row is a strided column
+        # of A^T in GM, which no ND2NZ setting gathers into a contiguous vector: choose tile-m so
+        # that no panel has one row (a single panel of all M rows is always such a choice).
+        if tile_m:
+            raise PassOpError(
+                op,
+                f"tile-m = {tile_m} leaves a one-row panel of the transposed A (M = {m}), which "
+                f"must run as GEMV on target {target.name} and cannot be loaded as an nd vector "
+                f"from A^T; choose a tile-m with M mod tile-m != 1",
+            )
+        tm = next((t for t in range(tm - g, 0, -g) if m % t != 1), _round_up(m, g))
     tn = min(tile_n or AUTO_TILE_MN, _round_up(n, g))
 
     if multi_buffer < 1:
@@ -509,6 +556,17 @@ def lower_matmul(op: pto.MatmulOp, plan: MatmulPlan) -> list[tuple[Buffer, pto.A
         bias_bt = alloc(plan.bias_bt(), "bias_bt")
     m, n, k = plan.m, plan.n, plan.k
     ta, tb = plan.transpose_a, plan.transpose_b
+    a_gm = op.a
+    if plan.gemv_nd and ta:  # M = 1: A^T[K, 1] is the row A[0, :] as one contiguous vector
+        src_type = op.a.type
+        assert isinstance(src_type, MemRefType) and m == 1
+        flat = MemRefType(src_type.element_type, [k])
+        assoc = ArrayAttr([ArrayAttr([IntegerAttr(0, i64), IntegerAttr(1, i64)])])
+        collapse = memref.CollapseShapeOp(
+            operands=[op.a], result_types=[flat], properties={"reassociation": assoc}
+        )
+        a_gm = root.emit(collapse, "a_row").results[0]
+    gemv_path = plan.m == 1 and plan.gemv_nd  # the only panel is the GEMV row
 
     def load(em: _Emitter, src: SSAValue, dst: SSAValue, rows: Index, cols: Index,
              dn2nz: bool = False) -> None:
@@ -524,6 +582,15 @@ def lower_matmul(op: pto.MatmulOp, plan: MatmulPlan) -> list[tuple[Buffer, pto.A
     def emit_a(em: _Emitter, i: Index, ms: Index, kk: Index, ks: Index) -> None:
         """A[i:i+ms, kk:kk+ks] into L0A (from the resident panel, or through an L1 tile)."""
         a_start: tuple[SSAValue, SSAValue] | None = None
+        if gemv_path:  # the GEMV row: an nd vector in L1 and L0A
+            if plan.a_panel:
+                a_start = _start(em, (0, kk))
+            elif ta:
+                load(em, _window(em, a_gm, [kk], [ks], "a_win"), a_l1, 1, ks)
+            else:
+                load(em, _window(em, op.a, [i, kk], [1, ks], "a_win"), a_l1, 1, ks)
+            em.emit(pto.MteL1L0AOp(a_l1, a_l0a, em.value(1), em.value(ks), a_start))
+            return
         if plan.a_panel:
             start = (kk, 0) if plan.a_staged_transposed else (0, kk)
             a_start = _start(em, start)
@@ -540,7 +607,11 @@ def lower_matmul(op: pto.MatmulOp, plan: MatmulPlan) -> list[tuple[Buffer, pto.A
                                transpose=plan.a_staged_transposed))
 
     def i_body(em: _Emitter, i: Index, ms: Index) -> None:
-        if plan.a_panel:  # the A row panel, loaded once per i
+        if plan.a_panel and gemv_path:  # the GEMV row, loaded once
+            window = _window(em, a_gm, [0], [k], "a_panel") if ta else \
+                _window(em, op.a, [i, 0], [1, k], "a_panel")
+            load(em, window, a_l1, 1, k)
+        elif plan.a_panel:  # the A row panel, loaded once per i
             if ta:
                 window = _window(em, op.a, [0, i], [k, ms], "a_panel")
                 if plan.a_dn2nz:
@@ -579,10 +650,12 @@ def lower_matmul(op: pto.MatmulOp, plan: MatmulPlan) -> list[tuple[Buffer, pto.A
                 msv, nsv, ksv = em.value(ms), em.value(ns), em.value(ks)
                 em.emit(pto.MteL1L0BOp(b_l1, b_l0b, ksv, nsv, b_start, transpose=tb))
 
+                off = plan.disable_gemv  # a5: one-row panels read the nz L0A with GEMV off
+
                 def first() -> Operation:
                     if bias_bt is not None:
-                        return pto.MadBiasOp(a_l0a, b_l0b, c_l0c, bias_bt, msv, nsv, ksv)
-                    return pto.MadOp(a_l0a, b_l0b, c_l0c, msv, nsv, ksv)
+                        return pto.MadBiasOp(a_l0a, b_l0b, c_l0c, bias_bt, msv, nsv, ksv, off)
+                    return pto.MadOp(a_l0a, b_l0b, c_l0c, msv, nsv, ksv, off)
 
                 if plan.trips[2] == 1:
                     em.emit(first())
@@ -592,7 +665,7 @@ def lower_matmul(op: pto.MatmulOp, plan: MatmulPlan) -> list[tuple[Buffer, pto.A
                     arith.CmpiOp(kk, em.value(0), "eq"), "first"
                 ).results[0]
                 then_ops = [first(), scf.YieldOp()]
-                else_ops = [pto.MadAccOp(a_l0a, b_l0b, c_l0c, msv, nsv, ksv), scf.YieldOp()]
+                else_ops = [pto.MadAccOp(a_l0a, b_l0b, c_l0c, msv, nsv, ksv, off), scf.YieldOp()]
                 em.emit(scf.IfOp(is_first, [], Region(Block(then_ops)), Region(Block(else_ops))))
 
             _loop(em, k, plan.tk, "k", "ks", k_body)
@@ -601,7 +674,17 @@ def lower_matmul(op: pto.MatmulOp, plan: MatmulPlan) -> list[tuple[Buffer, pto.A
 
         _loop(em, n, plan.tn, "j", "ns", j_body)
 
-    _loop(root, m, plan.tm, "i", "ms", i_body)
+    if plan.gemv_nd and m > 1:
+        # The last panel has one row: full panels in the loop, then the row on the GEMV path
+        # with its own nd buffers (live after the loop only; not multi-buffered).
+        _loop(root, m - 1, plan.tm, "i", "ms", i_body)
+        row_l1, row_l0a = plan.a_row_buffers()
+        a_l1 = _alloc(root, row_l1, elem_types, "a_row_l1")
+        a_l0a = _alloc(root, row_l0a, elem_types, "a_row_l0a")
+        gemv_path = True
+        i_body(root, m - 1, 1)
+    else:
+        _loop(root, m, plan.tm, "i", "ms", i_body)
     op.detach()
     op.erase()
     found = []

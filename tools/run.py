@@ -5,7 +5,7 @@
               [--check-numpy] [--stats] [--seed S] [--max-ops N] [--max-gm-bytes B]
               [--sync-check=on|off]
               [--check-numpy] [--inputs real|int] [--raw-bits] [--stats] [--json] [-v]
-              [--seed S] [--max-ops N] [--max-gm-bytes B] [--version]
+              [--seed S] [--max-ops N] [--max-gm-bytes B] [--numerics default|exact] [--version]
 
 The file is parsed, verified, transformed by a pass pipeline, and its entry function is run
 (`mmair.executor.runner.run_module`). Without `-p`, a module that holds ops only a lowering makes
@@ -30,7 +30,9 @@ than B bytes before allocating it. 0 disables either bound.
 `--sync-check=on` runs the pipes of the AI Core concurrently and checks the kernel's
 synchronization (set_flag / wait_flag / pipe_barrier): a race, a deadlock, an unbalanced or
 overflowing flag is an error at the op (docs/pipes.md). `off` (the default for now) runs every op in
-program order and ignores the sync ops.
+program order and ignores the sync ops. `--numerics exact` computes every
+`tcgen05.mma` with the tensor core's fused dot product (truncated aligned terms, exact sum, one
+rounding; `mmair.isa.tcgen05.numerics`) instead of float32 accumulation.
 
 Exit codes: 0 success; 1 a user error (parse, verify, runtime fault, bad .npy, failed check), printed
 as `file:line:col: error: ...` with the source line where the location is known; 2 bad arguments.
@@ -49,6 +51,7 @@ from io import StringIO
 import ml_dtypes
 import numpy as np
 
+from mmair.isa.tcgen05.numerics import NUMERICS_MODES
 from mmair.tools.cli import PipelineError, check_output_path, parse_pipeline_spec
 from mmair.tools.diagnostics import (
     LocatingParser,
@@ -134,6 +137,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--max-gm-bytes", type=_non_negative, default=None, metavar="BYTES",
                    help="largest GM buffer a random input or memref.alloc may need "
                         "(default 4 GiB; 0: no limit)")
+    p.add_argument("--numerics", choices=NUMERICS_MODES, default="default",
+                   help="tcgen05.mma arithmetic: 'default' (float32 accumulation) or 'exact' "
+                        "(the tensor core's fused dot product as published by MMA-Sim; "
+                        "docs/tcgen05-numerics.md)")
     p.add_argument("--sync-check", choices=("on", "off"), default="off",
                    help="check pipe synchronization: races, deadlocks, unbalanced flags "
                         "(default off)")
@@ -413,7 +420,8 @@ def run(args: argparse.Namespace) -> int:
                     for name, path in checks_spec}
         inputs.update(_random_inputs(entry, inputs, args.inputs, args.seed, max_gm_bytes))
         result = run_module(module, entry.sym_name.data, inputs, args.target, args.seed,
-                            max_ops, max_gm_bytes, sync_check=args.sync_check == "on")
+                            max_ops, max_gm_bytes, sync_check=args.sync_check == "on",
+                            numerics=args.numerics)
     except InputError as err:
         raise UserError(format_diagnostic(str(err))) from None
     except ExecutionError as err:

@@ -113,8 +113,19 @@ def draw_layout(picture: LayoutPicture, output: str) -> None:
     ax.set_title(picture.title + "\ncell = index in the physical buffer; red = fractal borders; "
                  "grey = padding", fontsize=9)
     fig.tight_layout()
-    fig.savefig(output, dpi=80)
-    plt.close(fig)
+    _save(fig, output)
+
+
+def _save(fig, output: str) -> None:
+    """Always a PNG (whatever the file name says), written atomically with the user's umask."""
+    import matplotlib.pyplot as plt
+
+    from mmair.tools.cli import write_output
+
+    try:
+        write_output(output, lambda f: fig.savefig(f, format="png", dpi=80))
+    finally:
+        plt.close(fig)
 
 
 # ---- memory map ------------------------------------------------------------------------------
@@ -175,8 +186,7 @@ def draw_memory(boxes: list[Box], capacities: dict[str, int | None], title: str,
         ax.set_ylabel("byte address")
     fig.suptitle(title, fontsize=10)
     fig.tight_layout()
-    fig.savefig(output, dpi=80)
-    plt.close(fig)
+    _save(fig, output)
 
 
 # ---- command line ------------------------------------------------------------------------------

@@ -43,6 +43,7 @@ from mmair.dialects.pto._verify import (
 )
 from mmair.dialects.pto.buffers import AllocOp
 from mmair.dialects.pto.types import TileType
+from mmair.isa.ascend import params as isa_params
 from mmair.isa.ascend import targets as isa
 from mmair.isa.ascend.targets import Target
 
@@ -387,10 +388,34 @@ class _MadBase(IRDLOperation):
     n = operand_def(IndexType)
     k = operand_def(IndexType)
 
+    # Mmad `disableGemv` (a5 only): with m = 1 read a zz/nz L0A normally instead of as GEMV.
+    disable_gemv = opt_prop_def(UnitAttr)
+
     traits = traits_def(MemoryReadEffect(), MemoryWriteEffect())
+    irdl_options = (ParsePropInAttrDict(),)
 
     def _bias(self) -> SSAValue | None:
         return None
+
+    def _verify_gemv(self, target: Target, lhs: TileType, m: int | None) -> None:
+        """The GEMV rule (isa params.gemv_active): with m = 1 the cube reads L0A as an nd vector
+        unless `disable_gemv` (a5) turns GEMV off; a runtime m is checked by the executor."""
+        off = self.disable_gemv is not None
+        if off and not target.gemv_disable:
+            raise _error(self, f"disable_gemv is not supported on target {target.name}")
+        if off and lhs.layout_name == "nd":
+            raise _error(
+                self,
+                f"disable_gemv requires a {target.l0a_layout} lhs (GEMV off reads L0A as "
+                f"{target.l0a_layout}), got nd",
+            )
+        if m == 1 and lhs.layout_name != "nd" and isa_params.gemv_active(target, m, off):
+            hint = " or disable_gemv" if target.gemv_disable else ""
+            raise _error(
+                self,
+                f"requires an nd lhs{hint} for m = 1 (GEMV rule: {isa_params.GEMV_RULE} on "
+                f"target {target.name}), got a {lhs.layout_name} lhs",
+            )
 
     def verify_(self) -> None:
         target = target_of(self)
@@ -412,6 +437,7 @@ class _MadBase(IRDLOperation):
         k = _static_in_range(self, "k", self.k, isa.MMAD_MNK_RANGE)
         if lhs.layout_name == "nd" and m is not None and m != 1:
             raise _error(self, f"requires m = 1 for an nd (GEMV) lhs, got {m}")
+        self._verify_gemv(target, lhs, m)
         _check_covers(self, "lhs", lhs, (m, k), "m x k")
         _check_covers(self, "rhs", rhs, (k, n), "k x n")
         _check_covers(self, "dst", dst, (m, n), "m x n")
@@ -443,14 +469,18 @@ class MadOp(_MadBase):
 
     name = "pto.mad"
     assembly_format = (
-        "$lhs `,` $rhs `,` $dst `,` $m `,` $n `,` $k attr-dict "
+        "$lhs `,` $rhs `,` $dst `,` $m `,` $n `,` $k (`disable_gemv` $disable_gemv^)? attr-dict "
         "`:` type($lhs) `,` type($rhs) `,` type($dst)"
     )
 
     def __init__(
-        self, lhs: Value, rhs: Value, dst: Value, m: Value, n: Value, k: Value
+        self, lhs: Value, rhs: Value, dst: Value, m: Value, n: Value, k: Value,
+        disable_gemv: bool = False,
     ) -> None:
-        super().__init__(operands=[lhs, rhs, dst, m, n, k])
+        super().__init__(
+            operands=[lhs, rhs, dst, m, n, k],
+            properties={"disable_gemv": UnitAttr() if disable_gemv else None},
+        )
 
 
 @irdl_op_definition
@@ -459,14 +489,18 @@ class MadAccOp(_MadBase):
 
     name = "pto.mad_acc"
     assembly_format = (
-        "$lhs `,` $rhs `,` $dst `,` $m `,` $n `,` $k attr-dict "
+        "$lhs `,` $rhs `,` $dst `,` $m `,` $n `,` $k (`disable_gemv` $disable_gemv^)? attr-dict "
         "`:` type($lhs) `,` type($rhs) `,` type($dst)"
     )
 
     def __init__(
-        self, lhs: Value, rhs: Value, dst: Value, m: Value, n: Value, k: Value
+        self, lhs: Value, rhs: Value, dst: Value, m: Value, n: Value, k: Value,
+        disable_gemv: bool = False,
     ) -> None:
-        super().__init__(operands=[lhs, rhs, dst, m, n, k])
+        super().__init__(
+            operands=[lhs, rhs, dst, m, n, k],
+            properties={"disable_gemv": UnitAttr() if disable_gemv else None},
+        )
 
 
 @irdl_op_definition
@@ -484,14 +518,18 @@ class MadBiasOp(_MadBase):
     k = operand_def(IndexType)
 
     assembly_format = (
-        "$lhs `,` $rhs `,` $dst `,` $bias `,` $m `,` $n `,` $k attr-dict "
+        "$lhs `,` $rhs `,` $dst `,` $bias `,` $m `,` $n `,` $k (`disable_gemv` $disable_gemv^)? attr-dict "
         "`:` type($lhs) `,` type($rhs) `,` type($dst) `,` type($bias)"
     )
 
     def __init__(
-        self, lhs: Value, rhs: Value, dst: Value, bias: Value, m: Value, n: Value, k: Value
+        self, lhs: Value, rhs: Value, dst: Value, bias: Value, m: Value, n: Value, k: Value,
+        disable_gemv: bool = False,
     ) -> None:
-        super().__init__(operands=[lhs, rhs, dst, bias, m, n, k])
+        super().__init__(
+            operands=[lhs, rhs, dst, bias, m, n, k],
+            properties={"disable_gemv": UnitAttr() if disable_gemv else None},
+        )
 
     def _bias(self) -> SSAValue | None:
         return self.bias

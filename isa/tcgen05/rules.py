@@ -19,9 +19,11 @@ Where each rule is enforced:
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
+from dataclasses import replace
 
 from mmair.isa.tcgen05.errors import DescriptorError
+from mmair.isa.tcgen05.forms import MmaForm, block_scale_spelling
 from mmair.isa.tcgen05.idesc import (
     AB_TYPE_CODES,
     BLOCK_SCALED_KINDS,
@@ -49,35 +51,33 @@ from mmair.isa.tcgen05.smem import (
     check_byte_field,
     expected_base_offset,
 )
+from mmair.isa.tcgen05.targets import (
+    I8_TARGETS,
+    SCALE_INPUT_D_TARGETS,
+    SM103_FEATURE_TARGETS,
+    TCGEN05_TARGETS,
+    canonical_target,
+    is_arch_specific,
+)
 from mmair.isa.tcgen05.types import EIGHT_BIT_TYPES
 from mmair.isa.tcgen05.zcmask import SUBMASKS_PER_M, ZeroColumnMask, encode_zcmask
 
-#: Targets with tcgen05: arch-specific (`a`) and family (`f`) variants of Blackwell datacenter parts.
-TCGEN05_TARGETS: tuple[str, ...] = (
-    "sm_100a", "sm_100f", "sm_101a", "sm_101f", "sm_103a", "sm_103f", "sm_110a", "sm_110f",
-)
-#: Targets with mxf4 K = 96 (R16) and the absolute LBO mode (R20).
-SM103_FEATURE_TARGETS: tuple[str, ...] = ("sm_103a",)
+#: The target assumed when none is given.
+DEFAULT_TARGET = "sm_100a"
 #: Block-scale vector sizes as written in PTX (`.scale_vec::NX`) or the newer `.blockNN` names.
 SCALE_VECS: tuple[str, ...] = ("1X", "2X", "4X", "block32", "block16")
 #: Collector usages (`a::fill`, `b2::lastuse`, ...).
 COLLECTOR_OPS: tuple[str, ...] = ("fill", "use", "lastuse", "discard")
 _COLLECTOR_RE = re.compile(r"^(a|b[0-3])::(fill|use|lastuse|discard)$")
-_TARGET_RE = re.compile(r"^sm_\d+[af]?$")
 
 
 def check_target(target: object) -> str:
-    """`target` must be a tcgen05 target (sm_100a, sm_103a, sm_100f, ...)."""
+    """`target` must be a tcgen05 target (sm_100a, sm_103a, sm_100f, sm_101a alias, ...)."""
     if not isinstance(target, str) or target not in TCGEN05_TARGETS:
         raise DescriptorError(
             "target", target, ", ".join(TCGEN05_TARGETS), None, "does not support tcgen05"
         )
     return target
-
-
-def is_arch_specific(target: str) -> bool:
-    """`sm_100a`-style targets (all features of one chip) as opposed to family `f` targets."""
-    return bool(_TARGET_RE.match(target)) and target.endswith("a")
 
 
 # ----------------------------------------------------------------------------------------------
@@ -178,7 +178,7 @@ def _check_block_scaled_fields(d: InstrDesc, scale_vec: str | None) -> None:
     vector = _scale_vector(kind, scale_vec, d.scale_type)
     if d.scale_type == "ue4m3" and vector != "4X":
         raise DescriptorError("scale_type", "ue4m3", "ue8m0 (ue4m3 needs .scale_vec::4X/.block16)",
-                              "R14", f"is not legal with .scale_vec {scale_vec}")
+                              "R14", f"is not legal with .{block_scale_spelling(scale_vec, True)}")
     if kind == "mxf8f6f4":
         legal_ids: tuple[int, ...] = (0, 1, 2, 3)
     elif vector == "4X" and d.k != 96:
@@ -228,7 +228,7 @@ def _check_idesc_in_context(d: InstrDesc, cta_group: int, ws: bool, target: str 
         if cta_group != 2 or d.m != 256:
             raise DescriptorError("k", 96, "64 (K = 96 needs cta_group::2 and M = 256)", "R16",
                                   f"is not legal with cta_group::{cta_group}, M = {d.m}")
-        if target is not None and target not in SM103_FEATURE_TARGETS:
+        if target is not None and canonical_target(target) not in SM103_FEATURE_TARGETS:
             raise DescriptorError("k", 96, f"64 (K = 96 needs {', '.join(SM103_FEATURE_TARGETS)})",
                                   "R16", f"is not legal on {target}")
     if target is not None:
@@ -318,7 +318,7 @@ def check_smem_desc(
         if major == "mn":
             raise DescriptorError("lbo_mode", "absolute", "relative (absolute needs a K-major operand)",
                                   "R20", "is not legal for an MN-major operand")
-        if target is not None and target not in SM103_FEATURE_TARGETS:
+        if target is not None and canonical_target(target) not in SM103_FEATURE_TARGETS:
             raise DescriptorError("lbo_mode", "absolute",
                                   f"relative (absolute needs {', '.join(SM103_FEATURE_TARGETS)})",
                                   "R20", f"is not legal on {target}")
@@ -483,11 +483,156 @@ def check_cta_groups(cta_groups: Iterable[int]) -> None:
 
 
 def check_kind_target(kind: str, target: str) -> None:
-    """R32: kind::i8 only on arch-specific (`a`) targets."""
+    """R32: kind::i8 only on sm_100a and sm_110a (alias sm_101a)."""
     check_target(target)
-    if kind == "i8" and not is_arch_specific(target):
-        raise DescriptorError("kind", kind, "not i8 on a family (f) target", "R32",
-                              f"is not supported on {target}")
+    if kind == "i8" and canonical_target(target) not in I8_TARGETS:
+        raise DescriptorError("kind", kind, "not i8 (kind::i8 needs " + ", ".join(I8_TARGETS)
+                              + ")", "R32", f"is not supported on {target}")
+
+
+#: Legal `.block_scale` spellings per block-scaled kind ("" = `.block_scale` without a size).
+BLOCK_SCALE_SPELLINGS: dict[str, tuple[str, ...]] = {
+    "mxf8f6f4": ("", "scale_vec::1X", "block32"),
+    "mxf4": ("", "scale_vec::2X", "block32"),
+    "mxf4nvf4": ("scale_vec::2X", "scale_vec::4X", "block16", "block32"),
+}
+
+
+def mma_form_errors(form: MmaForm, target: str) -> list[DescriptorError]:
+    """Every rule one `tcgen05.mma` instruction form breaks on `target` (R23, R26-R32).
+
+    These are the rules the assembler can see: modifiers and which operands are present. They
+    agree with ptxas 13.5 on every form of `forms.all_mma_forms()` except the differences listed
+    in `PTXAS_DIFFERENCES`, where mmair follows the PTX ISA text.
+    """
+    return [DescriptorError(*args) for args in _mma_form_violations(form, target)]
+
+
+def mma_form_legal(form: MmaForm, target: str) -> bool:
+    """True when `form` breaks no rule on `target` (`mma_form_errors` is empty)."""
+    return not _mma_form_violations(form, target)
+
+
+def _mma_form_violations(
+    form: MmaForm, target: str
+) -> list[tuple[str, object, str, str, str]]:
+    errors: list[tuple[str, object, str, str, str]] = []
+
+    def bad(field: str, value: object, legal: str, rule: str, reason: str) -> None:
+        errors.append((field, value, legal, rule, reason))
+
+    if target not in TCGEN05_TARGETS:
+        bad("target", target, ", ".join(TCGEN05_TARGETS), "R32", "does not support tcgen05")
+        return errors
+    if form.kind not in KINDS:
+        bad("kind", form.kind, ", ".join(KINDS), "R30", "is not an mma kind")
+        return errors
+    if form.cta_group not in (1, 2):
+        bad("cta_group", form.cta_group, "1, 2", "R31", "is not a CTA group size")
+        return errors
+    canonical = canonical_target(target)
+    kind, ws, bs = form.kind, form.ws, form.block_scale
+    op = "tcgen05.mma.ws" if ws else "tcgen05.mma"
+    # R29: the .ws form.
+    if ws:
+        if form.cta_group != 1:
+            bad("cta_group", form.cta_group, "1 (tcgen05.mma.ws)", "R29", "is not legal with .ws")
+        if kind not in DENSE_KINDS:
+            bad("kind", kind, ", ".join(DENSE_KINDS) + " (tcgen05.mma.ws)", "R29",
+                "is not legal with .ws")
+        if form.ashift:
+            bad("ashift", True, "false (tcgen05.mma.ws has no .ashift)", "R28",
+                "is not legal with .ws")
+        if form.disable_output_lane is not None:
+            bad("disable_output_lane", form.disable_output_lane, "absent (tcgen05.mma.ws)", "R26",
+                "is not legal with .ws")
+        if form.scale_input_d is not None:
+            bad("scale_input_d", form.scale_input_d, "absent (tcgen05.mma.ws)", "R29",
+                "is not legal with .ws")
+    elif form.zero_column_mask:
+        bad("zero-column mask", "present", "only on tcgen05.mma.ws", "R23",
+            "is not legal without .ws")
+    if form.collector is not None:
+        match = _COLLECTOR_RE.match(form.collector)
+        if match is None or (match.group(1) == "a") == ws:
+            legal = "b0..b3::{fill,use,lastuse,discard}" if ws else "a::{fill,use,lastuse,discard}"
+            bad("collector", form.collector, legal, "R29", f"is not a collector usage of {op}")
+    # R30: block scaling.
+    if kind in BLOCK_SCALED_KINDS:
+        legal = BLOCK_SCALE_SPELLINGS[kind]
+        if bs is None:
+            bad("block_scale", False, f"true (kind::{kind} is block scaled)", "R30", "is required")
+        elif bs not in legal:
+            shown = ", ".join(x or "(no size)" for x in legal)
+            bad("scale_vec", bs or None, shown, "R30",
+                "must be explicit for kind::mxf4nvf4" if not bs
+                else f"is not a kind::{kind} scale vector size")
+        elif bs.startswith("scale_vec::") and not is_arch_specific(canonical):
+            bad("scale_vec", bs, "block16, block32 (.scale_vec::NX needs an sm_1xxa target)",
+                "R32", f"is not supported on {target}")
+        if form.sparse and kind in MXF4_KINDS and not is_arch_specific(canonical):
+            bad("sparse", True, f"false (a sparse kind::{kind} MMA needs an sm_1xxa target)",
+                "R32", f"is not supported on {target}")
+    elif bs is not None:
+        bad("block_scale", True, "false (block scaling is for kind::mx*)", "R30",
+            f"is not legal for kind::{kind}")
+    # R26: disable-output-lane (not on the block-scaled form either).
+    if form.disable_output_lane is not None and not ws:
+        if bs is not None:
+            bad("disable_output_lane", form.disable_output_lane, "absent (with .block_scale)",
+                "R26", "is not legal with .block_scale")
+        expected = 4 if form.cta_group == 1 else 8
+        if form.disable_output_lane != expected:
+            bad("disable_output_lane", form.disable_output_lane,
+                f"{expected} words (cta_group::{form.cta_group})", "R26", "has the wrong length")
+    # R27: scale-input-d.
+    if form.scale_input_d is not None and not ws:
+        value = form.scale_input_d
+        if kind not in ("f16", "tf32"):
+            bad("scale_input_d", value, "absent (only kind::f16 and kind::tf32)", "R27",
+                f"is not legal for kind::{kind}")
+        if not 0 <= value <= 15:
+            bad("scale_input_d", value, "0..15", "R27", "is out of range")
+        if canonical not in SCALE_INPUT_D_TARGETS:
+            bad("scale_input_d", value,
+                "absent (scale-input-d needs " + ", ".join(SCALE_INPUT_D_TARGETS) + ")", "R32",
+                f"is not supported on {target}")
+    # R28: .ashift.
+    if form.ashift and not ws:
+        if not form.a_tmem:
+            bad("ashift", True, "false (A is in shared memory)", "R28", "needs A in tensor memory")
+        if bs is not None:
+            bad("ashift", True, "false (with .block_scale)", "R28",
+                "is not legal with .block_scale")
+        if form.collector in ("a::fill", "a::use"):
+            bad("collector", form.collector, "a::lastuse, a::discard (with .ashift)", "R28",
+                "cannot be combined with .ashift")
+    # R32: kind per target.
+    if kind == "i8" and canonical not in I8_TARGETS:
+        bad("kind", kind, "not i8 (kind::i8 needs " + ", ".join(I8_TARGETS) + ")", "R32",
+            f"is not supported on {target}")
+    return errors
+
+
+def check_mma_form(form: MmaForm, target: str) -> None:
+    """Raise the first error of `mma_form_errors`."""
+    errors = mma_form_errors(form, target)
+    if errors:
+        raise errors[0]
+
+
+#: Forms where ptxas 13.5 and the PTX ISA text disagree; mmair follows the ISA. Each entry:
+#: (description, predicate on (form, target), ptxas's verdict: True = accepts).
+PTXAS_DIFFERENCES: tuple[tuple[str, Callable[[MmaForm, str], bool], bool], ...] = (
+    (
+        "scale-input-d with kind::i8: the ISA allows the operand only for kind::f16 and kind::tf32 "
+        "(tcgen05.mma, 'scale-input-d'); ptxas accepts any immediate there for kind::i8, even 16 "
+        "and even on sm_110a, which has no scale-input-d for the other kinds",
+        lambda f, t: (not f.ws and f.kind == "i8" and f.scale_input_d is not None
+                      and not mma_form_errors(replace(f, scale_input_d=None), t)),
+        True,
+    ),
+)
 
 
 def check_mma(
@@ -506,14 +651,16 @@ def check_mma(
     zcmask: ZeroColumnMask | None = None,
 ) -> None:
     """Every rule of one `tcgen05.mma` instruction whose properties are known statically."""
+    is_block_scaled = d.kind in BLOCK_SCALED_KINDS if block_scale is None else block_scale
+    form = MmaForm(
+        cta_group=cta_group, kind=d.kind, ws=ws, sparse=d.sparse,
+        block_scale=block_scale_spelling(scale_vec, is_block_scaled), ashift=ashift,
+        collector=collector, a_tmem=a_in_tmem, disable_output_lane=disable_output_lane,
+        scale_input_d=scale_input_d, zero_column_mask=zcmask is not None,
+    )
+    check_mma_form(form, target)
     check_idesc(d, cta_group=cta_group, ws=ws, a_in_tmem=a_in_tmem, scale_vec=scale_vec,
                 target=target)
-    check_block_scale(d.kind, scale_vec,
-                      block_scale=d.kind in BLOCK_SCALED_KINDS if block_scale is None else block_scale)
-    check_ws(ws=ws, cta_group=cta_group, kind=d.kind, collector=collector,
-             disable_output_lane=disable_output_lane, scale_input_d=scale_input_d)
-    check_disable_output_lane(disable_output_lane, cta_group=cta_group, ws=ws)
-    check_scale_input_d(scale_input_d, kind=d.kind, ws=ws)
     check_ashift(ashift, a_in_tmem=a_in_tmem, m=d.m,
                  collector_a=collector if collector and collector.startswith("a::") else None)
     if zcmask is not None:
@@ -521,7 +668,9 @@ def check_mma(
 
 
 __all__ = [
+    "DEFAULT_TARGET",
     "KINDS",
+    "PTXAS_DIFFERENCES",
     "SCALE_VECS",
     "TCGEN05_TARGETS",
     "check_ashift",
@@ -532,11 +681,14 @@ __all__ = [
     "check_idesc",
     "check_kind_target",
     "check_mma",
+    "check_mma_form",
     "check_scale_input_d",
     "check_smem_desc",
     "check_target",
     "check_ws",
     "check_zcmask",
+    "mma_form_errors",
+    "mma_form_legal",
     "mma_shape",
     "scale_vector_size",
     "validate_idesc_word",

@@ -30,6 +30,9 @@ class Area:
     ops: tuple[str, ...]
     pytest: tuple[str, ...] = ()
     lit: tuple[str, ...] = ()
+    # (source glob, pytest, lit): a narrower subset for the sources that match (first match wins);
+    # the others use the area's whole subset.
+    focus: tuple[tuple[str, tuple[str, ...], tuple[str, ...]], ...] = ()
 
 
 AREAS: tuple[Area, ...] = (
@@ -50,6 +53,10 @@ AREAS: tuple[Area, ...] = (
         pytest=("tests/unit/test_tcgen05_dialect*.py", "tests/unit/test_isa_tcgen05_*.py",
                 "tests/unit/test_desc_cli.py"),
         lit=("tests/filecheck/dialects/tcgen05", "tests/filecheck/tools/desc.mlir"),
+        focus=(
+            ("dialects/tcgen05*", ("tests/unit/test_tcgen05_dialect*.py",),
+             ("tests/filecheck/dialects/tcgen05",)),
+        ),
     ),
     Area(
         "executor-pto",

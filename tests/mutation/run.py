@@ -82,6 +82,13 @@ class Plan:
     lit: list[str]
     mutants: list[Mutant] = field(default_factory=list)
     timeout: float = 60.0
+    # per source file: its own (pytest, lit) subset when the area maps it (Area.focus)
+    focus: dict[str, tuple[list[str], list[str]]] = field(default_factory=dict)
+
+    def tests_for(self, mutant: Mutant | None) -> tuple[list[str], list[str]]:
+        if mutant is not None and mutant.path in self.focus:
+            return self.focus[mutant.path]
+        return self.pytest, self.lit
 
 
 class Worker:
@@ -117,7 +124,7 @@ class Worker:
         if pid == 0:  # child
             try:
                 os.setpgid(0, 0)
-                code = self._child(plan)
+                code = self._child(*plan.tests_for(mutant))
             except BaseException:  # noqa: BLE001 - anything in the child is a kill, report it
                 import traceback
                 traceback.print_exc()
@@ -127,7 +134,7 @@ class Worker:
             os._exit(code)
         self.pid = pid
 
-    def _child(self, plan: Plan) -> int:
+    def _child(self, pytest_files: list[str], lit_files: list[str]) -> int:
         fd = os.open(self.log, os.O_WRONLY | os.O_CREAT | os.O_TRUNC)
         os.dup2(fd, 1)
         os.dup2(fd, 2)
@@ -136,19 +143,14 @@ class Worker:
         os.environ.update(env)
         sys.dont_write_bytecode = True
         sys.path.insert(0, str(self.base))
-        if plan.pytest:
-            import pytest
-
-            rc = pytest.main(["-q", "-x", "-W", "error", "-p", "no:cacheprovider", "-rf",
-                              "--no-header", *plan.pytest])
-            if rc != 0:
-                return 1
-        if plan.lit:
+        # Cheapest first: the in-process lit files (the *_invalid files first: they pin the
+        # verifier rules), then pytest, then the lit files that need subprocesses.
+        rest: list[str] = []
+        if lit_files:
             import inproc_lit
 
             examples = self.copy / "examples"
-            files = sorted((self.copy / f for f in plan.lit), key=lambda f: "_invalid" not in f.name)
-            rest = []
+            files = sorted((self.copy / f for f in lit_files), key=lambda f: "_invalid" not in f.name)
             for f in files:
                 if not inproc_lit.supported(f, examples):
                     rest.append(str(f))
@@ -157,11 +159,18 @@ class Worker:
                 if not ok:
                     print(f"FAIL: {why}")
                     return 2
-            if rest:
-                lit = str(Path(sys.executable).parent / "lit")
-                rc = subprocess.run([lit, "-q", "--max-failures=1", *rest], env=env).returncode
-                if rc != 0:
-                    return 2
+        if pytest_files:
+            import pytest
+
+            rc = pytest.main(["-q", "-x", "-W", "error", "-p", "no:cacheprovider", "-rf",
+                              "--no-header", *pytest_files])
+            if rc != 0:
+                return 1
+        if rest:
+            lit = str(Path(sys.executable).parent / "lit")
+            rc = subprocess.run([lit, "-q", "--max-failures=1", *rest], env=env).returncode
+            if rc != 0:
+                return 2
         return 0
 
     def poll(self) -> tuple[int, float] | None:
@@ -220,6 +229,10 @@ def build_plans(args: argparse.Namespace, files: list[str]) -> list[Plan]:
                     continue
                 plan.mutants.append(m)
         plan.mutants = sample(plan.mutants, args.sample, args.seed)
+        for glob, py, lit in area.focus:
+            for src in plan.sources:
+                if fnmatch.fnmatch(src, glob) and src not in plan.focus:
+                    plan.focus[src] = (expand(py, files), expand(lit, files))
         plans.append(plan)
     return plans
 

@@ -156,8 +156,8 @@ def test_a_wrong_executor_result_fails_the_check(tmp_path, capsys, monkeypatch):
 
     real_mad = kernels.mad
 
-    def off_by_a_bit(a, b, c, m, n, k, accumulate=False, bias=None):
-        real_mad(a, b, c, m, n, k, accumulate, bias)
+    def off_by_a_bit(a, b, c, m, n, k, accumulate=False, bias=None, **flags):
+        real_mad(a, b, c, m, n, k, accumulate, bias, **flags)
         from mmair.executor.kernels import read_logical, write_logical
 
         write_logical(c, read_logical(c) * np.float32(1.001))

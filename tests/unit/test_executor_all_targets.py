@@ -178,8 +178,18 @@ class Kernel:
                 for m0 in range(0, self.m, TILE) for n0 in range(0, self.n, TILE)]
 
     # tile types ---------------------------------------------------------------------------------
-    def l1a(self) -> tuple[tuple[int, int], str]:
-        return (TILE, self.kp), "nz"
+    def gemv_nd(self, ms: int) -> bool:
+        """A one-row tile follows the GEMV rule: an nd vector in L1 and L0A, except where
+        `disable_gemv` exists (a5), which keeps the zz/nz path."""
+        return ms == 1 and not get_target(self.plan.target).gemv_disable
+
+    def l1a(self, ms: int = TILE) -> tuple[tuple[int, int], str]:
+        return ((1, self.kp), "nd") if self.gemv_nd(ms) else ((TILE, self.kp), "nz")
+
+    def l0a(self, ms: int) -> tuple[tuple[int, int], str]:
+        if self.gemv_nd(ms):
+            return (1, self.tk), "nd"
+        return (TILE, self.tk), self.plan.l0a_layout
 
     def l1b(self) -> tuple[tuple[int, int], str]:
         return ((TILE, self.kp), "nz") if self.transpose_b else ((self.kp, TILE), "zz")
@@ -227,14 +237,16 @@ class Kernel:
         steps = [(k0, min(TILE, K - k0)) for k0 in range(0, K, TILE)]
         consts = sorted({0, ms, ns, K, *(v for step in steps for v in step)})
         lines = [f"    %i{v} = arith.constant {v} : index" for v in consts]
-        l0a = self.tile_type("l0a", (TILE, self.tk), p.lhs, p.l0a_layout)
+        a_shape, a_layout = self.l0a(ms)
+        l0a = self.tile_type("l0a", a_shape, p.lhs, a_layout)
+        gemv_off = " disable_gemv" if ms == 1 and not self.gemv_nd(ms) else ""
         l0b = self.tile_type("l0b", (self.tk, TILE), p.rhs, "zn")
         l0c = self.tile_type("l0c", (TILE, TILE), p.acc, "nz")
         lines += [f"    %a0 = pto.alloc {{offset = 0}} : {l0a}",
                   f"    %b0 = pto.alloc {{offset = 0}} : {l0b}",
                   f"    %acc = pto.alloc {{offset = 0}} : {l0c}"]
         if p.l1_l0:
-            (sa, la), (sb, lb) = self.l1a(), self.l1b()
+            (sa, la), (sb, lb) = self.l1a(ms), self.l1b()
             l1a, l1b = self.tile_type("l1", sa, p.lhs, la), self.tile_type("l1", sb, p.rhs, lb)
             lines += [f"    %a1 = pto.alloc {{offset = 0}} : {l1a}",
                       f"    %b1 = pto.alloc {{offset = {self.b_offset()}}} : {l1b}"]
@@ -248,9 +260,9 @@ class Kernel:
                 else:
                     lines.append(f"    pto.mte_l1_l0b %b1[%i{k0}, %i0], %b0, %i{ks}, %i{ns} : {l1b}, {l0b}")
                 op = "pto.mad" if k0 == 0 else "pto.mad_acc"
-                lines.append(f"    {op} %a0, %b0, %acc, %i{ms}, %i{ns}, %i{ks} : {l0a}, {l0b}, {l0c}")
+                lines.append(f"    {op} %a0, %b0, %acc, %i{ms}, %i{ns}, %i{ks}{gemv_off} : {l0a}, {l0b}, {l0c}")
         else:
-            lines.append(f"    pto.mad %a0, %b0, %acc, %i{ms}, %i{ns}, %i{K} : {l0a}, {l0b}, {l0c}")
+            lines.append(f"    pto.mad %a0, %b0, %acc, %i{ms}, %i{ns}, %i{K}{gemv_off} : {l0a}, {l0b}, {l0c}")
         if p.fixpipe:
             tc = self.gm_types()[2]
             window = f"memref<{ms}x{ns}x{_mlir(p.acc)}, strided<[{self.n}, 1], offset: ?>>"
@@ -317,15 +329,19 @@ def execute(kern: Kernel, a: np.ndarray, b_gm: np.ndarray) -> tuple[np.ndarray, 
         return result.outputs["c"], result.op_counts
     interp, memory = make_interpreter(module, p.target)
     b = b_gm.T if kern.transpose_b else b_gm  # logical B[K, N]
+    def stage_a_tile(ms: int):  # the A buffer the tile function reads (nd for a GEMV row)
+        if p.l1_l0:
+            return memory.place("l1", *kern.l1a(ms), p.lhs, 0)
+        return memory.place("l0a", *kern.l0a(ms), p.lhs, 0)
+
     if p.l1_l0:
-        (sa, la), (sb, lb) = kern.l1a(), kern.l1b()
-        stage_a = memory.place("l1", sa, la, p.lhs, 0)
+        (sb, lb) = kern.l1b()
         stage_b = memory.place("l1", sb, lb, p.rhs, kern.b_offset())
     else:
-        stage_a = memory.place("l0a", (TILE, kern.tk), p.l0a_layout, p.lhs, 0)
         stage_b = memory.place("l0b", (kern.tk, TILE), "zn", p.rhs, 0)
     l0c = memory.place("l0c", (TILE, TILE), "nz", p.acc, 0)
     for m0, ms, n0, ns in kern.tiles():
+        stage_a = stage_a_tile(ms)
         if not p.gm_l1:
             _stage(stage_a, a[m0 : m0 + ms, :])
             if kern.transpose_b and p.l1_l0:

@@ -2,7 +2,7 @@
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 from xdsl.context import Context
 
@@ -212,6 +212,9 @@ def test_subview_and_load_out_of_bounds():
 
 def tiled_gemm(M, N, K, elem="f16", acc="f32", tile=128, target="a2"):
     l0a_layout = "nz" if target == "a5" else "zz"
+    # a one-row panel runs as GEMV: a5 keeps the nz L0A with disable_gemv (the GEMV path with an
+    # nd L0A on a2 is covered by pto-tile-matmul, tests/unit/test_gemv_rule.py)
+    off = " disable_gemv" if target == "a5" and M % tile == 1 else ""
     A, B, C = f"memref<{M}x{K}x{elem}>", f"memref<{K}x{N}x{elem}>", f"memref<{M}x{N}x{acc}>"
     dA = f"memref<?x?x{elem}, strided<[{K}, 1], offset: ?>>"
     dB = f"memref<?x?x{elem}, strided<[{N}, 1], offset: ?>>"
@@ -249,9 +252,9 @@ def tiled_gemm(M, N, K, elem="f16", acc="f32", tile=128, target="a2"):
           pto.mte_l1_l0b %b1, %b0, %ks, %ns : {l1b}, {l0b}
           %first = arith.cmpi eq, %k0, %c0 : index
           scf.if %first {{
-            pto.mad %a0, %b0, %acc, %ms, %ns, %ks : {l0a}, {l0b}, {l0c}
+            pto.mad %a0, %b0, %acc, %ms, %ns, %ks{off} : {l0a}, {l0b}, {l0c}
           }} else {{
-            pto.mad_acc %a0, %b0, %acc, %ms, %ns, %ks : {l0a}, {l0b}, {l0c}
+            pto.mad_acc %a0, %b0, %acc, %ms, %ns, %ks{off} : {l0a}, {l0b}, {l0c}
           }}
         }}
         %cw = memref.subview %c[%m0, %n0] [%ms, %ns] [1, 1] : {C} to {dC}
@@ -276,6 +279,7 @@ DT = {"f16": np.float16, "f32": np.float32, "i8": np.int8, "i32": np.int32}
     target=st.sampled_from(["a2", "a5"]),
 )
 def test_ir_tiled_gemm_equals_numpy(M, N, K, elem, target):
+    assume(target == "a5" or M % 128 != 1)  # a zz L0A cannot take a one-row panel (GEMV rule)
     acc = "i32" if elem == "i8" else "f32"
     module = parse(tiled_gemm(M, N, K, elem, acc, target=target))
     result = run_module(module, seed=M + N + K)

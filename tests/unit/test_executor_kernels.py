@@ -481,17 +481,21 @@ def tiled_matmul(a: np.ndarray, b: np.ndarray, elem: str, acc: str, tile: int = 
     b0 = mem.place("l0b", (tile, tile), "zn", elem)
     c0 = mem.place("l0c", (tile, tile), "nz", acc)
     out = np.zeros((M, N), DT[acc])
+    # a one-row panel takes the GEMV path (nd vector in L1 and L0A, the GEMV rule)
+    a1_row = mem.place("l1", (1, tile), "nd", elem)
+    a0_row = mem.place("l0a", (1, tile), "nd", elem, 0)  # aliases a0: used only after it
     for m in range(0, M, tile):
         ms = min(tile, M - m)
+        la1, la0 = (a1_row, a0_row) if ms == 1 else (a1, a0)
         for n in range(0, N, tile):
             ns = min(tile, N - n)
             for k in range(0, Kd, tile):
                 ks = min(tile, Kd - k)
-                K.mte_gm_l1(a[m:, k:], a1, ms, ks)
+                K.mte_gm_l1(a[m:, k:], la1, ms, ks)
                 K.mte_gm_l1(b[k:, n:], b1, ks, ns)
-                K.mte_l1_l0(a1, a0, ms, ks)
+                K.mte_l1_l0(la1, la0, ms, ks)
                 K.mte_l1_l0(b1, b0, ks, ns)
-                K.mad(a0, b0, c0, ms, ns, ks, accumulate=k > 0)
+                K.mad(la0, b0, c0, ms, ns, ks, accumulate=k > 0)
             K.fixpipe(c0, out[m:, n:], ms, ns)
     return out
 

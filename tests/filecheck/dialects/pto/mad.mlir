@@ -62,3 +62,14 @@ builtin.module attributes {pto.target = "310p"} {
   pto.mad %a, %b, %c, %c16, %c16, %c16 : !pto.tile<l0a, 16x16xf16, zz>, !pto.tile<l0b, 16x16xf16, zn>, !pto.tile<l0c, 16x16xf16, nz>
   // CHECK: pto.mad %a, %b, %c, %c16, %c16, %c16 : !pto.tile<l0a, 16x16xf16, zz>, !pto.tile<l0b, 16x16xf16, zn>, !pto.tile<l0c, 16x16xf16, nz>
 }
+// -----
+// a5: disable_gemv keeps the nz L0A with m = 1 (GEMV off)
+builtin.module attributes {pto.target = "a5"} {
+  %c1 = arith.constant 1 : index
+  %c16 = arith.constant 16 : index
+  %a, %b, %c = "test.op"() : () -> (!pto.tile<l0a, 16x16xf16, nz>, !pto.tile<l0b, 16x16xf16, zn>, !pto.tile<l0c, 16x16xf32, nz>)
+  pto.mad %a, %b, %c, %c1, %c16, %c16 disable_gemv : !pto.tile<l0a, 16x16xf16, nz>, !pto.tile<l0b, 16x16xf16, zn>, !pto.tile<l0c, 16x16xf32, nz>
+  // CHECK: pto.mad %a, %b, %c, %c1, %c16, %c16 disable_gemv : !pto.tile<l0a, 16x16xf16, nz>, !pto.tile<l0b, 16x16xf16, zn>, !pto.tile<l0c, 16x16xf32, nz>
+  pto.mad_acc %a, %b, %c, %c1, %c16, %c16 disable_gemv : !pto.tile<l0a, 16x16xf16, nz>, !pto.tile<l0b, 16x16xf16, zn>, !pto.tile<l0c, 16x16xf32, nz>
+  // CHECK: pto.mad_acc %a, %b, %c, %c1, %c16, %c16 disable_gemv : !pto.tile<l0a, 16x16xf16, nz>, !pto.tile<l0b, 16x16xf16, zn>, !pto.tile<l0c, 16x16xf32, nz>
+}

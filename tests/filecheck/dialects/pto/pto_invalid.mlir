@@ -386,6 +386,41 @@ pto.mad %a, %b, %c, %c16, %c16, %c16 : !pto.tile<l0a, 1x16xf16, nd>, !pto.tile<l
 // CHECK: error: 'pto.mad' op requires m = 1 for an nd (GEMV) lhs, got 16
 
 // -----
+// [GEMV] m = 1 runs as GEMV (L0A read as an nd vector): a zz lhs with static m = 1 is an error
+%c1 = arith.constant 1 : index
+%c16 = arith.constant 16 : index
+%a, %b, %c = "test.op"() : () -> (!pto.tile<l0a, 16x16xf16, zz>, !pto.tile<l0b, 16x16xf16, zn>, !pto.tile<l0c, 16x16xf32, nz>)
+pto.mad %a, %b, %c, %c1, %c16, %c16 : !pto.tile<l0a, 16x16xf16, zz>, !pto.tile<l0b, 16x16xf16, zn>, !pto.tile<l0c, 16x16xf32, nz>
+// CHECK: error: 'pto.mad' op requires an nd lhs for m = 1 (GEMV rule: with m = 1 the cube runs as GEMV and reads L0A as an nd vector (Ascend C Mmad: 'When M = 1, GEMV is enabled by default') on target a2), got a zz lhs
+
+// -----
+// [GEMV] a5 without disable_gemv: the nz lhs with m = 1 is the same error (disable_gemv offered)
+builtin.module attributes {pto.target = "a5"} {
+  %c1 = arith.constant 1 : index
+  %c16 = arith.constant 16 : index
+  %a, %b, %c = "test.op"() : () -> (!pto.tile<l0a, 16x16xf16, nz>, !pto.tile<l0b, 16x16xf16, zn>, !pto.tile<l0c, 16x16xf32, nz>)
+  pto.mad_acc %a, %b, %c, %c1, %c16, %c16 : !pto.tile<l0a, 16x16xf16, nz>, !pto.tile<l0b, 16x16xf16, zn>, !pto.tile<l0c, 16x16xf32, nz>
+}
+// CHECK: error: 'pto.mad_acc' op requires an nd lhs or disable_gemv for m = 1 (GEMV rule: {{.*}} on target a5), got a nz lhs
+
+// -----
+// [GEMV] disable_gemv exists only on a5
+%c16 = arith.constant 16 : index
+%a, %b, %c = "test.op"() : () -> (!pto.tile<l0a, 16x16xf16, zz>, !pto.tile<l0b, 16x16xf16, zn>, !pto.tile<l0c, 16x16xf32, nz>)
+pto.mad %a, %b, %c, %c16, %c16, %c16 disable_gemv : !pto.tile<l0a, 16x16xf16, zz>, !pto.tile<l0b, 16x16xf16, zn>, !pto.tile<l0c, 16x16xf32, nz>
+// CHECK: error: 'pto.mad' op disable_gemv is not supported on target a2
+
+// -----
+// [GEMV] disable_gemv reads L0A as nz: an nd lhs is wrong with it
+builtin.module attributes {pto.target = "a5"} {
+  %c1 = arith.constant 1 : index
+  %c16 = arith.constant 16 : index
+  %a, %b, %c = "test.op"() : () -> (!pto.tile<l0a, 1x16xf16, nd>, !pto.tile<l0b, 16x16xf16, zn>, !pto.tile<l0c, 16x16xf32, nz>)
+  pto.mad %a, %b, %c, %c1, %c16, %c16 disable_gemv : !pto.tile<l0a, 1x16xf16, nd>, !pto.tile<l0b, 16x16xf16, zn>, !pto.tile<l0c, 16x16xf32, nz>
+}
+// CHECK: error: 'pto.mad' op disable_gemv requires a nz lhs (GEMV off reads L0A as nz), got nd
+
+// -----
 // [G2/M2] no bias form on 310p
 builtin.module attributes {pto.target = "310p"} {
   %c16 = arith.constant 16 : index

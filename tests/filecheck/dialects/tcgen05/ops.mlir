@@ -86,9 +86,9 @@ func.func @block_scaled(%en: i1, %a_desc: i64, %b_desc: i64, %runtime_idesc: i32
 }
 
 // CHECK-LABEL: func.func @block_scaled
-// CHECK:         tcgen05.mma kind(mxf4nvf4) cta_group(2) block_scale(4X) %d, %a_desc, %b_desc, %nv, %en scale(%sf, %sf) : memref<256x128xf32, #tcgen05.space<tmem>>, i64, memref<128x4xf8E8M0FNU, #tcgen05.space<tmem>>, memref<128x4xf8E8M0FNU, #tcgen05.space<tmem>>
+// CHECK:         tcgen05.mma kind(mxf4nvf4) cta_group(2) block_scale(block16) %d, %a_desc, %b_desc, %nv, %en scale(%sf, %sf) : memref<256x128xf32, #tcgen05.space<tmem>>, i64, memref<128x4xf8E8M0FNU, #tcgen05.space<tmem>>, memref<128x4xf8E8M0FNU, #tcgen05.space<tmem>>
 // CHECK-NEXT:    tcgen05.mma kind(mxf4nvf4) cta_group(2) block_scale(2X) %d, %a_desc, %b_desc, %runtime_idesc, %en scale(%sf, %sf)
-// CHECK:         tcgen05.mma kind(mxf8f6f4) cta_group(2) block_scale(1X) %d, %a_desc, %b_desc, %mx8, %en scale(%sf, %sf)
+// CHECK:         tcgen05.mma kind(mxf8f6f4) cta_group(2) block_scale(block32) %d, %a_desc, %b_desc, %mx8, %en scale(%sf, %sf)
 // CHECK-NEXT:    tcgen05.mma kind(mxf8f6f4) cta_group(2) block_scale %d, %a_desc, %b_desc, %mx8, %en scale(%sf, %sf)
 
 // -----

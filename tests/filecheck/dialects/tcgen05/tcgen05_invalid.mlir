@@ -170,7 +170,7 @@ func.func @r14_vec(%en: i1, %desc: i64) {
   tcgen05.mma kind(mxf4nvf4) cta_group(1) block_scale(block32) %d, %desc, %desc, %idesc, %en scale(%sf, %sf) : memref<128x128xf32, #tcgen05.space<tmem>>, i64, memref<128x4xf8E4M3FN, #tcgen05.space<tmem>>, memref<128x4xf8E4M3FN, #tcgen05.space<tmem>>
   func.return
 }
-// CHECK: 'tcgen05.mma' op idesc: scale_type = ue4m3 is not legal with .scale_vec 2X; legal: ue8m0 (ue4m3 needs .scale_vec::4X/.block16) [R14]
+// CHECK: 'tcgen05.mma' op idesc: scale_type = ue4m3 is not legal with .block32; legal: ue8m0 (ue4m3 needs .scale_vec::4X/.block16) [R14]
 
 // -----
 
@@ -397,7 +397,7 @@ func.func @r30(%en: i1, %desc: i64, %idesc: i32) {
   tcgen05.mma kind(mxf4nvf4) cta_group(1) block_scale %d, %desc, %desc, %idesc, %en scale(%sf, %sf) : memref<128x128xf32, #tcgen05.space<tmem>>, i64, memref<128x4xf8E4M3FN, #tcgen05.space<tmem>>, memref<128x4xf8E4M3FN, #tcgen05.space<tmem>>
   func.return
 }
-// CHECK: 'tcgen05.mma' op scale_vec = none must be explicit for kind::mxf4nvf4; legal: 2X, block32, 4X, block16 [R30]
+// CHECK: 'tcgen05.mma' op scale_vec = none must be explicit for kind::mxf4nvf4; legal: scale_vec::2X, scale_vec::4X, block16, block32 [R30]
 
 // -----
 
@@ -408,7 +408,7 @@ func.func @r30_block16(%en: i1, %desc: i64, %idesc: i32) {
   tcgen05.mma kind(mxf8f6f4) cta_group(1) block_scale(block16) %d, %desc, %desc, %idesc, %en scale(%sf, %sf) : memref<128x128xf32, #tcgen05.space<tmem>>, i64, memref<128x4xf8E8M0FNU, #tcgen05.space<tmem>>, memref<128x4xf8E8M0FNU, #tcgen05.space<tmem>>
   func.return
 }
-// CHECK: 'tcgen05.mma' op scale_vec = 4X is not a kind::mxf8f6f4 scale vector size; legal: 1X, block32 [R30]
+// CHECK: 'tcgen05.mma' op scale_vec = block16 is not a kind::mxf8f6f4 scale vector size; legal: (no size), scale_vec::1X, block32 [R30]
 
 // -----
 
@@ -440,7 +440,7 @@ builtin.module attributes {tcgen05.target = "sm_100f"} {
     func.return
   }
 }
-// CHECK: 'tcgen05.mma' op kind = i8 is not supported on sm_100f; legal: not i8 on a family (f) target [R32]
+// CHECK: 'tcgen05.mma' op kind = i8 is not supported on sm_100f; legal: not i8 (kind::i8 needs sm_100a, sm_110a) [R32]
 
 // -----
 
@@ -557,6 +557,106 @@ func.func @bad_kind(%en: i1, %desc: i64, %idesc: i32) {
 // An unknown descriptor key.
 %idesc = tcgen05.make_idesc #tcgen05.idesc<kind = tf32, m = 128, n = 128, scale_type = ue8m0>
 // CHECK: error: key = scale_type is not a key of kind::tf32; legal: kind, dtype, atype, btype, m, n, transpose_a, transpose_b, negate_a, negate_b, sparse, sparsity_selector, saturate, max_shift
+
+// -----
+
+// A packed descriptor word must be an integer.
+%d = tcgen05.make_smem_desc #tcgen05.smem_desc<word = true>
+// CHECK: error: word = true is not an integer; legal: an integer
+
+// -----
+
+// An idesc word is decoded under its kind: the kind must be given with it.
+%d = tcgen05.make_idesc #tcgen05.idesc<word = 0x08400010>
+// CHECK: error: kind = (missing) must be given with 'word'; legal: tf32, f16, f8f6f4, i8, mxf8f6f4, mxf4, mxf4nvf4
+
+// -----
+
+// The module's target attribute is a string.
+builtin.module attributes {tcgen05.target = 100 : i32} {
+  func.func @target_not_a_string(%en: i1, %desc: i64, %idesc: i32) {
+    %d = "test.op"() : () -> memref<128x128xf32, #tcgen05.space<tmem>>
+    tcgen05.mma kind(f16) cta_group(1) %d, %desc, %desc, %idesc, %en : memref<128x128xf32, #tcgen05.space<tmem>>, i64
+    func.return
+  }
+}
+// CHECK: 'tcgen05.mma' op requires the module attribute tcgen05.target to be a string, got 100 : i32
+
+// -----
+
+// smem_alloc allocates shared memory.
+%s = tcgen05.smem_alloc offset(0) : memref<128x64xf16, #tcgen05.space<tmem>>
+// CHECK: 'tcgen05.smem_alloc' op requires a result in shared memory (a memref in #tcgen05.space<smem>), got memref<128x64xf16, #tcgen05.space<tmem>>
+
+// -----
+
+// An SMEM buffer has a static size.
+%s = tcgen05.smem_alloc offset(0) : memref<?x64xf16, #tcgen05.space<smem>>
+// CHECK: 'tcgen05.smem_alloc' op requires a static shape and a sized element type, got memref<?x64xf16, #tcgen05.space<smem>>
+
+// -----
+
+// alloc allocates tensor memory.
+%t = tcgen05.alloc cta_group(1) columns(128) : memref<128x128xf32, #tcgen05.space<smem>>
+// CHECK: 'tcgen05.alloc' op requires a result in tensor memory (a memref in #tcgen05.space<tmem>), got memref<128x128xf32, #tcgen05.space<smem>>
+
+// -----
+
+// A TMEM allocation holds a static 2-D matrix.
+%t = tcgen05.alloc cta_group(1) columns(128) : memref<128x?xf32, #tcgen05.space<tmem>>
+// CHECK: 'tcgen05.alloc' op requires a static 2-D memref of a sized element type, got memref<128x?xf32, #tcgen05.space<tmem>>
+
+// -----
+
+// dealloc frees tensor memory.
+func.func @dealloc_smem(%t: memref<128x128xf32, #tcgen05.space<smem>>) {
+  tcgen05.dealloc cta_group(1) %t : memref<128x128xf32, #tcgen05.space<smem>>
+  func.return
+}
+// CHECK: 'tcgen05.dealloc' op requires an operand in tensor memory (a memref in #tcgen05.space<tmem>), got memref<128x128xf32, #tcgen05.space<smem>>
+
+// -----
+
+// A is a shared-memory descriptor (i64) or a TMEM matrix.
+func.func @a_type(%en: i1, %desc: i64, %idesc: i32) {
+  %d = "test.op"() : () -> memref<128x128xf32, #tcgen05.space<tmem>>
+  %a = "test.op"() : () -> i32
+  tcgen05.mma kind(f16) cta_group(1) %d, %a, %desc, %idesc, %en : memref<128x128xf32, #tcgen05.space<tmem>>, i32
+  func.return
+}
+// CHECK: 'tcgen05.mma' op requires a to be an i64 shared-memory descriptor or a memref in #tcgen05.space<tmem>, got i32
+
+// -----
+
+// Scale-factor operands come exactly with block_scale (generic form: the custom form ties them).
+func.func @scales_without_block_scale(%en: i1, %desc: i64, %idesc: i32) {
+  %d = "test.op"() : () -> memref<128x128xf32, #tcgen05.space<tmem>>
+  %sf = "test.op"() : () -> memref<128x4xf8E8M0FNU, #tcgen05.space<tmem>>
+  "tcgen05.mma"(%d, %desc, %desc, %idesc, %en, %sf, %sf) <{kind = "mxf8f6f4", cta_group = 1 : i32, operandSegmentSizes = array<i32: 1, 1, 1, 1, 1, 0, 1, 1, 0, 0>}> : (memref<128x128xf32, #tcgen05.space<tmem>>, i64, i64, i32, i1, memref<128x4xf8E8M0FNU, #tcgen05.space<tmem>>, memref<128x4xf8E8M0FNU, #tcgen05.space<tmem>>) -> ()
+  func.return
+}
+// CHECK: 'tcgen05.mma' op requires scale_a and scale_b operands exactly with block_scale, got block_scale = false with both scale operands
+
+// -----
+
+// scale_vec only with block_scale.
+func.func @scale_vec_without_block_scale(%en: i1, %desc: i64, %idesc: i32) {
+  %d = "test.op"() : () -> memref<128x128xf32, #tcgen05.space<tmem>>
+  "tcgen05.mma"(%d, %desc, %desc, %idesc, %en) <{kind = "mxf8f6f4", cta_group = 1 : i32, scale_vec = "1X", operandSegmentSizes = array<i32: 1, 1, 1, 1, 1, 0, 0, 0, 0, 0>}> : (memref<128x128xf32, #tcgen05.space<tmem>>, i64, i64, i32, i1) -> ()
+  func.return
+}
+// CHECK: 'tcgen05.mma' op requires block_scale with scale_vec, got scale_vec = 1X
+
+// -----
+
+// An unknown scale vector size.
+func.func @scale_vec_unknown(%en: i1, %desc: i64, %idesc: i32) {
+  %d = "test.op"() : () -> memref<128x128xf32, #tcgen05.space<tmem>>
+  %sf = "test.op"() : () -> memref<128x4xf8E8M0FNU, #tcgen05.space<tmem>>
+  "tcgen05.mma"(%d, %desc, %desc, %idesc, %en, %sf, %sf) <{kind = "mxf8f6f4", cta_group = 1 : i32, block_scale, scale_vec = "8X", operandSegmentSizes = array<i32: 1, 1, 1, 1, 1, 0, 1, 1, 0, 0>}> : (memref<128x128xf32, #tcgen05.space<tmem>>, i64, i64, i32, i1, memref<128x4xf8E8M0FNU, #tcgen05.space<tmem>>, memref<128x4xf8E8M0FNU, #tcgen05.space<tmem>>) -> ()
+  func.return
+}
+// CHECK: 'tcgen05.mma' op requires scale_vec in 1X, 2X, 4X, block32, block16, got 8X
 
 // -----
 

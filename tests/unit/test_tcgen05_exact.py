@@ -1,0 +1,442 @@
+"""Exact mode of tcgen05.mma (`numerics="exact"`): the tensor core's fused dot product.
+
+Expected values come from two independent sources: hand-computed cases (the arithmetic is spelled
+out next to each), and a scalar `fractions.Fraction` evaluation of the documented model (exact
+rational terms, truncation to F bits below the largest term exponent, exact sum, one rounding)
+that shares no code with the vectorised executor. The default mode is checked against its
+documented bound (`default_mode_ulp_bound`) of the exact mode.
+"""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+
+import ml_dtypes
+import numpy as np
+import pytest
+from test_tcgen05_kernels import E2M1_VALUES, Setup, run
+
+from mmair.executor.tcgen05_exact import fused_mma
+from mmair.executor.tcgen05_kernels import (
+    Tcgen05ExecutionError,
+    decode_elements,
+    decode_ue4m3,
+    decode_ue8m0,
+    encode_scale,
+    write_d,
+    write_scale_factors,
+)
+from mmair.isa.tcgen05.numerics import default_mode_ulp_bound
+
+RNG = np.random.default_rng(20251114)
+F32_NAN, F16_NAN = 0x7FFFFFFF, 0x7FFF
+
+# ----------------------------------------------------------------------------------------------
+# The model, scalar and rational (independent of mmair.executor.tcgen05_exact)
+
+#: (minimum normal exponent) of each format: 1 - bias.
+MIN_EXP = {"f32": -126, "tf32": -126, "bf16": -126, "f16": -14, "e4m3": -6, "e5m2": -14,
+           "e2m3": 0, "e3m2": -2, "e2m1": 0, "ue8m0": -127, "ue4m3": -6}
+FRACTION_BITS = {"tf32": 25, "f16": 25, "f8f6f4": 25, "mxf8f6f4": 25, "mxf4": 35, "mxf4nvf4": 35}
+
+
+def floor_log2(x: Fraction) -> int:
+    x = abs(x)
+    e = x.numerator.bit_length() - x.denominator.bit_length()
+    return e if Fraction(2) ** e <= x else e - 1
+
+
+def exponent(x: Fraction, fmt: str) -> int:
+    """MMA-Sim `extract_significand_exponent`: -126 for zero, else max(floor(log2|x|), min exp)."""
+    return -126 if x == 0 else max(floor_log2(x), MIN_EXP[fmt])
+
+
+def round_to_d(total: Fraction, d_type: str) -> float:
+    if total == 0:
+        return 0.0
+    sign = 1 if total > 0 else -1
+    if d_type == "f32":  # toward zero, 23 fraction bits, subnormals below 2**-126
+        quantum = Fraction(2) ** (max(floor_log2(total), -126) - 23)
+        kept = math.trunc(abs(total) / quantum) * quantum
+        return sign * (math.inf if kept >= 2**128 else float(kept))
+    quantum = Fraction(2) ** (max(floor_log2(total), -14) - 10)
+    kept = round(abs(total) / quantum) * quantum  # Fraction rounds half to even
+    return sign * (math.inf if kept >= 2**16 else float(kept))
+
+
+def fused_reference(terms: list[tuple[Fraction, int]], frac: int, d_type: str) -> float:
+    emax = max(e for _, e in terms)
+    quantum = Fraction(2) ** (emax - frac)
+    total = sum((math.trunc(v / quantum) for v, _ in terms), 0) * quantum
+    return round_to_d(total, d_type)
+
+
+def reference_dense(kind, a, b, c, atype, btype, d_type, sa=None, sb=None, scale_type=None):
+    """D[m, n] per the model for dense kinds and mxf8f6f4 (a: M x K, b: N x K values)."""
+    m, n = a.shape[0], b.shape[0]
+    out = np.zeros((m, n))
+    for i in range(m):
+        for j in range(n):
+            cv = Fraction(float(c[i, j]))
+            terms = [(cv, exponent(cv, d_type))]
+            for k in range(a.shape[1]):
+                x, y = Fraction(float(a[i, k])), Fraction(float(b[j, k]))
+                e = exponent(x, atype) + exponent(y, btype)
+                v = x * y
+                if sa is not None:
+                    s, t = Fraction(float(sa[i, 0])), Fraction(float(sb[j, 0]))
+                    e += exponent(s, scale_type) + exponent(t, scale_type)
+                    v *= s * t
+                terms.append((v, e))
+            out[i, j] = fused_reference(terms, FRACTION_BITS[kind], d_type)
+    return out
+
+
+def reference_mxf4(kind, a, b, c, sa, sb, scale_type, block):
+    """D[m, n] for mxf4/mxf4nvf4: exact group-of-16 sums, terms aligned by the scale exponents."""
+    m, n, k = a.shape[0], b.shape[0], a.shape[1]
+    out = np.zeros((m, n))
+    for i in range(m):
+        for j in range(n):
+            cv = Fraction(float(c[i, j]))
+            terms = [(cv, exponent(cv, "f32"))]
+            for g in range(k // 16):
+                group = sum((Fraction(float(a[i, x])) * Fraction(float(b[j, x]))
+                             for x in range(16 * g, 16 * g + 16)), Fraction(0))
+                s = Fraction(float(sa[i, 16 * g // block]))
+                t = Fraction(float(sb[j, 16 * g // block]))
+                terms.append((group * s * t, exponent(s, scale_type) + exponent(t, scale_type)))
+            out[i, j] = fused_reference(terms, FRACTION_BITS[kind], "f32")
+    return out
+
+
+# ----------------------------------------------------------------------------------------------
+# Random data: every finite code of a format (so exponents spread and terms get truncated)
+
+FORMAT_DTYPES = {"f16": np.float16, "bf16": ml_dtypes.bfloat16, "e4m3": ml_dtypes.float8_e4m3fn,
+                 "e5m2": ml_dtypes.float8_e5m2, "e2m3": ml_dtypes.float6_e2m3fn,
+                 "e3m2": ml_dtypes.float6_e3m2fn, "e2m1": ml_dtypes.float4_e2m1fn}
+
+
+def random_codes(fmt: str, shape: tuple[int, int], span: int | None = None) -> np.ndarray:
+    """Random finite values of `fmt` (float32); `span` limits |exponent| for the wide formats."""
+    if fmt == "tf32":
+        bits = RNG.integers(0, 2**32, shape, dtype=np.uint64).astype(np.uint32)
+        values = decode_elements(bits, "tf32")
+    else:
+        width = 8 * np.dtype(FORMAT_DTYPES[fmt]).itemsize
+        raw = RNG.integers(0, 2**width, shape, dtype=np.uint64)
+        values = decode_elements(raw.astype(np.uint8 if width == 8 else np.uint16), fmt)
+    values = np.where(np.isfinite(values), values, 1.0).astype(np.float32)
+    if span is not None:
+        values = np.where(np.abs(values) > 2.0**span, 2.0**span, values)
+        values = np.where((values != 0) & (np.abs(values) < 2.0**-span), 2.0**-span, values)
+    return values
+
+
+DENSE_CASES = [  # kind, atype, btype, d_type, K
+    ("tf32", "tf32", "tf32", "f32", 8),
+    ("f16", "f16", "f16", "f32", 16),
+    ("f16", "bf16", "bf16", "f32", 16),
+    ("f16", "f16", "f16", "f16", 16),
+    ("f8f6f4", "e4m3", "e5m2", "f32", 32),
+    ("f8f6f4", "e2m3", "e3m2", "f32", 32),
+    ("f8f6f4", "e2m1", "e4m3", "f16", 32),
+]
+
+
+@pytest.mark.parametrize(("kind", "atype", "btype", "d_type", "k"), DENSE_CASES)
+def test_exact_equals_rational_model_dense(kind, atype, btype, d_type, k) -> None:
+    m, n = 4, 6
+    span = 40 if atype in ("tf32", "bf16") else None  # keep tf32/bf16 sums inside f32's range
+    a, b = random_codes(atype, (m, k), span), random_codes(btype, (n, k), span)
+    c = random_codes("f16", (m, n)) if d_type == "f16" else RNG.standard_normal((m, n)).astype(
+        np.float32) * np.float32(2.0) ** RNG.integers(-20, 20, (m, n)).astype(np.float32)
+    got = fused_mma(kind, a, b, c, atype=atype, btype=btype, d_type=d_type)
+    want = reference_dense(kind, a, b, c, atype, btype, d_type)
+    np.testing.assert_array_equal(got.astype(np.float64), want)
+
+
+@pytest.mark.parametrize(("atype", "btype"), [("e4m3", "e2m1"), ("e5m2", "e3m2")])
+def test_exact_equals_rational_model_mxf8f6f4(atype, btype) -> None:
+    m, n, k = 4, 5, 32
+    a, b = random_codes(atype, (m, k)), random_codes(btype, (n, k))
+    sa = decode_ue8m0(RNG.integers(0, 255, (m, 1)))
+    sb = decode_ue8m0(RNG.integers(0, 255, (n, 1)))
+    c = RNG.standard_normal((m, n)).astype(np.float32)
+    got = fused_mma("mxf8f6f4", a, b, c, atype=atype, btype=btype, d_type="f32", scale_a=sa,
+                    scale_b=sb, scale_type="ue8m0", block=32)
+    want = reference_dense("mxf8f6f4", a, b, c, atype, btype, "f32", sa, sb, "ue8m0")
+    np.testing.assert_array_equal(got.astype(np.float64), want)
+
+
+@pytest.mark.parametrize(("kind", "scale_type", "block", "k"),
+                         [("mxf4", "ue8m0", 32, 64), ("mxf4nvf4", "ue4m3", 16, 64),
+                          ("mxf4nvf4", "ue8m0", 16, 96)])
+def test_exact_equals_rational_model_mxf4(kind, scale_type, block, k) -> None:
+    m, n = 4, 5
+    a, b = RNG.choice(E2M1_VALUES, (m, k)), RNG.choice(E2M1_VALUES, (n, k))
+    if scale_type == "ue8m0":  # exponents far apart, so group terms get truncated
+        sa = decode_ue8m0(RNG.integers(80, 175, (m, k // block)))
+        sb = decode_ue8m0(RNG.integers(80, 175, (n, k // block)))
+    else:
+        sa = decode_ue4m3(RNG.integers(0, 0x7F, (m, k // block)))
+        sb = decode_ue4m3(RNG.integers(0, 0x7F, (n, k // block)))
+    c = RNG.standard_normal((m, n)).astype(np.float32)
+    got = fused_mma(kind, a, b, c, atype="e2m1", btype="e2m1", d_type="f32", scale_a=sa,
+                    scale_b=sb, scale_type=scale_type, block=block)
+    np.testing.assert_array_equal(got.astype(np.float64),
+                                  reference_mxf4(kind, a, b, c, sa, sb, scale_type, block))
+
+
+# ----------------------------------------------------------------------------------------------
+# Hand-computed cases (through the whole executor: SMEM descriptors, TMEM D)
+
+
+def exact_row(kind, a_row, b_row, *, atype, btype, dtype="f32", c=None, n=8, m=128, **kw):
+    """D[0, 0] of an MMA whose A row 0 is `a_row`, B column 0 is `b_row` (the rest zero)."""
+    k = len(a_row)
+    a, b = np.zeros((m, k)), np.zeros((k, n))
+    a[0], b[:, 0] = a_row, b_row
+    s = kw.pop("setup", None) or Setup()
+    if c is not None:
+        old = np.zeros((m, n))
+        old[0, 0] = c
+        write_d(s.tmem, s.d, dtype, old)
+    d, s = run(kind, a, b, atype=atype, btype=btype, dtype=dtype, setup=s,
+               enable_input_d=c is not None, numerics=kw.pop("numerics", "exact"), **kw)
+    cells = s.tmem.region(s.d, m, n, "D")
+    return d[0, 0], int(cells[0, 0]) & (0xFFFF if dtype == "f16" else 0xFFFFFFFF)
+
+
+def test_small_terms_are_truncated_below_the_largest() -> None:
+    # 1*1 plus fifteen products 2^-13 * 2^-13 = 2^-26. emax = 0, so terms keep multiples of
+    # 2^-25: each 2^-26 truncates to 0 and D = 1. (The exact sum 1 + 15 * 2^-26 would give
+    # 1 + 2^-23 after truncation to f32.)
+    a = [1.0] + [2.0**-13] * 15
+    value, _ = exact_row("f16", a, a, atype="f16", btype="f16")
+    assert value == 1.0
+
+
+def test_cancellation_loses_the_truncated_term() -> None:
+    # 1024 - 1024 + 2^-10 * 2^-10: emax = 10, quantum 2^-15, so 2^-20 truncates to 0: D = +0.
+    a, b = [1024.0, -1024.0, 2.0**-10] + [0.0] * 13, [1.0, 1.0, 2.0**-10] + [0.0] * 13
+    value, bits = exact_row("f16", a, b, atype="f16", btype="f16")
+    assert value == 0.0 and bits == 0  # +0
+    default, _ = exact_row("f16", a, b, atype="f16", btype="f16", numerics="default")
+    assert default in (0.0, 2.0**-20)  # float32 order-dependent
+
+
+def test_f16_subnormal_inputs_are_exact() -> None:
+    # 2^-24 (the smallest f16 subnormal) squared: exponent -14 + -14 = -28 by the subnormal rule,
+    # emax = -28 (C = 0 has -126), quantum 2^-53: D = 2^-48 exactly.
+    value, _ = exact_row("f16", [2.0**-24] + [0.0] * 15, [2.0**-24] + [0.0] * 15,
+                         atype="f16", btype="f16")
+    assert value == 2.0**-48
+
+
+def test_f32_subnormal_result_rounds_toward_zero() -> None:
+    # tf32: 1.5 * 2^-100 * 2^-49 = 1.5 * 2^-149. emax = -126 (C = 0), quantum 2^-151 keeps it;
+    # truncation to f32 gives the smallest subnormal 2^-149 (float32 rounding gives 2^-148).
+    value, bits = exact_row("tf32", [1.5 * 2.0**-100] + [0.0] * 7, [2.0**-49] + [0.0] * 7,
+                            atype="tf32", btype="tf32")
+    assert bits == 1 and value == 2.0**-149
+    _, default_bits = exact_row("tf32", [1.5 * 2.0**-100] + [0.0] * 7, [2.0**-49] + [0.0] * 7,
+                                atype="tf32", btype="tf32", numerics="default")
+    assert default_bits == 2
+
+
+def test_zero_terms_take_part_in_the_largest_exponent() -> None:
+    # tf32: 0 * 2^100 has exponent -126 + 100 = -26 and is the largest; 2^-60 * 2^-60 = 2^-120 is
+    # below its quantum 2^-51 and truncates: D = +0 (MMA-Sim's zero exponent rule).
+    value, bits = exact_row("tf32", [0.0, 2.0**-60] + [0.0] * 6, [2.0**100, 2.0**-60] + [0.0] * 6,
+                            atype="tf32", btype="tf32")
+    assert value == 0.0 and bits == 0
+
+
+def test_f16_accumulator_rounds_to_nearest_even() -> None:
+    # C = 1 (f16) + 2^-11: halfway between 1 and 1 + 2^-10 -> even: 1.
+    # C = 1 + 3 * 2^-11: halfway between 1 + 2^-10 and 1 + 2^-9 -> even: 1 + 2^-9.
+    one, _ = exact_row("f16", [2.0**-11] + [0.0] * 15, [1.0] + [0.0] * 15, atype="f16",
+                       btype="f16", dtype="f16", c=1.0)
+    assert one == 1.0
+    up, _ = exact_row("f16", [3 * 2.0**-11] + [0.0] * 15, [1.0] + [0.0] * 15, atype="f16",
+                      btype="f16", dtype="f16", c=1.0)
+    assert up == 1.0 + 2.0**-9
+
+
+def test_f8f6f4_with_f16_accumulator() -> None:
+    # e4m3 448 * e5m2 57344 = 25690112 > 65504: f16 D overflows to +inf.
+    value, bits = exact_row("f8f6f4", [448.0] + [0.0] * 31, [57344.0] + [0.0] * 31,
+                            atype="e4m3", btype="e5m2", dtype="f16")
+    assert value == np.inf and bits == 0x7C00
+    # e3m2 28 * e2m3 7.5 = 210, plus C = 0.25: at 2^7 an f16 keeps multiples of 2^-3, so
+    # 210.25 is exact.
+    value, _ = exact_row("f8f6f4", [28.0] + [0.0] * 31, [7.5] + [0.0] * 31, atype="e3m2",
+                         btype="e2m3", dtype="f16", c=0.25)
+    assert value == 210.25
+
+
+@pytest.mark.parametrize("dtype", ["f32", "f16"])
+def test_nan_results_are_canonical(dtype: str) -> None:
+    nan_bits = F32_NAN if dtype == "f32" else F16_NAN
+    zeros = [0.0] * 15
+    # inf * 0
+    _, bits = exact_row("f16", [np.inf] + zeros, [0.0] + zeros, atype="f16", btype="f16",
+                        dtype=dtype)
+    assert bits == nan_bits
+    # +inf + -inf
+    _, bits = exact_row("f16", [np.inf, -np.inf] + zeros[1:], [1.0, 1.0] + zeros[1:],
+                        atype="f16", btype="f16", dtype=dtype)
+    assert bits == nan_bits
+    # a NaN C with a payload
+    s = Setup()
+    cells = s.tmem.region(s.d, 128, 8, "D")
+    write_d(s.tmem, s.d, dtype, np.zeros((128, 8)))
+    cells[0, 0] = 0xFFC00123 if dtype == "f32" else 0xFE01
+    a, b = np.zeros((128, 16)), np.zeros((16, 8))
+    run("f16", a, b, atype="f16", btype="f16", dtype=dtype, setup=s, enable_input_d=True,
+        numerics="exact")
+    assert int(cells[0, 0]) == nan_bits
+    # the default mode writes the same canonical NaN
+    _, bits = exact_row("f16", [np.inf] + zeros, [0.0] + zeros, atype="f16", btype="f16",
+                        dtype=dtype, numerics="default")
+    assert bits == nan_bits
+
+
+def test_inf_and_e4m3_nan_inputs() -> None:
+    value, _ = exact_row("f16", [np.inf, 1.0] + [0.0] * 14, [1.0, 1.0] + [0.0] * 14,
+                         atype="f16", btype="f16")
+    assert value == np.inf
+    value, _ = exact_row("f16", [-np.inf] + [0.0] * 15, [2.0] + [0.0] * 15, atype="f16",
+                         btype="f16")
+    assert value == -np.inf
+    _, bits = exact_row("f8f6f4", [np.nan] + [0.0] * 31, [0.0] * 32, atype="e4m3", btype="e4m3")
+    assert bits == F32_NAN
+
+
+def scaled_row(kind, a_row, b_row, sfa_row, sfb_row, *, scale_type="ue8m0", scale_vec=None,
+               numerics="exact", c=None):
+    """D[0, 0] of a block-scaled MMA (M = 128, N = 8) with A row 0, B column 0 and their scales."""
+    m, n, k = 128, 8, len(a_row)
+    a, b = np.zeros((m, k)), np.zeros((k, n))
+    a[0], b[:, 0] = a_row, b_row
+    sfa, sfb = np.ones((m, len(sfa_row))), np.ones((n, len(sfb_row)))
+    sfa[0], sfb[0] = sfa_row, sfb_row
+    s = Setup()
+    sfa_at, sfb_at = s.tmem.alloc(32), s.tmem.alloc(32)
+    codes_a, codes_b = encode_scale(sfa, scale_type), encode_scale(sfb, scale_type)
+    write_scale_factors(s.tmem, sfa_at, codes_a, 0)
+    write_scale_factors(s.tmem, sfb_at, codes_b, 0)
+    if c is not None:
+        old = np.zeros((m, n))
+        old[0, 0] = c
+        write_d(s.tmem, s.d, "f32", old)
+    atype = "e4m3" if kind == "mxf8f6f4" else "e2m1"
+    d, s = run(kind, a, b, atype=atype, btype=atype, dtype=None, setup=s, scale_a=sfa_at,
+               scale_b=sfb_at, scale_vec=scale_vec, enable_input_d=c is not None,
+               idesc_extra={"scale_type": scale_type}, numerics=numerics)
+    return d[0, 0], int(s.tmem.region(s.d, m, n, "D")[0, 0])
+
+
+@pytest.mark.parametrize("numerics", ["exact", "default"])
+def test_extreme_scales_do_not_overflow(numerics: str) -> None:
+    # e4m3 448 with scale 2^127 times 1 with scale 2^-127: exactly 448 (in float32 the scaled
+    # operand 448 * 2^127 overflows).
+    value, _ = scaled_row("mxf8f6f4", [448.0] + [0.0] * 31, [1.0] + [0.0] * 31, [2.0**127],
+                          [2.0**-127], numerics=numerics)
+    assert value == 448.0
+    # 0.5 * 2^-127 times 0.5 * 2^-20: 2^-149, the smallest f32 subnormal, in both modes.
+    value, bits = scaled_row("mxf8f6f4", [0.5] + [0.0] * 31, [0.5] + [0.0] * 31, [2.0**-127],
+                             [2.0**-20], numerics=numerics)
+    assert bits == 1
+
+
+def test_mxf4_groups_are_aligned_by_scale_exponents() -> None:
+    # mxf4nvf4 block16, UE8M0. Group 0: 6 * 6 = 36 with scales 2^10 * 2^10; group 1: 0.5 * 0.5
+    # with scales 2^-10 * 2^-10; groups 2, 3 zero with scales 1. emax = 20 (scale exponents),
+    # quantum 2^(20 - 35) = 2^-15: group 1's 2^-22 truncates and D = 36 * 2^20.
+    a = [6.0] + [0.0] * 15 + [0.5] + [0.0] * 47
+    sfa = [2.0**10, 2.0**-10, 1.0, 1.0]
+    value, _ = scaled_row("mxf4nvf4", a, a, sfa, sfa, scale_vec="block16")
+    assert value == 36 * 2.0**20
+    # The same with C = 2^-15 (kept: exactly one quantum): D = 36 * 2^20 + 2^-15 truncated to
+    # f32 (ulp 2^2 at 2^25) = 36 * 2^20.
+    value, _ = scaled_row("mxf4nvf4", a, a, sfa, sfa, scale_vec="block16", c=2.0**-15)
+    assert value == 36 * 2.0**20
+
+
+def test_mxf4_group_sums_are_exact_and_scales_can_overflow_d() -> None:
+    # mxf4 (block32, UE8M0): sixteen 6 * 6 = 576 in group 0 and scales 2^127 * 2^127:
+    # 576 * 2^254 is beyond f32: +inf. A NaN scale (0xFF) gives the canonical NaN.
+    a = [6.0] * 16 + [0.0] * 48
+    value, _ = scaled_row("mxf4", a, a, [2.0**127, 1.0], [2.0**127, 1.0])
+    assert value == np.inf
+    value, _ = scaled_row("mxf4", a, a, [1.0, 1.0], [2.0**-4, 1.0])
+    assert value == 36.0
+
+
+def test_nan_scale_gives_canonical_nan() -> None:
+    m, n, k = 4, 3, 64
+    a, b = np.zeros((m, k)), np.zeros((n, k))
+    sa, sb = np.ones((m, 2), np.float32), np.ones((n, 2), np.float32)
+    sa[1, 1] = np.nan
+    got = fused_mma("mxf4", a, b, None, atype="e2m1", btype="e2m1", d_type="f32", scale_a=sa,
+                    scale_b=sb, scale_type="ue8m0", block=32)
+    bits = got.view(np.uint32)
+    assert (bits[1] == F32_NAN).all() and (bits[[0, 2, 3]] == 0).all()
+
+
+def test_scale_input_d_is_an_exact_exponent_shift() -> None:
+    # D = A x B + C * 2^-4 with C = 3: 0.1875 + 1 * 1.
+    value, _ = exact_row("f16", [1.0] + [0.0] * 15, [1.0] + [0.0] * 15, atype="f16", btype="f16",
+                         c=3.0, scale_input_d=4)
+    assert value == 1.1875
+
+
+def test_unknown_numerics_mode_is_an_error() -> None:
+    with pytest.raises(Tcgen05ExecutionError, match="requires numerics in default, exact, got 'fast'"):
+        exact_row("f16", [1.0] * 16, [1.0] * 16, atype="f16", btype="f16", numerics="fast")
+
+
+# ----------------------------------------------------------------------------------------------
+# Default mode within its documented bound of exact mode (one-signed, normal data)
+
+BOUND_CASES = [  # kind, atype, btype, dtype, K, terms
+    ("tf32", "tf32", "tf32", "f32", 8, 9),
+    ("f16", "f16", "f16", "f32", 16, 17),
+    ("f16", "bf16", "bf16", "f32", 16, 17),
+    ("f16", "f16", "f16", "f16", 16, 17),
+    ("f8f6f4", "e4m3", "e5m2", "f32", 32, 33),
+    ("f8f6f4", "e3m2", "e2m3", "f16", 32, 33),
+]
+
+
+def ulps(x: np.ndarray, y: np.ndarray, dtype: str) -> np.ndarray:
+    """Distance in units of the last place of y (same sign, finite)."""
+    int_type = np.int64
+    view = np.float32 if dtype == "f32" else np.float16
+    xi = x.astype(view).view(np.uint32 if dtype == "f32" else np.uint16).astype(int_type)
+    yi = y.astype(view).view(np.uint32 if dtype == "f32" else np.uint16).astype(int_type)
+    return np.abs(xi - yi)
+
+
+@pytest.mark.parametrize(("kind", "atype", "btype", "dtype", "k", "terms"), BOUND_CASES)
+def test_default_mode_within_documented_bound(kind, atype, btype, dtype, k, terms) -> None:
+    m, n = 128, 64
+    fmt = FORMAT_DTYPES.get(atype, np.float32)
+    span = 3 if atype in ("e2m1", "e2m3", "e3m2") else 6
+    a = np.abs(RNG.standard_normal((m, k)) * 2.0 ** RNG.integers(-span, span, (m, k)))
+    b = np.abs(RNG.standard_normal((k, n)) * 2.0 ** RNG.integers(-span, span, (k, n)))
+    a = np.maximum(a.astype(fmt).astype(np.float64), 0.5)  # normal and nonzero
+    b = np.maximum(b.astype(FORMAT_DTYPES.get(btype, np.float32)).astype(np.float64), 0.5)
+    c = np.abs(RNG.standard_normal((m, n))) + 1.0
+    results = {}
+    for numerics in ("default", "exact"):
+        s = Setup()
+        write_d(s.tmem, s.d, dtype, c)
+        results[numerics], _ = run(kind, a, b, atype=atype, btype=btype, dtype=dtype, setup=s,
+                                   enable_input_d=True, numerics=numerics)
+    gap = ulps(results["default"], results["exact"], dtype)
+    assert gap.max() <= default_mode_ulp_bound(terms, dtype)
