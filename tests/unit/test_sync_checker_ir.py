@@ -208,7 +208,9 @@ _LOOP = f"""builtin.module attributes {{pto.target = "a2"}} {{
 
 
 def test_loop_with_the_pre_loop_set_pattern_runs_clean():
-    run_module(parse(_LOOP), inputs=_inputs(), sync_check=True)
+    result = run_module(parse(_LOOP), inputs=_inputs(), sync_check=True)
+    assert result.op_counts["pto.gather_mask"] == 2
+    assert result.op_counts["pto.wait_flag"] == 2 * 2 + 1  # two per iteration + the post-loop one
 
 
 def test_loop_carried_race_names_the_iterations():
