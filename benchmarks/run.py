@@ -9,6 +9,8 @@ Workloads (issue 6):
   numpy's float32 matmul of the same matrices (already in f32: the baseline is the BLAS call alone).
 * P2 tcgen05: a loop of `tcgen05.mma` kind::f16 (M = 128, N = 256, K = 4096 in steps of 16) reading
   A and B through 128B-swizzled SMEM descriptors, against numpy on the same data.
+* P2x tcgen05 numerics: one `tcgen05.mma` per kind in exact mode (the tensor core's fused dot
+  product) against the same call in the default mode; the goal row is the 128x256x16 f16 MMA (20x).
 * P3 tools: `mmair-opt` start-up on a small pto file against `xdsl-opt` on an arith file with the same
   op count (subprocesses); parse + verify of generated pto kernels against the stock xDSL parser and
   verifier (what `xdsl-opt` runs) on arith-only modules of the same op count (in process).
@@ -272,7 +274,9 @@ def bench_p2(reps: int) -> list[Row]:
     except ImportError as err:  # the tcgen05 executor is not there yet
         return [Row("P2", "tcgen05.mma kind::f16 M=128 N=256 K=4096, SW128 SMEM descriptors",
                     "0.27 GFLOP", None, None, 2.0, note=f"not measured: tcgen05 executor not available ({err})")]
-    return run_p2(reps)
+    from tcgen05_numerics import bench_exact  # exact vs default numerics per kind (issue 16)
+
+    return run_p2(reps) + bench_exact(max(reps, 9))
 
 
 # ------------------------------------------------------------------------------------------------

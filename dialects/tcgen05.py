@@ -75,7 +75,11 @@ from mmair.isa.tcgen05.forms import MmaForm, block_scale_spelling
 from mmair.isa.tcgen05.idesc import BLOCK_SCALED_KINDS, KINDS, InstrDesc, decode_idesc, encode_idesc
 from mmair.isa.tcgen05.layouts import SMEM_BYTES_PER_CTA, TMEM_ALLOC_COLUMNS
 from mmair.isa.tcgen05.smem import ADDRESS_LIMIT, SmemDesc, decode_smem_desc, encode_smem_desc
-from mmair.isa.tcgen05.text import descriptor_from_items, format_descriptor_body
+from mmair.isa.tcgen05.text import (
+    descriptor_from_items,
+    descriptor_from_word,
+    format_descriptor_body,
+)
 from mmair.isa.tcgen05.zcmask import ZeroColumnMask, decode_zcmask, encode_zcmask
 
 #: Module attribute naming the tcgen05 target (`sm_100a`, `sm_103a`, `sm_100f`, ...). When absent,
@@ -193,25 +197,7 @@ def _parse_descriptor_items(
     return desc, error_span
 
 
-def _descriptor_from_word(mnemonic: str, items: dict[str, _ItemValue]) -> _Descriptor:
-    """`word = 0x...` (with `kind` for an idesc): decode a packed descriptor instead of fields."""
-    legal = ("word", "kind") if mnemonic == "idesc" else ("word",)
-    for key in items:
-        if key not in legal:
-            raise DescriptorError("key", key, ", ".join(legal), None,
-                                  "cannot be combined with 'word'")
-    word = items["word"]
-    if not isinstance(word, int) or isinstance(word, bool):
-        raise DescriptorError("word", word, "an integer", None, "is not an integer")
-    if mnemonic == "idesc":
-        kind = items.get("kind")
-        if not isinstance(kind, str):
-            raise DescriptorError("kind", kind, ", ".join(KINDS), None,
-                                  "must be given with 'word'", value_text="(missing)")
-        return decode_idesc(word, kind)
-    if mnemonic == "smem_desc":
-        return decode_smem_desc(word)
-    return decode_zcmask(word)
+_descriptor_from_word = descriptor_from_word
 
 
 @irdl_attr_definition
@@ -391,6 +377,19 @@ def _check_cta_group(op: Operation, cta_group: int) -> None:
     if cta_group not in CTA_GROUPS:
         raise _error(op, f"requires cta_group in 1, 2, got {cta_group}")
     _check_kernel_cta_group(op, cta_group)
+
+
+def _buffer_start(op: Operation, address: int) -> int | None:
+    """The offset of the kernel's `tcgen05.smem_alloc` buffer holding `address` (R21 needs where
+    the operand's swizzle pattern starts); None when no static buffer holds it."""
+    for other in _kernel_of(op).walk():
+        if isinstance(other, SmemAllocOp):
+            offset = other.offset.value.data
+            size = _memref_bytes(other.buffer.type) if isinstance(other.buffer.type, MemRefType) \
+                else None
+            if size is not None and offset <= address < offset + size:
+                return offset
+    return None
 
 
 def _target_of(op: Operation) -> str | None:
@@ -983,8 +982,9 @@ class MmaOp(IRDLOperation):
             if idesc is not None:
                 transposed = idesc.transpose_a if operand == "a" else idesc.transpose_b
                 major = "mn" if transposed else "k"
-            self._rule(lambda desc=desc, major=major: rules.check_smem_desc(
-                desc, kind=kind, major=major, address_known=True, target=target),
+            start = _buffer_start(self, desc.start)
+            self._rule(lambda desc=desc, major=major, start=start: rules.check_smem_desc(
+                desc, kind=kind, major=major, pattern_start=start, target=target),
                 f"{operand} descriptor: ")
 
     def _verify_operand_types(self) -> None:

@@ -22,10 +22,10 @@ forms have no reference (`ReferenceError`).
 
 Every GM memref that the executor's run or the reference run changed is compared. The tolerance
 comes from the types and the sums (`Reference.rtol/atol`, printed with the check): rtol = two units
-in the last place of the output type; atol = K * eps(accumulator) * max(|A| @ |B|) for float
-accumulation of K products (the worst-case error of a float sum of K terms in any order), plus
-one unit of the output type at the scale of the output for rounding near zero; 1 for quantized
-integer outputs (rounding at a .5 boundary). `random_inputs` makes the default inputs: real values
+in the last place of the output type (both results are rounded to it); atol = K * eps(f32) *
+max(|A| @ |B|) for float accumulation of K products (the worst-case error of a float sum of K
+terms in any order) plus the output type's smallest subnormal; 1 for quantized integer outputs
+(rounding at a .5 boundary), 0 for exact integer outputs. `random_inputs` makes the default inputs: real values
 (uniform in [-2, 2], rounded to the element type) so that rounding bugs show, or small integers.
 """
 
@@ -162,18 +162,20 @@ class Tolerance:
 
 def _output_tolerance(dtype: np.dtype, element_in: str, values: np.ndarray, magnitude: np.ndarray,
                       products: int, quantized: bool) -> tuple[float, float]:
-    """(rtol, atol) for a block of reference `values` stored as `dtype` (module docstring)."""
+    """(rtol, atol) for a block of reference `values` stored as `dtype` (module docstring).
+
+    Float outputs: the executor's result differs from the float64 one by the accumulation error,
+    at most K * eps(f32) * sum|a*b| (`magnitude`), and then both are rounded to the output type,
+    which can differ by one unit in the last place: rtol = 2 eps(out), atol = the accumulation
+    bound plus the smallest subnormal (for results that round to zero). Integer outputs are exact,
+    or within 1 after a scaled (quantizing) conversion, which may round a .5 the other way."""
     dtype = np.dtype(dtype)
     if dtype.kind in "iu":
         return 0.0, 1.0 if quantized else 0.0
-    eps = float(ml_dtypes.finfo(dtype).eps)
+    info = ml_dtypes.finfo(dtype)
     acc_eps = F32_EPS if element_in in FLOAT_ELEMENTS else 0.0
-    scale = float(np.max(np.abs(values))) if values.size else 0.0
     bound = float(np.max(magnitude)) if magnitude.size else 0.0
-    atol = products * acc_eps * bound + eps * scale
-    if quantized:
-        atol += eps * scale
-    return 2 * eps, atol
+    return 2 * float(info.eps), products * acc_eps * bound + float(info.smallest_subnormal)
 
 
 @register_impls
@@ -181,6 +183,7 @@ def _output_tolerance(dtype: np.dtype, element_in: str, values: np.ndarray, magn
 class ReferencePtoFunctions(InterpreterFunctions):
     """Logical, float64 implementations of the pto ops (module docstring)."""
 
+    target: str = "a2"
     tolerances: dict[int, Tolerance] = field(default_factory=dict)
     """Per GM base array (by id): the tolerance of the values the kernel wrote there."""
     _tiles: dict[Operation, LogicalTile] = field(default_factory=dict)
@@ -360,9 +363,45 @@ class ReferencePtoFunctions(InterpreterFunctions):
         return ()
 
     @impl(pto.GatherMaskOp)
-    def run_gather_mask(self, interp: Interpreter, op, args: PythonValues) -> PythonValues:
-        raise ReferenceError("pto.gather_mask has no numpy reference here (check its output "
-                             "with --check NAME=expected.npy)")
+    def run_gather_mask(self, interp: Interpreter, op: pto.GatherMaskOp,
+                        args: PythonValues) -> PythonValues:
+        """Keep the src0 elements whose pattern bit is 1, packed from dst[0]; return the count
+        (the definition in docs/ascend.md, "GatherMask", written out in numpy)."""
+        from mmair.isa.ascend import gather
+        from mmair.isa.ascend.targets import get_target
+
+        if op.src1 is not None:
+            dst, src0, src1, mask, repeat, blk, rep0, rep1 = args
+        else:
+            (dst, src0, mask, repeat, blk, rep0, rep1), src1 = args, None
+        method = get_target(self.target).gather_counter_method
+        counter = op.counter is not None
+        if (counter and mask == 0) or (repeat == 0 and not (counter and method == 2)):
+            return (0,)
+        epb = gather.elements_per_block(src0.element)
+        counts = gather.repeat_counts(counter, method, src0.element, repeat, mask)
+        r = np.repeat(np.arange(counts.size), counts)  # repeat of each processed element
+        e = np.arange(r.size) - np.repeat(np.cumsum(counts) - counts, counts)  # index inside it
+        src_index = r * rep0 * epb + (e // epb) * blk * epb + e % epb
+        if src1 is None:
+            motif = gather.BUILTIN_PATTERN_MOTIFS[op.pattern.value.data]
+            keep = (motif >> (e % 4)) & 1
+        else:
+            words = src1.values.reshape(-1).astype(np.int64)
+            bits_per_word = 8 * numpy_dtype(src1.element).itemsize
+            bit = r * rep1 * 256 + e  # repeat r starts at byte r * rep1 * 32 of the pattern
+            if bit.size and int(bit.max()) >= words.size * bits_per_word:
+                raise ExecutionError("reference: pattern bits beyond the src1 tile")
+            keep = (words[bit // bits_per_word] >> (bit % bits_per_word)) & 1
+        flat = src0.values.reshape(-1)
+        chosen = src_index[keep.astype(bool)]
+        if chosen.size and int(chosen.max()) >= flat.size:
+            raise ExecutionError("reference: GatherMask reads beyond src0")
+        out = dst.values.reshape(-1)
+        if chosen.size > out.size:
+            raise ExecutionError("reference: GatherMask keeps more elements than dst holds")
+        out[:chosen.size] = flat[chosen]
+        return (int(chosen.size),)
 
 
 def convert(acc: np.ndarray, mode: str, dtype: np.dtype, relu: bool, word: int | None,
@@ -493,9 +532,9 @@ class Reference:
 
 
 def reference_outputs(module, entry, inputs: dict[str, Any], result, target: str | None,
-                      max_ops: int | None = None) -> list[Reference]:
+                      max_ops: int | None = None) -> tuple[list[Reference], tuple[Any, ...]]:
     """References of the GM memrefs that the run (`result`, from `run_module` on `inputs`) or the
-    reference run changed."""
+    reference run changed, and the reference run's return values."""
     from mmair.executor.arith import ArithFunctions
     from mmair.executor.func import FuncFunctions
     from mmair.executor.interpreter import MmairInterpreter
@@ -506,7 +545,7 @@ def reference_outputs(module, entry, inputs: dict[str, Any], result, target: str
 
     names, values = prepare_arguments(entry, dict(inputs), 0, None)
     before = {n: v.copy() for n, v in zip(names, values, strict=True) if isinstance(v, np.ndarray)}
-    cube = ReferencePtoFunctions()
+    cube = ReferencePtoFunctions(target=module_target(module, target))
     uses_tcgen05 = any(op.name.startswith("tcgen05.") for op in module.walk())
     interp = MmairInterpreter(module, max_ops=max_ops)
     functions: list[InterpreterFunctions] = [FuncFunctions(), ScfFunctions(), ArithFunctions(),
@@ -517,7 +556,7 @@ def reference_outputs(module, entry, inputs: dict[str, Any], result, target: str
         functions.append(tc)
     for f in functions:
         interp.register_implementations(f, override=True)
-    interp.call_op(entry, tuple(values))
+    results = tuple(interp.call_op(entry, tuple(values)))
     refs: list[Reference] = []
     arrays = dict(zip(names, values, strict=True))
     for name, start in before.items():
@@ -530,6 +569,6 @@ def reference_outputs(module, entry, inputs: dict[str, Any], result, target: str
             tol = tc.tolerance if tc is not None else Tolerance()
         what = "numpy tcgen05.mma reference" if uses_tcgen05 else "numpy reference of the IR"
         refs.append(Reference(name, ref, tol.rtol, tol.atol, what))
-    if not refs:
+    if not refs and not results:
         raise ReferenceError(f"@{entry.sym_name.data} writes no GM memref, nothing to compare")
-    return refs
+    return refs, results

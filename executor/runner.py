@@ -41,7 +41,6 @@ from mmair.executor.scf import ScfFunctions
 from mmair.isa.ascend.targets import DEFAULT_TARGET
 
 TARGET_ATTR = "pto.target"
-REFERENCE_ATTR = "mmair.reference"
 DEFAULT_MAX_OPS = 100_000_000
 """Default bound on executed ops (`mmair-run --max-ops`): minutes of interpretation, far above any
 real kernel, but it ends a runaway loop with an error instead of a hang."""
@@ -240,26 +239,3 @@ def run_module(
         op_counts=dict(interp.op_counts),
         target=target_name,
     )
-
-
-def matmul_reference(entry: func.FuncOp, arrays: dict[str, np.ndarray]) -> tuple[str, np.ndarray] | None:
-    """For `--check-numpy`: the output name and numpy reference of a matmul kernel, or None.
-
-    A kernel is a matmul when its entry function has `mmair.reference = "matmul"`, or (without the
-    attribute) when it has exactly three memref arguments (a, b, c) of shapes [M, K], [K, N],
-    [M, N]. The reference is c = a @ b computed in f64 and cast to c's dtype."""
-    names = argument_names(entry)
-    memrefs = [n for n, t in zip(names, entry.function_type.inputs.data, strict=True)
-               if isinstance(t, MemRefType)]
-    attr = entry.attributes.get(REFERENCE_ATTR)
-    if attr is not None and not (isinstance(attr, StringAttr) and attr.data == "matmul"):
-        return None
-    if len(memrefs) != 3:
-        return None
-    a, b, c = (arrays[n] for n in memrefs)
-    if a.ndim != 2 or b.ndim != 2 or c.ndim != 2:
-        return None
-    if a.shape[1] != b.shape[0] or c.shape != (a.shape[0], b.shape[1]):
-        return None
-    ref = a.astype(np.float64) @ b.astype(np.float64)
-    return memrefs[2], ref.astype(c.dtype)

@@ -140,6 +140,7 @@ class Tcgen05Functions(InterpreterFunctions):
                                  f"(sub-byte types: use an i8/ui8 container buffer)")
         nbytes = prod(shape) * dtype.itemsize
         self.smem.check_range(offset, offset + nbytes, "the buffer")
+        self.smem.add_buffer(offset, nbytes)
         self._note_peak("smem", offset + nbytes)
         return (self.smem.data[offset:offset + nbytes].view(dtype).reshape(shape),)
 

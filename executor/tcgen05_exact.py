@@ -29,7 +29,7 @@ from mmair.isa.tcgen05.numerics import (
     fraction_bits,
 )
 
-#: Output rows per block of the (rows, N, K) temporaries: ~1 MiB of float64 for N = 256, K = 32.
+#: Output rows per block of the (K, rows, N) temporaries: 1 MiB of float64 for N = 256, K = 32.
 _ROW_BLOCK = 16
 
 _CANONICAL_NAN = {
@@ -186,38 +186,47 @@ def _fused_products(a: np.ndarray, b: np.ndarray, c: np.ndarray, ea: np.ndarray,
                     ec: np.ndarray, frac: int, narrow: bool = False) -> np.ndarray:
     """The exact fused sums (float64) of the truncated product terms and C.
 
-    The temporaries are (K, rows, N): reductions over the leading axis are elementwise maxima and
-    sums of whole (rows, N) planes, which numpy vectorises far better than a short last axis.
+    Temporaries are (K, rows, N): reductions over the leading axis are elementwise maxima and sums
+    of whole (rows, N) planes, which numpy vectorises far better than a short last axis; the 2-D
+    work (scales, C, the final division) is done once for the whole tile.
 
-    `narrow` (both operands in `_NARROW`, no block scales): a nonzero product lies in
-    [2**-32, 2**32), so emax >= -32 whenever one exists and 2**(F - emax) <= 2**67 is a float32;
-    product * scale is then exact in float32 unless it falls below 2**-126, where it truncates
-    to 0 anyway, and a truncated term is an integer below 2**(F + 2) <= 2**27, so the float32 ->
-    int32 conversion (which truncates toward zero) is the truncation. Where every product is zero
-    the clipped scale only multiplies zeros. C is handled in float64 with the exact scale.
+    `narrow` (both operands in `_NARROW`, no block scales): a nonzero product is below 2**33 and its
+    MMA-Sim exponent is at least -28, so emax >= -28 whenever one exists and 2**(F - emax) <= 2**53
+    is a float32; product * scale is then exact in float32 unless it falls below 2**-126, where it
+    truncates to 0 anyway, and a truncated term is an integer below 2**(F + 2) = 2**27, so the
+    float32 -> int32 conversion (which truncates toward zero) is the truncation. Where every
+    product is zero the clipped scale only multiplies zeros. C uses the exact float64 scale.
     """
     m, n = c.shape
-    value = np.empty((m, n))
-    work = np.float32 if narrow else np.float64
-    a_t = np.ascontiguousarray(a.T, dtype=work)  # (K, M)
-    b_t = np.ascontiguousarray(b.T, dtype=work)  # (K, N)
+    k = a.shape[1]
+    a_t = np.ascontiguousarray(a.T, dtype=np.float32 if narrow else np.float64)  # (K, M)
+    b_t = np.ascontiguousarray(b.T, dtype=a_t.dtype)  # (K, N)
     ea_t = np.ascontiguousarray(ea.T, dtype=np.int16)
     eb_t = np.ascontiguousarray(eb.T, dtype=np.int16)
+    emax = np.maximum.reduce(ea_t[:, :, None] + eb_t[:, None, :], axis=0)  # (M, N) int16
+    np.maximum(emax, ec, out=emax)
+    shift = frac - emax.astype(np.int64)
+    scale = _pow2(shift)  # 2**(F - emax), float64
+    if narrow:
+        scale_work = ((np.minimum(shift, 127) + 127) << 23).astype(np.int32).view(np.float32)
+        integers = np.empty((k, _ROW_BLOCK, n), dtype=np.int32)
+    else:
+        scale_work = scale
+    terms = np.empty((k, _ROW_BLOCK, n), dtype=a_t.dtype)
+    total = np.empty((m, n), dtype=np.int64 if narrow else np.float64)
     for r0 in range(0, m, _ROW_BLOCK):
-        rows = slice(r0, min(r0 + _ROW_BLOCK, m))
-        e_terms = ea_t[:, rows, None] + eb_t[:, None, :]  # (K, rows, N) int16
-        emax = np.maximum(np.maximum.reduce(e_terms, axis=0), ec[rows]).astype(np.int64)
-        scale = _pow2(frac - emax)  # (rows, N): 2**(F - emax), float64
-        terms = a_t[:, rows, None] * b_t[:, None, :]  # exact products
+        r1 = min(r0 + _ROW_BLOCK, m)
+        block = terms[:, :r1 - r0]
+        np.multiply(a_t[:, r0:r1, None], b_t[:, None, :], out=block)  # exact products
+        block *= scale_work[r0:r1]  # exact: a power of two
         if narrow:
-            terms *= _pow2(np.minimum(frac - emax, 127)).astype(np.float32)
-            total = np.add.reduce(terms.astype(np.int32), axis=0, dtype=np.int64)
+            whole = integers[:, :r1 - r0]
+            whole[...] = block  # float32 -> int32 truncates toward zero
+            np.add.reduce(whole, axis=0, dtype=np.int64, out=total[r0:r1])
         else:
-            terms *= scale  # exact: a power of two
-            np.trunc(terms, out=terms)  # truncate toward zero, F bits below 2**emax
-            total = np.add.reduce(terms, axis=0)  # exact: integers below 2**53
-        value[rows] = (total + np.trunc(c[rows] * scale)) / scale  # exact, in units of 2**(emax-F)
-    return value
+            np.trunc(block, out=block)  # truncate toward zero, F bits below 2**emax
+            np.add.reduce(block, axis=0, out=total[r0:r1])  # exact: integers below 2**53
+    return (total + np.trunc(c * scale)) / scale  # exact, in units of 2**(emax - F)
 
 
 def _fused_groups(a: np.ndarray, b: np.ndarray, c: np.ndarray, sa: np.ndarray, sb: np.ndarray,

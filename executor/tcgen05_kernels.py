@@ -70,6 +70,19 @@ class SharedMemory:
         if data.dtype != np.uint8 or data.ndim != 1 or data.size != SMEM_BYTES_PER_CTA:
             raise ValueError(f"shared memory must be {SMEM_BYTES_PER_CTA} uint8 bytes")
         self.data = data
+        #: [start, end) of the buffers the kernel placed in shared memory (tcgen05.smem_alloc)
+        self.buffers: list[tuple[int, int]] = []
+
+    def add_buffer(self, start: int, nbytes: int) -> None:
+        """Record a buffer: its start is where the swizzle pattern of an operand in it starts."""
+        self.buffers.append((start, start + nbytes))
+
+    def pattern_start(self, address: int) -> int | None:
+        """The start of the recorded buffer holding `address` (None: not in a known buffer)."""
+        for start, end in reversed(self.buffers):
+            if start <= address < end:
+                return start
+        return None
 
     def check_range(self, lowest: int, end: int, what: str) -> None:
         """Raise unless bytes [lowest, end) are inside shared memory."""
@@ -286,7 +299,7 @@ class _OperandMap:
         byte = addresses >> 3
         # The gather/scatter index into `data` viewed as the container type (bytes for 4 and 8 bits).
         self.index = byte if bits <= 8 else byte // (bits // 8)
-        self.shift = (addresses & 7).astype(np.uint8) if bits == 4 else None
+        self.shift = (addresses & 7).astype(np.uint8) if bits in (4, 6) else None
         for array in (self.addresses, self.index, self.shift):
             if array is not None:
                 array.setflags(write=False)
@@ -328,16 +341,28 @@ class _OperandMap:
 
 
 @lru_cache(maxsize=128)  # up to ~0.75 MiB per map for the largest operands
-def _operand_map(desc: SmemDesc, major: str, bits: int, mn: int, k: int) -> _OperandMap:
-    return _OperandMap(layouts.operand_bit_addresses(desc, major, bits, mn, k), bits)
+def _operand_map(desc: SmemDesc, major: str, bits: int, mn: int, k: int,
+                 width: int) -> _OperandMap:
+    """`bits`: element width of the canonical layout; `width`: bits of data per element (smaller
+    for e2m1/e2m3/e3m2 packed with padding inside each 16-byte unit, f8f6f4/mxf8f6f4)."""
+    addresses = layouts.operand_bit_addresses(desc, major, bits, mn, k)
+    if width != bits:
+        addresses = layouts.padded_sub_byte_bit_addresses(addresses, width)
+    return _OperandMap(addresses, width)
+
+
+def _storage(kind: str, type_name: str) -> tuple[int, int]:
+    """(layout bits, data bits) of an A/B element of `kind` in SMEM."""
+    return layouts.smem_element_bits(kind, type_name), layouts.smem_value_bits(kind, type_name)
 
 
 def _checked_operand_map(
-    desc: SmemDesc | int, major: str, bits: int, mn: int, k: int, what: str
+    desc: SmemDesc | int, major: str, bits: int, mn: int, k: int, what: str,
+    width: int | None = None,
 ) -> _OperandMap:
     d = _smem_desc(desc)
     try:
-        operand = _operand_map(d, major, bits, mn, k)
+        operand = _operand_map(d, major, bits, mn, k, bits if width is None else width)
     except DescriptorError as err:
         raise Tcgen05ExecutionError(f"requires a modelled layout for {what}: {err}") from None
     if operand.lowest < 0 or operand.end > SMEM_BYTES_PER_CTA:
@@ -359,6 +384,10 @@ def operand_addresses(
 def _gather_raw(data: np.ndarray, operand: _OperandMap, bits: int) -> np.ndarray:
     if bits == 4:
         return (data[operand.index] >> operand.shift) & 0xF
+    if bits == 6:  # may straddle two bytes: read a little-endian 16-bit window
+        index = operand.index
+        window = data[index].astype(np.uint16) | (data[index + 1].astype(np.uint16) << 8)
+        return ((window >> operand.shift) & 0x3F).astype(np.uint8)
     if bits == 8:
         return data[operand.index]
     return data.view(_RAW_DTYPES[bits])[operand.index]
@@ -370,6 +399,13 @@ def _scatter_raw(data: np.ndarray, operand: _OperandMap, bits: int, raw: np.ndar
         # ufunc.at is unbuffered: two nibbles of one byte in the same call both land.
         np.bitwise_and.at(data, byte, ~(np.uint8(0xF) << shift))
         np.bitwise_or.at(data, byte, (raw.astype(np.uint8) & 0xF) << shift)
+    elif bits == 6:  # read-modify-write of the two bytes an element may touch
+        byte, shift = operand.index, operand.shift.astype(np.uint16)
+        mask = np.uint16(0x3F) << shift
+        value = (raw.astype(np.uint16) & 0x3F) << shift
+        for offset, part in ((0, 0), (1, 8)):
+            np.bitwise_and.at(data, byte + offset, (~(mask >> part) & 0xFF).astype(np.uint8))
+            np.bitwise_or.at(data, byte + offset, ((value >> part) & 0xFF).astype(np.uint8))
     else:
         slots = data if bits == 8 else data.view(_RAW_DTYPES[bits])
         dense = operand.dense
@@ -385,9 +421,9 @@ def read_smem_operand(
     mn: int, k: int, what: str = "the operand",
 ) -> np.ndarray:
     """Values of an (mn, k) operand (A: M x K; B: N x K, i.e. B transposed) read via `desc`."""
-    bits = layouts.smem_element_bits(kind, type_name)
-    operand = _checked_operand_map(desc, major, bits, mn, k, what)
-    return decode_elements(_gather_raw(smem.data, operand, bits), type_name)
+    bits, width = _storage(kind, type_name)
+    operand = _checked_operand_map(desc, major, bits, mn, k, what, width)
+    return decode_elements(_gather_raw(smem.data, operand, width), type_name)
 
 
 def _read_smem_operand_kn(
@@ -395,10 +431,10 @@ def _read_smem_operand_kn(
     mn: int, k: int, what: str,
 ) -> np.ndarray:
     """`read_smem_operand` as a transposed view of a contiguous (k, mn) array (B of the MMA)."""
-    bits = layouts.smem_element_bits(kind, type_name)
-    operand = _checked_operand_map(desc, major, bits, mn, k, what)
-    if bits == 4:  # (per-element shifts: gather (mn, k), then copy)
-        values = decode_elements(_gather_raw(smem.data, operand, bits), type_name)
+    bits, width = _storage(kind, type_name)
+    operand = _checked_operand_map(desc, major, bits, mn, k, what, width)
+    if width in (4, 6):  # (per-element shifts: gather (mn, k), then copy)
+        values = decode_elements(_gather_raw(smem.data, operand, width), type_name)
         return np.ascontiguousarray(values.T).T
     raw = smem.data.view(_RAW_DTYPES[bits])[operand.index_kn]
     return decode_elements(raw, type_name).T
@@ -413,8 +449,8 @@ def write_smem_operand(
     if values.ndim != 2:
         raise ValueError(f"an operand is a 2-D (mn, k) matrix, got shape {values.shape}")
     mn, k = values.shape
-    bits = layouts.smem_element_bits(kind, type_name)
-    operand = _checked_operand_map(desc, major, bits, mn, k, what)
+    bits, width = _storage(kind, type_name)
+    operand = _checked_operand_map(desc, major, bits, mn, k, what, width)
     if not operand.injective:
         raise Tcgen05ExecutionError(
             f"requires {what}'s descriptor to map every element to its own SMEM location, "
@@ -425,9 +461,9 @@ def write_smem_operand(
         raw = values.view(np.uint16)
     else:
         raw = encode_elements(values, type_name)
-    if bits == 4:
-        raw = raw & 0xF
-    _scatter_raw(smem.data, operand, bits, raw)
+    if width < 8:
+        raw = raw & ((1 << width) - 1)
+    _scatter_raw(smem.data, operand, width, raw)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -638,11 +674,21 @@ def _check_mma_form(idesc: int, kind: str, *context: object) -> None:
            scale_input_d=scale_input_d, zcmask=zcm)
 
 
-def _checked_smem_operand_desc(what: str, word: int, kind: str, major: str, target: str) -> SmemDesc:
-    """Decode an operand's SMEM descriptor word and apply R17-R22 for this MMA."""
+def _checked_smem_operand_desc(what: str, word: int, kind: str, major: str, target: str,
+                               pattern_start: int | None) -> SmemDesc:
+    """Decode an operand's SMEM descriptor word and apply R17-R22 for this MMA (R21 against the
+    buffer the start address lies in, when the kernel allocated one there)."""
     d = _decode(what, word, decode_smem_desc)
-    _check(what, rules.check_smem_desc, d, kind=kind, major=major, target=target)
+    _check(what, rules.check_smem_desc, d, kind=kind, major=major, target=target,
+           pattern_start=pattern_start)
     return d
+
+
+def _operand_desc(smem: SharedMemory, what: str, word: int, kind: str, major: str,
+                  target: str) -> SmemDesc:
+    start = (word & 0x3FFF) << 4  # bits 0-13: start address >> 4
+    return _memo(_checked_smem_operand_desc, what, word, kind, major, target,
+                 smem.pattern_start(start))
 
 
 def _not_modelled(feature: str) -> Tcgen05ExecutionError:
@@ -742,13 +788,13 @@ def mma(
     elif a_in_tmem:
         a_values = read_tmem_operand(tmem, a, type_name=desc.atype, kind=kind, rows=m, k=k_stored)
     else:
-        a_desc = _memo(_checked_smem_operand_desc, "A shared-memory descriptor", a, kind,
-                       "mn" if desc.transpose_a else "k", target)
+        a_desc = _operand_desc(smem, "A shared-memory descriptor", a, kind,
+                               "mn" if desc.transpose_a else "k", target)
         a_values = read_smem_operand(smem, a_desc, major="mn" if desc.transpose_a else "k",
                                      type_name=desc.atype, kind=kind, mn=m, k=k_stored,
                                      what="operand A")
-    b_desc = _memo(_checked_smem_operand_desc, "B shared-memory descriptor", b, kind,
-                   "mn" if desc.transpose_b else "k", target)
+    b_desc = _operand_desc(smem, "B shared-memory descriptor", b, kind,
+                           "mn" if desc.transpose_b else "k", target)
     # Gathered as (K, N + shift): the matmul below wants B as a contiguous K x N.
     b_values = _read_smem_operand_kn(smem, b_desc, major="mn" if desc.transpose_b else "k",
                                      type_name=desc.btype, kind=kind, mn=n + shift, k=k,

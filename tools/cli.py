@@ -159,6 +159,30 @@ def parse_pipeline_spec(passes: dict[str, Callable[[], type]], spec: str, callba
     return PassPipeline(tuple(built), callback)
 
 
+# ---- targets ------------------------------------------------------------------------------------
+
+
+def all_targets() -> tuple[str, ...]:
+    """Every `--target` value: the Ascend targets, then the tcgen05 (Blackwell) ones."""
+    from mmair.isa.ascend.targets import TARGET_NAMES
+    from mmair.isa.tcgen05.rules import TCGEN05_TARGETS
+
+    return (*TARGET_NAMES, *TCGEN05_TARGETS)
+
+
+def target_attribute(target: str) -> str:
+    """The module attribute a `--target` value sets: `pto.target` for an Ascend target,
+    `tcgen05.target` for a Blackwell one."""
+    from mmair.isa.ascend.targets import TARGET_NAMES
+
+    return "pto.target" if target in TARGET_NAMES else "tcgen05.target"
+
+
+def ascend_target(target: str | None) -> str | None:
+    """`target` if it names an Ascend target (the executor's memory model), else None."""
+    return target if target is not None and target_attribute(target) == "pto.target" else None
+
+
 # ---- output files ------------------------------------------------------------------------------
 
 

@@ -5,16 +5,20 @@
     mmair-desc decode smem 0x4000404000010040 [--json]
     mmair-desc decode zcmask 0x0203028301020100 --m 32 --n 64 [--json]
 
-`encode` prints `0x%08x` (idesc) or `0x%016x` (smem_desc, zcmask). `decode` prints the attribute text
-(the text of the `tcgen05` dialect) or, with `--json`, one JSON object. Both check the rules that
-need no instruction context (reserved bits, swizzle code, types legal for the kind, M/N that some MMA
-form accepts, ...); `--cta-group`, `--ws`, `--target`, `--major` add context, `--no-verify` skips
-the rules (a field the layout cannot hold is still an error). Without `--kind`, `decode idesc` prints
-one line per kind under which the word is valid.
+`encode` prints `0x%08x` (idesc) or `0x%016x` (smem_desc, zcmask); it also takes the
+`word = ...` form (`#tcgen05.idesc<kind = f16, word = 0x08400010>`), which it checks and
+normalises. `decode` takes the word in hex (`0x08400010`, or digits with a-f) or decimal
+(`138412048`, or negative as `mmair-opt` prints a signed constant). It prints every field it can
+read, even from an invalid word (undefined codes as numbers), then every rule the word breaks, one
+`error: ...` line each (not only the first). `--json` prints one object whose "errors" list is
+empty when the word is valid. `--cta-group`, `--ws`, `--target`, `--major`, `--kind` add context;
+`--buffer-start` gives the start of the SMEM buffer (where the swizzle pattern starts), without
+which the base-offset rule R21 cannot be judged; `--no-verify` skips the rules. Without `--kind`,
+`decode idesc` prints the kinds under which the word is valid: one line each, or with `--json`
+one JSON array of labelled objects.
 
-Exit codes: 0 success; 1 an invalid word or attribute (one line `error: <field> = ... legal: ...`);
-2 bad command-line arguments (one line). No Python traceback. Only pure-Python isa modules are
-imported (no xDSL), so the tool starts fast.
+Exit codes: 0 valid; 1 an invalid word or attribute; 2 bad command-line arguments (one line).
+No Python traceback. Only pure-Python isa modules are imported (no xDSL), so the tool starts fast.
 """
 
 from __future__ import annotations
@@ -26,7 +30,8 @@ import sys
 from collections.abc import Sequence
 from typing import NoReturn
 
-from mmair.isa.tcgen05.errors import DescriptorError
+from mmair.isa.tcgen05.diagnose import idesc_report, smem_report, zcmask_report
+from mmair.isa.tcgen05.errors import DescriptorError, format_value
 from mmair.isa.tcgen05.idesc import KINDS, InstrDesc, decode_idesc, encode_idesc
 from mmair.isa.tcgen05.rules import TCGEN05_TARGETS, check_idesc, check_smem_desc, check_zcmask
 from mmair.isa.tcgen05.smem import SmemDesc, decode_smem_desc, encode_smem_desc
@@ -34,7 +39,6 @@ from mmair.isa.tcgen05.text import format_descriptor, parse_descriptor_text
 from mmair.isa.tcgen05.zcmask import (
     ZeroColumnMask,
     bit_string,
-    decode_zcmask,
     encode_zcmask,
     submask_layout,
     zcmask_bits,
@@ -43,7 +47,8 @@ from mmair.isa.tcgen05.zcmask import (
 from mmair.tools.version import VersionAction
 
 PROG = "mmair-desc"
-_HEX = re.compile(r"^(0[xX])?[0-9a-fA-F]+$")
+_HEX = re.compile(r"^(0[xX][0-9a-fA-F]+|[0-9]*[a-fA-F][0-9a-fA-F]*)$")
+_DECIMAL = re.compile(r"^-?[0-9]+$")
 
 
 class UsageError(Exception):
@@ -58,9 +63,23 @@ class _Parser(argparse.ArgumentParser):
 
 
 def _hex_word(text: str) -> int:
-    if not _HEX.match(text):
-        raise argparse.ArgumentTypeError(f"'{text}' is not a hexadecimal word")
-    return int(text, 16)
+    """A word in hex (0x..., or with a-f digits) or decimal (negative: a signed constant)."""
+    if _HEX.match(text):
+        return int(text, 16)
+    if _DECIMAL.match(text):
+        if len(text) > 1 and text.startswith("0"):
+            raise argparse.ArgumentTypeError(
+                f"'{text}' is ambiguous: write 0x{text} for hex or {int(text)} for decimal")
+        return int(text, 10)
+    raise argparse.ArgumentTypeError(f"'{text}' is not a word (hex 0x... or decimal)")
+
+
+def _unsigned(word: int, bits: int, name: str) -> int:
+    """A negative word is the signed form of a `bits`-bit value (as mmair-opt prints i32/i64)."""
+    if -(1 << (bits - 1)) <= word < 0:
+        return word + (1 << bits)
+    _check_width(word, bits, name)
+    return word
 
 
 def _build_parser() -> argparse.ArgumentParser:
@@ -96,6 +115,8 @@ def _build_parser() -> argparse.ArgumentParser:
     smem.add_argument("--major", choices=("k", "mn"), default=None, help="operand major-ness")
     smem.add_argument("--json", action="store_true")
     smem.add_argument("--target", choices=TCGEN05_TARGETS, default=None)
+    smem.add_argument("--buffer-start", type=_hex_word, default=None,
+                      help="start of the SMEM buffer (where the swizzle pattern starts; R21)")
     smem.add_argument("--no-verify", action="store_true")
     zcm = what.add_parser("zcmask", help="64-bit zero-column mask descriptor")
     zcm.add_argument("word", type=_hex_word)
@@ -107,7 +128,7 @@ def _build_parser() -> argparse.ArgumentParser:
 
 
 def _check_width(word: int, bits: int, name: str) -> None:
-    if word >> bits:
+    if word < 0 or word >> bits:
         raise DescriptorError(name, word, f"0x0..0x{(1 << bits) - 1:x}", None,
                               f"is wider than {bits} bits", value_text=f"0x{word:x}")
 
@@ -131,39 +152,68 @@ def _encode(args: argparse.Namespace) -> str:
     return f"0x{encode_zcmask(d):016x}"
 
 
-def _idesc_line(d: InstrDesc, as_json: bool) -> str:
-    return json.dumps(d.as_dict()) if as_json else format_descriptor(d)
+class DecodeReport(Exception):
+    """A decoded word with errors: the output to print, then the errors (exit 1)."""
+
+    def __init__(self, output: str, errors: list[str]) -> None:
+        super().__init__(output)
+        self.output = output
+        self.errors = errors
+
+
+def _fields_text(mnemonic: str, fields: dict[str, object]) -> str:
+    body = ", ".join(f"{key} = {format_value(value)}" for key, value in fields.items())
+    return f"#tcgen05.{mnemonic}<{body}>"
+
+
+def _report(mnemonic: str, fields: dict[str, object], errors: list[DescriptorError],
+            as_json: bool, text: str | None = None) -> str:
+    """Print the fields (JSON with "errors", or text); raise DecodeReport when there are errors."""
+    messages = [str(e) for e in errors]
+    if as_json:
+        output = json.dumps({**fields, "errors": messages})
+    else:
+        output = text if text is not None and not errors else _fields_text(mnemonic, fields)
+    if messages:
+        raise DecodeReport(output, messages)
+    return output
+
+
+def _context(args: argparse.Namespace) -> dict[str, object]:
+    return {"cta_group": args.cta_group, "ws": args.ws, "target": args.target}
 
 
 def _decode_idesc(args: argparse.Namespace) -> str:
-    _check_width(args.word, 32, "idesc")
+    word = _unsigned(args.word, 32, "idesc")
+    verify = not args.no_verify
     if args.kind is not None:
-        d = decode_idesc(args.word, args.kind)
-        _verify_idesc(d, args)
-        return _idesc_line(d, args.json)
+        fields, errors = idesc_report(word, args.kind, verify=verify, **_context(args))
+        text = format_descriptor(decode_idesc(word, args.kind)) if not errors else None
+        return _report("idesc", fields, errors, args.json, text)
+    valid: list[dict[str, object]] = []
     lines: list[str] = []
-    reasons: list[str] = []
+    per_kind: list[str] = []
     for kind in KINDS:
-        try:
-            d = decode_idesc(args.word, kind)
-            _verify_idesc(d, args)
-        except DescriptorError as err:
-            reasons.append(f"{kind}: {err.field} = {err.value_text}" + (f" [{err.rule}]" if err.rule else ""))
+        fields, errors = idesc_report(word, kind, verify=verify, **_context(args))
+        if errors:
+            per_kind += [f"kind::{kind}: {e}" for e in errors]
             continue
-        lines.append(_idesc_line(d, args.json))
-    if not lines:
-        raise DescriptorError("idesc", args.word, "a word valid under one of " + ", ".join(KINDS),
-                              None, "is not valid under any kind (" + "; ".join(reasons) + ")",
-                              value_text=f"0x{args.word:08x}")
-    return "\n".join(lines)
+        valid.append({**fields, "errors": []})
+        lines.append(format_descriptor(decode_idesc(word, kind)))
+    output = json.dumps(valid) if args.json else "\n".join(lines)
+    if not valid:
+        raise DecodeReport(output if args.json else "",
+                           [f"idesc 0x{word:08x} is not valid under any kind"] + per_kind)
+    return output
 
 
 def _decode_smem(args: argparse.Namespace) -> str:
-    _check_width(args.word, 64, "smem_desc")
-    d = decode_smem_desc(args.word)
-    if not args.no_verify:
-        check_smem_desc(d, kind=args.kind, major=args.major, target=args.target)
-    return json.dumps(d.as_dict()) if args.json else format_descriptor(d)
+    word = _unsigned(args.word, 64, "smem_desc")
+    fields, errors = smem_report(word, verify=not args.no_verify, kind=args.kind,
+                                 major=args.major, target=args.target,
+                                 pattern_start=args.buffer_start)
+    text = format_descriptor(decode_smem_desc(word)) if not errors else None
+    return _report("smem_desc", fields, errors, args.json, text)
 
 
 def _zcmask_report(z: ZeroColumnMask, m: int, n: int) -> dict[str, object]:
@@ -177,16 +227,21 @@ def _zcmask_report(z: ZeroColumnMask, m: int, n: int) -> dict[str, object]:
 
 
 def _decode_zcmask(args: argparse.Namespace) -> str:
-    _check_width(args.word, 64, "zcmask")
-    z = decode_zcmask(args.word)
-    if not args.no_verify:
-        check_zcmask(z, m=args.m)
-    report = _zcmask_report(z, args.m, args.n)
+    word = _unsigned(args.word, 64, "zcmask")
+    fields, errors, z = zcmask_report(word, m=args.m, verify=not args.no_verify)
+    try:
+        report = {**_zcmask_report(z, args.m, args.n), **fields}
+    except DescriptorError as err:
+        errors.append(err)
+        report = {"m": args.m, **fields}
     if args.json:
-        return json.dumps(report)
-    lines = [format_descriptor(z)]
-    lines += [f"mask{i} = 0b{bits}" for i, bits in enumerate(report["submasks"])]  # type: ignore[arg-type]
-    lines.append(f"mask = 0b{report['mask']}")
+        return _report("zcmask", report, errors, True)
+    lines = [format_descriptor(z) if not errors else _fields_text("zcmask", fields)]
+    if "submasks" in report:
+        lines += [f"mask{i} = 0b{bits}" for i, bits in enumerate(report["submasks"])]  # type: ignore[arg-type]
+        lines.append(f"mask = 0b{report['mask']}")
+    if errors:
+        raise DecodeReport("\n".join(lines), [str(e) for e in errors])
     return "\n".join(lines)
 
 
@@ -204,6 +259,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     except UsageError as err:
         print(f"{PROG}: error: {err}", file=sys.stderr)
         return 2
+    except DecodeReport as report:
+        if report.output:
+            print(report.output)
+        for message in report.errors:
+            print(f"error: {message}", file=sys.stderr)
+        return 1
     except DescriptorError as err:
         print(f"error: {err}", file=sys.stderr)
         return 1

@@ -34,9 +34,11 @@ from xdsl.xdsl_opt_main import xDSLOptMain
 
 from mmair.tools.cli import (
     PipelineError,
+    all_targets,
     check_output_path,
     parse_pipeline_spec,
     passes_help,
+    target_attribute,
     write_output,
 )
 from mmair.tools.diagnostics import (
@@ -54,8 +56,6 @@ from mmair.tools.diagnostics import (
 )
 from mmair.tools.version import VersionAction
 
-TARGET_ATTR = "pto.target"
-
 
 def _split_chunks(text: str, split: bool) -> list[tuple[str, int]]:
     """The input, or its `// -----` chunks, each with the number of lines before it."""
@@ -67,6 +67,14 @@ def _split_chunks(text: str, split: bool) -> list[tuple[str, int]]:
         chunks.append((chunk, offset))
         offset += chunk.count("\n")
     return chunks
+
+
+def _hardware_target(text: str) -> str:
+    """A `--target` value, checked when given (the tcgen05 target list costs start-up time)."""
+    if text not in all_targets():
+        raise argparse.ArgumentTypeError(
+            f"invalid choice: '{text}' (choose from {', '.join(all_targets())})")
+    return text
 
 
 class MmairOptMain(xDSLOptMain):
@@ -97,6 +105,7 @@ class MmairOptMain(xDSLOptMain):
 
         def format_help() -> str:  # the pass list imports every pass: only for --help
             arg_parser.epilog = passes_help()
+            target.help = f"{target.help} (one of {', '.join(all_targets())})"
             return plain_help()
 
         arg_parser.format_help = format_help  # type: ignore[method-assign]
@@ -104,8 +113,10 @@ class MmairOptMain(xDSLOptMain):
         add("input_file", nargs="?", help="input .mlir file ('-' or none: standard input)")
         add("-o", "--output-file", help="output file (default: standard output)")
         add("-p", "--passes", default="", help="pass pipeline, e.g. 'mmair-lower,cse' (see below)")
-        add("--target", dest="mmair_target", choices=TARGET_NAMES, default=None,
-            help="Ascend target for modules without a `pto.target` attribute (default a2)")
+        target = add("--target", dest="mmair_target", type=_hardware_target, default=None,
+                     metavar="TARGET",
+                     help="hardware target for modules that name none: an Ascend target (sets "
+                          "`pto.target`, default a2) or a Blackwell one (sets `tcgen05.target`)")
         add("--mmair-target", dest="mmair_target", choices=TARGET_NAMES, help=argparse.SUPPRESS)
         add("--output-format", dest="target", default="mlir", choices=list(self.available_targets),
             help="output format (default mlir)")
@@ -149,8 +160,9 @@ class MmairOptMain(xDSLOptMain):
     def _parse(self, chunk: str, source: SourceFile, line_offset: int) -> ModuleOp:
         parser = LocatingParser(self.ctx, chunk, source.name, line_offset)
         module = parser.parse_module(not self.args.no_implicit_module)
-        if self.args.mmair_target and TARGET_ATTR not in module.attributes:
-            module.attributes[TARGET_ATTR] = StringAttr(self.args.mmair_target)
+        target = self.args.mmair_target
+        if target and target_attribute(target) not in module.attributes:
+            module.attributes[target_attribute(target)] = StringAttr(target)
         return module
 
     def parse_and_verify(self, chunk: str, source: SourceFile, line_offset: int) -> ModuleOp:

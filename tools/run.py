@@ -52,7 +52,14 @@ import ml_dtypes
 import numpy as np
 
 from mmair.isa.tcgen05.numerics import NUMERICS_MODES
-from mmair.tools.cli import PipelineError, check_output_path, parse_pipeline_spec
+from mmair.tools.cli import (
+    PipelineError,
+    all_targets,
+    ascend_target,
+    check_output_path,
+    parse_pipeline_spec,
+    target_attribute,
+)
 from mmair.tools.diagnostics import (
     LocatingParser,
     OpVerifyError,
@@ -107,7 +114,8 @@ def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog=PROG, description="Run an mmair kernel on the simulated core.")
     p.add_argument("file", help="input .mlir file ('-' for stdin)")
     p.add_argument("--entry", help="function to run (default: the only or first public function)")
-    p.add_argument("--target", help="Ascend target (overrides the module's pto.target)")
+    p.add_argument("--target", help="hardware target: an Ascend one (a2, a5, ...; sets pto.target) "
+                                    "or a Blackwell one (sm_100a, ...; sets tcgen05.target)")
     p.add_argument("-p", "--passes", default=None,
                    help="pass pipeline to run before executing (default: mmair-lower when the "
                         "module needs it; '' for none)")
@@ -263,7 +271,7 @@ def _transform(args: argparse.Namespace, ctx, module, pipeline, source: SourceFi
     verify_module(module)
     ran: list[str] = []
     if pipeline is None and args.passes is None:
-        missing = needs_lowering(module, args.target)
+        missing = needs_lowering(module, ascend_target(args.target))
         if missing:
             if args.verbose:
                 print(f"{PROG}: running {AUTO_LOWERING} first: the module holds "
@@ -378,17 +386,16 @@ def run(args: argparse.Namespace) -> int:
     from mmair.executor.memref import DEFAULT_MAX_GM_BYTES
     from mmair.executor.runner import (
         DEFAULT_MAX_OPS,
-        TARGET_ATTR,
         InputError,
         find_entry,
         run_module,
     )
-    from mmair.isa.ascend.targets import TARGET_NAMES
 
     max_ops = DEFAULT_MAX_OPS if args.max_ops is None else (args.max_ops or None)
     max_gm_bytes = DEFAULT_MAX_GM_BYTES if args.max_gm_bytes is None else (args.max_gm_bytes or None)
-    if args.target is not None and args.target not in TARGET_NAMES:
-        raise BadArguments(f"unknown target '{args.target}', expected one of {', '.join(TARGET_NAMES)}")
+    if args.target is not None and args.target not in all_targets():
+        raise BadArguments(f"unknown target '{args.target}', expected one of {', '.join(all_targets())}")
+    ascend = ascend_target(args.target)
     inputs_spec = [_name_file(t, "--input") for t in args.input]
     outputs_spec = [_name_file(t, "--output") for t in args.output]
     checks_spec = [_name_file(t, "--check") for t in args.check]
@@ -403,7 +410,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         module = LocatingParser(ctx, source.text, source.name).parse_module()
         if args.target is not None:
-            module.attributes[TARGET_ATTR] = StringAttr(args.target)
+            module.attributes[target_attribute(args.target)] = StringAttr(args.target)
         passes = _transform(args, ctx, module, pipeline, source)
     except ParseError as err:
         raise UserError(format_parse_error(err)) from None
@@ -419,7 +426,7 @@ def run(args: argparse.Namespace) -> int:
         expected = {name: _expected_value(name, path, memrefs, args.raw_bits)
                     for name, path in checks_spec}
         inputs.update(_random_inputs(entry, inputs, args.inputs, args.seed, max_gm_bytes))
-        result = run_module(module, entry.sym_name.data, inputs, args.target, args.seed,
+        result = run_module(module, entry.sym_name.data, inputs, ascend, args.seed,
                             max_ops, max_gm_bytes, sync_check=args.sync_check == "on",
                             numerics=args.numerics)
     except InputError as err:
@@ -453,7 +460,8 @@ def _numpy_checks(module, entry, inputs, result, args, source: SourceFile) -> li
     from mmair.executor.reference import ReferenceError, reference_outputs
 
     try:
-        refs = reference_outputs(module, entry, inputs, result, args.target)
+        refs, ref_results = reference_outputs(module, entry, inputs, result,
+                                              ascend_target(args.target))
     except ReferenceError as err:
         if err.op is not None:
             raise UserError(format_op_error(err.op, f"--check-numpy: {err.message}", source)) \
@@ -470,6 +478,10 @@ def _numpy_checks(module, entry, inputs, result, args, source: SourceFile) -> li
         atol = ref.atol if args.atol is None else args.atol
         checks.append(compare(f"{ref.name} = {ref.description}", result.outputs[ref.name],
                               ref.values, rtol, atol))
+    for i, (got, want) in enumerate(zip(result.results, ref_results, strict=False)):
+        if isinstance(got, int | np.integer | float | np.floating) and not isinstance(got, bool):
+            checks.append(compare(f"result {i} = numpy reference of the IR", np.asarray(got),
+                                  np.asarray(want), 0.0, 0.0))
     return checks
 
 

@@ -105,10 +105,10 @@ def _tile_in(op: Operation, role: str, value: SSAValue, spaces: Sequence[str]) -
 
 
 def _gm_memref(op: Operation, role: str, value: SSAValue) -> MemRefType:
-    """The memref type of a GM operand (a memref without memory space) (G1)."""
+    """The memref type of a GM operand (a memref without memory space) (G1). Every caller's
+    operand is already a memref (its operand_def, or an isinstance test of a memref|tile one)."""
     t = value.type
-    if not isinstance(t, MemRefType):
-        raise _error(op, f"requires {role} in gm (a memref), got {t}")
+    assert isinstance(t, MemRefType), f"{role} is constrained to a memref"
     if not isinstance(t.memory_space, NoneAttr):
         raise _error(op, f"requires {role} in gm (a memref without memory space), got {t.memory_space}")
     return t

@@ -135,14 +135,15 @@ def op_paths(kind: str) -> tuple[tuple[str, str], ...]:
 # set_flag / wait_flag
 # ------------------------------------------------------------------------------------------------
 
-# Ascend C `HardEvent` (source_destination): the same list for every target in the SetFlag/WaitFlag
-# docs; the pairs with FIX exist only where the target has a FIX pipe (the 910 / 310p-era docs mark
-# them "not supported").
-HARD_EVENTS: tuple[str, ...] = (
+# Ascend C `HardEvent` (source_destination): the 32 of the SetFlag/WaitFlag docs, the same for every
+# target, plus MTE1_FIX, FIX_MTE1 and FIX_FIX of the open-source Ascend C header (kernel_event.h,
+# also in its cube-core list HardEventAic). The pairs with FIX exist only where the target has a FIX
+# pipe (the 910 / 310p-era docs mark them "not supported"; Ascend C has no PIPE_FIX on 1001 / 2002).
+HARD_EVENTS: tuple[str, ...] = tuple(
     "MTE2_MTE1 MTE1_MTE2 MTE1_M M_MTE1 MTE2_V V_MTE2 MTE3_V V_MTE3 M_V V_M V_V MTE3_MTE1 "
     "MTE1_MTE3 MTE1_V MTE2_M M_MTE2 V_MTE1 M_FIX FIX_M MTE3_MTE2 MTE2_MTE3 S_V V_S S_MTE2 "
-    "MTE2_S S_MTE3 MTE3_S MTE2_FIX FIX_MTE2 FIX_S M_S FIX_MTE3"
-).split()
+    "MTE2_S S_MTE3 MTE3_S MTE2_FIX FIX_MTE2 FIX_S M_S FIX_MTE3 MTE1_FIX FIX_MTE1 FIX_FIX".split()
+)
 
 _FLAG_PAIRS: frozenset[tuple[Pipe, Pipe]] = frozenset(
     (Pipe(src.lower()), Pipe(dst.lower())) for src, dst in (e.split("_") for e in HARD_EVENTS)

@@ -15,10 +15,15 @@ elements with `T = 128 / bits` elements per 16-byte unit:
 | K  | 32/64/128B | `((8,m),(T,2k)):((S*T,SBO),(1,T))`              (S = swizzle bytes / 16) |
 | MN | none       | `((T,1,m),(8,k)):((1,T,SBO),(1T,LBO))` |
 | MN | 32/64/128B | `((T,S,m),(8,k)):((1,T,LBO),(S*T,SBO))` |
+| MN | 128B, 32B atomicity | `((T,8,m),(4,k)):((1,T,LBO),(8*T,SBO))` |
 
 then `address = start + offset * bits / 8`, and the swizzle permutes 16-byte chunks by XOR on the
 *byte address*: `Swizzle<B,4,3>` (bits [4, 4+B) ^= bits [7, 7+B), B = 1/2/3 for 32/64/128B), and
-128B with 32B atomicity `Swizzle<2,5,2>` (bits [5,7) ^= bits [7,9)) with the 128B MN-major layout.
+128B with 32B atomicity `Swizzle<2,5,2>` (bits [5,7) ^= bits [7,9)). That mode's swizzle atom is
+8 x 4 (128-bit units x K-rows): 4 K-rows of 128 bytes, so SBO steps between groups of 4 K-rows
+(`SWIZZLE_ATOM_K_ROWS`; the PTX ISA swizzle-atom table of tcgen05's shared-memory layouts, and
+CUTLASS `UMMA::make_umma_desc`, `SwizzleAtomKSize = 4` for `SWIZZLE_128B_BASE32B` and
+`Layout_MN_SW128_32B_Atom` = 1024 bits x 4 rows).
 The XOR source is the pattern row `(address >> 7) - base_offset`: the matrix base offset of the
 descriptor (Table 41, `(pattern_start >> 7) & 7`) says where the repeating pattern started, so a
 pattern anchored on its repeat boundary (base offset 0) swizzles on absolute address bits, which is
@@ -26,9 +31,21 @@ what TMA writes and what advancing a descriptor's start along K inside a swizzle
 **[inf]** the byte-level reading of the swizzle and the base-offset phase are the standard CuTe/TMA
 reading; they are not confirmed on hardware.
 
-Element storage in SMEM (reference §8.2 [inf]): kind::f8f6f4 and kind::mxf8f6f4 read e2m3/e3m2/e2m1
-in 8-bit containers (one element per byte, value in the low bits), kind::mxf4/mxf4nvf4 read packed
-e2m1 (two per byte, low nibble = even element); tf32 sits in a 32-bit container.
+Element storage in SMEM (PTX ISA §9.7.16.10.4 "Packing formats of elements in Tensor and Shared
+memory"): kind::mxf4/mxf4nvf4 pack two e2m1 per byte with no padding (§9.7.16.10.4.6; low nibble =
+even element). kind::f8f6f4 and kind::mxf8f6f4 lay e2m1/e2m3/e3m2 out like 8-bit elements (16 per
+16-byte unit of the canonical layout, a K-row of 32 elements is 32 bytes), but inside each 16-byte
+unit the 16 elements are "contiguously packed along with padding" (§9.7.16.10.4.4, Figures 202 and
+203): element i of the unit at bits [w*i, w*i + w) (little-endian) of the unit, w = 4 for e2m1
+followed by 8 bytes of padding, w = 6 for e2m3/e3m2 followed by 4 bytes of padding. These are the
+`.b4x16_p64` / `.b6x16_p32` shared-memory formats that TMA (`cp.async.bulk.tensor`, §5.5.1.1
+"Sub-byte Types", Figures 5 and 6) writes and `tcgen05.cp` decompresses (§9.7.16.9.1: "a contiguous
+set of 16 elements of 4-bits each followed by 8 bytes of padding"; 6-bit: "followed by 4 bytes of
+padding"); CUTLASS reads them through `CU_TENSOR_MAP_DATA_TYPE_16U4_ALIGN16B` / `16U6_ALIGN16B`.
+**[inf]** the bit order inside the packed run (element 0 in the lowest bits) is the little-endian
+reading of those figures, the same order as packed GMEM data. In TMEM (A of the `.ts` form) these
+kinds use one 8-bit container per element (§9.7.16.10.4.3), modelled with the value in the low bits
+**[open]**. tf32 sits in a 32-bit container.
 
 Everything here is pure index arithmetic on numpy arrays (whole tiles, no per-element loops).
 """
@@ -63,6 +80,11 @@ SWIZZLE_FUNCTORS: dict[str, tuple[int, int, int]] = {
     "sw128_base32b": (2, 5, 2),
 }
 MAJORS: tuple[str, ...] = ("k", "mn")
+#: K-rows in one swizzle atom of an MN-major operand (8 x S units of 16 bytes, except the 8 x 4 atom
+#: of 128B with 32-byte atomicity; module docstring).
+SWIZZLE_ATOM_K_ROWS: dict[str, int] = {
+    "none": 8, "sw32": 8, "sw64": 8, "sw128": 8, "sw128_base32b": 4,
+}
 
 #: Storage bits of the sub-byte float types when a kind reads them from 8-bit containers.
 _UNPACKED_SUB_BYTE = frozenset({"e2m3", "e3m2", "e2m1"})
@@ -93,6 +115,27 @@ def smem_element_bits(kind: str, type_name: str) -> int:
         raise DescriptorError("type", type_name, ", ".join(_STORAGE_BITS), None,
                               "is not a tcgen05 operand type")
     return _STORAGE_BITS[type_name]
+
+
+#: Kinds that store e2m1/e2m3/e3m2 in SMEM as 16 packed elements + padding per 16-byte unit.
+PADDED_SUB_BYTE_KINDS = frozenset({"f8f6f4", "mxf8f6f4"})
+#: Bits of data per element of the sub-byte types (the rest of a 16-byte unit is padding).
+SUB_BYTE_WIDTHS: dict[str, int] = {"e2m1": 4, "e2m3": 6, "e3m2": 6}
+
+
+def smem_value_bits(kind: str, type_name: str) -> int:
+    """Bits of data one A/B element occupies in SMEM: the sub-byte width for e2m1/e2m3/e3m2 (packed
+    for mxf4*, packed with padding per 16-byte unit for f8f6f4/mxf8f6f4), else the layout width."""
+    if type_name in SUB_BYTE_WIDTHS and (kind in PADDED_SUB_BYTE_KINDS or kind in MXF4_KINDS):
+        return SUB_BYTE_WIDTHS[type_name]
+    return smem_element_bits(kind, type_name)
+
+
+def padded_sub_byte_bit_addresses(bit_addresses: np.ndarray, width: int) -> np.ndarray:
+    """Bit addresses of `width`-bit elements packed with padding, from the bit addresses of their
+    8-bit slots in the canonical layout: slot i of a 16-byte unit holds bits [w*i, w*i + w)."""
+    byte = bit_addresses >> 3
+    return ((byte & ~15) << 3) + (byte & 15) * width
 
 
 def container_value_bits(type_name: str) -> int:
@@ -143,9 +186,10 @@ def canonical_element_offsets(
         col = (j % 8) * t + (j // 8) * lbo_e
     else:
         # MN (T, S, m): S units contiguous in a swizzle row, LBO between row groups;
-        # K (8, k): one swizzle row per K-row, SBO between groups of 8 K-rows.
+        # K (8, k) or (4, k): one swizzle row per K-row, SBO between swizzle atoms along K.
+        depth = SWIZZLE_ATOM_K_ROWS[swizzle]
         row = (i % t) + ((i // t) % s) * t + (i // (t * s)) * lbo_e
-        col = (j % 8) * (s * t) + (j // 8) * sbo_e
+        col = (j % depth) * (s * t) + (j // depth) * sbo_e
     return row + col
 
 
@@ -252,6 +296,7 @@ __all__ = [
     "SPARSE_GROUPS",
     "SPARSE_TF32_NIBBLES",
     "SMEM_BYTES_PER_CTA",
+    "SWIZZLE_ATOM_K_ROWS",
     "SWIZZLE_FUNCTORS",
     "SWIZZLE_ROW_BYTES",
     "TMEM_ALLOC_COLUMNS",
@@ -259,6 +304,8 @@ __all__ = [
     "TMEM_COLUMNS",
     "TMEM_LANES",
     "TMEM_LANES_PER_WARP",
+    "PADDED_SUB_BYTE_KINDS",
+    "SUB_BYTE_WIDTHS",
     "canonical_element_offsets",
     "container_value_bits",
     "elements_per_unit",
@@ -266,7 +313,9 @@ __all__ = [
     "scale_factor_cells",
     "sparse_dense_positions",
     "sparse_metadata_nibbles",
+    "padded_sub_byte_bit_addresses",
     "smem_element_bits",
+    "smem_value_bits",
     "swizzle_addresses",
     "tmem_address",
     "tmem_column",

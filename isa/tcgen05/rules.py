@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable
+from contextvars import ContextVar
 from dataclasses import replace
 
 from mmair.isa.tcgen05.errors import DescriptorError
@@ -74,10 +75,42 @@ _COLLECTOR_RE = re.compile(r"^(a|b[0-3])::(fill|use|lastuse|discard)$")
 def check_target(target: object) -> str:
     """`target` must be a tcgen05 target (sm_100a, sm_103a, sm_100f, sm_101a alias, ...)."""
     if not isinstance(target, str) or target not in TCGEN05_TARGETS:
-        raise DescriptorError(
+        _fail(DescriptorError(
             "target", target, ", ".join(TCGEN05_TARGETS), None, "does not support tcgen05"
-        )
+        ))
     return target
+
+
+# ----------------------------------------------------------------------------------------------
+# Reporting one error or all of them
+
+_COLLECTING: ContextVar[list[DescriptorError] | None] = ContextVar("_collecting", default=None)
+
+
+def _fail(err: DescriptorError) -> None:
+    """Raise `err`, or record it and go on when the caller collects every error."""
+    errors = _COLLECTING.get()
+    if errors is None:
+        raise err
+    if all(str(err) != str(other) for other in errors):
+        errors.append(err)
+
+
+def collect_errors(check: Callable[..., object], *args: object, **kwargs: object
+                   ) -> list[DescriptorError]:
+    """Run one of the `check_*` functions and return every rule it finds broken (not only the
+    first). A check that cannot go on (a field another helper refuses) ends with that error."""
+    errors: list[DescriptorError] = []
+    token = _COLLECTING.set(errors)
+    try:
+        check(*args, **kwargs)
+    except DescriptorError as err:
+        _fail(err)
+    except (KeyError, TypeError, IndexError):
+        pass  # a later rule needs a field an earlier error already reported
+    finally:
+        _COLLECTING.reset(token)
+    return errors
 
 
 # ----------------------------------------------------------------------------------------------
@@ -110,75 +143,75 @@ def _check_idesc_context_free(d: InstrDesc, a_in_tmem: bool, scale_vec: str | No
     for name in ("atype", "btype"):
         value = getattr(d, name)
         if value not in types:
-            raise DescriptorError(
+            _fail(DescriptorError(
                 name, value, ", ".join(types), "R3" if kind in DENSE_KINDS else "R15",
                 f"is not a kind::{kind} operand type",
-            )
+            ))
     if kind in DENSE_KINDS:
         if d.dtype not in LEGAL_DTYPES[kind]:
-            raise DescriptorError(
+            _fail(DescriptorError(
                 "dtype", d.dtype, ", ".join(LEGAL_DTYPES[kind]), "R2",
                 f"is not a kind::{kind} accumulator type",
-            )
+            ))
         if kind == "f16":
             if d.atype != d.btype:
-                raise DescriptorError(
+                _fail(DescriptorError(
                     "btype", d.btype, f"{d.atype} (equal to atype)", "R3",
                     "differs from atype; kind::f16 does not mix f16 and bf16",
-                )
+                ))
             if d.dtype == "f16" and d.atype != "f16":
-                raise DescriptorError(
+                _fail(DescriptorError(
                     "dtype", d.dtype, "f32 (a bf16 MMA accumulates in f32)", "R3",
                     f"is not legal with atype = {d.atype}",
-                )
+                ))
         if d.saturate and kind != "i8":
-            raise DescriptorError("saturate", True, "false (saturate is for kind::i8)", "R4",
-                                  f"is not legal for kind::{kind}")
+            _fail(DescriptorError("saturate", True, "false (saturate is for kind::i8)", "R4",
+                                  f"is not legal for kind::{kind}"))
         if kind == "i8":
             for name in ("negate_a", "negate_b"):
                 if getattr(d, name):
-                    raise DescriptorError(name, True, "false (kind::i8 cannot negate)", "R5",
-                                          "is not legal for kind::i8")
+                    _fail(DescriptorError(name, True, "false (kind::i8 cannot negate)", "R5",
+                                          "is not legal for kind::i8"))
         if d.sparsity_selector and not d.sparse:
-            raise DescriptorError("sparsity_selector", d.sparsity_selector,
-                                  "0 (the MMA is dense)", "R6", "is not legal")
+            _fail(DescriptorError("sparsity_selector", d.sparsity_selector,
+                                  "0 (the MMA is dense)", "R6", "is not legal"))
         if d.sparsity_selector and kind in ("i8", "f8f6f4"):
-            raise DescriptorError("sparsity_selector", d.sparsity_selector,
-                                  f"0 (kind::{kind})", "R6", "is not legal")
+            _fail(DescriptorError("sparsity_selector", d.sparsity_selector,
+                                  f"0 (kind::{kind})", "R6", "is not legal"))
         if scale_vec is not None:
-            raise DescriptorError("scale_vec", scale_vec, "none (block scaling is for kind::mx*)",
-                                  "R30", f"is not legal for kind::{kind}")
+            _fail(DescriptorError("scale_vec", scale_vec, "none (block scaling is for kind::mx*)",
+                                  "R30", f"is not legal for kind::{kind}"))
     else:
         if d.dtype is not None:
-            raise DescriptorError("dtype", d.dtype, "none (D is f32)", "R11",
-                                  f"is not encodable for kind::{kind}")
+            _fail(DescriptorError("dtype", d.dtype, "none (D is f32)", "R11",
+                                  f"is not encodable for kind::{kind}"))
         for name in ("sparsity_selector", "saturate", "max_shift"):
             if getattr(d, name):
-                raise DescriptorError(name, getattr(d, name), f"0 (not in the kind::{kind} layout)",
-                                      "R11", f"is not encodable for kind::{kind}")
+                _fail(DescriptorError(name, getattr(d, name), f"0 (not in the kind::{kind} layout)",
+                                      "R11", f"is not encodable for kind::{kind}"))
         _check_block_scaled_fields(d, scale_vec)
     # R9: transposes per kind; an A operand in TMEM has no major-ness to choose.
     if kind in MXF4_KINDS:
         for name in ("transpose_a", "transpose_b"):
             if getattr(d, name):
-                raise DescriptorError(name, True, f"false (kind::{kind} has no transpose)", "R15",
-                                      f"is not legal for kind::{kind}")
+                _fail(DescriptorError(name, True, f"false (kind::{kind} has no transpose)", "R15",
+                                      f"is not legal for kind::{kind}"))
     if a_in_tmem and d.transpose_a:
-        raise DescriptorError("transpose_a", True, "false (A is in tensor memory)", "R9",
-                              "is not legal")
+        _fail(DescriptorError("transpose_a", True, "false (A is in tensor memory)", "R9",
+                              "is not legal"))
 
 
 def _check_block_scaled_fields(d: InstrDesc, scale_vec: str | None) -> None:
     kind = d.kind
     if d.scale_type not in SCALE_TYPE_CODES[kind]:
-        raise DescriptorError("scale_type", d.scale_type, ", ".join(SCALE_TYPE_CODES[kind]), "R14",
-                              f"is not a kind::{kind} scale type")
+        _fail(DescriptorError("scale_type", d.scale_type, ", ".join(SCALE_TYPE_CODES[kind]), "R14",
+                              f"is not a kind::{kind} scale type"))
     if scale_vec is not None:
         check_block_scale(kind, scale_vec)
     vector = _scale_vector(kind, scale_vec, d.scale_type)
     if d.scale_type == "ue4m3" and vector != "4X":
-        raise DescriptorError("scale_type", "ue4m3", "ue8m0 (ue4m3 needs .scale_vec::4X/.block16)",
-                              "R14", f"is not legal with .{block_scale_spelling(scale_vec, True)}")
+        _fail(DescriptorError("scale_type", "ue4m3", "ue8m0 (ue4m3 needs .scale_vec::4X/.block16)",
+                              "R14", f"is not legal with .{block_scale_spelling(scale_vec, True)}"))
     if kind == "mxf8f6f4":
         legal_ids: tuple[int, ...] = (0, 1, 2, 3)
     elif vector == "4X" and d.k != 96:
@@ -189,48 +222,48 @@ def _check_block_scaled_fields(d: InstrDesc, scale_vec: str | None) -> None:
     for name in ("sfa_id", "sfb_id"):
         value = getattr(d, name)
         if value not in legal_ids:
-            raise DescriptorError(name, value, ", ".join(map(str, legal_ids)) + f" ({why})", "R13",
-                                  "is not a legal scale-factor ID")
+            _fail(DescriptorError(name, value, ", ".join(map(str, legal_ids)) + f" ({why})", "R13",
+                                  "is not a legal scale-factor ID"))
     if d.k == 96 and d.sparse:
-        raise DescriptorError("k", 96, "64 (a sparse mxf4 MMA has K = 128)", "R16",
-                              "is only available for a dense MMA")
+        _fail(DescriptorError("k", 96, "64 (a sparse mxf4 MMA has K = 128)", "R16",
+                              "is only available for a dense MMA"))
 
 
 def _check_idesc_in_context(d: InstrDesc, cta_group: int, ws: bool, target: str | None) -> None:
     kind = d.kind
     shape_rule = "R7" if kind in DENSE_KINDS else "R12"
     if ws and cta_group != 1:
-        raise DescriptorError("cta_group", cta_group, "1 (tcgen05.mma.ws)", "R29",
-                              "is not legal with .ws")
+        _fail(DescriptorError("cta_group", cta_group, "1 (tcgen05.mma.ws)", "R29",
+                              "is not legal with .ws"))
     if ws and kind in BLOCK_SCALED_KINDS:
-        raise DescriptorError("kind", kind, ", ".join(DENSE_KINDS) + " (tcgen05.mma.ws)", "R29",
-                              "is not legal with .ws")
+        _fail(DescriptorError("kind", kind, ", ".join(DENSE_KINDS) + " (tcgen05.mma.ws)", "R29",
+                              "is not legal with .ws"))
     if d.max_shift and not ws:
-        raise DescriptorError("max_shift", d.max_shift, "0 (max shift is for tcgen05.mma.ws)",
-                              "R10", "is not legal without .ws")
+        _fail(DescriptorError("max_shift", d.max_shift, "0 (max shift is for tcgen05.mma.ws)",
+                              "R10", "is not legal without .ws"))
     form = f"kind::{kind}{' .ws' if ws else ''} cta_group::{cta_group}{' sparse' if d.sparse else ''}"
     ms = valid_m(kind, cta_group, ws, d.sparse)
     if d.m not in ms:
-        raise DescriptorError("m", d.m, ", ".join(map(str, ms)) + f" ({form})", shape_rule,
-                              "is not a valid M")
+        _fail(DescriptorError("m", d.m, ", ".join(map(str, ms)) + f" ({form})", shape_rule,
+                              "is not a valid M"))
     ns = valid_n(kind, cta_group, ws, d.sparse)
     if d.n not in ns:
-        raise DescriptorError("n", d.n, n_legal_text(ns) + f" ({form})", shape_rule,
-                              "is not a valid N")
+        _fail(DescriptorError("n", d.n, n_legal_text(ns) + f" ({form})", shape_rule,
+                              "is not a valid N"))
     if d.transpose_b and d.btype in EIGHT_BIT_TYPES:
         ns = transposed_8bit_b_n(cta_group)
         if d.n not in ns:
-            raise DescriptorError(
+            _fail(DescriptorError(
                 "n", d.n, n_legal_text(ns) + f" (N-major 8-bit B, cta_group::{cta_group})", "R8",
                 "is not a valid N",
-            )
+            ))
     if d.k == 96:
         if cta_group != 2 or d.m != 256:
-            raise DescriptorError("k", 96, "64 (K = 96 needs cta_group::2 and M = 256)", "R16",
-                                  f"is not legal with cta_group::{cta_group}, M = {d.m}")
+            _fail(DescriptorError("k", 96, "64 (K = 96 needs cta_group::2 and M = 256)", "R16",
+                                  f"is not legal with cta_group::{cta_group}, M = {d.m}"))
         if target is not None and canonical_target(target) not in SM103_FEATURE_TARGETS:
-            raise DescriptorError("k", 96, f"64 (K = 96 needs {', '.join(SM103_FEATURE_TARGETS)})",
-                                  "R16", f"is not legal on {target}")
+            _fail(DescriptorError("k", 96, f"64 (K = 96 needs {', '.join(SM103_FEATURE_TARGETS)})",
+                                  "R16", f"is not legal on {target}"))
     if target is not None:
         check_kind_target(kind, target)
 
@@ -256,17 +289,15 @@ def check_idesc(
         [2, 1] if d.m == 256 or d.k == 96 else [1, 2]
     )
     wss = [ws] if ws is not None else ([True, False] if d.max_shift or d.m == 32 else [False, True])
-    first_error: DescriptorError | None = None
+    first_errors: list[DescriptorError] = []
     for one_ws in wss:
         for group in groups:
-            try:
-                _check_idesc_in_context(d, group, bool(one_ws), target)
-            except DescriptorError as err:
-                first_error = first_error or err
-                continue
-            return
-    assert first_error is not None
-    raise first_error
+            errors = collect_errors(_check_idesc_in_context, d, group, bool(one_ws), target)
+            if not errors:
+                return
+            first_errors = first_errors or errors
+    for err in first_errors:
+        _fail(err)
 
 
 def validate_idesc_word(word: int, kind: str, **ctx: object) -> InstrDesc:
@@ -290,57 +321,63 @@ def check_smem_desc(
     *,
     kind: str | None = None,
     major: str | None = None,
-    address_known: bool = True,
+    pattern_start: int | None = None,
     target: str | None = None,
 ) -> None:
-    """R17-R22 for an operand descriptor; `kind`, `major` ("k" | "mn") and `target` when known."""
+    """R17-R22 for an operand descriptor; `kind`, `major` ("k" | "mn") and `target` when known.
+
+    R21 (the base offset) needs `pattern_start`, the address where the operand's swizzle pattern
+    starts: the start of the SMEM buffer it lies in. The descriptor alone does not say it (CUTLASS
+    advances the start address inside a swizzle atom with base offset 0), so without it R21 is not
+    checked.
+    """
     if kind is not None:
         check_kind(kind)
     if major not in (None, "k", "mn"):
-        raise DescriptorError("major", major, "k, mn", None, "is not a major-ness")
+        _fail(DescriptorError("major", major, "k, mn", None, "is not a major-ness"))
     if target is not None:
         check_target(target)
     if d.swizzle not in SWIZZLES:
-        raise DescriptorError("swizzle", d.swizzle, ", ".join(SWIZZLES), "R18", "is not a swizzle mode")
+        _fail(DescriptorError("swizzle", d.swizzle, ", ".join(SWIZZLES), "R18", "is not a swizzle mode"))
     for name in ("start", "lbo", "sbo"):
         check_byte_field(name, getattr(d, name))
     if d.lbo_mode not in LBO_MODES:
-        raise DescriptorError("lbo_mode", d.lbo_mode, ", ".join(LBO_MODES), "R20", "is not an LBO mode")
+        _fail(DescriptorError("lbo_mode", d.lbo_mode, ", ".join(LBO_MODES), "R20", "is not an LBO mode"))
     if not isinstance(d.base_offset, int) or not 0 <= d.base_offset <= 7:
-        raise DescriptorError("base_offset", d.base_offset, "0..7", "R21", "does not fit bits 49-51")
+        _fail(DescriptorError("base_offset", d.base_offset, "0..7", "R21", "does not fit bits 49-51"))
     if d.lbo_mode == "absolute":
         if d.swizzle != "sw128":
-            raise DescriptorError("lbo_mode", "absolute", "relative (absolute needs swizzle = sw128)",
-                                  "R20", f"is not legal with swizzle = {d.swizzle}")
+            _fail(DescriptorError("lbo_mode", "absolute", "relative (absolute needs swizzle = sw128)",
+                                  "R20", f"is not legal with swizzle = {d.swizzle}"))
         if d.base_offset != 0:
-            raise DescriptorError("lbo_mode", "absolute", "relative (absolute needs base_offset = 0)",
-                                  "R20", f"is not legal with base_offset = {d.base_offset}")
+            _fail(DescriptorError("lbo_mode", "absolute", "relative (absolute needs base_offset = 0)",
+                                  "R20", f"is not legal with base_offset = {d.base_offset}"))
         if major == "mn":
-            raise DescriptorError("lbo_mode", "absolute", "relative (absolute needs a K-major operand)",
-                                  "R20", "is not legal for an MN-major operand")
+            _fail(DescriptorError("lbo_mode", "absolute", "relative (absolute needs a K-major operand)",
+                                  "R20", "is not legal for an MN-major operand"))
         if target is not None and canonical_target(target) not in SM103_FEATURE_TARGETS:
-            raise DescriptorError("lbo_mode", "absolute",
+            _fail(DescriptorError("lbo_mode", "absolute",
                                   f"relative (absolute needs {', '.join(SM103_FEATURE_TARGETS)})",
-                                  "R20", f"is not legal on {target}")
-    if address_known:
-        expected = expected_base_offset(d.start, d.swizzle)
+                                  "R20", f"is not legal on {target}"))
+    if pattern_start is not None and d.swizzle in SWIZZLES:
+        expected = expected_base_offset(pattern_start, d.swizzle)
         if d.base_offset != expected:
-            raise DescriptorError(
+            _fail(DescriptorError(
                 "base_offset", d.base_offset,
-                f"{expected} (start = {d.start:#x}, swizzle = {d.swizzle})", "R21",
-                "does not match the start address",
-            )
+                f"{expected} (the swizzle pattern starts at the buffer start {pattern_start:#x}, "
+                f"swizzle = {d.swizzle})", "R21", "does not match the buffer's swizzle pattern",
+            ))
     if d.swizzle == "sw128_base32b":
         if major == "k":
-            raise DescriptorError("swizzle", d.swizzle, "none, sw128, sw64, sw32 (K-major operand)",
-                                  "R22", "is not legal for a K-major operand")
+            _fail(DescriptorError("swizzle", d.swizzle, "none, sw128, sw64, sw32 (K-major operand)",
+                                  "R22", "is not legal for a K-major operand"))
         if kind is not None and kind != "tf32":
-            raise DescriptorError("swizzle", d.swizzle,
+            _fail(DescriptorError("swizzle", d.swizzle,
                                   "none, sw128, sw64, sw32 (sw128_base32b is for MN-major tf32)",
-                                  "R22", f"is not legal for kind::{kind}")
+                                  "R22", f"is not legal for kind::{kind}"))
     elif major == "mn" and kind == "tf32":
-        raise DescriptorError("swizzle", d.swizzle, "sw128_base32b (MN-major tf32 operand)", "R22",
-                              "is not legal for an MN-major tf32 operand")
+        _fail(DescriptorError("swizzle", d.swizzle, "sw128_base32b (MN-major tf32 operand)", "R22",
+                              "is not legal for an MN-major tf32 operand"))
 
 
 # ----------------------------------------------------------------------------------------------
@@ -353,18 +390,18 @@ def check_zcmask(z: ZeroColumnMask, *, m: int | None, ws: bool = True, cta_group
     `m` = None means unknown: the shift limit is then the largest one (32).
     """
     if not ws:
-        raise DescriptorError("zero-column mask", "present", "only on tcgen05.mma.ws", "R23",
-                              "is not legal without .ws")
+        _fail(DescriptorError("zero-column mask", "present", "only on tcgen05.mma.ws", "R23",
+                              "is not legal without .ws"))
     if cta_group != 1:
-        raise DescriptorError("cta_group", cta_group, "1 (tcgen05.mma.ws)", "R23",
-                              "is not legal with a zero-column mask")
+        _fail(DescriptorError("cta_group", cta_group, "1 (tcgen05.mma.ws)", "R23",
+                              "is not legal with a zero-column mask"))
     if m is not None and m not in SUBMASKS_PER_M:
-        raise DescriptorError("m", m, "32, 64, 128", "R23", "is not an M of tcgen05.mma.ws")
+        _fail(DescriptorError("m", m, "32, 64, 128", "R23", "is not an M of tcgen05.mma.ws"))
     encode_zcmask(z)
     limit = 16 if m == 32 else 32
     if z.shift > limit:
-        raise DescriptorError("shift", z.shift, f"0..{limit} ({'any M' if m is None else f'M = {m}'})",
-                              "R25", "exceeds the maximum column shift")
+        _fail(DescriptorError("shift", z.shift, f"0..{limit} ({'any M' if m is None else f'M = {m}'})",
+                              "R25", "exceeds the maximum column shift"))
 
 
 # ----------------------------------------------------------------------------------------------
@@ -376,13 +413,13 @@ def check_disable_output_lane(length: int | None, *, cta_group: int, ws: bool = 
     if length is None:
         return
     if ws:
-        raise DescriptorError("disable_output_lane", length, "absent (tcgen05.mma.ws)", "R26",
-                              "is not legal with .ws")
+        _fail(DescriptorError("disable_output_lane", length, "absent (tcgen05.mma.ws)", "R26",
+                              "is not legal with .ws"))
     expected = 4 if cta_group == 1 else 8
     if length != expected:
-        raise DescriptorError("disable_output_lane", length,
+        _fail(DescriptorError("disable_output_lane", length,
                               f"{expected} words (cta_group::{cta_group})", "R26",
-                              "has the wrong length")
+                              "has the wrong length"))
 
 
 def check_scale_input_d(value: int | None, *, kind: str, ws: bool = False) -> None:
@@ -390,13 +427,13 @@ def check_scale_input_d(value: int | None, *, kind: str, ws: bool = False) -> No
     if value is None:
         return
     if ws:
-        raise DescriptorError("scale_input_d", value, "absent (tcgen05.mma.ws)", "R29",
-                              "is not legal with .ws")
+        _fail(DescriptorError("scale_input_d", value, "absent (tcgen05.mma.ws)", "R29",
+                              "is not legal with .ws"))
     if kind not in ("f16", "tf32"):
-        raise DescriptorError("scale_input_d", value, "absent (only kind::f16 and kind::tf32)",
-                              "R27", f"is not legal for kind::{kind}")
+        _fail(DescriptorError("scale_input_d", value, "absent (only kind::f16 and kind::tf32)",
+                              "R27", f"is not legal for kind::{kind}"))
     if not isinstance(value, int) or isinstance(value, bool) or not 0 <= value <= 15:
-        raise DescriptorError("scale_input_d", value, "0..15", "R27", "is out of range")
+        _fail(DescriptorError("scale_input_d", value, "0..15", "R27", "is out of range"))
 
 
 def check_ashift(ashift: bool, *, a_in_tmem: bool, m: int, collector_a: str | None = None) -> None:
@@ -404,14 +441,14 @@ def check_ashift(ashift: bool, *, a_in_tmem: bool, m: int, collector_a: str | No
     if not ashift:
         return
     if not a_in_tmem:
-        raise DescriptorError("ashift", True, "false (A is in shared memory)", "R28",
-                              "needs A in tensor memory")
+        _fail(DescriptorError("ashift", True, "false (A is in shared memory)", "R28",
+                              "needs A in tensor memory"))
     if m not in (128, 256):
-        raise DescriptorError("ashift", True, "false (M must be 128 or 256)", "R28",
-                              f"is not legal with M = {m}")
+        _fail(DescriptorError("ashift", True, "false (M must be 128 or 256)", "R28",
+                              f"is not legal with M = {m}"))
     if collector_a in ("a::fill", "a::use", "fill", "use"):
-        raise DescriptorError("collector", collector_a, "a::lastuse, a::discard (with .ashift)",
-                              "R28", "cannot be combined with .ashift")
+        _fail(DescriptorError("collector", collector_a, "a::lastuse, a::discard (with .ashift)",
+                              "R28", "cannot be combined with .ashift"))
 
 
 def check_collector(collector: str | None, *, ws: bool) -> None:
@@ -421,8 +458,8 @@ def check_collector(collector: str | None, *, ws: bool) -> None:
     match = _COLLECTOR_RE.match(collector) if isinstance(collector, str) else None
     legal = "b0..b3::{fill,use,lastuse,discard}" if ws else "a::{fill,use,lastuse,discard}"
     if match is None or (match.group(1) == "a") == ws:
-        raise DescriptorError("collector", collector, legal, "R29",
-                              f"is not a collector usage of tcgen05.mma{'.ws' if ws else ''}")
+        _fail(DescriptorError("collector", collector, legal, "R29",
+                              f"is not a collector usage of tcgen05.mma{'.ws' if ws else ''}"))
 
 
 def check_ws(
@@ -439,11 +476,11 @@ def check_ws(
     if not ws:
         return
     if cta_group != 1:
-        raise DescriptorError("cta_group", cta_group, "1 (tcgen05.mma.ws)", "R29",
-                              "is not legal with .ws")
+        _fail(DescriptorError("cta_group", cta_group, "1 (tcgen05.mma.ws)", "R29",
+                              "is not legal with .ws"))
     if kind not in DENSE_KINDS:
-        raise DescriptorError("kind", kind, ", ".join(DENSE_KINDS) + " (tcgen05.mma.ws)", "R29",
-                              "is not legal with .ws")
+        _fail(DescriptorError("kind", kind, ", ".join(DENSE_KINDS) + " (tcgen05.mma.ws)", "R29",
+                              "is not legal with .ws"))
     check_disable_output_lane(disable_output_lane, cta_group=cta_group, ws=True)
     check_scale_input_d(scale_input_d, kind=kind, ws=True)
 
@@ -453,22 +490,22 @@ def check_block_scale(kind: str, scale_vec: str | None, *, block_scale: bool = T
     check_kind(kind)
     if kind not in BLOCK_SCALED_KINDS:
         if block_scale and scale_vec is not None:
-            raise DescriptorError("scale_vec", scale_vec, "none (block scaling is for kind::mx*)",
-                                  "R30", f"is not legal for kind::{kind}")
+            _fail(DescriptorError("scale_vec", scale_vec, "none (block scaling is for kind::mx*)",
+                                  "R30", f"is not legal for kind::{kind}"))
         return
     if not block_scale:
-        raise DescriptorError("block_scale", False, f"true (kind::{kind} is block scaled)", "R30",
-                              "is required")
+        _fail(DescriptorError("block_scale", False, f"true (kind::{kind} is block scaled)", "R30",
+                              "is required"))
     legal = {"mxf8f6f4": ("1X", "block32"), "mxf4": ("2X", "block32"),
              "mxf4nvf4": ("2X", "block32", "4X", "block16")}[kind]
     if scale_vec is None:
         if kind == "mxf4nvf4":
-            raise DescriptorError("scale_vec", None, ", ".join(legal), "R30",
-                                  "must be explicit for kind::mxf4nvf4")
+            _fail(DescriptorError("scale_vec", None, ", ".join(legal), "R30",
+                                  "must be explicit for kind::mxf4nvf4"))
         return
     if scale_vec not in legal:
-        raise DescriptorError("scale_vec", scale_vec, ", ".join(legal), "R30",
-                              f"is not a kind::{kind} scale vector size")
+        _fail(DescriptorError("scale_vec", scale_vec, ", ".join(legal), "R30",
+                              f"is not a kind::{kind} scale vector size"))
 
 
 def check_cta_groups(cta_groups: Iterable[int]) -> None:
@@ -476,18 +513,18 @@ def check_cta_groups(cta_groups: Iterable[int]) -> None:
     seen = sorted(set(cta_groups))
     for group in seen:
         if group not in (1, 2):
-            raise DescriptorError("cta_group", group, "1, 2", "R31", "is not a CTA group size")
+            _fail(DescriptorError("cta_group", group, "1, 2", "R31", "is not a CTA group size"))
     if len(seen) > 1:
-        raise DescriptorError("cta_group", seen, "a single value per kernel", "R31",
-                              "mixes CTA group sizes in one kernel")
+        _fail(DescriptorError("cta_group", seen, "a single value per kernel", "R31",
+                              "mixes CTA group sizes in one kernel"))
 
 
 def check_kind_target(kind: str, target: str) -> None:
     """R32: kind::i8 only on sm_100a and sm_110a (alias sm_101a)."""
     check_target(target)
     if kind == "i8" and canonical_target(target) not in I8_TARGETS:
-        raise DescriptorError("kind", kind, "not i8 (kind::i8 needs " + ", ".join(I8_TARGETS)
-                              + ")", "R32", f"is not supported on {target}")
+        _fail(DescriptorError("kind", kind, "not i8 (kind::i8 needs " + ", ".join(I8_TARGETS)
+                              + ")", "R32", f"is not supported on {target}"))
 
 
 #: Legal `.block_scale` spellings per block-scaled kind ("" = `.block_scale` without a size).
@@ -687,6 +724,7 @@ __all__ = [
     "check_target",
     "check_ws",
     "check_zcmask",
+    "collect_errors",
     "mma_form_errors",
     "mma_form_legal",
     "mma_shape",

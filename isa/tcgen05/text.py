@@ -25,10 +25,11 @@ from mmair.isa.tcgen05.idesc import (
     MXF4_KINDS,
     SCALE_TYPE_CODES,
     InstrDesc,
+    decode_idesc,
     idesc_keys,
 )
-from mmair.isa.tcgen05.smem import SMEM_KEYS, SmemDesc
-from mmair.isa.tcgen05.zcmask import ZCMASK_KEYS, ZeroColumnMask
+from mmair.isa.tcgen05.smem import SMEM_KEYS, SmemDesc, decode_smem_desc
+from mmair.isa.tcgen05.zcmask import ZCMASK_KEYS, ZeroColumnMask, decode_zcmask
 
 Descriptor = InstrDesc | SmemDesc | ZeroColumnMask
 Value = int | bool | str | list[int]
@@ -113,7 +114,30 @@ def parse_descriptor_body(mnemonic: str, body: str) -> Descriptor:
             expect("punct", ",")
             if i >= len(tokens):
                 raise _syntax(body, len(body), "a key after ','")
+    if "word" in items:
+        return descriptor_from_word(mnemonic, items)
     return descriptor_from_items(mnemonic, items)
+
+
+def descriptor_from_word(mnemonic: str, items: dict[str, object]) -> Descriptor:
+    """`word = 0x...` (with `kind` for an idesc): decode a packed descriptor instead of fields."""
+    legal = ("word", "kind") if mnemonic == "idesc" else ("word",)
+    for key in items:
+        if key not in legal:
+            raise DescriptorError("key", key, ", ".join(legal), None,
+                                  "cannot be combined with 'word'")
+    word = items["word"]
+    if not isinstance(word, int) or isinstance(word, bool):
+        raise DescriptorError("word", word, "an integer", None, "is not an integer")
+    if mnemonic == "idesc":
+        kind = items.get("kind")
+        if not isinstance(kind, str):
+            raise DescriptorError("kind", kind, ", ".join(KINDS), None,
+                                  "must be given with 'word'", value_text="(missing)")
+        return decode_idesc(word, kind)
+    if mnemonic == "smem_desc":
+        return decode_smem_desc(word)
+    return decode_zcmask(word)
 
 
 def parse_descriptor_text(text: str) -> Descriptor:

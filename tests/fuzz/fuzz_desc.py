@@ -139,8 +139,8 @@ def fuzz_words(count: int, seed: int = 1, max_failures: int = 20) -> DescFuzzRes
             major = majors[int(pick.integers(0, 3))]
             target = targets[int(pick.integers(0, len(targets)))]
             _attempt(result, "check_smem_desc", word,
-                     lambda s=s, k=kind, m=major, t=target, known=bool(word & 1): check_smem_desc(
-                         s, kind=k, major=m, address_known=known, target=t))
+                     lambda s=s, k=kind, m=major, t=target, known=(s.start if word & 1 else None): check_smem_desc(
+                         s, kind=k, major=m, pattern_start=known, target=t))
         z = _attempt(result, "decode_zcmask", word, lambda w=word: decode_zcmask(w))
         if z is not None:
             _check_round_trip(result, "zcmask", word, z, encode_zcmask)  # type: ignore[arg-type]

@@ -7,7 +7,8 @@ traceback) stays as it was.
 
 Operators (names are what the harness's `--ops` and the area table use):
 
-  guard     `if C: raise ...` / `if C: return "problem"` / `if C: errors.append(...)`:
+  guard     `if C: raise ...` / `if C: return "problem"` / `if C: errors.append(...)` (a list
+            named like errors/faults/conflicts/races) / `if C: self._fault(...)`:
             C -> False (the check never fires)
   require   `_require(C, ...)` / `require(C, ...)`: C -> True
   call      a statement that only calls `check*` / `_check*` / `verify*` / `validate*`: removed
@@ -32,6 +33,7 @@ A line carrying `# mutation: skip (<reason>)` is not mutated; the reason is part
 from __future__ import annotations
 
 import ast
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
@@ -114,16 +116,24 @@ def _is_problem_body(body: list[ast.stmt]) -> bool:
     for stmt in body:
         if isinstance(stmt, ast.Raise):
             return True
-        if isinstance(stmt, ast.Return) and isinstance(stmt.value, ast.JoinedStr | ast.Constant) \
-                and not (isinstance(stmt.value, ast.Constant) and not isinstance(stmt.value.value, str)):
+        if isinstance(stmt, ast.Return) and (
+                isinstance(stmt.value, ast.JoinedStr)
+                or isinstance(stmt.value, ast.Constant) and isinstance(stmt.value.value, str)
+                and stmt.value.value):  # a message, not an empty spelling
             return True
         if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call):
-            name = _dotted(stmt.value.func).rsplit(".", 1)[-1]
-            if name in ("append", "report", "error", "emit_error") or name.endswith("_error"):
+            dotted = _dotted(stmt.value.func)
+            receiver, _, name = dotted.rpartition(".")
+            if name in ("report", "error", "emit_error", "_fault", "fault") \
+                    or name.endswith("_error"):
+                return True
+            # appending to a list of problems (not to any list: text building appends too)
+            if name in ("append", "add", "extend") and _PROBLEM_LIST.search(receiver.lower()):
                 return True
     return False
 
 
+_PROBLEM_LIST = re.compile(r"err|problem|fault|conflict|race|diag|violation|issue|warn|finding")
 _PAIRS = (("row", "col"), ("height", "width"))
 _LETTER_PAIRS = ({"r", "c"}, {"m", "n"}, {"h", "w"})
 

@@ -189,6 +189,112 @@ def test_real_inputs_by_default_and_int_on_request(tmp_path, capsys):
         assert np.all(np.abs(a) <= 3)
 
 
-def test_gather_mask_kernel_is_refused_with_the_reason(capsys):
-    code, _, err = run(capsys, EXAMPLES / "gather_mask.mlir", "--check-numpy")
-    assert code == 1 and "--check-numpy: pto.gather_mask has no numpy reference" in err
+def test_gather_mask_kernel_output_and_kept_count(tmp_path, capsys):
+    src = np.arange(128, dtype=np.uint16) * 3
+    np.save(tmp_path / "src.npy", src)
+    code, out, err = run(capsys, EXAMPLES / "gather_mask.mlir", "--check-numpy",
+                         "--input", f"src={tmp_path / 'src.npy'}", "--output", f"dst={tmp_path / 'dst.npy'}")
+    assert code == 0, err
+    lines = out.splitlines()
+    assert lines[0] == "result 0: 64 : index"
+    assert any(x.startswith("check dst = numpy reference of the IR: max abs error 0,") for x in lines)
+    assert any(x.startswith("check result 0 = numpy reference of the IR: max abs error 0,") for x in lines)
+    # pattern 2 keeps the odd elements (bit 1 of the motif 0b1010), packed from dst[0]
+    dst = np.load(tmp_path / "dst.npy")
+    np.testing.assert_array_equal(dst[:64], src[1::2])
+
+
+USER_PATTERN = """builtin.module attributes {pto.target = "a2"} {
+  func.func @g(%src: memref<256xf16>, %pat: memref<16xui16>, %dst: memref<256xf16>) -> index {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c2 = arith.constant 2 : index
+    %c8 = arith.constant 8 : index
+    %s = pto.alloc {offset = 0 : i64} : !pto.tile<ub, 256xf16, nd>
+    %p = pto.alloc {offset = 512 : i64} : !pto.tile<ub, 16xui16, nd>
+    %d = pto.alloc {offset = 1024 : i64} : !pto.tile<ub, 256xf16, nd>
+    pto.mte_gm_ub %src, %s : memref<256xf16>, !pto.tile<ub, 256xf16, nd>
+    pto.mte_gm_ub %pat, %p : memref<16xui16>, !pto.tile<ub, 16xui16, nd>
+    %kept = pto.gather_mask %d, %s, pattern %p : !pto.tile<ub, 16xui16, nd>, %c0, %c2, %c1, %c8, %c0 : !pto.tile<ub, 256xf16, nd>, !pto.tile<ub, 256xf16, nd>
+    pto.mte_ub_gm %d, %dst : !pto.tile<ub, 256xf16, nd>, memref<256xf16>
+    func.return %kept : index
+  }
+}
+"""
+
+
+def test_gather_mask_user_pattern(tmp_path, capsys):
+    rng = np.random.default_rng(3)
+    words = rng.integers(0, 1 << 16, 16).astype(np.uint16)
+    np.save(tmp_path / "pat.npy", words)
+    path = write(tmp_path, USER_PATTERN)
+    code, out, err = run(capsys, path, "--check-numpy", "--input", f"pat={tmp_path / 'pat.npy'}")
+    assert code == 0, err
+    # two repeats of 128 elements with src1 repeat stride 0: both read the first 128 bits
+    bits = np.unpackbits(words[:8].view(np.uint8), bitorder="little").astype(bool)
+    want = 2 * int(bits.sum())
+    assert out.splitlines()[0] == f"result 0: {want} : index"
+    assert out.count(": ok") == 2
+
+
+def test_gather_mask_counter_mode(tmp_path, capsys):
+    rng = np.random.default_rng(5)
+    words = rng.integers(0, 1 << 16, 16).astype(np.uint16)
+    np.save(tmp_path / "pat.npy", words)
+    text = USER_PATTERN.replace("%c0, %c2, %c1, %c8, %c0 :", "%c70, %c2, %c1, %c8, %c0 {counter} :")
+    text = text.replace("%c8 = arith.constant 8 : index",
+                        "%c8 = arith.constant 8 : index\n    %c70 = arith.constant 70 : index")
+    path = write(tmp_path, text)
+    code, out, err = run(capsys, path, "--check-numpy", "--input", f"pat={tmp_path / 'pat.npy'}")
+    assert code == 0, err
+    # counter mode (a2: method 1): each of the 2 repeats covers 70 elements, reading pattern
+    # bits 0-69 (src1 repeat stride 0)
+    bits = np.unpackbits(words.view(np.uint8), bitorder="little")[:70]
+    assert out.splitlines()[0] == f"result 0: {2 * int(bits.sum())} : index"
+    assert out.count(": ok") == 2
+
+
+# s8 x s8 -> s32, then two fixpipes: req8 (MCB shift, ReLU, offset) to s8 and deqf16 to f16.
+REQ8 = """builtin.module attributes {pto.target = "a2"} {
+  func.func @rq(%a: memref<16x32xi8>, %b: memref<32x32xi8>, %out: memref<16x32xi8>, %out16: memref<16x32xf16>, %word: i64, %dword: i64) {
+    %c16 = arith.constant 16 : index
+    %c32 = arith.constant 32 : index
+    %a1 = pto.alloc : !pto.tile<l1, 16x32xi8, nz>
+    %b1 = pto.alloc : !pto.tile<l1, 32x32xi8, zz>
+    %a0 = pto.alloc : !pto.tile<l0a, 16x32xi8, zz>
+    %b0 = pto.alloc : !pto.tile<l0b, 32x32xi8, zn>
+    %acc = pto.alloc : !pto.tile<l0c, 16x32xi32, nz>
+    pto.mte_gm_l1 %a, %a1, %c16, %c32 : memref<16x32xi8>, !pto.tile<l1, 16x32xi8, nz>
+    pto.mte_gm_l1 %b, %b1, %c32, %c32 : memref<32x32xi8>, !pto.tile<l1, 32x32xi8, zz>
+    pto.mte_l1_l0a %a1, %a0, %c16, %c32 : !pto.tile<l1, 16x32xi8, nz>, !pto.tile<l0a, 16x32xi8, zz>
+    pto.mte_l1_l0b %b1, %b0, %c32, %c32 : !pto.tile<l1, 32x32xi8, zz>, !pto.tile<l0b, 32x32xi8, zn>
+    pto.mad %a0, %b0, %acc, %c16, %c32, %c32 : !pto.tile<l0a, 16x32xi8, zz>, !pto.tile<l0b, 32x32xi8, zn>, !pto.tile<l0c, 16x32xi32, nz>
+    pto.fixpipe %acc, %out, %c16, %c32 scalar %word {quant = "req8", relu} : !pto.tile<l0c, 16x32xi32, nz>, memref<16x32xi8>
+    pto.fixpipe %acc, %out16, %c16, %c32 scalar %dword {quant = "deqf16"} : !pto.tile<l0c, 16x32xi32, nz>, memref<16x32xf16>
+    func.return
+  }
+}
+"""
+
+
+def test_req8_and_deqf16_outputs_against_independent_numbers(tmp_path, capsys):
+    rng = np.random.default_rng(8)
+    a = rng.integers(-8, 9, (16, 32)).astype(np.int8)
+    b = rng.integers(-8, 9, (32, 32)).astype(np.int8)
+    np.save(tmp_path / "a.npy", a)
+    np.save(tmp_path / "b.npy", b)
+    word = encode_quant_word(0.75, shift=2, mcb=True, offset=-5, signed_output=True)
+    dword = encode_quant_word(0.0625, shift=1, mcb=False)
+    path = write(tmp_path, REQ8)
+    code, out, err = run(capsys, path, "--check-numpy", "--input", f"word={word}",
+                         "--input", f"dword={dword}", "--input", f"a={tmp_path / 'a.npy'}",
+                         "--input", f"b={tmp_path / 'b.npy'}", "--output", f"out={tmp_path / 'o.npy'}",
+                         "--output", f"out16={tmp_path / 'o16.npy'}")
+    assert code == 0, err
+    assert out.count(": ok") == 2
+    acc = a.astype(np.int64) @ b.astype(np.int64)
+    shifted = acc >> 2  # MCB: arithmetic shift right by N = 2
+    y = np.where(shifted < 0, 0.0, shifted * 0.75)  # ReLU zeroes negative inputs
+    want = np.clip(np.clip(np.rint(y), -256, 255) - 5, -128, 127)
+    np.testing.assert_array_equal(np.load(tmp_path / "o.npy"), want)
+    np.testing.assert_array_equal(np.load(tmp_path / "o16.npy"), (acc * 0.0625).astype(np.float16))

@@ -54,6 +54,7 @@ def test_bad_descriptor_words_raise_on_every_call() -> None:
     smem, tmem, d, a_word, b_word, idesc = _f16_setup()
     bad_swizzle = (a_word & ~(7 << 61)) | (3 << 61)
     bad_base = b_word | (2 << 49)
+    smem.add_buffer(0x10000, 64 * 16 * 2)  # B's buffer: R21 is judged against its start
     for _ in range(3):
         with pytest.raises(Tcgen05ExecutionError, match=r"A shared-memory descriptor.*swizzle = 3"):
             mma(smem, tmem, kind="f16", d=d, a=bad_swizzle, b=b_word, idesc=idesc,

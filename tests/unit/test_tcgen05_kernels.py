@@ -634,8 +634,13 @@ def test_error_bad_swizzle_code() -> None:
 def test_error_base_offset_mismatch() -> None:
     s = Setup()
     a_word, b_word, idesc = f16_words(s)
+    bad_b = b_word | (2 << 49)
+    b_start = (b_word & 0x3FFF) << 4
+    # Without a known buffer, R21 cannot be judged (the pattern start is not in the descriptor).
+    mma(s.smem, s.tmem, kind="f16", d=s.d, a=a_word, b=bad_b, idesc=idesc, enable_input_d=False)
+    s.smem.add_buffer(b_start, 4096)  # a buffer on the 1024-byte sw128 repeat: base offset 0
     with pytest.raises(Tcgen05ExecutionError, match=r"B shared-memory.*base_offset = 2.*\[R21\]"):
-        mma(s.smem, s.tmem, kind="f16", d=s.d, a=a_word, b=b_word | (2 << 49), idesc=idesc,
+        mma(s.smem, s.tmem, kind="f16", d=s.d, a=a_word, b=bad_b, idesc=idesc,
             enable_input_d=False)
 
 

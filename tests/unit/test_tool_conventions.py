@@ -85,7 +85,8 @@ def test_help_lists_every_pass_with_its_options_and_defaults(capsys):
         for f in dataclasses.fields(cls):
             assert f"      {f.name.replace('_', '-')}=" in out
     assert "      tile-m=integer  (default: 0)" in out
-    assert "--target {" in out and "--mmair-target" not in out
+    assert "--target TARGET" in out and "--mmair-target" not in out
+    assert "(one of a2, a3, a5, 310p, 200i_a2, 910, sm_100a" in " ".join(out.split())
 
 
 @pytest.mark.parametrize(("pipeline", "message"), [
@@ -175,3 +176,19 @@ def test_run_lowers_automatically_and_says_so_with_v(capsys):
     # -p '' runs no pass: pto.matmul has no executor implementation.
     code, _, err = call(run, capsys, EXAMPLES / "matmul_f16.mlir", "-p", "")
     assert code == 1 and "no implementation for op 'pto.matmul'" in err
+
+
+def test_one_target_option_for_both_hardware_families(tmp_path, capsys):
+    text = (EXAMPLES / "tcgen05_mma_f16.mlir").read_text().replace(
+        ' attributes {tcgen05.target = "sm_100a"}', "")
+    path = tmp_path / "k.mlir"
+    path.write_text(text)
+    code, out, _ = call(opt, capsys, path, "--target", "sm_103a")
+    assert code == 0 and 'tcgen05.target = "sm_103a"' in out
+    code, out, _ = call(opt, capsys, EXAMPLES / "matmul_f16.mlir", "--target", "a5")
+    assert code == 0 and 'pto.target = "a2"' in out  # the module's own target stays
+    code, out, err = call(run, capsys, path, "--target", "sm_100f", "--check-numpy")
+    assert code == 0, err
+    assert out.startswith("check d = numpy tcgen05.mma reference")
+    code, _, err = call(run, capsys, path, "--target", "b9")
+    assert code == 2 and "unknown target 'b9', expected one of a2, " in err and "sm_100a" in err

@@ -12,12 +12,12 @@
 // RUN: mmair-desc decode idesc 0x08400010 --kind f16 | filecheck %s --check-prefix=DEC-IDESC
 // DEC-IDESC: #tcgen05.idesc<kind = f16, dtype = f32, atype = f16, btype = f16, m = 128, n = 256>
 
-// RUN: mmair-desc decode idesc 08400010 | filecheck %s --check-prefix=DEC-ANY
+// RUN: mmair-desc decode idesc 0x08400010 | filecheck %s --check-prefix=DEC-ANY
 // DEC-ANY:      #tcgen05.idesc<kind = f16,
 // DEC-ANY-NEXT: #tcgen05.idesc<kind = f8f6f4, dtype = f32, atype = e4m3, btype = e4m3, m = 128, n = 256>
 
 // RUN: mmair-desc decode idesc 0x10200480 --kind mxf4nvf4 --json | filecheck %s --check-prefix=DEC-JSON
-// DEC-JSON: {"kind": "mxf4nvf4", "atype": "e2m1", "btype": "e2m1", "m": 256, "n": 128, "transpose_a": false, "transpose_b": false, "negate_a": false, "negate_b": false, "sparse": false, "scale_type": "ue4m3", "sfa_id": 0, "sfb_id": 0, "k": 64}
+// DEC-JSON: {"kind": "mxf4nvf4", "atype": "e2m1", "btype": "e2m1", "m": 256, "n": 128, "transpose_a": false, "transpose_b": false, "negate_a": false, "negate_b": false, "sparse": false, "scale_type": "ue4m3", "sfa_id": 0, "sfb_id": 0, "k": 64, "errors": []}
 
 // RUN: mmair-desc decode smem 0xc000402000100100 | filecheck %s --check-prefix=DEC-SMEM
 // DEC-SMEM: #tcgen05.smem_desc<start = 4096, lbo = 256, sbo = 512, base_offset = 0, lbo_mode = relative, swizzle = sw32>
@@ -40,4 +40,4 @@
 // ERR-MXF4: error: transpose_a = true is not legal for kind::mxf4; legal: false (kind::mxf4 has no transpose) [R15]
 
 // RUN: not mmair-desc decode idesc 0xnope 2>&1 | filecheck %s --check-prefix=ERR-ARG
-// ERR-ARG: mmair-desc: error: argument word: '0xnope' is not a hexadecimal word
+// ERR-ARG: mmair-desc: error: argument word: '0xnope' is not a word (hex 0x... or decimal)

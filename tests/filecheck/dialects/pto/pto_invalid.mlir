@@ -27,6 +27,16 @@
 // CHECK: error: '!pto.tile' requires space in [bt, fb, l0a, l0b, l0c, l1, ub], got gm
 
 // -----
+// [tile] extents are positive
+%t = pto.alloc : !pto.tile<l1, 0x16xf16, nz>
+// CHECK: error: '!pto.tile' requires static positive extents, got 0x16
+
+// -----
+// [tile] a 6-bit element does not fill 32-byte C0 blocks
+%t = pto.alloc : !pto.tile<l1, 16x64xf6E2M3FN, nz>
+// CHECK: error: '!pto.tile' requires an element type that tiles layout nz: element type 'e2m3' (6 bits) does not tile a 32-byte C0 block
+
+// -----
 // [tile] unknown layout
 %t = pto.alloc : !pto.tile<l1, 16x16xf16, zx>
 // CHECK: error: '!pto.tile' requires layout in [dn, nd, nn, nz, zn, zz], got zx
@@ -235,6 +245,13 @@ pto.mte_l1_l0a %l1, %l0a, %c16, %c16 : !pto.tile<l1, 16x16xf16, nd>, !pto.tile<l
 %l1, %l0a = "test.op"() : () -> (!pto.tile<l1, 1x64xf16, nz>, !pto.tile<l0a, 1x64xf16, nd>)
 pto.mte_l1_l0a %l1, %l0a, %c1, %c64 : !pto.tile<l1, 1x64xf16, nz>, !pto.tile<l0a, 1x64xf16, nd>
 // CHECK: error: 'pto.mte_l1_l0a' op requires an nd src without transpose for an nd (GEMV) dst, got nz
+
+// -----
+// [L] a source start names both the row and the column (generic form: the custom one has both)
+%c32 = arith.constant 32 : index
+%l1, %l0a = "test.op"() : () -> (!pto.tile<l1, 64x64xf16, nz>, !pto.tile<l0a, 32x32xf16, zz>)
+"pto.mte_l1_l0a"(%l1, %c32, %l0a, %c32, %c32) <{operandSegmentSizes = array<i32: 1, 1, 0, 1, 1, 1>}> : (!pto.tile<l1, 64x64xf16, nz>, index, !pto.tile<l0a, 32x32xf16, zz>, index, index) -> ()
+// CHECK: error: 'pto.mte_l1_l0a' op requires both src_row and src_col, or neither
 
 // -----
 // [L layout] an nd (GEMV) L0A is only for m = 1
@@ -689,6 +706,15 @@ builtin.module attributes {pto.target = "310p"} {
 // CHECK: error: 'pto.gather_mask' op counter mode requires mask >= 1, got 0
 
 // -----
+// [X2] counter mode with a static mask above the 32-bit counter
+%c1 = arith.constant 1 : index
+%c8 = arith.constant 8 : index
+%big = arith.constant 4294967296 : index
+%dst, %src = "test.op"() : () -> (!pto.tile<ub, 128xui16, nd>, !pto.tile<ub, 128xui16, nd>)
+%n = pto.gather_mask %dst, %src, %big, %c1, %c1, %c8, %c8 {pattern = 1 : i64, counter} : !pto.tile<ub, 128xui16, nd>, !pto.tile<ub, 128xui16, nd>
+// CHECK: error: 'pto.gather_mask' op requires mask in [1, 4294967295], got 4294967296
+
+// -----
 // [G3] repeat_times > 0
 %c0 = arith.constant 0 : index
 %c1 = arith.constant 1 : index
@@ -774,7 +800,7 @@ pto.set_flag all -> v, 0
 // -----
 // [sync] the pair is a HardEvent of the target
 pto.wait_flag s -> m, 0
-// CHECK: error: 'pto.wait_flag' op requires a legal flag: pipe pair s->m is not a flag pair on target a2 (legal: fix->m, fix->mte2, fix->mte3, fix->s, m->fix, m->mte1, m->mte2, m->s, m->v, mte1->m, mte1->mte2, mte1->mte3, mte1->v, mte2->fix, mte2->m, mte2->mte1, mte2->mte3, mte2->s, mte2->v, mte3->mte1, mte3->mte2, mte3->s, mte3->v, s->mte2, s->mte3, s->v, v->m, v->mte1, v->mte2, v->mte3, v->s, v->v)
+// CHECK: error: 'pto.wait_flag' op requires a legal flag: pipe pair s->m is not a flag pair on target a2 (legal: fix->fix, fix->m, fix->mte1, fix->mte2, fix->mte3, fix->s, m->fix, m->mte1, m->mte2, m->s, m->v, mte1->fix, mte1->m, mte1->mte2, mte1->mte3, mte1->v, mte2->fix, mte2->m, mte2->mte1, mte2->mte3, mte2->s, mte2->v, mte3->mte1, mte3->mte2, mte3->s, mte3->v, s->mte2, s->mte3, s->v, v->m, v->mte1, v->mte2, v->mte3, v->s, v->v)
 
 // -----
 // [sync] no FIX pipe (and so no *_FIX pair) on 310p

@@ -248,9 +248,18 @@ func.func @r20_major(%en: i1, %a: i64) {
 
 // -----
 
-// R21: the base offset must match a statically known start address.
-%desc = tcgen05.make_smem_desc #tcgen05.smem_desc<start = 0x480, lbo = 16, sbo = 1024, base_offset = 0, swizzle = sw128>
-// CHECK: error: base_offset = 0 does not match the start address; legal: 1 (start = 0x480, swizzle = sw128) [R21]
+// R21: the base offset must match where the swizzle pattern starts: the start of the
+// tcgen05.smem_alloc buffer the descriptor points into (here 0x480, off the 1024-byte repeat).
+// A descriptor alone (no buffer known) is not judged: CUTLASS advances inside an atom with 0.
+func.func @r21(%en: i1, %a: i64) {
+  %d = "test.op"() : () -> memref<128x256xf32, #tcgen05.space<tmem>>
+  %buf = tcgen05.smem_alloc offset(1152) : memref<256x64xf16, #tcgen05.space<smem>>
+  %idesc = tcgen05.make_idesc #tcgen05.idesc<kind = f16, dtype = f32, atype = f16, btype = f16, m = 128, n = 256>
+  %b = tcgen05.make_smem_desc #tcgen05.smem_desc<start = 0x500, lbo = 16, sbo = 1024, base_offset = 0, swizzle = sw128>
+  tcgen05.mma kind(f16) cta_group(1) %d, %a, %b, %idesc, %en : memref<128x256xf32, #tcgen05.space<tmem>>, i64
+  func.return
+}
+// CHECK: 'tcgen05.mma' op b descriptor: base_offset = 0 does not match the buffer's swizzle pattern; legal: 1 (the swizzle pattern starts at the buffer start 0x480, swizzle = sw128) [R21]
 
 // -----
 
@@ -657,6 +666,57 @@ func.func @scale_vec_unknown(%en: i1, %desc: i64, %idesc: i32) {
   func.return
 }
 // CHECK: 'tcgen05.mma' op requires scale_vec in 1X, 2X, 4X, block32, block16, got 8X
+
+// -----
+
+// dealloc checks its cta_group like alloc.
+func.func @dealloc_group(%t: memref<128x128xf32, #tcgen05.space<tmem>>) {
+  tcgen05.dealloc cta_group(3) %t : memref<128x128xf32, #tcgen05.space<tmem>>
+  func.return
+}
+// CHECK: 'tcgen05.dealloc' op requires cta_group in 1, 2, got 3
+
+// -----
+
+// A clause of the custom form is given once.
+func.func @twice(%en: i1, %desc: i64, %idesc: i32) {
+  %d = "test.op"() : () -> memref<128x128xf32, #tcgen05.space<tmem>>
+  tcgen05.mma kind(f16) cta_group(1) %d, %desc, %desc, %idesc, %en scale_input_d(1) scale_input_d(2) : memref<128x128xf32, #tcgen05.space<tmem>>, i64
+  func.return
+}
+// CHECK: error: 'scale_input_d' is given twice
+
+// -----
+
+func.func @twice2(%en: i1, %desc: i64, %idesc: i32) {
+  %d = "test.op"() : () -> memref<128x128xf32, #tcgen05.space<tmem>>
+  %sf = "test.op"() : () -> memref<128x4xf8E8M0FNU, #tcgen05.space<tmem>>
+  tcgen05.mma kind(mxf8f6f4) cta_group(1) block_scale(block32) %d, %desc, %desc, %idesc, %en scale(%sf, %sf) scale(%sf, %sf) : memref<128x128xf32, #tcgen05.space<tmem>>, i64, memref<128x4xf8E8M0FNU, #tcgen05.space<tmem>>, memref<128x4xf8E8M0FNU, #tcgen05.space<tmem>>
+  func.return
+}
+// CHECK: error: 'scale' is given twice
+
+// -----
+
+// scale(...) names the two scale-factor matrices.
+func.func @scale_count(%en: i1, %desc: i64, %idesc: i32) {
+  %d = "test.op"() : () -> memref<128x128xf32, #tcgen05.space<tmem>>
+  %sf = "test.op"() : () -> memref<128x4xf8E8M0FNU, #tcgen05.space<tmem>>
+  tcgen05.mma kind(mxf8f6f4) cta_group(1) block_scale(block32) %d, %desc, %desc, %idesc, %en scale(%sf) : memref<128x128xf32, #tcgen05.space<tmem>>, i64, memref<128x4xf8E8M0FNU, #tcgen05.space<tmem>>
+  func.return
+}
+// CHECK: error: 'scale' takes 2 operand(s), got 1
+
+// -----
+
+// Scale factors live in tensor memory.
+func.func @scale_in_smem(%en: i1, %desc: i64, %idesc: i32) {
+  %d = "test.op"() : () -> memref<128x128xf32, #tcgen05.space<tmem>>
+  %sf = "test.op"() : () -> memref<128x4xf8E8M0FNU, #tcgen05.space<smem>>
+  tcgen05.mma kind(mxf8f6f4) cta_group(1) block_scale(block32) %d, %desc, %desc, %idesc, %en scale(%sf, %sf) : memref<128x128xf32, #tcgen05.space<tmem>>, i64, memref<128x4xf8E8M0FNU, #tcgen05.space<smem>>, memref<128x4xf8E8M0FNU, #tcgen05.space<smem>>
+  func.return
+}
+// CHECK: 'tcgen05.mma' op requires scale_a in tensor memory (a memref in #tcgen05.space<tmem>), got memref<128x4xf8E8M0FNU, #tcgen05.space<smem>>
 
 // -----
 
