@@ -29,6 +29,7 @@ from collections.abc import Callable, Sequence
 
 from xdsl.dialects import arith, func
 from xdsl.dialects.builtin import (
+    I16,
     I32,
     I64,
     IntAttr,
@@ -69,7 +70,7 @@ from xdsl.utils.exceptions import VerifyException
 from xdsl.utils.str_enum import StrEnum
 
 from mmair.dialects.types import element_name_or_none
-from mmair.isa.tcgen05 import rules
+from mmair.isa.tcgen05 import rules, tmem_moves
 from mmair.isa.tcgen05.errors import DescriptorError
 from mmair.isa.tcgen05.forms import MmaForm, block_scale_spelling
 from mmair.isa.tcgen05.idesc import BLOCK_SCALED_KINDS, KINDS, InstrDesc, decode_idesc, encode_idesc
@@ -353,9 +354,8 @@ def _kernel_of(op: Operation) -> Operation:
 
 
 def _tcgen05_cta_group(op: Operation) -> int | None:
-    if isinstance(op, AllocOp | DeallocOp | MmaOp):
-        return op.cta_group.value.data
-    return None
+    cta_group = op.properties.get("cta_group") if op.name.startswith("tcgen05.") else None
+    return cta_group.value.data if isinstance(cta_group, IntegerAttr) else None
 
 
 def _check_kernel_cta_group(op: Operation, cta_group: int) -> None:
@@ -598,6 +598,12 @@ class AllocOp(IRDLOperation):
 
     def verify_(self) -> None:
         _check_cta_group(self, self.cta_group.value.data)
+        for other in _kernel_of(self).walk():
+            if other is self:
+                break
+            if isinstance(other, RelinquishAllocPermitOp):
+                raise _error(self, "requires no tcgen05.alloc after tcgen05.relinquish_alloc_permit "
+                                   "(the CTA gave up its permit to allocate tensor memory)")
         columns = self.columns.value.data
         if columns not in TMEM_ALLOC_COLUMNS:
             raise _error(self, f"requires columns in {', '.join(map(str, TMEM_ALLOC_COLUMNS))}, "
@@ -638,6 +644,10 @@ class DeallocOp(IRDLOperation):
         if not _in_space(self.tmem.type, TMEM):
             raise _error(self, f"requires an operand in tensor memory (a memref in "
                                f"#tcgen05.space<tmem>), got {self.tmem.type}")
+        owner = self.tmem.owner
+        if isinstance(owner, Operation) and not isinstance(owner, AllocOp):
+            raise _error(self, f"requires the result of a tcgen05.alloc (a whole allocation), "
+                               f"got the result of '{owner.name}'")
 
 
 # ----------------------------------------------------------------------------------------------
@@ -1031,8 +1041,289 @@ class MmaOp(IRDLOperation):
                                    f"got {a_type.element_type}")
 
 
+# ----------------------------------------------------------------------------------------------
+# Whole-kernel ops: TMEM <-> registers, SMEM -> TMEM, completion tracking (commit, mbarrier)
+
+
+def _static_2d(op: Operation, name: str, type_: Attribute) -> tuple[int, int]:
+    if not isinstance(type_, MemRefType) or len(type_.get_shape()) != 2 or any(
+        d < 0 for d in type_.get_shape()
+    ):
+        raise _error(op, f"requires {name} to be a static 2-D memref, got {type_}")
+    rows, cols = type_.get_shape()
+    return rows, cols
+
+
+def _check_b32(op: Operation, name: str, type_: MemRefType) -> None:
+    bits = getattr(type_.element_type, "bitwidth", None)
+    if bits != 32:
+        raise _error(op, f"requires {name} of 32-bit elements (b32 registers / TMEM cells), "
+                         f"got {type_.element_type}")
+
+
+def _verify_ld_st(op: LdOp | StOp, tmem_type: Attribute, regs_type: Attribute) -> int:
+    """Shape, repetition count, warp, lane and column of a tcgen05.ld/st (R33)."""
+    shape, num = op.shape.data, op.num.value.data
+    try:
+        regs = rules.check_ld_st(shape, num, lane=op.lane.value.data, warp=op.warp.value.data)
+    except DescriptorError as err:
+        raise _error(op, str(err)) from err
+    if not _in_space(tmem_type, TMEM):
+        raise _error(op, f"requires a tensor-memory operand (a memref in "
+                         f"#tcgen05.space<tmem>), got {tmem_type}")
+    rows, cols = _static_2d(op, "the TMEM operand", tmem_type)
+    lanes = tmem_moves.LD_ST_SHAPES[shape][0]
+    columns = tmem_moves.ld_st_columns(shape, num)
+    lane, column = op.lane.value.data, op.column.value.data
+    if lane + lanes > rows or column < 0 or column + columns > cols:
+        raise _error(op, f"requires lanes {lane}..{lane + lanes - 1} and columns {column}.."
+                         f"{column + columns - 1} inside the TMEM operand {rows}x{cols}")
+    assert isinstance(regs_type, MemRefType)
+    _check_b32(op, "the TMEM operand", tmem_type)  # type: ignore[arg-type]
+    _check_b32(op, "the registers", regs_type)
+    if tuple(regs_type.get_shape()) != (tmem_moves.LANES_PER_WARP, regs):
+        raise _error(op, f"requires registers memref<32x{regs}x...> (32 threads x {regs} "
+                         f"registers of .{shape}.x{num}), got {regs_type}")
+    return regs
+
+
+@irdl_op_definition
+class LdOp(IRDLOperation):
+    """`%r = tcgen05.ld shape(32x32b) num(8) warp(0) lane(0) column(0) %t : <tmem> -> memref<32x8xf32>`.
+
+    PTX `tcgen05.ld.sync.aligned.<shape>.x<num>{.pack::16b}.b32`: one warp (number `warp` in
+    its warpgroup) loads TMEM lanes/columns at (`lane`, `column`) of `%t` into its registers: the
+    result is the warp's registers, 32 threads x registers. The values are usable after
+    `tcgen05.wait_ld`.
+    """
+
+    name = "tcgen05.ld"
+    shape = prop_def(StringAttr)
+    num = prop_def(IntegerAttr[I32])
+    warp = prop_def(IntegerAttr[I32])
+    lane = prop_def(IntegerAttr[I32])
+    column = prop_def(IntegerAttr[I32])
+    pack = opt_prop_def(UnitAttr)
+    tmem = operand_def(MemRefType)
+    regs = result_def(MemRefType)
+    traits = traits_def(MemoryReadEffect())
+    assembly_format = (
+        "`shape` `(` $shape `)` `num` `(` $num `)` `warp` `(` $warp `)` `lane` `(` $lane `)` "
+        "`column` `(` $column `)` (`pack` $pack^)? $tmem attr-dict `:` type($tmem) `->` type($regs)"
+    )
+
+    def verify_(self) -> None:
+        _verify_ld_st(self, self.tmem.type, self.regs.type)
+
+
+@irdl_op_definition
+class StOp(IRDLOperation):
+    """`tcgen05.st shape(32x32b) num(8) warp(0) lane(0) column(0) %t, %r : <tmem>, memref<32x8xf32>`.
+
+    PTX `tcgen05.st.sync.aligned.<shape>.x<num>{.unpack::16b}.b32`: a warp's registers to TMEM;
+    complete for the issuing thread after `tcgen05.wait_st`.
+    """
+
+    name = "tcgen05.st"
+    shape = prop_def(StringAttr)
+    num = prop_def(IntegerAttr[I32])
+    warp = prop_def(IntegerAttr[I32])
+    lane = prop_def(IntegerAttr[I32])
+    column = prop_def(IntegerAttr[I32])
+    unpack = opt_prop_def(UnitAttr)
+    tmem = operand_def(MemRefType)
+    regs = operand_def(MemRefType)
+    traits = traits_def(MemoryWriteEffect())
+    assembly_format = (
+        "`shape` `(` $shape `)` `num` `(` $num `)` `warp` `(` $warp `)` `lane` `(` $lane `)` "
+        "`column` `(` $column `)` (`unpack` $unpack^)? $tmem `,` $regs attr-dict `:` type($tmem) "
+        "`,` type($regs)"
+    )
+
+    def verify_(self) -> None:
+        _verify_ld_st(self, self.tmem.type, self.regs.type)
+
+
+@irdl_op_definition
+class WaitLdOp(IRDLOperation):
+    """`tcgen05.wait_ld`: PTX `tcgen05.wait::ld.sync.aligned` (prior tcgen05.ld complete)."""
+
+    name = "tcgen05.wait_ld"
+    assembly_format = "attr-dict"
+
+
+@irdl_op_definition
+class WaitStOp(IRDLOperation):
+    """`tcgen05.wait_st`: PTX `tcgen05.wait::st.sync.aligned` (prior tcgen05.st complete)."""
+
+    name = "tcgen05.wait_st"
+    assembly_format = "attr-dict"
+
+
+@irdl_op_definition
+class FenceBeforeThreadSyncOp(IRDLOperation):
+    """`tcgen05.fence_before_thread_sync`: orders prior async tcgen05 ops before a barrier."""
+
+    name = "tcgen05.fence_before_thread_sync"
+    assembly_format = "attr-dict"
+
+
+@irdl_op_definition
+class FenceAfterThreadSyncOp(IRDLOperation):
+    """`tcgen05.fence_after_thread_sync`: orders later async tcgen05 ops after a barrier."""
+
+    name = "tcgen05.fence_after_thread_sync"
+    assembly_format = "attr-dict"
+
+
+@irdl_op_definition
+class RelinquishAllocPermitOp(IRDLOperation):
+    """`tcgen05.relinquish_alloc_permit cta_group(1)`: the CTA allocates no more TMEM."""
+
+    name = "tcgen05.relinquish_alloc_permit"
+    cta_group = prop_def(IntegerAttr[I32])
+    assembly_format = "`cta_group` `(` $cta_group `)` attr-dict"
+
+    def verify_(self) -> None:
+        _check_cta_group(self, self.cta_group.value.data)
+
+
+def _check_mbarrier(op: Operation, value: SSAValue) -> None:
+    t = value.type
+    if not (_in_space(t, SMEM) and isinstance(t, MemRefType) and t.get_shape() == (1,)
+            and t.element_type == i64):
+        raise _error(op, f"requires an mbarrier: memref<1xi64, #tcgen05.space<smem>>, got {t}")
+
+
+@irdl_op_definition
+class CommitOp(IRDLOperation):
+    """`tcgen05.commit cta_group(1) %mbar {multicast(%mask)} : memref<1xi64, smem>`.
+
+    PTX `tcgen05.commit.cta_group::N.mbarrier::arrive::one.shared::cluster{.multicast::cluster}.b64
+    [mbar]{, ctaMask}`: one arrive on the mbarrier once every prior async tcgen05 op of the thread
+    (mma, cp, shift) has completed.
+    """
+
+    name = "tcgen05.commit"
+    cta_group = prop_def(IntegerAttr[I32])
+    mbarrier = operand_def(MemRefType)
+    cta_mask = opt_operand_def(I16)
+    assembly_format = (
+        "`cta_group` `(` $cta_group `)` $mbarrier (`multicast` `(` $cta_mask^ `)`)? attr-dict "
+        "`:` type($mbarrier)"
+    )
+
+    def verify_(self) -> None:
+        _check_cta_group(self, self.cta_group.value.data)
+        _check_mbarrier(self, self.mbarrier)
+
+
+@irdl_op_definition
+class MbarrierInitOp(IRDLOperation):
+    """`tcgen05.mbarrier_init %mbar count(1)`: PTX `mbarrier.init.shared::cta.b64 [mbar], count`."""
+
+    name = "tcgen05.mbarrier_init"
+    mbarrier = operand_def(MemRefType)
+    count = prop_def(IntegerAttr[I32])
+    assembly_format = "$mbarrier `count` `(` $count `)` attr-dict `:` type($mbarrier)"
+
+    def verify_(self) -> None:
+        _check_mbarrier(self, self.mbarrier)
+        count = self.count.value.data
+        if not 1 <= count < (1 << 20):
+            raise _error(self, f"requires count in 1..{(1 << 20) - 1}, got {count}")
+
+
+@irdl_op_definition
+class MbarrierArriveOp(IRDLOperation):
+    """`tcgen05.mbarrier_arrive %mbar {expect_tx(N)}`: PTX `mbarrier.arrive{.expect_tx}
+    .shared::cta.b64 _, [mbar]{, N}` (one arrive; expect_tx adds N bytes of pending transactions)."""
+
+    name = "tcgen05.mbarrier_arrive"
+    mbarrier = operand_def(MemRefType)
+    expect_tx = opt_prop_def(IntegerAttr[I32])
+    assembly_format = "$mbarrier (`expect_tx` `(` $expect_tx^ `)`)? attr-dict `:` type($mbarrier)"
+
+    def verify_(self) -> None:
+        _check_mbarrier(self, self.mbarrier)
+        if self.expect_tx is not None and not 0 <= self.expect_tx.value.data < (1 << 20):
+            raise _error(self, f"requires expect_tx in 0..{(1 << 20) - 1}, got "
+                               f"{self.expect_tx.value.data}")
+
+
+@irdl_op_definition
+class MbarrierWaitOp(IRDLOperation):
+    """`tcgen05.mbarrier_wait %mbar, %parity`: loop on PTX `mbarrier.try_wait.parity.shared::cta
+    .b64` until the phase with that parity has completed."""
+
+    name = "tcgen05.mbarrier_wait"
+    mbarrier = operand_def(MemRefType)
+    parity = operand_def(i1)
+    assembly_format = "$mbarrier `,` $parity attr-dict `:` type($mbarrier)"
+
+    def verify_(self) -> None:
+        _check_mbarrier(self, self.mbarrier)
+
+
+@irdl_op_definition
+class CpOp(IRDLOperation):
+    """`tcgen05.cp cta_group(1) shape(128x256b) {multicast(warpx4)} {decompress(...)} %t, %desc`.
+
+    PTX `tcgen05.cp.cta_group::N.<shape>{.<multicast>}{.<decompress>} [taddr], s-desc`: an
+    asynchronous copy from SMEM (matrix descriptor) to TMEM, tracked by `tcgen05.commit`.
+    """
+
+    name = "tcgen05.cp"
+    cta_group = prop_def(IntegerAttr[I32])
+    shape = prop_def(StringAttr)
+    multicast = opt_prop_def(StringAttr)
+    decompress = opt_prop_def(StringAttr)
+    tmem = operand_def(MemRefType)
+    src = operand_def(i64)
+    traits = traits_def(MemoryWriteEffect())
+    assembly_format = (
+        "`cta_group` `(` $cta_group `)` `shape` `(` $shape `)` "
+        "(`multicast` `(` $multicast^ `)`)? (`decompress` `(` $decompress^ `)`)? "
+        "$tmem `,` $src attr-dict `:` type($tmem)"
+    )
+
+    def verify_(self) -> None:
+        _check_cta_group(self, self.cta_group.value.data)
+        try:
+            tmem_moves.check_cp(self.shape.data,
+                                None if self.multicast is None else self.multicast.data,
+                                None if self.decompress is None else self.decompress.data)
+        except DescriptorError as err:
+            raise _error(self, str(err)) from err
+        if not _in_space(self.tmem.type, TMEM):
+            raise _error(self, f"requires a tensor-memory destination, got {self.tmem.type}")
+
+
+@irdl_op_definition
+class ShiftOp(IRDLOperation):
+    """`tcgen05.shift cta_group(1) %t`: PTX `tcgen05.shift.cta_group::N.down [taddr]` (rows of
+    32-byte cells move down one lane; asynchronous, tracked by `tcgen05.commit`)."""
+
+    name = "tcgen05.shift"
+    cta_group = prop_def(IntegerAttr[I32])
+    tmem = operand_def(MemRefType)
+    traits = traits_def(MemoryReadEffect(), MemoryWriteEffect())
+    assembly_format = "`cta_group` `(` $cta_group `)` $tmem attr-dict `:` type($tmem)"
+
+    def verify_(self) -> None:
+        _check_cta_group(self, self.cta_group.value.data)
+        if not _in_space(self.tmem.type, TMEM):
+            raise _error(self, f"requires a tensor-memory operand, got {self.tmem.type}")
+
+
+
 TCGEN05 = Dialect(
     "tcgen05",
-    [MakeIdescOp, MakeSmemDescOp, MakeZcmaskOp, SmemAllocOp, AllocOp, DeallocOp, MmaOp],
+    [
+        MakeIdescOp, MakeSmemDescOp, MakeZcmaskOp, SmemAllocOp, AllocOp, DeallocOp, MmaOp,
+        LdOp, StOp, WaitLdOp, WaitStOp, FenceBeforeThreadSyncOp, FenceAfterThreadSyncOp,
+        RelinquishAllocPermitOp, CommitOp, MbarrierInitOp, MbarrierArriveOp, MbarrierWaitOp,
+        CpOp, ShiftOp,
+    ],
     [SpaceAttr, IdescAttr, SmemDescAttr, ZcmaskAttr],
 )

@@ -71,55 +71,8 @@ def element_name_of_dtype(dtype: np.dtype) -> str:
 
 
 def element_name_of_type(attr) -> str:
-    """The isa name of an xDSL element type (builtin types; `!pto.hif8` by name).
+    """The isa name of an xDSL element type: the dialects' one mapping
+    (`mmair.dialects.types.element_name`; `!pto.hif8` included)."""
+    from mmair.dialects.types import element_name
 
-    Uses `mmair.dialects.types.element_name` when that module provides it, so that one mapping is
-    authoritative; falls back to the builtin types of `docs/design.md` otherwise.
-    """
-    try:
-        from mmair.dialects import types as dialect_types  # type: ignore[attr-defined]
-
-        convert = getattr(dialect_types, "element_name", None)
-    except ImportError:
-        convert = None
-    if convert is not None:
-        return convert(attr)
-    return _builtin_element_name(attr)
-
-
-def _builtin_element_name(attr) -> str:
-    from xdsl.dialects.builtin import (
-        BFloat16Type,
-        Float16Type,
-        Float32Type,
-        Float64Type,
-        IndexType,
-        IntegerType,
-        Signedness,
-    )
-
-    if isinstance(attr, Float16Type):
-        return "f16"
-    if isinstance(attr, BFloat16Type):
-        return "bf16"
-    if isinstance(attr, Float32Type):
-        return "f32"
-    if isinstance(attr, Float64Type):
-        return "f64"
-    if isinstance(attr, IndexType):
-        return "s64"
-    if isinstance(attr, IntegerType):
-        width = attr.width.data
-        unsigned = attr.signedness.data == Signedness.UNSIGNED
-        name = f"{'u' if unsigned else 's'}{width}"
-        if width == 1:
-            return "u8"
-        if name in NUMPY_DTYPES:
-            return name
-    text = str(attr)
-    for name, spelled in (("e4m3", "f8E4M3FN"), ("e5m2", "f8E5M2"), ("e2m3", "f6E2M3FN"),
-                          ("e3m2", "f6E3M2FN"), ("e2m1", "f4E2M1FN"), ("tf32", "tf32"),
-                          ("hif8", "!pto.hif8")):
-        if text == spelled:
-            return name
-    raise ValueError(f"unsupported element type {attr}")
+    return element_name(attr)

@@ -61,6 +61,8 @@ class RunResult:
     op_counts: dict[str, int] = field(default_factory=dict)
     """How many times each op ran, by op name."""
     target: str = DEFAULT_TARGET
+    timeline: Any = None
+    """`executor.timeline.Timeline` of a run with `timing` (None otherwise)."""
 
 
 def find_entry(module: ModuleOp, entry: str | None = None) -> func.FuncOp:
@@ -176,6 +178,17 @@ def prepare_arguments(
     return names, values
 
 
+def one_blas_thread() -> Any:
+    """A context that limits BLAS (OpenBLAS, MKL, BLIS) to one thread while the executor runs and
+    restores the caller's settings after it. The executor makes thousands of small sgemm calls
+    (one per mad tile); multi-threaded OpenBLAS spins its threads on such calls and collapses
+    when the cores are shared with other work (a 40 us tile took 15 ms on a loaded 2-core
+    machine). Scoped to the run: user code and numpy outside keep their thread counts."""
+    from threadpoolctl import threadpool_limits
+
+    return threadpool_limits(limits=1, user_api="blas")
+
+
 def make_interpreter(
     module: ModuleOp, target: str, max_ops: int | None = None,
     max_gm_bytes: int | None = DEFAULT_MAX_GM_BYTES,
@@ -203,6 +216,8 @@ def run_module(
     max_gm_bytes: int | None = DEFAULT_MAX_GM_BYTES,
     sync_check: bool = False,
     numerics: str = "default",
+    timing: bool = False,
+    timing_only: bool = False,
 ) -> RunResult:
     """Execute `entry` of a verified module; see the module docstring. Runtime faults raise
     `ExecutionError` (with `.op`), input problems `InputError`. `max_ops` bounds the executed ops,
@@ -213,24 +228,39 @@ def run_module(
     `executor.events.SyncError` (an ExecutionError). Off: every op runs at once in program order
     and set_flag / wait_flag / pipe_barrier do nothing.
     `numerics` selects the tcgen05 MMA arithmetic: "default" or "exact" (see
-    `mmair.isa.tcgen05.numerics`)."""
+    `mmair.isa.tcgen05.numerics`).
+    `timing` (implies `sync_check`): schedule the engine's events with the isa cycle costs;
+    `RunResult.timeline` is the `executor.timeline.Timeline`. `timing_only`: the same without
+    running the pipe ops' numpy kernels (outputs are not computed; synchronization and
+    footprints are still checked)."""
     entry_op = find_entry(module, entry)
     names, values = prepare_arguments(entry_op, dict(inputs or {}), seed, max_gm_bytes)
     target_name = module_target(module, target)
     interp, memory = make_interpreter(module, target_name, max_ops, max_gm_bytes, numerics)
     seam = None
-    if sync_check:
+    timeline = None
+    timing = timing or timing_only
+    if sync_check or timing:
         from mmair.executor.seam import IssueSeam
 
         gm_names = {id(v): f"%{n}" for n, v in zip(names, values, strict=True)
                     if isinstance(v, np.ndarray)}
-        seam = interp.seam = IssueSeam(memory.target, gm_names)
-    try:
-        results = interp.call_op(entry_op, tuple(values))
-    except RecursionError:
-        raise ExecutionError("recursion too deep", entry_op) from None
-    if seam is not None:
-        seam.finish()
+        scheduler = None
+        if timing:
+            from mmair.executor.timeline import TimedScheduler, Timeline
+
+            timeline = Timeline(memory.target.name)
+            scheduler = TimedScheduler(timeline, gm_names=gm_names)
+        seam = interp.seam = IssueSeam(memory.target, gm_names, scheduler=scheduler)
+        seam.timing = timeline
+        seam.numerics = not timing_only
+    with one_blas_thread():
+        try:
+            results = interp.call_op(entry_op, tuple(values))
+        except RecursionError:
+            raise ExecutionError("recursion too deep", entry_op) from None
+        if seam is not None:
+            seam.finish()
     outputs = {n: v for n, v in zip(names, values, strict=True) if isinstance(v, np.ndarray)}
     return RunResult(
         outputs=outputs,
@@ -238,4 +268,5 @@ def run_module(
         peak_bytes=memory.peak_bytes(),
         op_counts=dict(interp.op_counts),
         target=target_name,
+        timeline=timeline,
     )

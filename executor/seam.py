@@ -83,6 +83,11 @@ class IssueSeam:
         self._decoded: dict[int, tuple[Footprint, Pipe, Any, Any, Any]] = {}
         self._flags: dict[int, tuple[Pipe, Pipe, int | None]] = {}
         self._s_lane = lane_of(core, Pipe.S)
+        self.timing: Any = None
+        """`executor.timeline.Timeline` when timing: told each pipe op's runtime operands."""
+        self.numerics = True
+        """False (`--timing-only`): pipe ops without results are scheduled and checked but
+        their numpy kernels do not run."""
 
     # --- pipe ops ---------------------------------------------------------------------------
 
@@ -100,8 +105,11 @@ class IssueSeam:
         sched = self.scheduler
         ev = Event(sched.next_seq(), self.core, pipe, op, footprint.kind,
                    footprint.accesses(args), interp.iteration,
-                   run=partial(fn, ft, interp, op, args),
+                   run=partial(fn, ft, interp, op, args)
+                   if self.numerics or op.results else None,
                    sequential=mad is not None and not mad_needs_barrier(args[mad[0]], args[mad[1]]))
+        if self.timing is not None:
+            self.timing.op_issued(ev, args)
         sched.issue(ev)
         if not op.results:
             return (), None

@@ -45,6 +45,24 @@ def _base_pointer(array: np.ndarray) -> int:
     return int(array.__array_interface__["data"][0])
 
 
+@dataclass
+class MbarrierState:
+    """An mbarrier: arrivals expected per phase, arrivals and transaction bytes still pending, and
+    the number of completed phases (the current phase's parity is `phase % 2`)."""
+
+    count: int
+    pending: int
+    tx: int = 0
+    phase: int = 0
+
+    def arrive(self, tx: int = 0) -> None:
+        self.tx += tx
+        self.pending -= 1
+        if self.pending <= 0 and self.tx == 0:
+            self.phase += 1
+            self.pending = self.count
+
+
 @register_impls
 @dataclass
 class Tcgen05Functions(InterpreterFunctions):
@@ -59,6 +77,9 @@ class Tcgen05Functions(InterpreterFunctions):
     smem: SharedMemory = field(init=False)
     tmem: TensorMemory = field(init=False)
     _targets: dict[Operation, str] = field(default_factory=dict)
+    #: mbarrier (by SMEM address) -> its state
+    mbarriers: dict[int, MbarrierState] = field(default_factory=dict)
+    relinquished: bool = False
 
     def __post_init__(self) -> None:
         if self.memory is not None:
@@ -147,6 +168,8 @@ class Tcgen05Functions(InterpreterFunctions):
     @impl(tcgen05.AllocOp)
     def run_alloc(self, interp: Interpreter, op: tcgen05.AllocOp,
                   args: PythonValues) -> PythonValues:
+        if self.relinquished:
+            raise ExecutionError("requires no tcgen05.alloc after tcgen05.relinquish_alloc_permit")
         t = op.tmem.type
         assert isinstance(t, MemRefType)
         columns = op.columns.value.data
@@ -207,3 +230,112 @@ class Tcgen05Functions(InterpreterFunctions):
             numerics=self.numerics,
         )
         return ()
+
+    # -- TMEM <-> registers, completion tracking -----------------------------------------------------
+
+    def _ld_st_cells(self, op: tcgen05.LdOp | tcgen05.StOp, view: np.ndarray) -> np.ndarray:
+        """The (32 lanes, num columns) TMEM cells of a .32x32b access."""
+        shape = op.shape.data
+        if shape != "32x32b" or op.properties.get("pack") or op.properties.get("unpack"):
+            raise ExecutionError(f"uses .{shape}"
+                                 f"{' with (un)packing' if shape == '32x32b' else ''}, which the "
+                                 "executor does not model (only .32x32b.b32)")
+        address = self.tmem_address(view, "the TMEM operand")
+        lane = layouts.tmem_lane(address) + op.lane.value.data
+        column = layouts.tmem_column(address) + op.column.value.data
+        num = op.num.value.data
+        return self.tmem.cells[lane:lane + 32, column:column + num]
+
+    @impl(tcgen05.LdOp)
+    def run_ld(self, interp: Interpreter, op: tcgen05.LdOp, args: PythonValues) -> PythonValues:
+        cells = self._ld_st_cells(op, args[0])
+        t = op.regs.type
+        assert isinstance(t, MemRefType)
+        dtype = numpy_dtype(element_name_of_type(t.element_type))
+        return (cells.copy().view(dtype),)
+
+    @impl(tcgen05.StOp)
+    def run_st(self, interp: Interpreter, op: tcgen05.StOp, args: PythonValues) -> PythonValues:
+        cells = self._ld_st_cells(op, args[0])
+        regs = np.ascontiguousarray(args[1])
+        cells[...] = regs.view(np.uint32).reshape(cells.shape)
+        return ()
+
+    @impl(tcgen05.WaitLdOp)
+    def run_wait_ld(self, interp: Interpreter, op: tcgen05.WaitLdOp,
+                    args: PythonValues) -> PythonValues:
+        return ()  # loads complete at once in this sequential model
+
+    @impl(tcgen05.WaitStOp)
+    def run_wait_st(self, interp: Interpreter, op: tcgen05.WaitStOp,
+                    args: PythonValues) -> PythonValues:
+        return ()
+
+    @impl(tcgen05.FenceBeforeThreadSyncOp)
+    def run_fence_before(self, interp: Interpreter, op: tcgen05.FenceBeforeThreadSyncOp,
+                         args: PythonValues) -> PythonValues:
+        return ()
+
+    @impl(tcgen05.FenceAfterThreadSyncOp)
+    def run_fence_after(self, interp: Interpreter, op: tcgen05.FenceAfterThreadSyncOp,
+                        args: PythonValues) -> PythonValues:
+        return ()
+
+    @impl(tcgen05.RelinquishAllocPermitOp)
+    def run_relinquish(self, interp: Interpreter, op: tcgen05.RelinquishAllocPermitOp,
+                       args: PythonValues) -> PythonValues:
+        self.relinquished = True
+        return ()
+
+    def _mbarrier(self, view: np.ndarray, initialised: bool = True) -> tuple[int, MbarrierState]:
+        key = _base_pointer(view) - _base_pointer(self.smem.data)
+        if not 0 <= key < self.smem.data.nbytes:
+            raise ExecutionError("requires an mbarrier in shared memory")
+        state = self.mbarriers.get(key)
+        if initialised and state is None:
+            raise ExecutionError(f"uses the mbarrier at SMEM {key:#x} before tcgen05.mbarrier_init")
+        return key, state  # type: ignore[return-value]
+
+    @impl(tcgen05.MbarrierInitOp)
+    def run_mbarrier_init(self, interp: Interpreter, op: tcgen05.MbarrierInitOp,
+                          args: PythonValues) -> PythonValues:
+        key, _ = self._mbarrier(args[0], initialised=False)
+        count = op.count.value.data
+        self.mbarriers[key] = MbarrierState(count, count)
+        return ()
+
+    @impl(tcgen05.MbarrierArriveOp)
+    def run_mbarrier_arrive(self, interp: Interpreter, op: tcgen05.MbarrierArriveOp,
+                            args: PythonValues) -> PythonValues:
+        _, state = self._mbarrier(args[0])
+        state.arrive(0 if op.expect_tx is None else op.expect_tx.value.data)
+        return ()
+
+    @impl(tcgen05.CommitOp)
+    def run_commit(self, interp: Interpreter, op: tcgen05.CommitOp,
+                   args: PythonValues) -> PythonValues:
+        # Every earlier MMA already completed (the model is sequential): arrive at once.
+        _, state = self._mbarrier(args[0])
+        state.arrive()
+        return ()
+
+    @impl(tcgen05.MbarrierWaitOp)
+    def run_mbarrier_wait(self, interp: Interpreter, op: tcgen05.MbarrierWaitOp,
+                          args: PythonValues) -> PythonValues:
+        key, state = self._mbarrier(args[0])
+        parity = int(bool(args[1]))
+        if state.phase % 2 == parity:  # the phase with this parity has not completed
+            raise ExecutionError(
+                f"waits on phase parity {parity} of the mbarrier at SMEM {key:#x}, which can "
+                f"never complete (deadlock: {state.pending} of {state.count} arrivals and "
+                f"{state.tx} transaction bytes pending, nothing left to arrive)")
+        return ()
+
+    @impl(tcgen05.CpOp)
+    def run_cp(self, interp: Interpreter, op: tcgen05.CpOp, args: PythonValues) -> PythonValues:
+        raise ExecutionError("uses tcgen05.cp, which the executor does not model yet")
+
+    @impl(tcgen05.ShiftOp)
+    def run_shift(self, interp: Interpreter, op: tcgen05.ShiftOp,
+                  args: PythonValues) -> PythonValues:
+        raise ExecutionError("uses tcgen05.shift, which the executor does not model yet")

@@ -3,7 +3,7 @@
     mmair-run FILE [--entry NAME] [--target T] [-p PIPELINE] [--input NAME=file.npy]...
               [--output NAME=file.npy]... [--check NAME=expected.npy] [--rtol R] [--atol A]
               [--check-numpy] [--stats] [--seed S] [--max-ops N] [--max-gm-bytes B]
-              [--sync-check=on|off]
+              [--sync-check=on|off] [--timing] [--timing-only] [--timeline FILE.json|FILE.png]
               [--check-numpy] [--inputs real|int] [--raw-bits] [--stats] [--json] [-v]
               [--seed S] [--max-ops N] [--max-gm-bytes B] [--numerics default|exact] [--version]
 
@@ -33,6 +33,11 @@ overflowing flag is an error at the op (docs/pipes.md). `off` (the default for n
 program order and ignores the sync ops. `--numerics exact` computes every
 `tcgen05.mma` with the tensor core's fused dot product (truncated aligned terms, exact sum, one
 rounding; `mmair.isa.tcgen05.numerics`) instead of float32 accumulation.
+`--timing` schedules the sync checker's pipe events with the cycle costs of `isa/ascend/costs.py`
+(docs/costs.md) and prints total cycles, the time at the target clock and, per pipe, busy
+cycles, utilisation and the op that bounds it; `--timing-only` does the same without computing
+the pipe ops (fast, no outputs); `--timeline FILE.json|FILE.png` writes the schedule as a Chrome
+trace (Perfetto) or a Gantt chart.
 
 Exit codes: 0 success; 1 a user error (parse, verify, runtime fault, bad .npy, failed check), printed
 as `file:line:col: error: ...` with the source line where the location is known; 2 bad arguments.
@@ -152,6 +157,16 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--sync-check", choices=("on", "off"), default="off",
                    help="check pipe synchronization: races, deadlocks, unbalanced flags "
                         "(default off)")
+    p.add_argument("--timing", action="store_true",
+                   help="estimate cycles from the isa cost table on the sync checker's events "
+                        "(implies --sync-check=on): total, time at the target clock, per pipe "
+                        "busy cycles, utilisation and the op that bounds it (docs/costs.md)")
+    p.add_argument("--timing-only", action="store_true",
+                   help="--timing without the numerics: pipe ops are scheduled and checked but "
+                        "not computed (fast; no outputs, so no --check/--output)")
+    p.add_argument("--timeline", metavar="FILE.json|FILE.png",
+                   help="write the pipe timeline (implies --timing): a Chrome trace-event file "
+                        "(.json, for Perfetto / chrome://tracing) or a Gantt chart (.png)")
     p.add_argument("--version", action=VersionAction)
     return p
 
@@ -402,6 +417,7 @@ def run(args: argparse.Namespace) -> int:
     pipeline = _pipeline(args)
     for _name, path in outputs_spec:
         check_output_path(path, "--output")
+    _check_timing_options(args, outputs_spec, checks_spec)
 
     ctx = Context()
     for name, factory in get_all_dialects().items():
@@ -428,7 +444,9 @@ def run(args: argparse.Namespace) -> int:
         inputs.update(_random_inputs(entry, inputs, args.inputs, args.seed, max_gm_bytes))
         result = run_module(module, entry.sym_name.data, inputs, ascend, args.seed,
                             max_ops, max_gm_bytes, sync_check=args.sync_check == "on",
-                            numerics=args.numerics)
+                            numerics=args.numerics,
+                            timing=args.timing or args.timeline is not None,
+                            timing_only=args.timing_only)
     except InputError as err:
         raise UserError(format_diagnostic(str(err))) from None
     except ExecutionError as err:
@@ -450,8 +468,33 @@ def run(args: argparse.Namespace) -> int:
                 f"--output: no memref argument named '{name}' (memrefs: {', '.join(result.outputs)})"))
     for name, path in outputs_spec:
         write_npy(path, result.outputs[name])
+    if args.timeline is not None:
+        try:
+            if args.timeline.endswith(".png"):
+                result.timeline.write_png(args.timeline)
+            else:
+                result.timeline.write_json(args.timeline)
+        except OSError as err:
+            raise UserError(format_diagnostic(
+                f"--timeline: cannot write '{args.timeline}': {err.strerror}")) from None
     _print_summary(args, entry, passes, result, checks, outputs_spec)
     return 0 if all(c.ok for c in checks) else 1
+
+
+def _check_timing_options(args, outputs_spec, checks_spec) -> None:
+    """--timing-only computes no outputs: options that read them are bad arguments (exit 2);
+    --timeline writes .json or .png."""
+    if args.timing_only:
+        clash = [name for name, given in (("--check", checks_spec), ("--output", outputs_spec),
+                                          ("--check-numpy", args.check_numpy)) if given]
+        if clash:
+            raise BadArguments(f"--timing-only computes no outputs: it cannot be combined with "
+                             f"{', '.join(clash)}")
+    if args.timeline is not None:
+        if not args.timeline.endswith((".json", ".png")):
+            raise BadArguments(f"--timeline: '{args.timeline}' must end in .json (Chrome trace) "
+                             f"or .png (Gantt chart)")
+        check_output_path(args.timeline, "--timeline")
 
 
 def _numpy_checks(module, entry, inputs, result, args, source: SourceFile) -> list[Check]:
@@ -502,6 +545,8 @@ def _print_summary(args, entry, passes, result, checks, outputs_spec) -> None:
                       "capacity": {k: v for k, v in _capacities(result.target).items()
                                    if k in result.peak_bytes}},
         }
+        if result.timeline is not None:
+            summary["timing"] = asdict(result.timeline.summary())
         print(json.dumps(summary, indent=2, default=str))
         return
     types = entry.function_type.outputs.data
@@ -512,6 +557,8 @@ def _print_summary(args, entry, passes, result, checks, outputs_spec) -> None:
         print(check.line())
     if args.stats:
         print("\n".join(_stats_lines(result, _capacities(result.target))))
+    if result.timeline is not None:
+        print(result.timeline.summary().format())
 
 
 def main(argv: Sequence[str] | None = None) -> int:

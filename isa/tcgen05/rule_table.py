@@ -34,8 +34,9 @@ INSTR = "Instruction level"
 RULES: tuple[Rule, ...] = (
     Rule("R1", IDESC_DENSE, "Bits 6, 23 and 29 are 0 (Triton uses bit 29 for a newer architecture's "
          "K size; mmair rejects it)", "PTX T42", "decode_idesc"),
-    Rule("R2", IDESC_DENSE, "dtype: tf32 -> f32; f16 -> f16 or f32; f8f6f4 -> f32; i8 -> s32",
-         "PTX T42", "check_idesc"),
+    Rule("R2", IDESC_DENSE, "dtype: tf32 -> f32; f16 -> f16 or f32; f8f6f4 -> f16 or f32; "
+         "i8 -> s32 (the block-scaled kinds have no dtype field: f32)",
+         "PTX T39 (9.2), T42", "check_idesc"),
     Rule("R3", IDESC_DENSE, "atype/btype from the kind's code set; kind f16 with D = f16 needs "
          "A = B = f16, bf16 needs D = f32, f16 x bf16 is rejected; f8f6f4 any pair of "
          "e4m3/e5m2/e2m3/e3m2/e2m1; i8 each of u8/s8; tf32 both tf32",
@@ -96,10 +97,12 @@ RULES: tuple[Rule, ...] = (
          "PTX; MLIR NVVM; ptxas", "check_block_scale"),
     Rule("R31", INSTR, "One cta_group value in all tcgen05 instructions of a kernel",
          "PTX; ptxas", "check_cta_groups"),
-    Rule("R32", INSTR, "kind::i8 only on arch-specific targets (sm_100a, sm_101a, sm_110a, ...), "
-         "not on family (f) targets", "PTX; ptxas", "check_kind_target"),
-    Rule("R33", INSTR, "tcgen05.ld/st: the .num x shape table; .16x32bx2 with an immHalfSplitoff "
-         "operand", "PTX; MLIR NVVM", "not modelled"),
+    Rule("R32", INSTR, "Target features: kind::i8 only on sm_100a/sm_110a (alias sm_101a); "
+         ".scale_vec::NX and sparse mxf4/mxf4nvf4 only on a targets; no scale-input-d on sm_110a/f",
+         "PTX; ptxas 13.5", "mma_form_errors"),
+    Rule("R33", INSTR, "tcgen05.ld/st: the .num x shape table (registers per thread <= 128) and "
+         "the lanes inside the warp's quarter 32w..32w+31",
+         "PTX; MLIR NVVM; ptxas 13.5", "check_ld_st"),
 )
 
 

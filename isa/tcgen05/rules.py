@@ -13,7 +13,7 @@ Where each rule is enforced:
 * R2-R10, R12-R16: `check_idesc`; R17-R22: `check_smem_desc`; R23-R25: `check_zcmask`.
 * R26-R32: `check_disable_output_lane`, `check_scale_input_d`, `check_ashift`, `check_ws`,
   `check_block_scale`, `check_cta_groups`, `check_kind_target`, or all at once `check_mma`.
-* R33 (tcgen05.ld/st shapes) is not modelled here.
+* R33 (tcgen05.ld/st shape, .num and lane quarter): `check_ld_st` (tables in `tmem_moves`).
 """
 
 from __future__ import annotations
@@ -23,6 +23,7 @@ from collections.abc import Callable, Iterable
 from contextvars import ContextVar
 from dataclasses import replace
 
+from mmair.isa.tcgen05 import tmem_moves
 from mmair.isa.tcgen05.errors import DescriptorError
 from mmair.isa.tcgen05.forms import MmaForm, block_scale_spelling
 from mmair.isa.tcgen05.idesc import (
@@ -651,6 +652,14 @@ def _mma_form_violations(
     return errors
 
 
+def check_ld_st(shape: str, num: int, *, lane: int, warp: int) -> int:
+    """R33 for a tcgen05.ld/st: shape x .num (registers per thread) and the warp's lane quarter;
+    returns the registers per thread."""
+    regs = tmem_moves.ld_st_registers(shape, num)
+    tmem_moves.check_lane_quarter(shape, lane, warp)
+    return regs
+
+
 def check_mma_form(form: MmaForm, target: str) -> None:
     """Raise the first error of `mma_form_errors`."""
     errors = mma_form_errors(form, target)
@@ -718,6 +727,7 @@ __all__ = [
     "check_idesc",
     "check_kind_target",
     "check_mma",
+    "check_ld_st",
     "check_mma_form",
     "check_scale_input_d",
     "check_smem_desc",

@@ -275,28 +275,41 @@ def run_commands(indices, seed: int = 1, timeout: float = 10.0, verbose: bool = 
     mains = _mains()
     start = time.perf_counter()
     stdin = sys.stdin
+    cwd = os.getcwd()
     with tempfile.TemporaryDirectory(prefix="mmair-fuzz-cli-") as workdir:
         files = make_files(Path(workdir))
         out = os.path.join(workdir, "out.bin")
-        for index in indices:
-            cmd = command(seed, index, files, out)
-            sys.stdin = open(os.devnull)  # `-` reads an empty standard input
-            try:
-                result = fuzz_ir.run_tool(mains[cmd.tool], cmd.argv, timeout)
-            finally:
-                sys.stdin.close()
-                sys.stdin = stdin
-            outcome = classify(result)
-            summary.tried += 1
-            summary.per_tool[cmd.tool][outcome] += 1
-            if verbose:
-                print(f"[{index}] {cmd.tool} {cmd.argv!r} ({', '.join(cmd.mutations)}): {outcome} "
-                      f"rc={result.rc}\n{result.stderr}{result.detail}")
-            if outcome in FAILURES:
-                summary.failures.append(f"[{index}] {cmd.tool} {cmd.argv!r} ({', '.join(cmd.mutations)}): "
-                                        f"{outcome}: {result.detail.strip()[-1500:]}")
+        # A mutated value may become a relative output path ("-1", "c"): keep it in the
+        # temporary folder, not in the caller's working directory.
+        os.chdir(workdir)
+        try:
+            _run_all(indices, seed, timeout, verbose, summary, mains, files, out, stdin)
+        finally:
+            os.chdir(cwd)
     summary.seconds = time.perf_counter() - start
     return summary
+
+
+def _run_all(indices, seed: int, timeout: float, verbose: bool, summary: Summary, mains: dict,
+             files: dict[str, str], out: str, stdin) -> None:
+    """Run and classify command lines `indices` (see `run_commands`)."""
+    for index in indices:
+        cmd = command(seed, index, files, out)
+        sys.stdin = open(os.devnull)  # `-` reads an empty standard input
+        try:
+            result = fuzz_ir.run_tool(mains[cmd.tool], cmd.argv, timeout)
+        finally:
+            sys.stdin.close()
+            sys.stdin = stdin
+        outcome = classify(result)
+        summary.tried += 1
+        summary.per_tool[cmd.tool][outcome] += 1
+        if verbose:
+            print(f"[{index}] {cmd.tool} {cmd.argv!r} ({', '.join(cmd.mutations)}): {outcome} "
+                  f"rc={result.rc}\n{result.stderr}{result.detail}")
+        if outcome in FAILURES:
+            summary.failures.append(f"[{index}] {cmd.tool} {cmd.argv!r} ({', '.join(cmd.mutations)}): "
+                                    f"{outcome}: {result.detail.strip()[-1500:]}")
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -1,9 +1,14 @@
-"""Edges of the concurrency checkers' footprints that the engine's own tests leave open
-(issue 18): how a strided access is described in a race message."""
+"""Edges of the concurrency checkers that the engine's own tests leave open (issue 18): how a
+strided access is described, which memories two cores share, how GM buffers are named."""
 
 from __future__ import annotations
 
+import pytest
+
 from mmair.dialects.pto.effects import Access
+from mmair.executor.events import Event, SyncError
+from mmair.executor.scheduler import Scheduler
+from mmair.isa.ascend.pipes import Pipe
 
 
 def test_strided_access_is_described_row_by_row() -> None:
@@ -12,3 +17,76 @@ def test_strided_access_is_described_row_by_row() -> None:
     # rows that touch (stride = width) are one contiguous range
     assert Access("gm", 0, 8, 4, 8).describe() == "[0, 32)"
     assert Access("l1", 64, 32).describe() == "[64, 96)"
+
+
+# ------------------------------------------------------------------------------------------------
+# Happens-before: which memories are shared, and how GM buffers are named
+# ------------------------------------------------------------------------------------------------
+
+
+def _write(seq: int, core: int, pipe: Pipe, access: Access) -> Event:
+    return Event(seq, core, pipe, None, f"w{seq}", [access], ())
+
+
+def test_local_memories_are_per_core_gm_is_shared() -> None:
+    l1 = Access("l1", 0, 64, write=True, buffer="%t")
+    sched = Scheduler(cores=2)
+    sched.issue(_write(1, 0, Pipe.MTE2, l1))
+    sched.issue(_write(2, 1, Pipe.MTE1, l1))  # core 1's L1 is another memory: no race
+    sched.finish()
+    gm = Access("gm", 0, 64, write=True, buffer="%g", memory="g")
+    sched = Scheduler(cores=2)
+    sched.issue(_write(1, 0, Pipe.FIX, gm))
+    with pytest.raises(SyncError, match=r"race on bytes \[0, 64\) of GM buffer %g"):
+        sched.issue(_write(2, 1, Pipe.MTE3, gm))
+        sched.finish()
+    sched = Scheduler(cores=1)
+    sched.issue(_write(1, 0, Pipe.MTE2, l1))
+    with pytest.raises(SyncError, match=r"race on l1 bytes \[0, 64\) \(%t\): w2 \(pipe mte1\) writes them"):
+        sched.issue(_write(2, 0, Pipe.MTE1, l1))
+        sched.finish()
+
+
+def test_gm_buffers_are_named_from_gm_names_or_generically() -> None:
+    gm = Access("gm", 0, 64, write=True, memory="a")  # no buffer name of its own
+    sched = Scheduler(gm_names={"a": "%A"})
+    sched.issue(_write(1, 0, Pipe.FIX, gm))
+    with pytest.raises(SyncError, match=r"race on bytes \[0, 64\) of GM buffer %A: "):
+        sched.issue(_write(2, 0, Pipe.MTE3, gm))
+        sched.finish()
+    sched = Scheduler()
+    sched.issue(_write(1, 0, Pipe.FIX, gm))
+    with pytest.raises(SyncError, match=r"race on bytes \[0, 64\) of GM buffer gm buffer: "):
+        sched.issue(_write(2, 0, Pipe.MTE3, gm))
+        sched.finish()
+
+
+# ------------------------------------------------------------------------------------------------
+# Run time: an event id held in a register is range-checked when the flag is issued
+# ------------------------------------------------------------------------------------------------
+
+_FLAG_KERNEL = """func.func @k(%ev: index) {
+  pto.set_flag mte2 -> mte1, %ev
+  pto.wait_flag mte2 -> mte1, %ev
+  func.return
+}
+"""
+
+
+@pytest.mark.parametrize("event_id", [-1, 8, 99])
+def test_runtime_event_id_out_of_range(event_id: int) -> None:
+    from xdsl.context import Context
+
+    from mmair.dialects import get_all_dialects
+    from mmair.executor.runner import run_module
+    from mmair.tools.diagnostics import LocatingParser
+
+    ctx = Context()
+    for name, factory in get_all_dialects().items():
+        ctx.register_dialect(name, factory)
+    module = LocatingParser(ctx, _FLAG_KERNEL, "flags.mlir").parse_module()
+    # a2: 8 event ids per pipe pair (0..7)
+    run_module(module, inputs={"ev": 7}, sync_check=True)  # the last legal id runs
+    with pytest.raises(SyncError, match=rf"event id {event_id} of mte2 -> mte1 is out of range at "
+                                        r"run time: target a2 has event ids 0\.\.7 per pipe pair"):
+        run_module(module, inputs={"ev": event_id}, sync_check=True)

@@ -71,6 +71,15 @@ def test_quant_to_8_bits_rounds_ties_to_even() -> None:
     assert got.tolist() == [[0, 2, 2, 4, 0, -2, -2, 126]]
 
 
+def test_quant_product_is_rounded_to_f32_before_the_8_bit_rounding() -> None:
+    # x = 0x401fd80a (2.4975610...), M1 = 1 + 2^-10: the exact product is 2.50000000233, which
+    # rounds to exactly 2.5 in f32 (the datapath's precision), a tie that goes to even: 2. A wider
+    # product would round up to 3.
+    x = np.array([[0x401FD80A]], np.uint32).view(np.float32)
+    got = K.quantize(x, "qf322b8_pre", np.dtype(np.int8), word=_word(1 + 2.0**-10))
+    assert got.tolist() == [[2]]
+
+
 def test_req8_rounds_the_scaled_integer_ties_to_even() -> None:
     acc = np.array([[5, 15, 25, -5, -15]], np.int32)  # x 0.5 = 2.5, 7.5, 12.5, -2.5, -7.5
     got = K.quantize(acc, "req8", np.dtype(np.int8), word=_word(0.5))
@@ -260,3 +269,43 @@ def test_runtime_unaligned_source_start_through_the_ir(r: int, c: int) -> None:
     out = run_module(module, inputs={"a": a, "eye": np.eye(32, dtype=np.float16), "r": r, "c": c})
     # A window times the identity: the window itself, exactly (integers < 2048 are exact in f16)
     assert np.array_equal(out.outputs["out"], a[r : r + 32, c : c + 32].astype(np.float32))
+
+
+# ------------------------------------------------------------------------------------------------
+# Runtime faults of the GM <-> tile moves, each with its own message
+# ------------------------------------------------------------------------------------------------
+
+
+def test_gm_moves_check_sizes_and_ranks() -> None:
+    from mmair.executor.errors import ExecutionError
+
+    mem = Memory("a2")
+    t = mem.place("l1", (16, 32), "nz", "f16")
+    gm = np.zeros((32, 64), np.float16)
+    with pytest.raises(ExecutionError, match=r"requires cols in \[0, 32\] \(columns of the destination"):
+        K.mte_gm_l1(gm, t, 16, 48)
+    with pytest.raises(ExecutionError, match=r"requires rows in \[0, 16\] \(rows of the destination"):
+        K.mte_gm_l1(gm, t, 20, 16)
+    l0a = mem.place("l0a", (16, 16), "zz", "f16")
+    with pytest.raises(ExecutionError, match=r"requires rows in \[0, 16\] \(rows of the destination"):
+        K.mte_l1_l0(t, l0a, 17, 16)
+    C = _sentinel(mem, "l0c", (16, 16), "nz", "f32")
+    with pytest.raises(ExecutionError, match=r"requires a 1-D or 2-D GM memref, got shape \(2, 16, 16\)"):
+        K.fixpipe(C, np.zeros((2, 16, 16), np.float32), 16, 16)
+    src = mem.place("l1", (1, 64), "nd", "f32")
+    bt = mem.place("bt", (1, 32), "nd", "f32")
+    with pytest.raises(ExecutionError, match=r"requires n in \[0, 32\] \(columns of the destination"):
+        K.mte_l1_bt(src, bt, 48)
+    ub = mem.place("ub", (1, 16), "nd", "f16")
+    with pytest.raises(ExecutionError, match="copies 32 GM elements into the 16-element"):
+        K.copy_gm_to_tile(np.zeros(32, np.float16), ub)
+    with pytest.raises(ExecutionError, match="fills 32 GM elements from the 16-element"):
+        K.copy_tile_to_gm(ub, np.zeros(32, np.float16))
+    # the GEMV rule at run time: m = 1 reads L0A as an nd vector, so a zz lhs is refused
+    a = mem.place("l0a", (16, 16), "zz", "f16")
+    b = mem.place("l0b", (16, 16), "zn", "f16")
+    with pytest.raises(ExecutionError, match="m = 1 with a zz lhs"):
+        K.mad(a, b, C, 1, 16, 16)
+    row = np.zeros(16, np.float32)  # a 1-D GM memref is one row
+    K.fixpipe(C, row, 1, 16)
+    assert (row == SENTINEL).all()

@@ -25,8 +25,10 @@ def _load(name: str, file: str):
 fuzz_cli = _load("mmair_fuzz_cli", "fuzz_cli.py")
 
 
-def test_quick_cli_fuzz_run():
+def test_quick_cli_fuzz_run(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
     summary = fuzz_cli.run_commands(range(60), seed=0, timeout=60.0)
+    assert sorted(p.name for p in tmp_path.iterdir()) == []  # relative outputs stayed in its folder
     print(summary.table())
     assert summary.tried == 60
     assert summary.failed == 0, "\n".join(summary.failures)

@@ -148,7 +148,7 @@ DENSE_CASES = [  # kind, atype, btype, d_type, K
 
 @pytest.mark.parametrize(("kind", "atype", "btype", "d_type", "k"), DENSE_CASES)
 def test_exact_equals_rational_model_dense(kind, atype, btype, d_type, k) -> None:
-    m, n = 4, 6
+    m, n = 6, 8
     span = 40 if atype in ("tf32", "bf16") else None  # keep tf32/bf16 sums inside f32's range
     a, b = random_codes(atype, (m, k), span), random_codes(btype, (n, k), span)
     c = random_codes("f16", (m, n)) if d_type == "f16" else RNG.standard_normal((m, n)).astype(
@@ -175,7 +175,7 @@ def test_exact_equals_rational_model_mxf8f6f4(atype, btype) -> None:
                          [("mxf4", "ue8m0", 32, 64), ("mxf4nvf4", "ue4m3", 16, 64),
                           ("mxf4nvf4", "ue8m0", 16, 96)])
 def test_exact_equals_rational_model_mxf4(kind, scale_type, block, k) -> None:
-    m, n = 4, 5
+    m, n = 8, 8
     a, b = RNG.choice(E2M1_VALUES, (m, k)), RNG.choice(E2M1_VALUES, (n, k))
     if scale_type == "ue8m0":  # exponents far apart, so group terms get truncated
         sa = decode_ue8m0(RNG.integers(80, 175, (m, k // block)))
@@ -245,6 +245,15 @@ def test_f32_subnormal_result_rounds_toward_zero() -> None:
     _, default_bits = exact_row("tf32", [1.5 * 2.0**-100] + [0.0] * 7, [2.0**-49] + [0.0] * 7,
                                 atype="tf32", btype="tf32", numerics="default")
     assert default_bits == 2
+
+
+def test_bf16_wide_range_and_f32_truncation() -> None:
+    # bf16: 2^100 * 2^20 = 2^120 sets emax = 120 (quantum 2^95); 1 * 2^-10 truncates to 0;
+    # C = 3 * 2^96 is kept. The exact sum 2^120 + 3 * 2^96 is 1.5 f32 ulps (2^97) above 2^120 and
+    # truncates to 2^120 + 2^97.
+    value, _ = exact_row("f16", [2.0**100, 1.0] + [0.0] * 14, [2.0**20, 2.0**-10] + [0.0] * 14,
+                         atype="bf16", btype="bf16", c=3 * 2.0**96)
+    assert value == 2.0**120 + 2.0**97
 
 
 def test_zero_terms_take_part_in_the_largest_exponent() -> None:

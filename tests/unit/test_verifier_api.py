@@ -65,3 +65,26 @@ def test_space_and_width_checks() -> None:
     with pytest.raises(DescriptorError, match="element bits = 6 is not a storage width; legal: 4, 8, 16, 32"):
         tc_layouts.elements_per_unit(6)
     assert [tc_layouts.elements_per_unit(b) for b in (4, 8, 16, 32)] == [32, 16, 8, 4]
+
+
+def test_idesc_flags_are_booleans() -> None:
+    from dataclasses import replace
+
+    from mmair.isa.tcgen05.idesc import InstrDesc, encode_idesc
+
+    d = InstrDesc(kind="f16", m=128, n=256, atype="f16", btype="f16", dtype="f32")
+    for value in (2, "yes"):
+        with pytest.raises(DescriptorError, match=f"transpose_a = {value} is not a boolean; legal: true, false"):
+            encode_idesc(replace(d, transpose_a=value))
+    # bit 15 is transpose A (the reference's idesc table); True and 1 encode the same
+    assert encode_idesc(replace(d, transpose_a=True)) == encode_idesc(d) | 1 << 15
+    assert encode_idesc(replace(d, transpose_a=1)) == encode_idesc(d) | 1 << 15
+
+
+def test_layout_and_pipe_checks() -> None:
+    from mmair.isa.ascend import pipes
+
+    with pytest.raises(ValueError, match="unknown layout 'xy', expected one of nd, dn, nz"):
+        layouts.LayoutGeometry.from_fractal("xy", (16, 16), (16, 16))
+    with pytest.raises(pipes.PipeError, match=r"target 310p has no fixpipe \(no FIX pipe\)"):
+        pipes.pipe_of("fixpipe", "l0c", "gm", targets.get_target("310p"))

@@ -350,6 +350,22 @@ pto.mad %a, %b, %c, %c16, %c16, %c16 : !pto.tile<l0b, 16x16xf16, zn>, !pto.tile<
 // CHECK: error: 'pto.mad' op requires lhs in l0a, got l0b
 
 // -----
+// [L layout] mad checks the layout of each operand where it uses it (rhs: L0B is zn)
+%c16 = arith.constant 16 : index
+%a, %b, %c = "test.op"() : () -> (!pto.tile<l0a, 16x16xf16, zz>, !pto.tile<l0b, 16x16xf16, zz>, !pto.tile<l0c, 16x16xf32, nz>)
+pto.mad %a, %b, %c, %c16, %c16, %c16 : !pto.tile<l0a, 16x16xf16, zz>, !pto.tile<l0b, 16x16xf16, zz>, !pto.tile<l0c, 16x16xf32, nz>
+// CHECK: error: 'pto.mad' op requires rhs layout in [zn] for l0b on target a2, got zz
+
+// -----
+// [L layout] the bias table holds an nd row
+builtin.module attributes {pto.target = "a5"} {
+%c64 = arith.constant 64 : index
+%src, %dst = "test.op"() : () -> (!pto.tile<l1, 1x64xf32, nd>, !pto.tile<bt, 1x64xf32, nz>)
+pto.mte_l1_bt %src, %dst, %c64 : !pto.tile<l1, 1x64xf32, nd>, !pto.tile<bt, 1x64xf32, nz>
+}
+// CHECK: error: 'pto.mte_l1_bt' op requires dst layout in [nd] for bt on target a5, got nz
+
+// -----
 // [M1] f16 x f16 -> f16 is not in the a2 table
 %c16 = arith.constant 16 : index
 %a, %b, %c = "test.op"() : () -> (!pto.tile<l0a, 16x16xf16, zz>, !pto.tile<l0b, 16x16xf16, zn>, !pto.tile<l0c, 16x16xf16, nz>)
@@ -452,6 +468,34 @@ builtin.module attributes {pto.target = "310p"} {
 %a, %b, %c, %bias = "test.op"() : () -> (!pto.tile<l0a, 16x16xf16, zz>, !pto.tile<l0b, 16x16xf16, zn>, !pto.tile<l0c, 16x16xf32, nz>, !pto.tile<bt, 1x16xf16, nd>)
 pto.mad_bias %a, %b, %c, %bias, %c16, %c16, %c16 : !pto.tile<l0a, 16x16xf16, zz>, !pto.tile<l0b, 16x16xf16, zn>, !pto.tile<l0c, 16x16xf32, nz>, !pto.tile<bt, 1x16xf16, nd>
 // CHECK: error: 'pto.mad_bias' op requires bias element type to match dst element type f32, got f16
+
+// -----
+// [M2] the bias row covers n
+%c16 = arith.constant 16 : index
+%c32 = arith.constant 32 : index
+%a, %b, %c, %bias = "test.op"() : () -> (!pto.tile<l0a, 16x16xf16, zz>, !pto.tile<l0b, 16x32xf16, zn>, !pto.tile<l0c, 16x32xf32, nz>, !pto.tile<bt, 1x16xf32, nd>)
+pto.mad_bias %a, %b, %c, %bias, %c16, %c32, %c16 : !pto.tile<l0a, 16x16xf16, zz>, !pto.tile<l0b, 16x32xf16, zn>, !pto.tile<l0c, 16x32xf32, nz>, !pto.tile<bt, 1x16xf32, nd>
+// CHECK: error: 'pto.mad_bias' op requires bias tile of at least 1x32 (1 x n), got 1x16
+
+// -----
+// [L layout] fixpipe reads an nz L0C tile
+%c16 = arith.constant 16 : index
+%src, %out = "test.op"() : () -> (!pto.tile<l0c, 16x16xf32, zz>, memref<16x16xf32>)
+pto.fixpipe %src, %out, %c16, %c16 : !pto.tile<l0c, 16x16xf32, zz>, memref<16x16xf32>
+// CHECK: error: 'pto.fixpipe' op requires src layout in [nz] for l0c on target a2, got zz
+
+// -----
+// [F] the quant vector holds a word per output column
+%c32 = arith.constant 32 : index
+%s, %out8, %scale = "test.op"() : () -> (!pto.tile<l0c, 32x32xi32, nz>, memref<32x32xi8>, !pto.tile<l1, 16xui64, nd>)
+pto.fixpipe %s, %out8, %c32, %c32 vector %scale : !pto.tile<l1, 16xui64, nd> {quant = "vreq8"} : !pto.tile<l0c, 32x32xi32, nz>, memref<32x32xi8>
+// CHECK: error: 'pto.fixpipe' op requires vector tile of at least 1x32 (1 x n), got 1x16
+
+// -----
+// [L layout] GM <-> UB moves use nd UB tiles
+%src, %ub = "test.op"() : () -> (memref<128xf16>, !pto.tile<ub, 8x16xf16, nz>)
+pto.mte_gm_ub %src, %ub : memref<128xf16>, !pto.tile<ub, 8x16xf16, nz>
+// CHECK: error: 'pto.mte_gm_ub' op requires dst layout in [nd] for ub on target a2, got nz
 
 // -----
 // [M2] s4 has no bias form
@@ -695,6 +739,15 @@ builtin.module attributes {pto.target = "310p"} {
 %dst, %src, %pat = "test.op"() : () -> (!pto.tile<ub, 128xf16, nd>, !pto.tile<ub, 128xf16, nd>, !pto.tile<ub, 8xui32, nd>)
 %n = pto.gather_mask %dst, %src, pattern %pat : !pto.tile<ub, 8xui32, nd>, %c0, %c1, %c1, %c8, %c8 : !pto.tile<ub, 128xf16, nd>, !pto.tile<ub, 128xf16, nd>
 // CHECK: error: 'pto.gather_mask' op requires src1 pattern word type u16 for f16 on target a2, got u32
+
+// -----
+// [L layout] the user pattern is an nd UB tile
+%c0 = arith.constant 0 : index
+%c1 = arith.constant 1 : index
+%c8 = arith.constant 8 : index
+%dst, %src, %pat = "test.op"() : () -> (!pto.tile<ub, 128xf16, nd>, !pto.tile<ub, 128xf16, nd>, !pto.tile<ub, 16x16xui16, nz>)
+%n = pto.gather_mask %dst, %src, pattern %pat : !pto.tile<ub, 16x16xui16, nz>, %c0, %c1, %c1, %c8, %c8 : !pto.tile<ub, 128xf16, nd>, !pto.tile<ub, 128xf16, nd>
+// CHECK: error: 'pto.gather_mask' op requires src1 layout in [nd] for ub on target a2, got nz
 
 // -----
 // [X2] counter mode with a static mask of 0

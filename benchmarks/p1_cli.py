@@ -1,0 +1,145 @@
+"""P1 through the command line, idle and under load (issue 13).
+
+    python benchmarks/p1_cli.py                 # idle and loaded, all shapes
+    python benchmarks/p1_cli.py --quick         # 2 repetitions, 512^3 / 1024^3 / 2048^3 f16 only
+
+mmair side: `mmair.tools.run.main([...])` called in this process on a `pto.matmul` file (so the
+whole CLI run minus the interpreter's start-up: parse, verify, `mmair-lower`, reading A and B from
+.npy, the executor, writing C to .npy). Baseline: numpy's float32 `a32 @ b32` of the same matrices
+(already converted, numpy's default BLAS threads) in the same process. The two are timed in
+alternation; medians. "loaded": the same measurement while one busy process per core spins
+(started and stopped by this script; each also ends by itself after `--load-seconds`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import io
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+from run import Row, check_matmul, matmul_inputs, matmul_source, render  # noqa: E402
+
+_SPIN = "import time\nend = time.monotonic() + {seconds}\nwhile time.monotonic() < end:\n    pass\n"
+
+_ACC = {"f16": "f32", "bf16": "f32", "s8": "s32"}
+
+
+@contextlib.contextmanager
+def background_load(processes: int, seconds: float):
+    """`processes` busy Python loops, each ending by itself after `seconds` at the latest."""
+    procs = [subprocess.Popen([sys.executable, "-c", _SPIN.format(seconds=seconds)])
+             for _ in range(processes)]
+    try:
+        time.sleep(0.2)
+        yield
+    finally:
+        for p in procs:
+            p.kill()
+        for p in procs:
+            p.wait()
+
+
+def case(tmp: Path, m: int, n: int, k: int, ab: str):
+    import numpy as np
+
+    from mmair.executor.dtypes import numpy_dtype
+    from mmair.tools.run import main as run_main
+
+    acc = _ACC[ab]
+    src = tmp / f"mm_{m}_{n}_{k}_{ab}.mlir"
+    src.write_text(matmul_source(m, n, k, ab, acc))
+    a, b, a32, b32 = matmul_inputs(m, n, k, ab)
+    np.save(tmp / "a.npy", a.view(np.uint16) if ab == "bf16" else a)
+    np.save(tmp / "b.npy", b.view(np.uint16) if ab == "bf16" else b)
+    np.save(tmp / "c.npy", np.zeros((m, n), numpy_dtype(acc)))
+    argv = [str(src), "--input", f"a={tmp / 'a.npy'}", "--input", f"b={tmp / 'b.npy'}",
+            "--input", f"c={tmp / 'c.npy'}", "--output", f"c={tmp / 'out.npy'}"]
+    if ab == "bf16":
+        argv.append("--raw-bits")
+
+    def mmair() -> None:
+        with contextlib.redirect_stdout(io.StringIO()):
+            if run_main(argv) != 0:
+                raise SystemExit(f"mmair-run failed on {src}")
+
+    def base() -> None:
+        a32 @ b32
+
+    return mmair, base, (tmp / "out.npy", a32, b32)
+
+
+def measure(mmair, base, reps: int) -> tuple[float, float]:
+    import gc
+
+    mmair()
+    base()
+    tm: list[float] = []
+    tb: list[float] = []
+    for i in range(reps):
+        for fn, out in ((mmair, tm), (base, tb)) if i % 2 == 0 else ((base, tb), (mmair, tm)):
+            gc.collect()
+            t0 = time.perf_counter()
+            fn()
+            out.append(time.perf_counter() - t0)
+    return statistics.median(tm), statistics.median(tb)
+
+
+def main(argv: list[str] | None = None) -> int:
+    import numpy as np
+
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true")
+    parser.add_argument("--reps", type=int, default=None)
+    parser.add_argument("--load-seconds", type=float, default=600.0,
+                        help="upper bound on the life of each background process")
+    parser.add_argument("--modes", default="idle,loaded")
+    parser.add_argument("--output", type=Path, default=None)
+    args = parser.parse_args(argv)
+    reps = args.reps or (2 if args.quick else 5)
+    shapes = [(512, 512, 512, "f16", None), (1024, 1024, 1024, "f16", None),
+              (2048, 2048, 2048, "f16", "goal")]
+    if not args.quick:
+        shapes += [(1000, 700, 3000, "f16", None), (1024, 1024, 1024, "bf16", None),
+                   (1024, 1024, 1024, "s8", None)]
+    cores = os.cpu_count() or 1
+    rows: list[Row] = []
+    with tempfile.TemporaryDirectory() as tmpdir:
+        tmp = Path(tmpdir)
+        for mode in args.modes.split(","):
+            load = (background_load(cores, args.load_seconds) if mode == "loaded"
+                    else contextlib.nullcontext())
+            goal = 3.0 if mode == "loaded" else 1.5
+            with load:
+                for m, n, k, ab, tag in shapes:
+                    mmair, base, (out, a32, b32) = case(tmp, m, n, k, ab)
+                    t_m, t_b = measure(mmair, base, reps)
+                    err = check_matmul(np.load(out).astype(np.float64), a32, b32, ab)
+                    flops = 2 * m * n * k
+                    rows.append(Row(
+                        f"P1 {mode}", f"mmair-run {ab} x {ab} -> {_ACC[ab]}, M={m} N={n} K={k}",
+                        f"{flops / 1e9:.2f} GFLOP", t_m, t_b, goal if tag else None,
+                        rate=f"{flops / t_m / 1e9:.1f} GFLOP/s",
+                        note=f"max rel err {err:.1e}" + (
+                            f"; {cores} busy processes" if mode == "loaded" else "")))
+    load = os.getloadavg()[0]
+    header = (f"P1 through mmair-run (median of {reps} alternating runs), {cores} CPUs, "
+              f"numpy {np.__version__}; load average {load:.2f} at the end")
+    table = render(rows, header)
+    print(table)
+    if args.output is not None:
+        args.output.write_text(table)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,197 @@
+"""Cycle costs of the pto ops per Ascend target: the numbers behind `mmair-run --timing`.
+
+An AI Core runs each pipe's instructions in order; the executor's timeline (executor/timeline.py)
+places every pipe event at max(its pipe is free, its happens-before predecessors have finished) and
+gives it the duration this module computes. Every constant below names its public source or is
+marked ASSUMPTION (no public calibrated figure found); docs/costs.md is the table with sources.
+
+Main source: CANN's per-SoC platform files (`platform_config/<SoC>.ini`, section
+`[AICoreMemoryRates]` in bytes per cycle, `[AICoreSpec] cube_freq` in MHz, `[DtypeMKN]` the cube's
+m x k x n step per element type), the numbers the CANN compiler's own cost model reads. A data
+move costs `latency + ceil(bytes / rate)`; a mad costs one cube step (16 x k0 x 16, k0 = 32 bytes
+of the input element) per cycle plus a pipeline latency. Pure Python, no xDSL.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from math import ceil
+
+from mmair.isa.ascend.targets import element_bits
+
+
+@dataclass(frozen=True)
+class Rate:
+    """A data path: `bytes_per_cycle` sustained and `latency` cycles before the first byte."""
+
+    bytes_per_cycle: int
+    latency: int
+    source: str
+
+    def cycles(self, nbytes: int) -> int:
+        return self.latency + ceil(nbytes / self.bytes_per_cycle)
+
+
+@dataclass(frozen=True)
+class Costs:
+    """The cost constants of one target (module docstring; docs/costs.md)."""
+
+    target: str
+    clock_mhz: int
+    clock_source: str
+    gm_read: Rate  # MTE2: GM -> L1 / UB
+    gm_write: Rate  # MTE3 UB -> GM and FIX L0C -> GM
+    l1_l0a: Rate  # MTE1
+    l1_l0b: Rate  # MTE1 (also L1 -> BT)
+    l0c_out: Rate  # FIX: L0C -> L1 / UB (on-chip destination)
+    vector_bytes_per_cycle: int  # V: one 256-byte repeat per cycle
+    mad_latency: int
+    fix_latency: int
+    quant_latency: int  # extra FIX latency when the fixpipe converts (quantizes) on the way
+    flag_latency: int  # a set_flag reaching its wait_flag
+    barrier_latency: int
+    issue_cycles: int  # every pipe instruction occupies its pipe at least this long
+
+
+_CANN_INI = "CANN platform_config/{soc}.ini [AICoreMemoryRates] / [AICoreSpec]"
+
+# ASSUMPTIONS shared by every target (no public calibrated figure found; docs/costs.md):
+GM_LATENCY = 200
+"""ASSUMPTION: cycles from an MTE2 / MTE3 request to the first GM byte (HBM through L2)."""
+ONCHIP_LATENCY = 16
+"""ASSUMPTION: cycles before the first byte of an on-chip move (L1 -> L0, L0C -> L1)."""
+MAD_LATENCY = 16
+"""ASSUMPTION: cube pipeline depth in cycles (a mad's result lands this long after its last step)."""
+FIX_LATENCY = 32
+"""ASSUMPTION: fixpipe start-up in cycles (per instruction)."""
+QUANT_LATENCY = 8
+"""ASSUMPTION: extra fixpipe cycles when it converts on the way (quantization is done in-line
+("随路") at the fixpipe's byte rate, so only a start-up cost is added)."""
+FLAG_LATENCY = 2
+"""ASSUMPTION: cycles from a set_flag firing to the matching wait_flag releasing its pipe."""
+BARRIER_LATENCY = 2
+"""ASSUMPTION: cycles a pipe_barrier adds once the pipe has drained."""
+VECTOR_REPEAT_BYTES = 256
+"""Ascend C vector instructions process one 256-byte repeat (8 x 32-byte blocks) per iteration
+(Ascend C API reference, "repeatTimes" of the vector instructions); ASSUMPTION: one per cycle."""
+CUBE_K_BYTES = 32
+"""The cube's k step is one 32-byte C0 of the input element: 16 for f16/bf16, 32 for s8, 64 for s4
+(CANN platform_config [DtypeMKN]: Default=16,16,16, DT_INT8=16,32,16, DT_INT4=16,64,16), 8 for
+f32 (k0 of an f32 fractal, Ascend C Mmad)."""
+CUBE_MN = 16
+"""The cube's m and n step ([AICoreSpec] cube_m_size = cube_n_size = 16)."""
+
+
+def _ini(soc: str) -> str:
+    return _CANN_INI.format(soc=soc)
+
+
+def _target_costs(target: str, clock: int, clock_src: str, ddr: int, ddr_w: int, l0a: int,
+                  l0b: int, l0c: int, rate_src: str) -> Costs:
+    return Costs(
+        target=target, clock_mhz=clock, clock_source=clock_src,
+        gm_read=Rate(ddr, GM_LATENCY, f"ddr_read_rate, {rate_src}"),
+        gm_write=Rate(ddr_w, GM_LATENCY, f"ddr_write_rate, {rate_src}"),
+        l1_l0a=Rate(l0a, ONCHIP_LATENCY, f"l1_to_l0_a_rate, {rate_src}"),
+        l1_l0b=Rate(l0b, ONCHIP_LATENCY, f"l1_to_l0_b_rate, {rate_src}"),
+        l0c_out=Rate(l0c, ONCHIP_LATENCY, f"l0_c_to_ub_rate, {rate_src}"),
+        vector_bytes_per_cycle=VECTOR_REPEAT_BYTES,
+        mad_latency=MAD_LATENCY, fix_latency=FIX_LATENCY, quant_latency=QUANT_LATENCY,
+        flag_latency=FLAG_LATENCY, barrier_latency=BARRIER_LATENCY, issue_cycles=1,
+    )
+
+
+_A2_SRC = _ini("Ascend910B2C")
+_COSTS: dict[str, Costs] = {
+    # Ascend 910B: cube_freq=1800, ddr 32 B/cycle, L1->L0A 512, L1->L0B 256, L0C->UB 256.
+    "a2": _target_costs("a2", 1800, f"cube_freq, {_A2_SRC}", 32, 32, 512, 256, 256, _A2_SRC),
+    # Ascend 910C: ASSUMPTION: the 910B figures (same AIC-C-220 core; no public .ini found).
+    "a3": _target_costs("a3", 1800, f"ASSUMPTION: as a2 ({_A2_SRC})", 32, 32, 512, 256, 256,
+                        f"ASSUMPTION: as a2 ({_A2_SRC})"),
+    # Ascend 950PR: cube_freq=1650, ddr 27, L1->L0A 256, L1->L0B 256, L0C->UB 128.
+    "a5": _target_costs("a5", 1650, f"cube_freq, {_ini('Ascend950PR_957bx')}", 27, 27, 256, 256,
+                        128, _ini("Ascend950PR_957bx")),
+    # Ascend 310P and the 200I A2 (310B): ASSUMPTION: the 910 rates at 1000 MHz (no public
+    # platform file found for them).
+    "310p": _target_costs("310p", 1000, "ASSUMPTION (no public figure found)", 32, 32, 512, 256,
+                          256, f"ASSUMPTION: as 910 ({_ini('Ascend910A')})"),
+    "200i_a2": _target_costs("200i_a2", 1000, "ASSUMPTION (no public figure found)", 32, 32, 512,
+                             256, 256, f"ASSUMPTION: as 910 ({_ini('Ascend910A')})"),
+    # Ascend 910 (910A): cube_freq=1000, same rates as 910B.
+    "910": _target_costs("910", 1000, f"cube_freq, {_ini('Ascend910A')}", 32, 32, 512, 256, 256,
+                         _ini("Ascend910A")),
+}
+
+
+def costs(target: str) -> Costs:
+    """The cost constants of `target` (a name of `targets.TARGET_NAMES`)."""
+    try:
+        return _COSTS[target]
+    except KeyError:
+        raise ValueError(f"no cost table for Ascend target {target!r} "
+                         f"(known: {', '.join(_COSTS)})") from None
+
+
+def cube_k0(elem: str) -> int:
+    """Elements of the cube's k step for input element `elem` (`CUBE_K_BYTES`)."""
+    return max(1, CUBE_K_BYTES * 8 // element_bits(elem))
+
+
+def mad_steps(m: int, n: int, k: int, elem: str) -> int:
+    """Cube steps of an m x k x n mad: one 16 x k0 x 16 fractal product per cycle."""
+    return ceil(m / CUBE_MN) * ceil(n / CUBE_MN) * ceil(k / cube_k0(elem))
+
+
+def mad_cycles(target: str, m: int, n: int, k: int, elem: str) -> int:
+    """Cycles the cube (pipe M) is busy with an m x k x n mad of `elem` inputs."""
+    return costs(target).mad_latency + mad_steps(m, n, k, elem)
+
+
+def move_cycles(target: str, kind: str, nbytes: int, dst_space: str = "") -> int:
+    """Cycles of a data move of `nbytes` (the bytes written) by op kind (`pipes.pipe_of` kinds)."""
+    c = costs(target)
+    if kind in ("mte_gm_l1", "mte_gm_ub"):
+        return c.gm_read.cycles(nbytes)
+    if kind == "mte_ub_gm":
+        return c.gm_write.cycles(nbytes)
+    if kind == "mte_l1_l0a":
+        return c.l1_l0a.cycles(nbytes)
+    if kind in ("mte_l1_l0b", "mte_l1_bt"):
+        return c.l1_l0b.cycles(nbytes)
+    raise ValueError(f"no move cost for op kind {kind!r}")
+
+
+def fixpipe_cycles(target: str, nbytes: int, dst_space: str, quantized: bool) -> int:
+    """Cycles of a fixpipe writing `nbytes` to `dst_space`: L0C read at the L0C rate, the write
+    at the GM rate for GM, plus the start-up (and the conversion start-up when `quantized`)."""
+    c = costs(target)
+    rate = min(c.l0c_out.bytes_per_cycle, c.gm_write.bytes_per_cycle) if dst_space == "gm" \
+        else c.l0c_out.bytes_per_cycle
+    latency = c.fix_latency + (c.quant_latency if quantized else 0) + \
+        (c.gm_write.latency if dst_space == "gm" else 0)
+    return latency + ceil(nbytes / rate)
+
+
+def gather_mask_cycles(target: str, src_bytes: int) -> int:
+    """Cycles of a GatherMask on the vector pipe reading `src_bytes`: one 256-byte repeat each."""
+    c = costs(target)
+    return c.issue_cycles + ceil(src_bytes / c.vector_bytes_per_cycle)
+
+
+def sync_cycles(target: str, kind: str) -> int:
+    """set_flag / wait_flag / pipe_barrier: the latency they add on their pipe."""
+    c = costs(target)
+    if kind in ("set_flag", "wait_flag"):
+        return c.flag_latency
+    return c.barrier_latency
+
+
+def seconds(target: str, cycles: int) -> float:
+    """`cycles` at the target's core clock."""
+    return cycles / (costs(target).clock_mhz * 1e6)
+
+
+__all__ = [
+    "Costs", "Rate", "costs", "cube_k0", "fixpipe_cycles", "gather_mask_cycles", "mad_cycles",
+    "mad_steps", "move_cycles", "seconds", "sync_cycles",
+]

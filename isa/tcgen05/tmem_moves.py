@@ -1,0 +1,120 @@
+"""Data movement into and out of tensor memory: `tcgen05.ld`, `tcgen05.st`, `tcgen05.cp`,
+`tcgen05.shift`, `tcgen05.commit` (PTX ISA §9.7.16.8-9, "tcgen05.ld", "tcgen05.st", "tcgen05.cp",
+"tcgen05.shift", "tcgen05.commit"; https://docs.nvidia.com/cuda/parallel-thread-execution/).
+
+* `tcgen05.ld/st.sync.aligned.<shape>.<num>{.pack::16b|.unpack::16b}.b32`: one warp moves a block
+  of TMEM to/from its registers. Shapes `.16x64b .16x128b .16x256b .32x32b .16x32bx2` (lanes x
+  bits per lane per repetition); `.num` = `.x1 .x2 .x4 ... .x128` repetitions along the columns;
+  each thread holds `base x num` 32-bit registers (base 1 for 32x32b/16x64b/16x32bx2, 2 for
+  16x128b, 4 for 16x256b), at most 128 (so 16x128b stops at .x64 and 16x256b at .x32). The
+  register counts are what ptxas 13.5 accepts (checked by assembling every shape x num x pack).
+  `.16x32bx2` takes an extra immediate, the column offset of its second half (immHalfSplitoff).
+  `.pack::16b` (ld) / `.unpack::16b` (st) pack two 16-bit elements of adjacent columns into one
+  register; the register count does not change.
+* Access restriction (R33): warp w of a warpgroup (w = %warpid % 4) reaches only TMEM lanes
+  32w .. 32w+31. A `.32x32b` access covers the 32 lanes from its lane address, so the address lane
+  must be 32w; a `.16x*` access covers 16 lanes, which must lie in the warp's quarter.
+* `tcgen05.cp.cta_group.<shape>{.multicast}{.decompress} [taddr], s-desc`: SMEM (a matrix
+  descriptor) -> TMEM. Shapes `.128x256b .4x256b .128x128b` (no multicast), `.64x128b` (needs
+  `.warpx2::02_13` or `.warpx2::01_23`), `.32x128b` (needs `.warpx4`); decompression
+  `.b8x16.b6x16_p32` or `.b8x16.b4x16_p64` (6-/4-bit elements to 8-bit containers).
+* `tcgen05.shift.cta_group.down [taddr]`: shifts 32-byte TMEM rows down by one lane.
+* `tcgen05.commit.cta_group.mbarrier::arrive::one.shared::cluster{.multicast::cluster}.b64
+  [mbar] {, ctaMask}`: the mbarrier gets one arrive when all prior async tcgen05 ops of the thread
+  (mma, cp, shift) complete; ctaMask (16 bits) names the CTAs of the cluster to signal.
+"""
+
+from __future__ import annotations
+
+from mmair.isa.tcgen05.errors import DescriptorError
+
+#: Shape -> (TMEM lanes covered, 32-bit registers per thread per repetition).
+LD_ST_SHAPES: dict[str, tuple[int, int]] = {
+    "16x64b": (16, 1),
+    "16x128b": (16, 2),
+    "16x256b": (16, 4),
+    "32x32b": (32, 1),
+    "16x32bx2": (16, 1),
+}
+#: Repetition counts `.x1 ... .x128`.
+LD_ST_NUMS: tuple[int, ...] = (1, 2, 4, 8, 16, 32, 64, 128)
+MAX_REGISTERS = 128
+LANES_PER_WARP = 32
+
+#: tcgen05.cp shape -> the warp-multicast qualifiers it needs (None = no multicast).
+CP_SHAPES: dict[str, tuple[str | None, ...]] = {
+    "128x256b": (None,),
+    "4x256b": (None,),
+    "128x128b": (None,),
+    "64x128b": ("warpx2::02_13", "warpx2::01_23"),
+    "32x128b": ("warpx4",),
+}
+CP_DECOMPRESSIONS: tuple[str, ...] = ("b8x16.b6x16_p32", "b8x16.b4x16_p64")
+
+
+def ld_st_registers(shape: str, num: int) -> int:
+    """32-bit registers per thread of a tcgen05.ld/st (R33); raises for an illegal shape/num."""
+    if shape not in LD_ST_SHAPES:
+        raise DescriptorError("shape", shape, ", ".join(LD_ST_SHAPES), "R33",
+                              "is not a tcgen05.ld/st shape")
+    if num not in LD_ST_NUMS:
+        raise DescriptorError("num", num, ", ".join(f"x{n}" for n in LD_ST_NUMS), "R33",
+                              "is not a tcgen05.ld/st repetition count")
+    regs = LD_ST_SHAPES[shape][1] * num
+    if regs > MAX_REGISTERS:
+        legal = [f"x{n}" for n in LD_ST_NUMS if LD_ST_SHAPES[shape][1] * n <= MAX_REGISTERS]
+        raise DescriptorError("num", num, ", ".join(legal) + f" (.{shape})", "R33",
+                              f"needs {regs} registers per thread (at most {MAX_REGISTERS})")
+    return regs
+
+
+def ld_st_columns(shape: str, num: int) -> int:
+    """TMEM columns (32-bit cells per lane) one tcgen05.ld/st covers."""
+    lanes, base = LD_ST_SHAPES[shape]
+    if shape == "32x32b":
+        return num
+    # 16-lane shapes: 32 threads x registers spread over 16 lanes -> twice the columns per lane
+    return 2 * base * num if shape != "16x32bx2" else 2 * num
+
+
+def check_lane_quarter(shape: str, lane: int, warp: int) -> None:
+    """R33: the lanes a warp's tcgen05.ld/st covers lie in its quarter 32w .. 32w+31."""
+    if warp not in range(4):
+        raise DescriptorError("warp", warp, "0..3 (%warpid % 4)", "R33",
+                              "is not a warp of a warpgroup")
+    lanes = LD_ST_SHAPES[shape][0]
+    low = LANES_PER_WARP * warp
+    if not (low <= lane and lane + lanes <= low + LANES_PER_WARP) or lane % 16:
+        legal = f"{low}" if lanes == 32 else f"{low}, {low + 16}"
+        raise DescriptorError("lane", lane, f"{legal} (warp {warp} reaches lanes {low}.."
+                              f"{low + LANES_PER_WARP - 1}; .{shape} covers {lanes} lanes)",
+                              "R33", "is outside the warp's lane quarter")
+
+
+def check_cp(shape: str, multicast: str | None, decompress: str | None) -> None:
+    """tcgen05.cp: shape, the multicast qualifier it needs, decompression."""
+    if shape not in CP_SHAPES:
+        raise DescriptorError("shape", shape, ", ".join(CP_SHAPES), None,
+                              "is not a tcgen05.cp shape")
+    legal = CP_SHAPES[shape]
+    if multicast not in legal:
+        shown = ", ".join("none" if m is None else m for m in legal)
+        raise DescriptorError("multicast", multicast, f"{shown} (.{shape})", None,
+                              f"is not legal with .{shape}")
+    if decompress is not None and decompress not in CP_DECOMPRESSIONS:
+        raise DescriptorError("decompress", decompress, ", ".join(CP_DECOMPRESSIONS), None,
+                              "is not a tcgen05.cp decompression")
+
+
+__all__ = [
+    "CP_DECOMPRESSIONS",
+    "CP_SHAPES",
+    "LANES_PER_WARP",
+    "LD_ST_NUMS",
+    "LD_ST_SHAPES",
+    "MAX_REGISTERS",
+    "check_cp",
+    "check_lane_quarter",
+    "ld_st_columns",
+    "ld_st_registers",
+]

@@ -1,0 +1,89 @@
+// RUN: mmair-opt %s --split-input-file --verify-diagnostics | filecheck %s
+
+// Whole-kernel tcgen05 ops: one chunk per rule.
+
+// R33: a .32x32b access of warp 1 must start at lane 32 (its lane quarter is 32..63).
+%t = "test.op"() : () -> memref<128x128xf32, #tcgen05.space<tmem>>
+%r = tcgen05.ld shape("32x32b") num(8) warp(1) lane(0) column(0) %t : memref<128x128xf32, #tcgen05.space<tmem>> -> memref<32x8xf32>
+// CHECK: 'tcgen05.ld' op lane = 0 is outside the warp's lane quarter; legal: 32 (warp 1 reaches lanes 32..63; .32x32b covers 32 lanes) [R33]
+
+// -----
+
+// R33: a .16x64b access covers 16 lanes, which must lie in the warp's quarter.
+%t = "test.op"() : () -> memref<128x128xf32, #tcgen05.space<tmem>>
+%r = tcgen05.ld shape("16x64b") num(8) warp(0) lane(24) column(0) %t : memref<128x128xf32, #tcgen05.space<tmem>> -> memref<32x8xf32>
+// CHECK: 'tcgen05.ld' op lane = 24 is outside the warp's lane quarter; legal: 0, 16 (warp 0 reaches lanes 0..31; .16x64b covers 16 lanes) [R33]
+
+// -----
+
+// R33: .16x256b stops at .x32 (4 x 32 = 128 registers per thread).
+%t = "test.op"() : () -> memref<128x512xf32, #tcgen05.space<tmem>>
+%r = tcgen05.ld shape("16x256b") num(64) warp(0) lane(0) column(0) %t : memref<128x512xf32, #tcgen05.space<tmem>> -> memref<32x256xf32>
+// CHECK: 'tcgen05.ld' op num = 64 needs 256 registers per thread (at most 128); legal: x1, x2, x4, x8, x16, x32 (.16x256b) [R33]
+
+// -----
+
+// R33: the shape is one of the five.
+%t = "test.op"() : () -> memref<128x128xf32, #tcgen05.space<tmem>>
+tcgen05.st shape("32x64b") num(1) warp(0) lane(0) column(0) %t, %t : memref<128x128xf32, #tcgen05.space<tmem>>, memref<128x128xf32, #tcgen05.space<tmem>>
+// CHECK: 'tcgen05.st' op shape = 32x64b is not a tcgen05.ld/st shape; legal: 16x64b, 16x128b, 16x256b, 32x32b, 16x32bx2 [R33]
+
+// -----
+
+// The registers are 32 threads x (registers per thread) b32 values.
+%t = "test.op"() : () -> memref<128x128xf32, #tcgen05.space<tmem>>
+%r = tcgen05.ld shape("16x128b") num(4) warp(0) lane(0) column(0) %t : memref<128x128xf32, #tcgen05.space<tmem>> -> memref<32x4xf32>
+// CHECK: 'tcgen05.ld' op requires registers memref<32x8x...> (32 threads x 8 registers of .16x128b.x4), got memref<32x4xf32>
+
+// -----
+
+// tcgen05.cp .64x128b needs a warpx2 multicast.
+%t = "test.op"() : () -> memref<128x128xf32, #tcgen05.space<tmem>>
+%desc = "test.op"() : () -> i64
+tcgen05.cp cta_group(1) shape("64x128b") %t, %desc : memref<128x128xf32, #tcgen05.space<tmem>>
+// CHECK: 'tcgen05.cp' op multicast = none is not legal with .64x128b; legal: warpx2::02_13, warpx2::01_23 (.64x128b)
+
+// -----
+
+// tcgen05.cp decompression formats.
+%t = "test.op"() : () -> memref<128x128xf32, #tcgen05.space<tmem>>
+%desc = "test.op"() : () -> i64
+tcgen05.cp cta_group(1) shape("128x256b") decompress("b8x16.b2x16") %t, %desc : memref<128x128xf32, #tcgen05.space<tmem>>
+// CHECK: 'tcgen05.cp' op decompress = b8x16.b2x16 is not a tcgen05.cp decompression; legal: b8x16.b6x16_p32, b8x16.b4x16_p64
+
+// -----
+
+// An mbarrier is one 64-bit word in shared memory.
+%bar = "test.op"() : () -> memref<2xi64, #tcgen05.space<smem>>
+tcgen05.mbarrier_init %bar count(1) : memref<2xi64, #tcgen05.space<smem>>
+// CHECK: 'tcgen05.mbarrier_init' op requires an mbarrier: memref<1xi64, #tcgen05.space<smem>>, got memref<2xi64, #tcgen05.space<smem>>
+
+// -----
+
+// R31: one cta_group per kernel, commit included.
+func.func @k(%bar: memref<1xi64, #tcgen05.space<smem>>) {
+  %t = tcgen05.alloc cta_group(1) columns(32) : memref<128x32xf32, #tcgen05.space<tmem>>
+  tcgen05.commit cta_group(2) %bar : memref<1xi64, #tcgen05.space<smem>>
+  func.return
+}
+// CHECK: 'tcgen05.commit' op cta_group = [1, 2] mixes CTA group sizes in one kernel; legal: a single value per kernel [R31] (the kernel's first tcgen05 op 'tcgen05.alloc' uses cta_group 1)
+
+// -----
+
+// No allocation after the CTA relinquished its permit.
+func.func @k() {
+  tcgen05.relinquish_alloc_permit cta_group(1)
+  %t = tcgen05.alloc cta_group(1) columns(32) : memref<128x32xf32, #tcgen05.space<tmem>>
+  func.return
+}
+// CHECK: 'tcgen05.alloc' op requires no tcgen05.alloc after tcgen05.relinquish_alloc_permit (the CTA gave up its permit to allocate tensor memory)
+
+// -----
+
+// dealloc frees what tcgen05.alloc allocated (a whole allocation).
+func.func @k() {
+  %t = "test.op"() : () -> memref<128x32xf32, #tcgen05.space<tmem>>
+  tcgen05.dealloc cta_group(1) %t : memref<128x32xf32, #tcgen05.space<tmem>>
+  func.return
+}
+// CHECK: 'tcgen05.dealloc' op requires the result of a tcgen05.alloc (a whole allocation), got the result of 'test.op'

@@ -1,0 +1,75 @@
+"""`mmair-translate --target ptx FILE [-o OUT]`: a tcgen05 kernel as a PTX module.
+
+The input is parsed and verified like `mmair-opt` does; `mmair.passes.tcgen05_to_ptx` writes the
+PTX (see its docstring for how the sequential IR maps onto a 128-thread CTA). Errors are one
+`file:line:col: error: ...` diagnostic and exit 1; bad options exit 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+
+from xdsl.context import Context
+from xdsl.utils.exceptions import DiagnosticException, ParseError
+
+from mmair.tools.diagnostics import (
+    LocatingParser,
+    SourceFile,
+    format_diagnostic,
+    format_op_error,
+    format_parse_error,
+)
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str):  # type: ignore[override]
+        print(f"mmair-translate: error: {message}", file=sys.stderr)
+        raise SystemExit(2)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = _Parser(prog="mmair-translate", description=__doc__.split("\n\n")[0])
+    parser.add_argument("input")
+    parser.add_argument("--target", choices=("ptx",), required=True)
+    parser.add_argument("-o", "--output", default=None)
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exit_:
+        return int(exit_.code or 0)
+    from mmair.dialects import get_all_dialects
+    from mmair.passes.tcgen05_to_ptx import PtxEmitError, emit_ptx
+
+    try:
+        with open(args.input, encoding="utf-8") as f:
+            source = SourceFile(args.input, f.read())
+    except (OSError, UnicodeDecodeError) as err:
+        print(format_diagnostic(f"cannot read input: {err}", file=args.input), file=sys.stderr)
+        return 1
+    ctx = Context()
+    for name, factory in get_all_dialects().items():
+        ctx.register_dialect(name, factory)
+    try:
+        module = LocatingParser(ctx, source.text, source.name).parse_module()
+        module.verify()
+        text = emit_ptx(module)
+    except ParseError as err:
+        print(format_parse_error(err), file=sys.stderr)
+        return 1
+    except PtxEmitError as err:
+        print(format_op_error(err.op, str(err).split(" op ", 1)[1], source), file=sys.stderr)
+        return 1
+    except DiagnosticException as err:
+        print(f"{source.name}: error: {err}".splitlines()[0], file=sys.stderr)
+        return 1
+    if args.output:
+        with open(args.output, "w", encoding="utf-8") as f:
+            f.write(text)
+    else:
+        sys.stdout.write(text)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
