@@ -295,6 +295,27 @@ EFFECTS: dict[type[Operation], OpEffects] = {
         "gather_mask",
         (_r("src0", isa.GATHER_ALIGN), _r("src1", isa.GATHER_ALIGN), _w("dst", isa.GATHER_ALIGN)),
     ),
+    # The raw Ascend C parameter forms address from the operand start: whole tiles (static and
+    # runtime, conservative), whole GM views.
+    pto.CopyNd2NzOp: OpEffects(
+        "copy_nd2nz", (_r("src"), _w("dst", isa.ND2NZ_DST_ALIGN)), ("nd_num", "n_value", "d_value")
+    ),
+    pto.Load2DOp: OpEffects(
+        "load_2d", (_r("src", isa.LOAD2D_SRC_ALIGN), _w("dst", isa.LOAD2D_DST_ALIGN)),
+        ("repeat_times",),
+    ),
+    pto.Load2DTransposeOp: OpEffects(
+        "load_2d_transpose", (_r("src", isa.LOAD2D_SRC_ALIGN), _w("dst", isa.LOAD2D_DST_ALIGN)),
+        ("repeat_times",),
+    ),
+    pto.MmadOp: OpEffects(
+        "mmad", (*_MAD, _r("bias", isa.MMAD_BIAS_ALIGN),
+                 Operand("dst", True, True, isa.MMAD_DST_ALIGN)), ("m", "n", "k"),
+    ),
+    pto.FixpipeCopyOp: OpEffects(
+        "fixpipe_copy", (_r("src", isa.FIXPIPE_SRC_ALIGN), _r("vector"), _w("dst")),
+        ("n_size", "m_size", "nd_num"),
+    ),
     # Lowered by pto-tile-matmul before it runs; listed so that static users see its effect.
     pto.MatmulOp: OpEffects("matmul", (_r("a"), _r("b"), _r("bias"), _w("c"))),
 }
