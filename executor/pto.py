@@ -155,6 +155,24 @@ class PtoFunctions(InterpreterFunctions):
         kernels.fixpipe(src, dst, m, n, layout, quant, relu, word, vector)
         return ()
 
+    # ---- synchronization -----------------------------------------------------------------
+    # With the sync checker off every op runs at once in program order, so the sync ops have
+    # nothing to do; with it on, the interpreter's seam hands them to the scheduler instead.
+
+    @impl(pto.SetFlagOp)
+    def run_set_flag(self, interp: Interpreter, op: pto.SetFlagOp, args: PythonValues) -> PythonValues:
+        return ()
+
+    @impl(pto.WaitFlagOp)
+    def run_wait_flag(self, interp: Interpreter, op: pto.WaitFlagOp, args: PythonValues) -> PythonValues:
+        return ()
+
+    @impl(pto.PipeBarrierOp)
+    def run_pipe_barrier(
+        self, interp: Interpreter, op: pto.PipeBarrierOp, args: PythonValues
+    ) -> PythonValues:
+        return ()
+
     # ---- vector ----------------------------------------------------------------------------
 
     @impl(pto.GatherMaskOp)
