@@ -14,6 +14,7 @@ _PASSES: dict[str, tuple[str, str]] = {
     "pto-assign-addresses": ("pto_assign_addresses", "PtoAssignAddressesPass"),
     "pto-insert-sync": ("pto_insert_sync", "PtoInsertSyncPass"),
     "mmair-lower": ("mmair_lower", "MmairLowerPass"),
+    "pto-expand-params": ("pto_expand_params", "PtoExpandParamsPass"),
 }
 
 
