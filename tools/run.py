@@ -29,8 +29,9 @@ runaway loop); `--max-gm-bytes B` (default 4 GiB) rejects a random input or `mem
 than B bytes before allocating it. 0 disables either bound.
 `--sync-check=on` runs the pipes of the AI Core concurrently and checks the kernel's
 synchronization (set_flag / wait_flag / pipe_barrier): a race, a deadlock, an unbalanced or
-overflowing flag is an error at the op (docs/pipes.md). `off` (the default for now) runs every op in
-program order and ignores the sync ops. `--numerics exact` computes every
+overflowing flag is an error at the op (docs/pipes.md); it is the default. `off` runs every op
+in program order and ignores the sync ops (to run a kernel without flags functionally anyway;
+`-p pto-insert-sync` adds them). `--numerics exact` computes every
 `tcgen05.mma` with the tensor core's fused dot product (truncated aligned terms, exact sum, one
 rounding; `mmair.isa.tcgen05.numerics`) instead of float32 accumulation.
 `--timing` schedules the sync checker's pipe events with the cycle costs of `isa/ascend/costs.py`
@@ -154,9 +155,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="tcgen05.mma arithmetic: 'default' (float32 accumulation) or 'exact' "
                         "(the tensor core's fused dot product as published by MMA-Sim; "
                         "docs/tcgen05-numerics.md)")
-    p.add_argument("--sync-check", choices=("on", "off"), default="off",
+    p.add_argument("--sync-check", choices=("on", "off"), default="on",
                    help="check pipe synchronization: races, deadlocks, unbalanced flags "
-                        "(default off)")
+                        "(default on; off runs every op in program order)")
     p.add_argument("--timing", action="store_true",
                    help="estimate cycles from the isa cost table on the sync checker's events "
                         "(implies --sync-check=on): total, time at the target clock, per pipe "
