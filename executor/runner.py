@@ -63,6 +63,8 @@ class RunResult:
     target: str = DEFAULT_TARGET
     timeline: Any = None
     """`executor.timeline.Timeline` of a run with `timing` (None otherwise)."""
+    per_core: list[dict[str, Any]] = field(default_factory=list)
+    """Multi-core runs: per block, its op counts and peak bytes (empty for one core)."""
 
 
 def find_entry(module: ModuleOp, entry: str | None = None) -> func.FuncOp:
@@ -193,6 +195,9 @@ def make_interpreter(
     module: ModuleOp, target: str, max_ops: int | None = None,
     max_gm_bytes: int | None = DEFAULT_MAX_GM_BYTES,
     numerics: str = "default",
+    block: int = 0,
+    blocks: int = 1,
+    launch: Any = None,
 ) -> tuple[MmairInterpreter, Memory]:
     """An interpreter with the mmair functions registered and a fresh memory for `target`."""
     from mmair.executor.pto import PtoFunctions
@@ -201,7 +206,8 @@ def make_interpreter(
     memory = Memory(target)
     interp = MmairInterpreter(module, max_ops=max_ops)
     for functions in (FuncFunctions(), ScfFunctions(), ArithFunctions(), MemRefFunctions(max_gm_bytes=max_gm_bytes),
-                      PtoFunctions(memory=memory), Tcgen05Functions(memory=memory, numerics=numerics)):
+                      PtoFunctions(memory=memory, block=block, blocks=blocks, launch=launch),
+                      Tcgen05Functions(memory=memory, numerics=numerics)):
         interp.register_implementations(functions, override=True)
     return interp, memory
 
@@ -218,6 +224,7 @@ def run_module(
     numerics: str = "default",
     timing: bool = False,
     timing_only: bool = False,
+    blocks: int = 1,
 ) -> RunResult:
     """Execute `entry` of a verified module; see the module docstring. Runtime faults raise
     `ExecutionError` (with `.op`), input problems `InputError`. `max_ops` bounds the executed ops,
@@ -232,7 +239,16 @@ def run_module(
     `timing` (implies `sync_check`): schedule the engine's events with the isa cycle costs;
     `RunResult.timeline` is the `executor.timeline.Timeline`. `timing_only`: the same without
     running the pipe ops' numpy kernels (outputs are not computed; synchronization and
-    footprints are still checked)."""
+    footprints are still checked).
+    `blocks`: launch the kernel on that many AI Cores (`executor/multicore.py`): each core has
+    its own on-chip memories, pipes and `pto.block_idx`, GM is shared; checked against the
+    target's core count. With `sync_check`, races between cores on GM are checked too."""
+    if blocks != 1:
+        if timing or timing_only:
+            raise ExecutionError("--timing on more than one block is not supported yet "
+                                 "(per-core timing is future work)", None)
+        return _run_blocks(module, entry, inputs, target, seed, max_ops, max_gm_bytes,
+                           sync_check, numerics, blocks)
     entry_op = find_entry(module, entry)
     names, values = prepare_arguments(entry_op, dict(inputs or {}), seed, max_gm_bytes)
     target_name = module_target(module, target)
@@ -270,3 +286,60 @@ def run_module(
         target=target_name,
         timeline=timeline,
     )
+
+
+def _run_blocks(module: ModuleOp, entry: str | None, inputs: dict[str, Any] | None,
+                target: str | None, seed: int, max_ops: int | None, max_gm_bytes: int | None,
+                sync_check: bool, numerics: str, blocks: int) -> RunResult:
+    """`run_module` on `blocks` cores sharing GM (`executor/multicore.py`)."""
+    from mmair.executor.multicore import Launch, check_blocks
+
+    entry_op = find_entry(module, entry)
+    names, values = prepare_arguments(entry_op, dict(inputs or {}), seed, max_gm_bytes)
+    target_name = module_target(module, target)
+    memories: list[Memory] = []
+    interps: list[MmairInterpreter] = []
+    scheduler = None
+    from mmair.isa.ascend.targets import get_target
+
+    check_blocks(blocks, get_target(target_name))
+    if sync_check:
+        from mmair.executor.scheduler import Scheduler
+
+        gm_names = {id(v): f"%{n}" for n, v in zip(names, values, strict=True)
+                    if isinstance(v, np.ndarray)}
+        scheduler = Scheduler(blocks, gm_names=gm_names)
+    launch = Launch(blocks, scheduler)
+    for core in range(blocks):
+        interp, memory = make_interpreter(module, target_name, max_ops, max_gm_bytes, numerics,
+                                          block=core, blocks=blocks, launch=launch)
+        if scheduler is not None:
+            from mmair.executor.seam import IssueSeam
+
+            interp.seam = IssueSeam(memory.target, core=core, scheduler=scheduler)
+        interps.append(interp)
+        memories.append(memory)
+
+    def body(interp: MmairInterpreter) -> Any:
+        try:
+            return interp.call_op(entry_op, tuple(values))
+        except RecursionError:
+            raise ExecutionError("recursion too deep", entry_op) from None
+
+    with one_blas_thread():
+        results = launch.run([lambda i=i: body(i) for i in interps])
+        if scheduler is not None:
+            scheduler.finish()
+    counts: dict[str, int] = {}
+    for interp in interps:
+        for name, n in interp.op_counts.items():
+            counts[name] = counts.get(name, 0) + n
+    peak: dict[str, int] = {}
+    for memory in memories:
+        for space, n in memory.peak_bytes().items():
+            peak[space] = max(peak.get(space, 0), n)
+    outputs = {n: v for n, v in zip(names, values, strict=True) if isinstance(v, np.ndarray)}
+    return RunResult(outputs=outputs, results=tuple(results[0]), peak_bytes=peak,
+                     op_counts=counts, target=target_name, per_core=[
+                         {"block": i, "op_counts": dict(interps[i].op_counts),
+                          "peak_bytes": memories[i].peak_bytes()} for i in range(blocks)])

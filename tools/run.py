@@ -167,6 +167,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--timeline", metavar="FILE.json|FILE.png",
                    help="write the pipe timeline (implies --timing): a Chrome trace-event file "
                         "(.json, for Perfetto / chrome://tracing) or a Gantt chart (.png)")
+    p.add_argument("--blocks", type=_non_negative, default=1, metavar="N",
+                   help="launch the kernel on N AI Cores (pto.block_idx 0..N-1; own on-chip "
+                        "memories and pipes, shared GM; at most the target's core count; with "
+                        "--sync-check=on races between cores on GM are reported)")
     p.add_argument("--version", action=VersionAction)
     return p
 
@@ -446,7 +450,7 @@ def run(args: argparse.Namespace) -> int:
                             max_ops, max_gm_bytes, sync_check=args.sync_check == "on",
                             numerics=args.numerics,
                             timing=args.timing or args.timeline is not None,
-                            timing_only=args.timing_only)
+                            timing_only=args.timing_only, blocks=args.blocks)
     except InputError as err:
         raise UserError(format_diagnostic(str(err))) from None
     except ExecutionError as err:

@@ -46,6 +46,7 @@ from mmair.dialects.pto.matmul import (
     matmul_hardware_transposes,
     matmul_output_types,
 )
+from mmair.dialects.pto.multicore import BlockIdxOp, BlockNumOp, SyncAllOp
 from mmair.dialects.pto.sync import PipeBarrierOp, SetFlagOp, WaitFlagOp
 from mmair.dialects.pto.types import TARGET_ATTR, TILE_SPACES, TileType, legal_layouts
 from mmair.dialects.pto.vector import GatherMaskOp, MteGmUbOp, MteUbGmOp
@@ -72,6 +73,9 @@ __all__ = [
     "MteL1L0BOp",
     "MteUbGmOp",
     "PipeBarrierOp",
+    "BlockIdxOp",
+    "BlockNumOp",
+    "SyncAllOp",
     "ReinterpretOp",
     "SetFlagOp",
     "TileType",
@@ -103,6 +107,7 @@ _FORMAT_OPS = [
     GatherMaskOp,
 ]
 
-PTO = Dialect("pto", [*_FORMAT_OPS, SetFlagOp, WaitFlagOp, PipeBarrierOp], [TileType, HiF8Type])
+PTO = Dialect("pto", [*_FORMAT_OPS, SetFlagOp, WaitFlagOp, PipeBarrierOp,
+                           BlockIdxOp, BlockNumOp, SyncAllOp], [TileType, HiF8Type])
 
 _use_format_parse(*_FORMAT_OPS)
