@@ -71,6 +71,15 @@ def test_quant_to_8_bits_rounds_ties_to_even() -> None:
     assert got.tolist() == [[0, 2, 2, 4, 0, -2, -2, 126]]
 
 
+def test_quant_product_is_rounded_to_f32_before_the_8_bit_rounding() -> None:
+    # x = 0x401fd80a (2.4975610...), M1 = 1 + 2^-10: the exact product is 2.50000000233, which
+    # rounds to exactly 2.5 in f32 (the datapath's precision), a tie that goes to even: 2. A wider
+    # product would round up to 3.
+    x = np.array([[0x401FD80A]], np.uint32).view(np.float32)
+    got = K.quantize(x, "qf322b8_pre", np.dtype(np.int8), word=_word(1 + 2.0**-10))
+    assert got.tolist() == [[2]]
+
+
 def test_req8_rounds_the_scaled_integer_ties_to_even() -> None:
     acc = np.array([[5, 15, 25, -5, -15]], np.int32)  # x 0.5 = 2.5, 7.5, 12.5, -2.5, -7.5
     got = K.quantize(acc, "req8", np.dtype(np.int8), word=_word(0.5))
@@ -292,6 +301,11 @@ def test_gm_moves_check_sizes_and_ranks() -> None:
         K.copy_gm_to_tile(np.zeros(32, np.float16), ub)
     with pytest.raises(ExecutionError, match="fills 32 GM elements from the 16-element"):
         K.copy_tile_to_gm(ub, np.zeros(32, np.float16))
+    # the GEMV rule at run time: m = 1 reads L0A as an nd vector, so a zz lhs is refused
+    a = mem.place("l0a", (16, 16), "zz", "f16")
+    b = mem.place("l0b", (16, 16), "zn", "f16")
+    with pytest.raises(ExecutionError, match="m = 1 with a zz lhs"):
+        K.mad(a, b, C, 1, 16, 16)
     row = np.zeros(16, np.float32)  # a 1-D GM memref is one row
     K.fixpipe(C, row, 1, 16)
     assert (row == SENTINEL).all()

@@ -63,7 +63,7 @@ def test_dash_reads_stdin():
     assert proc.returncode == 0 and "func.func @f(%a : i32) -> i32" in proc.stdout.replace("%a:", "%a :")
 
 
-@pytest.mark.parametrize("tool", ["mmair-opt", "mmair-run", "mmair-desc"])
+@pytest.mark.parametrize("tool", ["mmair-opt", "mmair-run", "mmair-desc", "mmair-tune"])
 def test_version(tool):
     from importlib.metadata import version
 

@@ -1,0 +1,351 @@
+"""`mmair-tune`: the fastest tiling of a `pto.matmul` by estimated cycles.
+
+    mmair-tune M N K [--types f16,f32] [--target a2] [--buffers 1,2] [--tiles-m 64,128,256]
+               [--tiles-n ...] [--tiles-k ...] [--workers N | --cluster ADDRESS] [--top 5]
+               [--no-verify] [--no-progress] [--json]
+
+Every legal combination of tile-m / tile-n / tile-k and multi-buffer count (`pto-tile-matmul`
+checks each against the target's buffers; illegal ones are skipped) is lowered with
+`pto-tile-matmul{...},pto-assign-addresses,pto-insert-sync` and run in `--timing-only` mode
+(`executor/timeline.py`: the sync checker's events scheduled with `isa/ascend/costs.py`, no
+numerics), on a local process pool (all cores by default) or on a Dask distributed cluster
+(`--cluster tcp://host:8786`; install the `dask` extra). The best configurations are printed by
+estimated cycles, with each pipe's utilisation; the best one is then run once with the numerics
+and the race checker on and compared with numpy (`--no-verify` skips that).
+
+Python API: `candidates(...)`, `estimate(job)`, `sweep(...)`. Exit codes: 0 success, 1 no legal
+configuration or the verification failed, 2 bad arguments.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import asdict, dataclass, field
+
+PROG = "mmair-tune"
+_MEMREF_ELT = {"f16": "f16", "bf16": "bf16", "s8": "i8", "f32": "f32", "s32": "i32"}
+
+
+@dataclass(frozen=True)
+class Config:
+    tile_m: int
+    tile_n: int
+    tile_k: int
+    multi_buffer: int
+
+    def pipeline(self) -> str:
+        return (f"pto-tile-matmul{{tile-m={self.tile_m} tile-n={self.tile_n} "
+                f"tile-k={self.tile_k} multi-buffer={self.multi_buffer}}},"
+                f"pto-assign-addresses,pto-insert-sync")
+
+    def label(self) -> str:
+        return f"{self.tile_m}x{self.tile_n}x{self.tile_k} mb={self.multi_buffer}"
+
+
+@dataclass(frozen=True)
+class Job:
+    m: int
+    n: int
+    k: int
+    ab: str
+    c: str
+    target: str
+    config: Config
+
+
+@dataclass
+class Estimate:
+    config: Config
+    cycles: int = 0
+    seconds: float = 0.0
+    utilisation: dict[str, float] = field(default_factory=dict)
+    busiest: str = ""
+    error: str = ""
+    wall: float = 0.0
+    """Seconds the estimate took (lowering + timing-only run)."""
+
+
+def matmul_source(m: int, n: int, k: int, ab: str = "f16", c: str = "f32",
+                  target: str = "a2") -> str:
+    ta, tb, tc = (f"memref<{m}x{k}x{_MEMREF_ELT[ab]}>", f"memref<{k}x{n}x{_MEMREF_ELT[ab]}>",
+                  f"memref<{m}x{n}x{_MEMREF_ELT[c]}>")
+    return (
+        f'builtin.module attributes {{pto.target = "{target}"}} {{\n'
+        f"  func.func @matmul(%a: {ta}, %b: {tb}, %c: {tc}) {{\n"
+        f"    pto.matmul %a, %b, %c : {ta}, {tb}, {tc}\n"
+        "    func.return\n  }\n}\n"
+    )
+
+
+def lower(job: Job):
+    """The module of `job` lowered by its configuration's pipeline."""
+    from mmair.tools.diagnostics import SourceFile
+    from mmair.tools.opt import MmairOptMain
+
+    text = matmul_source(job.m, job.n, job.k, job.ab, job.c, job.target)
+    tool = MmairOptMain(args=["-p", job.config.pipeline()])
+    module = tool.parse_and_verify(text, SourceFile("<matmul>", text), 0)
+    tool.pipeline.apply(tool.ctx, module)
+    return module
+
+
+def estimate(job: Job) -> Estimate:
+    """Lower `job` and run it in timing-only mode (a top-level function: pool and Dask workers
+    call it)."""
+    from mmair.executor.runner import run_module
+
+    t0 = time.perf_counter()
+    try:
+        module = lower(job)
+        summary = run_module(module, timing_only=True).timeline.summary()
+    except Exception as err:  # reported per configuration, the sweep goes on
+        return Estimate(job.config, error=f"{type(err).__name__}: {err}".splitlines()[0],
+                        wall=time.perf_counter() - t0)
+    busiest = summary.bottleneck
+    return Estimate(job.config, summary.total, summary.seconds,
+                    {p.pipe: p.utilisation for p in summary.pipes},
+                    busiest.pipe if busiest is not None else "", "",
+                    time.perf_counter() - t0)
+
+
+def candidates(m: int, n: int, k: int, ab: str, c: str, target: str,
+               tiles_m: Iterable[int], tiles_n: Iterable[int], tiles_k: Iterable[int],
+               buffers: Iterable[int]) -> list[Config]:
+    """The configurations `pto-tile-matmul` accepts for this matmul (its own legality check)."""
+    from mmair.dialects import pto
+    from mmair.isa.ascend.targets import get_target
+    from mmair.passes.pto_tile_matmul import PassOpError, plan_matmul
+    from mmair.tools.diagnostics import SourceFile
+    from mmair.tools.opt import MmairOptMain
+
+    text = matmul_source(m, n, k, ab, c, target)
+    tool = MmairOptMain(args=[])
+    module = tool.parse_and_verify(text, SourceFile("<matmul>", text), 0)
+    op = next(o for o in module.walk() if isinstance(o, pto.MatmulOp))
+    tgt = get_target(target)
+    out: list[Config] = []
+    seen = set()
+    for mb in buffers:
+        for tm in tiles_m:
+            for tn in tiles_n:
+                for tk in tiles_k:
+                    try:
+                        plan = plan_matmul(op, tgt, tm, tn, tk, mb)
+                    except PassOpError:
+                        continue
+                    key = (plan.tm, plan.tn, plan.tk, mb)  # clamped sizes
+                    if key not in seen:
+                        seen.add(key)
+                        out.append(Config(*key))
+    return out
+
+
+class Progress:
+    """A one-line progress bar on stderr (only when it is a terminal, or forced)."""
+
+    def __init__(self, total: int, enabled: bool):
+        self.total = total
+        self.done = 0
+        self.enabled = enabled and total > 1
+        self.t0 = time.perf_counter()
+
+    def step(self) -> None:
+        self.done += 1
+        if not self.enabled:
+            return
+        width = 30
+        filled = width * self.done // self.total
+        elapsed = time.perf_counter() - self.t0
+        sys.stderr.write(f"\r[{'#' * filled}{'.' * (width - filled)}] {self.done}/{self.total} "
+                         f"configurations, {elapsed:.1f} s")
+        if self.done == self.total:
+            sys.stderr.write("\n")
+        sys.stderr.flush()
+
+
+def sweep(jobs: Sequence[Job], workers: int | None = None, cluster: str | None = None,
+          progress: Callable[[], None] | None = None) -> list[Estimate]:
+    """Estimate every job on a process pool of `workers` processes (default: all cores; 1 runs
+    in this process) or on the Dask cluster at `cluster`; results sorted by cycles (errors last)."""
+    results: list[Estimate] = []
+    tick = progress or (lambda: None)
+    if cluster is not None:
+        try:
+            from dask.distributed import Client, as_completed
+        except ImportError:
+            raise RuntimeError("--cluster needs dask.distributed: pip install 'mmair[dask]'") \
+                from None
+        with Client(cluster) as client:
+            futures = client.map(estimate, list(jobs), pure=False)
+            for fut in as_completed(futures):
+                results.append(fut.result())
+                tick()
+    elif (workers or os.cpu_count() or 1) == 1 or len(jobs) == 1:
+        for job in jobs:
+            results.append(estimate(job))
+            tick()
+    else:
+        import multiprocessing
+        from concurrent.futures import ProcessPoolExecutor, as_completed
+
+        with ProcessPoolExecutor(max_workers=workers or os.cpu_count(),
+                                 mp_context=multiprocessing.get_context("spawn")) as pool:
+            futures = [pool.submit(estimate, job) for job in jobs]
+            for fut in as_completed(futures):
+                results.append(fut.result())
+                tick()
+    return sorted(results, key=lambda e: (bool(e.error), e.cycles, e.config.label()))
+
+
+def verify(job: Job) -> str:
+    """Run `job` with the numerics and the race checker; compare C with numpy. Returns a line
+    to print; raises RuntimeError when it fails."""
+    import numpy as np
+
+    from mmair.executor.runner import run_module
+
+    module = lower(job)
+    result = run_module(module, sync_check=True)
+    a, b, c = (result.outputs[x] for x in "abc")
+    want = a.astype(np.float64) @ b.astype(np.float64)
+    err = float(np.max(np.abs(c.astype(np.float64) - want)) / max(1.0, float(np.max(np.abs(want)))))
+    if not err < 1e-2:
+        raise RuntimeError(f"{job.config.label()}: C differs from numpy (max rel error {err:.3g})")
+    return (f"verified {job.config.label()}: runs clean under the race checker, C matches numpy "
+            f"(max rel error {err:.2g})")
+
+
+def _ints(text: str) -> list[int]:
+    try:
+        values = [int(t) for t in text.split(",") if t.strip()]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected comma-separated integers, got '{text}'") \
+            from None
+    if not values or any(v < 0 for v in values):
+        raise argparse.ArgumentTypeError(f"expected non-negative integers, got '{text}'")
+    return values
+
+
+def _positive(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got '{text}'")
+    return value
+
+
+def build_parser() -> argparse.ArgumentParser:
+    from mmair.tools.version import VersionAction
+
+    p = argparse.ArgumentParser(prog=PROG, description="Find the fastest pto.matmul tiling by "
+                                "estimated cycles (timing-only runs; docs/costs.md).")
+    p.add_argument("m", type=_positive)
+    p.add_argument("n", type=_positive)
+    p.add_argument("k", type=_positive)
+    p.add_argument("--types", default="f16,f32", metavar="AB,C",
+                   help="element types of A/B and of C (default f16,f32)")
+    p.add_argument("--target", default="a2", help="Ascend target (default a2)")
+    p.add_argument("--buffers", type=_ints, default=[1, 2], metavar="1,2",
+                   help="multi-buffer counts to try (default 1,2)")
+    p.add_argument("--tiles-m", type=_ints, default=[64, 128, 256], metavar="LIST")
+    p.add_argument("--tiles-n", type=_ints, default=[64, 128, 256], metavar="LIST")
+    p.add_argument("--tiles-k", type=_ints, default=[64, 128, 256, 512], metavar="LIST")
+    p.add_argument("--workers", type=_positive, default=None,
+                   help="processes of the local pool (default: all cores)")
+    p.add_argument("--cluster", metavar="ADDRESS",
+                   help="run on the Dask distributed scheduler at ADDRESS instead")
+    p.add_argument("--top", type=_positive, default=5, help="configurations to print (default 5)")
+    p.add_argument("--no-verify", action="store_true",
+                   help="do not run the best configuration with numerics and the race checker")
+    p.add_argument("--progress", choices=("auto", "on", "off"), default="auto",
+                   help="progress bar on stderr (auto: when stderr is a terminal)")
+    p.add_argument("--json", action="store_true", help="print the results as JSON")
+    p.add_argument("--version", action=VersionAction)
+    return p
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    from mmair.isa.ascend.targets import TARGET_NAMES
+
+    ab, _, c = args.types.partition(",")
+    if ab not in _MEMREF_ELT or c not in _MEMREF_ELT:
+        print(f"{PROG}: error: --types expects AB,C from {', '.join(_MEMREF_ELT)}, got "
+              f"'{args.types}'", file=sys.stderr)
+        return 2
+    if args.target not in TARGET_NAMES:
+        print(f"{PROG}: error: unknown --target '{args.target}' (expected one of "
+              f"{', '.join(TARGET_NAMES)})", file=sys.stderr)
+        return 2
+    from importlib.util import find_spec
+
+    from xdsl.utils.exceptions import DiagnosticException
+
+    if find_spec("mmair.passes.pto_insert_sync") is None:
+        print("error: mmair-tune needs the pto-insert-sync pass (the lowered kernels must carry "
+              "their set_flag / wait_flag to be timed), which this installation lacks",
+              file=sys.stderr)
+        return 1
+    try:
+        configs = candidates(args.m, args.n, args.k, ab, c, args.target, args.tiles_m,
+                             args.tiles_n, args.tiles_k, args.buffers)
+    except DiagnosticException as err:
+        print(f"error: {err}".splitlines()[0], file=sys.stderr)
+        return 1
+    if not configs:
+        print(f"error: no legal tile configuration for {args.m}x{args.n}x{args.k} {ab} on "
+              f"{args.target} among the tiles given", file=sys.stderr)
+        return 1
+    jobs = [Job(args.m, args.n, args.k, ab, c, args.target, cfg) for cfg in configs]
+    show = args.progress == "on" or (args.progress == "auto" and sys.stderr.isatty())
+    bar = Progress(len(jobs), show)
+    t0 = time.perf_counter()
+    try:
+        results = sweep(jobs, args.workers, args.cluster, bar.step)
+    except (RuntimeError, OSError) as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 1
+    wall = time.perf_counter() - t0
+    good = [r for r in results if not r.error]
+    verified = ""
+    if good and not args.no_verify:
+        best = next(j for j in jobs if j.config == good[0].config)
+        try:
+            verified = verify(best)
+        except Exception as err:
+            print(f"error: verification of the best configuration failed: {err}",
+                  file=sys.stderr)
+            return 1
+    if args.json:
+        print(json.dumps({"shape": [args.m, args.n, args.k], "types": [ab, c],
+                          "target": args.target, "seconds": wall, "verified": verified,
+                          "results": [asdict(r) for r in results]}, indent=2))
+        return 0 if good else 1
+    where = f"Dask cluster {args.cluster}" if args.cluster else \
+        f"{args.workers or os.cpu_count()} processes"
+    print(f"{len(jobs)} configurations of {args.m}x{args.n}x{args.k} {ab}->{c} on {args.target} "
+          f"estimated in {wall:.1f} s on {where}")
+    print(f"{'rank':>4}  {'tile m x n x k':>16}  {'buffers':>7}  {'cycles':>12}  {'time':>10}  "
+          f"busiest  utilisation per pipe")
+    for i, r in enumerate(good[:args.top], 1):
+        util = " ".join(f"{p}={100 * u:.0f}%" for p, u in r.utilisation.items())
+        cfg = r.config
+        print(f"{i:>4}  {f'{cfg.tile_m}x{cfg.tile_n}x{cfg.tile_k}':>16}  {cfg.multi_buffer:>7}  "
+              f"{r.cycles:>12}  {r.seconds * 1e6:>8.1f}us  {r.busiest:<7}  {util}")
+    failed = [r for r in results if r.error]
+    for r in failed:
+        print(f"  skipped {r.config.label()}: {r.error}")
+    if verified:
+        print(verified)
+    return 0 if good else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
