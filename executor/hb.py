@@ -276,7 +276,7 @@ class HappensBefore:
             where = (f"{sa.space} bytes [{lo}, {hi}) ({self._buffer_name(sa, fa)})")
         same = first.lane == second.lane
         if first.core != second.core:  # between two AI Cores of a multi-core launch
-            message = (f"race between blocks {first.core} and {second.core} on {where}: block "
+            message = (f"race on {where} between blocks {first.core} and {second.core}: block "
                        f"{second.core} {second.describe()} {_verb(sa)} them, block {first.core} "
                        f"{first.describe()} {_verb(fa)} them; no pto.sync_all between them "
                        f"(the only order between cores)")

@@ -50,9 +50,8 @@ class Launch:
     # --- called on a core's thread ------------------------------------------------------------
 
     def sync_all(self, core: int, op: Any, interp: Any) -> None:
-        seam = getattr(interp, "seam", None)
-        if seam is not None:
-            sched = seam.scheduler
+        sched = getattr(getattr(interp, "seam", None), "scheduler", None)
+        if sched is not None:
             stuck = [e for e in sched.stuck() if e.core == core]
             if stuck:
                 raise sched._deadlock(  # pyright: ignore[reportPrivateUsage]

@@ -86,7 +86,7 @@ def test_racy_two_cores_reported_with_both_blocks():
     assert {e.core for e in err.events} == {0, 1}
     assert all(e.op.name == "pto.mte_ub_gm" for e in err.events)
     # c[0:16] of f16 = bytes [0, 32); block 1 writes them after block 0 did
-    assert err.message.startswith("race between blocks 0 and 1 on bytes [0, 32) of GM buffer %c: "
+    assert err.message.startswith("race on bytes [0, 32) of GM buffer %c between blocks 0 and 1: "
                                   "block 1 'pto.mte_ub_gm'"), err.message
     assert "no pto.sync_all between them" in err.message
 
@@ -151,7 +151,7 @@ def test_sync_all_orders_gm_between_cores():
                    sync_check=True)
     # block 0 runs to its end first (no barrier), then block 1 reads c[0:16] that block 0 wrote
     assert info.value.message.startswith(
-        "race between blocks 0 and 1 on bytes [0, 32) of GM buffer %c: block 1 'pto.mte_gm_ub'")
+        "race on bytes [0, 32) of GM buffer %c between blocks 0 and 1: block 1 'pto.mte_gm_ub'")
     assert "block 0 'pto.mte_ub_gm'" in info.value.message
 
 
@@ -166,3 +166,40 @@ def test_ops_print_and_parse_back():
     for form in ("%i = pto.block_idx", "%n = pto.block_num", "pto.sync_all"):
         assert form in printed
     assert "pto.sync_all" in str(parse(printed))
+
+
+@pytest.mark.parametrize("sync_check", [False, True])
+def test_coverage_reports_bytes_no_core_wrote(sync_check):
+    # CLEAN on 2 blocks writes c[0:16] and c[32:48]: elements 16..31 and 48..63 stay unwritten,
+    # i.e. bytes [32, 64) and [96, 128) of the f16 array
+    result = run_module(parse(CLEAN), inputs=inputs(), blocks=2, sync_check=sync_check,
+                        coverage=["c"])
+    assert result.unwritten == {"c": [(32, 64), (96, 128)]}
+    one = run_module(parse(CLEAN), inputs=inputs(), coverage=["c", "a"])
+    assert one.unwritten == {"c": [(32, 128)], "a": [(0, 128)]}  # block 0 alone: c[0:16]
+
+
+def test_cli_check_coverage(tmp_path, capsys):
+    src = tmp_path / "k.mlir"
+    src.write_text(EXCHANGE.format(sync="pto.sync_all"))
+    # 4 blocks write c[16i:16i+16]: all 64 elements
+    assert run_main([str(src), "--blocks", "4", "--check-coverage", "c"]) == 0
+    capsys.readouterr()
+    assert run_main([str(src), "--blocks", "3", "--check-coverage", "c"]) == 1
+    err = capsys.readouterr().err
+    assert ("error: --check-coverage: 32 bytes (16 elements) of output 'c' were written by no "
+            "core: bytes [96, 128)") in err
+    assert "Traceback" not in err
+
+
+def test_cli_stats_per_block(tmp_path, capsys):
+    src = tmp_path / "k.mlir"
+    src.write_text(CLEAN)
+    assert run_main([str(src), "--blocks", "2", "--stats"]) == 0
+    out = capsys.readouterr().out
+    # each block runs the 13 ops of the kernel body once (func.return included) and a 32-byte UB
+    body = parse(CLEAN).body.block.first_op.body.block.ops
+    n_ops = len(list(body))
+    assert "per block (2 blocks; totals above, peaks the largest):" in out
+    assert f"  block 0: {n_ops} ops; peak bytes ub 32" in out
+    assert f"  block 1: {n_ops} ops; peak bytes ub 32" in out
