@@ -14,6 +14,7 @@ Workloads (issue 6):
 * P3 tools: `mmair-opt` start-up on a small pto file against `xdsl-opt` on an arith file with the same
   op count (subprocesses); parse + verify of generated pto kernels against the stock xDSL parser and
   verifier (what `xdsl-opt` runs) on arith-only modules of the same op count (in process).
+* P1 sync: the race checker's cost, the flagged 2048^3 kernel with `sync_check` on against off.
 * MEM: peak RSS of a fresh process that runs the 2048^3 f16 matmul, against 3x the bytes of the
   three matrices in f32.
 
@@ -183,6 +184,48 @@ def bench_matmul(label: str, size: int, ab: str, c: str, goal: float | None, rep
         "P1", f"{label}: {ab} x {ab} -> {c}, {size}^3", f"{flops / 1e9:.2f} GFLOP", t_m, t_b, goal,
         rate=f"{flops / t_m / 1e9:.1f} GFLOP/s", note=f"{mads} mads; max rel err {err:.1e}",
     )
+
+
+def flagged_matmul(size: int):
+    """The lowered f16 matmul with its set_flag / wait_flag: `mmair-lower` output, through
+    `pto-insert-sync` when the lowering does not run it; None when neither gives flags."""
+    from xdsl.context import Context
+
+    from mmair.dialects import get_all_dialects, pto
+    from mmair.passes import get_all_passes
+
+    module = lowered_matmul(size, size, size, "f16", "f32")
+    if not any(isinstance(op, pto.SetFlagOp) for op in module.walk()):
+        passes = get_all_passes()
+        if "pto-insert-sync" not in passes:
+            return None
+        ctx = Context()
+        for name, factory in get_all_dialects().items():
+            ctx.register_dialect(name, factory)
+        passes["pto-insert-sync"]()().apply(ctx, module)
+    return module
+
+
+def bench_sync_check(size: int, reps: int) -> Row:
+    """The race checker's cost: the same flagged kernel with `sync_check` on and off."""
+    import numpy as np
+
+    from mmair.executor.runner import run_module
+
+    label = f"sync checker on vs off: flagged lowered f16 matmul, {size}^3"
+    module = flagged_matmul(size)
+    if module is None:
+        return Row("P1", label, "-", None, None, 1.15, note="no flags: pto-insert-sync missing")
+    a, b, _, _ = matmul_inputs(size, size, size, "f16")
+    inputs = {"a": a, "b": b, "c": np.zeros((size, size), dtype=np.float32)}
+    result = run_module(module, "matmul", inputs, sync_check=True)
+    events = sum(v for name, v in result.op_counts.items() if name.startswith("pto.")
+                 and name not in ("pto.alloc", "pto.reinterpret"))
+    t_on, t_off = side_by_side(lambda: run_module(module, "matmul", inputs, sync_check=True),
+                               lambda: run_module(module, "matmul", inputs, sync_check=False), reps)
+    return Row("P1", label, f"{events} pipe events", t_on, t_off, 1.15,
+               rate=f"{(t_on - t_off) / events * 1e6:.1f} µs/event",
+               note="baseline: the same run with the checker off")
 
 
 def mad_tiles(module) -> tuple[int, int, int]:
@@ -415,6 +458,7 @@ def main(argv: list[str] | None = None) -> int:
         ]
         rows += [bench_matmul(*case, reps) for case in cases]
         rows.append(bench_mad_floor(2048, reps))
+        rows.append(bench_sync_check(2048, reps))
     if "P2" in groups:
         rows += bench_p2(reps)
     if "P3" in groups:

@@ -48,7 +48,7 @@ class Event:
 
     __slots__ = (
         "seq", "core", "pipe", "op", "kind", "accesses", "iteration", "preds", "epoch", "lane",
-        "src", "dst", "event_id", "run", "done", "value", "sequential",
+        "src", "dst", "event_id", "run", "done", "value", "sequential", "key", "dst_lane",
     )
 
     def __init__(
@@ -67,40 +67,41 @@ class Event:
         run: Callable[[], Any] | None = None,
         sequential: bool = False,
     ):
-        self.seq = seq
-        """Issue order (program order of the scalar unit)."""
+        self.seq = seq  # issue order (program order of the scalar unit)
         self.core = core
         self.pipe = pipe
-        self.op = op
-        """The operation (None for synthetic events); used for locations in messages."""
+        self.op = op  # the operation (None for synthetic events): locations in messages
         self.kind = kind
-        self.accesses = accesses
-        """`effects.Access`es: exact at run time, conservative statically."""
+        self.accesses = accesses  # `effects.Access`es: exact at run time, conservative statically
+        # ((loop, induction value), ...) of the enclosing `scf.for` loops, outermost first; the
+        # loop is the `scf.for` op (its induction variable names it) or a label string.
         self.iteration = iteration
-        """((loop, induction value), ...) of the enclosing `scf.for` loops, outermost first; the
-        loop is the `scf.for` op (its induction variable names it) or a label string."""
-        self.preds: list[Event] = []
-        self.epoch = 0
-        """Position in its pipe (1-based), set when it executes."""
-        self.lane = lane_of(core, pipe)
+        self.preds: list[Event] = []  # filled by the hb engine when it records predecessors
+        self.epoch = 0  # position in its pipe (1-based), set when it executes
+        self.lane = core * NUM_PIPES + PIPE_INDEX[pipe]
+        # set_flag / wait_flag: the pipe pair and event id (`key` names the hardware bit; fixed
+        # at construction: build a new Event for another id); pipe_barrier: all None.
         self.src = src
         self.dst = dst
         self.event_id = event_id
-        """For set_flag / wait_flag: the pipe pair and event id; for pipe_barrier, dst is None."""
-        self.run = run
-        """Executes the op's effect (the executor's numpy kernel); None statically."""
+        if dst is None:
+            self.key: Any = None
+            self.dst_lane = -1
+        else:
+            self.dst_lane = core * NUM_PIPES + PIPE_INDEX[dst]
+            self.key = (core * NUM_PIPES + PIPE_INDEX[src]) * NUM_PIPES + PIPE_INDEX[dst] \
+                if event_id is None else \
+                ((core * NUM_PIPES + PIPE_INDEX[src]) * NUM_PIPES + PIPE_INDEX[dst]) * 4096 \
+                + event_id + 1
+        self.run = run  # executes the op's effect (the executor's numpy kernel); None statically
+        # On a pipe that needs `pipe_barrier` between dependent ops: this op finishes before a
+        # later op of its pipe reaches its bytes anyway (a large mad, `pipes.mad_needs_barrier`).
         self.sequential = sequential
-        """On a pipe that needs `pipe_barrier` between dependent ops: this op finishes before a
-        later op of its pipe reaches its bytes anyway (a large mad, `pipes.mad_needs_barrier`)."""
         self.done = False
-        self.value: Any = None
-        """What `run` returned (the op's result values)."""
+        self.value: Any = None  # what `run` returned (the op's result values)
 
     def __repr__(self) -> str:
         return f"Event({self.seq}, {self.pipe}, {self.kind}, epoch={self.epoch})"
-
-    def flag_key(self) -> tuple[int, Pipe | None, Pipe | None, int | None]:
-        return (self.core, self.src, self.dst, self.event_id)
 
     def describe(self) -> str:
         """`'pto.mad' at f.mlir:3:5 (pipe m, iteration %k = 256)`."""

@@ -77,10 +77,11 @@ class HappensBefore:
     names for messages."""
 
     def __init__(self, cores: int = 1, *, collect: bool = False,
-                 gm_names: dict[Hashable, str] | None = None):
+                 gm_names: dict[Hashable, str] | None = None, record_preds: bool = True):
         lanes = cores * NUM_PIPES
         self.cores = cores
         self.lanes = lanes
+        self.record_preds = record_preds
         self.collect = collect
         self.gm_names: dict[Hashable, str] = gm_names if gm_names is not None else {}
         self.clock: list[list[int]] = [[0] * lanes for _ in range(lanes)]
@@ -97,7 +98,7 @@ class HappensBefore:
         self.since_mark: list[list[Event]] = [[] for _ in range(lanes)]
         self.flags: dict[tuple, tuple[Event, list[int]]] = {}
         """Set flags not yet consumed: (core, src, dst, id) -> (set_flag event, clock snapshot)."""
-        self.records: dict[Hashable, dict[int, tuple[dict, dict]]] = {}
+        self.records: dict[Hashable, dict[int, list]] = {}
         self.conflicts: list[Conflict] = []
         self.faults: list[SyncError] = []
         """Collect mode: the non-race faults (overflow), in the order found."""
@@ -115,34 +116,13 @@ class HappensBefore:
         clock = self.clock[lane]
         kind = ev.kind
         in_order = self.in_order[lane]
-        preds = ev.preds
-        if in_order:
-            if self.last[lane] is not None:
-                preds.append(self.last[lane])
-        elif kind == SET or kind == BARRIER:
-            mark = self.mark[lane]
-            if mark is not None:
-                preds.append(mark)
-            preds.extend(self.since_mark[lane])
-            self.since_mark[lane] = []
-            self.mark[lane] = ev
-        else:
-            if self.last[lane] is not None:
-                preds.append(self.last[lane])
-            prev = self.prev[lane]
-            if prev is not None and prev.sequential and prev is not self.last[lane]:
-                preds.append(prev)
-            self.since_mark[lane].append(ev)
+        if self.record_preds:
+            self._link(ev, lane, kind, in_order)
         if kind == WAIT:
-            set_ev, snapshot = self.flags.pop(ev.flag_key())
-            preds.append(set_ev)
-            if not in_order:
-                self.last[lane] = ev  # holds the queue: later ops of the pipe start after it
-            for q, v in enumerate(snapshot):
-                if v > clock[q]:
-                    clock[q] = v
+            snapshot = self.flags.pop(ev.key)[1]
+            clock[:] = map(max, clock, snapshot)
         elif kind == SET:
-            key = ev.flag_key()
+            key = ev.key
             held = self.flags.get(key)
             if held is not None:
                 self._fault(SyncError(
@@ -151,21 +131,49 @@ class HappensBefore:
                     f"set by {held[0].describe()} and not yet consumed by a wait_flag (one bit "
                     f"per pipe pair and event id: the second set is lost)",
                     ev.op, (ev, held[0])))
-            snapshot = list(clock)
+            snapshot = clock[:]
             snapshot[lane] = n  # fires after every earlier event of its own pipe
             self.flags[key] = (ev, snapshot)
         elif kind == BARRIER:
             clock[lane] = n
-            self.last[lane] = ev
         if in_order:
             clock[lane] = n
-            self.last[lane] = ev
-        self.prev[lane] = ev
-        for access in ev.accesses:
-            self._access(ev, access, clock, lane, in_order, n)
+        if ev.accesses:
+            # Check every access before recording any: an op's own accesses (mad_acc reads and
+            # writes C) never conflict with each other.
+            groups = [self._check(ev, access, clock, lane, in_order) for access in ev.accesses]
+            for access, group in zip(ev.accesses, groups, strict=True):
+                self._record(ev, access, group, lane, n)
         self._until_prune -= 1
         if self._until_prune <= 0:
             self.prune()
+
+    def _link(self, ev: Event, lane: int, kind: str, in_order: bool) -> None:
+        """Fill `ev.preds` (events.py: which events an event starts after)."""
+        preds = ev.preds
+        last = self.last[lane]
+        if in_order:
+            if last is not None:
+                preds.append(last)
+        elif kind == SET or kind == BARRIER:
+            mark = self.mark[lane]
+            if mark is not None:
+                preds.append(mark)
+            preds.extend(self.since_mark[lane])
+            self.since_mark[lane] = []
+            self.mark[lane] = ev
+        else:
+            if last is not None:
+                preds.append(last)
+            prev = self.prev[lane]
+            if prev is not None and prev.sequential and prev is not last:
+                preds.append(prev)
+            self.since_mark[lane].append(ev)
+        if kind == WAIT:
+            preds.append(self.flags[ev.key][0])
+        if in_order or kind == WAIT or kind == BARRIER:
+            self.last[lane] = ev  # on the other pipes a wait or a barrier holds the queue
+        self.prev[lane] = ev
 
     def barrier_all(self, ev: Event) -> None:
         """`pipe_barrier(all)` issued on core `ev.core` after every queue of the core drained:
@@ -179,6 +187,8 @@ class HappensBefore:
                 if v > joined[i]:
                     joined[i] = v
             joined[q] = self.count[q]
+            if not self.record_preds:
+                continue
             if self.in_order[q]:
                 if self.last[q] is not None:
                     ev.preds.append(self.last[q])
@@ -222,20 +232,24 @@ class HappensBefore:
 
     # --- races ------------------------------------------------------------------------------
 
-    def _access(self, ev: Event, a: Access, clock: list[int], lane: int, in_order: bool,
-                n: int) -> None:
+    def _check(self, ev: Event, a: Access, clock: list[int], lane: int, in_order: bool) -> dict:
+        """Races of access `a` of `ev` with the recorded accesses; returns the records of its
+        memory."""
         mem = a.memory
         key = (a.space, ev.core) if mem is None else (a.space, mem)
         groups = self.records.get(key)
         if groups is None:
             groups = self.records[key] = {}
         write = a.write
-        for q, (wd, rd) in groups.items():
+        # group = [write records, read records, epoch of the last write, of the last read]
+        for q, group in groups.items():
+            bound = clock[q]
+            if group[2] <= bound and (not write or group[3] <= bound):
+                continue  # every record of lane q is ordered before this access
             if q == lane and in_order:
                 continue
-            bound = clock[q]
             own = q == lane
-            for recs in (wd, rd) if write else (wd,):
+            for recs in (group[0], group[1]) if write else (group[0],):
                 for rec in reversed(recs.values()):
                     if rec[0] <= bound:
                         break
@@ -244,18 +258,25 @@ class HappensBefore:
                     hit = overlap(a, rec[2])
                     if hit is not None:
                         self._race(rec[1], rec[2], ev, a, hit)
-        own = groups.get(lane)
-        if own is None:
-            own = groups[lane] = ({}, {})
+        return groups
+
+    @staticmethod
+    def _record(ev: Event, a: Access, groups: dict, lane: int, n: int) -> None:
+        group = groups.get(lane)
+        if group is None:
+            group = groups[lane] = [{}, {}, 0, 0]
         region = (a.start, a.width, a.rows, a.stride)
-        wd, rd = own
-        if write:
+        if a.write:
+            wd = group[0]
             wd.pop(region, None)
             wd[region] = (n, ev, a)
-            rd.pop(region, None)
+            group[1].pop(region, None)
+            group[2] = n
         else:
+            rd = group[1]
             rd.pop(region, None)
             rd[region] = (n, ev, a)
+            group[3] = n
 
     def _buffer_name(self, a: Access, b: Access) -> str:
         names = [x.buffer or self.gm_names.get(x.memory, "") for x in (a, b)]
@@ -300,11 +321,11 @@ class HappensBefore:
         self._until_prune = PRUNE_EVERY
         floor = [min(c[q] for c in self.clock) for q in range(self.lanes)]
         for groups in self.records.values():
-            for q, (wd, rd) in groups.items():
+            for q, group in groups.items():
                 bound = floor[q]
                 if bound == 0:
                     continue
-                for recs in (wd, rd):
+                for recs in (group[0], group[1]):
                     stale = []
                     for region, rec in recs.items():
                         if rec[0] > bound:
@@ -315,8 +336,8 @@ class HappensBefore:
 
     def record_count(self) -> int:
         """How many access records are kept (for tests of the pruning)."""
-        return sum(len(wd) + len(rd) for groups in self.records.values()
-                   for wd, rd in groups.values())
+        return sum(len(group[0]) + len(group[1]) for groups in self.records.values()
+                   for group in groups.values())
 
     # --- end of kernel ------------------------------------------------------------------------
 

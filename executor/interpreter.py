@@ -48,8 +48,9 @@ class MmairInterpreter(Interpreter):
     seam: Any = None
     """`executor.seam.IssueSeam` when the sync checker is on: pipe ops go to the scheduler;
     None runs every op at once (no concurrency model, today's speed)."""
-    loops: list[list[Any]] = field(default_factory=list)
-    """[scf.for op, induction value] of the loops being run, outermost first (for messages)."""
+    iteration: tuple[tuple[Any, int], ...] = ()
+    """((scf.for op, induction value), ...) of the loops being run, outermost first: the
+    sync checker's events carry it (messages name the iterations)."""
     _ops_left: int = -1
     _env: dict[SSAValue, Any] = field(default_factory=dict)
 

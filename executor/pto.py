@@ -11,13 +11,17 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
 from xdsl.interpreter import Interpreter, InterpreterFunctions, PythonValues, impl, register_impls
 from xdsl.ir import Operation
 
 from mmair.dialects import pto
-from mmair.executor import kernels
+from mmair.executor import kernels, raw_kernels
 from mmair.executor.errors import ExecutionError
 from mmair.executor.memory import Memory, Tile
+from mmair.isa.ascend import params as isa_params
+from mmair.isa.ascend import targets as isa
+from mmair.isa.ascend.targets import c0_elements, element_bits
 
 
 def _name(value) -> str:
@@ -47,20 +51,6 @@ class PtoFunctions(InterpreterFunctions):
     @impl(pto.BlockNumOp)
     def run_block_num(self, interp: Interpreter, op: pto.BlockNumOp, args: PythonValues) -> PythonValues:
         return (self.blocks,)
-
-    # Sync checker off: every op runs at once in program order, so flags order nothing more
-    # (with the checker on, the issue seam handles these ops before these implementations).
-    @impl(pto.SetFlagOp)
-    def run_set_flag(self, interp: Interpreter, op: Any, args: PythonValues) -> PythonValues:
-        return ()
-
-    @impl(pto.WaitFlagOp)
-    def run_wait_flag(self, interp: Interpreter, op: Any, args: PythonValues) -> PythonValues:
-        return ()
-
-    @impl(pto.PipeBarrierOp)
-    def run_pipe_barrier(self, interp: Interpreter, op: Any, args: PythonValues) -> PythonValues:
-        return ()
 
     @impl(pto.SyncAllOp)
     def run_sync_all(self, interp: Interpreter, op: pto.SyncAllOp, args: PythonValues) -> PythonValues:
@@ -187,6 +177,24 @@ class PtoFunctions(InterpreterFunctions):
         kernels.fixpipe(src, dst, m, n, layout, quant, relu, word, vector)
         return ()
 
+    # ---- synchronization -----------------------------------------------------------------
+    # With the sync checker off every op runs at once in program order, so the sync ops have
+    # nothing to do; with it on, the interpreter's seam hands them to the scheduler instead.
+
+    @impl(pto.SetFlagOp)
+    def run_set_flag(self, interp: Interpreter, op: pto.SetFlagOp, args: PythonValues) -> PythonValues:
+        return ()
+
+    @impl(pto.WaitFlagOp)
+    def run_wait_flag(self, interp: Interpreter, op: pto.WaitFlagOp, args: PythonValues) -> PythonValues:
+        return ()
+
+    @impl(pto.PipeBarrierOp)
+    def run_pipe_barrier(
+        self, interp: Interpreter, op: pto.PipeBarrierOp, args: PythonValues
+    ) -> PythonValues:
+        return ()
+
     # ---- vector ----------------------------------------------------------------------------
 
     @impl(pto.GatherMaskOp)
@@ -210,3 +218,133 @@ class PtoFunctions(InterpreterFunctions):
             counter=counter, method=method,
         )
         return (count,)
+
+
+# ------------------------------------------------------------------------------------------------
+# Raw Ascend C parameter forms (dialects/pto/params.py): flat views and `raw_kernels`
+# ------------------------------------------------------------------------------------------------
+
+
+def gm_linear(array: np.ndarray) -> np.ndarray:
+    """1-D element view of GM from `array`'s first element to the end of the buffer it views:
+    the instruction addresses GM linearly from the operand start (a window's row pitch is the
+    parent's, given by the parameters, not by the window)."""
+    root = array
+    while root.base is not None and isinstance(root.base, np.ndarray):
+        root = root.base
+    if not root.flags.c_contiguous:
+        raise ExecutionError("requires a contiguous GM buffer under the raw-form operand")
+    start = array.__array_interface__["data"][0] - root.__array_interface__["data"][0]
+    flat = root.reshape(-1).view(np.uint8)[start:]
+    usable = flat.size // array.itemsize * array.itemsize
+    return flat[:usable].view(array.dtype)
+
+
+def tile_flat(tile: Tile, offset: int, role: str) -> np.ndarray:
+    """1-D element view of `tile` from element `offset` to the tile's end."""
+    if tile.packed:
+        raise ExecutionError(f"raw forms of 4-bit {role} tiles are not modelled by the executor")
+    flat = tile.physical.reshape(-1)
+    if offset < 0 or offset >= flat.size:
+        raise ExecutionError(f"requires {role} offset in [0, {flat.size}), got {offset}")
+    return flat[offset:]
+
+
+def tile_bytes(tile: Tile, offset: int, role: str) -> np.ndarray:
+    return tile_flat(tile, offset, role).view(np.uint8)
+
+
+@register_impls
+@dataclass
+class PtoParamsFunctions(InterpreterFunctions):
+    """The raw-form ops; the tiles come from the `PtoFunctions` of the same interpreter."""
+
+    @impl(pto.CopyNd2NzOp)
+    def run_copy_nd2nz(self, interp: Interpreter, op: pto.CopyNd2NzOp, args: PythonValues) -> PythonValues:
+        gm, dst, off, *params = args
+        dst.will_write()
+        c0 = c0_elements(dst.element, "l1")
+        fields = dict(isa_params.nd2nz_fields(_target_of(op)))
+        raw_kernels.nd2nz(gm_linear(gm), tile_flat(dst, off, "dst"), raw_kernels.Nd2Nz(*params), c0,
+                          fields)
+        return ()
+
+    @impl(pto.Load2DOp)
+    def run_load_2d(self, interp: Interpreter, op: pto.Load2DOp, args: PythonValues) -> PythonValues:
+        src, soff, dst, doff, *params = args
+        target = _target_of(op)
+        p = raw_kernels.Load2D(*params)
+        if p.dst_gap and not isa_params.load2d_dst_gap_effective(target):
+            raise ExecutionError(f"dst_gap has no effect on target {target.name}, got {p.dst_gap}")
+        dst.will_write()
+        raw_kernels.load2d(tile_bytes(src, soff, "src"), tile_bytes(dst, doff, "dst"), p,
+                           element_bits(src.element), op.if_transpose is not None)
+        return ()
+
+    @impl(pto.Load2DTransposeOp)
+    def run_load_2d_transpose(
+        self, interp: Interpreter, op: pto.Load2DTransposeOp, args: PythonValues
+    ) -> PythonValues:
+        src, soff, dst, doff, *params = args
+        dst.will_write()
+        raw_kernels.load2d_transpose(tile_bytes(src, soff, "src"), tile_bytes(dst, doff, "dst"),
+                                     raw_kernels.Load2DTranspose(*params), src.element)
+        return ()
+
+    @impl(pto.MmadOp)
+    def run_mmad(self, interp: Interpreter, op: pto.MmadOp, args: PythonValues) -> PythonValues:
+        if op.bias is not None:
+            a, b, c, bias, m, n, k = args
+        else:
+            (a, b, c, m, n, k), bias = args, None
+        target = _target_of(op)
+        for name, v in (("m", m), ("n", n), ("k", k)):
+            if not 0 <= v <= isa.MMAD_MNK_RANGE[1]:
+                raise ExecutionError(f"requires {name} in [0, {isa.MMAD_MNK_RANGE[1]}], got {v}")
+        if "hif8" in (a.element, b.element):
+            raise ExecutionError("requires lhs/rhs element types the executor can decode, got hif8")
+        gemv = isa_params.gemv_active(target, m, op.disable_gemv is not None)
+        c.will_write()
+        raw_kernels.mmad(
+            tile_flat(a, 0, "lhs"), tile_flat(b, 0, "rhs"), tile_flat(c, 0, "dst"), m, n, k,
+            lhs=a.element, rhs=b.element, l0a_layout=target.l0a_layout, gemv=gemv,
+            init_zero=op.init_zero,  # the bias form: C = A x B + bias, L0C not read
+            bias=None if bias is None else tile_flat(bias, 0, "bias"),
+            k_align16=op.k_direction_align is not None,
+            compute_dtype=kernels._compute_dtype(a.element),
+        )
+        return ()
+
+    @impl(pto.FixpipeCopyOp)
+    def run_fixpipe_copy(
+        self, interp: Interpreter, op: pto.FixpipeCopyOp, args: PythonValues
+    ) -> PythonValues:
+        src, soff, dst, n_size, m_size, sstride, dstride, nd, snd, dnd, *extra = args
+        layout = op.layout.data
+        c0_stride = extra.pop(0) if op.src_nz_c0_stride is not None else 1
+        word = extra.pop(0) if op.scalar is not None else None
+        vector = extra.pop(0) if op.vector is not None else None
+        target = _target_of(op)
+        if op.channel_split is not None:
+            raise ExecutionError("fixpipe channel split is not modelled by the executor")
+        if layout == "nz2nz" and isinstance(dst, np.ndarray) and dst.itemsize == 1 or \
+                (isinstance(dst, Tile) and layout == "nz2nz" and element_bits(dst.element) == 8):
+            raise ExecutionError("nz2nz with b8 output (channel merge) is not modelled by the executor")
+        p = raw_kernels.FixpipeRaw(n_size, m_size, sstride, dstride, nd, snd, dnd, c0_stride)
+        if isinstance(dst, Tile):
+            dst.will_write()
+            out = tile_flat(dst, 0, "dst")
+        else:
+            out = gm_linear(dst)
+        unit = (32 / out.itemsize) if target.fixpipe_params != "arch3510" else 1
+        words = None
+        if vector is not None:
+            flat = vector.values().reshape(-1)
+            words = flat.view(np.uint64) if flat.dtype.itemsize == 8 else flat
+        raw_kernels.fixpipe(tile_flat(src, soff, "src"), out, p, layout, op.quant.data,
+                            op.relu is not None, word, words, unit)
+        return ()
+
+
+def _target_of(op):
+    return pto.target_of(op)

@@ -202,6 +202,22 @@ class ReferencePtoFunctions(InterpreterFunctions):
                 np.zeros((rows, cols)))
         return (tile,)
 
+    # The reference runs in program order: the pipe synchronization has nothing to order.
+    @impl(pto.SetFlagOp)
+    def run_set_flag(self, interp: Interpreter, op: pto.SetFlagOp,
+                     args: PythonValues) -> PythonValues:
+        return ()
+
+    @impl(pto.WaitFlagOp)
+    def run_wait_flag(self, interp: Interpreter, op: pto.WaitFlagOp,
+                      args: PythonValues) -> PythonValues:
+        return ()
+
+    @impl(pto.PipeBarrierOp)
+    def run_pipe_barrier(self, interp: Interpreter, op: pto.PipeBarrierOp,
+                         args: PythonValues) -> PythonValues:
+        return ()
+
     @impl(pto.ReinterpretOp)
     def run_reinterpret(self, interp: Interpreter, op: pto.ReinterpretOp,
                         args: PythonValues) -> PythonValues:

@@ -202,13 +202,14 @@ def make_interpreter(
     launch: Any = None,
 ) -> tuple[MmairInterpreter, Memory]:
     """An interpreter with the mmair functions registered and a fresh memory for `target`."""
-    from mmair.executor.pto import PtoFunctions
+    from mmair.executor.pto import PtoFunctions, PtoParamsFunctions
     from mmair.executor.tcgen05 import Tcgen05Functions
 
     memory = Memory(target)
     interp = MmairInterpreter(module, max_ops=max_ops)
     for functions in (FuncFunctions(), ScfFunctions(), ArithFunctions(), MemRefFunctions(max_gm_bytes=max_gm_bytes),
                       PtoFunctions(memory=memory, block=block, blocks=blocks, launch=launch),
+                      PtoParamsFunctions(),
                       Tcgen05Functions(memory=memory, numerics=numerics)):
         interp.register_implementations(functions, override=True)
     return interp, memory

@@ -27,19 +27,17 @@ class ScfFunctions(InterpreterFunctions):
         body = op.body
         loop_args = tuple(carried)
         run = interp.run_ssacfg_region
-        loops = getattr(interp, "loops", None)
-        if loops is None:
+        outer = getattr(interp, "iteration", None)
+        if outer is None:  # an upstream interpreter
             for i in range(lb, ub, step):
                 loop_args = run(body, (i, *loop_args))
             return loop_args
-        current = [op, lb]  # the loop position, for the sync checker's messages
-        loops.append(current)
         try:
             for i in range(lb, ub, step):
-                current[1] = i
+                interp.iteration = (*outer, (op, i))  # the loop position, for sync messages
                 loop_args = run(body, (i, *loop_args))
         finally:
-            loops.pop()
+            interp.iteration = outer
         return loop_args
 
     @impl(scf.IfOp)

@@ -31,24 +31,36 @@ from mmair.executor.events import (
     WAIT,
     Event,
     SyncError,
-    lane_of,
 )
 from mmair.executor.hb import Conflict, HappensBefore
 from mmair.isa.ascend.pipes import Pipe
 
+BATCH = 256
+"""Executed events handed to the happens-before engine at once. Batching is for speed only: the
+engine's code and data stay in the CPU caches over a batch instead of being evicted by the numpy
+work of every op in between (measured 3-4x per event on the 2048^3 matmul)."""
+
 
 class Scheduler:
     """Queues and happens-before for `cores` cores (module docstring). With `collect`, faults
-    are gathered (`hb.conflicts`, `faults`) instead of raised."""
+    are gathered (`hb.conflicts`, `faults`) instead of raised; `record_preds` fills each event's
+    `preds` (a timeline needs them; the race checker alone does not, and keeping every event
+    reachable from its successors costs the executor memory and garbage-collector time)."""
 
     def __init__(self, cores: int = 1, *, collect: bool = False,
-                 gm_names: dict[Hashable, str] | None = None):
-        self.hb = HappensBefore(cores, collect=collect, gm_names=gm_names)
+                 gm_names: dict[Hashable, str] | None = None, record_preds: bool = True):
+        self.hb = HappensBefore(cores, collect=collect, gm_names=gm_names,
+                                record_preds=record_preds)
         self.queues: list[deque[Event]] = [deque() for _ in range(self.hb.lanes)]
         self.collect = collect
         self.faults: list[SyncError] = []
         """Collect mode: deadlocks and unbalanced / overflowing flags, in the order found."""
         self.seq = 0
+        self.flag_bits: dict = {}
+        """The hardware bits: key -> True while a set_flag is not yet consumed by a wait."""
+        self.batch: list[Event] = []
+        """Executed events whose happens-before bookkeeping is still to do (`flush`)."""
+        self.batch_size = BATCH
 
     def next_seq(self) -> int:
         self.seq += 1
@@ -59,61 +71,81 @@ class Scheduler:
     def issue(self, ev: Event) -> None:
         """The scalar unit issues `ev` (program order); it runs now or when its queue frees."""
         kind = ev.kind
-        hb = self.hb
         if kind == BARRIER_ALL:
             base = ev.core * NUM_PIPES
             if any(self.queues[q] for q in range(base, base + NUM_PIPES)):
                 self._fault(self._deadlock(ev, "the scalar unit waits at"))
                 return
-            hb.barrier_all(ev)
+            self.flush()
+            self.hb.barrier_all(ev)
             ev.done = True
             return
-        if ev.pipe is Pipe.S:
-            if kind == WAIT and ev.flag_key() not in hb.flags:
+        if kind == WAIT and ev.key not in self.flag_bits:
+            if ev.pipe is Pipe.S:  # everything that could run has run: the set never comes
                 self._fault(self._deadlock(ev, "the scalar unit waits at"))
                 return
-            self._run(ev)
+            self.queues[ev.lane].append(ev)
             return
         queue = self.queues[ev.lane]
-        if queue or (kind == WAIT and ev.flag_key() not in hb.flags):
+        if queue:
             queue.append(ev)
             return
-        self._run(ev)
-
-    def _run(self, ev: Event) -> None:
-        """Execute `ev` and then everything its set_flags unblock."""
-        pending = [ev]
-        queues = self.queues
-        flags = self.hb.flags
-        while pending:
-            ev = pending.pop()
-            self._execute(ev)
-            if ev.kind == SET and ev.dst is not Pipe.S:
-                queue = queues[lane_of(ev.core, ev.dst)]
-                while queue:
-                    head = queue[0]
-                    if head.kind == WAIT and head.flag_key() not in flags:
-                        break
-                    queue.popleft()
-                    self._execute(head)
-                    if head.kind == SET and head.dst is not Pipe.S:
-                        pending.append(head)
+        # Fast path: run it now (and, for a set_flag, what it unblocks).
+        self._execute(ev)
+        if kind == SET and self.queues[ev.dst_lane]:
+            self._drain(ev.dst_lane)
 
     def _execute(self, ev: Event) -> None:
-        self.hb.execute(ev)
+        kind = ev.kind
+        if kind == SET:
+            self.flag_bits[ev.key] = True  # a set of a set bit is lost (hb reports it)
+        elif kind == WAIT:
+            del self.flag_bits[ev.key]
+        batch = self.batch
+        batch.append(ev)
         run = ev.run
         if run is not None:
             try:
                 ev.value = run()
             except RecursionError:
                 raise
-            except Exception as err:  # a fault of a deferred op is reported at that op
+            except Exception as err:  # a fault of a deferred op is reported at that op,
+                self.flush()  # unless a race before it explains it
                 raise op_fault(ev.op, err) from None
+            ev.run = None  # release the operands
         ev.done = True
+        if len(batch) >= self.batch_size:
+            self.flush()
+
+    def flush(self) -> None:
+        """Bring the happens-before engine up to date with every executed event."""
+        batch = self.batch
+        if batch:
+            execute = self.hb.execute
+            self.batch = []
+            for ev in batch:
+                execute(ev)
+
+    def _drain(self, lane: int) -> None:
+        """Run the queue of `lane` (and the queues its set_flags unblock) as far as it goes."""
+        pending = [lane]
+        queues = self.queues
+        bits = self.flag_bits
+        while pending:
+            queue = queues[pending.pop()]
+            while queue:
+                head = queue[0]
+                if head.kind == WAIT and head.key not in bits:
+                    break
+                queue.popleft()
+                self._execute(head)
+                if head.kind == SET and queues[head.dst_lane]:
+                    pending.append(head.dst_lane)
 
     # --- faults -------------------------------------------------------------------------------
 
     def _fault(self, err: SyncError) -> None:
+        self.flush()  # an earlier race is the first problem to report
         if not self.collect:
             raise err
         self.faults.append(err)
@@ -144,6 +176,7 @@ class Scheduler:
 
     def finish(self) -> None:
         """Kernel end: deadlocks (blocked queues), then unbalanced flags."""
+        self.flush()
         if self.stuck():
             self._fault(self._deadlock(None, ""))
         for ev in self.hb.unbalanced():

@@ -34,9 +34,9 @@ from mmair.executor.scheduler import Scheduler
 from mmair.isa.ascend.pipes import ALL_PIPES, Pipe, event_ids, mad_needs_barrier, pipe_of
 from mmair.isa.ascend.targets import Target
 
-_SET_FLAG = getattr(pto, "SetFlagOp", None)
-_WAIT_FLAG = getattr(pto, "WaitFlagOp", None)
-_PIPE_BARRIER = getattr(pto, "PipeBarrierOp", None)
+_SET_FLAG = pto.SetFlagOp
+_WAIT_FLAG = pto.WaitFlagOp
+_PIPE_BARRIER = pto.PipeBarrierOp
 
 
 def _space(value: SSAValue) -> str:
@@ -68,18 +68,20 @@ class IssueSeam:
                  core: int = 0, scheduler: Scheduler | None = None):
         self.target = target
         self.core = core
-        self.scheduler = scheduler if scheduler is not None else Scheduler(gm_names=gm_names)
+        self.scheduler = scheduler if scheduler is not None else \
+            Scheduler(gm_names=gm_names, record_preds=False)
         self.event_ids = event_ids(target)
         self.handlers: dict[type[Operation], Callable[[Any, Operation, tuple], Any]] = {
             cls: self._issue_op for cls in EFFECTS
         }
-        if _SET_FLAG is not None:
-            self.handlers[_SET_FLAG] = partial(self._issue_flag, kind=SET)
-            self.handlers[_WAIT_FLAG] = partial(self._issue_flag, kind=WAIT)
-            self.handlers[_PIPE_BARRIER] = self._issue_barrier
-        self.produced: dict[SSAValue, Event] = {}
-        """Results of pipe ops not yet read by the scalar unit in order."""
-        self._decoded: dict[Operation, tuple[Footprint, Pipe, Any, Any]] = {}
+        self.handlers[_SET_FLAG] = self._issue_set
+        self.handlers[_WAIT_FLAG] = self._issue_wait
+        self.handlers[_PIPE_BARRIER] = self._issue_barrier
+        self.produced: dict[int, Event] = {}
+        """Results of pipe ops not yet read by the scalar unit in order, by id of the value."""
+        # Per-op decodes, keyed by id(op): ops hash in Python (xDSL), ids in C.
+        self._decoded: dict[int, tuple[Footprint, Pipe, Any, Any, Any]] = {}
+        self._flags: dict[int, tuple[Pipe, Pipe, int | None]] = {}
         self._s_lane = lane_of(core, Pipe.S)
         self.timing: Any = None
         """`executor.timeline.Timeline` when timing: told each pipe op's runtime operands."""
@@ -92,19 +94,19 @@ class IssueSeam:
     # --- pipe ops ---------------------------------------------------------------------------
 
     def _issue_op(self, interp: Any, op: Operation, args: tuple) -> Any:
-        decoded = self._decoded.get(op)
+        decoded = self._decoded.get(id(op))
         if decoded is None:
             entry = interp._impls._impl_dict.get(type(op))  # pyright: ignore[reportPrivateUsage]
             if entry is None:  # e.g. pto.matmul: lowered, not run
                 from mmair.executor.interpreter import _unimplemented
 
                 raise _unimplemented(op)
-            decoded = self._decoded[op] = (Footprint(op), op_pipe(op, self.target), *entry,
-                                           _mad_sizes(op))
+            decoded = self._decoded[id(op)] = (Footprint(op), op_pipe(op, self.target), *entry,
+                                               _mad_sizes(op))
         footprint, pipe, ft, fn, mad = decoded
         sched = self.scheduler
         ev = Event(sched.next_seq(), self.core, pipe, op, footprint.kind,
-                   footprint.accesses(args), tuple(map(tuple, interp.loops)),
+                   footprint.accesses(args), interp.iteration,
                    run=partial(fn, ft, interp, op, args)
                    if self.numerics or op.results else None,
                    sequential=mad is not None and not mad_needs_barrier(args[mad[0]], args[mad[1]]))
@@ -116,16 +118,24 @@ class IssueSeam:
         if not op.results:
             return (), None
         for res in op.results:
-            self.produced[res] = ev
+            self.produced[id(res)] = ev
         if ev.done:
             return ev.value
         return tuple(_Pending(ev) for _ in op.results), None
 
     # --- sync ops -----------------------------------------------------------------------------
 
+    def _issue_set(self, interp: Any, op: Any, args: tuple) -> Any:
+        return self._issue_flag(interp, op, args, SET)
+
+    def _issue_wait(self, interp: Any, op: Any, args: tuple) -> Any:
+        return self._issue_flag(interp, op, args, WAIT)
+
     def _issue_flag(self, interp: Any, op: Any, args: tuple, kind: str) -> Any:
-        src, dst = Pipe(op.src_pipe), Pipe(op.dst_pipe)
-        event_id = op.static_event
+        decoded = self._flags.get(id(op))
+        if decoded is None:
+            decoded = self._flags[id(op)] = (op.src_pipe, op.dst_pipe, op.static_event)
+        src, dst, event_id = decoded
         if event_id is None:
             event_id = args[0]
             if not 0 <= event_id < self.event_ids:
@@ -136,13 +146,13 @@ class IssueSeam:
                     op)
         sched = self.scheduler
         sched.issue(Event(sched.next_seq(), self.core, src if kind == SET else dst, op, kind, (),
-                          tuple(map(tuple, interp.loops)), src=src, dst=dst, event_id=event_id))
+                          interp.iteration, src=src, dst=dst, event_id=event_id))
         return (), None
 
     def _issue_barrier(self, interp: Any, op: Any, args: tuple) -> Any:
         pipe = barrier_pipe(op)
         sched = self.scheduler
-        iteration = tuple(map(tuple, interp.loops))
+        iteration = interp.iteration
         if pipe is None:
             ev = Event(sched.next_seq(), self.core, Pipe.S, op, BARRIER_ALL, (), iteration)
         else:
@@ -159,19 +169,20 @@ class IssueSeam:
         operands = op.operands
         out = None
         for i, value in enumerate(operands):
-            ev = produced.get(value)
+            ev = produced.get(id(value))
             if ev is None:
                 continue
+            self.scheduler.flush()
             clock = self.scheduler.hb.clock[self._s_lane]
             if not ev.done or ev.epoch > clock[ev.lane]:
-                where = format_iteration(tuple(map(tuple, interp.loops)))
+                where = format_iteration(interp.iteration)
                 raise SyncError(
                     "race",
                     f"race on a scalar register: the scalar unit (pipe s{', ' + where if where else ''}) "
                     f"reads {_value_label(value)}, the result of {ev.describe()}, before a "
                     f"wait_flag {ev.pipe} -> s orders it after that op",
                     op, (ev,))
-            del produced[value]
+            del produced[id(value)]
             result = ev.value[0][list(ev.op.results).index(value)]
             interp._env[value] = result  # pyright: ignore[reportPrivateUsage]
             if out is None:
@@ -197,9 +208,8 @@ def _value_label(value: SSAValue) -> str:
 
 def barrier_pipe(op: Any) -> Pipe | None:
     """The pipe of a `pto.pipe_barrier` (None for `all`)."""
-    pipe = op.pipe
-    name = pipe.data if hasattr(pipe, "data") else str(pipe)
-    return None if name == ALL_PIPES else Pipe(name)
+    pipe = op.barrier_pipe
+    return None if pipe == ALL_PIPES else Pipe(pipe)
 
 
 def static_event(op: Operation, target: Target, iteration: tuple = (), core: int = 0,
@@ -214,12 +224,12 @@ def static_event(op: Operation, target: Target, iteration: tuple = (), core: int
             sequential = m is not None and n is not None and not mad_needs_barrier(m, n)
         return Event(seq, core, op_pipe(op, target), op, EFFECTS[type(op)].kind,
                      Footprint(op).accesses(None), iteration, sequential=sequential)
-    if _SET_FLAG is not None and isinstance(op, _SET_FLAG | _WAIT_FLAG):
-        src, dst = Pipe(op.src_pipe), Pipe(op.dst_pipe)
+    if isinstance(op, _SET_FLAG | _WAIT_FLAG):
+        src, dst = op.src_pipe, op.dst_pipe
         kind = SET if isinstance(op, _SET_FLAG) else WAIT
         return Event(seq, core, src if kind == SET else dst, op, kind, (), iteration,
                      src=src, dst=dst, event_id=op.static_event)
-    if _PIPE_BARRIER is not None and isinstance(op, _PIPE_BARRIER):
+    if isinstance(op, _PIPE_BARRIER):
         pipe = barrier_pipe(op)
         return Event(seq, core, Pipe.S if pipe is None else pipe, op,
                      BARRIER_ALL if pipe is None else BARRIER, (), iteration)

@@ -12,7 +12,9 @@ _PASSES: dict[str, tuple[str, str]] = {
     "tcgen05-raise-descriptors": ("tcgen05_raise_descriptors", "Tcgen05RaiseDescriptorsPass"),
     "pto-tile-matmul": ("pto_tile_matmul", "PtoTileMatmulPass"),
     "pto-assign-addresses": ("pto_assign_addresses", "PtoAssignAddressesPass"),
+    "pto-insert-sync": ("pto_insert_sync", "PtoInsertSyncPass"),
     "mmair-lower": ("mmair_lower", "MmairLowerPass"),
+    "pto-expand-params": ("pto_expand_params", "PtoExpandParamsPass"),
 }
 
 

@@ -10,9 +10,10 @@ load overlaps the mad of iteration i; only iteration i+n reuses a slot.
 (mlir/lib/Dialect/MemRef/Transforms/MultiBuffer.cpp), which widens the alloc by a leading
 dimension of n and indexes it with `(iv - lb) / step mod n`. A `pto.alloc` is a fixed tile with no
 dynamic slot view, so here the slots are n separate allocs and the loop is unrolled n times: the
-body is cloned once per slot, clone s uses slot s and the induction value iv + s * step, and the
-iterations that do not fill a whole round (trip count mod n) follow the loop as straight-line
-clones. Every op keeps its own iteration's operands, so results are unchanged; each slot is a
+body is cloned once per slot, clone s uses slot s and the induction value iv + s * step; when n
+does not divide the trip count, the clones that would run past the end in the last round are
+guarded by `scf.if iv + s * step < ub` (a loop of at most n trips becomes straight-line code).
+Every op keeps its own iteration's operands, so results are unchanged; each slot is a
 separate tile, marked with the discardable attribute `pto.multi_buffer = <group>`: the
 slots of a group are live together for `pto-assign-addresses` (distinct bytes, also when a short
 loop unrolls to straight-line code), and `pto-insert-sync` orders each slot with its own events.
@@ -32,7 +33,7 @@ from collections.abc import Sequence
 
 from xdsl.dialects import arith, scf
 from xdsl.dialects.builtin import IndexType, IntegerAttr, i64
-from xdsl.ir import Block, Operation, SSAValue
+from xdsl.ir import Block, Operation, Region, SSAValue
 
 from mmair.dialects import pto
 
@@ -98,8 +99,7 @@ def multi_buffer(
     """Give each alloc `n` slots used round-robin by the iterations of `loop` (module docstring).
 
     Returns, per alloc, its slots in order (slot 0 is the original alloc). The loop is replaced:
-    afterwards it steps by n * step (or is gone when it would run at most once) and the last
-    trip count mod n iterations follow it.
+    afterwards it steps by n * step (or is gone when it would run at most one round).
     """
     if n < 1:
         raise PreconditionError(f"multi-buffering needs n >= 1 slots, got {n}")
@@ -143,7 +143,7 @@ def multi_buffer(
         return slots
 
     trips = max(0, -(-(ub - lb) // step))
-    rounds, rest = divmod(trips, n)
+    rounds = -(-trips // n)
     body = loop.body.block
     iv = body.args[0]
     constants: dict[int, SSAValue] = {}
@@ -160,41 +160,45 @@ def multi_buffer(
             constants[v] = op.result
         return constants[v]
 
-    def clone_body(
-        target_before: Operation | None, target_block: Block, index: SSAValue, s: int
-    ) -> None:
+    def clone_body(target: Block, before: Operation | None, index: SSAValue, s: int) -> None:
         mapping: dict[SSAValue, SSAValue] = {iv: index}
         mapping.update({row[0].buffer: row[s].buffer for row in slots})
         for op in body.ops:
             if isinstance(op, scf.YieldOp):
                 continue
             new = op.clone(value_mapper=mapping)
-            if target_before is None:
-                target_block.add_op(new)
+            if before is None:
+                target.add_op(new)
             else:
-                target_block.insert_op_before(new, target_before)
+                target.insert_op_before(new, before)
 
-    if rounds > 1:  # the unrolled loop: clone s runs iteration iv + s * step with slot s
+    if rounds <= 1:  # at most one round: straight-line clones
+        for s in range(trips):
+            clone_body(block, loop, const(lb + s * step), s)
+    else:  # clone s runs iteration iv + s * step with slot s
         new_loop = scf.ForOp(const(lb), const(lb + rounds * n * step), const(n * step), [],
                              [_index_block(iv.name_hint)])
         new_body = new_loop.body.block
         new_iv = new_body.args[0]
         for s in range(n):
-            index = new_iv
-            if s:
-                add = arith.AddiOp(new_iv, const(s * step))
-                add.result.name_hint = f"{iv.name_hint}{s}" if iv.name_hint else None
-                new_body.add_op(add)
-                index = add.result
-            clone_body(None, new_body, index, s)
+            if not s:
+                clone_body(new_body, None, new_iv, s)
+                continue
+            add = arith.AddiOp(new_iv, const(s * step))
+            add.result.name_hint = f"{iv.name_hint}{s}" if iv.name_hint else None
+            new_body.add_op(add)
+            if trips % n == 0 or s < trips % n:
+                clone_body(new_body, None, add.result, s)
+                continue
+            # The last round runs trips mod n clones: the others are guarded off.
+            inside = arith.CmpiOp(add.result, const(ub), "slt")
+            inside.result.name_hint = f"{iv.name_hint}{s}_in" if iv.name_hint else None
+            then = Block()
+            clone_body(then, None, add.result, s)
+            then.add_op(scf.YieldOp())
+            new_body.add_ops([inside, scf.IfOp(inside.result, [], Region(then))])
         new_body.add_op(scf.YieldOp())
         block.insert_op_before(new_loop, loop)
-    else:  # a single round: straight-line clones
-        rest = trips
-        rounds = 0
-    first_rest = lb + rounds * n * step
-    for s in range(rest):
-        clone_body(loop, block, const(first_rest + s * step), s % n)
     loop.detach()
     loop.erase()
     return slots

@@ -199,7 +199,7 @@ class MatmulPlan:
     def a_l1(self) -> Buffer:
         kk = _round_up(self.k, self.granularity) if self.a_panel else self.tk
         if self.m == 1 and self.gemv_nd:
-            return Buffer("A", "l1", (1, kk), self.lhs, "nd")
+            return self.a_row_buffers()[0]
         shape = (kk, self.tm) if self.a_staged_transposed else (self.tm, kk)
         return Buffer("A", "l1", shape, self.lhs, "nz")
 
@@ -213,14 +213,18 @@ class MatmulPlan:
 
     def a_l0a(self) -> Buffer:
         if self.m == 1 and self.gemv_nd:
-            return Buffer("A", "l0a", (1, self.tk), self.lhs, "nd")
+            return self.a_row_buffers()[1]
         return Buffer("A", "l0a", (self.tm, self.tk), self.lhs, self.target.l0a_layout)
 
     def a_row_buffers(self) -> tuple[Buffer, Buffer]:
         """(L1, L0A) nd buffers of the peeled one-row panel (M > 1 with M mod tile-m = 1)."""
         kk = _round_up(self.k, self.granularity) if self.a_panel else self.tk
-        return (Buffer("A", "l1", (1, kk), self.lhs, "nd"),
-                Buffer("A", "l0a", (1, self.tk), self.lhs, "nd"))
+        frac = isa.FRACTAL_BYTES * 8 // isa.element_bits(self.lhs)  # LoadData moves whole fractals
+        # a resident panel is read from k-slice starts that are not fractal aligned: one more
+        # fractal keeps the last whole-fractal read inside the buffer
+        slack = frac if self.a_panel else 0
+        return (Buffer("A", "l1", (1, _round_up(kk, frac) + slack), self.lhs, "nd"),
+                Buffer("A", "l0a", (1, _round_up(self.tk, frac)), self.lhs, "nd"))
 
     def b_l0b(self) -> Buffer:
         return Buffer("B", "l0b", (self.tk, self.tn), self.rhs, "zn")
@@ -703,7 +707,8 @@ def multi_buffer_matmul(plan: MatmulPlan, allocs: Sequence[tuple[Buffer, pto.All
         if plan.slots(buf) == 1:
             continue
         loop = innermost_loop(alloc)
-        assert loop is not None, f"{buf.describe()} is reloaded in a loop"
+        if loop is None:  # its uses left one loop (a peeled last iteration): one slot
+            continue
         by_loop.setdefault(loop, []).append(alloc)
 
     def depth(loop: Operation) -> int:

@@ -99,6 +99,8 @@ class _Kernel:
     smem_bytes: int = 16
     tmem_slots: int = 0
     params: list[str] = field(default_factory=list)
+    #: register tuples of tcgen05.ld results and the warps that use them
+    ld_sets: list[tuple[tuple[str, ...], set[int]]] = field(default_factory=list)
 
     def reg(self, kind: str) -> str:
         n = self.counts[kind]
@@ -533,7 +535,7 @@ class PtxEmitter:
         k.emit(f"setp.ne.u32 {mine}, {self.warp}, {warp}")
         k.emit(f"@{mine} bra {skip}")
         if isinstance(op, tcgen05.LdOp):
-            names = tuple(k.reg("r") for _ in range(count))
+            names = self._ld_registers(count, warp)
             pack = ".pack::16b" if op.pack is not None else ""
             k.emit(f"tcgen05.ld.sync.aligned.{shape}.x{num}{pack}.b32 {{{', '.join(names)}}}, "
                    f"[{addr}]" + (", 0" if shape == "16x32bx2" else ""))
@@ -546,6 +548,20 @@ class PtxEmitter:
             k.emit(f"tcgen05.st.sync.aligned.{shape}.x{num}{unpack}.b32 [{addr}]"
                    + (", 0" if shape == "16x32bx2" else "") + f", {{{', '.join(regs[1])}}}")
         k.lines.append(f"{skip}:")
+
+
+    def _ld_registers(self, count: int, warp: int) -> tuple[str, ...]:
+        """Registers for a tcgen05.ld of `warp`. The lds of different warps run in disjoint
+        threads, so they may share register names (each thread holds only its warp's values);
+        one warp never gets the same names twice, so its own earlier loads stay intact."""
+        sets = self.k.ld_sets
+        for names, users in sets:
+            if len(names) == count and warp not in users:
+                users.add(warp)
+                return names
+        names = tuple(self.k.reg("r") for _ in range(count))
+        sets.append((names, {warp}))
+        return names
 
 
 def emit_ptx(module: ModuleOp) -> str:

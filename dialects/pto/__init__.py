@@ -18,7 +18,8 @@ fractal shapes) comes from `mmair.isa.ascend`; this module only applies them.
 
 The dialect is a package with one module per op group: `types` (the tile type and its legal
 layouts), `buffers` (alloc, reinterpret), `cube` (GM -> L1 -> L0A/L0B/BT moves and the mad
-family), `fixpipe`, `vector` (GM <-> UB, GatherMask), `matmul` (the high-level op), `sync`
+family), `fixpipe`, `params` (the raw Ascend C parameter forms), `vector` (GM <-> UB,
+GatherMask), `matmul` (the high-level op), `sync`
 (set_flag, wait_flag, pipe_barrier between pipes), `_verify` (checks shared by all verifiers) and
 `_fastparse` (a faster parse of the declarative custom form).
 This module re-exports every public name and builds `PTO`.
@@ -47,6 +48,13 @@ from mmair.dialects.pto.matmul import (
     matmul_output_types,
 )
 from mmair.dialects.pto.multicore import BlockIdxOp, BlockNumOp, SyncAllOp
+from mmair.dialects.pto.params import (
+    CopyNd2NzOp,
+    FixpipeCopyOp,
+    Load2DOp,
+    Load2DTransposeOp,
+    MmadOp,
+)
 from mmair.dialects.pto.sync import PipeBarrierOp, SetFlagOp, WaitFlagOp
 from mmair.dialects.pto.types import TARGET_ATTR, TILE_SPACES, TileType, legal_layouts
 from mmair.dialects.pto.vector import GatherMaskOp, MteGmUbOp, MteUbGmOp
@@ -59,6 +67,11 @@ __all__ = [
     "TARGET_ATTR",
     "TILE_SPACES",
     "AllocOp",
+    "CopyNd2NzOp",
+    "FixpipeCopyOp",
+    "Load2DOp",
+    "Load2DTransposeOp",
+    "MmadOp",
     "FixpipeOp",
     "GatherMaskOp",
     "HiF8Type",
@@ -105,6 +118,11 @@ _FORMAT_OPS = [
     MteGmUbOp,
     MteUbGmOp,
     GatherMaskOp,
+    CopyNd2NzOp,
+    Load2DOp,
+    Load2DTransposeOp,
+    MmadOp,
+    FixpipeCopyOp,
 ]
 
 PTO = Dialect("pto", [*_FORMAT_OPS, SetFlagOp, WaitFlagOp, PipeBarrierOp,

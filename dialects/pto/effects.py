@@ -30,6 +30,7 @@ from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
+import numpy as np
 from xdsl.dialects import memref
 from xdsl.dialects.builtin import MemRefType
 from xdsl.ir import BlockArgument, Operation, SSAValue
@@ -138,11 +139,21 @@ def gm_root(array: Any) -> Any:
     return root
 
 
-def gm_access(array: Any, write: bool, region: tuple[int, int] | None = None) -> Access:
+def gm_access(array: Any, write: bool, region: tuple[int, int] | None = None,
+              roots: dict[int, tuple[Any, int]] | None = None) -> Access:
     """The bytes of GM view `array` (optionally only its logical [0:rows, 0:cols] `region` of a
-    2-D view) as row segments of the root array it views."""
-    root = gm_root(array)
-    start = array.__array_interface__["data"][0] - root.__array_interface__["data"][0]
+    2-D view) as row segments of the root array it views. `roots` caches root addresses."""
+    root = array.base
+    if root is None:
+        root = array
+    elif root.base is not None:
+        root = gm_root(array)
+    hit = roots.get(id(root)) if roots is not None else None
+    if hit is None or hit[0] is not root:
+        hit = (root, root.__array_interface__["data"][0])
+        if roots is not None:
+            roots[id(root)] = hit
+    start = array.__array_interface__["data"][0] - hit[1]
     item = array.itemsize
     shape, strides = array.shape, array.strides
     if array.ndim == 2:
@@ -284,6 +295,27 @@ EFFECTS: dict[type[Operation], OpEffects] = {
         "gather_mask",
         (_r("src0", isa.GATHER_ALIGN), _r("src1", isa.GATHER_ALIGN), _w("dst", isa.GATHER_ALIGN)),
     ),
+    # The raw Ascend C parameter forms address from the operand start: whole tiles (static and
+    # runtime, conservative), whole GM views.
+    pto.CopyNd2NzOp: OpEffects(
+        "copy_nd2nz", (_r("src"), _w("dst", isa.ND2NZ_DST_ALIGN)), ("nd_num", "n_value", "d_value")
+    ),
+    pto.Load2DOp: OpEffects(
+        "load_2d", (_r("src", isa.LOAD2D_SRC_ALIGN), _w("dst", isa.LOAD2D_DST_ALIGN)),
+        ("repeat_times",),
+    ),
+    pto.Load2DTransposeOp: OpEffects(
+        "load_2d_transpose", (_r("src", isa.LOAD2D_SRC_ALIGN), _w("dst", isa.LOAD2D_DST_ALIGN)),
+        ("repeat_times",),
+    ),
+    pto.MmadOp: OpEffects(
+        "mmad", (*_MAD, _r("bias", isa.MMAD_BIAS_ALIGN),
+                 Operand("dst", True, True, isa.MMAD_DST_ALIGN)), ("m", "n", "k"),
+    ),
+    pto.FixpipeCopyOp: OpEffects(
+        "fixpipe_copy", (_r("src", isa.FIXPIPE_SRC_ALIGN), _r("vector"), _w("dst")),
+        ("n_size", "m_size", "nd_num"),
+    ),
     # Lowered by pto-tile-matmul before it runs; listed so that static users see its effect.
     pto.MatmulOp: OpEffects("matmul", (_r("a"), _r("b"), _r("bias"), _w("c"))),
 }
@@ -331,7 +363,7 @@ class Footprint:
     """The footprint of one op instance, decoded once: `accesses(values)` is the per-execution
     part (the executor caches a Footprint per op)."""
 
-    __slots__ = ("op", "kind", "_plan", "_sizes")
+    __slots__ = ("op", "kind", "_plan", "_sizes", "_tiles", "_roots")
 
     def __init__(self, op: Operation):
         eff = EFFECTS[type(op)]
@@ -349,6 +381,8 @@ class Footprint:
         self._plan = tuple(plan)
         sizes = (_operand_index(op, n) for n in eff.sizes)
         self._sizes = tuple(i for i in sizes if i is not None)
+        self._tiles: dict[int, tuple[Any, Access, Access]] = {}  # by id(tile), checked
+        self._roots: dict[int, tuple[Any, int]] = {}  # GM root array addresses, by id
 
     def accesses(self, values: Sequence[Any] | None = None) -> list[Access]:
         """Exact accesses for runtime operand `values`, conservative ones for None."""
@@ -360,15 +394,22 @@ class Footprint:
             if values[i] == 0:
                 return []  # a runtime size of 0 is a no-op
         out = []
+        tiles = self._tiles
         for i, write, region in self._plan:
             v = values[i]
-            if hasattr(v, "physical"):  # an executor Tile
-                out.append(Access(v.space, v.offset, v.nbytes, 1, 0, write, v.name, None))
+            if type(v) is not np.ndarray:  # an executor Tile: its Access is cached
+                hit = tiles.get(id(v))
+                if hit is None or hit[0] is not v:
+                    hit = tiles[id(v)] = (v, Access(v.space, v.offset, v.nbytes, 1, 0, False,
+                                                    v.name, None),
+                                          Access(v.space, v.offset, v.nbytes, 1, 0, True,
+                                                 v.name, None))
+                out.append(hit[2] if write else hit[1])
             elif region is not None:
                 r, c = values[region[0]], values[region[1]]
-                out.append(gm_access(v, write, (c, r) if region[2] else (r, c)))
+                out.append(gm_access(v, write, (c, r) if region[2] else (r, c), self._roots))
             else:
-                out.append(gm_access(v, write))
+                out.append(gm_access(v, write, None, self._roots))
         return out
 
 

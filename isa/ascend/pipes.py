@@ -77,6 +77,13 @@ _OP_PIPES: dict[str, dict[tuple[str, str], Pipe]] = {
     "mad_bias": {("l0a", "l0c"): Pipe.M},
     "fixpipe": {("l0c", "gm"): Pipe.FIX, ("l0c", "l1"): Pipe.FIX, ("l0c", "ub"): Pipe.FIX},
     "gather_mask": {("ub", "ub"): Pipe.V},
+    # The raw Ascend C parameter forms (dialects/pto/params.py) run on the pipes of the
+    # instructions they program: DataCopy ND2NZ MTE2, LoadData from L1 MTE1, Mmad M, Fixpipe FIX.
+    "copy_nd2nz": {("gm", "l1"): Pipe.MTE2},
+    "load_2d": {("l1", "l0a"): Pipe.MTE1, ("l1", "l0b"): Pipe.MTE1},
+    "load_2d_transpose": {("l1", "l0a"): Pipe.MTE1, ("l1", "l0b"): Pipe.MTE1},
+    "mmad": {("l0a", "l0c"): Pipe.M},
+    "fixpipe_copy": {("l0c", "gm"): Pipe.FIX, ("l0c", "l1"): Pipe.FIX, ("l0c", "ub"): Pipe.FIX},
 }
 
 NO_PIPE_KINDS: dict[str, str] = {
@@ -89,15 +96,17 @@ NO_PIPE_KINDS: dict[str, str] = {
 
 def _target_problem(kind: str, dst: str, target: Target) -> str | None:
     """Why `target` lacks the path of `kind` (to `dst`), or None when it has it."""
-    if kind == "fixpipe" and dst not in target.fixpipe_destinations:
+    if kind in ("fixpipe", "fixpipe_copy") and dst not in target.fixpipe_destinations:
         if not target.has_fixpipe:
             return f"target {target.name} has no fixpipe (no FIX pipe)"
         legal = ", ".join(f"l0c->{d}" for d in sorted(target.fixpipe_destinations))
         return f"target {target.name} has no fixpipe path l0c->{dst} (legal: {legal})"
-    if kind == "mte_gm_l1" and not target.nd2nz:
+    if kind in ("mte_gm_l1", "copy_nd2nz") and not target.nd2nz:
         return f"target {target.name} has no ND2NZ move gm->l1"
     if kind in ("mte_l1_bt", "mad_bias") and not target.mmad_bias:
         return f"target {target.name} has no bias table (bt)"
+    if kind == "load_2d_transpose" and 8 not in target.transpose_bits:
+        return f"target {target.name} has no LoadDataWithTranspose"
     if kind == "gather_mask" and not target.has_gather_mask:
         return f"target {target.name} has no GatherMask"
     return None

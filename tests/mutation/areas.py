@@ -34,6 +34,7 @@ class Area:
     lit: tuple[str, ...] = ()
     # (source glob, pytest, lit): a narrower subset for the sources that match (first match wins);
     # the others use the area's whole subset.
+    exclude: tuple[str, ...] = ()  # sources another area owns
     focus: tuple[tuple[str, tuple[str, ...], tuple[str, ...]], ...] = ()
 
 
@@ -43,6 +44,7 @@ AREAS: tuple[Area, ...] = (
         sources=("dialects/pto.py", "dialects/pto/*.py", "dialects/types.py",
                  "isa/ascend/targets.py", "isa/ascend/layouts.py", "isa/ascend/gather.py",
                  "isa/ascend/pipes.py"),
+        exclude=("dialects/pto/effects.py",),  # a checker (the checkers area)
         ops=VERIFIER_OPS,
         pytest=("tests/unit/test_pto_dialect*.py", "tests/unit/test_pto_sync*.py",
                 "tests/unit/test_verifier_api.py",

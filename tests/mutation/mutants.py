@@ -18,7 +18,7 @@ Operators (names are what the harness's `--ops` and the area table use):
   gbool     boolop, only inside the condition of a check
   ifexp     `A if C else B` -> `B` (the condition ignored)
   round     np.rint -> half-up floor(x + 0.5); floor <-> ceil; trunc -> floor; round -> floor
-  dtype     np.float16 -> np.float32, np.float32 -> np.float64, np.int64/np.int32 -> np.float32,
+  dtype     np.float16 -> np.float32, np.float32 <-> np.float64, np.int64/np.int32 -> np.float32,
             ml_dtypes.bfloat16 -> np.float16
   mask      `A & B` -> `A` (masking dropped)
   clamp     np.maximum/np.minimum/np.clip(A, ...) -> A; np.where(C, A, B) -> B
@@ -56,7 +56,8 @@ _CMP_TEXT = {
 }
 _ROUND = {"rint": "half-up", "around": "floor", "round": "floor", "floor": "ceil", "ceil": "floor",
           "trunc": "floor"}
-_DTYPE = {"float16": "float32", "float32": "float64", "int64": "float32", "int32": "float32",
+_DTYPE = {"float16": "float32", "float32": "float64", "float64": "float32", "int64": "float32",
+          "int32": "float32",
           "bfloat16": "float16"}
 _CLAMP = ("maximum", "minimum", "clip", "fmax", "fmin")
 _NUMPY = ("np", "numpy", "ml_dtypes")

@@ -218,8 +218,9 @@ def build_plans(args: argparse.Namespace, files: list[str]) -> list[Plan]:
         ops = tuple(args.ops.split(",")) if args.ops else area.ops
         if args.deep:
             ops = ops + tuple(o for o in DEEP_OPS if o not in ops)
-        plan = Plan(area, expand(area.sources, files), expand(area.pytest, files),
-                    expand(area.lit, files))
+        sources = [f for f in expand(area.sources, files)
+                   if not any(fnmatch.fnmatch(f, x) for x in area.exclude)]
+        plan = Plan(area, sources, expand(area.pytest, files), expand(area.lit, files))
         for src in plan.sources:
             if args.file and not any(f in src for f in args.file):
                 continue

@@ -90,3 +90,25 @@ def test_runtime_event_id_out_of_range(event_id: int) -> None:
     with pytest.raises(SyncError, match=rf"event id {event_id} of mte2 -> mte1 is out of range at "
                                         r"run time: target a2 has event ids 0\.\.7 per pipe pair"):
         run_module(module, inputs={"ev": event_id}, sync_check=True)
+
+
+# ------------------------------------------------------------------------------------------------
+# Static (whole-buffer) footprints
+# ------------------------------------------------------------------------------------------------
+
+
+def test_static_access_of_a_view_covers_its_root_and_names_block_arguments() -> None:
+    from xdsl.dialects.builtin import MemRefType, f16
+    from xdsl.ir import Block
+
+    from mmair.dialects import pto
+    from mmair.dialects.pto.effects import static_access
+
+    big = pto.AllocOp(pto.TileType("l1", (32, 32), f16, "nz"))
+    view = pto.ReinterpretOp(big.buffer, pto.TileType("l1", (16, 16), f16, "nz"))
+    Block([big, view])
+    access = static_access(view.result, write=False)
+    assert (access.space, access.start, access.width) == ("l1", 0, 32 * 32 * 2)  # the root's bytes
+    block = Block(arg_types=[MemRefType(f16, [4, 8])])
+    gm = static_access(block.args[0], write=True)
+    assert (gm.space, gm.width, gm.buffer, gm.write) == ("gm", 4 * 8 * 2, "%arg0", True)

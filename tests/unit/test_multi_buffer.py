@@ -166,6 +166,12 @@ def test_every_iteration_runs_once_with_slots_round_robin(trips, slots):
                 values[op.result] = op.value.value.data
             elif isinstance(op, arith.AddiOp):
                 values[op.result] = values[op.lhs] + values[op.rhs]
+            elif isinstance(op, arith.CmpiOp):
+                assert op.predicate.value.data == 2  # slt
+                values[op.result] = values[op.lhs] < values[op.rhs]
+            elif isinstance(op, scf.IfOp):
+                if values[op.cond]:
+                    run(op.true_region.block)
             elif isinstance(op, scf.ForOp):
                 for i in range(values[op.lb], values[op.ub], values[op.step]):
                     values[op.body.block.args[0]] = i

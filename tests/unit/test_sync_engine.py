@@ -136,8 +136,8 @@ def test_wait_issued_before_its_set_blocks_only_its_pipe():
     assert sched.stuck() == [wait]
     sched.issue(setf)
     assert log == [mad, load, move]
-    assert wait.preds[-1] is setf  # the wait's happens-before predecessor is its set
     sched.finish()
+    assert wait.preds[-1] is setf  # the wait's happens-before predecessor is its set
 
 
 def test_wait_without_set_is_a_deadlock_with_the_pipe_position():

@@ -186,14 +186,14 @@ def test_gantt_png_is_written(tmp_path):
 def test_cli_timing_prints_cycles_per_pipe(tmp_path, capsys):
     path = _gemm_file(tmp_path)
     out_json = tmp_path / "tl.json"
-    assert run_main([path, "--timing-only", "--timeline", str(out_json)]) == 0
+    assert run_main([path, "-p", "", "--timing-only", "--timeline", str(out_json)]) == 0
     text = capsys.readouterr().out
     chain = 2 * LOAD + 6 * FLAG + L0A + L0B + MAD + FIX
     assert f"timing (a2, 1800 MHz): {chain} cycles" in text
     assert f"pipe m    busy {MAD + 2 * FLAG:>12} cycles" in text
     assert "bound by 'pto.fixpipe' at" in text
     assert json.loads(out_json.read_text())["traceEvents"]
-    assert run_main([path, "--timing", "--json"]) == 0
+    assert run_main([path, "-p", "", "--timing", "--json"]) == 0
     summary = json.loads(capsys.readouterr().out)
     assert summary["timing"]["total"] == chain
 
@@ -211,7 +211,9 @@ def test_cli_bad_timing_options_exit_2(tmp_path, capsys, extra, message):
 def test_cli_timing_of_a_racy_kernel_is_one_diagnostic(tmp_path):
     path = tmp_path / "racy.mlir"
     path.write_text("\n".join(line for line in GEMM.splitlines() if "m -> fix" not in line))
-    proc = subprocess.run([sys.executable, "-m", "mmair.tools.run", str(path), "--timing-only"],
-                          capture_output=True, text=True)
+    # -p '': run the kernel as written (no automatic mmair-lower, whose pto-insert-sync would
+    # add the missing flag)
+    proc = subprocess.run([sys.executable, "-m", "mmair.tools.run", str(path), "-p", "",
+                           "--timing-only"], capture_output=True, text=True)
     assert proc.returncode == 1 and "Traceback" not in proc.stderr
     assert "error: 'pto.fixpipe' op race on l0c bytes" in proc.stderr

@@ -901,3 +901,100 @@ builtin.module attributes {pto.target = "910"} {
   pto.pipe_barrier fix
 }
 // CHECK: error: 'pto.pipe_barrier' op requires a legal barrier: pipe 'fix' is not legal in pipe_barrier on target 910 (legal: v, m, mte1, mte2, mte3, all)
+
+// -----
+// [raw G3] copy_nd2nz: a static nd_num of 0 ("not executed") is an error
+%c0 = arith.constant 0 : index
+%c1 = arith.constant 1 : index
+%c16 = arith.constant 16 : index
+%gm, %l1 = "test.op"() : () -> (memref<16x16xf16>, !pto.tile<l1, 16x16xf16, nz>)
+pto.copy_nd2nz %gm, %l1[%c0] nd_num %c0 n_value %c16 d_value %c16 src_nd_matrix_stride %c0 src_d_value %c16 dst_nz_c0_stride %c16 dst_nz_n_stride %c1 dst_nz_matrix_stride %c0 : memref<16x16xf16>, !pto.tile<l1, 16x16xf16, nz>
+// CHECK: error: 'pto.copy_nd2nz' op requires nd_num (ndNum) to be positive, got 0
+
+// -----
+// [raw G4] copy_nd2nz: dstNzC0Stride in [1, 16384]
+%c0 = arith.constant 0 : index
+%c1 = arith.constant 1 : index
+%c16 = arith.constant 16 : index
+%big = arith.constant 16385 : index
+%gm, %l1 = "test.op"() : () -> (memref<16x16xf16>, !pto.tile<l1, 16x16xf16, nz>)
+pto.copy_nd2nz %gm, %l1[%c0] nd_num %c1 n_value %c16 d_value %c16 src_nd_matrix_stride %c0 src_d_value %c16 dst_nz_c0_stride %big dst_nz_n_stride %c1 dst_nz_matrix_stride %c0 : memref<16x16xf16>, !pto.tile<l1, 16x16xf16, nz>
+// CHECK: error: 'pto.copy_nd2nz' op requires dst_nz_c0_stride (dstNzC0Stride) in [1, 16384], got 16385
+
+// -----
+// [raw G5] load_2d: an L0 destination offset is 512-byte aligned
+%c0 = arith.constant 0 : index
+%c1 = arith.constant 1 : index
+%c8 = arith.constant 8 : index
+%l1, %l0a = "test.op"() : () -> (!pto.tile<l1, 32x32xf16, nz>, !pto.tile<l0a, 32x32xf16, zz>)
+pto.load_2d %l1[%c0], %l0a[%c8] start_index %c0 repeat_times %c1 src_stride %c1 dst_gap %c0 : !pto.tile<l1, 32x32xf16, nz>, !pto.tile<l0a, 32x32xf16, zz>
+// CHECK: error: 'pto.load_2d' op requires dst offset aligned to 512 bytes, got 8 elements
+
+// -----
+// [raw L2] load_2d: ifTranspose is b16 only
+%c0 = arith.constant 0 : index
+%c1 = arith.constant 1 : index
+%l1, %l0b = "test.op"() : () -> (!pto.tile<l1, 16x16xf32, zz>, !pto.tile<l0b, 16x16xf32, zn>)
+pto.load_2d %l1[%c0], %l0b[%c0] start_index %c0 repeat_times %c1 src_stride %c1 dst_gap %c0 if_transpose : !pto.tile<l1, 16x16xf32, zz>, !pto.tile<l0b, 16x16xf32, zn>
+// CHECK: error: 'pto.load_2d' op if_transpose requires b16 elements, got f32
+
+// -----
+// [raw G2] load_2d: dstGap has no effect on a5
+builtin.module attributes {pto.target = "a5"} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %l1, %l0a = "test.op"() : () -> (!pto.tile<l1, 32x32xf16, nz>, !pto.tile<l0a, 32x32xf16, nz>)
+  pto.load_2d %l1[%c0], %l0a[%c0] start_index %c0 repeat_times %c1 src_stride %c1 dst_gap %c1 : !pto.tile<l1, 32x32xf16, nz>, !pto.tile<l0a, 32x32xf16, nz>
+}
+// CHECK: error: 'pto.load_2d' op dst_gap has no effect on target a5 (LoadData2DParams dstGap is ignored on Ascend 950), got 1
+
+// -----
+// [raw G2] LoadDataWithTranspose does not exist on 310p
+builtin.module attributes {pto.target = "310p"} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %l1, %l0b = "test.op"() : () -> (!pto.tile<l1, 32x32xf16, nz>, !pto.tile<l0b, 32x32xf16, zn>)
+  pto.load_2d_transpose %l1[%c0], %l0b[%c0] start_index %c0 repeat_times %c1 src_stride %c1 dst_gap %c0 dst_frac_gap %c0 : !pto.tile<l1, 32x32xf16, nz>, !pto.tile<l0b, 32x32xf16, zn>
+}
+// CHECK: error: 'pto.load_2d_transpose' op load_2d_transpose is not supported on target 310p
+
+// -----
+// [raw M3] mmad: kDirectionAlign only on a2/a3 and only for f32
+%c16 = arith.constant 16 : index
+%a, %b, %c = "test.op"() : () -> (!pto.tile<l0a, 16x16xf16, zz>, !pto.tile<l0b, 16x16xf16, zn>, !pto.tile<l0c, 16x16xf32, nz>)
+pto.mmad %a, %b, %c, %c16, %c16, %c16 {k_direction_align} : !pto.tile<l0a, 16x16xf16, zz>, !pto.tile<l0b, 16x16xf16, zn>, !pto.tile<l0c, 16x16xf32, nz>
+// CHECK: error: 'pto.mmad' op k_direction_align requires f32 operands, got f16
+
+// -----
+// [raw M3] mmad: unitFlag is 0, 2 or 3
+%c16 = arith.constant 16 : index
+%a, %b, %c = "test.op"() : () -> (!pto.tile<l0a, 16x16xf16, zz>, !pto.tile<l0b, 16x16xf16, zn>, !pto.tile<l0c, 16x16xf32, nz>)
+pto.mmad %a, %b, %c, %c16, %c16, %c16 {unit_flag = 1 : i64} : !pto.tile<l0a, 16x16xf16, zz>, !pto.tile<l0b, 16x16xf16, zn>, !pto.tile<l0c, 16x16xf32, nz>
+// CHECK: error: 'pto.mmad' op requires unit_flag in [0, 2, 3], got 1
+
+// -----
+// [raw M2] mmad: cmatrix_source names the bias table, so it needs the bias operand
+%c16 = arith.constant 16 : index
+%a, %b, %c = "test.op"() : () -> (!pto.tile<l0a, 16x16xf16, zz>, !pto.tile<l0b, 16x16xf16, zn>, !pto.tile<l0c, 16x16xf32, nz>)
+pto.mmad %a, %b, %c, %c16, %c16, %c16 {cmatrix_source} : !pto.tile<l0a, 16x16xf16, zz>, !pto.tile<l0b, 16x16xf16, zn>, !pto.tile<l0c, 16x16xf32, nz>
+// CHECK: error: 'pto.mmad' op requires a bias operand in bt exactly when cmatrix_source is set
+
+// -----
+// [raw F2] fixpipe_copy: NZ output moves whole 16-column fractals
+%c0 = arith.constant 0 : index
+%c1 = arith.constant 1 : index
+%c16 = arith.constant 16 : index
+%c24 = arith.constant 24 : index
+%c, %gm = "test.op"() : () -> (!pto.tile<l0c, 16x32xf32, nz>, memref<2x1x16x16xf32>)
+pto.fixpipe_copy %c[%c0], %gm n_size %c24 m_size %c16 src_stride %c16 dst_stride %c16 nd_num %c1 src_nd_stride %c0 dst_nd_stride %c0 {layout = "nz2nz"} : !pto.tile<l0c, 16x32xf32, nz>, memref<2x1x16x16xf32>
+// CHECK: error: 'pto.fixpipe_copy' op requires n_size to be a multiple of 16 for nz2nz, got 24
+
+// -----
+// [raw F3] fixpipe_copy: V220 srcNdStride in [0, 512]
+%c0 = arith.constant 0 : index
+%c2 = arith.constant 2 : index
+%c16 = arith.constant 16 : index
+%c513 = arith.constant 513 : index
+%c, %gm = "test.op"() : () -> (!pto.tile<l0c, 16x16xf32, nz>, memref<32x16xf32>)
+pto.fixpipe_copy %c[%c0], %gm n_size %c16 m_size %c16 src_stride %c16 dst_stride %c16 nd_num %c2 src_nd_stride %c513 dst_nd_stride %c16 : !pto.tile<l0c, 16x16xf32, nz>, memref<32x16xf32>
+// CHECK: error: 'pto.fixpipe_copy' op requires src_nd_stride (srcNdStride) in [0, 512], got 513

@@ -1,0 +1,497 @@
+"""The cube instructions in their raw Ascend C parameter forms.
+
+The tile-level ops (`mte_gm_l1`, `mte_l1_l0a/l0b`, `mad*`, `fixpipe`) say *what* moves, in the
+tile's logical coordinates. These ops take the parameters of the Ascend C structs field by field
+(`isa/ascend/params.py`: units, ranges per target), so every documented use of the instructions
+can be written, including the ones the tile ops cannot say (several ND matrices, free strides,
+re-reads with stride 0, fractal reorders, GEMV with an explicit `disable_gemv`):
+
+    pto.copy_nd2nz      DataCopy(dst, src, Nd2NzParams)                   GM -> L1
+    pto.load_2d         LoadData(dst, src, LoadData2DParams)              L1 -> L0A / L0B
+    pto.load_2d_transpose LoadDataWithTranspose(dst, src, LoadData2dTransposeParams)
+    pto.mmad            Mmad(dst, fm, filter[, bias], MmadParams)         L0A x L0B (+ BT) -> L0C
+    pto.fixpipe_copy    Fixpipe(dst, src, FixpipeParamsV220 / FixpipeParamsArch3510)
+
+Addresses are linear from the operand's start (plus an element offset `[%off]` where Ascend C
+passes a sub-tensor `local[off]`), as the hardware sees them: the tile types only give the
+buffers (space, element type, size); the layout inside is whatever the parameters make it.
+Parameters are `index` operands (registers); static ones are checked against the struct's
+ranges on the module's target, runtime ones by the executor. `pto-expand-params` lowers the
+tile-level ops to these forms.
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from xdsl.dialects.builtin import IndexType, IntegerAttr, MemRefType, StringAttr, UnitAttr, i64
+from xdsl.ir import Operation, SSAValue
+from xdsl.irdl import (
+    AttrSizedOperandSegments,
+    IRDLOperation,
+    ParsePropInAttrDict,
+    base,
+    eq,
+    irdl_op_definition,
+    operand_def,
+    opt_operand_def,
+    opt_prop_def,
+    prop_def,
+    traits_def,
+)
+from xdsl.traits import MemoryReadEffect, MemoryWriteEffect
+
+from mmair.dialects.pto._verify import (
+    Value,
+    _error,
+    _fmt_set,
+    _gm_memref,
+    _memref_element,
+    _tile_in,
+    static_value,
+    target_of,
+)
+from mmair.dialects.pto.fixpipe import FixpipeOp
+from mmair.dialects.pto.types import TileType
+from mmair.isa.ascend import params as isa_params
+from mmair.isa.ascend import targets as isa
+from mmair.isa.ascend.targets import Target
+
+
+def _check_fields(op: Operation, fields: dict[str, isa_params.Field]) -> dict[str, int | None]:
+    """Static values of the op's parameter operands named in `fields`, range-checked: a size
+    field (0 = "not executed") rejects a static 0 (decision "zero sizes")."""
+    found: dict[str, int | None] = {}
+    for name, f in fields.items():
+        value = getattr(op, name, None)
+        v = static_value(value) if isinstance(value, SSAValue) else None
+        found[name] = v
+        if v is None:
+            continue
+        lo, hi = f.range
+        if f.size and v == 0:
+            raise _error(op, f"requires {name} ({f.c_name}) to be positive, got 0")
+        if not lo <= v <= hi:
+            raise _error(op, f"requires {name} ({f.c_name}) in [{lo}, {hi}], got {v}")
+    return found
+
+
+def _offset_bytes(op: Operation, role: str, value: SSAValue, tile: TileType, align: int) -> None:
+    """A static element offset keeps the operand aligned (`align` bytes) and inside the tile."""
+    v = static_value(value)
+    if v is None:
+        return
+    if v < 0:
+        raise _error(op, f"requires {role} offset >= 0, got {v}")
+    nbytes = v * tile.element_bits // 8
+    if (v * tile.element_bits) % 8 or nbytes % align:
+        raise _error(op, f"requires {role} offset aligned to {align} bytes, got {v} elements")
+    if nbytes >= tile.footprint_bytes():
+        raise _error(
+            op, f"requires {role} offset inside the {tile.footprint_bytes()}-byte tile, got {v}"
+        )
+
+
+_PARAM_TRAITS = traits_def(MemoryReadEffect(), MemoryWriteEffect())
+
+
+# ----------------------------------------------------------------------------------------------
+# DataCopy GM -> L1 with ND2NZ
+# ----------------------------------------------------------------------------------------------
+
+
+@irdl_op_definition
+class CopyNd2NzOp(IRDLOperation):
+    """DataCopy(dst[dst_offset], src, Nd2NzParams): for i < nd_num, n < n_value,
+    d < ceil(d_value / c0) * c0 (c0 = 32 B / sizeof):
+        dst[i*dst_nz_matrix_stride + (d//c0)*dst_nz_c0_stride*c0 + n*dst_nz_n_stride*c0 + d%c0]
+          = d < d_value ? src[i*src_nd_matrix_stride + n*src_d_value + d] : 0."""
+
+    name = "pto.copy_nd2nz"
+    MEMO_VERIFY: ClassVar[bool] = True
+
+    src = operand_def(MemRefType)
+    dst = operand_def(TileType)
+    dst_offset = operand_def(IndexType)
+    nd_num = operand_def(IndexType)
+    n_value = operand_def(IndexType)
+    d_value = operand_def(IndexType)
+    src_nd_matrix_stride = operand_def(IndexType)
+    src_d_value = operand_def(IndexType)
+    dst_nz_c0_stride = operand_def(IndexType)
+    dst_nz_n_stride = operand_def(IndexType)
+    dst_nz_matrix_stride = operand_def(IndexType)
+
+    traits = _PARAM_TRAITS
+    assembly_format = (
+        "$src `,` $dst `[` $dst_offset `]` `nd_num` $nd_num `n_value` $n_value `d_value` $d_value "
+        "`src_nd_matrix_stride` $src_nd_matrix_stride `src_d_value` $src_d_value "
+        "`dst_nz_c0_stride` $dst_nz_c0_stride `dst_nz_n_stride` $dst_nz_n_stride "
+        "`dst_nz_matrix_stride` $dst_nz_matrix_stride attr-dict `:` type($src) `,` type($dst)"
+    )
+
+    FIELDS: ClassVar[tuple[str, ...]] = tuple(isa_params.ND2NZ_FIELDS)
+
+    def __init__(self, src: Value, dst: Value, dst_offset: Value, *params: Value) -> None:
+        assert len(params) == len(self.FIELDS)
+        super().__init__(operands=[src, dst, dst_offset, *params])
+
+    def verify_(self) -> None:
+        target = target_of(self)
+        if not target.nd2nz:
+            raise _error(self, f"copy_nd2nz is not supported on target {target.name}")
+        src = _gm_memref(self, "src", self.src)
+        dst = _tile_in(self, "dst", self.dst, ("l1",))
+        elem = _memref_element(self, "src", src)
+        if dst.element_name not in target.nd2nz_types:
+            raise _error(
+                self,
+                f"requires element type in {_fmt_set(target.nd2nz_types)} on target "
+                f"{target.name}, got {dst.element_name}",
+            )
+        if isa.element_bits(elem) != dst.element_bits:
+            raise _error(self, f"requires src and dst element widths to match, got {elem} and "
+                               f"{dst.element_name}")
+        _check_fields(self, dict(isa_params.nd2nz_fields(target)))
+        _offset_bytes(self, "dst", self.dst_offset, dst, isa.ND2NZ_DST_ALIGN)
+
+
+# ----------------------------------------------------------------------------------------------
+# LoadData 2D and LoadDataWithTranspose
+# ----------------------------------------------------------------------------------------------
+
+
+class _Load2DBase(IRDLOperation):
+    MEMO_VERIFY: ClassVar[bool] = True
+    FIELDS: ClassVar[dict[str, isa_params.Field]]
+
+    def _verify_common(self, target: Target) -> tuple[TileType, TileType]:
+        src = _tile_in(self, "src", self.src, ("l1",))  # type: ignore[attr-defined]
+        dst = _tile_in(self, "dst", self.dst, ("l0a", "l0b"))  # type: ignore[attr-defined]
+        if src.element_bits != dst.element_bits:
+            raise _error(self, f"requires src and dst element widths to match, got "
+                               f"{src.element_name} and {dst.element_name}")
+        if dst.element_name not in target.load2d_types:
+            raise _error(
+                self,
+                f"requires element type in {_fmt_set(target.load2d_types)} on target "
+                f"{target.name}, got {dst.element_name}",
+            )
+        _check_fields(self, self.FIELDS)
+        _offset_bytes(self, "src", self.src_offset, src, isa.LOAD2D_SRC_ALIGN)  # type: ignore[attr-defined]
+        _offset_bytes(self, "dst", self.dst_offset, dst, isa.LOAD2D_DST_ALIGN)  # type: ignore[attr-defined]
+        return src, dst
+
+
+@irdl_op_definition
+class Load2DOp(_Load2DBase):
+    """LoadData(dst[dst_offset], src[src_offset], LoadData2DParams): for i < repeat_times the 512-B
+    fractal (start_index + src_stride*i) goes to fractal slot (dst_gap + 1)*i; `if_transpose`
+    transposes each 16 x 16 b16 fractal. addrMode (decrement) exists only on the GM path and sid
+    is deprecated: neither is a field here."""
+
+    name = "pto.load_2d"
+    FIELDS: ClassVar[dict[str, isa_params.Field]] = dict(isa_params.LOAD2D_FIELDS)
+
+    src = operand_def(TileType)
+    src_offset = operand_def(IndexType)
+    dst = operand_def(TileType)
+    dst_offset = operand_def(IndexType)
+    start_index = operand_def(IndexType)
+    repeat_times = operand_def(IndexType)
+    src_stride = operand_def(IndexType)
+    dst_gap = operand_def(IndexType)
+    if_transpose = opt_prop_def(UnitAttr)
+
+    traits = _PARAM_TRAITS
+    irdl_options = (ParsePropInAttrDict(),)
+    assembly_format = (
+        "$src `[` $src_offset `]` `,` $dst `[` $dst_offset `]` `start_index` $start_index "
+        "`repeat_times` $repeat_times `src_stride` $src_stride `dst_gap` $dst_gap "
+        "(`if_transpose` $if_transpose^)? attr-dict `:` type($src) `,` type($dst)"
+    )
+
+    def __init__(self, src: Value, src_offset: Value, dst: Value, dst_offset: Value,
+                 start_index: Value, repeat_times: Value, src_stride: Value, dst_gap: Value,
+                 if_transpose: bool = False) -> None:
+        super().__init__(
+            operands=[src, src_offset, dst, dst_offset, start_index, repeat_times, src_stride,
+                      dst_gap],
+            properties={"if_transpose": UnitAttr() if if_transpose else None},
+        )
+
+    def verify_(self) -> None:
+        target = target_of(self)
+        src, _dst = self._verify_common(target)
+        if self.if_transpose is not None and src.element_bits != 16:
+            raise _error(self, f"if_transpose requires b16 elements, got {src.element_name}")
+        gap = static_value(self.dst_gap)
+        if gap and not isa_params.load2d_dst_gap_effective(target):
+            raise _error(self, f"dst_gap has no effect on target {target.name} (LoadData2DParams "
+                               f"dstGap is ignored on Ascend 950), got {gap}")
+
+
+@irdl_op_definition
+class Load2DTransposeOp(_Load2DBase):
+    """LoadDataWithTranspose(dst[dst_offset], src[src_offset], LoadData2dTransposeParams): per
+    iteration one square block (b8 32 x 32 of two fractals, b16 16 x 16, b32 16 x 16 of two 16 x 8
+    fractals) at start_index + src_stride*i squares is transposed into fractals at
+    (dst_gap + 1)*i and, for the second, dst_frac_gap + 1 fractals later."""
+
+    name = "pto.load_2d_transpose"
+    FIELDS: ClassVar[dict[str, isa_params.Field]] = dict(isa_params.LOAD2D_TRANSPOSE_FIELDS)
+
+    src = operand_def(TileType)
+    src_offset = operand_def(IndexType)
+    dst = operand_def(TileType)
+    dst_offset = operand_def(IndexType)
+    start_index = operand_def(IndexType)
+    repeat_times = operand_def(IndexType)
+    src_stride = operand_def(IndexType)
+    dst_gap = operand_def(IndexType)
+    dst_frac_gap = operand_def(IndexType)
+
+    traits = _PARAM_TRAITS
+    assembly_format = (
+        "$src `[` $src_offset `]` `,` $dst `[` $dst_offset `]` `start_index` $start_index "
+        "`repeat_times` $repeat_times `src_stride` $src_stride `dst_gap` $dst_gap "
+        "`dst_frac_gap` $dst_frac_gap attr-dict `:` type($src) `,` type($dst)"
+    )
+
+    def __init__(self, src: Value, src_offset: Value, dst: Value, dst_offset: Value,
+                 start_index: Value, repeat_times: Value, src_stride: Value, dst_gap: Value,
+                 dst_frac_gap: Value) -> None:
+        super().__init__(operands=[src, src_offset, dst, dst_offset, start_index, repeat_times,
+                                   src_stride, dst_gap, dst_frac_gap])
+
+    def verify_(self) -> None:
+        target = target_of(self)
+        if not isa_params.load2d_transpose_supported(target):
+            raise _error(self, f"load_2d_transpose is not supported on target {target.name}")
+        src, _dst = self._verify_common(target)
+        if src.element_bits not in (8, 16, 32):
+            raise _error(self, f"requires b8, b16 or b32 elements, got {src.element_name}")
+
+
+# ----------------------------------------------------------------------------------------------
+# Mmad
+# ----------------------------------------------------------------------------------------------
+
+
+@irdl_op_definition
+class MmadOp(IRDLOperation):
+    """Mmad(dst, fm, filter[, bias], MmadParams). L0A is read as Zz (Nz on a5) with
+    ceil(m/16) x ceil(k/K0) fractals, or as an nd vector when the GEMV rule applies (m = 1 and no
+    `disable_gemv`); L0B as Zn (ceil(k/K0) x ceil(n/16)); L0C written as Nz (ceil(m/16) rows of
+    fractals). `cmatrix_init_val` (default true): C = A x B; false: C += A x B from L0C
+    (`cmatrix_source` false) or C = A x B + bias from BT (`cmatrix_source` true, with the bias
+    operand). `unit_flag` (0, 2, 3) is the Mmad/Fixpipe fine-grained handshake (ordering only);
+    `k_direction_align` pads an f32 K to 16 (a2/a3)."""
+
+    name = "pto.mmad"
+    MEMO_VERIFY: ClassVar[bool] = True
+
+    lhs = operand_def(TileType)
+    rhs = operand_def(TileType)
+    dst = operand_def(TileType)
+    bias = opt_operand_def(TileType)
+    m = operand_def(IndexType)
+    n = operand_def(IndexType)
+    k = operand_def(IndexType)
+    unit_flag = opt_prop_def(IntegerAttr)
+    cmatrix_init_val = opt_prop_def(IntegerAttr)  # bool; absent = true (the struct default)
+    cmatrix_source = opt_prop_def(UnitAttr)
+    k_direction_align = opt_prop_def(UnitAttr)
+    disable_gemv = opt_prop_def(UnitAttr)
+
+    traits = _PARAM_TRAITS
+    irdl_options = (ParsePropInAttrDict(),)
+    assembly_format = (
+        "$lhs `,` $rhs `,` $dst (`bias` $bias^ `:` type($bias))? `,` $m `,` $n `,` $k attr-dict "
+        "`:` type($lhs) `,` type($rhs) `,` type($dst)"
+    )
+
+    def __init__(self, lhs: Value, rhs: Value, dst: Value, m: Value, n: Value, k: Value, *,
+                 bias: Value | None = None, init_zero: bool = True, unit_flag: int = 0,
+                 k_direction_align: bool = False, disable_gemv: bool = False) -> None:
+        super().__init__(
+            operands=[lhs, rhs, dst, [] if bias is None else [bias], m, n, k],
+            properties={
+                "unit_flag": IntegerAttr(unit_flag, i64) if unit_flag else None,
+                "cmatrix_init_val": None if init_zero or bias is not None
+                else IntegerAttr(0, 1),
+                "cmatrix_source": UnitAttr() if bias is not None else None,
+                "k_direction_align": UnitAttr() if k_direction_align else None,
+                "disable_gemv": UnitAttr() if disable_gemv else None,
+            },
+        )
+
+    @property
+    def init_zero(self) -> bool:
+        return self.cmatrix_init_val is None or bool(self.cmatrix_init_val.value.data)
+
+    def verify_(self) -> None:
+        target = target_of(self)
+        lhs = _tile_in(self, "lhs", self.lhs, ("l0a",))
+        rhs = _tile_in(self, "rhs", self.rhs, ("l0b",))
+        dst = _tile_in(self, "dst", self.dst, ("l0c",))
+        combo = (lhs.element_name, rhs.element_name, dst.element_name)
+        if combo not in target.mmad_types:
+            raise _error(self, f"unsupported element type combination ({combo[0]}, {combo[1]}) "
+                               f"-> {combo[2]} on target {target.name}")
+        _check_fields(self, dict(isa_params.MMAD_FIELDS))
+        if self.unit_flag is not None:
+            uf = self.unit_flag.value.data
+            if uf not in isa_params.MMAD_UNIT_FLAG_VALUES:
+                raise _error(self, f"requires unit_flag in {_fmt_set(isa_params.MMAD_UNIT_FLAG_VALUES)}"
+                                   f", got {uf}")
+            if uf and not target.unit_flag:
+                raise _error(self, f"unit_flag is not supported on target {target.name}")
+        if (self.cmatrix_source is not None) != (self.bias is not None):
+            raise _error(self, "requires a bias operand in bt exactly when cmatrix_source is set")
+        if self.bias is not None:
+            if not target.mmad_bias:
+                raise _error(self, f"cmatrix_source (bias) is not supported on target {target.name}")
+            bias = _tile_in(self, "bias", self.bias, ("bt",))
+            if bias.element_name != dst.element_name:
+                raise _error(self, f"requires bias element type {dst.element_name}, got "
+                                   f"{bias.element_name}")
+            if self.cmatrix_init_val is not None and not self.init_zero:
+                raise _error(self, "cmatrix_init_val = false takes C from L0C, not from the bias")
+        if self.k_direction_align is not None:
+            if not target.k_direction_align:
+                raise _error(self, f"k_direction_align is not supported on target {target.name}")
+            if lhs.element_name != "f32":
+                raise _error(self, f"k_direction_align requires f32 operands, got {lhs.element_name}")
+        if self.disable_gemv is not None and not target.gemv_disable:
+            raise _error(self, f"disable_gemv is not supported on target {target.name}")
+
+
+# ----------------------------------------------------------------------------------------------
+# Fixpipe
+# ----------------------------------------------------------------------------------------------
+
+
+@irdl_op_definition
+class FixpipeCopyOp(IRDLOperation):
+    """Fixpipe(dst, src[src_offset], FixpipeParamsV220 / FixpipeParamsArch3510). With channel
+    c < n_size, row r < m_size, matrix i < nd_num (srcStride / srcNdStride in C0_Size = 16
+    L0C elements):
+      nz2nd: dst[i*dst_nd_stride + r*dst_stride + c] = src[i*16*src_nd_stride + (c//16)*16*src_stride + 16r + c%16]
+      nz2nz: dst[(c//16)*dst_stride*U + 16r + c%16]  (U = 32 B on V220, 1 element on a5)
+      nz2dn: dst[i*dst_nd_stride + c*dst_stride + r] = src[i*16*src_nd_stride + (c//16)*16*src_stride
+             + 16r*src_nz_c0_stride + c%16]   (a5)
+    converted by `quant` / `relu` as `pto.fixpipe`."""
+
+    name = "pto.fixpipe_copy"
+    MEMO_VERIFY: ClassVar[bool] = True
+
+    src = operand_def(TileType)
+    src_offset = operand_def(IndexType)
+    dst = operand_def(base(MemRefType) | base(TileType))
+    n_size = operand_def(IndexType)
+    m_size = operand_def(IndexType)
+    src_stride = operand_def(IndexType)
+    dst_stride = operand_def(IndexType)
+    nd_num = operand_def(IndexType)
+    src_nd_stride = operand_def(IndexType)
+    dst_nd_stride = operand_def(IndexType)
+    src_nz_c0_stride = opt_operand_def(IndexType)
+    scalar = opt_operand_def(eq(i64))
+    vector = opt_operand_def(TileType)
+
+    layout = prop_def(StringAttr, default_value=StringAttr("nz2nd"))
+    quant = prop_def(StringAttr, default_value=StringAttr("none"))
+    relu = opt_prop_def(UnitAttr)
+    unit_flag = opt_prop_def(IntegerAttr)
+    channel_split = opt_prop_def(UnitAttr)
+
+    traits = _PARAM_TRAITS
+    irdl_options = (ParsePropInAttrDict(), AttrSizedOperandSegments(as_property=True))
+    assembly_format = (
+        "$src `[` $src_offset `]` `,` $dst `n_size` $n_size `m_size` $m_size `src_stride` "
+        "$src_stride `dst_stride` $dst_stride `nd_num` $nd_num `src_nd_stride` $src_nd_stride "
+        "`dst_nd_stride` $dst_nd_stride (`src_nz_c0_stride` $src_nz_c0_stride^)? "
+        "(`scalar` $scalar^)? (`vector` $vector^ `:` type($vector))? attr-dict "
+        "`:` type($src) `,` type($dst)"
+    )
+
+    def __init__(self, src: Value, src_offset: Value, dst: Value, n_size: Value, m_size: Value,
+                 src_stride: Value, dst_stride: Value, nd_num: Value, src_nd_stride: Value,
+                 dst_nd_stride: Value, *, src_nz_c0_stride: Value | None = None,
+                 layout: str = "nz2nd", quant: str = "none", relu: bool = False,
+                 scalar: Value | None = None, vector: Value | None = None,
+                 unit_flag: int = 0) -> None:
+        opt = [] if src_nz_c0_stride is None else [src_nz_c0_stride]
+        super().__init__(
+            operands=[src, src_offset, dst, n_size, m_size, src_stride, dst_stride, nd_num,
+                      src_nd_stride, dst_nd_stride, opt, [] if scalar is None else [scalar],
+                      [] if vector is None else [vector]],
+            properties={
+                "layout": StringAttr(layout),
+                "quant": StringAttr(quant),
+                "relu": UnitAttr() if relu else None,
+                "unit_flag": IntegerAttr(unit_flag, i64) if unit_flag else None,
+            },
+        )
+
+    def verify_(self) -> None:
+        target = target_of(self)
+        if not target.has_fixpipe:
+            raise _error(self, f"fixpipe is not supported on target {target.name}")
+        src = _tile_in(self, "src", self.src, ("l0c",))
+        if src.element_name not in isa.FIXPIPE_SRC_TYPES:
+            raise _error(self, f"requires src element type in {_fmt_set(isa.FIXPIPE_SRC_TYPES)}, "
+                               f"got {src.element_name}")
+        layout = self.layout.data
+        if layout not in isa.FIXPIPE_LAYOUTS:
+            raise _error(self, f"requires layout in {_fmt_set(isa.FIXPIPE_LAYOUTS)}, got {layout}")
+        if layout == "nz2dn" and not target.nz2dn:
+            raise _error(self, f"nz2dn is not supported on target {target.name}")
+        if (self.src_nz_c0_stride is not None) != (layout == "nz2dn"):
+            raise _error(self, "requires src_nz_c0_stride exactly with layout nz2dn")
+        if isinstance(self.dst.type, MemRefType):
+            _gm_memref(self, "dst", self.dst)
+            dst_space, dst_elem = "gm", _memref_element(self, "dst", self.dst.type)
+        else:
+            dst_tile = _tile_in(self, "dst", self.dst, ("l1", "ub"))
+            dst_space, dst_elem = dst_tile.space_name, dst_tile.element_name
+        if dst_space not in target.fixpipe_destinations:
+            raise _error(self, f"fixpipe to {dst_space} is not supported on target {target.name}")
+        pairs = target.fixpipe_types.get(dst_space, frozenset())
+        if (src.element_name, dst_elem) not in pairs:
+            raise _error(self, f"requires (src, dst) element types in "
+                               f"{_fmt_set(f'({a}, {b})' for a, b in pairs)}, got "
+                               f"({src.element_name}, {dst_elem})")
+        FixpipeOp._verify_quant(self, target, dst_space, src.element_name, dst_elem)  # type: ignore[arg-type]
+        fields = dict(isa_params.fixpipe_fields(target))
+        fields.pop("src_nz_c0_stride", None)
+        values = _check_fields(self, fields)
+        m = values["m_size"]
+        if layout != "nz2nz" and m is not None and m > isa_params.FIXPIPE_ND_M_MAX:
+            raise _error(self, f"requires m_size in [1, {isa_params.FIXPIPE_ND_M_MAX}] for {layout}, "
+                               f"got {m}")
+        n = values["n_size"]
+        split = self.channel_split is not None
+        if split and not (layout == "nz2nz" and src.element_name == dst_elem == "f32"):
+            raise _error(self, "channel split requires f32 source and destination with nz2nz")
+        # Decision "NZ2ND with n not a multiple of 16": only NZ output moves whole 16-column
+        # fractals; NZ2ND / NZ2DN write the columns c < n_size (docs/pto-raw-params.md).
+        multiple = isa.FIXPIPE_N_SIZE_MULTIPLE_CHANNEL_SPLIT if split else isa.FIXPIPE_N_SIZE_MULTIPLE
+        if layout == "nz2nz" and n is not None and n % multiple:
+            raise _error(self, f"requires n_size to be a multiple of {multiple} for nz2nz, got {n}")
+        if self.src_nz_c0_stride is not None:
+            v = static_value(self.src_nz_c0_stride)
+            if v is not None and not 1 <= v <= 65535:
+                raise _error(self, f"requires src_nz_c0_stride (srcNzC0Stride) in [1, 65535], got {v}")
+        if self.unit_flag is not None:
+            uf = self.unit_flag.value.data
+            if uf not in isa_params.MMAD_UNIT_FLAG_VALUES or (uf and not target.unit_flag):
+                raise _error(self, f"requires unit_flag in [0, 2, 3] on a target with unitFlag, "
+                                   f"got {uf} on {target.name}")
+        _offset_bytes(self, "src", self.src_offset, src, isa.FIXPIPE_SRC_ALIGN)
+
+
+RAW_OPS: tuple[type[IRDLOperation], ...] = (
+    CopyNd2NzOp, Load2DOp, Load2DTransposeOp, MmadOp, FixpipeCopyOp,
+)

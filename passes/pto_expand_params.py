@@ -1,0 +1,378 @@
+"""`pto-expand-params`: lower the tile-level cube ops to the raw Ascend C parameter forms.
+
+The tile-level ops say what moves in logical coordinates; this pass writes the same data flow with
+the parameters the hardware takes (dialects/pto/params.py), exactly as the Ascend C samples do:
+
+* `mte_gm_l1` (nz dst)  -> `copy_nd2nz` {1, rows, cols, 0, row pitch, dstNzC0Stride = tile rows
+  rounded to 16, 1, 0}; zz dst (B staged row-major over fractals, the "Nd2Zz" of the Ascend C
+  load_data sample) -> one ND matrix per 16-row slab (`nd_num` slabs of 16 rows, dstNzMatrixStride
+  = one fractal row of the tile, plus the last partial slab); nd dst (a GEMV vector, a bias row) ->
+  {1, 1, cols, 0, cols, 1, 1, 0}.
+* `mte_l1_l0a` / `mte_l1_l0b` -> `load_2d` loops (the SplitA / SplitB loops of the sample): L0A Zz
+  (a2/a3) `for i < M1: {repeat K1, srcStride = L1 row fractals}`, Nz (a5) `for j < K1:
+  {repeat M1, srcStride 1}`; the b16 transposes with `if_transpose`; f32 B from a zz L1 tile with
+  `load_2d_transpose` (SplitBTransposeForB32); GEMV vectors as whole fractals.
+* `mad`, `mad_acc`, `mad_bias` -> `mmad` (cmatrixInitVal true / false, the bias form), carrying
+  `disable_gemv`.
+* `fixpipe` -> `fixpipe_copy` {nSize n, mSize m, srcStride ceil(m/16)*16, dstStride = destination
+  row pitch (nz2nz: column-block stride), ndNum 1}.
+
+The raw forms lay the L0 operands out with the fractal grids of the op sizes (M1 = ceil(m/16),
+K1 = ceil(k/K0), N1 = ceil(n/16)), as the hardware reads them, so within one function every L0
+tile is read with the sizes it was written with (true of every kernel pto-tile-matmul emits and of
+the Ascend C samples). Not expanded (left as tile-level ops, which the executor runs): `dn2nz`
+loads, hardware transposes of b8/b32 operands other than f32 B from zz, s4 operands, `mte_l1_bt`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from xdsl.context import Context
+from xdsl.dialects import arith, func, scf
+from xdsl.dialects.builtin import IndexType, IntegerAttr, MemRefType, ModuleOp
+from xdsl.ir import Block, Operation, SSAValue
+from xdsl.passes import ModulePass
+
+from mmair.dialects import pto
+from mmair.isa.ascend import params as isa_params
+from mmair.isa.ascend.targets import M0, Target, c0_elements, element_bits
+from mmair.passes.pto_tile_matmul import PassOpError
+
+Index = int | SSAValue
+
+
+class _Builder:
+    """Inserts before `anchor` (or appends to a loop body); folds arithmetic on constants."""
+
+    def __init__(self, block: Block, anchor: Operation | None):
+        self.block, self.anchor = block, anchor
+
+    def emit(self, op: Operation) -> Operation:
+        if self.anchor is not None:
+            self.block.insert_op_before(op, self.anchor)
+        else:
+            self.block.add_op(op)
+        return op
+
+    def v(self, x: Index) -> SSAValue:
+        if isinstance(x, SSAValue):
+            return x
+        return self.emit(arith.ConstantOp(IntegerAttr(x, IndexType()))).results[0]
+
+    @staticmethod
+    def s(x: Index) -> int | None:
+        return x if isinstance(x, int) else pto.static_value(x)
+
+    def _bin(self, a: Index, b: Index, fold, op) -> Index:
+        sa, sb = self.s(a), self.s(b)
+        if sa is not None and sb is not None:
+            return fold(sa, sb)
+        return self.emit(op(self.v(a), self.v(b))).results[0]
+
+    def add(self, a: Index, b: Index) -> Index:
+        if self.s(b) == 0:
+            return a
+        return self._bin(a, b, lambda x, y: x + y, arith.AddiOp)
+
+    def mul(self, a: Index, b: Index) -> Index:
+        if self.s(b) == 1:
+            return a
+        return self._bin(a, b, lambda x, y: x * y, arith.MuliOp)
+
+    def cdiv(self, a: Index, b: int) -> Index:
+        if b == 1:
+            return a
+        return self._bin(a, b, lambda x, y: -(-x // y), arith.CeilDivUIOp)
+
+    def div(self, a: Index, b: int) -> Index:
+        if b == 1:
+            return a
+        return self._bin(a, b, lambda x, y: x // y, arith.DivUIOp)
+
+    def rem(self, a: Index, b: int) -> Index:
+        return self._bin(a, b, lambda x, y: x % y, arith.RemUIOp)
+
+    def loop(self, count: Index, body) -> None:
+        """for i < count: body(builder, i); a static count of 1 is straight-line code."""
+        if self.s(count) == 1:
+            body(self, 0)
+            return
+        if self.s(count) == 0:
+            return
+        block = Block(arg_types=[IndexType()])
+        self.emit(scf.ForOp(self.v(0), self.v(count), self.v(1), [], block))
+        inner = _Builder(block, None)
+        body(inner, block.args[0])
+        block.add_op(scf.YieldOp())
+
+
+@dataclass
+class _Expander:
+    target: Target
+
+    # -- GM -> L1 --------------------------------------------------------------------------
+
+    def gm_l1(self, op: pto.MteGmL1Op) -> bool:
+        if op.dn2nz is not None:
+            return False
+        dst = op.dst.type
+        assert isinstance(dst, pto.TileType)
+        if dst.element_bits < 8:
+            return False
+        src_t = op.src.type
+        assert isinstance(src_t, MemRefType)
+        b = _Builder(op.parent_block(), op)  # type: ignore[arg-type]
+        rows, cols = op.rows, op.cols
+        if src_t.get_num_dims() == 1:
+            pitch: Index = cols
+        else:
+            strides = src_t.get_strides()
+            if strides is None or strides[0] is None or strides[0] < 0:
+                raise PassOpError(op, "requires a static GM row pitch to expand to copy_nd2nz")
+            pitch = strides[0]
+        c0 = c0_elements(dst.element_name, "l1")
+        r_tile, c_tile = dst.matrix_shape
+
+        def nd2nz(bb: _Builder, src: SSAValue, off: Index, *params: Index) -> None:
+            bb.emit(pto.CopyNd2NzOp(src, op.dst, bb.v(off), *(bb.v(p) for p in params)))
+
+        layout = dst.layout_name
+        if layout == "nd":
+            nd2nz(b, op.src, 0, 1, 1, cols, 0, pitch, 1, 1, 0)
+        elif layout == "nz":
+            r1 = -(-r_tile // M0)
+            nd2nz(b, op.src, 0, 1, rows, cols, 0, pitch, r1 * M0, 1, 0)
+        elif layout == "zz":
+            c1 = -(-c_tile // c0)
+            slab = c1 * M0 * c0  # elements of one row of fractals
+            full, rest = b.div(rows, M0), b.rem(rows, M0)
+            if slab > isa_params.ND2NZ_FIELDS["dst_nz_matrix_stride"].range[1]:
+                raise PassOpError(
+                    op, f"the zz staging's fractal rows are {slab} elements apart, beyond the "
+                        f"dstNzMatrixStride range [0, 16384]: not expressible as copy_nd2nz")
+            if b.s(full) != 0:
+                nd2nz(b, op.src, 0, full, M0, cols, M0 * pitch, pitch, M0, 1, slab)
+            if b.s(rest) != 0:
+                self._zz_tail(op, b, full, rest, cols, pitch, slab, nd2nz)
+        else:
+            return False
+        return True
+
+    def _zz_tail(self, op, b: _Builder, full: Index, rest: Index, cols: Index, pitch: int,
+                 slab: int, nd2nz) -> None:
+        """The last partial slab (`rest` rows) of a zz staging. The GM window's start cannot move,
+        so it is matrix 1 of a two-matrix transfer (srcNdMatrixStride = full*16 rows, dstNz-
+        MatrixStride = full slabs); matrix 0 rewrites rows [0, rest) of slab 0 with the data the
+        full-slab transfer just wrote there (with full = 0 both matrices are slab 0)."""
+        if b.s(full) == 0:
+            nd2nz(b, op.src, 0, 1, rest, cols, 0, pitch, M0, 1, 0)
+            return
+        nd2nz(b, op.src, 0, 2, rest, cols, b.mul(full, M0 * pitch), pitch, M0, 1,
+              b.mul(full, slab))
+
+    # -- L1 -> L0A / L0B ------------------------------------------------------------------
+
+    def l1_l0(self, op: pto.MteL1L0AOp | pto.MteL1L0BOp) -> bool:
+        src, dst = op.src.type, op.dst.type
+        assert isinstance(src, pto.TileType) and isinstance(dst, pto.TileType)
+        elem = src.element_name
+        bits = element_bits(elem)
+        if bits < 8:
+            return False
+        b = _Builder(op.parent_block(), op)  # type: ignore[arg-type]
+        rows, cols = (op.m, op.k) if isinstance(op, pto.MteL1L0AOp) else (op.k, op.n)
+        row: Index = op.src_row if op.src_row is not None else 0
+        col: Index = op.src_col if op.src_col is not None else 0
+        transpose = op.transpose is not None
+        frac = isa_params.fractal_elements(elem)
+        c0 = c0_elements(elem, "l1")
+        sr, sc = src.matrix_shape
+
+        def load(bb: _Builder, s_off: Index, d_off: Index, repeat: Index, stride: Index,
+                 tr: bool = False) -> None:
+            bb.emit(pto.Load2DOp(op.src, bb.v(s_off), op.dst, bb.v(d_off), bb.v(0), bb.v(repeat),
+                                 bb.v(stride), bb.v(0), tr))
+
+        if dst.layout_name == "nd":  # a GEMV vector: whole fractals from the column start
+            load(b, col, 0, b.cdiv(cols, frac), 1)
+            return True
+        if isinstance(op, pto.MteL1L0AOp):
+            m, k = rows, cols
+            mm1, kk1 = b.cdiv(m, M0), b.cdiv(k, c0)
+            if not transpose:  # L1 nz of A: fractal (r1, c1) at c1*R1 + r1
+                r1 = -(-sr // M0)
+                base = b.add(b.mul(b.div(col, c0), r1), b.div(row, M0))
+                if self.target.l0a_layout == "zz":
+                    b.loop(mm1, lambda bb, i: load(bb, bb.mul(bb.add(base, i), frac),
+                                                  bb.mul(bb.mul(i, kk1), frac), kk1, r1))
+                else:
+                    b.loop(kk1, lambda bb, j: load(bb, bb.mul(bb.add(base, bb.mul(j, r1)), frac),
+                                                  bb.mul(bb.mul(j, mm1), frac), mm1, 1))
+                return True
+            if bits != 16:
+                return False
+            # L1 nz of A^T[k, m]: fractal (k1, m1) at m1*R1' + k1, transposed on the way
+            r1t = -(-sr // M0)
+            base = b.add(b.mul(b.div(col, M0), r1t), b.div(row, M0))
+            if self.target.l0a_layout == "zz":
+                b.loop(mm1, lambda bb, i: load(bb, bb.mul(bb.add(base, bb.mul(i, r1t)), frac),
+                                              bb.mul(bb.mul(i, kk1), frac), kk1, 1, True))
+            else:
+                b.loop(kk1, lambda bb, j: load(bb, bb.mul(bb.add(base, j), frac),
+                                              bb.mul(bb.mul(j, mm1), frac), mm1, r1t, True))
+            return True
+        k, n = rows, cols
+        kk1, nn1 = b.cdiv(k, c0), b.cdiv(n, M0)
+        if transpose:  # L1 nz of B^T[n, k]: fractal (n1, k1) at k1*N1' + n1 is already Zn
+            n1t = -(-sr // M0)
+            base = b.add(b.mul(b.div(col, c0), n1t), b.div(row, M0))
+            b.loop(kk1, lambda bb, i: load(bb, bb.mul(bb.add(base, bb.mul(i, n1t)), frac),
+                                          bb.mul(bb.mul(i, nn1), frac), nn1, 1))
+            return True
+        if src.layout_name == "zz" and bits == 16:  # fractal (k1, n1) at k1*N1t + n1
+            n1t = -(-sc // c0)
+            base = b.add(b.mul(b.div(row, M0), n1t), b.div(col, c0))
+            b.loop(kk1, lambda bb, i: load(bb, bb.mul(bb.add(base, bb.mul(i, n1t)), frac),
+                                          bb.mul(bb.mul(i, nn1), frac), nn1, 1, True))
+            return True
+        if src.layout_name == "nz" and bits == 16:  # fractal (k1, n1) at n1*K1t + k1
+            k1t = -(-sr // M0)
+            base = b.add(b.mul(b.div(col, c0), k1t), b.div(row, M0))
+            b.loop(kk1, lambda bb, i: load(bb, bb.mul(bb.add(base, i), frac),
+                                          bb.mul(bb.mul(i, nn1), frac), nn1, k1t, True))
+            return True
+        if src.layout_name == "zz" and bits == 32 and isa_params.load2d_transpose_supported(self.target):
+            # SplitBTransposeForB32: per 16-row k slab, squares of two 16 x 8 fractals along n
+            n1t = -(-sc // c0)  # 8-column fractals per L1 row of fractals
+            slabs = b.cdiv(k, M0)
+            base = b.add(b.mul(b.div(row, M0), n1t), b.div(col, c0))
+
+            def body(bb: _Builder, i: Index) -> None:
+                s_off = bb.mul(bb.add(base, bb.mul(i, n1t)), 128)
+                d_off = bb.mul(bb.mul(bb.mul(i, 2), nn1), 128)
+                gap = bb.add(nn1, -1) if bb.s(nn1) is None else bb.s(nn1) - 1
+                bb.emit(pto.Load2DTransposeOp(op.src, bb.v(s_off), op.dst, bb.v(d_off), bb.v(0),
+                                              bb.v(nn1), bb.v(1), bb.v(0), bb.v(gap)))
+            b.loop(slabs, body)
+            return True
+        return False
+
+    # -- Mmad and Fixpipe -------------------------------------------------------------------
+
+    def mad(self, op: pto.MadOp | pto.MadAccOp | pto.MadBiasOp) -> bool:
+        lhs = op.lhs.type
+        assert isinstance(lhs, pto.TileType)
+        if lhs.element_bits < 8:
+            return False
+        bias = op.bias if isinstance(op, pto.MadBiasOp) else None
+        new = pto.MmadOp(op.lhs, op.rhs, op.dst, op.m, op.n, op.k, bias=bias,
+                         init_zero=not isinstance(op, pto.MadAccOp),
+                         disable_gemv=op.disable_gemv is not None)
+        op.parent_block().insert_op_before(new, op)  # type: ignore[union-attr]
+        return True
+
+    def fixpipe(self, op: pto.FixpipeOp) -> bool:
+        b = _Builder(op.parent_block(), op)  # type: ignore[arg-type]
+        layout = op.layout.data
+        dst_t = op.dst.type
+        m, n = op.m, op.n
+        if isinstance(dst_t, MemRefType):
+            strides = dst_t.get_strides()
+            if layout == "nz2nz":
+                dims = dst_t.get_shape()  # (N1, M1, 16, c0)
+                pitch: int | None = dims[1] * dims[2] * dims[3] if dims[1] > 0 else None
+            elif dst_t.get_num_dims() == 2 and strides is not None and strides[0] is not None \
+                    and strides[0] > 0:
+                pitch = strides[0]
+            else:
+                pitch = None
+            if pitch is None:
+                raise PassOpError(op, "requires a static destination pitch to expand to fixpipe_copy")
+            elem_bits = element_bits(pto.TileType(  # the destination element width
+                "ub", (1, 1), dst_t.element_type, "nd").element_name)
+        else:
+            assert isinstance(dst_t, pto.TileType)
+            elem_bits = dst_t.element_bits
+            if layout == "nz2nz":
+                pitch = -(-dst_t.matrix_shape[0] // M0) * M0 * M0
+            elif layout == "nz2dn" and dst_t.layout_name == "nd":
+                pitch = dst_t.matrix_shape[1]
+            elif layout == "nz2nd":
+                pitch = dst_t.matrix_shape[1]
+            else:
+                return False
+        if layout == "nz2nz":
+            if elem_bits == 8:
+                return False  # channel merge: not expanded
+            if self.target.fixpipe_params != "arch3510":
+                pitch = pitch * elem_bits // 8 // 32  # V220: 32-byte units
+        src_stride = b.mul(b.cdiv(m, M0), M0)
+        new = pto.FixpipeCopyOp(
+            op.src, b.v(0), op.dst, b.v(n), b.v(m), b.v(src_stride), b.v(pitch), b.v(1), b.v(0),
+            b.v(0), src_nz_c0_stride=b.v(1) if layout == "nz2dn" else None, layout=layout,
+            quant=op.quant.data, relu=op.relu is not None, scalar=op.scalar, vector=op.vector,
+        )
+        b.emit(new)
+        return True
+
+
+@dataclass(frozen=True)
+class PtoExpandParamsPass(ModulePass):
+    """Lower tile-level cube ops to the raw Ascend C parameter forms (module docstring)."""
+
+    name = "pto-expand-params"
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        for fn in [o for o in op.walk() if isinstance(o, func.FuncOp)]:
+            ops = [o for o in fn.walk() if isinstance(o, _EXPANDED)]
+            # The raw forms lay L0 tiles out by the op sizes; mixing them with a tile-level L0
+            # producer or consumer (an operand the expansion does not cover) would change the
+            # data, so such a function keeps its L1 -> L0, mad and fixpipe ops tile-level.
+            whole = all(_expandable(o, pto.target_of(o)) for o in ops)
+            for inner in ops:
+                if not whole and not isinstance(inner, pto.MteGmL1Op):
+                    continue
+                ex = _Expander(pto.target_of(inner))
+                if isinstance(inner, pto.MteGmL1Op):
+                    done = ex.gm_l1(inner)
+                elif isinstance(inner, pto.MteL1L0AOp | pto.MteL1L0BOp):
+                    done = ex.l1_l0(inner)
+                elif isinstance(inner, pto.FixpipeOp):
+                    done = ex.fixpipe(inner)
+                else:
+                    done = ex.mad(inner)
+                if done:
+                    inner.detach()
+                    inner.erase()
+
+
+_EXPANDED = (pto.MteGmL1Op, pto.MteL1L0AOp, pto.MteL1L0BOp, pto.MadOp, pto.MadAccOp,
+             pto.MadBiasOp, pto.FixpipeOp)
+
+
+def _expandable(op: Operation, target: Target) -> bool:
+    """Whether the L0-side op `op` has a raw expansion (the cases `_Expander` handles)."""
+    if isinstance(op, pto.MteGmL1Op):
+        return True
+    if isinstance(op, pto.MadOp | pto.MadAccOp | pto.MadBiasOp):
+        return op.lhs.type.element_bits >= 8  # type: ignore[union-attr]
+    if isinstance(op, pto.FixpipeOp):
+        dst = op.dst.type
+        bits = dst.element_bits if isinstance(dst, pto.TileType) else element_bits(
+            pto.TileType("ub", (1, 1), dst.element_type, "nd").element_name)  # type: ignore[union-attr]
+        return not (op.layout.data == "nz2nz" and bits == 8)
+    assert isinstance(op, pto.MteL1L0AOp | pto.MteL1L0BOp)
+    src, dst = op.src.type, op.dst.type
+    assert isinstance(src, pto.TileType) and isinstance(dst, pto.TileType)
+    bits = src.element_bits
+    if bits < 8:
+        return False
+    if dst.layout_name == "nd":
+        return True
+    transpose = op.transpose is not None
+    if isinstance(op, pto.MteL1L0AOp):
+        return not transpose or bits == 16
+    if transpose or (src.layout_name in ("zz", "nz") and bits == 16):
+        return True
+    return src.layout_name == "zz" and bits == 32 and isa_params.load2d_transpose_supported(target)

@@ -1,0 +1,224 @@
+"""The sync checker on IR (`run_module(..., sync_check=True)`): flagged kernels run clean with the
+values of a program-order run; removing a flag gives a race naming both ops, their pipes, the
+buffer and the bytes; deadlocks, unbalanced flags, run-time event ids, scalar reads of pipe
+results, loop iterations in messages."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from xdsl.context import Context
+
+from mmair.dialects import get_all_dialects
+from mmair.executor.events import SyncError
+from mmair.executor.runner import run_module
+from mmair.tools.diagnostics import LocatingParser, op_location, verify_module
+
+
+def parse(text: str):
+    ctx = Context()
+    for name, factory in get_all_dialects().items():
+        ctx.register_dialect(name, factory)
+    module = LocatingParser(ctx, text, "k.mlir").parse_module()
+    verify_module(module)
+    return module
+
+
+def line_of(text: str, needle: str) -> int:
+    """1-based line of the only line containing `needle`."""
+    hits = [i + 1 for i, line in enumerate(text.splitlines()) if needle in line]
+    assert len(hits) == 1, needle
+    return hits[0]
+
+
+_TYPES = "!pto.tile<ub, 128xui16, nd>, !pto.tile<ub, 128xui16, nd>"
+
+# The gather_mask example with every flag a user writes. Markers (// A ..) name the flag lines
+# the tests remove.
+GATHER = f"""builtin.module attributes {{pto.target = "a2"}} {{
+  func.func @gather(%src: memref<128xui16>, %dst: memref<128xui16>) -> index {{
+    %zero = arith.constant 0 : index
+    %one = arith.constant 1 : index
+    %eight = arith.constant 8 : index
+    %ub_src = pto.alloc {{offset = 0 : i64}} : !pto.tile<ub, 128xui16, nd>
+    %ub_dst = pto.alloc {{offset = 256 : i64}} : !pto.tile<ub, 128xui16, nd>
+    pto.mte_gm_ub %src, %ub_src : memref<128xui16>, !pto.tile<ub, 128xui16, nd>
+    pto.set_flag mte2 -> v, 0 // A
+    pto.wait_flag mte2 -> v, 0 // A
+    %kept = pto.gather_mask %ub_dst, %ub_src, %zero, %one, %one, %eight, %zero {{pattern = 2 : i64}} : {_TYPES}
+    pto.set_flag v -> mte3, 0 // B
+    pto.wait_flag v -> mte3, 0 // B
+    pto.mte_ub_gm %ub_dst, %dst : !pto.tile<ub, 128xui16, nd>, memref<128xui16>
+    pto.set_flag v -> s, 0 // C
+    pto.wait_flag v -> s, 0 // C
+    func.return %kept : index
+  }}
+}}
+"""
+
+
+def without(text: str, marker: str) -> str:
+    return "\n".join(line for line in text.splitlines() if f"// {marker}" not in line)
+
+
+def _inputs():
+    return {"src": np.arange(1, 129, dtype=np.uint16)}
+
+
+def test_flagged_kernel_runs_clean_with_program_order_values():
+    module = parse(GATHER)
+    checked = run_module(module, inputs=_inputs(), sync_check=True)
+    plain = run_module(module, inputs=_inputs(), sync_check=False)
+    assert checked.results == plain.results == (64,)
+    np.testing.assert_array_equal(checked.outputs["dst"][:64], np.arange(2, 129, 2))
+    np.testing.assert_array_equal(checked.outputs["dst"], plain.outputs["dst"])
+
+
+def test_missing_flag_is_a_race_naming_both_ops_pipes_buffer_and_bytes():
+    text = without(GATHER, "A")
+    with pytest.raises(SyncError) as info:
+        run_module(parse(text), inputs=_inputs(), sync_check=True)
+    err = info.value
+    assert err.kind == "race"
+    assert err.op.name == "pto.gather_mask"
+    load_line = line_of(text, "pto.mte_gm_ub")
+    gather_line = line_of(text, "pto.gather_mask")
+    assert op_location(err.op)[1] == gather_line
+    assert f"'pto.gather_mask' at k.mlir:{gather_line}:" in err.message
+    assert f"'pto.mte_gm_ub' at k.mlir:{load_line}:" in err.message
+    assert "(pipe v) reads them" in err.message and "(pipe mte2) writes them" in err.message
+    # ub_src is 128 u16 at offset 0: bytes [0, 256); pattern 2 with one repeat reads all of them.
+    assert "race on ub bytes [0, 256) (%ub_src)" in err.message
+
+
+def test_missing_vector_to_mte3_flag_is_a_race_on_the_gathered_buffer():
+    with pytest.raises(SyncError, match=r"race on ub bytes \[256, 512\) \(%ub_dst\)"):
+        run_module(parse(without(GATHER, "B")), inputs=_inputs(), sync_check=True)
+
+
+def test_scalar_read_of_the_kept_count_needs_a_vector_to_scalar_flag():
+    with pytest.raises(SyncError) as info:
+        run_module(parse(without(GATHER, "C")), inputs=_inputs(), sync_check=True)
+    assert info.value.op.name == "func.return"
+    assert "reads %kept, the result of 'pto.gather_mask'" in info.value.message
+    assert "before a wait_flag v -> s" in info.value.message
+
+
+def test_checker_off_runs_the_racy_kernel_functionally():
+    result = run_module(parse(without(GATHER, "A")), inputs=_inputs(), sync_check=False)
+    assert result.results == (64,)
+
+
+def test_wait_before_its_set_in_program_order_blocks_only_the_vector_pipe():
+    # The vector pipe waits first; the scalar unit goes on to issue the load and the set.
+    lines = without(GATHER, "A").splitlines()
+    at = next(i for i, line in enumerate(lines) if "pto.mte_gm_ub" in line)
+    lines[at:at] = ["    pto.wait_flag mte2 -> v, 0"]
+    at = next(i for i, line in enumerate(lines) if "pto.mte_gm_ub" in line)
+    lines[at + 1:at + 1] = ["    pto.set_flag mte2 -> v, 0"]
+    result = run_module(parse("\n".join(lines)), inputs=_inputs(), sync_check=True)
+    assert result.results == (64,)
+
+
+def test_wait_that_is_never_set_is_a_deadlock_with_the_pipe_position():
+    text = GATHER.replace("pto.wait_flag mte2 -> v, 0 // A", "pto.wait_flag mte2 -> v, 1 // A")
+    with pytest.raises(SyncError) as info:
+        run_module(parse(text), inputs=_inputs(), sync_check=True)
+    err = info.value
+    assert err.kind == "deadlock"
+    # The scalar unit is stuck at its own wait (v -> s), the vector pipe at the wait for event 1.
+    assert "the scalar unit waits at 'pto.wait_flag'" in err.message
+    assert f"k.mlir:{line_of(text, 'wait_flag mte2 -> v, 1')}:" in err.message
+    assert "pipe v waits at 'pto.wait_flag'" in err.message
+    assert "for flag mte2 -> v event 1 (3 more ops queued behind it)" in err.message
+
+
+def test_set_that_is_never_waited_is_unbalanced_at_kernel_end():
+    text = without(GATHER, "C").replace("    func.return %kept : index", "    func.return %zero : index")
+    text = text.replace("pto.wait_flag v -> mte3, 0 // B", "pto.wait_flag v -> mte3, 0 // B\n"
+                        "    pto.set_flag mte3 -> v, 2")
+    with pytest.raises(SyncError) as info:
+        run_module(parse(text), inputs=_inputs(), sync_check=True)
+    assert info.value.kind == "unbalanced"
+    assert "set_flag mte3 -> v event 2" in info.value.message
+    assert f"k.mlir:{line_of(text, 'set_flag mte3 -> v, 2')}:" in info.value.message
+
+
+_DYNAMIC = """builtin.module attributes {pto.target = "a2"} {
+  func.func @f(%e: index) {
+    pto.set_flag mte2 -> v, %e
+    pto.wait_flag mte2 -> v, %e
+    func.return
+  }
+}
+"""
+
+
+def test_dynamic_event_id_is_checked_at_run_time():
+    module = parse(_DYNAMIC)
+    run_module(module, inputs={"e": 7}, sync_check=True)
+    with pytest.raises(SyncError, match=r"event id 8 of mte2 -> v is out of range at run time: "
+                                        r"target a2 has event ids 0\.\.7"):
+        run_module(module, inputs={"e": 8}, sync_check=True)
+
+
+_OVERFLOW = """builtin.module attributes {pto.target = "a2"} {
+  func.func @f() {
+    pto.set_flag m -> fix, 3
+    pto.set_flag m -> fix, 3
+    pto.wait_flag m -> fix, 3
+    pto.wait_flag m -> fix, 3
+    func.return
+  }
+}
+"""
+
+
+def test_setting_a_flag_that_is_still_set_overflows():
+    with pytest.raises(SyncError) as info:
+        run_module(parse(_OVERFLOW), sync_check=True)
+    assert info.value.kind == "overflow"
+    assert "sets flag m -> fix event 3 again while it is still set by 'pto.set_flag' at k.mlir:3:" \
+        in info.value.message
+
+
+# A loop that loads the next UB tile while the vector pipe may still read the previous one.
+_LOOP = f"""builtin.module attributes {{pto.target = "a2"}} {{
+  func.func @f(%src: memref<128xui16>) {{
+    %zero = arith.constant 0 : index
+    %one = arith.constant 1 : index
+    %two = arith.constant 2 : index
+    %eight = arith.constant 8 : index
+    %ub_src = pto.alloc {{offset = 0 : i64}} : !pto.tile<ub, 128xui16, nd>
+    %ub_dst = pto.alloc {{offset = 256 : i64}} : !pto.tile<ub, 128xui16, nd>
+    pto.set_flag v -> mte2, 0 // W
+    scf.for %i = %zero to %two step %one {{
+      pto.wait_flag v -> mte2, 0 // W
+      pto.mte_gm_ub %src, %ub_src : memref<128xui16>, !pto.tile<ub, 128xui16, nd>
+      pto.set_flag mte2 -> v, 0
+      pto.wait_flag mte2 -> v, 0
+      %kept = pto.gather_mask %ub_dst, %ub_src, %zero, %one, %one, %eight, %zero {{pattern = 2 : i64}} : {_TYPES}
+      pto.set_flag v -> mte2, 0 // W
+    }}
+    pto.wait_flag v -> mte2, 0 // W
+    func.return
+  }}
+}}
+"""
+
+
+def test_loop_with_the_pre_loop_set_pattern_runs_clean():
+    result = run_module(parse(_LOOP), inputs=_inputs(), sync_check=True)
+    assert result.op_counts["pto.gather_mask"] == 2
+    assert result.op_counts["pto.wait_flag"] == 2 * 2 + 1  # two per iteration + the post-loop one
+
+
+def test_loop_carried_race_names_the_iterations():
+    text = without(_LOOP, "W")
+    with pytest.raises(SyncError) as info:
+        run_module(parse(text), inputs=_inputs(), sync_check=True)
+    message = info.value.message
+    assert info.value.op.name == "pto.mte_gm_ub"
+    assert f"'pto.mte_gm_ub' at k.mlir:{line_of(text, 'pto.mte_gm_ub')}:" in message
+    assert "(pipe mte2, iteration %i = 1)" in message
+    assert "iteration %i = 0)" in message
