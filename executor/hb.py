@@ -213,7 +213,7 @@ class HappensBefore:
                     joined[i] = v
             if self.count[q] > joined[q]:
                 joined[q] = self.count[q]
-        for ev in events:
+        for ev in events if self.record_preds else ():
             base = ev.core * NUM_PIPES
             for q in range(base, base + NUM_PIPES):
                 if self.in_order[q]:

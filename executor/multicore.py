@@ -58,7 +58,7 @@ class Launch:
                     Event(0, core, Pipe.S, op, SCALAR), "the scalar unit waits at")
         with self.cond:
             self.state[core] = _WAIT
-            self.waiting[core] = (op, tuple(map(tuple, interp.loops)))
+            self.waiting[core] = (op, interp.iteration)
             if len(self.waiting) == self.blocks:
                 self._open()
                 return
@@ -75,6 +75,7 @@ class Launch:
                 op, iteration = self.waiting[core]
                 events.append(Event(self.scheduler.next_seq(), core, Pipe.S, op, "sync_all", (),
                                     iteration))
+            self.scheduler.flush()  # the batched happens-before bookkeeping first
             self.scheduler.hb.barrier_cores(events)
         for core in range(self.blocks):
             self.state[core] = _RUN
