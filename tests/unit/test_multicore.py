@@ -110,8 +110,8 @@ def test_launch_size_checked_against_target_cores():
 def test_cli_blocks(tmp_path, capsys):
     src = tmp_path / "k.mlir"
     src.write_text(RACY)
-    assert run_main([str(src), "--blocks", "2"]) == 0
-    assert run_main([str(src), "--blocks", "2", "--sync-check=on"]) == 1
+    assert run_main([str(src), "--blocks", "2", "--sync-check=off"]) == 0
+    assert run_main([str(src), "--blocks", "2"]) == 1  # the sync checker is on by default
     err = capsys.readouterr().err
     assert "error: " in err and "race" in err and "Traceback" not in err
 
