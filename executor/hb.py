@@ -202,6 +202,34 @@ class HappensBefore:
                 self.since_mark[q] = []
         self.execute(ev)  # on lane S: its own epoch after the join
 
+    def barrier_cores(self, events: list[Event]) -> None:
+        """`pto.sync_all` reached by every core (one event per core, on its lane S, every queue
+        of every core drained): every later event of any core is ordered after every earlier
+        event of any core (the core dimension of the clocks)."""
+        joined = [0] * self.lanes
+        for q in range(self.lanes):
+            for i, v in enumerate(self.clock[q]):
+                if v > joined[i]:
+                    joined[i] = v
+            if self.count[q] > joined[q]:
+                joined[q] = self.count[q]
+        for ev in events if self.record_preds else ():
+            base = ev.core * NUM_PIPES
+            for q in range(base, base + NUM_PIPES):
+                if self.in_order[q]:
+                    if self.last[q] is not None:
+                        ev.preds.append(self.last[q])
+                else:
+                    if self.mark[q] is not None:
+                        ev.preds.append(self.mark[q])
+                    ev.preds.extend(self.since_mark[q])
+        for q in range(self.lanes):
+            self.clock[q][:] = joined
+            if not self.in_order[q]:
+                self.since_mark[q] = []
+        for ev in events:
+            self.execute(ev)
+
     # --- races ------------------------------------------------------------------------------
 
     def _check(self, ev: Event, a: Access, clock: list[int], lane: int, in_order: bool) -> dict:
@@ -268,6 +296,12 @@ class HappensBefore:
         else:
             where = (f"{sa.space} bytes [{lo}, {hi}) ({self._buffer_name(sa, fa)})")
         same = first.lane == second.lane
+        if first.core != second.core:  # between two AI Cores of a multi-core launch
+            message = (f"race on {where} between blocks {first.core} and {second.core}: block "
+                       f"{second.core} {second.describe()} {_verb(sa)} them, block {first.core} "
+                       f"{first.describe()} {_verb(fa)} them; no pto.sync_all between them "
+                       f"(the only order between cores)")
+            raise SyncError("race", message, second.op, (second, first))
         why = (f"no pipe_barrier({first.pipe}) between them" if same else
                "no set_flag/wait_flag chain or pipe_barrier orders them")
         message = (f"race on {where}: {second.describe()} {_verb(sa)} them, "

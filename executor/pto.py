@@ -35,6 +35,28 @@ class PtoFunctions(InterpreterFunctions):
     memory: Memory = field(default_factory=Memory)
     _decoded: dict[Operation, Any] = field(default_factory=dict)
     _tiles: dict[Operation, tuple[Any, Tile]] = field(default_factory=dict)
+    block: int = 0
+    """This core's block index (`pto.block_idx`)."""
+    blocks: int = 1
+    """The launch size (`pto.block_num`)."""
+    launch: Any = None
+    """`executor.multicore.Launch` of a multi-core run (None: one core, sync_all is a no-op)."""
+
+    # ---- multi-core ------------------------------------------------------------------------
+
+    @impl(pto.BlockIdxOp)
+    def run_block_idx(self, interp: Interpreter, op: pto.BlockIdxOp, args: PythonValues) -> PythonValues:
+        return (self.block,)
+
+    @impl(pto.BlockNumOp)
+    def run_block_num(self, interp: Interpreter, op: pto.BlockNumOp, args: PythonValues) -> PythonValues:
+        return (self.blocks,)
+
+    @impl(pto.SyncAllOp)
+    def run_sync_all(self, interp: Interpreter, op: pto.SyncAllOp, args: PythonValues) -> PythonValues:
+        if self.launch is not None:
+            self.launch.sync_all(self.block, op, interp)
+        return ()
 
     # ---- buffers ---------------------------------------------------------------------------
 

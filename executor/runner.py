@@ -63,6 +63,10 @@ class RunResult:
     target: str = DEFAULT_TARGET
     timeline: Any = None
     """`executor.timeline.Timeline` of a run with `timing` (None otherwise)."""
+    unwritten: dict[str, list[tuple[int, int]]] = field(default_factory=dict)
+    """`coverage` runs: per watched output, the byte ranges [lo, hi) that no op wrote."""
+    per_core: list[dict[str, Any]] = field(default_factory=list)
+    """Multi-core runs: per block, its op counts and peak bytes (empty for one core)."""
 
 
 def find_entry(module: ModuleOp, entry: str | None = None) -> func.FuncOp:
@@ -193,6 +197,9 @@ def make_interpreter(
     module: ModuleOp, target: str, max_ops: int | None = None,
     max_gm_bytes: int | None = DEFAULT_MAX_GM_BYTES,
     numerics: str = "default",
+    block: int = 0,
+    blocks: int = 1,
+    launch: Any = None,
 ) -> tuple[MmairInterpreter, Memory]:
     """An interpreter with the mmair functions registered and a fresh memory for `target`."""
     from mmair.executor.pto import PtoFunctions, PtoParamsFunctions
@@ -201,7 +208,8 @@ def make_interpreter(
     memory = Memory(target)
     interp = MmairInterpreter(module, max_ops=max_ops)
     for functions in (FuncFunctions(), ScfFunctions(), ArithFunctions(), MemRefFunctions(max_gm_bytes=max_gm_bytes),
-                      PtoFunctions(memory=memory), PtoParamsFunctions(),
+                      PtoFunctions(memory=memory, block=block, blocks=blocks, launch=launch),
+                      PtoParamsFunctions(),
                       Tcgen05Functions(memory=memory, numerics=numerics)):
         interp.register_implementations(functions, override=True)
     return interp, memory
@@ -219,6 +227,8 @@ def run_module(
     numerics: str = "default",
     timing: bool = False,
     timing_only: bool = False,
+    blocks: int = 1,
+    coverage: tuple[str, ...] | list[str] = (),
 ) -> RunResult:
     """Execute `entry` of a verified module; see the module docstring. Runtime faults raise
     `ExecutionError` (with `.op`), input problems `InputError`. `max_ops` bounds the executed ops,
@@ -233,7 +243,18 @@ def run_module(
     `timing` (implies `sync_check`): schedule the engine's events with the isa cycle costs;
     `RunResult.timeline` is the `executor.timeline.Timeline`. `timing_only`: the same without
     running the pipe ops' numpy kernels (outputs are not computed; synchronization and
-    footprints are still checked)."""
+    footprints are still checked).
+    `blocks`: launch the kernel on that many AI Cores (`executor/multicore.py`): each core has
+    its own on-chip memories, pipes and `pto.block_idx`, GM is shared; checked against the
+    target's core count. With `sync_check`, races between cores on GM are checked too.
+    `coverage`: names of GM arguments whose unwritten bytes are reported in
+    `RunResult.unwritten` (`executor/coverage.py`)."""
+    if blocks != 1:
+        if timing or timing_only:
+            raise ExecutionError("--timing on more than one block is not supported yet "
+                                 "(per-core timing is future work)", None)
+        return _run_blocks(module, entry, inputs, target, seed, max_ops, max_gm_bytes,
+                           sync_check, numerics, blocks, coverage)
     entry_op = find_entry(module, entry)
     names, values = prepare_arguments(entry_op, dict(inputs or {}), seed, max_gm_bytes)
     target_name = module_target(module, target)
@@ -255,6 +276,14 @@ def run_module(
         seam = interp.seam = IssueSeam(memory.target, gm_names, scheduler=scheduler)
         seam.timing = timeline
         seam.numerics = not timing_only
+    cover = _coverage(names, values, coverage)
+    if cover is not None:
+        if seam is not None:
+            seam.observer = cover.record
+        else:
+            from mmair.executor.coverage import CoverageSeam
+
+            seam = interp.seam = CoverageSeam(cover)
     with one_blas_thread():
         try:
             results = interp.call_op(entry_op, tuple(values))
@@ -270,4 +299,86 @@ def run_module(
         op_counts=dict(interp.op_counts),
         target=target_name,
         timeline=timeline,
+        unwritten={n: cover.unwritten(n) for n in coverage} if cover is not None else {},
     )
+
+
+def _run_blocks(module: ModuleOp, entry: str | None, inputs: dict[str, Any] | None,
+                target: str | None, seed: int, max_ops: int | None, max_gm_bytes: int | None,
+                sync_check: bool, numerics: str, blocks: int,
+                coverage: tuple[str, ...] | list[str] = ()) -> RunResult:
+    """`run_module` on `blocks` cores sharing GM (`executor/multicore.py`)."""
+    from mmair.executor.multicore import Launch, check_blocks
+
+    entry_op = find_entry(module, entry)
+    names, values = prepare_arguments(entry_op, dict(inputs or {}), seed, max_gm_bytes)
+    target_name = module_target(module, target)
+    memories: list[Memory] = []
+    interps: list[MmairInterpreter] = []
+    scheduler = None
+    from mmair.isa.ascend.targets import get_target
+
+    check_blocks(blocks, get_target(target_name))
+    if sync_check:
+        from mmair.executor.scheduler import Scheduler
+
+        gm_names = {id(v): f"%{n}" for n, v in zip(names, values, strict=True)
+                    if isinstance(v, np.ndarray)}
+        scheduler = Scheduler(blocks, gm_names=gm_names)
+    launch = Launch(blocks, scheduler)
+    cover = _coverage(names, values, coverage)
+    for core in range(blocks):
+        interp, memory = make_interpreter(module, target_name, max_ops, max_gm_bytes, numerics,
+                                          block=core, blocks=blocks, launch=launch)
+        if scheduler is not None:
+            from mmair.executor.seam import IssueSeam
+
+            interp.seam = IssueSeam(memory.target, core=core, scheduler=scheduler)
+            if cover is not None:
+                interp.seam.observer = cover.record
+        elif cover is not None:
+            from mmair.executor.coverage import CoverageSeam
+
+            interp.seam = CoverageSeam(cover)
+        interps.append(interp)
+        memories.append(memory)
+
+    def body(interp: MmairInterpreter) -> Any:
+        try:
+            return interp.call_op(entry_op, tuple(values))
+        except RecursionError:
+            raise ExecutionError("recursion too deep", entry_op) from None
+
+    with one_blas_thread():
+        results = launch.run([lambda i=i: body(i) for i in interps])
+        if scheduler is not None:
+            scheduler.finish()
+    counts: dict[str, int] = {}
+    for interp in interps:
+        for name, n in interp.op_counts.items():
+            counts[name] = counts.get(name, 0) + n
+    peak: dict[str, int] = {}
+    for memory in memories:
+        for space, n in memory.peak_bytes().items():
+            peak[space] = max(peak.get(space, 0), n)
+    outputs = {n: v for n, v in zip(names, values, strict=True) if isinstance(v, np.ndarray)}
+    return RunResult(outputs=outputs, results=tuple(results[0]), peak_bytes=peak,
+                     op_counts=counts, target=target_name,
+                     unwritten={n: cover.unwritten(n) for n in coverage} if cover else {},
+                     per_core=[
+                         {"block": i, "op_counts": dict(interps[i].op_counts),
+                          "peak_bytes": memories[i].peak_bytes()} for i in range(blocks)])
+
+
+def _coverage(names: list[str], values: list[Any], watch: tuple[str, ...] | list[str]) -> Any:
+    """A `Coverage` of the named GM arguments (None when none is watched)."""
+    if not watch:
+        return None
+    from mmair.executor.coverage import Coverage
+
+    arrays = {n: v for n, v in zip(names, values, strict=True) if isinstance(v, np.ndarray)}
+    unknown = [n for n in watch if n not in arrays]
+    if unknown:
+        raise InputError(f"--check-coverage: no memref argument named '{unknown[0]}' "
+                         f"(memrefs: {', '.join(arrays)})")
+    return Coverage({n: arrays[n] for n in watch})

@@ -85,6 +85,8 @@ class IssueSeam:
         self._s_lane = lane_of(core, Pipe.S)
         self.timing: Any = None
         """`executor.timeline.Timeline` when timing: told each pipe op's runtime operands."""
+        self.observer: Callable[[Any], None] | None = None
+        """Called with each pipe op's accesses (`executor.coverage.Coverage.record`)."""
         self.numerics = True
         """False (`--timing-only`): pipe ops without results are scheduled and checked but
         their numpy kernels do not run."""
@@ -110,6 +112,8 @@ class IssueSeam:
                    sequential=mad is not None and not mad_needs_barrier(args[mad[0]], args[mad[1]]))
         if self.timing is not None:
             self.timing.op_issued(ev, args)
+        if self.observer is not None:
+            self.observer(ev.accesses)
         sched.issue(ev)
         if not op.results:
             return (), None

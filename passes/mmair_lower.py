@@ -7,7 +7,9 @@ lowering here, and the executor carries no second implementation of it. In order
 1. `pto-tile-matmul`: `pto.matmul` -> tiled loops of GM->L1->L0 moves, `mad`/`mad_acc` and `fixpipe`
    (with `multi-buffer=2`, ping-pong slots of the reloaded tiles);
 2. `pto-assign-addresses`: a static byte offset for every `pto.alloc` (with reuse of dead tiles);
-3. `tcgen05-materialize-descriptors`: `tcgen05.make_*` descriptor ops -> the integer words.
+3. `pto-insert-sync`: the `set_flag` / `wait_flag` / `pipe_barrier` the pipes need, last among the
+   pto passes so that bytes reused by address assignment are ordered too;
+4. `tcgen05-materialize-descriptors`: `tcgen05.make_*` descriptor ops -> the integer words.
 
     mmair-opt kernel.mlir -p mmair-lower          # or -p 'mmair-lower{target=a5 multi-buffer=2}'
     mmair-run kernel.mlir -p mmair-lower --check-numpy
@@ -23,6 +25,7 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass
 
 from mmair.passes.pto_assign_addresses import PtoAssignAddressesPass
+from mmair.passes.pto_insert_sync import PtoInsertSyncPass
 from mmair.passes.pto_tile_matmul import PtoTileMatmulPass
 
 
@@ -33,7 +36,8 @@ def _tcgen05_materialize() -> ModulePass:
 
 @dataclass(frozen=True)
 class MmairLowerPass(ModulePass):
-    """pto-tile-matmul, pto-assign-addresses, tcgen05-materialize-descriptors (module docstring)."""
+    """pto-tile-matmul, pto-assign-addresses, pto-insert-sync, tcgen05-materialize-descriptors
+    (module docstring)."""
 
     name = "mmair-lower"
 
@@ -46,4 +50,5 @@ class MmairLowerPass(ModulePass):
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         PtoTileMatmulPass(target=self.target, multi_buffer=self.multi_buffer).apply(ctx, op)
         PtoAssignAddressesPass(target=self.target).apply(ctx, op)
+        PtoInsertSyncPass(target=self.target).apply(ctx, op)
         _tcgen05_materialize().apply(ctx, op)

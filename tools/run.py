@@ -29,8 +29,9 @@ runaway loop); `--max-gm-bytes B` (default 4 GiB) rejects a random input or `mem
 than B bytes before allocating it. 0 disables either bound.
 `--sync-check=on` runs the pipes of the AI Core concurrently and checks the kernel's
 synchronization (set_flag / wait_flag / pipe_barrier): a race, a deadlock, an unbalanced or
-overflowing flag is an error at the op (docs/pipes.md). `off` (the default for now) runs every op in
-program order and ignores the sync ops. `--numerics exact` computes every
+overflowing flag is an error at the op (docs/pipes.md); it is the default. `off` runs every op
+in program order and ignores the sync ops (to run a kernel without flags functionally anyway;
+`-p pto-insert-sync` adds them). `--numerics exact` computes every
 `tcgen05.mma` with the tensor core's fused dot product (truncated aligned terms, exact sum, one
 rounding; `mmair.isa.tcgen05.numerics`) instead of float32 accumulation.
 `--timing` schedules the sync checker's pipe events with the cycle costs of `isa/ascend/costs.py`
@@ -154,9 +155,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="tcgen05.mma arithmetic: 'default' (float32 accumulation) or 'exact' "
                         "(the tensor core's fused dot product as published by MMA-Sim; "
                         "docs/tcgen05-numerics.md)")
-    p.add_argument("--sync-check", choices=("on", "off"), default="off",
+    p.add_argument("--sync-check", choices=("on", "off"), default="on",
                    help="check pipe synchronization: races, deadlocks, unbalanced flags "
-                        "(default off)")
+                        "(default on; off runs every op in program order)")
     p.add_argument("--timing", action="store_true",
                    help="estimate cycles from the isa cost table on the sync checker's events "
                         "(implies --sync-check=on): total, time at the target clock, per pipe "
@@ -167,6 +168,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--timeline", metavar="FILE.json|FILE.png",
                    help="write the pipe timeline (implies --timing): a Chrome trace-event file "
                         "(.json, for Perfetto / chrome://tracing) or a Gantt chart (.png)")
+    p.add_argument("--blocks", type=_non_negative, default=1, metavar="N",
+                   help="launch the kernel on N AI Cores (pto.block_idx 0..N-1; own on-chip "
+                        "memories and pipes, shared GM; at most the target's core count; with "
+                        "--sync-check=on races between cores on GM are reported)")
+    p.add_argument("--check-coverage", action="append", default=[], metavar="NAME",
+                   help="report the bytes of GM output NAME that no core wrote (exit 1 if any), "
+                        "e.g. a remainder tile a multi-core split leaves out")
     p.add_argument("--version", action=VersionAction)
     return p
 
@@ -382,6 +390,12 @@ def _stats_lines(result, capacities: dict[str, int | None]) -> list[str]:
         lines.append(f"  {space}: {peak}" + (f" / {cap}" if cap else ""))
     lines.append("op counts:")
     lines += [f"  {name}: {count}" for name, count in sorted(result.op_counts.items())]
+    if result.per_core:  # multi-core: the lines above are the sum / the largest per core
+        lines.append(f"per block ({len(result.per_core)} blocks; totals above, peaks the largest):")
+        for core in result.per_core:
+            peaks = ", ".join(f"{sp} {n}" for sp, n in sorted(core["peak_bytes"].items()))
+            ops = sum(core["op_counts"].values())
+            lines.append(f"  block {core['block']}: {ops} ops; peak bytes {peaks or '-'}")
     return lines
 
 
@@ -446,7 +460,8 @@ def run(args: argparse.Namespace) -> int:
                             max_ops, max_gm_bytes, sync_check=args.sync_check == "on",
                             numerics=args.numerics,
                             timing=args.timing or args.timeline is not None,
-                            timing_only=args.timing_only)
+                            timing_only=args.timing_only, blocks=args.blocks,
+                            coverage=args.check_coverage)
     except InputError as err:
         raise UserError(format_diagnostic(str(err))) from None
     except ExecutionError as err:
@@ -454,6 +469,18 @@ def run(args: argparse.Namespace) -> int:
             raise UserError(format_diagnostic(str(err), file=source.name)) from None
         raise UserError(format_op_error(err.op, err.message, source)) from None
 
+    uncovered = []
+    for name, ranges in result.unwritten.items():
+        if ranges:
+            size = result.outputs[name].itemsize
+            shown = ", ".join(f"[{lo}, {hi})" for lo, hi in ranges[:4])
+            more = f" and {len(ranges) - 4} more" if len(ranges) > 4 else ""
+            total = sum(hi - lo for lo, hi in ranges)
+            uncovered.append(format_diagnostic(
+                f"--check-coverage: {total} bytes ({total // size} elements) of output '{name}' "
+                f"were written by no core: bytes {shown}{more}", file=source.name))
+    if uncovered:
+        raise UserError("\n".join(uncovered))
     checks: list[Check] = []
     for name, want in expected.items():
         if name not in result.outputs:
@@ -541,6 +568,7 @@ def _print_summary(args, entry, passes, result, checks, outputs_spec) -> None:
             "written": {name: path for name, path in outputs_spec},
             "checks": [asdict(c) for c in checks],
             "ok": all(c.ok for c in checks),
+            "per_block": result.per_core,
             "stats": {"peak_bytes": dict(result.peak_bytes), "op_counts": dict(result.op_counts),
                       "capacity": {k: v for k, v in _capacities(result.target).items()
                                    if k in result.peak_bytes}},

@@ -47,6 +47,7 @@ from mmair.dialects.pto.matmul import (
     matmul_hardware_transposes,
     matmul_output_types,
 )
+from mmair.dialects.pto.multicore import BlockIdxOp, BlockNumOp, SyncAllOp
 from mmair.dialects.pto.params import (
     CopyNd2NzOp,
     FixpipeCopyOp,
@@ -85,6 +86,9 @@ __all__ = [
     "MteL1L0BOp",
     "MteUbGmOp",
     "PipeBarrierOp",
+    "BlockIdxOp",
+    "BlockNumOp",
+    "SyncAllOp",
     "ReinterpretOp",
     "SetFlagOp",
     "TileType",
@@ -121,6 +125,7 @@ _FORMAT_OPS = [
     FixpipeCopyOp,
 ]
 
-PTO = Dialect("pto", [*_FORMAT_OPS, SetFlagOp, WaitFlagOp, PipeBarrierOp], [TileType, HiF8Type])
+PTO = Dialect("pto", [*_FORMAT_OPS, SetFlagOp, WaitFlagOp, PipeBarrierOp,
+                           BlockIdxOp, BlockNumOp, SyncAllOp], [TileType, HiF8Type])
 
 _use_format_parse(*_FORMAT_OPS)

@@ -254,3 +254,37 @@ def check_barrier(pipe: str, target: Target) -> Pipe | str:
             f"(legal: {', '.join(legal)})"
         )
     return ALL_PIPES if pipe == ALL_PIPES else Pipe(pipe)
+
+
+# --- cores ----------------------------------------------------------------------------------------
+
+CUBE_CORES: dict[str, int] = {
+    # CANN platform_config/<soc>.ini [SoCInfo] ai_core_cnt / cube_core_cnt: Ascend910B1/B2 = 24
+    # (a2), Ascend910_93 = 24 (a3), as printed in the CANN docs and Ascend tutorials
+    # (https://www.hiascend.com/document, "platform_config ... ai_core_cnt=24").
+    "a2": 24,
+    "a3": 24,
+    # ASSUMPTION: Ascend 910 (first generation): 32 Da Vinci AI Cores (Huawei's product
+    # announcement); 310P and 200I A2: 8 and 4 AI Cores; 950 (a5): 32. No platform_config
+    # figure checked.
+    "910": 32,
+    "310p": 8,
+    "200i_a2": 4,
+    "a5": 32,
+}
+"""AI Cores (cube cores) per chip: the largest launch size (`--blocks`, block_num) of a kernel.
+Launching more logical blocks than cores runs them in rounds, and a kernel with the all-core
+barrier (SyncAll) then hangs (Ascend C SyncAll constraint), so mmair rejects it."""
+
+
+def core_count(target: Target) -> int:
+    """The number of AI Cores of `target` (`CUBE_CORES`)."""
+    return CUBE_CORES[target.name]
+
+
+def check_blocks(blocks: int, target: Target) -> None:
+    """Raise PipeError unless 1 <= blocks <= the target's core count."""
+    cores = core_count(target)
+    if not 1 <= blocks <= cores:
+        raise PipeError(f"launch size {blocks} blocks is not in 1..{cores}: target {target.name} "
+                        f"has {cores} AI Cores")

@@ -81,6 +81,10 @@ def test_bias_reference_matches_an_independent_numpy_computation(tmp_path, capsy
 
 # A hand-written kernel that is not "a, b, c": two products accumulated (mad then mad_acc) from
 # four GM inputs, an unrelated scalar argument, and a quantized s8 output through a QUANT_PRE word.
+# The hand-written kernels below have no set_flag / wait_flag: they test the numpy reference, so
+# they run with the sync checker off (every op in program order).
+UNSYNCED = ("--sync-check=off",)
+
 TWO_PRODUCTS = """builtin.module attributes {pto.target = "a2"} {
   func.func @k(%x: memref<32x32xf16>, %unused: index, %w1: memref<32x16xf16>, %y: memref<32x32xf16>,
                %w2: memref<32x16xf16>, %out: memref<32x16xi8>, %word: i64) {
@@ -113,7 +117,7 @@ TWO_PRODUCTS = """builtin.module attributes {pto.target = "a2"} {
 def test_hand_written_two_product_kernel_with_quantized_output(tmp_path, capsys):
     path = write(tmp_path, TWO_PRODUCTS)
     word = encode_quant_word(0.25, offset=3, signed_output=True)
-    code, out, err = run(capsys, path, "--check-numpy", "--input", "unused=7",
+    code, out, err = run(capsys, path, "--check-numpy", *UNSYNCED, "--input", "unused=7",
                          "--input", f"word={word}", "--seed", "2")
     assert code == 0, err
     (line,) = [x for x in out.splitlines() if x.startswith("check ")]
@@ -137,7 +141,7 @@ def test_quantized_output_against_independent_numbers(tmp_path, capsys):
     np.save(tmp_path / "want.npy", want.astype(np.int8))
     path = write(tmp_path, TWO_PRODUCTS)
     word = encode_quant_word(0.25, offset=3, signed_output=True)
-    code, out, err = run(capsys, path, "--check-numpy", "--check", f"out={tmp_path / 'want.npy'}",
+    code, out, err = run(capsys, path, "--check-numpy", *UNSYNCED, "--check", f"out={tmp_path / 'want.npy'}",
                          "--input", "unused=0", "--input", f"word={word}",
                          *[f"--input={n}={tmp_path / n}.npy" for n in arrays])
     assert code == 0, out + err
@@ -228,7 +232,7 @@ def test_gather_mask_user_pattern(tmp_path, capsys):
     words = rng.integers(0, 1 << 16, 16).astype(np.uint16)
     np.save(tmp_path / "pat.npy", words)
     path = write(tmp_path, USER_PATTERN)
-    code, out, err = run(capsys, path, "--check-numpy", "--input", f"pat={tmp_path / 'pat.npy'}")
+    code, out, err = run(capsys, path, "--check-numpy", *UNSYNCED, "--input", f"pat={tmp_path / 'pat.npy'}")
     assert code == 0, err
     # two repeats of 128 elements with src1 repeat stride 0: both read the first 128 bits
     bits = np.unpackbits(words[:8].view(np.uint8), bitorder="little").astype(bool)
@@ -245,7 +249,7 @@ def test_gather_mask_counter_mode(tmp_path, capsys):
     text = text.replace("%c8 = arith.constant 8 : index",
                         "%c8 = arith.constant 8 : index\n    %c70 = arith.constant 70 : index")
     path = write(tmp_path, text)
-    code, out, err = run(capsys, path, "--check-numpy", "--input", f"pat={tmp_path / 'pat.npy'}")
+    code, out, err = run(capsys, path, "--check-numpy", *UNSYNCED, "--input", f"pat={tmp_path / 'pat.npy'}")
     assert code == 0, err
     # counter mode (a2: method 1): each of the 2 repeats covers 70 elements, reading pattern
     # bits 0-69 (src1 repeat stride 0)
@@ -286,7 +290,7 @@ def test_req8_and_deqf16_outputs_against_independent_numbers(tmp_path, capsys):
     word = encode_quant_word(0.75, shift=2, mcb=True, offset=-5, signed_output=True)
     dword = encode_quant_word(0.0625, shift=1, mcb=False)
     path = write(tmp_path, REQ8)
-    code, out, err = run(capsys, path, "--check-numpy", "--input", f"word={word}",
+    code, out, err = run(capsys, path, "--check-numpy", *UNSYNCED, "--input", f"word={word}",
                          "--input", f"dword={dword}", "--input", f"a={tmp_path / 'a.npy'}",
                          "--input", f"b={tmp_path / 'b.npy'}", "--output", f"out={tmp_path / 'o.npy'}",
                          "--output", f"out16={tmp_path / 'o16.npy'}")

@@ -23,9 +23,15 @@ GEMM = """builtin.module attributes {pto.target = "a2"} {
     %c0 = pto.alloc : !pto.tile<l0c, 30x48xf32, nz>
     pto.mte_gm_l1 %a, %a1, %m, %k : memref<30x70xf16>, !pto.tile<l1, 30x70xf16, nz>
     pto.mte_gm_l1 %b, %b1, %k, %n : memref<70x48xf16>, !pto.tile<l1, 70x48xf16, zz>
+    pto.set_flag mte2 -> mte1, 0
+    pto.wait_flag mte2 -> mte1, 0
     pto.mte_l1_l0a %a1, %a0, %m, %k : !pto.tile<l1, 30x70xf16, nz>, !pto.tile<l0a, 30x70xf16, zz>
     pto.mte_l1_l0b %b1, %b0, %k, %n : !pto.tile<l1, 70x48xf16, zz>, !pto.tile<l0b, 70x48xf16, zn>
+    pto.set_flag mte1 -> m, 0
+    pto.wait_flag mte1 -> m, 0
     pto.mad %a0, %b0, %c0, %m, %n, %k : !pto.tile<l0a, 30x70xf16, zz>, !pto.tile<l0b, 70x48xf16, zn>, !pto.tile<l0c, 30x48xf32, nz>
+    pto.set_flag m -> fix, 0
+    pto.wait_flag m -> fix, 0
     pto.fixpipe %c0, %c, %m, %n : !pto.tile<l0c, 30x48xf32, nz>, memref<30x48xf32>
     func.return
   }
@@ -167,7 +173,7 @@ def test_parse_and_verify_errors_exit_1(tmp_path, capsys):
     path = tmp_path / "bad.mlir"
     path.write_text(GEMM.replace("%m, %n, %k : !pto.tile<l0a", "%m, %n, %k, %k : !pto.tile<l0a"))
     code, _, err = run(capsys, path)
-    assert code == 1 and err.startswith(f"{path}:15:38: error: Expected ':'")
+    assert code == 1 and err.startswith(f"{path}:19:38: error: Expected ':'")
     path.write_text(GEMM.replace("%n = arith.constant 48", "%n = arith.constant 0"))
     code, _, err = run(capsys, path)
     assert code == 1 and "error: 'pto.mte_gm_l1' op requires cols to be positive, got 0" in err

@@ -3,8 +3,9 @@
 // RUN: mmair-opt %s -p 'mmair-lower{target=a5}' | filecheck %s
 // RUN: mmair-run %s -p 'mmair-lower{target=a5}' --entry plain --check-numpy --seed 3 --inputs int | filecheck %s --check-prefix=EXEC-A5
 // mmair-lower makes mmair IR executable: pto.matmul is tiled (pto-tile-matmul), every pto.alloc gets
-// a static offset (pto-assign-addresses), tcgen05 descriptor make-ops become words
-// (tcgen05-materialize-descriptors).
+// a static offset (pto-assign-addresses), the pipes get their flags (pto-insert-sync: the mad
+// waits for the MTE1 moves of L0A/L0B and for the previous fixpipe to have read L0C), tcgen05
+// descriptor make-ops become words (tcgen05-materialize-descriptors).
 
 // EXAMPLE:      %a_l1 = pto.alloc {offset = {{[0-9]+}} : i64} : !pto.tile<l1, 128x112xf16, nz>
 // EXAMPLE-NEXT: %b_l1 = pto.alloc {offset = 0 : i64} : !pto.tile<l1, 112x208xf16, zz>
@@ -12,7 +13,10 @@
 // EXAMPLE-NEXT: %b_l0b = pto.alloc {offset = 0 : i64} : !pto.tile<l0b, 112x128xf16, zn>
 // EXAMPLE-NEXT: %c_l0c = pto.alloc {offset = 0 : i64} : !pto.tile<l0c, 128x128xf32, nz>
 // EXAMPLE-NOT:  pto.matmul
-// EXAMPLE:      pto.mad %a_l0a, %b_l0b, %c_l0c, %ms, %ns, %c100
+// EXAMPLE:      pto.set_flag mte1 -> m, 0
+// EXAMPLE-NEXT: pto.wait_flag mte1 -> m, 0
+// EXAMPLE-NEXT: pto.wait_flag fix -> m, 0
+// EXAMPLE-NEXT: pto.mad %a_l0a, %b_l0b, %c_l0c, %ms, %ns, %c100
 
 // 300x200x100: 3 x 2 output tiles, one K tile; B is loaded once, each A panel once per row tile.
 // EXEC:      check c = numpy reference of the IR: max abs error 0, max rel error 0; pass if {{.*}}: ok

@@ -1,0 +1,159 @@
+"""Multi-core launches: `blocks` AI Cores run one kernel, each with its own interpreter (scalar
+unit), on-chip memories (L1/L0A/L0B/L0C/UB/BT/FB) and pipes, all sharing the GM arrays.
+
+The cores run one at a time in a deterministic hand-off (core 0 first): a core runs until it
+reaches `pto.sync_all` or ends, then the next runnable core (in block order) takes over. When the
+last core arrives at a `sync_all`, the barrier opens (with the sync checker on, the engine's
+happens-before joins the clocks of every lane of every core, `hb.barrier_cores`) and the cores
+continue in block order. When no core can run and some wait at a `sync_all`, a core ended (or
+faulted) without reaching it: a deadlock report, never a hang. Each core is a Python thread only
+to keep its interpreter's call stack while it waits; exactly one thread runs at any time.
+
+Cross-core races: with the sync checker on, one `Scheduler(cores=blocks)` serves every core; GM
+accesses are keyed by the shared array, so two cores' overlapping GM accesses (one a write) not
+ordered by a `sync_all` are reported by the same race check as intra-core ones.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from typing import Any
+
+from mmair.executor.errors import ExecutionError
+from mmair.executor.events import SCALAR, Event, SyncError, op_where
+from mmair.isa.ascend.pipes import Pipe
+
+_RUN, _WAIT, _DONE = "run", "wait", "done"
+
+
+class _Abort(BaseException):
+    """Ends a waiting core's thread after another core faulted (not an error of its own)."""
+
+
+class Launch:
+    """The hand-off between the cores of one launch (module docstring)."""
+
+    def __init__(self, blocks: int, scheduler: Any = None):
+        self.blocks = blocks
+        self.scheduler = scheduler
+        self.cond = threading.Condition()
+        self.state = [_RUN] * blocks
+        self.turn = 0
+        self.waiting: dict[int, Any] = {}
+        """core -> the `pto.sync_all` op it waits at."""
+        self.passed = [0] * blocks
+        """How many sync_alls each core has passed (for messages)."""
+        self.error: BaseException | None = None
+        self.aborted = False
+
+    # --- called on a core's thread ------------------------------------------------------------
+
+    def sync_all(self, core: int, op: Any, interp: Any) -> None:
+        sched = getattr(getattr(interp, "seam", None), "scheduler", None)
+        if sched is not None:
+            stuck = [e for e in sched.stuck() if e.core == core]
+            if stuck:
+                raise sched._deadlock(  # pyright: ignore[reportPrivateUsage]
+                    Event(0, core, Pipe.S, op, SCALAR), "the scalar unit waits at")
+        with self.cond:
+            self.state[core] = _WAIT
+            self.waiting[core] = (op, interp.iteration)
+            if len(self.waiting) == self.blocks:
+                self._open()
+                return
+            self._hand_off(core)
+            self.cond.wait_for(lambda: (self.turn == core and self.state[core] == _RUN)
+                               or self.aborted)
+            if self.aborted:
+                raise _Abort
+
+    def _open(self) -> None:
+        if self.scheduler is not None:
+            events = []
+            for core in range(self.blocks):
+                op, iteration = self.waiting[core]
+                events.append(Event(self.scheduler.next_seq(), core, Pipe.S, op, "sync_all", (),
+                                    iteration))
+            self.scheduler.flush()  # the batched happens-before bookkeeping first
+            self.scheduler.hb.barrier_cores(events)
+        for core in range(self.blocks):
+            self.state[core] = _RUN
+            self.passed[core] += 1
+        self.waiting.clear()
+
+    def _hand_off(self, core: int) -> None:
+        """Give the turn to the next runnable core after `core`; none: deadlock or the end."""
+        for step in range(1, self.blocks + 1):
+            nxt = (core + step) % self.blocks
+            if self.state[nxt] == _RUN:
+                self.turn = nxt
+                self.cond.notify_all()
+                return
+        if self.waiting and self.error is None:
+            self.error = self._deadlock()
+        self.aborted = bool(self.waiting)
+        self.turn = -1
+        self.cond.notify_all()
+
+    def _deadlock(self) -> SyncError:
+        first = min(self.waiting)
+        op = self.waiting[first][0]
+        where = op_where(op)
+        waiting = ", ".join(str(c) for c in sorted(self.waiting))
+        ended = ", ".join(str(c) for c in range(self.blocks) if c not in self.waiting)
+        return SyncError(
+            "deadlock",
+            f"deadlock: block{'s' if len(self.waiting) > 1 else ''} {waiting} wait{'' if len(self.waiting) > 1 else 's'} at "
+            f"'pto.sync_all'{f' at {where}' if where else ''} (their sync_all number "
+            f"{self.passed[first] + 1}), but block{'s' if ',' in ended else ''} {ended} ended without "
+            f"reaching it: every core of the launch must reach every sync_all",
+            op)
+
+    # --- the launch ---------------------------------------------------------------------------
+
+    def run(self, bodies: list[Callable[[], Any]]) -> list[Any]:
+        """Run `bodies[i]` as core i; returns their results or raises the first fault."""
+        results: list[Any] = [None] * self.blocks
+
+        def core_main(core: int) -> None:
+            with self.cond:
+                self.cond.wait_for(lambda: self.turn == core or self.aborted)
+                if self.aborted:
+                    return
+            try:
+                results[core] = bodies[core]()
+            except _Abort:
+                return
+            except BaseException as err:  # reported by the launching thread
+                with self.cond:
+                    if self.error is None:
+                        self.error = err
+                    self.state[core] = _DONE
+                    self.aborted = True
+                    self.cond.notify_all()
+                return
+            with self.cond:
+                self.state[core] = _DONE
+                self._hand_off(core)
+
+        threads = [threading.Thread(target=core_main, args=(i,), name=f"mmair-block{i}",
+                                    daemon=True) for i in range(self.blocks)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        if self.error is not None:
+            raise self.error
+        return results
+
+
+def check_blocks(blocks: int, target: Any) -> None:
+    """ExecutionError unless the launch fits the target's cores (`isa.ascend.pipes`)."""
+    from mmair.isa.ascend.pipes import PipeError
+    from mmair.isa.ascend.pipes import check_blocks as isa_check
+
+    try:
+        isa_check(blocks, target)
+    except PipeError as err:
+        raise ExecutionError(str(err), None) from None

@@ -1,0 +1,205 @@
+"""Multi-core launches (issue 12): pto.block_idx / block_num / sync_all, per-core memories with
+shared GM, the cross-core race check on the engine's happens-before, a core skipping the barrier
+as a deadlock report, and the launch size checked against the target's cores."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from xdsl.context import Context
+
+from mmair.dialects import get_all_dialects
+from mmair.executor.errors import ExecutionError
+from mmair.executor.events import SyncError
+from mmair.executor.runner import run_module
+from mmair.isa.ascend.pipes import CUBE_CORES
+from mmair.tools.diagnostics import LocatingParser
+from mmair.tools.run import main as run_main
+
+KERNEL = """builtin.module attributes {{pto.target = "a2"}} {{
+  func.func @k(%a: memref<64xf16>, %c: memref<64xf16>) {{
+    %i = pto.block_idx
+    %n = pto.block_num
+    %c16 = arith.constant 16 : index
+    %o = arith.muli %i, %c16 : index
+    %w = {window}
+    %ub = pto.alloc : !pto.tile<ub, 16xf16, nd>
+    %src = memref.subview %a[%o] [16] [1] : memref<64xf16> to memref<16xf16, strided<[1], offset: ?>>
+    %dst = memref.subview %c[%w] [16] [1] : memref<64xf16> to memref<16xf16, strided<[1], offset: ?>>
+    pto.mte_gm_ub %src, %ub : memref<16xf16, strided<[1], offset: ?>>, !pto.tile<ub, 16xf16, nd>
+    pto.set_flag mte2 -> mte3, 0
+    pto.wait_flag mte2 -> mte3, 0
+    pto.mte_ub_gm %ub, %dst : !pto.tile<ub, 16xf16, nd>, memref<16xf16, strided<[1], offset: ?>>
+    {sync}
+    func.return
+  }}
+}}
+"""
+CLEAN = KERNEL.format(window="arith.addi %o, %o : index", sync="pto.sync_all")
+"""Block i copies a[16i:16i+16] to c[32i:32i+16] (disjoint windows for 2 blocks)."""
+RACY = KERNEL.format(window="arith.constant 0 : index", sync="pto.sync_all")
+"""Every block writes c[0:16]: overlapping output windows."""
+SKIP = KERNEL.format(window="arith.addi %o, %o : index", sync="""%z = arith.constant 0 : index
+    %first = arith.cmpi eq, %i, %z : index
+    scf.if %first {
+      pto.sync_all
+    }""")
+"""Only block 0 reaches the barrier."""
+
+
+def parse(text: str):
+    ctx = Context()
+    for name, factory in get_all_dialects().items():
+        ctx.register_dialect(name, factory)
+    module = LocatingParser(ctx, text, "k.mlir").parse_module()
+    module.verify()
+    return module
+
+
+def inputs():
+    return {"a": np.arange(64, dtype=np.float16), "c": np.full(64, -1, np.float16)}
+
+
+@pytest.mark.parametrize("sync_check", [False, True])
+def test_clean_two_cores_each_writes_its_window(sync_check):
+    data = inputs()
+    out = run_module(parse(CLEAN), inputs=data, blocks=2, sync_check=sync_check).outputs["c"]
+    want = np.full(64, -1, np.float16)
+    want[0:16] = data["a"][0:16]    # block 0: a[0:16] -> c[0:16]
+    want[32:48] = data["a"][16:32]  # block 1: a[16:32] -> c[32:48]
+    np.testing.assert_array_equal(out, want)
+
+
+def test_per_core_memories_and_counts():
+    result = run_module(parse(CLEAN), inputs=inputs(), blocks=2)
+    assert [c["block"] for c in result.per_core] == [0, 1]
+    assert all(c["op_counts"]["pto.mte_ub_gm"] == 1 for c in result.per_core)
+    assert result.op_counts["pto.mte_ub_gm"] == 2
+    assert all(c["peak_bytes"]["ub"] == 32 for c in result.per_core)  # 16 f16 each
+
+
+def test_racy_two_cores_reported_with_both_blocks():
+    with pytest.raises(SyncError) as info:
+        run_module(parse(RACY), inputs=inputs(), blocks=2, sync_check=True)
+    err = info.value
+    assert err.kind == "race"
+    assert {e.core for e in err.events} == {0, 1}
+    assert all(e.op.name == "pto.mte_ub_gm" for e in err.events)
+    # c[0:16] of f16 = bytes [0, 32); block 1 writes them after block 0 did
+    assert err.message.startswith("race on bytes [0, 32) of GM buffer %c between blocks 0 and 1: "
+                                  "block 1 'pto.mte_ub_gm'"), err.message
+    assert "no pto.sync_all between them" in err.message
+
+
+def test_core_skipping_the_barrier_is_a_deadlock_not_a_hang():
+    with pytest.raises(SyncError) as info:
+        run_module(parse(SKIP), inputs=inputs(), blocks=2)
+    err = info.value
+    assert err.kind == "deadlock"
+    assert "block 0 waits at 'pto.sync_all'" in err.message
+    assert "block 1 ended without reaching it" in err.message
+
+
+def test_launch_size_checked_against_target_cores():
+    with pytest.raises(ExecutionError, match=r"launch size 25 blocks is not in 1\.\.24: target a2 "
+                                             r"has 24 AI Cores"):
+        run_module(parse(CLEAN), inputs=inputs(), blocks=25)
+    assert CUBE_CORES["a2"] == 24
+
+
+def test_cli_blocks(tmp_path, capsys):
+    src = tmp_path / "k.mlir"
+    src.write_text(RACY)
+    assert run_main([str(src), "--blocks", "2"]) == 0
+    assert run_main([str(src), "--blocks", "2", "--sync-check=on"]) == 1
+    err = capsys.readouterr().err
+    assert "error: " in err and "race" in err and "Traceback" not in err
+
+
+EXCHANGE = """builtin.module attributes {{pto.target = "a2"}} {{
+  func.func @k(%a: memref<64xf16>, %c: memref<64xf16>) {{
+    %i = pto.block_idx
+    %c16 = arith.constant 16 : index
+    %o = arith.muli %i, %c16 : index
+    %ub = pto.alloc : !pto.tile<ub, 16xf16, nd>
+    %src = memref.subview %a[%o] [16] [1] : memref<64xf16> to memref<16xf16, strided<[1], offset: ?>>
+    %dst = memref.subview %c[%o] [16] [1] : memref<64xf16> to memref<16xf16, strided<[1], offset: ?>>
+    pto.mte_gm_ub %src, %ub : memref<16xf16, strided<[1], offset: ?>>, !pto.tile<ub, 16xf16, nd>
+    pto.set_flag mte2 -> mte3, 0
+    pto.wait_flag mte2 -> mte3, 0
+    pto.mte_ub_gm %ub, %dst : !pto.tile<ub, 16xf16, nd>, memref<16xf16, strided<[1], offset: ?>>
+    {sync}
+    %z = arith.constant 0 : index
+    %first = memref.subview %c[%z] [16] [1] : memref<64xf16> to memref<16xf16, strided<[1], offset: ?>>
+    %ub2 = pto.alloc : !pto.tile<ub, 16xf16, nd>
+    pto.mte_gm_ub %first, %ub2 : memref<16xf16, strided<[1], offset: ?>>, !pto.tile<ub, 16xf16, nd>
+    func.return
+  }}
+}}
+"""
+"""Every block writes c[16i:16i+16], then reads block 0's window c[0:16]."""
+
+
+def test_sync_all_orders_gm_between_cores():
+    module = parse(EXCHANGE.format(sync="pto.sync_all"))
+    out = run_module(module, inputs=inputs(), blocks=2, sync_check=True).outputs["c"]
+    np.testing.assert_array_equal(out[:32], np.arange(32, dtype=np.float16))
+    with pytest.raises(SyncError) as info:
+        # ordered inside each core (MTE3 -> MTE2 flag), not between the cores
+        local = "pto.set_flag mte3 -> mte2, 0\n    pto.wait_flag mte3 -> mte2, 0"
+        run_module(parse(EXCHANGE.format(sync=local)), inputs=inputs(), blocks=2,
+                   sync_check=True)
+    # block 0 runs to its end first (no barrier), then block 1 reads c[0:16] that block 0 wrote
+    assert info.value.message.startswith(
+        "race on bytes [0, 32) of GM buffer %c between blocks 0 and 1: block 1 'pto.mte_gm_ub'")
+    assert "block 0 'pto.mte_ub_gm'" in info.value.message
+
+
+def test_ops_print_and_parse_back():
+    import io
+
+    from xdsl.printer import Printer
+
+    text = io.StringIO()
+    Printer(stream=text).print_op(parse(CLEAN))
+    printed = text.getvalue()
+    for form in ("%i = pto.block_idx", "%n = pto.block_num", "pto.sync_all"):
+        assert form in printed
+    assert "pto.sync_all" in str(parse(printed))
+
+
+@pytest.mark.parametrize("sync_check", [False, True])
+def test_coverage_reports_bytes_no_core_wrote(sync_check):
+    # CLEAN on 2 blocks writes c[0:16] and c[32:48]: elements 16..31 and 48..63 stay unwritten,
+    # i.e. bytes [32, 64) and [96, 128) of the f16 array
+    result = run_module(parse(CLEAN), inputs=inputs(), blocks=2, sync_check=sync_check,
+                        coverage=["c"])
+    assert result.unwritten == {"c": [(32, 64), (96, 128)]}
+    one = run_module(parse(CLEAN), inputs=inputs(), coverage=["c", "a"])
+    assert one.unwritten == {"c": [(32, 128)], "a": [(0, 128)]}  # block 0 alone: c[0:16]
+
+
+def test_cli_check_coverage(tmp_path, capsys):
+    src = tmp_path / "k.mlir"
+    src.write_text(EXCHANGE.format(sync="pto.sync_all"))
+    # 4 blocks write c[16i:16i+16]: all 64 elements
+    assert run_main([str(src), "--blocks", "4", "--check-coverage", "c"]) == 0
+    capsys.readouterr()
+    assert run_main([str(src), "--blocks", "3", "--check-coverage", "c"]) == 1
+    err = capsys.readouterr().err
+    assert ("error: --check-coverage: 32 bytes (16 elements) of output 'c' were written by no "
+            "core: bytes [96, 128)") in err
+    assert "Traceback" not in err
+
+
+def test_cli_stats_per_block(tmp_path, capsys):
+    src = tmp_path / "k.mlir"
+    src.write_text(CLEAN)
+    assert run_main([str(src), "--blocks", "2", "--stats"]) == 0
+    out = capsys.readouterr().out
+    # each block runs the 13 ops of the kernel body once (func.return included) and a 32-byte UB
+    body = parse(CLEAN).body.block.first_op.body.block.ops
+    n_ops = len(list(body))
+    assert "per block (2 blocks; totals above, peaks the largest):" in out
+    assert f"  block 0: {n_ops} ops; peak bytes ub 32" in out
+    assert f"  block 1: {n_ops} ops; peak bytes ub 32" in out
