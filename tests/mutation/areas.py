@@ -101,7 +101,7 @@ AREAS: tuple[Area, ...] = (
         sources=("executor/tcgen05_kernels.py", "executor/tcgen05_*.py"),
         ops=NUMERIC_OPS,
         pytest=("tests/unit/test_tcgen05_kernel*.py", "tests/unit/test_example_tcgen05.py",
-                "tests/unit/test_tcgen05_executor*.py"),
+                "tests/unit/test_tcgen05_executor*.py", "tests/unit/test_executor_edges.py"),
     ),
     Area(
         "checkers",
@@ -109,7 +109,8 @@ AREAS: tuple[Area, ...] = (
                  "executor/seam.py", "dialects/pto/effects.py"),
         ops=CHECKER_OPS,
         pytest=("tests/unit/test_sync_engine*.py", "tests/unit/test_pto_effects*.py",
-                "tests/unit/test_checker_edges*.py",
+                "tests/unit/test_checker_edges*.py", "tests/unit/test_sync_checker_ir*.py",
+                "tests/unit/test_pto_insert_sync*.py",
                 "tests/unit/test_hb*.py", "tests/unit/test_scheduler*.py",
                 "tests/unit/test_events*.py", "tests/unit/test_race*.py",
                 "tests/unit/test_deadlock*.py", "tests/unit/test_effects*.py",
