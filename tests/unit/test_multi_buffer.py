@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 from test_pto_passes import COMBOS, lower, matmul_text, parse, random_operand
 from xdsl.dialects import arith, func, scf
@@ -56,6 +56,8 @@ def test_double_buffering_is_bit_identical_to_single(m, n, k, combo, ta, tb, sma
     acc = pto.matmul_accumulator(isa.get_target(target), lhs, rhs)
     text = matmul_text(m, n, k, lhs, rhs, out, target, ta, tb, acc if bias else None)
     g = 64 if small else 0  # small tiles: several trips in every loop, remainders
+    # A one-row last panel of a transposed A must run as GEMV, which a2 refuses (tested there).
+    assume(not (small and ta and m % g == 1))
     plan = _plan(text, 2, (g, g, g) if small else (0, 0, 0))
     tiles = f"tile-m={plan.tm} tile-n={plan.tn} tile-k={plan.tk}"
     rng = np.random.default_rng(seed)
