@@ -313,6 +313,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 1
     except SystemExit as exit_:  # --help, --version
         return int(exit_.code or 0)
+    except ModuleNotFoundError as err:  # matplotlib is the optional `show` extra
+        if err.name is None or not err.name.startswith("matplotlib"):
+            raise
+        print(f'{PROG}: error: drawing needs matplotlib: pip install "mmair[show]"', file=sys.stderr)
+        return 1
     print(f"wrote {written}")
     return 0
 

@@ -85,3 +85,17 @@ def test_bad_input_is_one_error_line(capsys, argv, code, message):
     assert main(argv) == code
     err = capsys.readouterr().err
     assert message in err and err.count("\n") == 1 and "Traceback" not in err
+
+
+def test_without_matplotlib_one_error_line(tmp_path, capsys, monkeypatch):
+    # matplotlib is the optional `show` extra: without it, one error line naming the extra
+    import sys
+
+    monkeypatch.setitem(sys.modules, "matplotlib", None)
+    monkeypatch.setitem(sys.modules, "matplotlib.pyplot", None)
+    out = tmp_path / "nz.png"
+    code = main(["layout", "--shape", "16x16", "--type", "f16", "--layout", "nz", "-o", str(out)])
+    err = capsys.readouterr().err
+    assert code == 1
+    assert err.strip() == 'mmair-show: error: drawing needs matplotlib: pip install "mmair[show]"'
+    assert not out.exists()
