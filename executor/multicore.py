@@ -31,6 +31,26 @@ class _Abort(BaseException):
     """Ends a waiting core's thread after another core faulted (not an error of its own)."""
 
 
+def _check_drained(core: int, op: Any, interp: Any) -> Any:
+    """The scheduler of a checked run (None: unchecked); a deadlock if a pipe of `core` is stuck at
+    its `sync_all` (SyncAll waits for every pipe of the core, PIPE_ALL, before it syncs)."""
+    sched = getattr(getattr(interp, "seam", None), "scheduler", None)
+    if sched is not None and any(e.core == core for e in sched.stuck()):
+        raise sched._deadlock(  # pyright: ignore[reportPrivateUsage]
+            Event(0, core, Pipe.S, op, SCALAR), "the scalar unit waits at")
+    return sched
+
+
+def sync_all_one_core(core: int, op: Any, interp: Any) -> None:
+    """`pto.sync_all` in a one-block launch: no other core to meet, but SyncAll still orders every
+    later op of the core after every earlier one (its PIPE_ALL barrier)."""
+    sched = _check_drained(core, op, interp)
+    if sched is not None:
+        sched.flush()
+        sched.hb.barrier_cores([Event(sched.next_seq(), core, Pipe.S, op, "sync_all", (),
+                                      interp.iteration)])
+
+
 class Launch:
     """The hand-off between the cores of one launch (module docstring)."""
 
@@ -50,12 +70,7 @@ class Launch:
     # --- called on a core's thread ------------------------------------------------------------
 
     def sync_all(self, core: int, op: Any, interp: Any) -> None:
-        sched = getattr(getattr(interp, "seam", None), "scheduler", None)
-        if sched is not None:
-            stuck = [e for e in sched.stuck() if e.core == core]
-            if stuck:
-                raise sched._deadlock(  # pyright: ignore[reportPrivateUsage]
-                    Event(0, core, Pipe.S, op, SCALAR), "the scalar unit waits at")
+        _check_drained(core, op, interp)
         with self.cond:
             self.state[core] = _WAIT
             self.waiting[core] = (op, interp.iteration)

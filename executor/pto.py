@@ -40,7 +40,7 @@ class PtoFunctions(InterpreterFunctions):
     blocks: int = 1
     """The launch size (`pto.block_num`)."""
     launch: Any = None
-    """`executor.multicore.Launch` of a multi-core run (None: one core, sync_all is a no-op)."""
+    """`executor.multicore.Launch` of a multi-core run (None: one core; sync_all then only orders the core's own pipes)."""
 
     # ---- multi-core ------------------------------------------------------------------------
 
@@ -56,6 +56,10 @@ class PtoFunctions(InterpreterFunctions):
     def run_sync_all(self, interp: Interpreter, op: pto.SyncAllOp, args: PythonValues) -> PythonValues:
         if self.launch is not None:
             self.launch.sync_all(self.block, op, interp)
+        else:
+            from mmair.executor.multicore import sync_all_one_core
+
+            sync_all_one_core(self.block, op, interp)
         return ()
 
     # ---- buffers ---------------------------------------------------------------------------

@@ -155,6 +155,18 @@ def test_sync_all_orders_gm_between_cores():
     assert "block 0 'pto.mte_ub_gm'" in info.value.message
 
 
+def test_sync_all_on_one_block_orders_the_cores_own_pipes():
+    # SyncAll waits for every pipe of the core (PIPE_ALL) even when no other core takes part:
+    # the MTE2 read of c[0:16] after it is ordered after the MTE3 write before it
+    module = parse(EXCHANGE.format(sync="pto.sync_all"))
+    out = run_module(module, inputs=inputs(), sync_check=True).outputs["c"]
+    np.testing.assert_array_equal(out[:16], np.arange(16, dtype=np.float16))
+    with pytest.raises(SyncError) as info:  # without it, the same read races with the write
+        run_module(parse(EXCHANGE.format(sync="")), inputs=inputs(), sync_check=True)
+    assert info.value.kind == "race"
+    assert "'pto.mte_gm_ub'" in info.value.message and "(pipe mte3) writes them" in info.value.message
+
+
 def test_ops_print_and_parse_back():
     import io
 
