@@ -64,6 +64,7 @@ from mmair.tools.cli import (
     ascend_target,
     check_output_path,
     parse_pipeline_spec,
+    stdout_closed,
     target_attribute,
 )
 from mmair.tools.diagnostics import (
@@ -449,6 +450,9 @@ def run(args: argparse.Namespace) -> int:
     except DiagnosticException as err:
         raise UserError(format_pass_error(err, source)) from None
 
+    if args.timing or args.timing_only or args.timeline is not None:
+        _check_timed_kernel(module, source.name)
+
     try:
         entry = find_entry(module, args.entry)
         memrefs = _argument_types(entry)
@@ -506,6 +510,16 @@ def run(args: argparse.Namespace) -> int:
                 f"--timeline: cannot write '{args.timeline}': {err.strerror}")) from None
     _print_summary(args, entry, passes, result, checks, outputs_spec)
     return 0 if all(c.ok for c in checks) else 1
+
+
+def _check_timed_kernel(module, file: str) -> None:
+    """The cost model times the Ascend AI Core pipes: a kernel with tcgen05 ops and no pto ops has
+    nothing it can time (a Blackwell timing model does not exist), so say so instead of 0 cycles."""
+    names = {op.name.split(".", 1)[0] for op in module.walk()}
+    if "tcgen05" in names and "pto" not in names:
+        raise UserError(format_diagnostic(
+            "--timing/--timeline model the Ascend AI Core pipes; this is a tcgen05 kernel, whose "
+            "timing is not modelled", file=file))
 
 
 def _check_timing_options(args, outputs_spec, checks_spec) -> None:
@@ -611,6 +625,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except UserError as err:
         report(str(err))
         return 1
+    except BrokenPipeError:
+        return stdout_closed()
 
 
 if __name__ == "__main__":

@@ -5,6 +5,7 @@
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -217,3 +218,25 @@ def test_cli_timing_of_a_racy_kernel_is_one_diagnostic(tmp_path):
                            "--timing-only"], capture_output=True, text=True)
     assert proc.returncode == 1 and "Traceback" not in proc.stderr
     assert "error: 'pto.fixpipe' op race on l0c bytes" in proc.stderr
+
+
+def test_cli_timing_of_a_tcgen05_kernel_is_refused(capsys):
+    # the cost model times Ascend pipes; a Blackwell kernel gets one error, not "0 cycles"
+    example = Path(__file__).parents[2] / "examples" / "tcgen05_mma_f16.mlir"
+    assert run_main([str(example), "--timing"]) == 1
+    err = capsys.readouterr().err
+    assert err.strip() == (f"{example}: error: --timing/--timeline model the Ascend AI Core pipes; "
+                           "this is a tcgen05 kernel, whose timing is not modelled")
+
+
+def test_cli_stdout_closed_by_its_reader_is_no_traceback():
+    # `mmair-run ... | head -c 0`: the reader is gone before the summary is printed
+    example = Path(__file__).parents[2] / "examples" / "gemm_f16_128.mlir"
+    proc = subprocess.Popen([sys.executable, "-m", "mmair.tools.run", str(example), "--timing"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert proc.stdout is not None and proc.stderr is not None
+    proc.stdout.close()
+    with proc.stderr:
+        err = proc.stderr.read().decode()
+    assert proc.wait(timeout=120) == 1
+    assert "Traceback" not in err and err == ""
