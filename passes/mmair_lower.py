@@ -11,6 +11,13 @@ lowering here, and the executor carries no second implementation of it. In order
    pto passes so that bytes reused by address assignment are ordered too;
 4. `tcgen05-materialize-descriptors`: `tcgen05.make_*` descriptor ops -> the integer words.
 
+Steps 2 and 3 run only on the functions that held a `pto.matmul`. A function written at pipe
+level is left as its author wrote it: `mmair-run` applies this pipeline to any module it cannot run
+as it is (say, one that also holds a `tcgen05.make_*` or a `pto.matmul` elsewhere), and it must
+then report that function's missing flags, not silently add them, nor add address reuse its author
+never synchronised (the executor places an alloc without an offset at a fresh address). Run
+`-p pto-assign-addresses,pto-insert-sync` to treat such a function too.
+
     mmair-opt kernel.mlir -p mmair-lower          # or -p 'mmair-lower{target=a5 multi-buffer=2}'
     mmair-run kernel.mlir -p mmair-lower --check-numpy
 """
@@ -21,12 +28,14 @@ from dataclasses import dataclass
 from importlib import import_module
 
 from xdsl.context import Context
+from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass
 
-from mmair.passes.pto_assign_addresses import PtoAssignAddressesPass
-from mmair.passes.pto_insert_sync import PtoInsertSyncPass
-from mmair.passes.pto_tile_matmul import PtoTileMatmulPass
+from mmair.dialects import pto
+from mmair.passes.pto_assign_addresses import assign_function
+from mmair.passes.pto_insert_sync import insert_sync_functions
+from mmair.passes.pto_tile_matmul import PtoTileMatmulPass, resolve_target
 
 
 def _tcgen05_materialize() -> ModulePass:
@@ -48,7 +57,15 @@ class MmairLowerPass(ModulePass):
     """Slots per reloaded tile in `pto-tile-matmul` (2: double buffering)."""
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
+        lowered = frozenset(
+            f.sym_name.data for f in op.walk()
+            if isinstance(f, func.FuncOp) and any(isinstance(o, pto.MatmulOp) for o in f.walk())
+        )
         PtoTileMatmulPass(target=self.target, multi_buffer=self.multi_buffer).apply(ctx, op)
-        PtoAssignAddressesPass(target=self.target).apply(ctx, op)
-        PtoInsertSyncPass(target=self.target).apply(ctx, op)
+        resolve_target(op, self.target, self.name)
+        functions = [f for f in op.walk()
+                     if isinstance(f, func.FuncOp) and f.sym_name.data in lowered]
+        for function in functions:
+            assign_function(function, pto.target_of(function))
+        insert_sync_functions(op, lowered)
         _tcgen05_materialize().apply(ctx, op)

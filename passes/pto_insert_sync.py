@@ -457,7 +457,15 @@ class PtoInsertSyncPass(ModulePass):
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         resolve_target(op, self.target, self.name)
-        for function in list(_functions(op)):
-            if any(isinstance(o, pto.MatmulOp) for o in function.walk()):
-                continue  # not lowered yet: nothing runs on a pipe
-            insert_sync(function, pto.target_of(function))
+        insert_sync_functions(op)
+
+
+def insert_sync_functions(module: ModuleOp, names: frozenset[str] | None = None) -> None:
+    """Run `insert_sync` on every function of `module` (or on those named in `names`) that holds
+    no `pto.matmul` (not lowered yet: nothing of it runs on a pipe)."""
+    for function in list(_functions(module)):
+        if names is not None and function.sym_name.data not in names:
+            continue
+        if any(isinstance(o, pto.MatmulOp) for o in function.walk()):
+            continue
+        insert_sync(function, pto.target_of(function))
