@@ -193,6 +193,13 @@ def one_blas_thread() -> Any:
     return threadpool_limits(limits=1, user_api="blas")
 
 
+def default_jobs() -> int:
+    """`--jobs` default: the machine's CPU count."""
+    import os
+
+    return os.cpu_count() or 1
+
+
 def make_interpreter(
     module: ModuleOp, target: str, max_ops: int | None = None,
     max_gm_bytes: int | None = DEFAULT_MAX_GM_BYTES,
@@ -229,6 +236,7 @@ def run_module(
     timing_only: bool = False,
     blocks: int = 1,
     coverage: tuple[str, ...] | list[str] = (),
+    jobs: int | None = None,
 ) -> RunResult:
     """Execute `entry` of a verified module; see the module docstring. Runtime faults raise
     `ExecutionError` (with `.op`), input problems `InputError`. `max_ops` bounds the executed ops,
@@ -248,7 +256,11 @@ def run_module(
     its own on-chip memories, pipes and `pto.block_idx`, GM is shared; checked against the
     target's core count. With `sync_check`, races between cores on GM are checked too.
     `coverage`: names of GM arguments whose unwritten bytes are reported in
-    `RunResult.unwritten` (`executor/coverage.py`)."""
+    `RunResult.unwritten` (`executor/coverage.py`).
+    `jobs`: threads for independent pipe ops of a core (None: the CPU count; 1: sequential).
+    With `sync_check`, an op that the scheduler executes is handed to a thread pool and starts
+    once every earlier op whose footprint overlaps its own (one of them writing) has finished
+    (`Scheduler` in `executor/scheduler.py`), so outputs are bit-identical to `jobs=1`."""
     if blocks != 1:
         if timing or timing_only:
             raise ExecutionError("--timing on more than one block is not supported yet "
@@ -276,6 +288,8 @@ def run_module(
         seam = interp.seam = IssueSeam(memory.target, gm_names, scheduler=scheduler)
         seam.timing = timeline
         seam.numerics = not timing_only
+        if seam.numerics:
+            seam.start_threads(default_jobs() if jobs is None else jobs)
     cover = _coverage(names, values, coverage)
     if cover is not None:
         if seam is not None:
@@ -287,10 +301,13 @@ def run_module(
     with one_blas_thread():
         try:
             results = interp.call_op(entry_op, tuple(values))
+            if seam is not None:
+                seam.finish()
         except RecursionError:
             raise ExecutionError("recursion too deep", entry_op) from None
-        if seam is not None:
-            seam.finish()
+        finally:
+            if seam is not None and seam.threads is not None:
+                seam.close()
     outputs = {n: v for n, v in zip(names, values, strict=True) if isinstance(v, np.ndarray)}
     return RunResult(
         outputs=outputs,

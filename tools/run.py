@@ -5,7 +5,8 @@
               [--check-numpy] [--stats] [--seed S] [--max-ops N] [--max-gm-bytes B]
               [--sync-check=on|off] [--timing] [--timing-only] [--timeline FILE.json|FILE.png]
               [--check-numpy] [--inputs real|int] [--raw-bits] [--stats] [--json] [-v]
-              [--seed S] [--max-ops N] [--max-gm-bytes B] [--numerics default|exact] [--version]
+              [--seed S] [--max-ops N] [--max-gm-bytes B] [--numerics default|exact] [--jobs N]
+              [--version]
 
 The file is parsed, verified, transformed by a pass pipeline, and its entry function is run
 (`mmair.executor.runner.run_module`). Without `-p`, a module that holds ops only a lowering makes
@@ -39,6 +40,9 @@ rounding; `mmair.isa.tcgen05.numerics`) instead of float32 accumulation.
 cycles, utilisation and the op that bounds it; `--timing-only` does the same without computing
 the pipe ops (fast, no outputs); `--timeline FILE.json|FILE.png` writes the schedule as a Chrome
 trace (Perfetto) or a Gantt chart.
+`--jobs N` (default: the CPU count) runs independent pipe ops of a core on N threads: with the sync
+checker on, an op waits only for the earlier ops whose footprints overlap its own (at least one
+writing), so the outputs are bit-identical to `--jobs 1` (sequential).
 
 Exit codes: 0 success; 1 a user error (parse, verify, runtime fault, bad .npy, failed check), printed
 as `file:line:col: error: ...` with the source line where the location is known; 2 bad arguments.
@@ -104,6 +108,16 @@ def _non_negative(text: str) -> int:
         raise argparse.ArgumentTypeError(f"expected a non-negative integer, got '{text}'") from None
     if value < 0:
         raise argparse.ArgumentTypeError(f"must be >= 0, got {value}")
+    return value
+
+
+def _positive(text: str) -> int:
+    try:
+        value = int(text, 0)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got '{text}'") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be >= 1, got {value}")
     return value
 
 
@@ -173,6 +187,10 @@ def build_parser() -> argparse.ArgumentParser:
                    help="launch the kernel on N AI Cores (pto.block_idx 0..N-1; own on-chip "
                         "memories and pipes, shared GM; at most the target's core count; with "
                         "--sync-check=on races between cores on GM are reported)")
+    p.add_argument("--jobs", "-j", type=_positive, default=None, metavar="N",
+                   help="threads for independent ops inside a core: pipe ops whose footprints do "
+                        "not overlap run side by side, results identical to --jobs 1 "
+                        "(default: the machine's CPU count; 1: sequential)")
     p.add_argument("--check-coverage", action="append", default=[], metavar="NAME",
                    help="report the bytes of GM output NAME that no core wrote (exit 1 if any), "
                         "e.g. a remainder tile a multi-core split leaves out")
@@ -465,7 +483,7 @@ def run(args: argparse.Namespace) -> int:
                             numerics=args.numerics,
                             timing=args.timing or args.timeline is not None,
                             timing_only=args.timing_only, blocks=args.blocks,
-                            coverage=args.check_coverage)
+                            coverage=args.check_coverage, jobs=args.jobs)
     except InputError as err:
         raise UserError(format_diagnostic(str(err))) from None
     except ExecutionError as err:
