@@ -33,7 +33,7 @@ from mmair.dialects import tcgen05
 from mmair.executor.dtypes import element_name_of_type, numpy_dtype
 from mmair.executor.errors import ExecutionError
 from mmair.executor.memory import Memory
-from mmair.executor.tcgen05_kernels import SharedMemory, TensorMemory, mma
+from mmair.executor.tcgen05_kernels import CpFootprint, SharedMemory, TensorMemory, cp, mma
 from mmair.isa.tcgen05 import layouts
 
 _MASK32 = (1 << 32) - 1
@@ -80,6 +80,8 @@ class Tcgen05Functions(InterpreterFunctions):
     #: mbarrier (by SMEM address) -> its state
     mbarriers: dict[int, MbarrierState] = field(default_factory=dict)
     relinquished: bool = False
+    last_cp: CpFootprint | None = None
+    """The footprint of the last tcgen05.cp (the async checker's event)."""
 
     def __post_init__(self) -> None:
         if self.memory is not None:
@@ -333,7 +335,12 @@ class Tcgen05Functions(InterpreterFunctions):
 
     @impl(tcgen05.CpOp)
     def run_cp(self, interp: Interpreter, op: tcgen05.CpOp, args: PythonValues) -> PythonValues:
-        raise ExecutionError("uses tcgen05.cp, which the executor does not model yet")
+        self.last_cp = cp(
+            self.smem, self.tmem, taddr=self.tmem_address(args[0], "the tcgen05.cp destination"),
+            desc=int(args[1]) & _MASK64, shape=op.shape.data,
+            multicast=None if op.multicast is None else op.multicast.data,
+            decompress=None if op.decompress is None else op.decompress.data)
+        return ()
 
     @impl(tcgen05.ShiftOp)
     def run_shift(self, interp: Interpreter, op: tcgen05.ShiftOp,

@@ -106,14 +106,45 @@ def check_cp(shape: str, multicast: str | None, decompress: str | None) -> None:
                               "is not a tcgen05.cp decompression")
 
 
+#: tcgen05.cp shape -> (rows of the source matrix, bits per row).
+CP_ROWS_BITS: dict[str, tuple[int, int]] = {
+    "128x256b": (128, 256),
+    "4x256b": (4, 256),
+    "128x128b": (128, 128),
+    "64x128b": (64, 128),
+    "32x128b": (32, 128),
+}
+
+
+def cp_lane_offsets(shape: str, multicast: str | None) -> list[tuple[int, ...]]:
+    """For each source row of a tcgen05.cp, the TMEM lanes (offsets from the address lane) it is
+    written to. Without multicast row r goes to lane r. `.warpx4` (32x128b) writes the 32 rows
+    into each warp's lane quarter (lanes r + 32w). `.warpx2::02_13` / `::01_23` (64x128b) write
+    rows 0-31 to the first warp of each named pair and rows 32-63 to the second: warps (0, 2)
+    and (1, 3), or (0, 1) and (2, 3) (the pairs the qualifier names). `.4x256b` has no lane
+    mapping here (raises KeyError: the executor does not model it)."""
+    rows, _ = CP_ROWS_BITS[shape]
+    if shape == "4x256b":
+        raise KeyError(shape)
+    if multicast is None:
+        return [(r,) for r in range(rows)]
+    if multicast == "warpx4":
+        return [tuple(r + LANES_PER_WARP * w for w in range(4)) for r in range(rows)]
+    pairs = {"warpx2::02_13": ((0, 2), (1, 3)), "warpx2::01_23": ((0, 1), (2, 3))}[multicast]
+    return [tuple(r % LANES_PER_WARP + LANES_PER_WARP * w for w in pairs[r // LANES_PER_WARP])
+            for r in range(rows)]
+
+
 __all__ = [
     "CP_DECOMPRESSIONS",
+    "CP_ROWS_BITS",
     "CP_SHAPES",
     "LANES_PER_WARP",
     "LD_ST_NUMS",
     "LD_ST_SHAPES",
     "MAX_REGISTERS",
     "check_cp",
+    "cp_lane_offsets",
     "check_lane_quarter",
     "ld_st_columns",
     "ld_st_registers",
