@@ -244,9 +244,16 @@ class Tcgen05Seam:
             b=int(values[op.b]) & _MASK64, ws=op.ws is not None,
             sparse=op.sparse is not None,
             zero_column_mask=None if op.zero_column_mask is None
-            else int(values[op.zero_column_mask]) & _MASK64)
+            else int(values[op.zero_column_mask]) & _MASK64,
+            **{name: fn.tmem_address(values[v], name)
+               for name, v in (("sparse_metadata", op.sparse_metadata), ("scale_a", op.scale_a),
+                               ("scale_b", op.scale_b)) if v is not None})
         m, n = footprint.m, footprint.n
         accesses = [self._smem_span(lo, end, False) for lo, end in footprint.smem]
+        extra = [v for v in (op.sparse_metadata, op.scale_a, op.scale_b) if v is not None]
+        for value, (lane, lanes, column, columns) in zip(extra, footprint.tmem_reads,
+                                                          strict=True):
+            accesses.append(self._tmem(value, values[value], lane, column, lanes, columns, False))
         if op.a_in_tmem:
             a = fn.tmem_address(a_view, "a")
             accesses.append(self._tmem(op.a, a_view, layouts.tmem_lane(a), layouts.tmem_column(a),

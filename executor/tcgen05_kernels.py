@@ -929,13 +929,18 @@ class MmaFootprint(NamedTuple):
     n: int
     smem: tuple[tuple[int, int], ...]
     a_columns: int
+    tmem_reads: tuple[tuple[int, int, int, int], ...] = ()
+    """(lane, lanes, column, columns) rectangles of scale factors and sparse metadata."""
 
 
 def mma_footprint(smem: SharedMemory, *, kind: str, idesc: int, a: int | None, b: int,
                   ws: bool = False, sparse: bool = False,
-                  zero_column_mask: int | None = None) -> MmaFootprint:
+                  zero_column_mask: int | None = None, sparse_metadata: int | None = None,
+                  scale_a: int | None = None, scale_b: int | None = None) -> MmaFootprint:
     """The footprint of an MMA that `mma` has already run and checked (same memoized decodes):
-    `a` is A's SMEM descriptor word, None when A is in TMEM."""
+    `a` is A's SMEM descriptor word, None when A is in TMEM; the TMEM addresses of the sparse
+    metadata and scale factors give their cells (scale factors: the columns of every lane
+    quadrant they occupy, a hull)."""
     desc = _memo(_decode, "instruction descriptor", idesc, decode_idesc, kind)
     m, n, k = _memo(rules.mma_shape, desc)
     k_stored = k // 2 if sparse else k
@@ -951,7 +956,16 @@ def mma_footprint(smem: SharedMemory, *, kind: str, idesc: int, a: int | None, b
         operand = _checked_operand_map(_smem_desc(word), major, bits, mn, kk, "operand", width)
         spans.append((operand.lowest, operand.end))
     a_bits = layouts.smem_element_bits(kind, desc.atype)
-    return MmaFootprint(m, n, tuple(spans), -(-k_stored * a_bits // 32))
+    reads = []
+    if sparse_metadata is not None:
+        columns = -(-layouts.sparse_metadata_nibbles(kind, k) // 8)  # 8 nibbles per cell
+        reads.append((layouts.tmem_lane(sparse_metadata), m,
+                      layouts.tmem_column(sparse_metadata), columns))
+    for address, rows in ((scale_a, m), (scale_b, n + shift)):
+        if address is not None:
+            _, offsets = layouts.scale_factor_cells(np.arange(rows))
+            reads.append((0, TMEM_LANES, layouts.tmem_column(address), int(offsets.max()) + 1))
+    return MmaFootprint(m, n, tuple(spans), -(-k_stored * a_bits // 32), tuple(reads))
 
 
 __all__ = [

@@ -26,6 +26,8 @@
 
 from __future__ import annotations
 
+import numpy as np
+
 from mmair.isa.tcgen05.errors import DescriptorError
 
 #: Shape -> (TMEM lanes covered, 32-bit registers per thread per repetition).
@@ -75,6 +77,34 @@ def ld_st_columns(shape: str, num: int) -> int:
         return num
     # 16-lane shapes: 32 threads x registers spread over 16 lanes -> twice the columns per lane
     return 2 * base * num if shape != "16x32bx2" else 2 * num
+
+
+def ld_st_cells(shape: str, num: int) -> tuple[np.ndarray, np.ndarray]:
+    """(lane, column) offsets, each a (32 threads, registers) int array, of the TMEM cell that
+    register r of thread t of a `.b32` tcgen05.ld/st (no pack/unpack) moves, relative to the
+    address. PTX ISA "Matrix fragments for shape .32x32b/.16x64b/.16x128b/.16x256b" (figures
+    183-186); the formulas are those of CUTLASS's SM100_TMEM_LOAD_* copy traits
+    (cute/atom/copy_traits_sm100.hpp, DstLayout over a (bits x 16 lanes) reference):
+
+    * .32x32b:  lane t,                        column r
+    * .16x64b:  lane t // 4 + 8 (t % 2),       column (t // 2) % 2 + 2 r
+    * .16x128b: lane t // 4 + 8 (r % 2),       column t % 4 + 4 (r // 2)
+    * .16x256b: lane t // 4 + 8 ((r // 2) % 2), column 2 (t % 4) + r % 2 + 8 (r // 4)
+
+    `.16x32bx2` also needs its immHalfSplitoff operand: not given here (raises KeyError)."""
+    regs = ld_st_registers(shape, num)
+    t = np.arange(32)[:, None]
+    r = np.arange(regs)[None, :]
+    if shape == "32x32b":
+        return np.broadcast_to(t, (32, regs)).copy(), np.broadcast_to(r, (32, regs)).copy()
+    if shape == "16x64b":
+        return (np.broadcast_to(t // 4 + 8 * (t % 2), (32, regs)).copy(),
+                np.broadcast_to((t // 2) % 2 + 2 * r, (32, regs)).copy())
+    if shape == "16x128b":
+        return t // 4 + 8 * (r % 2), t % 4 + 4 * (r // 2)
+    if shape == "16x256b":
+        return t // 4 + 8 * ((r // 2) % 2), 2 * (t % 4) + r % 2 + 8 * (r // 4)
+    raise KeyError(shape)
 
 
 def check_lane_quarter(shape: str, lane: int, warp: int) -> None:
@@ -146,6 +176,7 @@ __all__ = [
     "check_cp",
     "cp_lane_offsets",
     "check_lane_quarter",
+    "ld_st_cells",
     "ld_st_columns",
     "ld_st_registers",
 ]

@@ -118,3 +118,22 @@ def test_cp_kernel_runs_and_its_racy_variant_is_reported(capsys, tmp_path: Path)
         f"{racy}:12:5: error: 'tcgen05.ld' op race on TMEM lanes [32, 64) x columns [0, 8) (%t): "
         f"'tcgen05.ld' at {racy}:12:5 (the TMEM load path) reads them, 'tcgen05.cp' at "
         f"{racy}:9:5 (the tensor core's async unit) writes them")
+
+
+def test_mma_footprint_of_a_sparse_mma() -> None:
+    # Sparse f16 128x64 (K = 32, 16 stored): A and B K-major, no swizzle; the metadata holds one
+    # nibble per group of four K values: 8 nibbles = one 32-bit cell per row, M rows.
+    from mmair.executor.tcgen05_kernels import mma_footprint
+    from mmair.isa.tcgen05 import InstrDesc, encode_idesc
+    from mmair.isa.tcgen05.layouts import tmem_address
+
+    idesc = encode_idesc(InstrDesc(kind="f16", m=128, n=64, atype="f16", btype="f16",
+                                   dtype="f32", sparse=True))
+    a = encode_smem_desc(SmemDesc(0, 2048, 128))      # 128 rows x 16 f16: 2 K chunks
+    b = encode_smem_desc(SmemDesc(8192, 1024, 128))   # 64 rows x 32 f16: 4 K chunks
+    f = mma_footprint(SharedMemory(), kind="f16", idesc=idesc, a=a, b=b, sparse=True,
+                      sparse_metadata=tmem_address(0, 96))
+    assert (f.m, f.n) == (128, 64)
+    # hull of A: 16 row groups x 128 B and 2 chunks 2048 B apart; B: 8 groups, 4 chunks of 1024
+    assert f.smem == ((0, 2048 + 16 * 128), (8192, 8192 + 3 * 1024 + 8 * 128))
+    assert f.tmem_reads == ((0, 128, 96, 1),)
