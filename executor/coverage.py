@@ -53,7 +53,6 @@ class CoverageSeam:
     def __init__(self, coverage: Coverage):
         self.coverage = coverage
         self.produced: dict = {}
-        self.threads = None  # never runs kernels on threads
         self.handlers = {cls: self._run for cls in EFFECTS}
         self._footprints: dict[Operation, Footprint] = {}
 

@@ -293,7 +293,7 @@ def run_module(
             seam = interp.seam = IssueSeam(memory.target, gm_names, scheduler=scheduler)
         seam.timing = timeline
         seam.numerics = not timing_only
-        if seam.numerics:
+        if seam.numerics and isinstance(seam, IssueSeam):  # Ascend pipes (not tcgen05 yet)
             seam.start_threads(default_jobs() if jobs is None else jobs)
     cover = _coverage(names, values, coverage)
     if cover is not None:
@@ -311,7 +311,7 @@ def run_module(
         except RecursionError:
             raise ExecutionError("recursion too deep", entry_op) from None
         finally:
-            if seam is not None and seam.threads is not None:
+            if getattr(seam, "threads", None) is not None:
                 seam.close()
     outputs = {n: v for n, v in zip(names, values, strict=True) if isinstance(v, np.ndarray)}
     return RunResult(
