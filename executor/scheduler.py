@@ -298,8 +298,9 @@ class ThreadedRuns:
         self.pool = ThreadPoolExecutor(jobs, thread_name_prefix="mmair-op")
         self.lock = threading.Lock()
         self.changed = threading.Condition(self.lock)
-        self.live: dict[tuple, list[tuple[Any, _Task]]] = {}
-        """(space, memory) -> [(access, task)] of the tasks not seen finished, in submit order."""
+        self.live: dict[tuple, list[tuple]] = {}
+        """(space, memory) -> [(first byte, end of the hull, write, access, task)] of the tasks
+        not seen finished, in submit order."""
         self.outstanding = 0
         self.window = WINDOW * jobs
         self.failed: list[tuple[int, Event, BaseException]] = []
@@ -317,13 +318,16 @@ class ThreadedRuns:
             entries = live.get(key)
             if not entries:
                 continue
+            lo, hi, write = a.start, a.end, a.write
             kept = []
             for entry in entries:
-                b, task = entry
+                task = entry[4]
                 if task.done:
                     continue
                 kept.append(entry)
-                if (a.write or b.write) and task not in deps and overlap(a, b) is not None:
+                # the byte hulls first: most tile pairs are disjoint or the same tile
+                if (write or entry[2]) and lo < entry[1] and entry[0] < hi and \
+                        task not in deps and overlap(a, entry[3]) is not None:
                     deps.append(task)
             live[key] = kept
         return deps
@@ -334,11 +338,12 @@ class ThreadedRuns:
         live = self.live
         for a in ev.accesses:
             key = (a.space, a.memory)
+            entry = (a.start, a.end, a.write, a, task)
             entries = live.get(key)
             if entries is None:
-                live[key] = [(a, task)]
+                live[key] = [entry]
             else:
-                entries.append((a, task))
+                entries.append(entry)
         with self.lock:
             for dep in deps:
                 if not dep.done:
