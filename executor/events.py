@@ -24,6 +24,8 @@ from typing import Any
 
 from mmair.executor.errors import ExecutionError
 from mmair.isa.ascend.pipes import Pipe
+from mmair.isa.tcgen05.units import LABELS as UNIT_LABELS
+from mmair.isa.tcgen05.units import UNITS
 
 # Event kinds other than the op kinds of `effects.EFFECTS` ("mte_gm_l1", "mad", ...).
 SET = "set_flag"
@@ -34,8 +36,13 @@ SCALAR = "scalar"
 """A scalar-unit access (pipe S): a read of a pipe op's result, a scalar load or store."""
 
 PIPES: tuple[Pipe, ...] = tuple(Pipe)
-PIPE_INDEX: dict[Pipe, int] = {p: i for i, p in enumerate(PIPES)}
-NUM_PIPES = len(PIPES)
+"""The lanes of an Ascend core (the default unit set of the engine)."""
+LANE_SETS: tuple[tuple, ...] = (PIPES, UNITS)
+"""The unit sets a core can have: Ascend pipes, or the units of a tcgen05 CTA
+(`isa.tcgen05.units`). A run uses one set; each set numbers its units from 0 inside a core's
+`NUM_PIPES` slots, so the lanes of a core stay `core * NUM_PIPES + index`."""
+PIPE_INDEX: dict = {p: i for units in LANE_SETS for i, p in enumerate(units)}
+NUM_PIPES = max(len(units) for units in LANE_SETS)
 
 
 def lane_of(core: int, pipe: Pipe) -> int:
@@ -107,7 +114,8 @@ class Event:
         """`'pto.mad' at f.mlir:3:5 (pipe m, iteration %k = 256)`."""
         name = f"'{self.op.name}'" if self.op is not None else self.kind
         where = op_where(self.op)
-        text = f"{name}{f' at {where}' if where else ''} (pipe {self.pipe}"
+        label = UNIT_LABELS.get(self.pipe)  # a tcgen05 unit, else an Ascend pipe
+        text = f"{name}{f' at {where}' if where else ''} ({label or f'pipe {self.pipe}'}"
         if self.core:
             text += f", core {self.core}"
         its = format_iteration(self.iteration)

@@ -43,6 +43,7 @@ from mmair.executor.events import (
     SyncError,
 )
 from mmair.isa.ascend.pipes import needs_same_pipe_barrier
+from mmair.isa.tcgen05.units import Unit, tmem_overlap_text, why_unordered
 
 PRUNE_EVERY = 2048
 """Events between two `prune` passes."""
@@ -77,7 +78,8 @@ class HappensBefore:
     names for messages."""
 
     def __init__(self, cores: int = 1, *, collect: bool = False,
-                 gm_names: dict[Hashable, str] | None = None, record_preds: bool = True):
+                 gm_names: dict[Hashable, str] | None = None, record_preds: bool = True,
+                 units: tuple = PIPES):
         lanes = cores * NUM_PIPES
         self.cores = cores
         self.lanes = lanes
@@ -86,7 +88,9 @@ class HappensBefore:
         self.gm_names: dict[Hashable, str] = gm_names if gm_names is not None else {}
         self.clock: list[list[int]] = [[0] * lanes for _ in range(lanes)]
         self.count: list[int] = [0] * lanes
-        self.in_order: list[bool] = [not needs_same_pipe_barrier(PIPES[i % NUM_PIPES])
+        # `units`: the core's lane set (events.LANE_SETS); slots past its end stay unused.
+        self.in_order: list[bool] = [i % NUM_PIPES >= len(units) or
+                                     not needs_same_pipe_barrier(units[i % NUM_PIPES])
                                      for i in range(lanes)]
         self.last: list[Event | None] = [None] * lanes
         """The lane's last event (S) or last barrier or wait_flag (the other pipes, where these
@@ -293,6 +297,9 @@ class HappensBefore:
             return
         if sa.space == "gm":
             where = f"bytes [{lo}, {hi}) of GM buffer {self._buffer_name(fa, sa)}"
+        elif sa.space == "tmem":
+            where = (f"{tmem_overlap_text((fa.start, fa.width, fa.rows), (sa.start, sa.width, sa.rows))}"
+                     f" ({self._buffer_name(sa, fa)})")
         else:
             where = (f"{sa.space} bytes [{lo}, {hi}) ({self._buffer_name(sa, fa)})")
         same = first.lane == second.lane
@@ -302,8 +309,11 @@ class HappensBefore:
                        f"{first.describe()} {_verb(fa)} them; no pto.sync_all between them "
                        f"(the only order between cores)")
             raise SyncError("race", message, second.op, (second, first))
-        why = (f"no pipe_barrier({first.pipe}) between them" if same else
-               "no set_flag/wait_flag chain or pipe_barrier orders them")
+        if isinstance(first.pipe, Unit):
+            why = why_unordered(first.pipe, second.pipe)
+        else:
+            why = (f"no pipe_barrier({first.pipe}) between them" if same else
+                   "no set_flag/wait_flag chain or pipe_barrier orders them")
         message = (f"race on {where}: {second.describe()} {_verb(sa)} them, "
                    f"{first.describe()} {_verb(fa)} them; {why}")
         raise SyncError("race", message, second.op, (second, first))

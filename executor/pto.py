@@ -329,11 +329,6 @@ class PtoParamsFunctions(InterpreterFunctions):
         word = extra.pop(0) if op.scalar is not None else None
         vector = extra.pop(0) if op.vector is not None else None
         target = _target_of(op)
-        if op.channel_split is not None:
-            raise ExecutionError("fixpipe channel split is not modelled by the executor")
-        if layout == "nz2nz" and isinstance(dst, np.ndarray) and dst.itemsize == 1 or \
-                (isinstance(dst, Tile) and layout == "nz2nz" and element_bits(dst.element) == 8):
-            raise ExecutionError("nz2nz with b8 output (channel merge) is not modelled by the executor")
         p = raw_kernels.FixpipeRaw(n_size, m_size, sstride, dstride, nd, snd, dnd, c0_stride)
         if isinstance(dst, Tile):
             dst.will_write()
@@ -346,7 +341,7 @@ class PtoParamsFunctions(InterpreterFunctions):
             flat = vector.values().reshape(-1)
             words = flat.view(np.uint64) if flat.dtype.itemsize == 8 else flat
         raw_kernels.fixpipe(tile_flat(src, soff, "src"), out, p, layout, op.quant.data,
-                            op.relu is not None, word, words, unit)
+                            op.relu is not None, word, words, unit, op.channel_split is not None)
         return ()
 
 

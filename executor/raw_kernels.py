@@ -291,7 +291,7 @@ class FixpipeRaw:
 
 
 def fixpipe_indices(
-    p: FixpipeRaw, layout: str, dst_nz_unit_elements: float
+    p: FixpipeRaw, layout: str, dst_nz_unit_elements: float, nz_block_cols: int = 16
 ) -> tuple[np.ndarray, np.ndarray]:
     """(src, dst) flat element indices of shape (nd_num * m_size, n_size), row = one output row of
     one matrix, column = the channel n (so per-column quant vectors broadcast along rows).
@@ -300,7 +300,10 @@ def fixpipe_indices(
     NZ2DN: src[h*16*srcNzMatrixStride + (c//16)*16*srcStride + m*16*srcNzC0Stride + c%16]
            -> dst[h*dstDnMatrixStride + c*dstStride + m]
     (srcStride, srcNdStride in C0_Size = 16 L0C elements; dstStride of NZ2NZ in 32 B on V220, in
-    elements on a5: `dst_nz_unit_elements`)."""
+    elements on a5: `dst_nz_unit_elements`). NZ2NZ writes destination Z blocks of `nz_block_cols`
+    channels (`isa_params.fixpipe_nz_block_cols`): 8 with channel split, 32 for b8 (channel merge;
+    an odd trailing 16 channels form a last block of 16), 16 otherwise:
+    dst[(c//W)*dstStride*unit + m*w(c) + c%w(c)], w(c) = W, or 16 in the unmerged tail."""
     nd = 1 if layout == "nz2nz" else p.nd_num
     i = np.arange(nd, dtype=np.int64)[:, None, None]
     mm = np.arange(p.m_size, dtype=np.int64)[None, :, None]
@@ -316,7 +319,13 @@ def fixpipe_indices(
             raise ExecutionError(
                 f"nz2nz dstStride {p.dst_stride} x 32 B is not a whole number of destination elements"
             )
-        dst = blk * int(step) + mm * 16 + lane
+        width = nz_block_cols
+        if width > 16:  # channel merge: the channels past the last whole W block stay 16 wide
+            merged = p.n_size - p.n_size % width
+            w = np.where(col < merged, width, 16)
+        else:
+            w = width
+        dst = (col // width) * int(step) + mm * w + col % w
     else:  # nz2dn
         src = i * 16 * p.src_nd_stride + blk * 16 * p.src_stride + mm * 16 * p.src_nz_c0_stride + lane
         dst = i * p.dst_nd_stride + col * p.dst_stride + mm
@@ -335,15 +344,27 @@ def fixpipe(
     word: int | None,
     words: np.ndarray | None,
     dst_nz_unit_elements: float,
+    channel_split: bool = False,
 ) -> None:
     """Fixpipe(dst, src, FixpipeParams): read L0C (f32/s32, `src` flat from its start), convert
-    (`kernels.quantize`: quant mode, ReLU, scale words) and write `dst` (flat from its start)."""
+    (`kernels.quantize`: quant mode, ReLU, scale words) and write `dst` (flat from its start).
+    NZ output splits f32 channels into 16 x 8 blocks with `channel_split` and merges b8 channels
+    into 16 x 32 blocks (`fixpipe_indices`)."""
     from mmair.executor.kernels import quantize  # the tile-level conversion, shared
 
     if p.n_size == 0 or p.m_size == 0 or p.nd_num == 0:
         return
     _limit(p.nd_num * p.m_size * p.n_size, "fixpipe")
-    s_idx, d_idx = fixpipe_indices(p, layout, dst_nz_unit_elements)
+    block = 16
+    if layout == "nz2nz":
+        block = isa_params.fixpipe_nz_block_cols(dst.itemsize * 8, channel_split)
+        multiple = min(block, 16)  # nSize: a multiple of 16 (8 with channel split)
+        if p.n_size % multiple:
+            raise ExecutionError(f"requires n_size (nSize) to be a multiple of {multiple} for nz2nz, "
+                                 f"got {p.n_size}")
+    elif channel_split:
+        raise ExecutionError(f"channel split requires nz2nz, got {layout}")
+    s_idx, d_idx = fixpipe_indices(p, layout, dst_nz_unit_elements, block)
     _bounds(s_idx, src.size, "src (L0C)")
     _bounds(d_idx, dst.size, "dst")
     if words is not None and words.size < p.n_size:

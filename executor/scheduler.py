@@ -48,9 +48,10 @@ class Scheduler:
     reachable from its successors costs the executor memory and garbage-collector time)."""
 
     def __init__(self, cores: int = 1, *, collect: bool = False,
-                 gm_names: dict[Hashable, str] | None = None, record_preds: bool = True):
+                 gm_names: dict[Hashable, str] | None = None, record_preds: bool = True,
+                 units: tuple = PIPES):
         self.hb = HappensBefore(cores, collect=collect, gm_names=gm_names,
-                                record_preds=record_preds)
+                                record_preds=record_preds, units=units)
         self.queues: list[deque[Event]] = [deque() for _ in range(self.hb.lanes)]
         self.collect = collect
         self.faults: list[SyncError] = []

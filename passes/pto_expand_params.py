@@ -295,7 +295,8 @@ class _Expander:
             assert isinstance(dst_t, pto.TileType)
             elem_bits = dst_t.element_bits
             if layout == "nz2nz":
-                pitch = -(-dst_t.matrix_shape[0] // M0) * M0 * M0
+                pitch = -(-dst_t.matrix_shape[0] // M0) * M0 * c0_elements(
+                    dst_t.element_name, dst_t.space_name)
             elif layout == "nz2dn" and dst_t.layout_name == "nd":
                 pitch = dst_t.matrix_shape[1]
             elif layout == "nz2nd":
@@ -303,8 +304,8 @@ class _Expander:
             else:
                 return False
         if layout == "nz2nz":
-            if elem_bits == 8:
-                return False  # channel merge: not expanded
+            if _fixpipe_nz_block(op) is None:
+                return False
             if self.target.fixpipe_params != "arch3510":
                 pitch = pitch * elem_bits // 8 // 32  # V220: 32-byte units
         src_stride = b.mul(b.cdiv(m, M0), M0)
@@ -358,10 +359,7 @@ def _expandable(op: Operation, target: Target) -> bool:
     if isinstance(op, pto.MadOp | pto.MadAccOp | pto.MadBiasOp):
         return op.lhs.type.element_bits >= 8  # type: ignore[union-attr]
     if isinstance(op, pto.FixpipeOp):
-        dst = op.dst.type
-        bits = dst.element_bits if isinstance(dst, pto.TileType) else element_bits(
-            pto.TileType("ub", (1, 1), dst.element_type, "nd").element_name)  # type: ignore[union-attr]
-        return not (op.layout.data == "nz2nz" and bits == 8)
+        return op.layout.data != "nz2nz" or _fixpipe_nz_block(op) is not None
     assert isinstance(op, pto.MteL1L0AOp | pto.MteL1L0BOp)
     src, dst = op.src.type, op.dst.type
     assert isinstance(src, pto.TileType) and isinstance(dst, pto.TileType)
@@ -376,3 +374,25 @@ def _expandable(op: Operation, target: Target) -> bool:
     if transpose or (src.layout_name in ("zz", "nz") and bits == 16):
         return True
     return src.layout_name == "zz" and bits == 32 and isa_params.load2d_transpose_supported(target)
+
+
+def _fixpipe_nz_block(op: pto.FixpipeOp) -> int | None:
+    """The Z-block width (channels) of a tile-level nz2nz Fixpipe when the raw form writes the same
+    bytes, else None. The hardware writes blocks of `isa_params.fixpipe_nz_block_cols` channels
+    (16; b8: 32 by channel merge, an odd trailing 16 channels staying 16 wide); the destination's
+    own c0 (an nz tile's, or the last dim of a (N1, M1, 16, c0) GM memref) must be that width, and
+    a merged n must be a static multiple of it."""
+    dst = op.dst.type
+    if isinstance(dst, pto.TileType):
+        bits, c0 = dst.element_bits, c0_elements(dst.element_name, dst.space_name)
+    else:
+        assert isinstance(dst, MemRefType)
+        bits = element_bits(pto.TileType("ub", (1, 1), dst.element_type, "nd").element_name)
+        c0 = dst.get_shape()[-1]
+    block = isa_params.fixpipe_nz_block_cols(bits, False)
+    if c0 != block:
+        return None
+    n = pto.static_value(op.n)
+    if block > 16 and (n is None or n % block):
+        return None
+    return block

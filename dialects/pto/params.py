@@ -421,7 +421,7 @@ class FixpipeCopyOp(IRDLOperation):
                  dst_nd_stride: Value, *, src_nz_c0_stride: Value | None = None,
                  layout: str = "nz2nd", quant: str = "none", relu: bool = False,
                  scalar: Value | None = None, vector: Value | None = None,
-                 unit_flag: int = 0) -> None:
+                 unit_flag: int = 0, channel_split: bool = False) -> None:
         opt = [] if src_nz_c0_stride is None else [src_nz_c0_stride]
         super().__init__(
             operands=[src, src_offset, dst, n_size, m_size, src_stride, dst_stride, nd_num,
@@ -432,6 +432,7 @@ class FixpipeCopyOp(IRDLOperation):
                 "quant": StringAttr(quant),
                 "relu": UnitAttr() if relu else None,
                 "unit_flag": IntegerAttr(unit_flag, i64) if unit_flag else None,
+                "channel_split": UnitAttr() if channel_split else None,
             },
         )
 
@@ -475,6 +476,11 @@ class FixpipeCopyOp(IRDLOperation):
         split = self.channel_split is not None
         if split and not (layout == "nz2nz" and src.element_name == dst_elem == "f32"):
             raise _error(self, "channel split requires f32 source and destination with nz2nz")
+        if split and dst_space != isa_params.FIXPIPE_CHANNEL_SPLIT_DST:
+            raise _error(self, f"channel split requires a {isa_params.FIXPIPE_CHANNEL_SPLIT_DST} "
+                               f"destination, got {dst_space}")
+        if split and self.unit_flag is not None and self.unit_flag.value.data:
+            raise _error(self, f"channel split requires unit_flag 0, got {self.unit_flag.value.data}")
         # Decision "NZ2ND with n not a multiple of 16": only NZ output moves whole 16-column
         # fractals; NZ2ND / NZ2DN write the columns c < n_size (docs/pto-raw-params.md).
         multiple = isa.FIXPIPE_N_SIZE_MULTIPLE_CHANNEL_SPLIT if split else isa.FIXPIPE_N_SIZE_MULTIPLE

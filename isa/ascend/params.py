@@ -146,6 +146,22 @@ FIXPIPE_A5_FIELDS: Mapping[str, Field] = _table(
 )
 
 
+# Fixpipe NZ output: the column width of one destination Z block. Channel split (f32 to GM only,
+# not with NZ2ND/NZ2DN or unitFlag: Ascend C `F32-Channel-Split.md`) cuts each 16 x 16 fractal into
+# two 16 x 8 blocks; b8 NZ output merges two adjacent 16 x 16 fractals into one 16 x 32 block and an
+# odd trailing 16 channels stay a 16 x 16 block (`Int8-Channel-Merge.md`); b4 merges four into
+# 16 x 64 (`NZ2NZ.md` constraints). Every block keeps 512-byte fractal rows of 16.
+FIXPIPE_SPLIT_BLOCK_COLS = 8
+FIXPIPE_CHANNEL_SPLIT_DST = "gm"
+
+
+def fixpipe_nz_block_cols(dst_bits: int, channel_split: bool) -> int:
+    """Channels per destination Z block of a Fixpipe NZ output of `dst_bits`-bit elements."""
+    if channel_split:
+        return FIXPIPE_SPLIT_BLOCK_COLS
+    return {8: 32, 4: 64}.get(dst_bits, 16)
+
+
 def nd2nz_fields(target: Target) -> Mapping[str, Field]:
     return ND2NZ_FIELDS_A5 if target.arch == 3510 else ND2NZ_FIELDS
 

@@ -98,3 +98,82 @@ def test_gemv_row_expands_to_a_vector_load(target):
     got = run_module(module, inputs={"a": a, "b": b}).outputs["c"]
     np.testing.assert_allclose(got, a.astype(np.float32) @ b.astype(np.float32), rtol=1e-4,
                                atol=1e-3)
+
+
+@pytest.mark.parametrize("target", ["a2", "a5"])
+def test_fixpipe_copy_channel_split_runs(target):
+    """An expanded kernel whose Fixpipe is switched to the F32 Channel Split NZ output (as the
+    Ascend C fixpipe_l0c2gm scenario 7: dstStride M * 8 * 4 / 32 on V220, M * 8 elements on a5)
+    writes C as 16 x 8 blocks, the sample's golden C.reshape(M/16, 16, N/8, 8).transpose(2, 0, 1, 3)."""
+    from xdsl.dialects import arith
+    from xdsl.dialects.builtin import IndexType, IntegerAttr, StringAttr, UnitAttr
+
+    from mmair.tools.diagnostics import verify_module
+
+    m, n, k = 32, 24, 16
+    module = lowered(matmul_text(m, n, k, "f16", "f16", "f32", target), "", True)
+    (fp,) = [op for op in module.walk() if isinstance(op, pto.FixpipeCopyOp)]
+    fp.properties["layout"] = StringAttr("nz2nz")
+    fp.properties["channel_split"] = UnitAttr()
+    stride = m * 8 * 4 // 32 if target == "a2" else m * 8
+    cst = arith.ConstantOp(IntegerAttr(stride, IndexType()))
+    fp.parent_block().insert_op_before(cst, fp)
+    fp.operands[6] = cst.result  # dst_stride
+    verify_module(module)
+    rng = np.random.default_rng(1)
+    a = rng.standard_normal((m, k)).astype(np.float16)
+    b = rng.standard_normal((k, n)).astype(np.float16)
+    got = run_module(module, inputs={"a": a, "b": b}).outputs["c"].reshape(-1)
+    c = a.astype(np.float32) @ b.astype(np.float32)
+    golden = c.reshape(m // 16, 16, n // 8, 8).transpose(2, 0, 1, 3).reshape(-1)
+    np.testing.assert_allclose(got, golden, rtol=1e-5, atol=1e-5)
+
+
+def nz2nz_kernel(target: str, elem: str, acc: str, out: str, quant: str, m: int, n: int, k: int,
+                 c0: int) -> str:
+    """A tile-level kernel whose Fixpipe writes C as NZ blocks of `c0` channels to a GM memref
+    (N1, M1, 16, c0)."""
+    a, b = f"memref<{m}x{k}x{elem}>", f"memref<{k}x{n}x{elem}>"
+    dst = f"memref<{-(-n // c0)}x{-(-m // 16)}x16x{c0}x{out}>"
+    scalar = " scalar %w" if quant != "none" else ""
+    return f"""builtin.module attributes {{pto.target = "{target}"}} {{
+  func.func @k(%a: {a}, %b: {b}, %c: {dst}) {{
+    %cm = arith.constant {m} : index
+    %cn = arith.constant {n} : index
+    %ck = arith.constant {k} : index
+    %w = arith.constant {1 << 32} : i64
+    %a_l1 = pto.alloc : !pto.tile<l1, {m}x{k}x{elem}, nz>
+    %b_l1 = pto.alloc : !pto.tile<l1, {k}x{n}x{elem}, zz>
+    %a_l0a = pto.alloc : !pto.tile<l0a, {m}x{k}x{elem}, {"nz" if target == "a5" else "zz"}>
+    %b_l0b = pto.alloc : !pto.tile<l0b, {k}x{n}x{elem}, zn>
+    %c_l0c = pto.alloc : !pto.tile<l0c, {m}x{n}x{acc}, nz>
+    pto.mte_gm_l1 %a, %a_l1, %cm, %ck : {a}, !pto.tile<l1, {m}x{k}x{elem}, nz>
+    pto.mte_l1_l0a %a_l1, %a_l0a, %cm, %ck : !pto.tile<l1, {m}x{k}x{elem}, nz>, !pto.tile<l0a, {m}x{k}x{elem}, {"nz" if target == "a5" else "zz"}>
+    pto.mte_gm_l1 %b, %b_l1, %ck, %cn : {b}, !pto.tile<l1, {k}x{n}x{elem}, zz>
+    pto.mte_l1_l0b %b_l1, %b_l0b, %ck, %cn : !pto.tile<l1, {k}x{n}x{elem}, zz>, !pto.tile<l0b, {k}x{n}x{elem}, zn>
+    pto.mad %a_l0a, %b_l0b, %c_l0c, %cm, %cn, %ck : !pto.tile<l0a, {m}x{k}x{elem}, {"nz" if target == "a5" else "zz"}>, !pto.tile<l0b, {k}x{n}x{elem}, zn>, !pto.tile<l0c, {m}x{n}x{acc}, nz>
+    pto.fixpipe %c_l0c, %c, %cm, %cn{scalar} {{layout = "nz2nz", quant = "{quant}"}} : !pto.tile<l0c, {m}x{n}x{acc}, nz>, {dst}
+    func.return
+  }}
+}}"""
+
+
+@pytest.mark.parametrize("target", ["a2", "a5"])
+def test_f16_nz_fixpipe_expands(target):
+    """f32 -> f16 NZ Fixpipe into a (N1, M1, 16, 16) memref: expanded and equal to tile level."""
+    m, n, k = 32, 48, 16
+    ctx, module = parse(nz2nz_kernel(target, "f16", "f32", "f16", "f322f16", m, n, k, 16)
+                        .replace(" scalar %w", ""))
+    base_module = module.clone()
+    PassPipeline.parse_spec(get_all_passes(), "pto-expand-params").apply(ctx, module)
+    assert any(isinstance(op, pto.FixpipeCopyOp) for op in module.walk())
+    rng = np.random.default_rng(3)
+    inputs = {"a": rng.standard_normal((m, k)).astype(np.float16),
+              "b": rng.standard_normal((k, n)).astype(np.float16)}
+    got = run_module(module, inputs=inputs).outputs["c"]
+    base = run_module(base_module, inputs=inputs).outputs["c"]
+    c = (inputs["a"].astype(np.float32) @ inputs["b"].astype(np.float32)).astype(np.float16)
+    np.testing.assert_allclose(base.astype(np.float32),
+                               c.reshape(2, 16, 3, 16).transpose(2, 0, 1, 3).astype(np.float32),
+                               rtol=2e-3, atol=2e-3)
+    np.testing.assert_array_equal(got, base)

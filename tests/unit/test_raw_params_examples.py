@@ -307,6 +307,66 @@ def test_fixpipe_nz2dn_example():
         np.testing.assert_array_equal(got[:, :48], c.T)
 
 
+@pytest.mark.parametrize("v220", [True, False])
+def test_fixpipe_channel_split_sample_scenario7(v220):
+    """fixpipe_l0c2gm.asc scenario 7 (F32 Channel Split, M 128 x N 256 f32 -> f32 NZ to GM):
+    nSize = CeilAlign(N, 8), mSize = M, srcStride = CeilAlign(M, 16), dstStride = M * 8 * 4 / 32
+    (2201, 32-byte units) or M * 8 (3510, elements). The sample's golden is
+    C.reshape(M/16, 16, N/8, 8).transpose(2, 0, 1, 3): 16 x 8 blocks, column blocks M * 8 apart."""
+    m, n = 128, 256
+    rng = np.random.default_rng(5)
+    c = rng.standard_normal((m, n)).astype(np.float32)
+    l0c = nz(c, 16).reshape(-1).copy()
+    golden = c.reshape(m // 16, 16, n // 8, 8).transpose(2, 0, 1, 3).reshape(-1)
+    dst_stride, unit = (m * 8 * 4 // 32, 8) if v220 else (m * 8, 1)
+    p = rk.FixpipeRaw(n_size=n, m_size=m, src_stride=m, dst_stride=dst_stride)
+    gm = np.full(m * n, np.nan, np.float32)
+    rk.fixpipe(l0c, gm, p, "nz2nz", "none", False, None, None, unit, channel_split=True)
+    np.testing.assert_array_equal(gm, golden)
+
+
+def test_fixpipe_channel_split_with_dirty_columns():
+    """F32-Channel-Split.md figure 2: a [64, 24] source (two 16-column L0C fractal columns, the
+    second half dirty) becomes 3 columns of 16 x 8 blocks; nSize 24 is a multiple of 8."""
+    rng = np.random.default_rng(6)
+    c = rng.standard_normal((64, 32)).astype(np.float32)
+    l0c = nz(c, 16).reshape(-1).copy()
+    gm = np.full(3 * 64 * 8 + 8, np.nan, np.float32)
+    p = rk.FixpipeRaw(n_size=24, m_size=64, src_stride=64, dst_stride=64)  # 2201: 64 x 32 B
+    rk.fixpipe(l0c, gm, p, "nz2nz", "none", False, None, None, 8, channel_split=True)
+    np.testing.assert_array_equal(gm[: 3 * 512], nz(c[:, :24], 8).reshape(-1))
+    assert np.isnan(gm[3 * 512 :]).all()  # nothing past the third block column
+    with pytest.raises(ExecutionError, match="multiple of 8 for nz2nz, got 20"):
+        rk.fixpipe(l0c, gm, rk.FixpipeRaw(20, 64, 64, 64), "nz2nz", "none", False, None, None, 8,
+                   channel_split=True)
+
+
+@pytest.mark.parametrize("v220", [True, False])
+def test_fixpipe_int8_channel_merge_example(v220):
+    """Int8-Channel-Merge.md example (s8, M 32, N 48): the first two 16 x 16 fractals merge into
+    one 16 x 32 block; the odd last 16 channels stay a 16 x 16 block, one column-block stride
+    later (dstStride 2 x 32 B on 2201 = 64 elements on 3510, exactly the merged block)."""
+    rng = np.random.default_rng(7)
+    c = rng.integers(-100, 100, (32, 48)).astype(np.int32)
+    l0c = nz(c, 16).reshape(-1).copy()
+    dst_stride, unit = (32, 32) if v220 else (32 * 32, 1)  # one merged block column: 32 rows x 32
+    gm = np.full(32 * 48, 77, np.int8)
+    p = rk.FixpipeRaw(n_size=48, m_size=32, src_stride=32, dst_stride=dst_stride)
+    rk.fixpipe(l0c, gm, p, "nz2nz", "none", False, None, None, unit)
+    np.testing.assert_array_equal(gm[:1024], nz(c[:, :32], 32).reshape(-1).astype(np.int8))
+    np.testing.assert_array_equal(gm[1024:], nz(c[:, 32:], 16).reshape(-1).astype(np.int8))
+    even = np.full(32 * 64, 77, np.int8)  # N = 64: two merged blocks, no 16-wide tail
+    c64 = rng.integers(-100, 100, (32, 64)).astype(np.int32)
+    rk.fixpipe(nz(c64, 16).reshape(-1).copy(), even, rk.FixpipeRaw(64, 32, 32, dst_stride), "nz2nz",
+               "none", False, None, None, unit)
+    np.testing.assert_array_equal(even, nz(c64, 32).reshape(-1).astype(np.int8))
+
+
+def test_isa_fixpipe_nz_block_cols():
+    assert isa_params.fixpipe_nz_block_cols(32, True) == 8
+    assert [isa_params.fixpipe_nz_block_cols(b, False) for b in (32, 16, 8, 4)] == [16, 16, 32, 64]
+
+
 # ------------------------------------------------------------------------------------------------
 # GEMV: the mmad_gemv example end to end in raw forms
 # ------------------------------------------------------------------------------------------------

@@ -998,3 +998,32 @@ pto.fixpipe_copy %c[%c0], %gm n_size %c24 m_size %c16 src_stride %c16 dst_stride
 %c, %gm = "test.op"() : () -> (!pto.tile<l0c, 16x16xf32, nz>, memref<32x16xf32>)
 pto.fixpipe_copy %c[%c0], %gm n_size %c16 m_size %c16 src_stride %c16 dst_stride %c16 nd_num %c2 src_nd_stride %c513 dst_nd_stride %c16 : !pto.tile<l0c, 16x16xf32, nz>, memref<32x16xf32>
 // CHECK: error: 'pto.fixpipe_copy' op requires src_nd_stride (srcNdStride) in [0, 512], got 513
+
+// -----
+// [raw F4] fixpipe_copy: channel split only for an f32 -> f32 NZ output
+%c0 = arith.constant 0 : index
+%c1 = arith.constant 1 : index
+%c16 = arith.constant 16 : index
+%c, %gm = "test.op"() : () -> (!pto.tile<l0c, 16x16xf32, nz>, memref<16x16xf32>)
+pto.fixpipe_copy %c[%c0], %gm n_size %c16 m_size %c16 src_stride %c16 dst_stride %c16 nd_num %c1 src_nd_stride %c0 dst_nd_stride %c0 {channel_split} : !pto.tile<l0c, 16x16xf32, nz>, memref<16x16xf32>
+// CHECK: error: 'pto.fixpipe_copy' op channel split requires f32 source and destination with nz2nz
+
+// -----
+// [raw F4] fixpipe_copy: channel split writes to GM only
+builtin.module attributes {pto.target = "a5"} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c16 = arith.constant 16 : index
+  %c, %l1 = "test.op"() : () -> (!pto.tile<l0c, 16x16xf32, nz>, !pto.tile<l1, 16x16xf32, nz>)
+  pto.fixpipe_copy %c[%c0], %l1 n_size %c16 m_size %c16 src_stride %c16 dst_stride %c16 nd_num %c1 src_nd_stride %c0 dst_nd_stride %c0 {layout = "nz2nz", channel_split} : !pto.tile<l0c, 16x16xf32, nz>, !pto.tile<l1, 16x16xf32, nz>
+}
+// CHECK: error: 'pto.fixpipe_copy' op channel split requires a gm destination, got l1
+
+// -----
+// [raw F4] fixpipe_copy: channel split excludes unitFlag
+%c0 = arith.constant 0 : index
+%c1 = arith.constant 1 : index
+%c16 = arith.constant 16 : index
+%c, %gm = "test.op"() : () -> (!pto.tile<l0c, 16x16xf32, nz>, memref<2x1x16x8xf32>)
+pto.fixpipe_copy %c[%c0], %gm n_size %c16 m_size %c16 src_stride %c16 dst_stride %c16 nd_num %c1 src_nd_stride %c0 dst_nd_stride %c0 {layout = "nz2nz", channel_split, unit_flag = 2 : i64} : !pto.tile<l0c, 16x16xf32, nz>, memref<2x1x16x8xf32>
+// CHECK: error: 'pto.fixpipe_copy' op channel split requires unit_flag 0, got 2
