@@ -108,6 +108,15 @@ def _non_negative(text: str) -> int:
     return value
 
 
+def _jobs(n: int) -> int:
+    """`--jobs`: 0 is the machine's cores."""
+    if n == 0:
+        from mmair.executor.multicore_pool import default_jobs
+
+        return default_jobs()
+    return n
+
+
 def _float(text: str) -> float:
     try:
         value = float(text)
@@ -174,6 +183,11 @@ def build_parser() -> argparse.ArgumentParser:
                    help="launch the kernel on N AI Cores (pto.block_idx 0..N-1; own on-chip "
                         "memories and pipes, shared GM; at most the target's core count; with "
                         "--sync-check=on races between cores on GM are reported)")
+    p.add_argument("--jobs", type=_non_negative, default=1, metavar="N",
+                   help="parallel jobs: with --blocks > 1, N worker processes run the blocks "
+                        "(GM in shared memory; results and diagnostics those of the one-process "
+                        "run, docs/multicore.md); 0: the machine's cores; 1 (default): one "
+                        "process")
     p.add_argument("--check-coverage", action="append", default=[], metavar="NAME",
                    help="report the bytes of GM output NAME that no core wrote (exit 1 if any), "
                         "e.g. a remainder tile a multi-core split leaves out")
@@ -468,7 +482,7 @@ def run(args: argparse.Namespace) -> int:
                             numerics=args.numerics,
                             timing=args.timing or args.timeline is not None,
                             timing_only=args.timing_only, blocks=args.blocks,
-                            coverage=args.check_coverage)
+                            coverage=args.check_coverage, jobs=_jobs(args.jobs))
     except InputError as err:
         raise UserError(format_diagnostic(str(err))) from None
     except ExecutionError as err:
