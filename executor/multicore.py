@@ -110,6 +110,9 @@ class Launch:
                                     "sync_all", (), iteration))
             self.scheduler.flush()  # the batched happens-before bookkeeping first
             self.scheduler.hb.barrier_cores(events)
+            timeline = getattr(self.scheduler, "timeline", None)
+            if timeline is not None:  # per-core timing: the cores leave the barrier together
+                timeline.barrier(events)
         for core in self.waiting:
             self.state[core] = _RUN
             self.passed[core] += 1

@@ -254,11 +254,8 @@ def run_module(
     shared memory (`executor/multicore_pool.py`); results and diagnostics are those of the
     in-process run."""
     if blocks != 1:
-        if timing or timing_only:
-            raise ExecutionError("--timing on more than one block is not supported yet "
-                                 "(per-core timing is future work)", None)
         return _run_blocks(module, entry, inputs, target, seed, max_ops, max_gm_bytes,
-                           sync_check, numerics, blocks, coverage, jobs)
+                           sync_check, numerics, blocks, coverage, jobs, timing, timing_only)
     entry_op = find_entry(module, entry)
     names, values = prepare_arguments(entry_op, dict(inputs or {}), seed, max_gm_bytes)
     target_name = module_target(module, target)
@@ -315,7 +312,8 @@ def run_module(
 def _run_blocks(module: ModuleOp, entry: str | None, inputs: dict[str, Any] | None,
                 target: str | None, seed: int, max_ops: int | None, max_gm_bytes: int | None,
                 sync_check: bool, numerics: str, blocks: int,
-                coverage: tuple[str, ...] | list[str] = (), jobs: int = 1) -> RunResult:
+                coverage: tuple[str, ...] | list[str] = (), jobs: int = 1,
+                timing: bool = False, timing_only: bool = False) -> RunResult:
     """`run_module` on `blocks` cores sharing GM (`executor/multicore.py`)."""
     from mmair.executor.multicore import Launch, check_blocks
 
@@ -328,7 +326,9 @@ def _run_blocks(module: ModuleOp, entry: str | None, inputs: dict[str, Any] | No
     from mmair.isa.ascend.targets import get_target
 
     check_blocks(blocks, get_target(target_name))
-    if jobs > 1:
+    timing = timing or timing_only
+    timeline = None
+    if jobs > 1 and not timing:  # the timeline needs every core's events in one engine
         pooled = _run_pool(module, entry_op, names, values, target_name, max_ops, max_gm_bytes,
                            sync_check, numerics, blocks, coverage, jobs)
         if pooled is not None:
@@ -339,6 +339,13 @@ def _run_blocks(module: ModuleOp, entry: str | None, inputs: dict[str, Any] | No
         gm_names = {id(v): f"%{n}" for n, v in zip(names, values, strict=True)
                     if isinstance(v, np.ndarray)}
         scheduler = Scheduler(blocks, gm_names=gm_names)
+    if timing:
+        from mmair.executor.timeline import TimedScheduler, Timeline
+
+        timeline = Timeline(target_name)
+        gm_names = {id(v): f"%{n}" for n, v in zip(names, values, strict=True)
+                    if isinstance(v, np.ndarray)}
+        scheduler = TimedScheduler(timeline, blocks, gm_names=gm_names)
     launch = Launch(blocks, scheduler)
     cover = _coverage(names, values, coverage)
     for core in range(blocks):
@@ -348,6 +355,8 @@ def _run_blocks(module: ModuleOp, entry: str | None, inputs: dict[str, Any] | No
             from mmair.executor.seam import IssueSeam
 
             interp.seam = IssueSeam(memory.target, core=core, scheduler=scheduler)
+            interp.seam.timing = timeline
+            interp.seam.numerics = not timing_only
             if cover is not None:
                 interp.seam.observer = cover.record
         elif cover is not None:
@@ -377,7 +386,7 @@ def _run_blocks(module: ModuleOp, entry: str | None, inputs: dict[str, Any] | No
             peak[space] = max(peak.get(space, 0), n)
     outputs = {n: v for n, v in zip(names, values, strict=True) if isinstance(v, np.ndarray)}
     return RunResult(outputs=outputs, results=tuple(results[0]), peak_bytes=peak,
-                     op_counts=counts, target=target_name,
+                     op_counts=counts, target=target_name, timeline=timeline,
                      unwritten={n: cover.unwritten(n) for n in coverage} if cover else {},
                      per_core=[
                          {"block": i, "op_counts": dict(interps[i].op_counts),

@@ -290,3 +290,51 @@ def test_reference_of_a_skipped_barrier_is_a_deadlock_not_a_hang():
                           blocks=2)
     assert "block 0 waits at 'pto.sync_all'" in info.value.message
     assert "block 1 ended without reaching it" in info.value.message
+
+
+UNEVEN = EXCHANGE.format(sync="""%z0 = arith.constant 0 : index
+    %is0 = arith.cmpi eq, %i, %z0 : index
+    scf.if %is0 {
+      pto.pipe_barrier all
+      pto.mte_gm_ub %src, %ub : memref<16xf16, strided<[1], offset: ?>>, !pto.tile<ub, 16xf16, nd>
+      pto.set_flag mte2 -> mte3, 1
+      pto.wait_flag mte2 -> mte3, 1
+      pto.mte_ub_gm %ub, %dst : !pto.tile<ub, 16xf16, nd>, memref<16xf16, strided<[1], offset: ?>>
+    }
+    pto.sync_all""")
+"""EXCHANGE where block 0 copies its window twice before the barrier: block 1 waits for it."""
+
+
+def test_per_core_timing_kernel_time_is_the_slowest_core_with_sync_all_waits():
+    result = run_module(parse(UNEVEN), inputs=inputs(), blocks=2, timing=True)
+    timeline = result.timeline
+    slices = timeline.slices()
+    summary = timeline.summary()
+    assert summary.total == max(s.end for s in slices)
+    ends = {c.core: c.end for c in summary.cores}
+    assert ends == {b: max(s.end for s in slices if s.core == b) for b in (0, 1)}
+    assert summary.total == max(ends.values())
+    # both cores leave the barrier together, when block 0 (the extra copy) arrives
+    barrier = [s for s in slices if s.name == "pto.sync_all"]
+    assert [s.core for s in barrier] == [0, 1]
+    assert barrier[0].start == barrier[1].start
+    before = {b: max(s.end for s in slices[:slices.index(barrier[0])] if s.core == b)
+              for b in (0, 1)}
+    assert before[0] > before[1]  # block 0's second copy
+    assert timeline.waits == {0: barrier[0].start - before[0], 1: barrier[1].start - before[1]}
+    assert timeline.waits[0] == 0 and timeline.waits[1] > 0
+    text = summary.format()
+    assert f"    block 1: ends at {ends[1]} cycles, waits at sync_all {timeline.waits[1]} cycles" \
+        in text
+
+
+def test_cli_timeline_has_one_process_per_core(tmp_path, capsys):
+    import json
+
+    src = tmp_path / "k.mlir"
+    src.write_text(UNEVEN)
+    trace = tmp_path / "t.json"
+    assert run_main([str(src), "--blocks", "3", "--timeline", str(trace)]) == 0
+    events = json.loads(trace.read_text())["traceEvents"]
+    assert {e["pid"] for e in events} == {0, 1, 2}
+    assert "per block (busy cycles above are summed over the 3 blocks" in capsys.readouterr().out
