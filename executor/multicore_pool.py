@@ -21,6 +21,9 @@ so two accesses of different blocks in the same epoch to overlapping bytes, one 
 race: exactly the cross-core races the in-process happens-before reports. The parent checks the
 logs (a byte-owner map per written buffer and epoch).
 
+Launches whose module writes GM outside the footprints (a scalar `memref.store` or
+`memref.copy`, tcgen05 ops) do not use the pool (`pool_safe`).
+
 Identical results and diagnostics: whenever anything is wrong (a fault or deadlock in a worker,
 or a cross-core overlap in the logs, with or without the sync checker) the parent discards the
 workers' GM and re-runs the launch in process, deterministically: that run gives the diagnostic
@@ -67,6 +70,16 @@ def available() -> bool:
     """The pool forks its workers (they inherit the parsed module and the GM mapping); without
     `fork` (Windows, macOS default) launches run in process."""
     return "fork" in multiprocessing.get_all_start_methods()
+
+
+def pool_safe(module: Any) -> bool:
+    """Whether every GM write of `module` has a footprint in the logs: scalar `memref.store` /
+    `memref.copy` (and tcgen05 ops) have none in the Ascend checker, so such launches run in
+    process, where their order is deterministic."""
+    from xdsl.dialects import memref
+
+    return not any(isinstance(op, memref.StoreOp | memref.CopyOp)
+                   or op.name.startswith("tcgen05.") for op in module.walk())
 
 
 def shares(blocks: int, jobs: int) -> list[list[int]]:

@@ -398,9 +398,9 @@ def _run_pool(module: ModuleOp, entry_op: func.FuncOp, names: list[str], values:
               numerics: str, blocks: int, coverage: tuple[str, ...] | list[str],
               jobs: int) -> RunResult | None:
     """The launch on the process pool; None: re-run in process (`executor/multicore_pool.py`)."""
-    from mmair.executor.multicore_pool import available, run_pool
+    from mmair.executor.multicore_pool import available, pool_safe, run_pool
 
-    if not available():
+    if not available() or not pool_safe(module):
         return None
     cover = _coverage(names, values, coverage)  # unknown names are reported before the run
     pooled = run_pool(module, entry_op, target_name, values, blocks, jobs, sync_check, numerics,

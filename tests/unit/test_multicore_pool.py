@@ -127,3 +127,28 @@ def test_cli_jobs(tmp_path, capsys):
     np.testing.assert_array_equal(outs[0], outs[1])
     assert run_main([str(src), "--blocks", "4", "--jobs", "-1"]) == 2
     assert "--jobs: must be >= 0, got -1" in capsys.readouterr().err
+
+
+STORE = """builtin.module attributes {pto.target = "a2"} {
+  func.func @k(%c: memref<4xi32>) {
+    %i = pto.block_idx
+    %v = arith.index_cast %i : index to i32
+    %z = arith.constant 0 : index
+    memref.store %v, %c[%z] : memref<4xi32>
+    func.return
+  }
+}
+"""
+"""Every block stores its index into c[0] with the scalar unit (no footprint in the checker)."""
+
+
+def test_scalar_gm_stores_stay_in_process():
+    from mmair.executor.multicore_pool import pool_safe
+
+    module = parse(STORE)
+    assert not pool_safe(module)
+    assert pool_safe(parse(ROTATE))
+    data = {"c": np.zeros(4, np.int32)}
+    many = run_module(module, inputs=data, blocks=3, jobs=3)
+    assert many.outputs["c"][0] == 2  # the deterministic hand-off: block 2 stores last
+    same(run_module(module, inputs=data, blocks=3), many)
