@@ -7,6 +7,7 @@ issued (one legal schedule: each async unit as fast as possible), and every acce
 (`isa/tcgen05/units.py`):
 
 * `thread` (in order): `memref.copy` into or out of shared memory (its SMEM bytes),
+  `memref.load` / `memref.store` of a shared-memory element,
   `tcgen05.dealloc` (a write of the whole allocation: nothing may still use it),
   `tcgen05.mbarrier_arrive`;
 * `tc` (in order, async to the thread): `tcgen05.mma` (reads the SMEM bytes its A/B descriptors
@@ -52,7 +53,7 @@ from mmair.dialects.pto.effects import Access
 from mmair.executor.events import Event, SyncError, format_iteration, lane_of
 from mmair.executor.scheduler import Scheduler
 from mmair.isa.tcgen05 import layouts
-from mmair.isa.tcgen05.tmem_moves import LD_ST_SHAPES
+from mmair.isa.tcgen05.tmem_moves import LD_ST_SHAPES, ld_st_columns
 from mmair.isa.tcgen05.units import TMEM_ROW_BYTES, UNITS, Unit
 
 _MASK32 = (1 << 32) - 1
@@ -103,6 +104,8 @@ class Tcgen05Seam:
             tcgen05.ShiftOp: self._shift,
             tcgen05.DeallocOp: self._dealloc,
             memref.CopyOp: self._copy,
+            memref.LoadOp: self._load,
+            memref.StoreOp: self._store,
         }
         self.produced: dict[int, Event] = {}
         """`tcgen05.ld` results not yet read by the thread after a `tcgen05.wait_ld`."""
@@ -227,6 +230,27 @@ class Tcgen05Seam:
             self._issue(interp, op, Unit.THREAD, accesses)
         return result, None
 
+    def _element(self, interp: Any, op: Operation, args: tuple, view: Any, index: tuple,
+                 write: bool) -> Any:
+        """memref.load/store of one element: an SMEM access of the thread when `view` is in
+        shared memory (after the op ran: its index check comes first)."""
+        fn = self._fn(interp)
+        result = self._run(interp, op, args)
+        if isinstance(view, np.ndarray):
+            start = _pointer(view) - _pointer(fn.smem.data)
+            if 0 <= start < fn.smem.data.nbytes:
+                offset = sum(int(i) * s for i, s in zip(index, view.strides, strict=True))
+                self._issue(interp, op, Unit.THREAD, [Access(
+                    "smem", start + offset, view.itemsize, write=write,
+                    buffer=self._smem_name(start + offset))])
+        return result, None
+
+    def _load(self, interp: Any, op: memref.LoadOp, args: tuple) -> Any:
+        return self._element(interp, op, args, args[0], tuple(args[1:]), False)
+
+    def _store(self, interp: Any, op: memref.StoreOp, args: tuple) -> Any:
+        return self._element(interp, op, args, args[1], tuple(args[2:]), True)
+
     # --- the tensor core ------------------------------------------------------------------------
 
     def _mma(self, interp: Any, op: tcgen05.MmaOp, args: tuple) -> Any:
@@ -244,9 +268,16 @@ class Tcgen05Seam:
             b=int(values[op.b]) & _MASK64, ws=op.ws is not None,
             sparse=op.sparse is not None,
             zero_column_mask=None if op.zero_column_mask is None
-            else int(values[op.zero_column_mask]) & _MASK64)
+            else int(values[op.zero_column_mask]) & _MASK64,
+            **{name: fn.tmem_address(values[v], name)
+               for name, v in (("sparse_metadata", op.sparse_metadata), ("scale_a", op.scale_a),
+                               ("scale_b", op.scale_b)) if v is not None})
         m, n = footprint.m, footprint.n
         accesses = [self._smem_span(lo, end, False) for lo, end in footprint.smem]
+        extra = [v for v in (op.sparse_metadata, op.scale_a, op.scale_b) if v is not None]
+        for value, (lane, lanes, column, columns) in zip(extra, footprint.tmem_reads,
+                                                          strict=True):
+            accesses.append(self._tmem(value, values[value], lane, column, lanes, columns, False))
         if op.a_in_tmem:
             a = fn.tmem_address(a_view, "a")
             accesses.append(self._tmem(op.a, a_view, layouts.tmem_lane(a), layouts.tmem_column(a),
@@ -257,8 +288,13 @@ class Tcgen05Seam:
         return (), None
 
     def _cp(self, interp: Any, op: tcgen05.CpOp, args: tuple) -> Any:
-        self._run(interp, op, args)  # raises "not modelled" today
-        return (), None  # pragma: no cover
+        self._run(interp, op, args)
+        f = self._fn(interp).last_cp
+        self._issue(interp, op, Unit.TC, [
+            self._smem_span(*f.smem, False),
+            self._tmem(op.tmem, args[0], f.lane, f.column, f.lane_end - f.lane,
+                       f.column_end - f.column, True)])
+        return (), None
 
     def _shift(self, interp: Any, op: tcgen05.ShiftOp, args: tuple) -> Any:
         self._run(interp, op, args)
@@ -339,9 +375,8 @@ class Tcgen05Seam:
                       write: bool) -> Access:
         fn = self._fn(interp)
         address = fn.tmem_address(view, "the TMEM operand")
-        lanes, per_thread = LD_ST_SHAPES[op.shape.data]
-        num = op.num.value.data
-        columns = 32 * per_thread * num // lanes  # (the executor runs .32x32b only)
+        lanes = LD_ST_SHAPES[op.shape.data][0]
+        columns = ld_st_columns(op.shape.data, op.num.value.data)
         return self._tmem(op.tmem, view, layouts.tmem_lane(address) + op.lane.value.data,
                           layouts.tmem_column(address) + op.column.value.data, lanes, columns,
                           write)
