@@ -155,6 +155,44 @@ def op_where(op: Any) -> str:
     return f"{file}:{line}:{col}" if line is not None else file
 
 
+SET_WAIT = "set_wait"
+"""A `HappensBefore.light` step: a set_flag and the wait_flag issued right after it."""
+
+
+class FlagPlan:
+    """A `set_flag` / `wait_flag` op decoded once (the seam keeps one per op): its pipes, static
+    event id (None: an index operand), lanes and flag key, and the prebuilt batch items of
+    `HappensBefore.light`. `fused`: for a set_flag, the wait_flag op of the same flag that
+    directly follows it (None if there is none)."""
+
+    __slots__ = ("op", "core", "src", "dst", "event_id", "src_lane", "dst_lane", "key",
+                 "wait_item", "pair_item", "fused")
+
+    def __init__(self, op: Any, core: int, src: Pipe, dst: Pipe, event_id: int | None,
+                 fused: Any = None):
+        self.op = op
+        self.core = core
+        self.src = src
+        self.dst = dst
+        self.event_id = event_id
+        self.src_lane = lane_of(core, src)
+        self.dst_lane = lane_of(core, dst)
+        self.key = None if event_id is None else flag_key(core, src, dst, event_id)
+        self.wait_item = (WAIT, self.dst_lane, self.key)
+        self.pair_item = (SET_WAIT, self.src_lane, self.dst_lane)
+        self.fused = fused
+
+
+def flag_event(held: Any) -> Event:
+    """The set_flag Event of a `HappensBefore.flags` entry (built from the `light` item
+    `(SET, plan, seq, iteration)` that stood for it when the set ran without one)."""
+    if isinstance(held, Event):
+        return held
+    _, plan, seq, iteration = held
+    return Event(seq, plan.core, plan.src, plan.op, SET, (), iteration, src=plan.src,
+                 dst=plan.dst, event_id=plan.event_id)
+
+
 class SyncError(ExecutionError):
     """A synchronization fault found by the engine. `kind`: "race", "deadlock", "unbalanced",
     "overflow" or "event-id"; `events`: the events involved (the reported op's event first)."""
