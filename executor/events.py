@@ -79,6 +79,7 @@ class Event:
         event_id: int | None = None,
         run: Callable[[], Any] | None = None,
         sequential: bool = False,
+        lane: int = -1,
     ):
         self.seq = seq  # issue order (program order of the scalar unit)
         self.core = core
@@ -91,7 +92,8 @@ class Event:
         self.iteration = iteration
         self.preds: list[Event] = []  # filled by the hb engine when it records predecessors
         self.epoch = 0  # position in its pipe (1-based), set when it executes
-        self.lane = core * NUM_PIPES + PIPE_INDEX[pipe]
+        # `lane_of(core, pipe)`, unless the caller has it (hashing a Pipe runs Python code)
+        self.lane = lane if lane >= 0 else core * NUM_PIPES + PIPE_INDEX[pipe]
         # set_flag / wait_flag: the pipe pair and event id (`key` names the hardware bit; fixed
         # at construction: build a new Event for another id); pipe_barrier: all None.
         self.src = src

@@ -50,6 +50,26 @@ PRUNE_EVERY = 2048
 """Events between two `prune` passes."""
 
 
+def _record(ev: Event, a: Access, groups: dict, lane: int, n: int) -> None:
+    """Record access `a` of `ev` (epoch `n` of `lane`) in `groups`, the records of its memory:
+    it replaces the lane's earlier record of the same byte set (a write also its read)."""
+    group = groups.get(lane)
+    if group is None:
+        group = groups[lane] = [{}, {}, 0, 0]
+    region = a[1:5]  # (start, width, rows, stride)
+    if a.write:
+        wd = group[0]
+        wd.pop(region, None)
+        wd[region] = (n, ev, a)
+        group[1].pop(region, None)
+        group[2] = n
+    else:
+        rd = group[1]
+        rd.pop(region, None)
+        rd[region] = (n, ev, a)
+        group[3] = n
+
+
 class Conflict:
     """Two unordered accesses to overlapping bytes, at least one a write: `first` executed
     before `second` in the schedule; `lo`, `hi` is the first overlapping byte range."""
@@ -145,12 +165,21 @@ class HappensBefore:
             clock[lane] = n
         if in_order:
             clock[lane] = n
-        if ev.accesses:
+        accesses = ev.accesses
+        if accesses:
             # Check every access before recording any: an op's own accesses (mad_acc reads and
             # writes C) never conflict with each other.
-            groups = [self._check(ev, access, clock, lane, in_order) for access in ev.accesses]
-            for access, group in zip(ev.accesses, groups, strict=True):
-                self._record(ev, access, group, lane, n)
+            check = self._check
+            if len(accesses) == 2:  # most ops: one source, one destination
+                a, b = accesses
+                ga = check(ev, a, clock, lane, in_order)
+                gb = check(ev, b, clock, lane, in_order)
+                _record(ev, a, ga, lane, n)
+                _record(ev, b, gb, lane, n)
+            else:
+                groups = [check(ev, access, clock, lane, in_order) for access in accesses]
+                for access, group in zip(accesses, groups, strict=True):
+                    _record(ev, access, group, lane, n)
         self._until_prune -= 1
         if self._until_prune <= 0:
             self.prune()
@@ -280,7 +309,7 @@ class HappensBefore:
         """Races of access `a` of `ev` with the recorded accesses; returns the records of its
         memory."""
         mem = a.memory
-        key = (a.space, ev.core) if mem is None else (a.space, mem)
+        key = (a.space, ev.core if mem is None else mem)
         groups = self.records.get(key)
         if groups is None:
             groups = self.records[key] = {}
@@ -303,24 +332,6 @@ class HappensBefore:
                     if hit is not None:
                         self._race(rec[1], rec[2], ev, a, hit)
         return groups
-
-    @staticmethod
-    def _record(ev: Event, a: Access, groups: dict, lane: int, n: int) -> None:
-        group = groups.get(lane)
-        if group is None:
-            group = groups[lane] = [{}, {}, 0, 0]
-        region = (a.start, a.width, a.rows, a.stride)
-        if a.write:
-            wd = group[0]
-            wd.pop(region, None)
-            wd[region] = (n, ev, a)
-            group[1].pop(region, None)
-            group[2] = n
-        else:
-            rd = group[1]
-            rd.pop(region, None)
-            rd[region] = (n, ev, a)
-            group[3] = n
 
     def _buffer_name(self, a: Access, b: Access) -> str:
         names = [x.buffer or self.gm_names.get(x.memory, "") for x in (a, b)]

@@ -82,7 +82,7 @@ class IssueSeam:
         self.produced: dict[int, Event] = {}
         """Results of pipe ops not yet read by the scalar unit in order, by id of the value."""
         # Per-op decodes, keyed by id(op): ops hash in Python (xDSL), ids in C.
-        self._decoded: dict[int, tuple[Footprint, Pipe, Any, Any, Any]] = {}
+        self._decoded: dict[int, tuple[Footprint, Pipe, int, Any, Any, Any]] = {}
         self._flags: dict[int, FlagPlan] = {}
         self._skip: Operation | None = None
         """The wait_flag just issued together with its set_flag (`light_set_wait`)."""
@@ -105,15 +105,17 @@ class IssueSeam:
                 from mmair.executor.interpreter import _unimplemented
 
                 raise _unimplemented(op)
-            decoded = self._decoded[id(op)] = (Footprint(op), op_pipe(op, self.target), *entry,
-                                               _mad_sizes(op))
-        footprint, pipe, ft, fn, mad = decoded
+            pipe = op_pipe(op, self.target)
+            decoded = self._decoded[id(op)] = (Footprint(op), pipe, lane_of(self.core, pipe),
+                                               *entry, _mad_sizes(op))
+        footprint, pipe, lane, ft, fn, mad = decoded
         sched = self.scheduler
         ev = Event(sched.next_seq(), self.core, pipe, op, footprint.kind,
                    footprint.accesses(args), interp.iteration,
                    run=partial(fn, ft, interp, op, args)
                    if self.numerics or op.results else None,
-                   sequential=mad is not None and not mad_needs_barrier(args[mad[0]], args[mad[1]]))
+                   sequential=mad is not None and not mad_needs_barrier(args[mad[0]], args[mad[1]]),
+                   lane=lane)
         if self.timing is not None:
             self.timing.op_issued(ev, args)
         if self.observer is not None:
