@@ -194,10 +194,10 @@ def one_blas_thread() -> Any:
 
 
 def default_jobs() -> int:
-    """`--jobs` default: the machine's CPU count."""
-    import os
+    """`--jobs` default: the machine's cores available to this process."""
+    from mmair.executor.multicore_pool import default_jobs as cores
 
-    return os.cpu_count() or 1
+    return cores()
 
 
 def make_interpreter(
@@ -260,13 +260,14 @@ def run_module(
     `jobs`: threads for independent pipe ops of a core (None: the CPU count; 1: sequential).
     With `sync_check`, an op that the scheduler executes is handed to a thread pool and starts
     once every earlier op whose footprint overlaps its own (one of them writing) has finished
-    (`Scheduler` in `executor/scheduler.py`), so outputs are bit-identical to `jobs=1`."""
+    (`Scheduler` in `executor/scheduler.py`), so outputs are bit-identical to `jobs=1`.
+    With `blocks` > 1, `jobs` > 1 runs the blocks on that many worker processes with GM in
+    shared memory (`executor/multicore_pool.py`; None: one process); results and diagnostics
+    are those of the in-process run."""
     if blocks != 1:
-        if timing or timing_only:
-            raise ExecutionError("--timing on more than one block is not supported yet "
-                                 "(per-core timing is future work)", None)
         return _run_blocks(module, entry, inputs, target, seed, max_ops, max_gm_bytes,
-                           sync_check, numerics, blocks, coverage)
+                           sync_check, numerics, blocks, coverage, 1 if jobs is None else jobs,
+                           timing, timing_only)
     entry_op = find_entry(module, entry)
     names, values = prepare_arguments(entry_op, dict(inputs or {}), seed, max_gm_bytes)
     target_name = module_target(module, target)
@@ -328,7 +329,8 @@ def run_module(
 def _run_blocks(module: ModuleOp, entry: str | None, inputs: dict[str, Any] | None,
                 target: str | None, seed: int, max_ops: int | None, max_gm_bytes: int | None,
                 sync_check: bool, numerics: str, blocks: int,
-                coverage: tuple[str, ...] | list[str] = ()) -> RunResult:
+                coverage: tuple[str, ...] | list[str] = (), jobs: int = 1,
+                timing: bool = False, timing_only: bool = False) -> RunResult:
     """`run_module` on `blocks` cores sharing GM (`executor/multicore.py`)."""
     from mmair.executor.multicore import Launch, check_blocks
 
@@ -341,12 +343,26 @@ def _run_blocks(module: ModuleOp, entry: str | None, inputs: dict[str, Any] | No
     from mmair.isa.ascend.targets import get_target
 
     check_blocks(blocks, get_target(target_name))
+    timing = timing or timing_only
+    timeline = None
+    if jobs > 1 and not timing:  # the timeline needs every core's events in one engine
+        pooled = _run_pool(module, entry_op, names, values, target_name, max_ops, max_gm_bytes,
+                           sync_check, numerics, blocks, coverage, jobs)
+        if pooled is not None:
+            return pooled
     if sync_check:
         from mmair.executor.scheduler import Scheduler
 
         gm_names = {id(v): f"%{n}" for n, v in zip(names, values, strict=True)
                     if isinstance(v, np.ndarray)}
         scheduler = Scheduler(blocks, gm_names=gm_names)
+    if timing:
+        from mmair.executor.timeline import TimedScheduler, Timeline
+
+        timeline = Timeline(target_name)
+        gm_names = {id(v): f"%{n}" for n, v in zip(names, values, strict=True)
+                    if isinstance(v, np.ndarray)}
+        scheduler = TimedScheduler(timeline, blocks, gm_names=gm_names)
     launch = Launch(blocks, scheduler)
     cover = _coverage(names, values, coverage)
     for core in range(blocks):
@@ -356,6 +372,8 @@ def _run_blocks(module: ModuleOp, entry: str | None, inputs: dict[str, Any] | No
             from mmair.executor.seam import IssueSeam
 
             interp.seam = IssueSeam(memory.target, core=core, scheduler=scheduler)
+            interp.seam.timing = timeline
+            interp.seam.numerics = not timing_only
             if cover is not None:
                 interp.seam.observer = cover.record
         elif cover is not None:
@@ -385,11 +403,41 @@ def _run_blocks(module: ModuleOp, entry: str | None, inputs: dict[str, Any] | No
             peak[space] = max(peak.get(space, 0), n)
     outputs = {n: v for n, v in zip(names, values, strict=True) if isinstance(v, np.ndarray)}
     return RunResult(outputs=outputs, results=tuple(results[0]), peak_bytes=peak,
-                     op_counts=counts, target=target_name,
+                     op_counts=counts, target=target_name, timeline=timeline,
                      unwritten={n: cover.unwritten(n) for n in coverage} if cover else {},
                      per_core=[
                          {"block": i, "op_counts": dict(interps[i].op_counts),
                           "peak_bytes": memories[i].peak_bytes()} for i in range(blocks)])
+
+
+def _run_pool(module: ModuleOp, entry_op: func.FuncOp, names: list[str], values: list[Any],
+              target_name: str, max_ops: int | None, max_gm_bytes: int | None, sync_check: bool,
+              numerics: str, blocks: int, coverage: tuple[str, ...] | list[str],
+              jobs: int) -> RunResult | None:
+    """The launch on the process pool; None: re-run in process (`executor/multicore_pool.py`)."""
+    from mmair.executor.multicore_pool import available, pool_safe, run_pool
+
+    if not available() or not pool_safe(module):
+        return None
+    cover = _coverage(names, values, coverage)  # unknown names are reported before the run
+    pooled = run_pool(module, entry_op, target_name, values, blocks, jobs, sync_check, numerics,
+                      max_ops, max_gm_bytes)
+    if pooled is None:
+        return None
+    if cover is not None:
+        cover.record(pooled.accesses(values))
+    counts: dict[str, int] = {}
+    peak: dict[str, int] = {}
+    for core in pooled.per_core:
+        for name, n in core["op_counts"].items():
+            counts[name] = counts.get(name, 0) + n
+        for space, n in core["peak_bytes"].items():
+            peak[space] = max(peak.get(space, 0), n)
+    outputs = {n: v for n, v in zip(names, values, strict=True) if isinstance(v, np.ndarray)}
+    return RunResult(outputs=outputs, results=pooled.results, peak_bytes=peak, op_counts=counts,
+                     target=target_name,
+                     unwritten={n: cover.unwritten(n) for n in coverage} if cover else {},
+                     per_core=pooled.per_core)
 
 
 def _coverage(names: list[str], values: list[Any], watch: tuple[str, ...] | list[str]) -> Any:

@@ -4,7 +4,6 @@ lowered matmuls; a kernel fault on a thread is reported at its op as in the sequ
 
 from __future__ import annotations
 
-import os
 import pathlib
 import threading
 import time
@@ -14,6 +13,7 @@ import pytest
 
 import mmair.executor.runner as runner
 from mmair.dialects.pto.effects import Access
+from mmair.executor import multicore_pool
 from mmair.executor.events import Event
 from mmair.executor.scheduler import ThreadedRuns
 from mmair.isa.ascend.pipes import Pipe
@@ -82,7 +82,7 @@ def test_random_lowered_matmuls_bit_identical(monkeypatch, capsys, tmp_path, see
 
 
 def test_jobs_default_is_the_cpu_count(monkeypatch, capsys, tmp_path):
-    monkeypatch.setattr(os, "cpu_count", lambda: 3)
+    monkeypatch.setattr(multicore_pool, "default_jobs", lambda: 3)
     seen: list[int] = []
     real = ThreadedRuns.__init__
 
@@ -95,16 +95,19 @@ def test_jobs_default_is_the_cpu_count(monkeypatch, capsys, tmp_path):
     _cli_outputs(monkeypatch, capsys, [str(path)])
     assert seen == [3]
     seen.clear()
+    _cli_outputs(monkeypatch, capsys, [str(path), "--jobs", "0"])  # 0: the cores, too
+    assert seen == [3]
+    seen.clear()
     _cli_outputs(monkeypatch, capsys, [str(path), "--jobs", "1"])
     assert seen == []  # one job: no pool, every op runs at once
 
 
-@pytest.mark.parametrize("bad", ["0", "-2", "two"])
-def test_jobs_must_be_a_positive_integer(capsys, tmp_path, bad):
+@pytest.mark.parametrize("bad", ["-2", "two"])
+def test_jobs_must_be_a_non_negative_integer(capsys, tmp_path, bad):
     path = _matmul(tmp_path, 16, 16, 16, "f16", "f32")
     assert run_main([str(path), f"--jobs={bad}"]) == 2
     err = capsys.readouterr().err
-    expected = "must be >= 1" if bad.lstrip("-").isdigit() else "expected a positive integer"
+    expected = "must be >= 0" if bad.lstrip("-").isdigit() else "expected a non-negative integer"
     assert len(err.strip().splitlines()) == 1 and "--jobs" in err and expected in err, err
 
 
