@@ -244,16 +244,16 @@ class Tcgen05Functions(InterpreterFunctions):
         if op.properties.get("pack") or op.properties.get("unpack"):
             raise ExecutionError(f"uses .{shape} with (un)packing (.pack::16b / .unpack::16b), "
                                  "which the executor does not model (only .b32)")
-        try:
-            lanes, columns = tmem_moves.ld_st_cells(shape, num)
-        except KeyError:
-            raise ExecutionError("uses .16x32bx2, which the executor does not model (the op "
-                                 "has no immHalfSplitoff operand)") from None
+        if shape == "16x32bx2" and isinstance(op, tcgen05.StOp):
+            raise ExecutionError("uses tcgen05.st .16x32bx2, which the executor does not model "
+                                 "(with immHalfSplitoff 0, the form mmair emits, both half-warps "
+                                 "write the same cells)")
+        lanes, columns = tmem_moves.ld_st_cells(shape, num)
         address = self.tmem_address(view, "the TMEM operand")
         lane = layouts.tmem_lane(address) + op.lane.value.data
         column = layouts.tmem_column(address) + op.column.value.data
-        self.tmem.check_access(lane, column, tmem_moves.LD_ST_SHAPES[shape][0],
-                               tmem_moves.ld_st_columns(shape, num), f"the tcgen05 .{shape} cells")
+        self.tmem.check_access(lane, column, int(lanes.max()) + 1, int(columns.max()) + 1,
+                               f"the tcgen05 .{shape} cells")
         return lane + lanes, column + columns
 
     @impl(tcgen05.LdOp)

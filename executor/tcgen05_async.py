@@ -53,7 +53,7 @@ from mmair.dialects.pto.effects import Access
 from mmair.executor.events import Event, SyncError, format_iteration, lane_of
 from mmair.executor.scheduler import Scheduler
 from mmair.isa.tcgen05 import layouts
-from mmair.isa.tcgen05.tmem_moves import LD_ST_SHAPES, ld_st_columns
+from mmair.isa.tcgen05.tmem_moves import ld_st_cells
 from mmair.isa.tcgen05.units import TMEM_ROW_BYTES, UNITS, Unit
 
 _MASK32 = (1 << 32) - 1
@@ -375,8 +375,8 @@ class Tcgen05Seam:
                       write: bool) -> Access:
         fn = self._fn(interp)
         address = fn.tmem_address(view, "the TMEM operand")
-        lanes = LD_ST_SHAPES[op.shape.data][0]
-        columns = ld_st_columns(op.shape.data, op.num.value.data)
+        lane_map, column_map = ld_st_cells(op.shape.data, op.num.value.data)
+        lanes, columns = int(lane_map.max()) + 1, int(column_map.max()) + 1
         return self._tmem(op.tmem, view, layouts.tmem_lane(address) + op.lane.value.data,
                           layouts.tmem_column(address) + op.column.value.data, lanes, columns,
                           write)
