@@ -326,6 +326,16 @@ class Tcgen05Functions(InterpreterFunctions):
                    args: PythonValues) -> PythonValues:
         # Every earlier MMA already completed (the model is sequential): arrive at once.
         _, state = self._mbarrier(args[0])
+        if op.cta_mask is not None:
+            # .multicast::cluster: one arrival on the mbarrier at this offset in every CTA whose
+            # bit is set. The run is one CTA, rank 0 of a cluster of one.
+            mask = int(args[1]) & 0xFFFF
+            if mask & ~1:
+                raise ExecutionError(
+                    f"multicasts to CTA mask {mask:#06x}, which names CTAs other than rank 0: "
+                    "the executor runs one CTA (a cluster of one)")
+            if not mask & 1:
+                return ()  # no CTA of the cluster is signalled
         state.arrive()
         return ()
 
