@@ -196,6 +196,10 @@ class Scheduler:
         if run is not None and self.threads is not None:
             if self.threads.failed:
                 self.settle()
+            lazy = ev.lazy
+            if lazy is not None:  # the threads order ops by their footprints: needed now
+                ev.lazy = None
+                ev.accesses = lazy[0].accesses(lazy[1])
             if not ev.op.results:  # nothing for the scalar unit to read: run it on a thread
                 ev.run = None
                 self.threads.submit(ev, run)

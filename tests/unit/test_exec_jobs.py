@@ -102,6 +102,25 @@ def test_jobs_default_is_the_cpu_count(monkeypatch, capsys, tmp_path):
     assert seen == []  # one job: no pool, every op runs at once
 
 
+def test_ops_reach_the_threads_with_their_footprints(monkeypatch, capsys, tmp_path):
+    """The dependency rule needs each op's exact footprint when it is handed to the threads,
+    even where the engine computes footprints later (`Event.lazy`)."""
+    seen: list[tuple[str, int]] = []
+    real = ThreadedRuns.submit
+
+    def spy(self, ev, run):
+        seen.append((ev.op.name, len(ev.accesses)))
+        real(self, ev, run)
+
+    monkeypatch.setattr(ThreadedRuns, "submit", spy)
+    path = _matmul(tmp_path, 100, 60, 70, "f16", "f32")
+    _cli_outputs(monkeypatch, capsys, [str(path), "--jobs", "2"])
+    names = {name for name, _ in seen}
+    assert {"pto.mte_gm_l1", "pto.mte_l1_l0a", "pto.mte_l1_l0b", "pto.fixpipe"} <= names
+    assert names & {"pto.mad", "pto.mad_acc"}
+    assert all(count >= 2 for _, count in seen), seen  # a source and a destination at least
+
+
 @pytest.mark.parametrize("bad", ["-2", "two"])
 def test_jobs_must_be_a_non_negative_integer(capsys, tmp_path, bad):
     path = _matmul(tmp_path, 16, 16, 16, "f16", "f32")
