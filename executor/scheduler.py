@@ -379,12 +379,18 @@ class ThreadedRuns:
         live = self.live
         for a in ev.accesses:
             key = (a.space, a.memory)
-            entry = (a.start, a.end, a.write, a, task)
+            lo, hi = a.start, a.end
+            entry = (lo, hi, a.write, a, task)
             entries = live.get(key)
             if entries is None:
                 live[key] = [entry]
-            else:
-                entries.append(entry)
+                continue
+            if a.write and (a.rows <= 1 or a.stride <= a.width):
+                # A write of one contiguous byte range orders itself after every entry inside
+                # it (they conflict with it), so a later op that conflicts with such an entry
+                # conflicts with this write too and waits for it: the entries are redundant.
+                entries[:] = [e for e in entries if e[0] < lo or e[1] > hi or e[4] is task]
+            entries.append(entry)
         with self.lock:
             for dep in deps:
                 if not dep.done:
