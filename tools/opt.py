@@ -54,6 +54,7 @@ from mmair.tools.diagnostics import (
     report,
     verify_module,
 )
+from mmair.tools.stdio import quiet_broken_pipe
 from mmair.tools.version import VersionAction
 
 
@@ -274,6 +275,7 @@ def _defer_numpy_import() -> None:
     sys.modules["numpy"] = stub
 
 
+@quiet_broken_pipe
 def main(argv: Sequence[str] | None = None) -> int:
     if argv is None:  # the console script; library callers keep their imports as they are
         _defer_numpy_import()

@@ -80,6 +80,7 @@ from mmair.tools.diagnostics import (
     verify_module,
 )
 from mmair.tools.npyio import coerce, is_low_precision, read_npy, write_npy
+from mmair.tools.stdio import quiet_broken_pipe
 from mmair.tools.version import VersionAction
 
 PROG = "mmair-run"
@@ -603,6 +604,7 @@ def _print_summary(args, entry, passes, result, checks, outputs_spec) -> None:
         print(result.timeline.summary().format())
 
 
+@quiet_broken_pipe
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     captured = StringIO()

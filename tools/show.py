@@ -27,6 +27,7 @@ from typing import NoReturn
 
 import numpy as np
 
+from mmair.tools.stdio import quiet_broken_pipe
 from mmair.tools.version import VersionAction
 
 PROG = "mmair-show"
@@ -297,6 +298,7 @@ def _run_memory(args: argparse.Namespace) -> str:
     return args.output
 
 
+@quiet_broken_pipe
 def main(argv: Sequence[str] | None = None) -> int:
     from mmair.tools.cli import check_output_path
     from mmair.tools.diagnostics import UserError

@@ -27,6 +27,8 @@ import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import asdict, dataclass, field
 
+from mmair.tools.stdio import quiet_broken_pipe
+
 PROG = "mmair-tune"
 _MEMREF_ELT = {"f16": "f16", "bf16": "bf16", "s8": "i8", "f32": "f32", "s32": "i32"}
 
@@ -271,6 +273,7 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
+@quiet_broken_pipe
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     from mmair.isa.ascend.targets import TARGET_NAMES
