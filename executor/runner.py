@@ -273,7 +273,12 @@ def run_module(
 
             timeline = Timeline(memory.target.name)
             scheduler = TimedScheduler(timeline, gm_names=gm_names)
-        seam = interp.seam = IssueSeam(memory.target, gm_names, scheduler=scheduler)
+        from mmair.executor.tcgen05_async import Tcgen05Seam, holds_tcgen05
+
+        if not timing and holds_tcgen05(module):  # the CTA's async units (tcgen05_async.py)
+            seam = interp.seam = Tcgen05Seam(gm_names)
+        else:
+            seam = interp.seam = IssueSeam(memory.target, gm_names, scheduler=scheduler)
         seam.timing = timeline
         seam.numerics = not timing_only
     cover = _coverage(names, values, coverage)

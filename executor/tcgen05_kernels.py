@@ -32,6 +32,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from functools import lru_cache
+from typing import NamedTuple
 
 import ml_dtypes
 import numpy as np
@@ -882,7 +883,41 @@ def mma(
     return desc
 
 
+class MmaFootprint(NamedTuple):
+    """What one MMA touches: D's m lanes x n columns, the SMEM byte ranges [lo, end) of its
+    descriptor operands (each operand's hull), and the TMEM columns of A when A is in TMEM."""
+
+    m: int
+    n: int
+    smem: tuple[tuple[int, int], ...]
+    a_columns: int
+
+
+def mma_footprint(smem: SharedMemory, *, kind: str, idesc: int, a: int | None, b: int,
+                  ws: bool = False, sparse: bool = False,
+                  zero_column_mask: int | None = None) -> MmaFootprint:
+    """The footprint of an MMA that `mma` has already run and checked (same memoized decodes):
+    `a` is A's SMEM descriptor word, None when A is in TMEM."""
+    desc = _memo(_decode, "instruction descriptor", idesc, decode_idesc, kind)
+    m, n, k = _memo(rules.mma_shape, desc)
+    k_stored = k // 2 if sparse else k
+    shift = 0
+    if ws and zero_column_mask is not None:
+        shift = _memo(_decode, "zero-column mask", zero_column_mask, decode_zcmask).shift
+    spans = []
+    operands = [("B", b, desc.btype, "mn" if desc.transpose_b else "k", n + shift, k)]
+    if a is not None:
+        operands.insert(0, ("A", a, desc.atype, "mn" if desc.transpose_a else "k", m, k_stored))
+    for _, word, type_name, major, mn, kk in operands:
+        bits, width = _storage(kind, type_name)
+        operand = _checked_operand_map(_smem_desc(word), major, bits, mn, kk, "operand", width)
+        spans.append((operand.lowest, operand.end))
+    a_bits = layouts.smem_element_bits(kind, desc.atype)
+    return MmaFootprint(m, n, tuple(spans), -(-k_stored * a_bits // 32))
+
+
 __all__ = [
+    "MmaFootprint",
     "SharedMemory",
     "Tcgen05ExecutionError",
     "TensorMemory",
@@ -893,6 +928,7 @@ __all__ = [
     "encode_elements",
     "encode_scale",
     "mma",
+    "mma_footprint",
     "operand_addresses",
     "read_d",
     "read_scale_factors",

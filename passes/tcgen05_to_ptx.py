@@ -93,7 +93,7 @@ def _contiguous(t: MemRefType) -> bool:
 class _Kernel:
     name: str
     lines: list[str] = field(default_factory=list)
-    counts: dict[str, int] = field(default_factory=lambda: {"r": 0, "rd": 0, "p": 0})
+    counts: dict[str, int] = field(default_factory=lambda: {"r": 0, "rd": 0, "p": 0, "rs": 0})
     values: dict[SSAValue, object] = field(default_factory=dict)
     labels: int = 0
     smem_bytes: int = 16
@@ -134,8 +134,8 @@ class PtxEmitter:
             out.append("{")
             for kind, n in k.counts.items():
                 if n:
-                    out.append(f"  .reg .{'pred' if kind == 'p' else ('b64' if kind == 'rd' else 'b32')}"
-                               f" %{kind}<{n}>;")
+                    width = {"p": "pred", "rd": "b64", "rs": "b16"}.get(kind, "b32")
+                    out.append(f"  .reg .{width} %{kind}<{n}>;")
             out += k.lines
             out.append("  ret;")
             out.append("}")
@@ -374,10 +374,16 @@ class PtxEmitter:
             self._leader(mma_ptx(form, **operands))
             return
         if isinstance(op, tcgen05.CommitOp):
-            if op.cta_mask is not None:
-                raise PtxEmitError(op, "with a multicast mask is not emitted yet")
-            self._leader(f"tcgen05.commit.cta_group::{op.cta_group.value.data}.mbarrier::arrive::"
-                         f"one.shared::cluster.b64 [{self._v(op.mbarrier)}]")
+            head = (f"tcgen05.commit.cta_group::{op.cta_group.value.data}.mbarrier::arrive::"
+                    "one.shared::cluster")
+            if op.cta_mask is None:
+                self._leader(f"{head}.b64 [{self._v(op.mbarrier)}]")
+                return
+            # ctaMask is a 16-bit operand (one bit per CTA of the cluster): narrow the i16 value,
+            # which lives in a 32-bit register like every other integer.
+            mask = k.reg("rs")
+            k.emit(f"cvt.u16.u32 {mask}, {self._v(op.cta_mask)}")
+            self._leader(f"{head}.multicast::cluster.b64 [{self._v(op.mbarrier)}], {mask}")
             return
         if isinstance(op, tcgen05.MbarrierInitOp):
             self._leader(f"mbarrier.init.shared::cta.b64 [{self._v(op.mbarrier)}], "

@@ -9,6 +9,8 @@ builtin.module attributes {tcgen05.target = "sm_100a"} {
     tcgen05.cp cta_group(1) shape("32x128b") multicast("warpx4") decompress("b8x16.b4x16_p64") %t, %src : memref<128x64xf32, #tcgen05.space<tmem>>
     tcgen05.shift cta_group(1) %t : memref<128x64xf32, #tcgen05.space<tmem>>
     tcgen05.commit cta_group(1) %bar : memref<1xi64, #tcgen05.space<smem>>
+    %ctas = arith.constant 1 : i16
+    tcgen05.commit cta_group(1) %bar multicast(%ctas) : memref<1xi64, #tcgen05.space<smem>>
     tcgen05.mbarrier_arrive %bar expect_tx(0) : memref<1xi64, #tcgen05.space<smem>>
     %phase = arith.constant false
     tcgen05.mbarrier_wait %bar, %phase : memref<1xi64, #tcgen05.space<smem>>

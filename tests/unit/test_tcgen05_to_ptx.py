@@ -61,3 +61,19 @@ def test_bad_option_exits_2() -> None:
     proc = subprocess.run([sys.executable, "-m", "mmair.tools.translate", "--target", "llvm",
                            "x.mlir"], capture_output=True, text=True, check=False)
     assert proc.returncode == 2 and "invalid choice: 'llvm'" in proc.stderr
+
+
+def test_commit_with_a_multicast_mask_is_emitted() -> None:
+    # kernel_ops.mlir commits once plainly and once with ctaMask = 1 (i16 narrowed to a .b16
+    # register); the assembling test above has ptxas accept both forms.
+    ptx = translate(EMITTED[1]).stdout
+    plain = "tcgen05.commit.cta_group::1.mbarrier::arrive::one.shared::cluster.b64 [%r"
+    assert ptx.count(plain) == 1
+    lines = ptx.splitlines()
+    at = next(i for i, x in enumerate(lines) if ".multicast::cluster.b64" in x)
+    narrow = next(x for x in lines if "cvt.u16.u32" in x).strip()
+    mask = narrow.split()[1].rstrip(",")
+    assert lines[at].strip().startswith(
+        "tcgen05.commit.cta_group::1.mbarrier::arrive::one.shared::cluster.multicast::cluster.b64")
+    assert lines[at].strip().endswith(f", {mask};")
+    assert "  .reg .b16 %rs<1>;" in ptx

@@ -1,0 +1,420 @@
+"""The asynchronous tcgen05 checker: a tcgen05 kernel's ops as events of the shared engine.
+
+With the sync checker on (the `mmair-run` default), a module that holds tcgen05 ops runs through
+`Tcgen05Seam` instead of the Ascend `IssueSeam`. Every op still computes its values when it is
+issued (one legal schedule: each async unit as fast as possible), and every access becomes an
+`Event` of the engine (`executor/events.py`, `executor/hb.py`) on one lane of the CTA's units
+(`isa/tcgen05/units.py`):
+
+* `thread` (in order): `memref.copy` into or out of shared memory (its SMEM bytes),
+  `tcgen05.dealloc` (a write of the whole allocation: nothing may still use it),
+  `tcgen05.mbarrier_arrive`;
+* `tc` (in order, async to the thread): `tcgen05.mma` (reads the SMEM bytes its A/B descriptors
+  address, or A's TMEM cells, writes D's lanes x columns), `tcgen05.commit`;
+* `ld` / `st`: `tcgen05.ld` (reads its TMEM cells; its registers are defined only after
+  `tcgen05.wait_ld`) and `tcgen05.st` (writes TMEM cells, visible after `tcgen05.wait_st`).
+
+Happens-before edges, all expressed as joins of the engine's vector clocks:
+
+* issue: an op issued to `tc`, `ld` or `st` starts after everything the thread did before;
+* `tcgen05.commit` snapshots the `tc` clock (every earlier MMA of the thread, PTX ISA
+  "tcgen05.commit"); the mbarrier phase completes with its last arrival; phase k's snapshot
+  includes phase k-1's (the phases of one mbarrier complete in order);
+* `tcgen05.mbarrier_wait %bar, parity` joins the snapshot of the phase it observes. The async
+  units may be slow: between the phases the thread already observed and all phases whose arrivals
+  were issued, the wait may see the EARLIEST phase with that parity, so the checker joins that one
+  (a wrong parity that works only if the MMA is fast is reported as the race it can cause); when
+  no such phase exists the wait can never return: a deadlock;
+* `tcgen05.wait_ld` / `wait_st` join the `ld` / `st` lane into the thread.
+
+Reported (one `file:line:col: error:` each, both ops located): races on SMEM bytes and TMEM lanes x
+columns between unordered accesses (D read by `tcgen05.ld` before the wait, SMEM refilled under an
+in-flight MMA, TMEM deallocated under it), the thread reading `tcgen05.ld` registers before
+`tcgen05.wait_ld`, a wait that can never complete, and at kernel end async work the thread never
+waited for (an MMA never committed, a commit whose phase was never waited, an ld/st never waited).
+
+Not modelled: the async proxy (`fence.proxy.async` is assumed where the thread's SMEM writes feed
+an MMA), the `tcgen05.fence_*_thread_sync` ops (they order tcgen05 ops across thread
+synchronisation, which a one-thread model does not have), TMA transaction bytes, clusters.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Hashable
+from typing import Any
+
+import numpy as np
+from xdsl.dialects import memref
+from xdsl.ir import Operation, SSAValue
+
+from mmair.dialects import tcgen05
+from mmair.dialects.pto.effects import Access
+from mmair.executor.events import Event, SyncError, format_iteration, lane_of
+from mmair.executor.scheduler import Scheduler
+from mmair.isa.tcgen05 import layouts
+from mmair.isa.tcgen05.tmem_moves import LD_ST_SHAPES
+from mmair.isa.tcgen05.units import TMEM_ROW_BYTES, UNITS, Unit
+
+_MASK32 = (1 << 32) - 1
+_MASK64 = (1 << 64) - 1
+MAX_VIEW_ACCESSES = 64
+"""Accesses one strided SMEM view becomes at most (beyond: its byte hull, conservative)."""
+
+
+def holds_tcgen05(module: Operation) -> bool:
+    """True when `module` is an asynchronous tcgen05 kernel: it tracks MMAs with
+    `tcgen05.commit` (its kernel runs through `Tcgen05Seam`). A kernel without commit is the
+    descriptor-level form (a single MMA, D read back through its memref): it runs sequentially,
+    each MMA complete when issued, as before."""
+    return any(isinstance(op, tcgen05.CommitOp) for op in module.walk())
+
+
+def _pointer(array: np.ndarray) -> int:
+    return int(array.__array_interface__["data"][0])
+
+
+def _label(value: SSAValue) -> str:
+    return f"%{value.name_hint}" if value.name_hint else "a value"
+
+
+class Tcgen05Seam:
+    """The checker-on seam of one CTA running a tcgen05 kernel (module docstring). It has the
+    interface of `executor.seam.IssueSeam` that the interpreter and runner use: `handlers`,
+    `produced`, `scalar_reads`, `finish`."""
+
+    def __init__(self, gm_names: dict[Hashable, str] | None = None, core: int = 0):
+        self.core = core
+        self.scheduler = Scheduler(gm_names=gm_names, record_preds=False, units=UNITS)
+        self.hb = self.scheduler.hb
+        self.thread = lane_of(core, Unit.THREAD)
+        self.lanes = {unit: lane_of(core, unit) for unit in UNITS}
+        self.handlers: dict[type[Operation], Callable[[Any, Operation, tuple], Any]] = {
+            tcgen05.SmemAllocOp: self._smem_alloc,
+            tcgen05.MmaOp: self._mma,
+            tcgen05.CommitOp: self._commit,
+            tcgen05.MbarrierInitOp: self._mbarrier_init,
+            tcgen05.MbarrierArriveOp: self._mbarrier_arrive,
+            tcgen05.MbarrierWaitOp: self._mbarrier_wait,
+            tcgen05.LdOp: self._ld,
+            tcgen05.StOp: self._st,
+            tcgen05.WaitLdOp: self._wait_ld,
+            tcgen05.WaitStOp: self._wait_st,
+            tcgen05.CpOp: self._cp,
+            tcgen05.ShiftOp: self._shift,
+            tcgen05.DeallocOp: self._dealloc,
+            memref.CopyOp: self._copy,
+        }
+        self.produced: dict[int, Event] = {}
+        """`tcgen05.ld` results not yet read by the thread after a `tcgen05.wait_ld`."""
+        self.functions: Any = None  # the interpreter's Tcgen05Functions (SMEM, TMEM, mbarriers)
+        self.buffers: list[tuple[int, int, str]] = []
+        """SMEM allocations (start, end, name) for messages."""
+        self.phases: dict[int, list[list[int]]] = {}
+        """mbarrier (SMEM address) -> the clock snapshot of each completed phase."""
+        self.arrivals: dict[int, list[int] | None] = {}
+        """mbarrier -> the joined snapshot of the arrivals of its current phase."""
+        self.known: dict[int, int] = {}
+        """mbarrier -> phases the thread has observed complete (waits returned)."""
+        self.async_events: dict[Unit, list[Event]] = {Unit.TC: [], Unit.LD: [], Unit.ST: []}
+        self.timing: Any = None  # (the runner's seam attributes; tcgen05 timing is not modelled)
+        self.observer: Callable[[Any], None] | None = None  # GM coverage: not recorded here
+        self.numerics = True
+
+    # --- plumbing -----------------------------------------------------------------------------
+
+    def _run(self, interp: Any, op: Operation, args: tuple) -> tuple:
+        """The op's own implementation (its numerics and runtime checks)."""
+        ft, fn = interp._impls._impl_dict[type(op)]  # pyright: ignore[reportPrivateUsage]
+        return fn(ft, interp, op, args)[0]  # (values, terminator)
+
+    def _fn(self, interp: Any) -> Any:
+        if self.functions is None:
+            self.functions = interp._impls._impl_dict[tcgen05.MmaOp][0]  # pyright: ignore
+        return self.functions
+
+    def _issue(self, interp: Any, op: Operation, unit: Unit, accesses: list[Access]) -> Event:
+        """An event of `unit`: an async unit first joins the thread's clock (issue order)."""
+        sched = self.scheduler
+        lane = self.lanes[unit]
+        if unit is not Unit.THREAD:
+            sched.flush()
+            self._join(lane, self.hb.clock[self.thread])
+        ev = Event(sched.next_seq(), self.core, unit, op, op.name, accesses, interp.iteration)
+        sched.issue(ev)
+        if unit is not Unit.THREAD:
+            self.async_events[unit].append(ev)
+        return ev
+
+    def _join(self, lane: int, snapshot: list[int]) -> None:
+        clock = self.hb.clock[lane]
+        clock[:] = map(max, clock, snapshot)
+
+    def _snapshot(self, lane: int) -> list[int]:
+        self.scheduler.flush()
+        return list(self.hb.clock[lane])
+
+    def _smem_name(self, start: int) -> str:
+        for lo, hi, name in self.buffers:
+            if lo <= start < hi:
+                return name
+        return "shared memory"
+
+    def _smem_span(self, lo: int, end: int, write: bool) -> Access:
+        return Access("smem", lo, end - lo, write=write, buffer=self._smem_name(lo))
+
+    def _tmem(self, value: SSAValue, array: np.ndarray, lane: int, column: int, lanes: int,
+              columns: int, write: bool) -> Access:
+        """TMEM cells lanes [lane, +lanes) x columns [column, +columns) as an engine access."""
+        return Access("tmem", lane * TMEM_ROW_BYTES + column * 4, columns * 4, lanes,
+                      TMEM_ROW_BYTES, write, _label(value))
+
+    def _view_accesses(self, view: np.ndarray, write: bool) -> list[Access]:
+        """The SMEM bytes of a numpy view of shared memory (empty when it is not one)."""
+        fn = self.functions
+        if fn is None or not isinstance(view, np.ndarray):
+            return []
+        base = _pointer(fn.smem.data)
+        start = _pointer(view) - base
+        if not 0 <= start < fn.smem.data.nbytes or view.size == 0:
+            return []
+        name = self._smem_name(start)
+        item = view.itemsize
+        shape, strides = list(view.shape), list(view.strides)
+        # Merge the innermost contiguous dimensions into one run of `width` bytes.
+        width = item
+        while shape and strides[-1] == width:
+            width *= shape.pop()
+            strides.pop()
+        if not shape:
+            return [Access("smem", start, width, write=write, buffer=name)]
+        rows, stride = shape.pop(), strides.pop()
+        outer = [(0,)]
+        for n, s in zip(shape, strides, strict=True):
+            outer = [(o[0] + i * s,) for o in outer for i in range(n)]
+            if len(outer) > MAX_VIEW_ACCESSES:
+                lo = start + min(0, sum(min(0, (k - 1) * t) for k, t in zip(view.shape,
+                                 view.strides, strict=True)))
+                hi = start + sum(max(0, (k - 1) * t) for k, t in zip(view.shape, view.strides,
+                                                                     strict=True)) + item
+                return [Access("smem", lo, hi - lo, write=write, buffer=name)]
+        return [Access("smem", start + o[0], width, rows, stride, write, name) for o in outer]
+
+    # --- buffers --------------------------------------------------------------------------------
+
+    def _smem_alloc(self, interp: Any, op: tcgen05.SmemAllocOp, args: tuple) -> Any:
+        result = self._run(interp, op, args)
+        view = result[0]
+        start = _pointer(view) - _pointer(self._fn(interp).smem.data)
+        self.buffers.append((start, start + view.nbytes, _label(op.buffer)))
+        return result, None
+
+    def _dealloc(self, interp: Any, op: tcgen05.DeallocOp, args: tuple) -> Any:
+        fn = self._fn(interp)
+        address = fn.tmem_address(args[0], "the dealloc operand")
+        column = layouts.tmem_column(address)
+        columns = fn.tmem.allocations.get(column)
+        result = self._run(interp, op, args)
+        if columns is not None:
+            self._issue(interp, op, Unit.THREAD, [
+                self._tmem(op.tmem, args[0], 0, column, layouts.TMEM_LANES, columns, True)])
+        return result, None
+
+    def _copy(self, interp: Any, op: memref.CopyOp, args: tuple) -> Any:
+        self._fn(interp)
+        result = self._run(interp, op, args)
+        accesses = self._view_accesses(args[0], False) + self._view_accesses(args[1], True)
+        if accesses:
+            self._issue(interp, op, Unit.THREAD, accesses)
+        return result, None
+
+    # --- the tensor core ------------------------------------------------------------------------
+
+    def _mma(self, interp: Any, op: tcgen05.MmaOp, args: tuple) -> Any:
+        from mmair.executor.tcgen05_kernels import mma_footprint
+
+        self._run(interp, op, args)
+        fn = self._fn(interp)
+        values = dict(zip(op.operands, args, strict=True))
+        d_view = values[op.d]
+        d = fn.tmem_address(d_view, "d")
+        a_view = values[op.a]
+        footprint = mma_footprint(
+            fn.smem, kind=op.kind.data, idesc=int(values[op.idesc]) & _MASK32,
+            a=None if op.a_in_tmem else int(a_view) & _MASK64,
+            b=int(values[op.b]) & _MASK64, ws=op.ws is not None,
+            sparse=op.sparse is not None,
+            zero_column_mask=None if op.zero_column_mask is None
+            else int(values[op.zero_column_mask]) & _MASK64)
+        m, n = footprint.m, footprint.n
+        accesses = [self._smem_span(lo, end, False) for lo, end in footprint.smem]
+        if op.a_in_tmem:
+            a = fn.tmem_address(a_view, "a")
+            accesses.append(self._tmem(op.a, a_view, layouts.tmem_lane(a), layouts.tmem_column(a),
+                                       m, footprint.a_columns, False))
+        accesses.append(self._tmem(op.d, d_view, layouts.tmem_lane(d), layouts.tmem_column(d),
+                                   m, n, True))
+        self._issue(interp, op, Unit.TC, accesses)
+        return (), None
+
+    def _cp(self, interp: Any, op: tcgen05.CpOp, args: tuple) -> Any:
+        self._run(interp, op, args)  # raises "not modelled" today
+        return (), None  # pragma: no cover
+
+    def _shift(self, interp: Any, op: tcgen05.ShiftOp, args: tuple) -> Any:
+        self._run(interp, op, args)
+        return (), None  # pragma: no cover
+
+    # --- mbarriers ------------------------------------------------------------------------------
+
+    def _bar(self, interp: Any, view: np.ndarray) -> int:
+        return _pointer(view) - _pointer(self._fn(interp).smem.data)
+
+    def _mbarrier_init(self, interp: Any, op: tcgen05.MbarrierInitOp, args: tuple) -> Any:
+        self._run(interp, op, args)
+        key = self._bar(interp, args[0])
+        self.phases[key] = []
+        self.arrivals[key] = None
+        self.known[key] = 0
+        return (), None
+
+    def _arrive(self, interp: Any, op: Operation, args: tuple, lane: int) -> None:
+        """One arrival with the clock of `lane` (after the op's own event); completes a phase
+        when the interpreter's mbarrier state says so."""
+        key = self._bar(interp, args[0])
+        state = self._fn(interp).mbarriers.get(key)
+        before = state.phase if state is not None else 0
+        self._run(interp, op, args)  # counts the arrival (raises before mbarrier_init)
+        state = self._fn(interp).mbarriers[key]
+        snap = self._snapshot(lane)
+        held = self.arrivals.get(key)
+        if held is not None:
+            snap = list(map(max, snap, held))
+        phases = self.phases.setdefault(key, [])
+        if state.phase > before:  # this arrival completed the phase
+            if phases:
+                snap = list(map(max, snap, phases[-1]))
+            phases.append(snap)
+            self.arrivals[key] = None
+        else:
+            self.arrivals[key] = snap
+
+    def _commit(self, interp: Any, op: tcgen05.CommitOp, args: tuple) -> Any:
+        self._issue(interp, op, Unit.TC, [])
+        self._arrive(interp, op, args, self.lanes[Unit.TC])
+        return (), None
+
+    def _mbarrier_arrive(self, interp: Any, op: tcgen05.MbarrierArriveOp, args: tuple) -> Any:
+        self._issue(interp, op, Unit.THREAD, [])
+        self._arrive(interp, op, args, self.thread)
+        return (), None
+
+    def _mbarrier_wait(self, interp: Any, op: tcgen05.MbarrierWaitOp, args: tuple) -> Any:
+        key = self._bar(interp, args[0])
+        state = self._fn(interp).mbarriers.get(key)
+        if state is None:
+            self._run(interp, op, args)  # the "before mbarrier_init" error
+        parity = int(bool(args[1]))
+        known = self.known.get(key, 0)
+        issued = len(self.phases.get(key, ()))
+        # The wait returns at the first phase j >= known - 1 with parity j % 2 == parity that is
+        # complete; phases known .. issued - 1 may complete at any time (async units).
+        j = known - 1 if (known - 1) % 2 == parity else known
+        if j >= issued:
+            raise SyncError(
+                "deadlock",
+                f"deadlock: waits on phase parity {parity} of the mbarrier at SMEM {key:#x} "
+                f"({self._smem_name(key)}), which can never complete "
+                f"({issued} phase{'s' if issued != 1 else ''} completed, the thread has observed "
+                f"{known}; {state.pending} of {state.count} arrivals and {state.tx} transaction "
+                f"bytes pending, nothing left to arrive)", op)
+        if j >= 0:
+            self.scheduler.flush()
+            self._join(self.thread, self.phases[key][j])
+        self.known[key] = max(known, j + 1)
+        return (), None
+
+    # --- TMEM loads and stores ------------------------------------------------------------------
+
+    def _ld_st_access(self, interp: Any, op: tcgen05.LdOp | tcgen05.StOp, view: np.ndarray,
+                      write: bool) -> Access:
+        fn = self._fn(interp)
+        address = fn.tmem_address(view, "the TMEM operand")
+        lanes, per_thread = LD_ST_SHAPES[op.shape.data]
+        num = op.num.value.data
+        columns = 32 * per_thread * num // lanes  # (the executor runs .32x32b only)
+        return self._tmem(op.tmem, view, layouts.tmem_lane(address) + op.lane.value.data,
+                          layouts.tmem_column(address) + op.column.value.data, lanes, columns,
+                          write)
+
+    def _ld(self, interp: Any, op: tcgen05.LdOp, args: tuple) -> Any:
+        result = self._run(interp, op, args)
+        ev = self._issue(interp, op, Unit.LD, [self._ld_st_access(interp, op, args[0], False)])
+        self.produced[id(op.regs)] = ev
+        return result, None
+
+    def _st(self, interp: Any, op: tcgen05.StOp, args: tuple) -> Any:
+        result = self._run(interp, op, args)
+        self._issue(interp, op, Unit.ST, [self._ld_st_access(interp, op, args[0], True)])
+        return result, None
+
+    def _wait(self, interp: Any, op: Operation, args: tuple, unit: Unit) -> Any:
+        self._run(interp, op, args)
+        lane = self.lanes[unit]
+        snap = self._snapshot(lane)
+        snap[lane] = self.hb.count[lane]
+        self._join(self.thread, snap)
+        return (), None
+
+    def _wait_ld(self, interp: Any, op: tcgen05.WaitLdOp, args: tuple) -> Any:
+        return self._wait(interp, op, args, Unit.LD)
+
+    def _wait_st(self, interp: Any, op: tcgen05.WaitStOp, args: tuple) -> Any:
+        return self._wait(interp, op, args, Unit.ST)
+
+    # --- the thread reading ld registers --------------------------------------------------------
+
+    def scalar_reads(self, interp: Any, op: Operation, args: tuple) -> tuple:
+        """An op of the thread reads a `tcgen05.ld` result: it must come after a `wait_ld`."""
+        produced = self.produced
+        for value in op.operands:
+            ev = produced.get(id(value))
+            if ev is None:
+                continue
+            self.scheduler.flush()
+            if ev.epoch > self.hb.clock[self.thread][ev.lane]:
+                where = format_iteration(interp.iteration)
+                raise SyncError(
+                    "race",
+                    f"race on registers {_label(value)}: '{op.name}' (the issuing thread"
+                    f"{', ' + where if where else ''}) reads them, {ev.describe()} loads them; "
+                    f"no tcgen05.wait_ld after the load orders them (tcgen05.ld is asynchronous)",
+                    op, (ev,))
+            del produced[id(value)]
+        return args
+
+    # --- kernel end -----------------------------------------------------------------------------
+
+    def finish(self) -> None:
+        """Async work the thread never waited for: the first such op of each unit."""
+        self.scheduler.finish()
+        clock = self.hb.clock[self.thread]
+        for unit, events in self.async_events.items():
+            lane = self.lanes[unit]
+            late = [ev for ev in events if ev.epoch > clock[lane]]
+            if not late:
+                continue
+            ev = late[0]
+            if unit is Unit.TC:
+                commits = [e for e in late if isinstance(e.op, tcgen05.CommitOp)]
+                if commits:
+                    ev = commits[0]
+                    what = (f"{ev.describe()} is never waited: no tcgen05.mbarrier_wait observes "
+                            "the mbarrier phase it completes (or a later one), so the kernel ends "
+                            "with the MMAs it tracks possibly in flight")
+                else:
+                    what = (f"{ev.describe()} is never committed: no tcgen05.commit after it is "
+                            "waited on, so the kernel ends with it possibly in flight")
+            else:
+                what = (f"{ev.describe()} is never waited: no tcgen05.wait_{unit.value} after it "
+                        "before the kernel ends")
+            raise SyncError("unbalanced", what, ev.op, (ev,))
