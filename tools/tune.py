@@ -275,7 +275,10 @@ def build_parser() -> argparse.ArgumentParser:
 
 @quiet_broken_pipe
 def main(argv: Sequence[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    try:
+        args = build_parser().parse_args(argv)
+    except SystemExit as exit_:  # --help, --version, or argparse's error line (exit 2)
+        return int(exit_.code or 0)
     from mmair.isa.ascend.targets import TARGET_NAMES
 
     ab, _, c = args.types.partition(",")

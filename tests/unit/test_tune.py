@@ -66,8 +66,6 @@ def test_cli_prints_the_best_configurations_and_verifies_the_best(capsys):
     (["16", "16", "16", "--target", "b9"], "unknown --target 'b9'"),
 ])
 def test_cli_bad_arguments_exit_2(capsys, argv, message):
-    with pytest.raises(SystemExit) as exc:  # argparse's own errors exit from parse_args
-        code = tune.main(argv)
-        raise SystemExit(code)
-    assert exc.value.code == 2
+    # argparse's own errors are returned, not raised: in-process callers (the CLI fuzzer) see 2.
+    assert tune.main(argv) == 2
     assert message in capsys.readouterr().err
