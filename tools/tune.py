@@ -334,8 +334,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                           "target": args.target, "seconds": wall, "verified": verified,
                           "results": [asdict(r) for r in results]}, indent=2))
         return 0 if good else 1
+    workers = args.workers or os.cpu_count() or 1
     where = f"Dask cluster {args.cluster}" if args.cluster else \
-        f"{args.workers or os.cpu_count()} processes"
+        f"{workers} process{'es' if workers != 1 else ''}"
     print(f"{len(jobs)} configurations of {args.m}x{args.n}x{args.k} {ab}->{c} on {args.target} "
           f"estimated in {wall:.1f} s on {where}")
     print(f"{'rank':>4}  {'tile m x n x k':>16}  {'buffers':>7}  {'cycles':>12}  {'time':>10}  "

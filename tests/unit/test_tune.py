@@ -52,6 +52,7 @@ def test_cli_prints_the_best_configurations_and_verifies_the_best(capsys):
     out = capsys.readouterr().out
     assert code == 0, out
     assert "2 configurations of 256x256x256 f16->f32 on a2" in out
+    assert out.splitlines()[0].endswith(" s on 1 process")
     lines = [line.split() for line in out.splitlines()
              if "128x128x128 " in line and not line.startswith("verified")]
     assert [(r[0], r[1], r[2]) for r in lines] == [("1", "128x128x128", "2"),
