@@ -50,6 +50,12 @@ def lane_of(core: int, pipe: Pipe) -> int:
     return core * NUM_PIPES + PIPE_INDEX[pipe]
 
 
+def flag_key(core: int, src: Pipe, dst: Pipe, event_id: int | None) -> int:
+    """The hardware bit of flag `src -> dst, event_id` on `core` (None: the pair, any id)."""
+    pair = (core * NUM_PIPES + PIPE_INDEX[src]) * NUM_PIPES + PIPE_INDEX[dst]
+    return pair if event_id is None else pair * 4096 + event_id + 1
+
+
 class Event:
     """One instruction of one pipe of one core (module docstring)."""
 
@@ -96,10 +102,7 @@ class Event:
             self.dst_lane = -1
         else:
             self.dst_lane = core * NUM_PIPES + PIPE_INDEX[dst]
-            self.key = (core * NUM_PIPES + PIPE_INDEX[src]) * NUM_PIPES + PIPE_INDEX[dst] \
-                if event_id is None else \
-                ((core * NUM_PIPES + PIPE_INDEX[src]) * NUM_PIPES + PIPE_INDEX[dst]) * 4096 \
-                + event_id + 1
+            self.key = flag_key(core, src, dst, event_id)  # type: ignore[arg-type]
         self.run = run  # executes the op's effect (the executor's numpy kernel); None statically
         # On a pipe that needs `pipe_barrier` between dependent ops: this op finishes before a
         # later op of its pipe reaches its bytes anyway (a large mad, `pipes.mad_needs_barrier`).

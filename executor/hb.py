@@ -124,7 +124,7 @@ class HappensBefore:
             self._link(ev, lane, kind, in_order)
         if kind == WAIT:
             snapshot = self.flags.pop(ev.key)[1]
-            clock[:] = map(max, clock, snapshot)
+            clock[:] = [x if x > y else y for x, y in zip(clock, snapshot, strict=True)]
         elif kind == SET:
             key = ev.key
             held = self.flags.get(key)
@@ -148,6 +148,18 @@ class HappensBefore:
             groups = [self._check(ev, access, clock, lane, in_order) for access in ev.accesses]
             for access, group in zip(ev.accesses, groups, strict=True):
                 self._record(ev, access, group, lane, n)
+        self._until_prune -= 1
+        if self._until_prune <= 0:
+            self.prune()
+
+    def wait(self, key: int) -> None:
+        """`execute` of a wait_flag consuming flag `key` on a barrier lane, for a caller that
+        keeps no event for it (`Scheduler.issue_wait`: no predecessors recorded, not blocked)."""
+        lane = self.flags[key][0].dst_lane
+        self.count[lane] += 1
+        clock = self.clock[lane]
+        snapshot = self.flags.pop(key)[1]
+        clock[:] = [x if x > y else y for x, y in zip(clock, snapshot, strict=True)]
         self._until_prune -= 1
         if self._until_prune <= 0:
             self.prune()

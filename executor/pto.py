@@ -265,13 +265,11 @@ class PtoParamsFunctions(InterpreterFunctions):
 
     @impl(pto.CopyNd2NzOp)
     def run_copy_nd2nz(self, interp: Interpreter, op: pto.CopyNd2NzOp, args: PythonValues) -> PythonValues:
-        gm, dst, off, *params = args
-        dst.will_write()
-        c0 = c0_elements(dst.element, "l1")
-        fields = dict(isa_params.nd2nz_fields(_target_of(op)))
-        raw_kernels.nd2nz(gm_linear(gm), tile_flat(dst, off, "dst"), raw_kernels.Nd2Nz(*params), c0,
-                          fields)
-        return ()
+        return _run_copy_nz(op, args)
+
+    @impl(pto.CopyDn2NzOp)
+    def run_copy_dn2nz(self, interp: Interpreter, op: pto.CopyDn2NzOp, args: PythonValues) -> PythonValues:
+        return _run_copy_nz(op, args)
 
     @impl(pto.Load2DOp)
     def run_load_2d(self, interp: Interpreter, op: pto.Load2DOp, args: PythonValues) -> PythonValues:
@@ -289,10 +287,12 @@ class PtoParamsFunctions(InterpreterFunctions):
     def run_load_2d_transpose(
         self, interp: Interpreter, op: pto.Load2DTransposeOp, args: PythonValues
     ) -> PythonValues:
-        src, soff, dst, doff, *params = args
+        v = pto.operand_map(op, args)
+        src, dst = v["src"], v["dst"]
         dst.will_write()
-        raw_kernels.load2d_transpose(tile_bytes(src, soff, "src"), tile_bytes(dst, doff, "dst"),
-                                     raw_kernels.Load2DTranspose(*params), src.element)
+        p = raw_kernels.Load2DTranspose(*(v[name] for name in isa_params.LOAD2D_TRANSPOSE_FIELDS))
+        raw_kernels.load2d_transpose(tile_bytes(src, v["src_offset"], "src"),
+                                     tile_bytes(dst, v["dst_offset"], "dst"), p, src.element)
         return ()
 
     @impl(pto.MmadOp)
@@ -343,6 +343,18 @@ class PtoParamsFunctions(InterpreterFunctions):
         raw_kernels.fixpipe(tile_flat(src, soff, "src"), out, p, layout, op.quant.data,
                             op.relu is not None, word, words, unit, op.channel_split is not None)
         return ()
+
+
+def _run_copy_nz(op: pto.CopyNd2NzOp | pto.CopyDn2NzOp, args: PythonValues) -> PythonValues:
+    """DataCopy GM -> L1 with Nd2NzParams / Dn2NzParams (`raw_kernels.nd2nz`)."""
+    v = pto.operand_map(op, args)
+    dst = v["dst"]
+    dst.will_write()
+    c0 = c0_elements(dst.element, "l1")
+    p = raw_kernels.Nd2Nz(*(v[name] for name in op.FIELDS))
+    raw_kernels.nd2nz(gm_linear(v["src"]), tile_flat(dst, v["dst_offset"], "dst"), p, c0,
+                      op.fields(_target_of(op)), dn=op.DN, small_c0=op.small_c0 is not None)
+    return ()
 
 
 def _target_of(op):

@@ -86,29 +86,47 @@ class Nd2Nz:
     dst_nz_matrix_stride: int
 
 
-def nd2nz(src: np.ndarray, dst: np.ndarray, p: Nd2Nz, c0: int, fields: dict | None = None) -> None:
+def nd2nz(src: np.ndarray, dst: np.ndarray, p: Nd2Nz, c0: int, fields: dict | None = None,
+          dn: bool = False, small_c0: bool = False) -> None:
     """DataCopy(dst, src, Nd2NzParams); `src` (GM) and `dst` (L1) are 1-D element arrays from the
     operand starts. For i < ndNum, n < nValue, d < ceil(dValue / c0) * c0:
         dst[i*dstNzMatrixStride + (d//c0)*dstNzC0Stride*c0 + n*dstNzNStride*c0 + d%c0]
-            = src[i*srcNdMatrixStride + n*srcDValue + d]  if d < dValue  else 0."""
+            = src[i*srcNdMatrixStride + n*srcDValue + d]  if d < dValue  else 0.
+    `dn` (Dn2NzParams: dnNum, srcDnMatrixStride in the same places) reads the source transposed,
+    src[i*srcDnMatrixStride + d*srcDValue + n]: the D x N source's column n becomes NZ row n.
+    `small_c0` (enableSmallC0, dValue <= 4): the row of n is 4 elements at n*4, zero-filled past
+    dValue, and each matrix's nValue*4 elements are zero-filled up to a whole 32-byte block."""
     if fields is not None:
         _check_fields(vars(p), fields)
     if p.nd_num == 0 or p.n_value == 0 or p.d_value == 0:
         return
+    if small_c0:
+        if p.d_value > isa_params.SMALL_C0_MAX_D:
+            raise ExecutionError(f"enableSmallC0 requires d_value (dValue) <= "
+                                 f"{isa_params.SMALL_C0_MAX_D}, got {p.d_value}")
+        block, c0 = c0, isa_params.SMALL_C0_ELEMENTS
     dpad = _cdiv(p.d_value, c0) * c0
     _limit(p.nd_num * p.n_value * dpad, "nd2nz")
     i = np.arange(p.nd_num, dtype=np.int64)[:, None, None]
     n = np.arange(p.n_value, dtype=np.int64)[None, :, None]
     d = np.arange(dpad, dtype=np.int64)[None, None, :]
-    dst_idx = (i * p.dst_nz_matrix_stride + (d // c0) * p.dst_nz_c0_stride * c0
-               + n * p.dst_nz_n_stride * c0 + d % c0)
+    if small_c0:
+        tail = _cdiv(p.n_value * c0, block) * block  # the matrix, zero-filled to 32 bytes
+        dst_idx = i * p.dst_nz_matrix_stride + np.arange(tail, dtype=np.int64)[None, None, :]
+    else:
+        dst_idx = (i * p.dst_nz_matrix_stride + (d // c0) * p.dst_nz_c0_stride * c0
+                   + n * p.dst_nz_n_stride * c0 + d % c0)
     dv = d[..., : p.d_value]
-    src_idx = i * p.src_nd_matrix_stride + n * p.src_d_value + dv
+    src_idx = i * p.src_nd_matrix_stride + (dv * p.src_d_value + n if dn else n * p.src_d_value + dv)
     _bounds(src_idx, src.size, "src")
     _bounds(dst_idx, dst.size, "dst")
-    values = np.zeros(dst_idx.shape, dtype=dst.dtype)
-    values[..., : p.d_value] = src[src_idx]
-    dst[dst_idx] = values
+    rows = np.zeros((p.nd_num, p.n_value, dpad), dtype=dst.dtype)
+    rows[..., : p.d_value] = src[src_idx]
+    if small_c0:
+        values = np.zeros(dst_idx.shape, dtype=dst.dtype)
+        values[:, 0, : p.n_value * c0] = rows.reshape(p.nd_num, -1)
+        rows = values
+    dst[dst_idx] = rows
 
 
 # ------------------------------------------------------------------------------------------------

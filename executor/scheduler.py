@@ -19,7 +19,7 @@ and races are found from happens-before (`executor/hb.py`), not from the order c
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Hashable, Iterable
+from collections.abc import Callable, Hashable, Iterable
 from dataclasses import dataclass, field
 
 from mmair.executor.errors import op_fault
@@ -59,7 +59,7 @@ class Scheduler:
         self.seq = 0
         self.flag_bits: dict = {}
         """The hardware bits: key -> True while a set_flag is not yet consumed by a wait."""
-        self.batch: list[Event] = []
+        self.batch: list[Event | int] = []
         """Executed events whose happens-before bookkeeping is still to do (`flush`)."""
         self.batch_size = BATCH
 
@@ -96,6 +96,21 @@ class Scheduler:
         if kind == SET and self.queues[ev.dst_lane]:
             self._drain(ev.dst_lane)
 
+    def issue_wait(self, lane: int, key: int, event: Callable[[], Event]) -> None:
+        """`issue` of a wait_flag on `lane` for flag `key`; `event()` builds its Event, which is
+        only needed when something keeps it: the wait blocks (a queue holds it), it is on the
+        in-order pipe S, or the engine records predecessors (a timeline). Otherwise the wait
+        runs at once, and only its flag key goes into the batch (`HappensBefore.wait`)."""
+        if self.hb.record_preds or key not in self.flag_bits or self.queues[lane] or \
+                self.hb.in_order[lane]:
+            self.issue(event())
+            return
+        del self.flag_bits[key]
+        batch = self.batch
+        batch.append(key)
+        if len(batch) >= self.batch_size:
+            self.flush()
+
     def _execute(self, ev: Event) -> None:
         kind = ev.kind
         if kind == SET:
@@ -123,9 +138,13 @@ class Scheduler:
         batch = self.batch
         if batch:
             execute = self.hb.execute
+            wait = self.hb.wait
             self.batch = []
             for ev in batch:
-                execute(ev)
+                if ev.__class__ is int:  # a wait without an Event (`issue_wait`)
+                    wait(ev)
+                else:
+                    execute(ev)
 
     def _drain(self, lane: int) -> None:
         """Run the queue of `lane` (and the queues its set_flags unblock) as far as it goes."""

@@ -27,6 +27,7 @@ from mmair.executor.events import (
     WAIT,
     Event,
     SyncError,
+    flag_key,
     format_iteration,
     lane_of,
 )
@@ -81,7 +82,7 @@ class IssueSeam:
         """Results of pipe ops not yet read by the scalar unit in order, by id of the value."""
         # Per-op decodes, keyed by id(op): ops hash in Python (xDSL), ids in C.
         self._decoded: dict[int, tuple[Footprint, Pipe, Any, Any, Any]] = {}
-        self._flags: dict[int, tuple[Pipe, Pipe, int | None]] = {}
+        self._flags: dict[int, tuple] = {}  # flag ops: `_flag_plan`
         self._s_lane = lane_of(core, Pipe.S)
         self.timing: Any = None
         """`executor.timeline.Timeline` when timing: told each pipe op's runtime operands."""
@@ -125,28 +126,48 @@ class IssueSeam:
 
     # --- sync ops -----------------------------------------------------------------------------
 
+    def _flag_plan(self, op: Any) -> tuple:
+        """(src, dst, static id or None, src lane, dst lane, key or None) of a flag op."""
+        src, dst, event_id = op.src_pipe, op.dst_pipe, op.static_event
+        plan = self._flags[id(op)] = (
+            src, dst, event_id, lane_of(self.core, src), lane_of(self.core, dst),
+            None if event_id is None else flag_key(self.core, src, dst, event_id))
+        return plan
+
+    def _event_id(self, op: Any, src: Pipe, dst: Pipe, args: tuple) -> int:
+        event_id = args[0]
+        if not 0 <= event_id < self.event_ids:
+            raise SyncError(
+                "event-id",
+                f"event id {event_id} of {src} -> {dst} is out of range at run time: target "
+                f"{self.target.name} has event ids 0..{self.event_ids - 1} per pipe pair",
+                op)
+        return event_id
+
     def _issue_set(self, interp: Any, op: Any, args: tuple) -> Any:
-        return self._issue_flag(interp, op, args, SET)
+        plan = self._flags.get(id(op))
+        if plan is None:
+            plan = self._flag_plan(op)
+        src, dst, event_id = plan[0], plan[1], plan[2]
+        if event_id is None:
+            event_id = self._event_id(op, src, dst, args)
+        sched = self.scheduler
+        sched.issue(Event(sched.next_seq(), self.core, src, op, SET, (), interp.iteration,
+                          src=src, dst=dst, event_id=event_id))
+        return (), None
 
     def _issue_wait(self, interp: Any, op: Any, args: tuple) -> Any:
-        return self._issue_flag(interp, op, args, WAIT)
-
-    def _issue_flag(self, interp: Any, op: Any, args: tuple, kind: str) -> Any:
-        decoded = self._flags.get(id(op))
-        if decoded is None:
-            decoded = self._flags[id(op)] = (op.src_pipe, op.dst_pipe, op.static_event)
-        src, dst, event_id = decoded
+        plan = self._flags.get(id(op))
+        if plan is None:
+            plan = self._flag_plan(op)
+        src, dst, event_id, _, lane, key = plan
         if event_id is None:
-            event_id = args[0]
-            if not 0 <= event_id < self.event_ids:
-                raise SyncError(
-                    "event-id",
-                    f"event id {event_id} of {src} -> {dst} is out of range at run time: target "
-                    f"{self.target.name} has event ids 0..{self.event_ids - 1} per pipe pair",
-                    op)
+            event_id = self._event_id(op, src, dst, args)
+            key = flag_key(self.core, src, dst, event_id)
         sched = self.scheduler
-        sched.issue(Event(sched.next_seq(), self.core, src if kind == SET else dst, op, kind, (),
-                          interp.iteration, src=src, dst=dst, event_id=event_id))
+        sched.issue_wait(lane, key, lambda: Event(
+            sched.next_seq(), self.core, dst, op, WAIT, (), interp.iteration, src=src, dst=dst,
+            event_id=event_id))
         return (), None
 
     def _issue_barrier(self, interp: Any, op: Any, args: tuple) -> Any:

@@ -33,8 +33,8 @@ from mmair.dialects import tcgen05
 from mmair.executor.dtypes import element_name_of_type, numpy_dtype
 from mmair.executor.errors import ExecutionError
 from mmair.executor.memory import Memory
-from mmair.executor.tcgen05_kernels import SharedMemory, TensorMemory, mma
-from mmair.isa.tcgen05 import layouts
+from mmair.executor.tcgen05_kernels import CpFootprint, SharedMemory, TensorMemory, cp, mma
+from mmair.isa.tcgen05 import layouts, tmem_moves
 
 _MASK32 = (1 << 32) - 1
 _MASK64 = (1 << 64) - 1
@@ -80,6 +80,8 @@ class Tcgen05Functions(InterpreterFunctions):
     #: mbarrier (by SMEM address) -> its state
     mbarriers: dict[int, MbarrierState] = field(default_factory=dict)
     relinquished: bool = False
+    last_cp: CpFootprint | None = None
+    """The footprint of the last tcgen05.cp (the async checker's event)."""
 
     def __post_init__(self) -> None:
         if self.memory is not None:
@@ -233,32 +235,40 @@ class Tcgen05Functions(InterpreterFunctions):
 
     # -- TMEM <-> registers, completion tracking -----------------------------------------------------
 
-    def _ld_st_cells(self, op: tcgen05.LdOp | tcgen05.StOp, view: np.ndarray) -> np.ndarray:
-        """The (32 lanes, num columns) TMEM cells of a .32x32b access."""
+    def _ld_st_cells(self, op: tcgen05.LdOp | tcgen05.StOp,
+                     view: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(lanes, columns) index arrays, (32 threads, registers) each, of the TMEM cells a
+        `.b32` tcgen05.ld/st moves (`tmem_moves.ld_st_cells`: register r of thread t)."""
         shape = op.shape.data
-        if shape != "32x32b" or op.properties.get("pack") or op.properties.get("unpack"):
-            raise ExecutionError(f"uses .{shape}"
-                                 f"{' with (un)packing' if shape == '32x32b' else ''}, which the "
-                                 "executor does not model (only .32x32b.b32)")
+        num = op.num.value.data
+        if op.properties.get("pack") or op.properties.get("unpack"):
+            raise ExecutionError(f"uses .{shape} with (un)packing (.pack::16b / .unpack::16b), "
+                                 "which the executor does not model (only .b32)")
+        try:
+            lanes, columns = tmem_moves.ld_st_cells(shape, num)
+        except KeyError:
+            raise ExecutionError("uses .16x32bx2, which the executor does not model (the op "
+                                 "has no immHalfSplitoff operand)") from None
         address = self.tmem_address(view, "the TMEM operand")
         lane = layouts.tmem_lane(address) + op.lane.value.data
         column = layouts.tmem_column(address) + op.column.value.data
-        num = op.num.value.data
-        return self.tmem.cells[lane:lane + 32, column:column + num]
+        self.tmem.check_access(lane, column, tmem_moves.LD_ST_SHAPES[shape][0],
+                               tmem_moves.ld_st_columns(shape, num), f"the tcgen05 .{shape} cells")
+        return lane + lanes, column + columns
 
     @impl(tcgen05.LdOp)
     def run_ld(self, interp: Interpreter, op: tcgen05.LdOp, args: PythonValues) -> PythonValues:
-        cells = self._ld_st_cells(op, args[0])
+        lanes, columns = self._ld_st_cells(op, args[0])
         t = op.regs.type
         assert isinstance(t, MemRefType)
         dtype = numpy_dtype(element_name_of_type(t.element_type))
-        return (cells.copy().view(dtype),)
+        return (self.tmem.cells[lanes, columns].view(dtype),)  # (fancy indexing copies)
 
     @impl(tcgen05.StOp)
     def run_st(self, interp: Interpreter, op: tcgen05.StOp, args: PythonValues) -> PythonValues:
-        cells = self._ld_st_cells(op, args[0])
+        lanes, columns = self._ld_st_cells(op, args[0])
         regs = np.ascontiguousarray(args[1])
-        cells[...] = regs.view(np.uint32).reshape(cells.shape)
+        self.tmem.cells[lanes, columns] = regs.view(np.uint32).reshape(lanes.shape)
         return ()
 
     @impl(tcgen05.WaitLdOp)
@@ -333,7 +343,12 @@ class Tcgen05Functions(InterpreterFunctions):
 
     @impl(tcgen05.CpOp)
     def run_cp(self, interp: Interpreter, op: tcgen05.CpOp, args: PythonValues) -> PythonValues:
-        raise ExecutionError("uses tcgen05.cp, which the executor does not model yet")
+        self.last_cp = cp(
+            self.smem, self.tmem, taddr=self.tmem_address(args[0], "the tcgen05.cp destination"),
+            desc=int(args[1]) & _MASK64, shape=op.shape.data,
+            multicast=None if op.multicast is None else op.multicast.data,
+            decompress=None if op.decompress is None else op.decompress.data)
+        return ()
 
     @impl(tcgen05.ShiftOp)
     def run_shift(self, interp: Interpreter, op: tcgen05.ShiftOp,

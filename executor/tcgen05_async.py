@@ -52,7 +52,7 @@ from mmair.dialects.pto.effects import Access
 from mmair.executor.events import Event, SyncError, format_iteration, lane_of
 from mmair.executor.scheduler import Scheduler
 from mmair.isa.tcgen05 import layouts
-from mmair.isa.tcgen05.tmem_moves import LD_ST_SHAPES
+from mmair.isa.tcgen05.tmem_moves import LD_ST_SHAPES, ld_st_columns
 from mmair.isa.tcgen05.units import TMEM_ROW_BYTES, UNITS, Unit
 
 _MASK32 = (1 << 32) - 1
@@ -244,9 +244,16 @@ class Tcgen05Seam:
             b=int(values[op.b]) & _MASK64, ws=op.ws is not None,
             sparse=op.sparse is not None,
             zero_column_mask=None if op.zero_column_mask is None
-            else int(values[op.zero_column_mask]) & _MASK64)
+            else int(values[op.zero_column_mask]) & _MASK64,
+            **{name: fn.tmem_address(values[v], name)
+               for name, v in (("sparse_metadata", op.sparse_metadata), ("scale_a", op.scale_a),
+                               ("scale_b", op.scale_b)) if v is not None})
         m, n = footprint.m, footprint.n
         accesses = [self._smem_span(lo, end, False) for lo, end in footprint.smem]
+        extra = [v for v in (op.sparse_metadata, op.scale_a, op.scale_b) if v is not None]
+        for value, (lane, lanes, column, columns) in zip(extra, footprint.tmem_reads,
+                                                          strict=True):
+            accesses.append(self._tmem(value, values[value], lane, column, lanes, columns, False))
         if op.a_in_tmem:
             a = fn.tmem_address(a_view, "a")
             accesses.append(self._tmem(op.a, a_view, layouts.tmem_lane(a), layouts.tmem_column(a),
@@ -257,8 +264,13 @@ class Tcgen05Seam:
         return (), None
 
     def _cp(self, interp: Any, op: tcgen05.CpOp, args: tuple) -> Any:
-        self._run(interp, op, args)  # raises "not modelled" today
-        return (), None  # pragma: no cover
+        self._run(interp, op, args)
+        f = self._fn(interp).last_cp
+        self._issue(interp, op, Unit.TC, [
+            self._smem_span(*f.smem, False),
+            self._tmem(op.tmem, args[0], f.lane, f.column, f.lane_end - f.lane,
+                       f.column_end - f.column, True)])
+        return (), None
 
     def _shift(self, interp: Any, op: tcgen05.ShiftOp, args: tuple) -> Any:
         self._run(interp, op, args)
@@ -339,9 +351,8 @@ class Tcgen05Seam:
                       write: bool) -> Access:
         fn = self._fn(interp)
         address = fn.tmem_address(view, "the TMEM operand")
-        lanes, per_thread = LD_ST_SHAPES[op.shape.data]
-        num = op.num.value.data
-        columns = 32 * per_thread * num // lanes  # (the executor runs .32x32b only)
+        lanes = LD_ST_SHAPES[op.shape.data][0]
+        columns = ld_st_columns(op.shape.data, op.num.value.data)
         return self._tmem(op.tmem, view, layouts.tmem_lane(address) + op.lane.value.data,
                           layouts.tmem_column(address) + op.column.value.data, lanes, columns,
                           write)

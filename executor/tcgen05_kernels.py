@@ -39,7 +39,7 @@ import numpy as np
 
 from mmair.executor.errors import ExecutionError
 from mmair.executor.tcgen05_exact import fused_mma
-from mmair.isa.tcgen05 import layouts, rules
+from mmair.isa.tcgen05 import layouts, rules, tmem_moves
 from mmair.isa.tcgen05.errors import DescriptorError
 from mmair.isa.tcgen05.idesc import BLOCK_SCALED_KINDS, InstrDesc, decode_idesc
 from mmair.isa.tcgen05.layouts import (
@@ -883,6 +883,44 @@ def mma(
     return desc
 
 
+class CpFootprint(NamedTuple):
+    """What one tcgen05.cp touches: the SMEM bytes [lo, end) of its source and the TMEM lanes
+    [lane, lane_end) x columns [column, column_end) it writes (their hull)."""
+
+    smem: tuple[int, int]
+    lane: int
+    lane_end: int
+    column: int
+    column_end: int
+
+
+def cp(smem: SharedMemory, tmem: TensorMemory, *, taddr: int, desc: int, shape: str,
+       multicast: str | None = None, decompress: str | None = None) -> CpFootprint:
+    """`tcgen05.cp.<shape>{.multicast} [taddr], s-desc`: copy a rows x bits matrix from SMEM
+    (read through the matrix descriptor as a K-major canonical layout of bytes, the layout of
+    the MMA operands) into TMEM, row r to the lanes `tmem_moves.cp_lane_offsets` gives, the
+    row's bytes little-endian into consecutive 32-bit cells from the address column."""
+    if decompress is not None:
+        raise _not_modelled(f"tcgen05.cp decompression .{decompress}")
+    try:
+        lanes = np.array(tmem_moves.cp_lane_offsets(shape, multicast))
+    except KeyError:
+        raise _not_modelled(f"tcgen05.cp .{shape}") from None
+    rows, bits = tmem_moves.CP_ROWS_BITS[shape]
+    d = _decode("tcgen05.cp source descriptor", desc, decode_smem_desc)
+    operand = _checked_operand_map(d, "k", 8, rows, bits // 8, "the tcgen05.cp source", 8)
+    data = np.ascontiguousarray(smem.data[operand.index]).view("<u4")  # (rows, columns)
+    lane0, column0 = layouts.tmem_lane(taddr), layouts.tmem_column(taddr)
+    columns = bits // 32
+    top = int(lanes.max()) + 1
+    tmem.check_access(lane0, column0, top, columns, "the tcgen05.cp destination")
+    cells = tmem.cells[:, column0:column0 + columns]
+    for copy in range(lanes.shape[1]):
+        cells[lane0 + lanes[:, copy]] = data
+    return CpFootprint((operand.lowest, operand.end), lane0 + int(lanes.min()), lane0 + top,
+                       column0, column0 + columns)
+
+
 class MmaFootprint(NamedTuple):
     """What one MMA touches: D's m lanes x n columns, the SMEM byte ranges [lo, end) of its
     descriptor operands (each operand's hull), and the TMEM columns of A when A is in TMEM."""
@@ -891,13 +929,18 @@ class MmaFootprint(NamedTuple):
     n: int
     smem: tuple[tuple[int, int], ...]
     a_columns: int
+    tmem_reads: tuple[tuple[int, int, int, int], ...] = ()
+    """(lane, lanes, column, columns) rectangles of scale factors and sparse metadata."""
 
 
 def mma_footprint(smem: SharedMemory, *, kind: str, idesc: int, a: int | None, b: int,
                   ws: bool = False, sparse: bool = False,
-                  zero_column_mask: int | None = None) -> MmaFootprint:
+                  zero_column_mask: int | None = None, sparse_metadata: int | None = None,
+                  scale_a: int | None = None, scale_b: int | None = None) -> MmaFootprint:
     """The footprint of an MMA that `mma` has already run and checked (same memoized decodes):
-    `a` is A's SMEM descriptor word, None when A is in TMEM."""
+    `a` is A's SMEM descriptor word, None when A is in TMEM; the TMEM addresses of the sparse
+    metadata and scale factors give their cells (scale factors: the columns of every lane
+    quadrant they occupy, a hull)."""
     desc = _memo(_decode, "instruction descriptor", idesc, decode_idesc, kind)
     m, n, k = _memo(rules.mma_shape, desc)
     k_stored = k // 2 if sparse else k
@@ -913,10 +956,20 @@ def mma_footprint(smem: SharedMemory, *, kind: str, idesc: int, a: int | None, b
         operand = _checked_operand_map(_smem_desc(word), major, bits, mn, kk, "operand", width)
         spans.append((operand.lowest, operand.end))
     a_bits = layouts.smem_element_bits(kind, desc.atype)
-    return MmaFootprint(m, n, tuple(spans), -(-k_stored * a_bits // 32))
+    reads = []
+    if sparse_metadata is not None:
+        columns = -(-layouts.sparse_metadata_nibbles(kind, k) // 8)  # 8 nibbles per cell
+        reads.append((layouts.tmem_lane(sparse_metadata), m,
+                      layouts.tmem_column(sparse_metadata), columns))
+    for address, rows in ((scale_a, m), (scale_b, n + shift)):
+        if address is not None:
+            _, offsets = layouts.scale_factor_cells(np.arange(rows))
+            reads.append((0, TMEM_LANES, layouts.tmem_column(address), int(offsets.max()) + 1))
+    return MmaFootprint(m, n, tuple(spans), -(-k_stored * a_bits // 32), tuple(reads))
 
 
 __all__ = [
+    "CpFootprint",
     "MmaFootprint",
     "SharedMemory",
     "Tcgen05ExecutionError",
@@ -926,6 +979,7 @@ __all__ = [
     "decode_ue8m0",
     "densify_sparse_a",
     "encode_elements",
+    "cp",
     "encode_scale",
     "mma",
     "mma_footprint",

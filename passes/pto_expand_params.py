@@ -20,8 +20,10 @@ the parameters the hardware takes (dialects/pto/params.py), exactly as the Ascen
 The raw forms lay the L0 operands out with the fractal grids of the op sizes (M1 = ceil(m/16),
 K1 = ceil(k/K0), N1 = ceil(n/16)), as the hardware reads them, so within one function every L0
 tile is read with the sizes it was written with (true of every kernel pto-tile-matmul emits and of
-the Ascend C samples). Not expanded (left as tile-level ops, which the executor runs): `dn2nz`
-loads, hardware transposes of b8/b32 operands other than f32 B from zz, s4 operands, `mte_l1_bt`.
+the Ascend C samples). A `dn2nz` load to an nz tile becomes `copy_dn2nz` {1, rows, cols, 0, GM row
+pitch, tile rows rounded to 16, 1, 0} (the transposed-A call of the Ascend C DN2NZ page). Not
+expanded (left as tile-level ops, which the executor runs): dn2nz to other layouts, hardware
+transposes of b8/b32 operands other than f32 B from zz, s4 operands, `mte_l1_bt`.
 """
 
 from __future__ import annotations
@@ -114,8 +116,6 @@ class _Expander:
     # -- GM -> L1 --------------------------------------------------------------------------
 
     def gm_l1(self, op: pto.MteGmL1Op) -> bool:
-        if op.dn2nz is not None:
-            return False
         dst = op.dst.type
         assert isinstance(dst, pto.TileType)
         if dst.element_bits < 8:
@@ -138,6 +138,13 @@ class _Expander:
             bb.emit(pto.CopyNd2NzOp(src, op.dst, bb.v(off), *(bb.v(p) for p in params)))
 
         layout = dst.layout_name
+        if op.dn2nz is not None:  # GM holds the cols x rows transpose: its row is a tile column
+            if layout != "nz" or src_t.get_num_dims() != 2:
+                return False
+            r1 = -(-r_tile // M0)
+            b.emit(pto.CopyDn2NzOp(op.src, op.dst, b.v(0), *(b.v(p) for p in (
+                1, rows, cols, 0, pitch, r1 * M0, 1, 0))))
+            return True
         if layout == "nd":
             nd2nz(b, op.src, 0, 1, 1, cols, 0, pitch, 1, 1, 0)
         elif layout == "nz":

@@ -49,11 +49,13 @@ from mmair.dialects.pto.matmul import (
 )
 from mmair.dialects.pto.multicore import BlockIdxOp, BlockNumOp, SyncAllOp
 from mmair.dialects.pto.params import (
+    CopyDn2NzOp,
     CopyNd2NzOp,
     FixpipeCopyOp,
     Load2DOp,
     Load2DTransposeOp,
     MmadOp,
+    operand_map,
 )
 from mmair.dialects.pto.sync import PipeBarrierOp, SetFlagOp, WaitFlagOp
 from mmair.dialects.pto.types import TARGET_ATTR, TILE_SPACES, TileType, legal_layouts
@@ -67,11 +69,13 @@ __all__ = [
     "TARGET_ATTR",
     "TILE_SPACES",
     "AllocOp",
+    "CopyDn2NzOp",
     "CopyNd2NzOp",
     "FixpipeCopyOp",
     "Load2DOp",
     "Load2DTransposeOp",
     "MmadOp",
+    "operand_map",
     "FixpipeOp",
     "GatherMaskOp",
     "HiF8Type",
@@ -119,6 +123,7 @@ _FORMAT_OPS = [
     MteUbGmOp,
     GatherMaskOp,
     CopyNd2NzOp,
+    CopyDn2NzOp,
     Load2DOp,
     Load2DTransposeOp,
     MmadOp,

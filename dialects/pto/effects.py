@@ -300,6 +300,9 @@ EFFECTS: dict[type[Operation], OpEffects] = {
     pto.CopyNd2NzOp: OpEffects(
         "copy_nd2nz", (_r("src"), _w("dst", isa.ND2NZ_DST_ALIGN)), ("nd_num", "n_value", "d_value")
     ),
+    pto.CopyDn2NzOp: OpEffects(
+        "copy_dn2nz", (_r("src"), _w("dst", isa.ND2NZ_DST_ALIGN)), ("dn_num", "n_value", "d_value")
+    ),
     pto.Load2DOp: OpEffects(
         "load_2d", (_r("src", isa.LOAD2D_SRC_ALIGN), _w("dst", isa.LOAD2D_DST_ALIGN)),
         ("repeat_times",),

@@ -95,51 +95,61 @@ def _offset_bytes(op: Operation, role: str, value: SSAValue, tile: TileType, ali
 _PARAM_TRAITS = traits_def(MemoryReadEffect(), MemoryWriteEffect())
 
 
+def operand_map(op: IRDLOperation, values) -> dict[str, object]:
+    """The op's operands (or the interpreter's values of them) by their definition names: the
+    raw-form ops share operand blocks through base classes, which puts a subclass's own operands
+    first, so positions differ between ops while the struct field names do not."""
+    return dict(zip((name for name, _ in type(op).get_irdl_definition().operands), values,
+                    strict=True))
+
+
+def _ordered(cls: type[IRDLOperation], values: dict[str, Value]) -> list[Value]:
+    return [values[name] for name, _ in cls.get_irdl_definition().operands]
+
+
 # ----------------------------------------------------------------------------------------------
-# DataCopy GM -> L1 with ND2NZ
+# DataCopy GM -> L1 with ND2NZ / DN2NZ
 # ----------------------------------------------------------------------------------------------
 
 
-@irdl_op_definition
-class CopyNd2NzOp(IRDLOperation):
-    """DataCopy(dst[dst_offset], src, Nd2NzParams): for i < nd_num, n < n_value,
-    d < ceil(d_value / c0) * c0 (c0 = 32 B / sizeof):
-        dst[i*dst_nz_matrix_stride + (d//c0)*dst_nz_c0_stride*c0 + n*dst_nz_n_stride*c0 + d%c0]
-          = d < d_value ? src[i*src_nd_matrix_stride + n*src_d_value + d] : 0."""
+class _NzCopyBase(IRDLOperation):
+    """The operands ND2NZ and DN2NZ share (the source D extent, row pitch and the destination NZ
+    fields), the SmallC0 flag and the verifier; subclasses add the matrix count and stride under
+    their struct's names."""
 
-    name = "pto.copy_nd2nz"
     MEMO_VERIFY: ClassVar[bool] = True
+    FIELDS: ClassVar[tuple[str, ...]]
+    DN: ClassVar[bool]
 
     src = operand_def(MemRefType)
     dst = operand_def(TileType)
     dst_offset = operand_def(IndexType)
-    nd_num = operand_def(IndexType)
     n_value = operand_def(IndexType)
     d_value = operand_def(IndexType)
-    src_nd_matrix_stride = operand_def(IndexType)
     src_d_value = operand_def(IndexType)
     dst_nz_c0_stride = operand_def(IndexType)
     dst_nz_n_stride = operand_def(IndexType)
     dst_nz_matrix_stride = operand_def(IndexType)
+    small_c0 = opt_prop_def(UnitAttr)
 
     traits = _PARAM_TRAITS
-    assembly_format = (
-        "$src `,` $dst `[` $dst_offset `]` `nd_num` $nd_num `n_value` $n_value `d_value` $d_value "
-        "`src_nd_matrix_stride` $src_nd_matrix_stride `src_d_value` $src_d_value "
-        "`dst_nz_c0_stride` $dst_nz_c0_stride `dst_nz_n_stride` $dst_nz_n_stride "
-        "`dst_nz_matrix_stride` $dst_nz_matrix_stride attr-dict `:` type($src) `,` type($dst)"
-    )
+    irdl_options = (ParsePropInAttrDict(),)
 
-    FIELDS: ClassVar[tuple[str, ...]] = tuple(isa_params.ND2NZ_FIELDS)
-
-    def __init__(self, src: Value, dst: Value, dst_offset: Value, *params: Value) -> None:
+    def __init__(self, src: Value, dst: Value, dst_offset: Value, *params: Value,
+                 small_c0: bool = False) -> None:
         assert len(params) == len(self.FIELDS)
-        super().__init__(operands=[src, dst, dst_offset, *params])
+        values = {"src": src, "dst": dst, "dst_offset": dst_offset, **dict(zip(self.FIELDS, params, strict=True))}
+        super().__init__(operands=_ordered(type(self), values),
+                         properties={"small_c0": UnitAttr() if small_c0 else None})
+
+    def fields(self, target: Target) -> dict[str, isa_params.Field]:
+        return dict(isa_params.DN2NZ_FIELDS if self.DN else isa_params.nd2nz_fields(target))
 
     def verify_(self) -> None:
         target = target_of(self)
-        if not target.nd2nz:
-            raise _error(self, f"copy_nd2nz is not supported on target {target.name}")
+        kind = "copy_dn2nz" if self.DN else "copy_nd2nz"
+        if not (target.dn2nz if self.DN else target.nd2nz):
+            raise _error(self, f"{kind} is not supported on target {target.name}")
         src = _gm_memref(self, "src", self.src)
         dst = _tile_in(self, "dst", self.dst, ("l1",))
         elem = _memref_element(self, "src", src)
@@ -152,8 +162,58 @@ class CopyNd2NzOp(IRDLOperation):
         if isa.element_bits(elem) != dst.element_bits:
             raise _error(self, f"requires src and dst element widths to match, got {elem} and "
                                f"{dst.element_name}")
-        _check_fields(self, dict(isa_params.nd2nz_fields(target)))
+        values = _check_fields(self, self.fields(target))
+        if self.small_c0 is not None:
+            if not isa_params.small_c0_supported(target):
+                raise _error(self, f"small_c0 (enableSmallC0) is not supported on target "
+                                   f"{target.name}")
+            d = values["d_value"]
+            if d is not None and d > isa_params.SMALL_C0_MAX_D:
+                raise _error(self, f"small_c0 requires d_value (dValue) <= "
+                                   f"{isa_params.SMALL_C0_MAX_D}, got {d}")
         _offset_bytes(self, "dst", self.dst_offset, dst, isa.ND2NZ_DST_ALIGN)
+
+
+_NZ_COPY_FORMAT = (
+    "$src `,` $dst `[` $dst_offset `]` `{num}` ${num} `n_value` $n_value `d_value` $d_value "
+    "`{stride}` ${stride} `src_d_value` $src_d_value "
+    "`dst_nz_c0_stride` $dst_nz_c0_stride `dst_nz_n_stride` $dst_nz_n_stride "
+    "`dst_nz_matrix_stride` $dst_nz_matrix_stride (`small_c0` $small_c0^)? attr-dict "
+    "`:` type($src) `,` type($dst)"
+)
+
+
+@irdl_op_definition
+class CopyNd2NzOp(_NzCopyBase):
+    """DataCopy(dst[dst_offset], src, Nd2NzParams): for i < nd_num, n < n_value,
+    d < ceil(d_value / c0) * c0 (c0 = 32 B / sizeof):
+        dst[i*dst_nz_matrix_stride + (d//c0)*dst_nz_c0_stride*c0 + n*dst_nz_n_stride*c0 + d%c0]
+          = d < d_value ? src[i*src_nd_matrix_stride + n*src_d_value + d] : 0.
+    `small_c0` (a5 enableSmallC0, d_value <= 4): rows of 4 elements at n*4 (executor/raw_kernels.py)."""
+
+    name = "pto.copy_nd2nz"
+    FIELDS: ClassVar[tuple[str, ...]] = tuple(isa_params.ND2NZ_FIELDS)
+    DN: ClassVar[bool] = False
+
+    nd_num = operand_def(IndexType)
+    src_nd_matrix_stride = operand_def(IndexType)
+
+    assembly_format = _NZ_COPY_FORMAT.format(num="nd_num", stride="src_nd_matrix_stride")
+
+
+@irdl_op_definition
+class CopyDn2NzOp(_NzCopyBase):
+    """DataCopy(dst[dst_offset], src, Dn2NzParams) (a5): the source holds D rows of N columns, so
+    src[i*src_dn_matrix_stride + d*src_d_value + n] goes where ND2NZ puts element (n, d)."""
+
+    name = "pto.copy_dn2nz"
+    FIELDS: ClassVar[tuple[str, ...]] = tuple(isa_params.DN2NZ_FIELDS)
+    DN: ClassVar[bool] = True
+
+    dn_num = operand_def(IndexType)
+    src_dn_matrix_stride = operand_def(IndexType)
+
+    assembly_format = _NZ_COPY_FORMAT.format(num="dn_num", stride="src_dn_matrix_stride")
 
 
 # ----------------------------------------------------------------------------------------------
@@ -162,12 +222,25 @@ class CopyNd2NzOp(IRDLOperation):
 
 
 class _Load2DBase(IRDLOperation):
+    """The LoadData2DParams operands both LoadData forms share, and their verifier."""
+
     MEMO_VERIFY: ClassVar[bool] = True
     FIELDS: ClassVar[dict[str, isa_params.Field]]
 
+    src = operand_def(TileType)
+    src_offset = operand_def(IndexType)
+    dst = operand_def(TileType)
+    dst_offset = operand_def(IndexType)
+    start_index = operand_def(IndexType)
+    repeat_times = operand_def(IndexType)
+    src_stride = operand_def(IndexType)
+    dst_gap = operand_def(IndexType)
+
+    traits = _PARAM_TRAITS
+
     def _verify_common(self, target: Target) -> tuple[TileType, TileType]:
-        src = _tile_in(self, "src", self.src, ("l1",))  # type: ignore[attr-defined]
-        dst = _tile_in(self, "dst", self.dst, ("l0a", "l0b"))  # type: ignore[attr-defined]
+        src = _tile_in(self, "src", self.src, ("l1",))
+        dst = _tile_in(self, "dst", self.dst, ("l0a", "l0b"))
         if src.element_bits != dst.element_bits:
             raise _error(self, f"requires src and dst element widths to match, got "
                                f"{src.element_name} and {dst.element_name}")
@@ -178,9 +251,16 @@ class _Load2DBase(IRDLOperation):
                 f"{target.name}, got {dst.element_name}",
             )
         _check_fields(self, self.FIELDS)
-        _offset_bytes(self, "src", self.src_offset, src, isa.LOAD2D_SRC_ALIGN)  # type: ignore[attr-defined]
-        _offset_bytes(self, "dst", self.dst_offset, dst, isa.LOAD2D_DST_ALIGN)  # type: ignore[attr-defined]
+        _offset_bytes(self, "src", self.src_offset, src, isa.LOAD2D_SRC_ALIGN)
+        _offset_bytes(self, "dst", self.dst_offset, dst, isa.LOAD2D_DST_ALIGN)
         return src, dst
+
+
+_LOAD2D_FORMAT = (
+    "$src `[` $src_offset `]` `,` $dst `[` $dst_offset `]` `start_index` $start_index "
+    "`repeat_times` $repeat_times `src_stride` $src_stride `dst_gap` $dst_gap {tail} attr-dict "
+    "`:` type($src) `,` type($dst)"
+)
 
 
 @irdl_op_definition
@@ -193,23 +273,10 @@ class Load2DOp(_Load2DBase):
     name = "pto.load_2d"
     FIELDS: ClassVar[dict[str, isa_params.Field]] = dict(isa_params.LOAD2D_FIELDS)
 
-    src = operand_def(TileType)
-    src_offset = operand_def(IndexType)
-    dst = operand_def(TileType)
-    dst_offset = operand_def(IndexType)
-    start_index = operand_def(IndexType)
-    repeat_times = operand_def(IndexType)
-    src_stride = operand_def(IndexType)
-    dst_gap = operand_def(IndexType)
     if_transpose = opt_prop_def(UnitAttr)
 
-    traits = _PARAM_TRAITS
     irdl_options = (ParsePropInAttrDict(),)
-    assembly_format = (
-        "$src `[` $src_offset `]` `,` $dst `[` $dst_offset `]` `start_index` $start_index "
-        "`repeat_times` $repeat_times `src_stride` $src_stride `dst_gap` $dst_gap "
-        "(`if_transpose` $if_transpose^)? attr-dict `:` type($src) `,` type($dst)"
-    )
+    assembly_format = _LOAD2D_FORMAT.format(tail="(`if_transpose` $if_transpose^)?")
 
     def __init__(self, src: Value, src_offset: Value, dst: Value, dst_offset: Value,
                  start_index: Value, repeat_times: Value, src_stride: Value, dst_gap: Value,
@@ -241,28 +308,17 @@ class Load2DTransposeOp(_Load2DBase):
     name = "pto.load_2d_transpose"
     FIELDS: ClassVar[dict[str, isa_params.Field]] = dict(isa_params.LOAD2D_TRANSPOSE_FIELDS)
 
-    src = operand_def(TileType)
-    src_offset = operand_def(IndexType)
-    dst = operand_def(TileType)
-    dst_offset = operand_def(IndexType)
-    start_index = operand_def(IndexType)
-    repeat_times = operand_def(IndexType)
-    src_stride = operand_def(IndexType)
-    dst_gap = operand_def(IndexType)
     dst_frac_gap = operand_def(IndexType)
 
-    traits = _PARAM_TRAITS
-    assembly_format = (
-        "$src `[` $src_offset `]` `,` $dst `[` $dst_offset `]` `start_index` $start_index "
-        "`repeat_times` $repeat_times `src_stride` $src_stride `dst_gap` $dst_gap "
-        "`dst_frac_gap` $dst_frac_gap attr-dict `:` type($src) `,` type($dst)"
-    )
+    assembly_format = _LOAD2D_FORMAT.format(tail="`dst_frac_gap` $dst_frac_gap")
 
     def __init__(self, src: Value, src_offset: Value, dst: Value, dst_offset: Value,
                  start_index: Value, repeat_times: Value, src_stride: Value, dst_gap: Value,
                  dst_frac_gap: Value) -> None:
-        super().__init__(operands=[src, src_offset, dst, dst_offset, start_index, repeat_times,
-                                   src_stride, dst_gap, dst_frac_gap])
+        values = {"src": src, "src_offset": src_offset, "dst": dst, "dst_offset": dst_offset,
+                  "start_index": start_index, "repeat_times": repeat_times,
+                  "src_stride": src_stride, "dst_gap": dst_gap, "dst_frac_gap": dst_frac_gap}
+        super().__init__(operands=_ordered(type(self), values))
 
     def verify_(self) -> None:
         target = target_of(self)
@@ -499,5 +555,5 @@ class FixpipeCopyOp(IRDLOperation):
 
 
 RAW_OPS: tuple[type[IRDLOperation], ...] = (
-    CopyNd2NzOp, Load2DOp, Load2DTransposeOp, MmadOp, FixpipeCopyOp,
+    CopyNd2NzOp, CopyDn2NzOp, Load2DOp, Load2DTransposeOp, MmadOp, FixpipeCopyOp,
 )

@@ -30,12 +30,14 @@ from dataclasses import dataclass
 from types import MappingProxyType
 
 from mmair.isa.ascend.targets import (
+    DN2NZ_RANGES,
     FIXPIPE_DST_ND_STRIDE_RANGE_A5,
     FIXPIPE_DST_ND_STRIDE_RANGE_V220,
     FIXPIPE_SRC_ND_STRIDE_RANGE_V220,
     FRACTAL_BYTES,
     MMAD_MNK_RANGE,
     MMAD_UNIT_FLAGS,
+    ND2NZ_SMALL_C0_MAX_D,
     Target,
     element_bits,
 )
@@ -100,6 +102,31 @@ ND2NZ_FIELDS_A5: Mapping[str, Field] = _table(
         for f in ND2NZ_FIELDS.values()
     )
 )
+
+# Dn2NzParams (DataCopy GM -> L1 with DN2NZ, Ascend 950 only): the source is D rows of N columns
+# (row pitch srcDValue), so a source column becomes NZ rows; the destination fields are ND2NZ's.
+DN2NZ_FIELDS: Mapping[str, Field] = _table(
+    Field("dn_num", "dnNum", DN2NZ_RANGES["nd_num"], "matrices", size=True),
+    Field("n_value", "nValue", DN2NZ_RANGES["n_value"], "columns", size=True),
+    Field("d_value", "dValue", DN2NZ_RANGES["d_value"], "rows", size=True),
+    Field("src_dn_matrix_stride", "srcDnMatrixStride", DN2NZ_RANGES["src_nd_matrix_stride"],
+          "elements"),
+    Field("src_d_value", "srcDValue", DN2NZ_RANGES["src_d_value"], "elements"),
+    *(ND2NZ_FIELDS[name] for name in ("dst_nz_c0_stride", "dst_nz_n_stride",
+                                       "dst_nz_matrix_stride")),
+)
+
+# enableSmallC0 (template flag of DataCopy ND2NZ / DN2NZ, Ascend 950 only): with dValue <= 4 the C0
+# block is 4 elements (4 * sizeof(T) bytes), the d tail of each row is zero-filled to 4, the
+# C0/N strides are not used, and the whole destination matrix is zero-filled to 32 bytes.
+SMALL_C0_ELEMENTS = 4
+SMALL_C0_MAX_D = ND2NZ_SMALL_C0_MAX_D
+
+
+def small_c0_supported(target: Target) -> bool:
+    """Ascend C ND2NZ page: "针对Ascend 950PR/Ascend 950DT，新增enableSmallC0参数 ... 其他型号不支持"."""
+    return target.arch == 3510
+
 
 LOAD2D_FIELDS: Mapping[str, Field] = _table(
     Field("start_index", "startIndex", U16, "fractals (512 B)"),

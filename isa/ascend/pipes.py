@@ -80,6 +80,7 @@ _OP_PIPES: dict[str, dict[tuple[str, str], Pipe]] = {
     # The raw Ascend C parameter forms (dialects/pto/params.py) run on the pipes of the
     # instructions they program: DataCopy ND2NZ MTE2, LoadData from L1 MTE1, Mmad M, Fixpipe FIX.
     "copy_nd2nz": {("gm", "l1"): Pipe.MTE2},
+    "copy_dn2nz": {("gm", "l1"): Pipe.MTE2},
     "load_2d": {("l1", "l0a"): Pipe.MTE1, ("l1", "l0b"): Pipe.MTE1},
     "load_2d_transpose": {("l1", "l0a"): Pipe.MTE1, ("l1", "l0b"): Pipe.MTE1},
     "mmad": {("l0a", "l0c"): Pipe.M},
@@ -103,6 +104,8 @@ def _target_problem(kind: str, dst: str, target: Target) -> str | None:
         return f"target {target.name} has no fixpipe path l0c->{dst} (legal: {legal})"
     if kind in ("mte_gm_l1", "copy_nd2nz") and not target.nd2nz:
         return f"target {target.name} has no ND2NZ move gm->l1"
+    if kind == "copy_dn2nz" and not target.dn2nz:
+        return f"target {target.name} has no DN2NZ move gm->l1"
     if kind in ("mte_l1_bt", "mad_bias") and not target.mmad_bias:
         return f"target {target.name} has no bias table (bt)"
     if kind == "load_2d_transpose" and 8 not in target.transpose_bits:

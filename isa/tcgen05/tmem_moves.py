@@ -26,6 +26,8 @@
 
 from __future__ import annotations
 
+import numpy as np
+
 from mmair.isa.tcgen05.errors import DescriptorError
 
 #: Shape -> (TMEM lanes covered, 32-bit registers per thread per repetition).
@@ -77,6 +79,34 @@ def ld_st_columns(shape: str, num: int) -> int:
     return 2 * base * num if shape != "16x32bx2" else 2 * num
 
 
+def ld_st_cells(shape: str, num: int) -> tuple[np.ndarray, np.ndarray]:
+    """(lane, column) offsets, each a (32 threads, registers) int array, of the TMEM cell that
+    register r of thread t of a `.b32` tcgen05.ld/st (no pack/unpack) moves, relative to the
+    address. PTX ISA "Matrix fragments for shape .32x32b/.16x64b/.16x128b/.16x256b" (figures
+    183-186); the formulas are those of CUTLASS's SM100_TMEM_LOAD_* copy traits
+    (cute/atom/copy_traits_sm100.hpp, DstLayout over a (bits x 16 lanes) reference):
+
+    * .32x32b:  lane t,                        column r
+    * .16x64b:  lane t // 4 + 8 (t % 2),       column (t // 2) % 2 + 2 r
+    * .16x128b: lane t // 4 + 8 (r % 2),       column t % 4 + 4 (r // 2)
+    * .16x256b: lane t // 4 + 8 ((r // 2) % 2), column 2 (t % 4) + r % 2 + 8 (r // 4)
+
+    `.16x32bx2` also needs its immHalfSplitoff operand: not given here (raises KeyError)."""
+    regs = ld_st_registers(shape, num)
+    t = np.arange(32)[:, None]
+    r = np.arange(regs)[None, :]
+    if shape == "32x32b":
+        return np.broadcast_to(t, (32, regs)).copy(), np.broadcast_to(r, (32, regs)).copy()
+    if shape == "16x64b":
+        return (np.broadcast_to(t // 4 + 8 * (t % 2), (32, regs)).copy(),
+                np.broadcast_to((t // 2) % 2 + 2 * r, (32, regs)).copy())
+    if shape == "16x128b":
+        return t // 4 + 8 * (r % 2), t % 4 + 4 * (r // 2)
+    if shape == "16x256b":
+        return t // 4 + 8 * ((r // 2) % 2), 2 * (t % 4) + r % 2 + 8 * (r // 4)
+    raise KeyError(shape)
+
+
 def check_lane_quarter(shape: str, lane: int, warp: int) -> None:
     """R33: the lanes a warp's tcgen05.ld/st covers lie in its quarter 32w .. 32w+31."""
     if warp not in range(4):
@@ -106,15 +136,47 @@ def check_cp(shape: str, multicast: str | None, decompress: str | None) -> None:
                               "is not a tcgen05.cp decompression")
 
 
+#: tcgen05.cp shape -> (rows of the source matrix, bits per row).
+CP_ROWS_BITS: dict[str, tuple[int, int]] = {
+    "128x256b": (128, 256),
+    "4x256b": (4, 256),
+    "128x128b": (128, 128),
+    "64x128b": (64, 128),
+    "32x128b": (32, 128),
+}
+
+
+def cp_lane_offsets(shape: str, multicast: str | None) -> list[tuple[int, ...]]:
+    """For each source row of a tcgen05.cp, the TMEM lanes (offsets from the address lane) it is
+    written to. Without multicast row r goes to lane r. `.warpx4` (32x128b) writes the 32 rows
+    into each warp's lane quarter (lanes r + 32w). `.warpx2::02_13` / `::01_23` (64x128b) write
+    rows 0-31 to the first warp of each named pair and rows 32-63 to the second: warps (0, 2)
+    and (1, 3), or (0, 1) and (2, 3) (the pairs the qualifier names). `.4x256b` has no lane
+    mapping here (raises KeyError: the executor does not model it)."""
+    rows, _ = CP_ROWS_BITS[shape]
+    if shape == "4x256b":
+        raise KeyError(shape)
+    if multicast is None:
+        return [(r,) for r in range(rows)]
+    if multicast == "warpx4":
+        return [tuple(r + LANES_PER_WARP * w for w in range(4)) for r in range(rows)]
+    pairs = {"warpx2::02_13": ((0, 2), (1, 3)), "warpx2::01_23": ((0, 1), (2, 3))}[multicast]
+    return [tuple(r % LANES_PER_WARP + LANES_PER_WARP * w for w in pairs[r // LANES_PER_WARP])
+            for r in range(rows)]
+
+
 __all__ = [
     "CP_DECOMPRESSIONS",
+    "CP_ROWS_BITS",
     "CP_SHAPES",
     "LANES_PER_WARP",
     "LD_ST_NUMS",
     "LD_ST_SHAPES",
     "MAX_REGISTERS",
     "check_cp",
+    "cp_lane_offsets",
     "check_lane_quarter",
+    "ld_st_cells",
     "ld_st_columns",
     "ld_st_registers",
 ]

@@ -177,3 +177,20 @@ def test_f16_nz_fixpipe_expands(target):
                                c.reshape(2, 16, 3, 16).transpose(2, 0, 1, 3).astype(np.float32),
                                rtol=2e-3, atol=2e-3)
     np.testing.assert_array_equal(got, base)
+
+
+@pytest.mark.parametrize("m, n, k", [(40, 32, 56), (17, 20, 33)])
+def test_dn2nz_load_expands_to_copy_dn2nz(m, n, k):
+    """On a5 a transposed A comes to L1 by DN2NZ; the expansion writes it as copy_dn2nz (the
+    transposed-A call of the Ascend C DN2NZ page) and the kernel still computes A x B."""
+    text = matmul_text(m, n, k, "f16", "f16", "f32", "a5", transpose_a=True)
+    module = lowered(text, "", True)
+    copies = [op for op in module.walk() if isinstance(op, pto.CopyDn2NzOp)]
+    assert copies and not any(isinstance(op, pto.MteGmL1Op) for op in module.walk())
+    assert pto.static_value(copies[0].src_d_value) == m  # the GM row of A^T holds m elements
+    rng = np.random.default_rng(m)
+    a = rng.standard_normal((m, k)).astype(np.float16)
+    b = rng.standard_normal((k, n)).astype(np.float16)
+    got = run_module(module, inputs={"a": np.ascontiguousarray(a.T), "b": b}).outputs["c"]
+    np.testing.assert_allclose(got, a.astype(np.float32) @ b.astype(np.float32), rtol=1e-4,
+                               atol=1e-3)

@@ -107,6 +107,72 @@ def test_nd2nz_zero_stride_rereads_and_limits():
 
 
 # ------------------------------------------------------------------------------------------------
+# DN2NZ and SmallC0 (Ascend 950): "DataCopy（GMToL1随路转换-DN2NZ搬运）"
+# ------------------------------------------------------------------------------------------------
+
+
+def test_dn2nz_contiguous_example():
+    """连续搬运 (half): {dnNum 1, nValue 16, dValue 23, srcDnMatrixStride 0, srcDValue 16,
+    dstNzC0Stride 16, dstNzNStride 1, dstNzMatrixStride 0}: the 23 x 16 DN source (23 rows of 16)
+    becomes the Nz of its transpose (16 rows, 23 columns zero-filled to 32)."""
+    gm = np.arange(23 * 16, dtype=np.float16)
+    dst = np.full(1024, -1, np.float16)
+    rk.nd2nz(gm, dst, rk.Nd2Nz(1, 16, 23, 0, 16, 16, 1, 0), c0=16, dn=True)
+    s = gm.reshape(23, 16)
+    np.testing.assert_array_equal(dst[:512], nz(s.T, 16).reshape(-1))
+    assert np.all(dst[512:] == -1)
+
+
+def test_dn2nz_noncontiguous_example():
+    """非连续搬运 (half): {2, 8, 23, 400, 16, 37, 2, 320}: two DN matrices 25 source rows apart
+    (16 x 25 = 400 elements); NZ rows 2 C0 apart, C0 blocks 37 C0 apart, matrices 320 apart."""
+    gm = np.arange(2 * 400, dtype=np.float32).astype(np.float16)
+    dst = np.full(2048, -1, np.float16)
+    rk.nd2nz(gm, dst, rk.Nd2Nz(2, 8, 23, 400, 16, 37, 2, 320), c0=16, dn=True)
+    expect = np.full(2048, -1, np.float16)
+    for i in range(2):  # the doc's description, written out: source column n is NZ row n
+        for n in range(8):
+            for d in range(32):
+                v = gm[i * 400 + d * 16 + n] if d < 23 else 0
+                expect[i * 320 + (d // 16) * 37 * 16 + n * 2 * 16 + d % 16] = v
+    np.testing.assert_array_equal(dst, expect)
+
+
+def test_dn2nz_transposed_a_sample():
+    """调用示例 (data_copy_gm2l1 scenario 3): A [m 40, k 56] half stored transposed in GM (56 x 40);
+    {dnNum 1, nValue m, dValue k, 0, srcDValue m, dstNzC0Stride CeilAlign(m, 16), 1, 0} gives the
+    Nz of A with rows padded to 48."""
+    m, k = 40, 56
+    a = np.random.default_rng(8).standard_normal((m, k)).astype(np.float16)
+    dst = np.full(48 * 64, -1, np.float16)
+    rk.nd2nz(np.ascontiguousarray(a.T).reshape(-1), dst, rk.Nd2Nz(1, m, k, 0, m, 48, 1, 0), c0=16,
+             dn=True)
+    got = dst.reshape(4, 48, 16)[:, :m, :]  # rows 40..47 of each C0 column are not written
+    np.testing.assert_array_equal(got, nz(a, 16, rows=48).reshape(4, 48, 16)[:, :m, :])
+    assert np.all(dst.reshape(4, 48, 16)[:, m:, :] == -1)
+
+
+@pytest.mark.parametrize("dn", [False, True])
+def test_small_c0(dn):
+    """enableSmallC0 (dValue 3 <= 4, half): each of the 5 rows n takes 4 elements (d tail zero),
+    and the 20-element matrix is zero-filled to 32 elements (64 bytes, a whole 32-byte block);
+    the second matrix (dstNzMatrixStride 32) likewise. The C0 / N strides are not used."""
+    rng = np.random.default_rng(9)
+    mats = [rng.standard_normal((5, 3)).astype(np.float16) for _ in range(2)]  # (n, d) views
+    src = np.concatenate([(x.T if dn else x).reshape(-1) for x in mats])  # matrices 15 apart
+    dst = np.full(96, -1, np.float16)
+    pitch = 5 if dn else 3
+    rk.nd2nz(src, dst, rk.Nd2Nz(2, 5, 3, 15, pitch, 99, 99, 32), c0=16, dn=dn, small_c0=True)
+    for i, x in enumerate(mats):
+        block = np.zeros(32, np.float16)
+        block[:20] = np.pad(x, ((0, 0), (0, 1))).reshape(-1)
+        np.testing.assert_array_equal(dst[i * 32 : i * 32 + 32], block)
+    assert np.all(dst[64:] == -1)
+    with pytest.raises(ExecutionError, match=r"enableSmallC0 requires d_value \(dValue\) <= 4, got 5"):
+        rk.nd2nz(src, dst, rk.Nd2Nz(1, 2, 5, 0, 5, 1, 1, 0), c0=16, dn=dn, small_c0=True)
+
+
+# ------------------------------------------------------------------------------------------------
 # LoadData 2D
 # ------------------------------------------------------------------------------------------------
 

@@ -1027,3 +1027,44 @@ builtin.module attributes {pto.target = "a5"} {
 %c, %gm = "test.op"() : () -> (!pto.tile<l0c, 16x16xf32, nz>, memref<2x1x16x8xf32>)
 pto.fixpipe_copy %c[%c0], %gm n_size %c16 m_size %c16 src_stride %c16 dst_stride %c16 nd_num %c1 src_nd_stride %c0 dst_nd_stride %c0 {layout = "nz2nz", channel_split, unit_flag = 2 : i64} : !pto.tile<l0c, 16x16xf32, nz>, memref<2x1x16x8xf32>
 // CHECK: error: 'pto.fixpipe_copy' op channel split requires unit_flag 0, got 2
+
+// -----
+// [raw D1] copy_dn2nz: DN2NZ exists on a5 only
+%c0 = arith.constant 0 : index
+%c1 = arith.constant 1 : index
+%c16 = arith.constant 16 : index
+%gm, %l1 = "test.op"() : () -> (memref<16x16xf16>, !pto.tile<l1, 16x16xf16, nz>)
+pto.copy_dn2nz %gm, %l1[%c0] dn_num %c1 n_value %c16 d_value %c16 src_dn_matrix_stride %c0 src_d_value %c16 dst_nz_c0_stride %c16 dst_nz_n_stride %c1 dst_nz_matrix_stride %c0 : memref<16x16xf16>, !pto.tile<l1, 16x16xf16, nz>
+// CHECK: error: 'pto.copy_dn2nz' op copy_dn2nz is not supported on target a2
+
+// -----
+// [raw D1] copy_dn2nz: Dn2NzParams dValue in [1, 2^21 - 1]
+builtin.module attributes {pto.target = "a5"} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c16 = arith.constant 16 : index
+  %big = arith.constant 2097152 : index
+  %gm, %l1 = "test.op"() : () -> (memref<16x16xf16>, !pto.tile<l1, 16x16xf16, nz>)
+  pto.copy_dn2nz %gm, %l1[%c0] dn_num %c1 n_value %c16 d_value %big src_dn_matrix_stride %c0 src_d_value %c16 dst_nz_c0_stride %c16 dst_nz_n_stride %c1 dst_nz_matrix_stride %c0 : memref<16x16xf16>, !pto.tile<l1, 16x16xf16, nz>
+}
+// CHECK: error: 'pto.copy_dn2nz' op requires d_value (dValue) in [1, 2097151], got 2097152
+
+// -----
+// [raw D2] small_c0: enableSmallC0 exists on a5 only
+%c0 = arith.constant 0 : index
+%c1 = arith.constant 1 : index
+%c3 = arith.constant 3 : index
+%gm, %l1 = "test.op"() : () -> (memref<4x3xf16>, !pto.tile<l1, 16x16xf16, nz>)
+pto.copy_nd2nz %gm, %l1[%c0] nd_num %c1 n_value %c3 d_value %c3 src_nd_matrix_stride %c0 src_d_value %c3 dst_nz_c0_stride %c1 dst_nz_n_stride %c1 dst_nz_matrix_stride %c0 small_c0 : memref<4x3xf16>, !pto.tile<l1, 16x16xf16, nz>
+// CHECK: error: 'pto.copy_nd2nz' op small_c0 (enableSmallC0) is not supported on target a2
+
+// -----
+// [raw D2] small_c0: only with dValue <= 4
+builtin.module attributes {pto.target = "a5"} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c5 = arith.constant 5 : index
+  %gm, %l1 = "test.op"() : () -> (memref<4x5xf16>, !pto.tile<l1, 16x16xf16, nz>)
+  pto.copy_dn2nz %gm, %l1[%c0] dn_num %c1 n_value %c5 d_value %c5 src_dn_matrix_stride %c0 src_d_value %c5 dst_nz_c0_stride %c1 dst_nz_n_stride %c1 dst_nz_matrix_stride %c0 small_c0 : memref<4x5xf16>, !pto.tile<l1, 16x16xf16, nz>
+}
+// CHECK: error: 'pto.copy_dn2nz' op small_c0 requires d_value (dValue) <= 4, got 5

@@ -1,0 +1,90 @@
+"""tcgen05.ld/st .16x64b/.16x128b/.16x256b in the executor: register r of thread t moves the TMEM
+cell CUTLASS's SM100_TMEM_LOAD_* copy traits give (cute/atom/copy_traits_sm100.hpp: the
+DstLayout maps (thread, value bit) to bit i of a (bits per lane x 16 lanes) tile, lane = i // bits,
+column = (i % bits) // 32). The layouts are evaluated here from their shape/stride tuples, so
+the expected cells do not come from the code under test."""
+
+from __future__ import annotations
+
+from itertools import product
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from mmair.tools.run import main
+
+
+def _cute(coord: int, shape: tuple[int, ...], stride: tuple[int, ...]) -> int:
+    """A flat CuTe layout: colexicographic decomposition of `coord`, dot the strides."""
+    out = 0
+    for extent, step in zip(shape, stride, strict=True):
+        out += (coord % extent) * step
+        coord //= extent
+    return out
+
+
+def _layout(shape: str, n: int) -> tuple[tuple, tuple, tuple, tuple, int]:
+    """(thread shape, thread stride, value shape, value stride, bits per lane) of
+    SM100_TMEM_LOAD_<shape> with n repetitions (the .xN of PTX)."""
+    if shape == "16x64b":
+        return (2, 2, 8), (512 * n, 32, 64 * n), (32, n), (1, 64), 64 * n
+    if shape == "16x128b":
+        return (4, 8), (32, 128 * n), (32, 2, n), (1, 1024 * n, 128), 128 * n
+    assert shape == "16x256b"
+    return (4, 8), (64, 256 * n), (64, 2, n), (1, 2048 * n, 256), 256 * n
+
+
+def _expected_cells(shape: str, n: int, regs: int) -> tuple[np.ndarray, np.ndarray]:
+    tshape, tstride, vshape, vstride, bits = _layout(shape, n)
+    lanes = np.zeros((32, regs), int)
+    cols = np.zeros((32, regs), int)
+    for t, r in product(range(32), range(regs)):
+        i = _cute(t, tshape, tstride) + _cute(32 * r, vshape, vstride)  # bit 0 of register r
+        lanes[t, r], cols[t, r] = i // bits, (i % bits) // 32
+    return lanes, cols
+
+
+CASES = [("16x64b", 4, 4), ("16x128b", 4, 8), ("16x256b", 2, 8)]  # (shape, num, registers)
+
+KERNEL = """builtin.module attributes {{tcgen05.target = "sm_100a"}} {{
+  func.func @moves(%m: memref<32x32xi32>, %o: memref<32x{regs}xi32>, %back: memref<32x32xi32>,
+                   %zeros: memref<32x32xi32>) {{
+    %t = tcgen05.alloc cta_group(1) columns(32) : memref<128x32xi32, #tcgen05.space<tmem>>
+    tcgen05.st shape("32x32b") num(32) warp(0) lane(0) column(0) %t, %m : memref<128x32xi32, #tcgen05.space<tmem>>, memref<32x32xi32>
+    tcgen05.wait_st
+    %r = tcgen05.ld shape("{shape}") num({num}) warp(0) lane(0) column(0) %t : memref<128x32xi32, #tcgen05.space<tmem>> -> memref<32x{regs}xi32>
+    tcgen05.wait_ld
+    "memref.copy"(%r, %o) : (memref<32x{regs}xi32>, memref<32x{regs}xi32>) -> ()
+    tcgen05.st shape("32x32b") num(32) warp(0) lane(0) column(0) %t, %zeros : memref<128x32xi32, #tcgen05.space<tmem>>, memref<32x32xi32>
+    tcgen05.st shape("{shape}") num({num}) warp(0) lane(0) column(0) %t, %r : memref<128x32xi32, #tcgen05.space<tmem>>, memref<32x{regs}xi32>
+    tcgen05.wait_st
+    %b = tcgen05.ld shape("32x32b") num(32) warp(0) lane(0) column(0) %t : memref<128x32xi32, #tcgen05.space<tmem>> -> memref<32x32xi32>
+    tcgen05.wait_ld
+    "memref.copy"(%b, %back) : (memref<32x32xi32>, memref<32x32xi32>) -> ()
+    tcgen05.dealloc cta_group(1) %t : memref<128x32xi32, #tcgen05.space<tmem>>
+    func.return
+  }}
+}}
+"""
+
+
+@pytest.mark.parametrize("shape, num, regs", CASES)
+def test_16_lane_shapes_follow_the_cutlass_layouts(capsys, tmp_path: Path, shape: str, num: int,
+                                                    regs: int) -> None:
+    m = np.arange(32 * 32, dtype=np.int32).reshape(32, 32) + 1  # cell (lane, col) -> unique value
+    np.save(tmp_path / "m.npy", m)
+    np.save(tmp_path / "z.npy", np.zeros_like(m))
+    path = tmp_path / "moves.mlir"
+    path.write_text(KERNEL.format(shape=shape, num=num, regs=regs))
+    code = main([str(path), "--input", f"m={tmp_path / 'm.npy'}", "--input",
+                 f"zeros={tmp_path / 'z.npy'}", "--output",
+                 f"o={tmp_path / 'o.npy'}", "--output", f"back={tmp_path / 'back.npy'}"])
+    assert code == 0, capsys.readouterr().err
+    lanes, cols = _expected_cells(shape, num, regs)
+    assert np.array_equal(np.load(tmp_path / "o.npy"), m[lanes, cols])
+    # st with the same shape writes exactly those cells back (the rest was zeroed first)
+    back = np.zeros_like(m)
+    back[lanes, cols] = m[lanes, cols]
+    assert np.array_equal(np.load(tmp_path / "back.npy"), back)
+    assert len({(a, b) for a, b in zip(lanes.flat, cols.flat, strict=True)}) == 32 * regs
