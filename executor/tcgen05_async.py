@@ -7,6 +7,7 @@ issued (one legal schedule: each async unit as fast as possible), and every acce
 (`isa/tcgen05/units.py`):
 
 * `thread` (in order): `memref.copy` into or out of shared memory (its SMEM bytes),
+  `memref.load` / `memref.store` of a shared-memory element,
   `tcgen05.dealloc` (a write of the whole allocation: nothing may still use it),
   `tcgen05.mbarrier_arrive`;
 * `tc` (in order, async to the thread): `tcgen05.mma` (reads the SMEM bytes its A/B descriptors
@@ -103,6 +104,8 @@ class Tcgen05Seam:
             tcgen05.ShiftOp: self._shift,
             tcgen05.DeallocOp: self._dealloc,
             memref.CopyOp: self._copy,
+            memref.LoadOp: self._load,
+            memref.StoreOp: self._store,
         }
         self.produced: dict[int, Event] = {}
         """`tcgen05.ld` results not yet read by the thread after a `tcgen05.wait_ld`."""
@@ -226,6 +229,27 @@ class Tcgen05Seam:
         if accesses:
             self._issue(interp, op, Unit.THREAD, accesses)
         return result, None
+
+    def _element(self, interp: Any, op: Operation, args: tuple, view: Any, index: tuple,
+                 write: bool) -> Any:
+        """memref.load/store of one element: an SMEM access of the thread when `view` is in
+        shared memory (after the op ran: its index check comes first)."""
+        fn = self._fn(interp)
+        result = self._run(interp, op, args)
+        if isinstance(view, np.ndarray):
+            start = _pointer(view) - _pointer(fn.smem.data)
+            if 0 <= start < fn.smem.data.nbytes:
+                offset = sum(int(i) * s for i, s in zip(index, view.strides, strict=True))
+                self._issue(interp, op, Unit.THREAD, [Access(
+                    "smem", start + offset, view.itemsize, write=write,
+                    buffer=self._smem_name(start + offset))])
+        return result, None
+
+    def _load(self, interp: Any, op: memref.LoadOp, args: tuple) -> Any:
+        return self._element(interp, op, args, args[0], tuple(args[1:]), False)
+
+    def _store(self, interp: Any, op: memref.StoreOp, args: tuple) -> Any:
+        return self._element(interp, op, args, args[1], tuple(args[2:]), True)
 
     # --- the tensor core ------------------------------------------------------------------------
 

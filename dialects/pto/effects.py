@@ -148,7 +148,7 @@ def gm_access(array: Any, write: bool, region: tuple[int, int] | None = None,
         root = array
     elif root.base is not None:
         root = gm_root(array)
-    hit = roots.get(id(root)) if roots is not None else None
+    hit = roots.get(id(root)) if roots is not None else None  # mutation: skip (a cache)
     if hit is None or hit[0] is not root:
         hit = (root, root.__array_interface__["data"][0])
         if roots is not None:
@@ -158,7 +158,7 @@ def gm_access(array: Any, write: bool, region: tuple[int, int] | None = None,
     shape, strides = array.shape, array.strides
     if array.ndim == 2:
         rows, cols = region if region is not None else shape
-        inner = cols * item if strides[1] == item else (cols - 1) * strides[1] + item
+        inner = (cols - 1) * strides[1] + item  # one row: the first to the last element
         if rows <= 1 or strides[0] <= inner:  # contiguous (or overlapping) rows: one segment
             return Access("gm", start, (rows - 1) * strides[0] + inner if rows else 0, 1, 0,
                           write, "", id(root))

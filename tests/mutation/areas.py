@@ -101,7 +101,9 @@ AREAS: tuple[Area, ...] = (
         sources=("executor/tcgen05_kernels.py", "executor/tcgen05_*.py"),
         ops=NUMERIC_OPS,
         pytest=("tests/unit/test_tcgen05_kernel*.py", "tests/unit/test_example_tcgen05.py",
-                "tests/unit/test_tcgen05_executor*.py", "tests/unit/test_executor_edges.py"),
+                "tests/unit/test_tcgen05_executor*.py", "tests/unit/test_executor_edges.py",
+                "tests/unit/test_tcgen05_exact.py", "tests/unit/test_tcgen05_sub_byte.py",
+                "tests/unit/test_mut_tcgen05*.py"),
     ),
     Area(
         "checkers",
@@ -114,6 +116,7 @@ AREAS: tuple[Area, ...] = (
                 "tests/unit/test_hb*.py", "tests/unit/test_scheduler*.py",
                 "tests/unit/test_events*.py", "tests/unit/test_race*.py",
                 "tests/unit/test_deadlock*.py", "tests/unit/test_effects*.py",
-                "tests/unit/test_engine*.py"),
+                "tests/unit/test_engine*.py", "tests/unit/test_mut_checkers.py",
+                "tests/unit/test_multicore.py"),
     ),
 )

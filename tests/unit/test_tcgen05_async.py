@@ -175,3 +175,23 @@ def test_tcgen05_units_have_their_own_in_order_lanes() -> None:
 @pytest.mark.parametrize("unit", list(Unit))
 def test_unit_names_are_not_pipe_names(unit: Unit) -> None:
     assert unit.value not in {p.value for p in Pipe}
+
+
+def test_scalar_store_into_smem_under_an_in_flight_mma(capsys, tmp_path: Path) -> None:
+    # A memref.store into stage 0 of A right after the first MMA (no wait) races with its read.
+    store = ('      %z = arith.constant 0.0 : f16\n'
+             '      memref.store %z, %a_stages[%c0, %c0, %c0, %c0] : '
+             'memref<2x2x128x8xf16, #tcgen05.space<smem>>')
+
+    def edit(lines: list[str]) -> list[str]:
+        at = next(i for i, x in enumerate(lines) if "tcgen05.mma kind(f16)" in x)
+        return lines[:at + 1] + store.splitlines() + lines[at + 1:]
+
+    path = _variant(tmp_path, "scalar_store", edit)
+    code, err = _run(capsys, path)
+    assert code == 1
+    assert err.startswith(
+        f"{path}:{MMA + 2}:7: error: 'memref.store' op race on smem bytes [0, 2) (%a_stages): "
+        f"'memref.store' at {path}:{MMA + 2}:7 (the issuing thread, iteration %k = 0) writes them, "
+        f"'tcgen05.mma' at {path}:{MMA}:7 (the tensor core's async unit, iteration %k = 0) "
+        "reads them")

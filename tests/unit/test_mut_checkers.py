@@ -1,0 +1,275 @@
+"""Checker behaviours the mutation harness found unpinned (docs/mutation.md, area `checkers`):
+scalar reads of pipe results ordered exactly at the boundary (`pipe_barrier all`) or produced
+while their pipe was blocked, `pipe_barrier all` through the executor and the static entry point,
+deadlock diagnostics (which op they point at, "it"/"them"), statically unknown event ids,
+cross-core races and the predecessors of `pto.sync_all`, transposed GM footprints, one-row
+descriptions, ops with a lowering under the checker."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from xdsl.context import Context
+
+from mmair.dialects import get_all_dialects, pto
+from mmair.dialects.pto.effects import Access, Footprint
+from mmair.executor.errors import ExecutionError
+from mmair.executor.events import BARRIER_ALL, SET, WAIT, Event, SyncError
+from mmair.executor.hb import HappensBefore
+from mmair.executor.memory import Memory
+from mmair.executor.runner import run_module
+from mmair.executor.scheduler import Scheduler, analyze
+from mmair.executor.seam import static_event
+from mmair.isa.ascend.pipes import Pipe
+from mmair.isa.ascend.targets import get_target
+from mmair.tools.diagnostics import LocatingParser, op_location, verify_module
+
+
+def parse(text: str):
+    ctx = Context()
+    for name, factory in get_all_dialects().items():
+        ctx.register_dialect(name, factory)
+    module = LocatingParser(ctx, text, "k.mlir").parse_module()
+    verify_module(module)
+    return module
+
+
+def line_of(text: str, needle: str) -> int:
+    hits = [i + 1 for i, line in enumerate(text.splitlines()) if needle in line]
+    assert len(hits) == 1, needle
+    return hits[0]
+
+
+_T = "!pto.tile<ub, 128xui16, nd>"
+
+
+def gather_kernel(middle: str) -> str:
+    """Load 128 u16 into UB, keep every second element (pattern 2) with a GatherMask, store the
+    128-element destination back and return the kept count; `middle` is the synchronization
+    (and the gather) between the load and the store."""
+    return f"""builtin.module attributes {{pto.target = "a2"}} {{
+  func.func @gather(%src: memref<128xui16>, %dst: memref<128xui16>) -> index {{
+    %zero = arith.constant 0 : index
+    %one = arith.constant 1 : index
+    %eight = arith.constant 8 : index
+    %ub_src = pto.alloc {{offset = 0 : i64}} : {_T}
+    %ub_dst = pto.alloc {{offset = 256 : i64}} : {_T}
+    pto.mte_gm_ub %src, %ub_src : memref<128xui16>, {_T}
+{middle}
+    pto.mte_ub_gm %ub_dst, %dst : {_T}, memref<128xui16>
+    func.return %kept : index
+  }}
+}}
+"""
+
+
+_GATHER_OP = (f"    %kept = pto.gather_mask %ub_dst, %ub_src, %zero, %one, %one, %eight, %zero "
+              f"{{pattern = 2 : i64}} : {_T}, {_T}")
+
+
+def _src():
+    return {"src": np.arange(1, 129, dtype=np.uint16)}
+
+
+def _check_gathered(result) -> None:
+    # Pattern 2 keeps elements 1, 3, 5, ... of 1..128: the even numbers 2..128, 64 of them.
+    assert result.results == (64,)
+    np.testing.assert_array_equal(result.outputs["dst"][:64], np.arange(2, 129, 2, dtype=np.uint16))
+
+
+def test_pipe_barrier_all_orders_every_pipe_and_the_scalar_read():
+    # One barrier after the gather orders the store (MTE3) and the scalar read of %kept after it:
+    # the read is ordered exactly up to the gather (the vector pipe's last event), no flag needed.
+    text = gather_kernel("    pto.set_flag mte2 -> v, 0\n    pto.wait_flag mte2 -> v, 0\n"
+                         f"{_GATHER_OP}\n    pto.pipe_barrier all")
+    _check_gathered(run_module(parse(text), inputs=_src(), sync_check=True))
+    # Without it, the store races with the gather.
+    racy = text.replace("    pto.pipe_barrier all", "")
+    with pytest.raises(SyncError, match=r"race on ub bytes \[256, 512\) \(%ub_dst\)"):
+        run_module(parse(racy), inputs=_src(), sync_check=True)
+
+
+def test_pipe_barrier_of_one_pipe_does_not_order_the_scalar_read():
+    text = gather_kernel("    pto.set_flag mte2 -> v, 0\n    pto.wait_flag mte2 -> v, 0\n"
+                         f"{_GATHER_OP}\n    pto.set_flag v -> mte3, 0\n"
+                         "    pto.wait_flag v -> mte3, 0\n    pto.pipe_barrier v")
+    with pytest.raises(SyncError) as info:
+        run_module(parse(text), inputs=_src(), sync_check=True)
+    assert info.value.kind == "race"
+    assert "reads %kept, the result of 'pto.gather_mask'" in info.value.message
+
+
+def test_result_of_an_op_queued_behind_a_wait_reaches_the_scalar_unit():
+    # The vector pipe waits for the load's flag, which the scalar unit issues only after the
+    # gather: the gather is queued (its result pending) and runs when the set frees its queue.
+    text = gather_kernel("    pto.wait_flag mte2 -> v, 0\n"
+                         f"{_GATHER_OP}\n    pto.set_flag mte2 -> v, 0\n"
+                         "    pto.set_flag v -> mte3, 0\n    pto.wait_flag v -> mte3, 0\n"
+                         "    pto.set_flag v -> s, 0\n    pto.wait_flag v -> s, 0")
+    result = run_module(parse(text), inputs=_src(), sync_check=True)
+    _check_gathered(result)
+    assert type(result.results[0]) is int
+
+
+def test_scalar_deadlock_points_at_the_scalar_wait_and_names_every_stuck_pipe():
+    # S waits for v -> s; V waits for an event id nobody sets: two stuck places -> "them".
+    text = gather_kernel("    pto.set_flag mte2 -> v, 0\n    pto.wait_flag mte2 -> v, 1\n"
+                         f"{_GATHER_OP}\n    pto.set_flag v -> s, 0\n    pto.wait_flag v -> s, 0")
+    with pytest.raises(SyncError) as info:
+        run_module(parse(text), inputs=_src(), sync_check=True)
+    err = info.value
+    assert err.kind == "deadlock"
+    assert err.op.name == "pto.wait_flag"
+    assert op_location(err.op)[1] == line_of(text, "wait_flag v -> s, 0")
+    assert err.message.endswith(": no set_flag that could release them is issued or can run")
+
+
+def test_deadlock_at_kernel_end_points_at_the_stuck_wait():
+    # One stuck pipe ("it"): the error's location is its wait.
+    text = """builtin.module attributes {pto.target = "a2"} {
+  func.func @f() {
+    pto.wait_flag m -> fix, 5
+    func.return
+  }
+}
+"""
+    with pytest.raises(SyncError) as info:
+        run_module(parse(text), sync_check=True)
+    err = info.value
+    assert err.kind == "deadlock"
+    assert op_location(err.op)[1:] == (3, 5)
+    assert err.message == ("deadlock: pipe fix waits at 'pto.wait_flag' at k.mlir:3:5 (pipe fix) "
+                           "for flag m -> fix event 5: no set_flag that could release it is "
+                           "issued or can run")
+
+
+_LOWERED = """builtin.module attributes {pto.target = "a2"} {
+  func.func @f(%a: memref<16x16xf16>, %b: memref<16x16xf16>, %c: memref<16x16xf32>) {
+    pto.matmul %a, %b, %c : memref<16x16xf16>, memref<16x16xf16>, memref<16x16xf32>
+    func.return
+  }
+}
+"""
+
+
+@pytest.mark.parametrize("sync_check", [False, True])
+def test_op_with_a_lowering_is_one_error_with_or_without_the_checker(sync_check):
+    with pytest.raises(ExecutionError, match=r"no implementation for op 'pto\.matmul' in the "
+                                             r"executor; ops with a lowering run after it") as info:
+        run_module(parse(_LOWERED), sync_check=sync_check)
+    assert op_location(info.value.op)[1:] == (3, 5)
+
+
+# --- the static entry point (pto-insert-sync) ---------------------------------------------------
+
+_STATIC = """builtin.module attributes {pto.target = "a2"} {
+  func.func @f(%src: memref<128xui16>, %dst: memref<128xui16>) {
+    %ub = pto.alloc {offset = 0 : i64} : !pto.tile<ub, 128xui16, nd>
+    pto.mte_gm_ub %src, %ub : memref<128xui16>, !pto.tile<ub, 128xui16, nd>
+    BARRIER
+    pto.mte_ub_gm %ub, %dst : !pto.tile<ub, 128xui16, nd>, memref<128xui16>
+    func.return
+  }
+}
+"""
+
+
+def _static_events(text: str) -> list[Event]:
+    target = get_target("a2")
+    events = []
+    for op in parse(text).walk():
+        ev = static_event(op, target)
+        if ev is not None:
+            events.append(ev)
+    return events
+
+
+def test_static_pipe_barrier_all_is_issued_by_the_scalar_unit_and_orders_every_pipe():
+    events = _static_events(_STATIC.replace("BARRIER", "pto.pipe_barrier all"))
+    assert [(ev.pipe, ev.kind) for ev in events] == [
+        (Pipe.MTE2, "mte_gm_ub"), (Pipe.S, BARRIER_ALL), (Pipe.MTE3, "mte_ub_gm")]
+    result = analyze(events)
+    assert result.conflicts == [] and result.faults == []
+    # pipe_barrier(mte2) orders only MTE2: the store on MTE3 still conflicts with the load.
+    result = analyze(_static_events(_STATIC.replace("BARRIER", "pto.pipe_barrier mte2")))
+    assert [(c.first.pipe, c.second.pipe, c.lo, c.hi) for c in result.conflicts] == [
+        (Pipe.MTE2, Pipe.MTE3, 0, 256)]
+
+
+def test_statically_unknown_event_ids_pair_by_pipes():
+    # `static_event` leaves a runtime event id None; such a set and wait still pair up.
+    text = """builtin.module attributes {pto.target = "a2"} {
+  func.func @f(%e: index) {
+    pto.set_flag mte2 -> v, %e
+    pto.wait_flag mte2 -> v, %e
+    func.return
+  }
+}
+"""
+    events = _static_events(text)
+    assert [(ev.kind, ev.event_id) for ev in events] == [(SET, None), (WAIT, None)]
+    assert events[0].key == events[1].key
+    assert events[0].key != Event(0, 0, Pipe.MTE2, None, SET, src=Pipe.MTE2, dst=Pipe.V,
+                                  event_id=0).key
+    result = analyze(events)
+    assert result.faults == [] and result.conflicts == []
+    assert [f.kind for f in analyze(events[:1]).faults] == ["unbalanced"]
+
+
+# --- cores, predecessors -------------------------------------------------------------------------
+
+
+def test_sync_all_predecessors_are_each_cores_own_last_ops():
+    hb = HappensBefore(2)
+    gm = Access("gm", 0, 64, write=True, memory="c")
+    a = Event(1, 0, Pipe.MTE3, None, "store0", [gm])
+    b = Event(2, 1, Pipe.MTE3, None, "store1", [Access("gm", 64, 64, write=True, memory="c")])
+    hb.execute(a)
+    hb.execute(b)
+    s0, s1 = Event(3, 0, Pipe.S, None, "sync_all"), Event(4, 1, Pipe.S, None, "sync_all")
+    hb.barrier_cores([s0, s1])
+    assert s0.preds == [a]
+    assert s1.preds == [b]
+    # After it, core 1 may overwrite what core 0 wrote.
+    hb.execute(Event(5, 1, Pipe.MTE3, None, "store2", [gm]))
+
+
+def test_race_between_cores_names_both_blocks():
+    sched = Scheduler(2, gm_names={"c": "%c"})
+    gm = Access("gm", 0, 64, write=True, memory="c")
+    sched.issue(Event(1, 0, Pipe.MTE3, None, "store0", [gm]))
+    sched.issue(Event(2, 1, Pipe.MTE3, None, "store1", [gm]))
+    with pytest.raises(SyncError) as info:
+        sched.finish()
+    assert info.value.message == (
+        "race on bytes [0, 64) of GM buffer %c between blocks 0 and 1: block 1 store1 (pipe mte3, "
+        "core 1) writes them, block 0 store0 (pipe mte3) writes them; no pto.sync_all between "
+        "them (the only order between cores)")
+
+
+# --- footprints ----------------------------------------------------------------------------------
+
+_DN2NZ = """builtin.module attributes {pto.target = "a5"} {
+  func.func @f(%at: memref<64x32xf16>, %rows: index, %cols: index) {
+    %l1 = pto.alloc : !pto.tile<l1, 32x64xf16, nz>
+    pto.mte_gm_l1 %at, %l1, %rows, %cols dn2nz : memref<64x32xf16>, !pto.tile<l1, 32x64xf16, nz>
+    func.return
+  }
+}
+"""
+
+
+def test_dn2nz_load_reads_the_transposed_window():
+    # DN2NZ: GM holds the transpose, so a 16 x 32 tile region reads 32 GM rows of 16 elements
+    # (32 bytes every 64-byte GM row).
+    load = next(op for op in parse(_DN2NZ).walk() if isinstance(op, pto.MteGmL1Op))
+    at = np.zeros((64, 32), np.float16)
+    tile = Memory("a5").place("l1", (32, 64), "nz", "f16", 0, "%l1")
+    src, dst = Footprint(load).accesses((at, tile, 16, 32))
+    assert (src.start, src.width, src.rows, src.stride, src.write) == (0, 32, 32, 64, False)
+    assert (dst.space, dst.width, dst.write) == ("l1", 32 * 64 * 2, True)
+
+
+def test_one_row_access_is_described_as_a_plain_range():
+    assert Access("ub", 32, 8, 1, 64).describe() == "[32, 40)"
+    assert Access("ub", 32, 8, 2, 64).describe() == "[32, 104) as 2 rows of 8 bytes every 64 bytes"
