@@ -14,7 +14,8 @@ Workloads (issue 6):
 * P3 tools: `mmair-opt` start-up on a small pto file against `xdsl-opt` on an arith file with the same
   op count (subprocesses); parse + verify of generated pto kernels against the stock xDSL parser and
   verifier (what `xdsl-opt` runs) on arith-only modules of the same op count (in process).
-* P1 sync: the race checker's cost, the flagged 2048^3 kernel with `sync_check` on against off.
+* P1 sync: the race checker's cost, the flagged 2048^3 kernel with `sync_check` on against off,
+  idle and with one busy process per CPU beside it (`--only SYNC` runs just these rows).
 * MEM: peak RSS of a fresh process that runs the 2048^3 f16 matmul, against 3x the bytes of the
   three matrices in f32.
 
@@ -25,6 +26,7 @@ and reported as the median of N repetitions, so that machine load hits both side
 from __future__ import annotations
 
 import argparse
+import contextlib
 import gc
 import json
 import os
@@ -206,26 +208,53 @@ def flagged_matmul(size: int):
     return module
 
 
-def bench_sync_check(size: int, reps: int) -> Row:
-    """The race checker's cost: the same flagged kernel with `sync_check` on and off."""
+def bench_sync_check(size: int, reps: int) -> list[Row]:
+    """The race checker's cost: the same flagged kernel with `sync_check` on and off, alternating
+    in this process, idle and again with one busy process per CPU beside it (the load of
+    `p1_cli.py`). The ratio is of median wall times; the note gives the ratio of the median CPU
+    times of this thread (what the checker adds, less sensitive to the other processes)."""
     import numpy as np
 
     from mmair.executor.runner import run_module
 
-    label = f"sync checker on vs off: flagged lowered f16 matmul, {size}^3"
     module = flagged_matmul(size)
     if module is None:
-        return Row("P1", label, "-", None, None, 1.15, note="no flags: pto-insert-sync missing")
+        return [Row("P1", f"sync checker on vs off: flagged lowered f16 matmul, {size}^3", "-",
+                     None, None, 1.15, note="no flags: pto-insert-sync missing")]
     a, b, _, _ = matmul_inputs(size, size, size, "f16")
     inputs = {"a": a, "b": b, "c": np.zeros((size, size), dtype=np.float32)}
     result = run_module(module, "matmul", inputs, sync_check=True)
-    events = sum(v for name, v in result.op_counts.items() if name.startswith("pto.")
+    ops = result.op_counts
+    events = sum(v for name, v in ops.items() if name.startswith("pto.")
                  and name not in ("pto.alloc", "pto.reinterpret"))
-    t_on, t_off = side_by_side(lambda: run_module(module, "matmul", inputs, sync_check=True),
-                               lambda: run_module(module, "matmul", inputs, sync_check=False), reps)
-    return Row("P1", label, f"{events} pipe events", t_on, t_off, 1.15,
-               rate=f"{(t_on - t_off) / events * 1e6:.1f} µs/event",
-               note="baseline: the same run with the checker off")
+    flags = ops.get("pto.set_flag", 0) + ops.get("pto.wait_flag", 0)
+    rows = []
+    for mode in ("idle", "loaded"):
+        from p1_cli import background_load
+
+        load = background_load(os.cpu_count() or 2, 900) if mode == "loaded" \
+            else contextlib.nullcontext()
+        with load:
+            runs = {True: ([], []), False: ([], [])}
+            for check in (True, False):  # warm-up
+                run_module(module, "matmul", inputs, sync_check=check)
+            for i in range(reps):
+                for check in (True, False) if i % 2 == 0 else (False, True):
+                    gc.collect()
+                    t0, c0 = time.perf_counter(), time.thread_time()
+                    run_module(module, "matmul", inputs, sync_check=check)
+                    runs[check][0].append(time.perf_counter() - t0)
+                    runs[check][1].append(time.thread_time() - c0)
+        t_on, t_off = (statistics.median(runs[c][0]) for c in (True, False))
+        c_on, c_off = (statistics.median(runs[c][1]) for c in (True, False))
+        busy = f"; {os.cpu_count() or 2} busy processes beside it" if mode == "loaded" else ""
+        rows.append(Row(
+            "P1", f"sync checker on vs off ({mode}): flagged lowered f16 matmul, {size}^3",
+            f"{events} pipe events ({flags} set/wait)", t_on, t_off, 1.15,
+            rate=f"{(c_on - c_off) / events * 1e6:.1f} µs CPU/event",
+            note=f"baseline: the same run with the checker off; CPU time {c_on:.2f} s vs "
+                 f"{c_off:.2f} s = {c_on / c_off:.2f}x{busy}"))
+    return rows
 
 
 def mad_tiles(module) -> tuple[int, int, int]:
@@ -458,7 +487,8 @@ def main(argv: list[str] | None = None) -> int:
         ]
         rows += [bench_matmul(*case, reps) for case in cases]
         rows.append(bench_mad_floor(2048, reps))
-        rows.append(bench_sync_check(2048, reps))
+    if "P1" in groups or "SYNC" in groups:
+        rows += bench_sync_check(2048, reps)
     if "P2" in groups:
         rows += bench_p2(reps)
     if "P3" in groups:

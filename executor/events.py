@@ -79,6 +79,7 @@ class Event:
         event_id: int | None = None,
         run: Callable[[], Any] | None = None,
         sequential: bool = False,
+        lane: int = -1,
     ):
         self.seq = seq  # issue order (program order of the scalar unit)
         self.core = core
@@ -91,7 +92,8 @@ class Event:
         self.iteration = iteration
         self.preds: list[Event] = []  # filled by the hb engine when it records predecessors
         self.epoch = 0  # position in its pipe (1-based), set when it executes
-        self.lane = core * NUM_PIPES + PIPE_INDEX[pipe]
+        # `lane_of(core, pipe)`, unless the caller has it (hashing a Pipe runs Python code)
+        self.lane = lane if lane >= 0 else core * NUM_PIPES + PIPE_INDEX[pipe]
         # set_flag / wait_flag: the pipe pair and event id (`key` names the hardware bit; fixed
         # at construction: build a new Event for another id); pipe_barrier: all None.
         self.src = src
@@ -153,6 +155,44 @@ def op_where(op: Any) -> str:
     if file is None:
         return ""
     return f"{file}:{line}:{col}" if line is not None else file
+
+
+SET_WAIT = "set_wait"
+"""A `HappensBefore.light` step: a set_flag and the wait_flag issued right after it."""
+
+
+class FlagPlan:
+    """A `set_flag` / `wait_flag` op decoded once (the seam keeps one per op): its pipes, static
+    event id (None: an index operand), lanes and flag key, and the prebuilt batch items of
+    `HappensBefore.light`. `fused`: for a set_flag, the wait_flag op of the same flag that
+    directly follows it (None if there is none)."""
+
+    __slots__ = ("op", "core", "src", "dst", "event_id", "src_lane", "dst_lane", "key",
+                 "wait_item", "pair_item", "fused")
+
+    def __init__(self, op: Any, core: int, src: Pipe, dst: Pipe, event_id: int | None,
+                 fused: Any = None):
+        self.op = op
+        self.core = core
+        self.src = src
+        self.dst = dst
+        self.event_id = event_id
+        self.src_lane = lane_of(core, src)
+        self.dst_lane = lane_of(core, dst)
+        self.key = None if event_id is None else flag_key(core, src, dst, event_id)
+        self.wait_item = (WAIT, self.dst_lane, self.key)
+        self.pair_item = (SET_WAIT, self.src_lane, self.dst_lane)
+        self.fused = fused
+
+
+def flag_event(held: Any) -> Event:
+    """The set_flag Event of a `HappensBefore.flags` entry (built from the `light` item
+    `(SET, plan, seq, iteration)` that stood for it when the set ran without one)."""
+    if isinstance(held, Event):
+        return held
+    _, plan, seq, iteration = held
+    return Event(seq, plan.core, plan.src, plan.op, SET, (), iteration, src=plan.src,
+                 dst=plan.dst, event_id=plan.event_id)
 
 
 class SyncError(ExecutionError):

@@ -41,12 +41,33 @@ from mmair.executor.events import (
     WAIT,
     Event,
     SyncError,
+    flag_event,
 )
 from mmair.isa.ascend.pipes import needs_same_pipe_barrier
 from mmair.isa.tcgen05.units import Unit, tmem_overlap_text, why_unordered
 
 PRUNE_EVERY = 2048
 """Events between two `prune` passes."""
+
+
+def _record(ev: Event, a: Access, groups: dict, lane: int, n: int) -> None:
+    """Record access `a` of `ev` (epoch `n` of `lane`) in `groups`, the records of its memory:
+    it replaces the lane's earlier record of the same byte set (a write also its read)."""
+    group = groups.get(lane)
+    if group is None:
+        group = groups[lane] = [{}, {}, 0, 0]
+    region = a[1:5]  # (start, width, rows, stride)
+    if a.write:
+        wd = group[0]
+        wd.pop(region, None)
+        wd[region] = (n, ev, a)
+        group[1].pop(region, None)
+        group[2] = n
+    else:
+        rd = group[1]
+        rd.pop(region, None)
+        rd[region] = (n, ev, a)
+        group[3] = n
 
 
 class Conflict:
@@ -100,8 +121,9 @@ class HappensBefore:
         """Barrier lanes: the last set_flag or barrier, and the events since (`since_mark`): the
         `preds` of the next set_flag or barrier, which fires after all of them."""
         self.since_mark: list[list[Event]] = [[] for _ in range(lanes)]
-        self.flags: dict[tuple, tuple[Event, list[int]]] = {}
-        """Set flags not yet consumed: (core, src, dst, id) -> (set_flag event, clock snapshot)."""
+        self.flags: dict[int, tuple[Event | tuple, list[int]]] = {}
+        """Set flags not yet consumed: flag key -> (set_flag event, or the `light` item that
+        stands for it, and the clock snapshot)."""
         self.records: dict[Hashable, dict[int, list]] = {}
         self.conflicts: list[Conflict] = []
         self.faults: list[SyncError] = []
@@ -129,12 +151,13 @@ class HappensBefore:
             key = ev.key
             held = self.flags.get(key)
             if held is not None:
+                first = flag_event(held[0])
                 self._fault(SyncError(
                     "overflow",
                     f"sets flag {ev.src} -> {ev.dst} event {ev.event_id} again while it is still "
-                    f"set by {held[0].describe()} and not yet consumed by a wait_flag (one bit "
+                    f"set by {first.describe()} and not yet consumed by a wait_flag (one bit "
                     f"per pipe pair and event id: the second set is lost)",
-                    ev.op, (ev, held[0])))
+                    ev.op, (ev, first)))
             snapshot = clock[:]
             snapshot[lane] = n  # fires after every earlier event of its own pipe
             self.flags[key] = (ev, snapshot)
@@ -142,24 +165,58 @@ class HappensBefore:
             clock[lane] = n
         if in_order:
             clock[lane] = n
-        if ev.accesses:
+        accesses = ev.accesses
+        if accesses:
             # Check every access before recording any: an op's own accesses (mad_acc reads and
             # writes C) never conflict with each other.
-            groups = [self._check(ev, access, clock, lane, in_order) for access in ev.accesses]
-            for access, group in zip(ev.accesses, groups, strict=True):
-                self._record(ev, access, group, lane, n)
+            check = self._check
+            if len(accesses) == 2:  # most ops: one source, one destination
+                a, b = accesses
+                ga = check(ev, a, clock, lane, in_order)
+                gb = check(ev, b, clock, lane, in_order)
+                _record(ev, a, ga, lane, n)
+                _record(ev, b, gb, lane, n)
+            else:
+                groups = [check(ev, access, clock, lane, in_order) for access in accesses]
+                for access, group in zip(accesses, groups, strict=True):
+                    _record(ev, access, group, lane, n)
         self._until_prune -= 1
         if self._until_prune <= 0:
             self.prune()
 
-    def wait(self, key: int) -> None:
-        """`execute` of a wait_flag consuming flag `key` on a barrier lane, for a caller that
-        keeps no event for it (`Scheduler.issue_wait`: no predecessors recorded, not blocked)."""
-        lane = self.flags[key][0].dst_lane
-        self.count[lane] += 1
-        clock = self.clock[lane]
-        snapshot = self.flags.pop(key)[1]
-        clock[:] = [x if x > y else y for x, y in zip(clock, snapshot, strict=True)]
+    # Batched sync steps without an Event (`Scheduler.light_set` & co., when no predecessors are
+    # recorded and nothing blocks): the same clock updates as `execute` of the events.
+
+    def light(self, item: tuple) -> None:
+        """One batched sync step: `(SET, plan, seq, iteration)`, `(WAIT, lane, key)` or
+        `(SET_WAIT, src lane, dst lane)` (a set_flag whose wait_flag is issued right after it
+        and runs at once: the set's clock goes straight into the waiting lane). `plan`:
+        `FlagPlan` of the set_flag op."""
+        tag = item[0]
+        count = self.count
+        clock = self.clock
+        if tag is WAIT:
+            lane = item[1]
+            count[lane] += 1
+            c = clock[lane]
+            snapshot = self.flags.pop(item[2])[1]
+            c[:] = [x if x > y else y for x, y in zip(c, snapshot, strict=True)]
+        elif tag is SET:
+            plan = item[1]
+            lane = plan.src_lane
+            n = count[lane] + 1
+            count[lane] = n
+            snapshot = clock[lane][:]
+            snapshot[lane] = n  # fires after every earlier event of its own pipe
+            self.flags[plan.key] = (item, snapshot)
+        else:
+            src, dst = item[1], item[2]
+            n = count[src] + 1
+            count[src] = n
+            count[dst] += 1
+            c = clock[dst]
+            c[:] = [x if x > y else y for x, y in zip(c, clock[src], strict=True)]
+            c[src] = n  # the set fired after every earlier event of its pipe (c[src] < n before)
         self._until_prune -= 1
         if self._until_prune <= 0:
             self.prune()
@@ -252,7 +309,7 @@ class HappensBefore:
         """Races of access `a` of `ev` with the recorded accesses; returns the records of its
         memory."""
         mem = a.memory
-        key = (a.space, ev.core) if mem is None else (a.space, mem)
+        key = (a.space, ev.core if mem is None else mem)
         groups = self.records.get(key)
         if groups is None:
             groups = self.records[key] = {}
@@ -275,24 +332,6 @@ class HappensBefore:
                     if hit is not None:
                         self._race(rec[1], rec[2], ev, a, hit)
         return groups
-
-    @staticmethod
-    def _record(ev: Event, a: Access, groups: dict, lane: int, n: int) -> None:
-        group = groups.get(lane)
-        if group is None:
-            group = groups[lane] = [{}, {}, 0, 0]
-        region = (a.start, a.width, a.rows, a.stride)
-        if a.write:
-            wd = group[0]
-            wd.pop(region, None)
-            wd[region] = (n, ev, a)
-            group[1].pop(region, None)
-            group[2] = n
-        else:
-            rd = group[1]
-            rd.pop(region, None)
-            rd[region] = (n, ev, a)
-            group[3] = n
 
     def _buffer_name(self, a: Access, b: Access) -> str:
         names = [x.buffer or self.gm_names.get(x.memory, "") for x in (a, b)]
@@ -365,4 +404,4 @@ class HappensBefore:
 
     def unbalanced(self) -> list[Event]:
         """set_flag events never consumed by a wait_flag, in issue order."""
-        return sorted((ev for ev, _ in self.flags.values()), key=lambda e: e.seq)
+        return sorted((flag_event(held) for held, _ in self.flags.values()), key=lambda e: e.seq)

@@ -31,6 +31,11 @@ class _Abort(BaseException):
     """Ends a waiting core's thread after another core faulted (not an error of its own)."""
 
 
+class PeerFault(Exception):
+    """A worker of the process pool stops: a block of the launch faulted or deadlocked (the
+    launch is re-run in process for the diagnostic)."""
+
+
 def _check_drained(core: int, op: Any, interp: Any) -> Any:
     """The scheduler of a checked run (None: unchecked); a deadlock if a pipe of `core` is stuck at
     its `sync_all` (SyncAll waits for every pipe of the core, PIPE_ALL, before it syncs)."""
@@ -52,25 +57,36 @@ def sync_all_one_core(core: int, op: Any, interp: Any) -> None:
 
 
 class Launch:
-    """The hand-off between the cores of one launch (module docstring)."""
+    """The hand-off between the cores of one launch (module docstring).
 
-    def __init__(self, blocks: int, scheduler: Any = None):
+    `cores`: the block indices this launch runs (default all `blocks`); a worker process of the
+    process pool (`executor/multicore_pool.py`) runs a subset and, when none of them can run,
+    meets the other workers through `peers.round(waiting, done)`, which returns "open" (every
+    block of the launch waits at the sync_all), "end" (every block ended) or "fault" (a deadlock
+    or another worker's fault: this worker stops, the launch is re-run in process)."""
+
+    def __init__(self, blocks: int, scheduler: Any = None, cores: list[int] | None = None,
+                 peers: Any = None):
         self.blocks = blocks
+        self.cores = list(range(blocks)) if cores is None else cores
+        self.index = {core: i for i, core in enumerate(self.cores)}
         self.scheduler = scheduler
+        self.peers = peers
         self.cond = threading.Condition()
-        self.state = [_RUN] * blocks
+        self.state = [_RUN] * len(self.cores)
         self.turn = 0
         self.waiting: dict[int, Any] = {}
-        """core -> the `pto.sync_all` op it waits at."""
-        self.passed = [0] * blocks
+        """core index (in `cores`) -> the `pto.sync_all` op it waits at."""
+        self.passed = [0] * len(self.cores)
         """How many sync_alls each core has passed (for messages)."""
         self.error: BaseException | None = None
         self.aborted = False
 
     # --- called on a core's thread ------------------------------------------------------------
 
-    def sync_all(self, core: int, op: Any, interp: Any) -> None:
-        _check_drained(core, op, interp)
+    def sync_all(self, block: int, op: Any, interp: Any) -> None:
+        _check_drained(block, op, interp)
+        core = self.index[block]
         with self.cond:
             self.state[core] = _WAIT
             self.waiting[core] = (op, interp.iteration)
@@ -78,6 +94,8 @@ class Launch:
                 self._open()
                 return
             self._hand_off(core)
+            if self.turn == core and self.state[core] == _RUN:
+                return  # the peers opened the barrier and this core runs first
             self.cond.wait_for(lambda: (self.turn == core and self.state[core] == _RUN)
                                or self.aborted)
             if self.aborted:
@@ -86,26 +104,39 @@ class Launch:
     def _open(self) -> None:
         if self.scheduler is not None:
             events = []
-            for core in range(self.blocks):
+            for core in sorted(self.waiting):
                 op, iteration = self.waiting[core]
-                events.append(Event(self.scheduler.next_seq(), core, Pipe.S, op, "sync_all", (),
-                                    iteration))
+                events.append(Event(self.scheduler.next_seq(), self.cores[core], Pipe.S, op,
+                                    "sync_all", (), iteration))
             self.scheduler.flush()  # the batched happens-before bookkeeping first
             self.scheduler.hb.barrier_cores(events)
-        for core in range(self.blocks):
+            timeline = getattr(self.scheduler, "timeline", None)
+            if timeline is not None:  # per-core timing: the cores leave the barrier together
+                timeline.barrier(events)
+        for core in self.waiting:
             self.state[core] = _RUN
             self.passed[core] += 1
         self.waiting.clear()
 
     def _hand_off(self, core: int) -> None:
         """Give the turn to the next runnable core after `core`; none: deadlock or the end."""
-        for step in range(1, self.blocks + 1):
-            nxt = (core + step) % self.blocks
+        n = len(self.cores)
+        for step in range(1, n + 1):
+            nxt = (core + step) % n
             if self.state[nxt] == _RUN:
                 self.turn = nxt
                 self.cond.notify_all()
                 return
-        if self.waiting and self.error is None:
+        if self.peers is not None and self.error is None:
+            outcome = self.peers.round(len(self.waiting), n - len(self.waiting))
+            if outcome == "open":
+                self._open()
+                self.turn = next(i for i in range(n) if self.state[i] == _RUN)
+                self.cond.notify_all()
+                return
+            if outcome == "fault":
+                self.error = PeerFault()
+        elif self.waiting and self.error is None:
             self.error = self._deadlock()
         self.aborted = bool(self.waiting)
         self.turn = -1
@@ -115,8 +146,9 @@ class Launch:
         first = min(self.waiting)
         op = self.waiting[first][0]
         where = op_where(op)
-        waiting = ", ".join(str(c) for c in sorted(self.waiting))
-        ended = ", ".join(str(c) for c in range(self.blocks) if c not in self.waiting)
+        waiting = ", ".join(str(self.cores[c]) for c in sorted(self.waiting))
+        ended = ", ".join(str(self.cores[c]) for c in range(len(self.cores))
+                          if c not in self.waiting)
         return SyncError(
             "deadlock",
             f"deadlock: block{'s' if len(self.waiting) > 1 else ''} {waiting} wait{'' if len(self.waiting) > 1 else 's'} at "
@@ -129,7 +161,7 @@ class Launch:
 
     def run(self, bodies: list[Callable[[], Any]]) -> list[Any]:
         """Run `bodies[i]` as core i; returns their results or raises the first fault."""
-        results: list[Any] = [None] * self.blocks
+        results: list[Any] = [None] * len(self.cores)
 
         def core_main(core: int) -> None:
             with self.cond:
@@ -152,8 +184,8 @@ class Launch:
                 self.state[core] = _DONE
                 self._hand_off(core)
 
-        threads = [threading.Thread(target=core_main, args=(i,), name=f"mmair-block{i}",
-                                    daemon=True) for i in range(self.blocks)]
+        threads = [threading.Thread(target=core_main, args=(i,), name=f"mmair-block{self.cores[i]}",
+                                    daemon=True) for i in range(len(self.cores))]
         for t in threads:
             t.start()
         for t in threads:

@@ -214,6 +214,29 @@ class ReferencePtoFunctions(InterpreterFunctions):
     tolerances: dict[int, Tolerance] = field(default_factory=dict)
     """Per GM base array (by id): the tolerance of the values the kernel wrote there."""
     _tiles: dict[Operation, LogicalTile] = field(default_factory=dict)
+    block: int = 0
+    blocks: int = 1
+    launch: Any = None
+    """Multi-core: this core's block index, the launch size and the `multicore.Launch` hand-off
+    (the reference cores take the executor's deterministic turns, so GM exchanged across a
+    `pto.sync_all` is seen as on the hardware)."""
+
+    @impl(pto.BlockIdxOp)
+    def run_block_idx(self, interp: Interpreter, op: pto.BlockIdxOp,
+                      args: PythonValues) -> PythonValues:
+        return (self.block,)
+
+    @impl(pto.BlockNumOp)
+    def run_block_num(self, interp: Interpreter, op: pto.BlockNumOp,
+                      args: PythonValues) -> PythonValues:
+        return (self.blocks,)
+
+    @impl(pto.SyncAllOp)
+    def run_sync_all(self, interp: Interpreter, op: pto.SyncAllOp,
+                     args: PythonValues) -> PythonValues:
+        if self.launch is not None:  # one core: program order already orders everything
+            self.launch.sync_all(self.block, op, interp)
+        return ()
 
     @impl(pto.AllocOp)
     def run_alloc(self, interp: Interpreter, op: pto.AllocOp, args: PythonValues) -> PythonValues:
@@ -705,9 +728,11 @@ class Reference:
 
 
 def reference_outputs(module, entry, inputs: dict[str, Any], result, target: str | None,
-                      max_ops: int | None = None) -> tuple[list[Reference], tuple[Any, ...]]:
+                      max_ops: int | None = None, blocks: int = 1,
+                      ) -> tuple[list[Reference], tuple[Any, ...]]:
     """References of the GM memrefs that the run (`result`, from `run_module` on `inputs`) or the
-    reference run changed, and the reference run's return values."""
+    reference run changed, and the reference run's return values (block 0's on `blocks` cores:
+    every core runs the reference on the shared GM arrays, in the executor's turns)."""
     from mmair.executor.arith import ArithFunctions
     from mmair.executor.func import FuncFunctions
     from mmair.executor.interpreter import MmairInterpreter
@@ -729,7 +754,10 @@ def reference_outputs(module, entry, inputs: dict[str, Any], result, target: str
         functions.append(tc)
     for f in functions:
         interp.register_implementations(f, override=True)
-    results = tuple(interp.call_op(entry, tuple(values)))
+    if blocks > 1:
+        results = _run_reference_blocks(module, entry, values, cube, blocks, max_ops)
+    else:
+        results = tuple(interp.call_op(entry, tuple(values)))
     refs: list[Reference] = []
     arrays = dict(zip(names, values, strict=True))
     for name, start in before.items():
@@ -745,3 +773,34 @@ def reference_outputs(module, entry, inputs: dict[str, Any], result, target: str
     if not refs and not results:
         raise ReferenceError(f"@{entry.sym_name.data} writes no GM memref, nothing to compare")
     return refs, results
+
+
+def _run_reference_blocks(module, entry, values: list[Any], cube: ReferencePtoFunctions,
+                          blocks: int, max_ops: int | None) -> tuple[Any, ...]:
+    """The reference on `blocks` cores sharing the GM `values`: each core has its own logical
+    tiles (its own `ReferencePtoFunctions`); their GM tolerances are merged into `cube`'s.
+    Returns block 0's results."""
+    from mmair.executor.arith import ArithFunctions
+    from mmair.executor.func import FuncFunctions
+    from mmair.executor.interpreter import MmairInterpreter
+    from mmair.executor.memref import MemRefFunctions
+    from mmair.executor.multicore import Launch
+    from mmair.executor.scf import ScfFunctions
+
+    if any(op.name.startswith("tcgen05.") for op in module.walk()):
+        raise ReferenceError("--check-numpy of a multi-core launch covers pto kernels only")
+    launch = Launch(blocks)
+    cores = []
+    for block in range(blocks):
+        core = ReferencePtoFunctions(target=cube.target, block=block, blocks=blocks, launch=launch)
+        interp = MmairInterpreter(module, max_ops=max_ops)
+        for f in (FuncFunctions(), ScfFunctions(), ArithFunctions(),
+                  MemRefFunctions(max_gm_bytes=None), core):
+            interp.register_implementations(f, override=True)
+        cores.append((core, interp))
+    results = launch.run([lambda i=i: tuple(i.call_op(entry, tuple(values)))
+                          for _, i in cores])
+    for core, _ in cores:
+        for base, tol in core.tolerances.items():
+            cube.tolerances.setdefault(base, Tolerance()).widen(tol.rtol, tol.atol)
+    return results[0]

@@ -229,6 +229,7 @@ def run_module(
     timing_only: bool = False,
     blocks: int = 1,
     coverage: tuple[str, ...] | list[str] = (),
+    jobs: int = 1,
 ) -> RunResult:
     """Execute `entry` of a verified module; see the module docstring. Runtime faults raise
     `ExecutionError` (with `.op`), input problems `InputError`. `max_ops` bounds the executed ops,
@@ -248,13 +249,13 @@ def run_module(
     its own on-chip memories, pipes and `pto.block_idx`, GM is shared; checked against the
     target's core count. With `sync_check`, races between cores on GM are checked too.
     `coverage`: names of GM arguments whose unwritten bytes are reported in
-    `RunResult.unwritten` (`executor/coverage.py`)."""
+    `RunResult.unwritten` (`executor/coverage.py`).
+    `jobs` > 1: the blocks of a multi-core launch run on that many worker processes with GM in
+    shared memory (`executor/multicore_pool.py`); results and diagnostics are those of the
+    in-process run."""
     if blocks != 1:
-        if timing or timing_only:
-            raise ExecutionError("--timing on more than one block is not supported yet "
-                                 "(per-core timing is future work)", None)
         return _run_blocks(module, entry, inputs, target, seed, max_ops, max_gm_bytes,
-                           sync_check, numerics, blocks, coverage)
+                           sync_check, numerics, blocks, coverage, jobs, timing, timing_only)
     entry_op = find_entry(module, entry)
     names, values = prepare_arguments(entry_op, dict(inputs or {}), seed, max_gm_bytes)
     target_name = module_target(module, target)
@@ -311,7 +312,8 @@ def run_module(
 def _run_blocks(module: ModuleOp, entry: str | None, inputs: dict[str, Any] | None,
                 target: str | None, seed: int, max_ops: int | None, max_gm_bytes: int | None,
                 sync_check: bool, numerics: str, blocks: int,
-                coverage: tuple[str, ...] | list[str] = ()) -> RunResult:
+                coverage: tuple[str, ...] | list[str] = (), jobs: int = 1,
+                timing: bool = False, timing_only: bool = False) -> RunResult:
     """`run_module` on `blocks` cores sharing GM (`executor/multicore.py`)."""
     from mmair.executor.multicore import Launch, check_blocks
 
@@ -324,12 +326,26 @@ def _run_blocks(module: ModuleOp, entry: str | None, inputs: dict[str, Any] | No
     from mmair.isa.ascend.targets import get_target
 
     check_blocks(blocks, get_target(target_name))
+    timing = timing or timing_only
+    timeline = None
+    if jobs > 1 and not timing:  # the timeline needs every core's events in one engine
+        pooled = _run_pool(module, entry_op, names, values, target_name, max_ops, max_gm_bytes,
+                           sync_check, numerics, blocks, coverage, jobs)
+        if pooled is not None:
+            return pooled
     if sync_check:
         from mmair.executor.scheduler import Scheduler
 
         gm_names = {id(v): f"%{n}" for n, v in zip(names, values, strict=True)
                     if isinstance(v, np.ndarray)}
         scheduler = Scheduler(blocks, gm_names=gm_names)
+    if timing:
+        from mmair.executor.timeline import TimedScheduler, Timeline
+
+        timeline = Timeline(target_name)
+        gm_names = {id(v): f"%{n}" for n, v in zip(names, values, strict=True)
+                    if isinstance(v, np.ndarray)}
+        scheduler = TimedScheduler(timeline, blocks, gm_names=gm_names)
     launch = Launch(blocks, scheduler)
     cover = _coverage(names, values, coverage)
     for core in range(blocks):
@@ -339,6 +355,8 @@ def _run_blocks(module: ModuleOp, entry: str | None, inputs: dict[str, Any] | No
             from mmair.executor.seam import IssueSeam
 
             interp.seam = IssueSeam(memory.target, core=core, scheduler=scheduler)
+            interp.seam.timing = timeline
+            interp.seam.numerics = not timing_only
             if cover is not None:
                 interp.seam.observer = cover.record
         elif cover is not None:
@@ -368,11 +386,41 @@ def _run_blocks(module: ModuleOp, entry: str | None, inputs: dict[str, Any] | No
             peak[space] = max(peak.get(space, 0), n)
     outputs = {n: v for n, v in zip(names, values, strict=True) if isinstance(v, np.ndarray)}
     return RunResult(outputs=outputs, results=tuple(results[0]), peak_bytes=peak,
-                     op_counts=counts, target=target_name,
+                     op_counts=counts, target=target_name, timeline=timeline,
                      unwritten={n: cover.unwritten(n) for n in coverage} if cover else {},
                      per_core=[
                          {"block": i, "op_counts": dict(interps[i].op_counts),
                           "peak_bytes": memories[i].peak_bytes()} for i in range(blocks)])
+
+
+def _run_pool(module: ModuleOp, entry_op: func.FuncOp, names: list[str], values: list[Any],
+              target_name: str, max_ops: int | None, max_gm_bytes: int | None, sync_check: bool,
+              numerics: str, blocks: int, coverage: tuple[str, ...] | list[str],
+              jobs: int) -> RunResult | None:
+    """The launch on the process pool; None: re-run in process (`executor/multicore_pool.py`)."""
+    from mmair.executor.multicore_pool import available, pool_safe, run_pool
+
+    if not available() or not pool_safe(module):
+        return None
+    cover = _coverage(names, values, coverage)  # unknown names are reported before the run
+    pooled = run_pool(module, entry_op, target_name, values, blocks, jobs, sync_check, numerics,
+                      max_ops, max_gm_bytes)
+    if pooled is None:
+        return None
+    if cover is not None:
+        cover.record(pooled.accesses(values))
+    counts: dict[str, int] = {}
+    peak: dict[str, int] = {}
+    for core in pooled.per_core:
+        for name, n in core["op_counts"].items():
+            counts[name] = counts.get(name, 0) + n
+        for space, n in core["peak_bytes"].items():
+            peak[space] = max(peak.get(space, 0), n)
+    outputs = {n: v for n, v in zip(names, values, strict=True) if isinstance(v, np.ndarray)}
+    return RunResult(outputs=outputs, results=pooled.results, peak_bytes=peak, op_counts=counts,
+                     target=target_name,
+                     unwritten={n: cover.unwritten(n) for n in coverage} if cover else {},
+                     per_core=pooled.per_core)
 
 
 def _coverage(names: list[str], values: list[Any], watch: tuple[str, ...] | list[str]) -> Any:

@@ -19,7 +19,7 @@ and races are found from happens-before (`executor/hb.py`), not from the order c
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Callable, Hashable, Iterable
+from collections.abc import Hashable, Iterable
 from dataclasses import dataclass, field
 
 from mmair.executor.errors import op_fault
@@ -30,6 +30,7 @@ from mmair.executor.events import (
     SET,
     WAIT,
     Event,
+    FlagPlan,
     SyncError,
 )
 from mmair.executor.hb import Conflict, HappensBefore
@@ -52,6 +53,8 @@ class Scheduler:
                  units: tuple = PIPES):
         self.hb = HappensBefore(cores, collect=collect, gm_names=gm_names,
                                 record_preds=record_preds, units=units)
+        self.record_preds = record_preds
+        self.in_order = self.hb.in_order
         self.queues: list[deque[Event]] = [deque() for _ in range(self.hb.lanes)]
         self.collect = collect
         self.faults: list[SyncError] = []
@@ -59,7 +62,7 @@ class Scheduler:
         self.seq = 0
         self.flag_bits: dict = {}
         """The hardware bits: key -> True while a set_flag is not yet consumed by a wait."""
-        self.batch: list[Event | int] = []
+        self.batch: list[Event | tuple] = []
         """Executed events whose happens-before bookkeeping is still to do (`flush`)."""
         self.batch_size = BATCH
 
@@ -96,18 +99,52 @@ class Scheduler:
         if kind == SET and self.queues[ev.dst_lane]:
             self._drain(ev.dst_lane)
 
-    def issue_wait(self, lane: int, key: int, event: Callable[[], Event]) -> None:
-        """`issue` of a wait_flag on `lane` for flag `key`; `event()` builds its Event, which is
-        only needed when something keeps it: the wait blocks (a queue holds it), it is on the
-        in-order pipe S, or the engine records predecessors (a timeline). Otherwise the wait
-        runs at once, and only its flag key goes into the batch (`HappensBefore.wait`)."""
-        if self.hb.record_preds or key not in self.flag_bits or self.queues[lane] or \
-                self.hb.in_order[lane]:
-            self.issue(event())
-            return
-        del self.flag_bits[key]
+    # --- sync ops without an Event (the seam's fast path) -----------------------------------
+    # A set_flag / wait_flag that runs at once needs no Event unless a timeline records
+    # predecessors (`record_preds`); a batched tuple drives the same clock updates
+    # (`HappensBefore.light`). Each returns False when the op needs `issue` with an Event: its
+    # queue is not empty or its pipe is S (in order), a wait's flag is not set (it blocks), a
+    # set's flag is set already (overflow, reported by the engine).
+
+    def light_set(self, plan: FlagPlan, iteration: tuple) -> bool:
+        """Issue set_flag `plan` (static event id) at loop `iteration`."""
+        lane = plan.src_lane
+        bits = self.flag_bits
+        key = plan.key
+        if self.record_preds or key in bits or self.queues[lane] or self.in_order[lane]:
+            return False
+        bits[key] = True
+        self.seq += 1
+        self._batch((SET, plan, self.seq, iteration))
+        if self.queues[plan.dst_lane]:
+            self._drain(plan.dst_lane)
+        return True
+
+    def light_wait(self, lane: int, key: int, item: tuple) -> bool:
+        """Issue the wait_flag of flag `key` on `lane` (`item`: its `(WAIT, lane, key)`)."""
+        bits = self.flag_bits
+        if self.record_preds or key not in bits or self.queues[lane] or self.in_order[lane]:
+            return False
+        del bits[key]
+        self.seq += 1
+        self._batch(item)
+        return True
+
+    def light_set_wait(self, plan: FlagPlan) -> bool:
+        """Issue set_flag `plan` and the wait_flag that directly follows it (`plan.fused`):
+        the set runs, then the wait consumes it at once."""
+        src, dst = plan.src_lane, plan.dst_lane
+        queues = self.queues
+        if self.record_preds or plan.key in self.flag_bits or queues[src] or queues[dst] or \
+                self.in_order[src] or self.in_order[dst]:
+            return False
+        self.seq += 2
+        self._batch(plan.pair_item)
+        return True
+
+    def _batch(self, item: Event | tuple) -> None:
         batch = self.batch
-        batch.append(key)
+        batch.append(item)
         if len(batch) >= self.batch_size:
             self.flush()
 
@@ -138,11 +175,11 @@ class Scheduler:
         batch = self.batch
         if batch:
             execute = self.hb.execute
-            wait = self.hb.wait
+            light = self.hb.light
             self.batch = []
             for ev in batch:
-                if ev.__class__ is int:  # a wait without an Event (`issue_wait`)
-                    wait(ev)
+                if ev.__class__ is tuple:  # a sync step without an Event (`light_set` & co.)
+                    light(ev)
                 else:
                     execute(ev)
 

@@ -26,6 +26,7 @@ from mmair.executor.events import (
     SET,
     WAIT,
     Event,
+    FlagPlan,
     SyncError,
     flag_key,
     format_iteration,
@@ -81,8 +82,10 @@ class IssueSeam:
         self.produced: dict[int, Event] = {}
         """Results of pipe ops not yet read by the scalar unit in order, by id of the value."""
         # Per-op decodes, keyed by id(op): ops hash in Python (xDSL), ids in C.
-        self._decoded: dict[int, tuple[Footprint, Pipe, Any, Any, Any]] = {}
-        self._flags: dict[int, tuple] = {}  # flag ops: `_flag_plan`
+        self._decoded: dict[int, tuple[Footprint, Pipe, int, Any, Any, Any]] = {}
+        self._flags: dict[int, FlagPlan] = {}
+        self._skip: Operation | None = None
+        """The wait_flag just issued together with its set_flag (`light_set_wait`)."""
         self._s_lane = lane_of(core, Pipe.S)
         self.timing: Any = None
         """`executor.timeline.Timeline` when timing: told each pipe op's runtime operands."""
@@ -102,15 +105,17 @@ class IssueSeam:
                 from mmair.executor.interpreter import _unimplemented
 
                 raise _unimplemented(op)
-            decoded = self._decoded[id(op)] = (Footprint(op), op_pipe(op, self.target), *entry,
-                                               _mad_sizes(op))
-        footprint, pipe, ft, fn, mad = decoded
+            pipe = op_pipe(op, self.target)
+            decoded = self._decoded[id(op)] = (Footprint(op), pipe, lane_of(self.core, pipe),
+                                               *entry, _mad_sizes(op))
+        footprint, pipe, lane, ft, fn, mad = decoded
         sched = self.scheduler
         ev = Event(sched.next_seq(), self.core, pipe, op, footprint.kind,
                    footprint.accesses(args), interp.iteration,
                    run=partial(fn, ft, interp, op, args)
                    if self.numerics or op.results else None,
-                   sequential=mad is not None and not mad_needs_barrier(args[mad[0]], args[mad[1]]))
+                   sequential=mad is not None and not mad_needs_barrier(args[mad[0]], args[mad[1]]),
+                   lane=lane)
         if self.timing is not None:
             self.timing.op_issued(ev, args)
         if self.observer is not None:
@@ -126,12 +131,15 @@ class IssueSeam:
 
     # --- sync ops -----------------------------------------------------------------------------
 
-    def _flag_plan(self, op: Any) -> tuple:
-        """(src, dst, static id or None, src lane, dst lane, key or None) of a flag op."""
+    def _flag_plan(self, op: Any) -> FlagPlan:
         src, dst, event_id = op.src_pipe, op.dst_pipe, op.static_event
-        plan = self._flags[id(op)] = (
-            src, dst, event_id, lane_of(self.core, src), lane_of(self.core, dst),
-            None if event_id is None else flag_key(self.core, src, dst, event_id))
+        fused = None
+        after = op.next_op
+        if isinstance(op, _SET_FLAG) and event_id is not None and isinstance(after, _WAIT_FLAG) \
+                and after.static_event == event_id and after.src_pipe == src \
+                and after.dst_pipe == dst:
+            fused = after
+        plan = self._flags[id(op)] = FlagPlan(op, self.core, src, dst, event_id, fused)
         return plan
 
     def _event_id(self, op: Any, src: Pipe, dst: Pipe, args: tuple) -> int:
@@ -148,26 +156,37 @@ class IssueSeam:
         plan = self._flags.get(id(op))
         if plan is None:
             plan = self._flag_plan(op)
-        src, dst, event_id = plan[0], plan[1], plan[2]
-        if event_id is None:
-            event_id = self._event_id(op, src, dst, args)
         sched = self.scheduler
-        sched.issue(Event(sched.next_seq(), self.core, src, op, SET, (), interp.iteration,
-                          src=src, dst=dst, event_id=event_id))
+        event_id = plan.event_id
+        if event_id is None:
+            event_id = self._event_id(op, plan.src, plan.dst, args)
+        elif plan.fused is not None and sched.light_set_wait(plan):
+            self._skip = plan.fused  # already issued with this set
+            return (), None
+        elif sched.light_set(plan, interp.iteration):
+            return (), None
+        sched.issue(Event(sched.next_seq(), self.core, plan.src, op, SET, (), interp.iteration,
+                          src=plan.src, dst=plan.dst, event_id=event_id))
         return (), None
 
     def _issue_wait(self, interp: Any, op: Any, args: tuple) -> Any:
+        if op is self._skip:
+            self._skip = None
+            return (), None
         plan = self._flags.get(id(op))
         if plan is None:
             plan = self._flag_plan(op)
-        src, dst, event_id, _, lane, key = plan
-        if event_id is None:
-            event_id = self._event_id(op, src, dst, args)
-            key = flag_key(self.core, src, dst, event_id)
         sched = self.scheduler
-        sched.issue_wait(lane, key, lambda: Event(
-            sched.next_seq(), self.core, dst, op, WAIT, (), interp.iteration, src=src, dst=dst,
-            event_id=event_id))
+        event_id = plan.event_id
+        if event_id is None:
+            event_id = self._event_id(op, plan.src, plan.dst, args)
+            key = flag_key(self.core, plan.src, plan.dst, event_id)
+            if sched.light_wait(plan.dst_lane, key, (WAIT, plan.dst_lane, key)):
+                return (), None
+        elif sched.light_wait(plan.dst_lane, plan.key, plan.wait_item):
+            return (), None
+        sched.issue(Event(sched.next_seq(), self.core, plan.dst, op, WAIT, (), interp.iteration,
+                          src=plan.src, dst=plan.dst, event_id=event_id))
         return (), None
 
     def _issue_barrier(self, interp: Any, op: Any, args: tuple) -> Any:

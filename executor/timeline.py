@@ -11,6 +11,10 @@ kind and shape, and starts at the latest of
 * the end of the last scalar-unit event issued before it (a wait_flag into S or
   pipe_barrier(all) stops the scalar unit, so nothing after it is issued earlier).
 
+Multi-core launches: the scalar-unit order is per core, and the `pto.sync_all` events of one
+all-core barrier (`Timeline.barrier`) start together when the last core arrives; the kernel's
+time is the slowest core's end (`Summary.cores`: each core's end and sync_all waits).
+
 `TimedScheduler` is the scheduler with a recorder; `IssueSeam.timing` hands it each pipe op's
 runtime operands (its m / n / k). `Timeline.summary()` gives total cycles, busy cycles and
 utilisation per pipe and the op that bounds each pipe; `write_json` a Chrome trace-event file
@@ -68,12 +72,24 @@ class PipeStats:
 
 
 @dataclass
+class CoreStats:
+    """One core of a multi-core launch: when its last op ends and how long its `pto.sync_all`s
+    waited for the other cores."""
+
+    core: int
+    end: int
+    sync_wait: int
+
+
+@dataclass
 class Summary:
     target: str
     total: int
     seconds: float
     clock_mhz: int
     pipes: list[PipeStats] = field(default_factory=list)
+    cores: list[CoreStats] = field(default_factory=list)
+    """Per core of a multi-core launch (empty for one core); `total` is the slowest core's end."""
 
     @property
     def bottleneck(self) -> PipeStats | None:
@@ -89,6 +105,13 @@ class Summary:
         b = self.bottleneck
         if b is not None:
             lines.append(f"  busiest pipe: {b.pipe}")
+        if self.cores:
+            slowest = max(self.cores, key=lambda c: c.end)
+            lines.append(f"  per block (busy cycles above are summed over the {len(self.cores)} "
+                         f"blocks; the kernel ends with the slowest, block {slowest.core}):")
+            for c in self.cores:
+                lines.append(f"    block {c.core}: ends at {c.end} cycles, waits at sync_all "
+                             f"{c.sync_wait} cycles")
         return "\n".join(lines)
 
 
@@ -124,6 +147,19 @@ class Timeline:
         self.shapes: dict[int, tuple[int, str]] = {}
         """id(event) -> (cycles, shape text) of pipe ops, from their runtime operands."""
         self._slices: list[Slice] | None = None
+        self.barriers: list[list[Event]] = []
+        """The `pto.sync_all` events of each all-core barrier of a multi-core launch."""
+        self.waits: dict[int, int] = {}
+        """Per core: cycles its sync_alls waited for the other cores (after `slices`)."""
+
+    def barrier(self, events: list[Event]) -> None:
+        """`executor.multicore.Launch`: every core reached a `pto.sync_all` (one event per core,
+        their preds from the core's own pipes): they all end together, when the last core
+        arrives."""
+        for ev in events:
+            ev.done = True
+        self.events.extend(events)
+        self.barriers.append(events)
 
     # --- costs --------------------------------------------------------------------------------
 
@@ -153,18 +189,25 @@ class Timeline:
         events = [ev for ev in self.events if ev.done]
         lane_prev: dict[int, Event] = {}
         deps: dict[int, list[Event]] = {}
-        last_s: Event | None = None
+        last_s: dict[int, Event] = {}  # per core: its scalar unit issues in order
         for ev in events:
             d = list(ev.preds)
             prev = lane_prev.get(ev.lane)
             if prev is not None:
                 d.append(prev)
-            if last_s is not None and ev.lane != last_s.lane:
-                d.append(last_s)
+            s_prev = last_s.get(ev.core)
+            if s_prev is not None and ev.lane != s_prev.lane:
+                d.append(s_prev)
             deps[id(ev)] = d
             lane_prev[ev.lane] = ev
             if ev.pipe is Pipe.S:
-                last_s = ev
+                last_s[ev.core] = ev
+        own: dict[int, list[Event]] = {}
+        for group in self.barriers:  # a sync_all starts when the last core reaches it
+            joined = [d for ev in group for d in deps[id(ev)]]
+            for ev in group:
+                own[id(ev)] = deps[id(ev)]
+                deps[id(ev)] = joined
         end: dict[int, int] = {}
         start: dict[int, int] = {}
         for root in events:  # iterative depth-first: deps before the event
@@ -184,6 +227,12 @@ class Timeline:
                 s = max((end[id(d)] for d in deps[id(ev)] if id(d) in end), default=0)
                 start[id(ev)] = s
                 end[id(ev)] = s + self.duration(ev)
+        self.waits = {}
+        for ev in events:
+            mine = own.get(id(ev))
+            if mine is not None:  # waited from its own core's readiness to the joint start
+                ready = max((end[id(d)] for d in mine if id(d) in end), default=0)
+                self.waits[ev.core] = self.waits.get(ev.core, 0) + start[id(ev)] - ready
         out = []
         for ev in events:
             shape = self.shapes.get(id(ev), (0, ""))[1]
@@ -205,16 +254,24 @@ class Timeline:
             busy[s.pipe] += s.cycles
             count[s.pipe] += 1
             per_op[s.pipe][f"'{s.name}'" + (f" at {s.location}" if s.location else "")] += s.cycles
+        n_cores = len({s.core for s in slices}) or 1  # utilisation of the pipes of every core
         pipes = []
         for pipe in PIPE_ORDER:
             p = str(pipe)
             if p not in busy:
                 continue
             op, cycles = max(per_op[p].items(), key=lambda kv: kv[1])
-            pipes.append(PipeStats(p, busy[p], count[p], busy[p] / total if total else 0.0,
-                                   op, cycles))
+            pipes.append(PipeStats(p, busy[p], count[p],
+                                   busy[p] / (total * n_cores) if total else 0.0, op, cycles))
+        cores = []
+        ends: dict[int, int] = {}
+        for s in slices:
+            ends[s.core] = max(ends.get(s.core, 0), s.end)
+        if len(ends) > 1:
+            for core in sorted(ends):
+                cores.append(CoreStats(core, ends[core], self.waits.get(core, 0)))
         return Summary(self.target, total, isa_costs.seconds(self.target, total),
-                       self.costs.clock_mhz, pipes)
+                       self.costs.clock_mhz, pipes, cores)
 
     # --- exports --------------------------------------------------------------------------------
 

@@ -56,12 +56,16 @@ class MmairLowerPass(ModulePass):
     multi_buffer: int = 1
     """Slots per reloaded tile in `pto-tile-matmul` (2: double buffering)."""
 
+    blocks: int = 1
+    """Cores of the launch in `pto-tile-matmul`: > 1 splits the output tiles by block index."""
+
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         lowered = frozenset(
             f.sym_name.data for f in op.walk()
             if isinstance(f, func.FuncOp) and any(isinstance(o, pto.MatmulOp) for o in f.walk())
         )
-        PtoTileMatmulPass(target=self.target, multi_buffer=self.multi_buffer).apply(ctx, op)
+        PtoTileMatmulPass(target=self.target, multi_buffer=self.multi_buffer,
+                          blocks=self.blocks).apply(ctx, op)
         resolve_target(op, self.target, self.name)
         functions = [f for f in op.walk()
                      if isinstance(f, func.FuncOp) and f.sym_name.data in lowered]

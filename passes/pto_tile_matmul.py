@@ -77,9 +77,10 @@ from xdsl.utils.exceptions import PassFailedException
 
 from mmair.dialects import pto
 from mmair.isa.ascend import layouts as isa_layouts
+from mmair.isa.ascend import pipes as isa_pipes
 from mmair.isa.ascend import targets as isa
 from mmair.isa.ascend.targets import Target
-from mmair.passes.multi_buffer import innermost_loop, multi_buffer
+from mmair.passes.multi_buffer import constant_index, innermost_loop, multi_buffer
 
 AUTO_TILE_MN = 128  # preferred tile-m and tile-n: a 128 x 128 f32 L0C tile is 64 KB
 MAX_TILE = isa.MMAD_MNK_RANGE[1]  # m, n, k of one mad / move
@@ -163,6 +164,7 @@ class MatmulPlan:
     b_whole: bool  # all of B resident in L1
     multi_buffer: int = 1  # slots of each tile reloaded in a loop (the `multi-buffer` option)
     single_c: bool = False  # L0C (and the bias) keep one slot: multi_buffer of them do not fit
+    blocks: int = 1  # > 1: output tiles split over the cores by block index (the `blocks` option)
 
     @property
     def a_dn2nz(self) -> bool:
@@ -314,11 +316,11 @@ def _times(slots: int) -> str:
 
 def plan_matmul(
     op: pto.MatmulOp, target: Target, tile_m: int = 0, tile_n: int = 0, tile_k: int = 0,
-    multi_buffer: int = 1,
+    multi_buffer: int = 1, blocks: int = 1,
 ) -> MatmulPlan:
     """Choose the tiles and the reuse for a verified `op` (0 = automatic tile size) with
-    `multi_buffer` slots per reloaded tile. Raises PassOpError when a given tile is not a legal
-    multiple or does not fit its buffers."""
+    `multi_buffer` slots per reloaded tile, its output tiles split over `blocks` cores. Raises
+    PassOpError when a given tile is not a legal multiple or does not fit its buffers."""
     m, n, k = op.problem()
     lhs, rhs, out = op.element_names()
     acc = pto.matmul_accumulator(target, lhs, rhs)
@@ -335,20 +337,39 @@ def plan_matmul(
                 f"({lhs}, {rhs}) on target {target.name}, got {value}",
             )
     # A tile never needs to be larger than its dimension rounded up to g.
+    if blocks < 1 or blocks > isa_pipes.CUBE_CORES[target.name]:
+        raise PassOpError(
+            op,
+            f"requires blocks in [1, {isa_pipes.CUBE_CORES[target.name]}] (the AI Cores of "
+            f"target {target.name}), got {blocks}",
+        )
     tm = min(tile_m or AUTO_TILE_MN, _round_up(m, g))
-    if ta and m > 1 and m % tm == 1 and not target.gemv_disable:
+    tn = min(tile_n or AUTO_TILE_MN, _round_up(n, g))
+    # Split over cores: automatic tile sizes shrink (the larger first, down to g) until every
+    # core gets at least one output tile.
+    while blocks > 1 and -(-m // tm) * -(-n // tn) < blocks:
+        if not tile_m and tm > g and (tm >= tn or tile_n or tn <= g):
+            tm = _round_up(tm // 2, g)
+        elif not tile_n and tn > g:
+            tn = _round_up(tn // 2, g)
+        else:
+            break
+    # The peeled GEMV row of a split kernel would run on every core: avoid a one-row panel.
+    split = blocks > 1
+    if (ta or split) and m > 1 and m % tm == 1 and not target.gemv_disable:
         # A one-row panel must run as GEMV (nd vector in L0A), but its row is a strided column
         # of A^T in GM, which no ND2NZ setting gathers into a contiguous vector: choose tile-m so
         # that no panel has one row (a single panel of all M rows is always such a choice).
         if tile_m:
             raise PassOpError(
                 op,
-                f"tile-m = {tile_m} leaves a one-row panel of the transposed A (M = {m}), which "
-                f"must run as GEMV on target {target.name} and cannot be loaded as an nd vector "
-                f"from A^T; choose a tile-m with M mod tile-m != 1",
+                f"tile-m = {tile_m} leaves a one-row panel of the "
+                f"{'transposed A' if ta else 'A of a kernel split over blocks'} (M = {m}), which "
+                f"must run as GEMV on target {target.name} and "
+                f"{'cannot be loaded as an nd vector from A^T' if ta else 'is not split'}; "
+                f"choose a tile-m with M mod tile-m != 1",
             )
         tm = next((t for t in range(tm - g, 0, -g) if m % t != 1), _round_up(m, g))
-    tn = min(tile_n or AUTO_TILE_MN, _round_up(n, g))
 
     if multi_buffer < 1:
         raise PassOpError(op, f"requires multi-buffer >= 1, got {multi_buffer}")
@@ -356,7 +377,7 @@ def plan_matmul(
     def make(tk: int, a_panel: bool = False, b_whole: bool = False) -> MatmulPlan:
         plan = MatmulPlan(
             target, m, n, k, lhs, rhs, out, acc, quant, ta, tb, op.bias is not None,
-            tm, tn, tk, g, a_panel, b_whole, multi_buffer,
+            tm, tn, tk, g, a_panel and not split, b_whole, multi_buffer, blocks=blocks,
         )
         # Ping-pong L0C only where its slots (and the bias's) fit: it overlaps the fixpipe of
         # one C tile with the mads of the next, a smaller gain than the operand slots.
@@ -410,6 +431,8 @@ def _choose_reuse(plan: MatmulPlan, make: Callable[..., MatmulPlan]) -> MatmulPl
     best = plan
     best_saving = 0
     for a_panel, b_whole in ((True, True), (True, False), (False, True)):
+        if a_panel and plan.blocks > 1:  # a split kernel has no i loop to keep a panel over
+            continue
         saving = (tiles - mt if a_panel else 0) + (tiles - 1 if b_whole else 0)
         if saving <= best_saving:
             continue
@@ -610,6 +633,53 @@ def lower_matmul(op: pto.MatmulOp, plan: MatmulPlan) -> list[tuple[Buffer, pto.A
         em.emit(pto.MteL1L0AOp(a_l1, a_l0a, em.value(ms), em.value(ks), a_start,
                                transpose=plan.a_staged_transposed))
 
+    def j_body(em: _Emitter, i: Index, ms: Index, j: Index, ns: Index) -> None:
+        if plan.bias:
+            assert op.bias is not None and bias_l1 is not None and bias_bt is not None
+            rank = len(op.bias.type.get_shape())  # type: ignore[union-attr]
+            offsets, sizes = ([j], [ns]) if rank == 1 else ([0, j], [1, ns])
+            window = _window(em, op.bias, offsets, sizes, "bias_win")
+            load(em, window, bias_l1, 1, ns)
+            em.emit(pto.MteL1BtOp(bias_l1, bias_bt, em.value(ns)))
+
+        def k_body(em: _Emitter, kk: Index, ks: Index) -> None:
+            if not a_hoisted:
+                emit_a(em, i, ms, kk, ks)
+            b_start: tuple[SSAValue, SSAValue] | None = None
+            if plan.b_whole:
+                start = (j, kk) if tb else (kk, j)
+                b_start = _start(em, start)
+            elif tb:
+                window = _window(em, op.b, [j, kk], [ns, ks], "b_win")
+                load(em, window, b_l1, ns, ks)
+            else:
+                window = _window(em, op.b, [kk, j], [ks, ns], "b_win")
+                load(em, window, b_l1, ks, ns)
+            msv, nsv, ksv = em.value(ms), em.value(ns), em.value(ks)
+            em.emit(pto.MteL1L0BOp(b_l1, b_l0b, ksv, nsv, b_start, transpose=tb))
+
+            off = plan.disable_gemv  # a5: one-row panels read the nz L0A with GEMV off
+
+            def first() -> Operation:
+                if bias_bt is not None:
+                    return pto.MadBiasOp(a_l0a, b_l0b, c_l0c, bias_bt, msv, nsv, ksv, off)
+                return pto.MadOp(a_l0a, b_l0b, c_l0c, msv, nsv, ksv, off)
+
+            if plan.trips[2] == 1:
+                em.emit(first())
+                return
+            assert isinstance(kk, SSAValue)
+            is_first = em.emit(
+                arith.CmpiOp(kk, em.value(0), "eq"), "first"
+            ).results[0]
+            then_ops = [first(), scf.YieldOp()]
+            else_ops = [pto.MadAccOp(a_l0a, b_l0b, c_l0c, msv, nsv, ksv, off), scf.YieldOp()]
+            em.emit(scf.IfOp(is_first, [], Region(Block(then_ops)), Region(Block(else_ops))))
+
+        _loop(em, k, plan.tk, "k", "ks", k_body)
+        window = _window(em, op.c, [i, j], [ms, ns], "c_win")
+        em.emit(pto.FixpipeOp(c_l0c, window, em.value(ms), em.value(ns), quant=plan.quant))
+
     def i_body(em: _Emitter, i: Index, ms: Index) -> None:
         if plan.a_panel and gemv_path:  # the GEMV row, loaded once
             window = _window(em, a_gm, [0], [k], "a_panel") if ta else \
@@ -629,56 +699,43 @@ def lower_matmul(op: pto.MatmulOp, plan: MatmulPlan) -> list[tuple[Buffer, pto.A
         if a_hoisted:
             emit_a(em, i, ms, 0, k)
 
-        def j_body(em: _Emitter, j: Index, ns: Index) -> None:
-            if plan.bias:
-                assert op.bias is not None and bias_l1 is not None and bias_bt is not None
-                rank = len(op.bias.type.get_shape())  # type: ignore[union-attr]
-                offsets, sizes = ([j], [ns]) if rank == 1 else ([0, j], [1, ns])
-                window = _window(em, op.bias, offsets, sizes, "bias_win")
-                load(em, window, bias_l1, 1, ns)
-                em.emit(pto.MteL1BtOp(bias_l1, bias_bt, em.value(ns)))
+        _loop(em, n, plan.tn, "j", "ns", lambda em, j, ns: j_body(em, i, ms, j, ns))
 
-            def k_body(em: _Emitter, kk: Index, ks: Index) -> None:
-                if not a_hoisted:
-                    emit_a(em, i, ms, kk, ks)
-                b_start: tuple[SSAValue, SSAValue] | None = None
-                if plan.b_whole:
-                    start = (j, kk) if tb else (kk, j)
-                    b_start = _start(em, start)
-                elif tb:
-                    window = _window(em, op.b, [j, kk], [ns, ks], "b_win")
-                    load(em, window, b_l1, ns, ks)
-                else:
-                    window = _window(em, op.b, [kk, j], [ks, ns], "b_win")
-                    load(em, window, b_l1, ks, ns)
-                msv, nsv, ksv = em.value(ms), em.value(ns), em.value(ks)
-                em.emit(pto.MteL1L0BOp(b_l1, b_l0b, ksv, nsv, b_start, transpose=tb))
+    def tile_body(em: _Emitter, t: SSAValue) -> None:
+        """Output tile t (row-major over the Mt x Nt tiles) of a split kernel."""
+        mt, nt, _ = plan.trips
 
-                off = plan.disable_gemv  # a5: one-row panels read the nz L0A with GEMV off
+        def start(tile: Index, size: int, dim: int, name: str, size_name: str
+                  ) -> tuple[Index, Index]:
+            if isinstance(tile, int):
+                return 0, dim  # one tile: all of the dimension (as `_loop`)
+            at = em.emit(arith.MuliOp(tile, em.value(size)), name).results[0]
+            if dim % size == 0:
+                return at, size
+            rest = em.emit(arith.SubiOp(em.value(dim), at), f"{name}_rest").results[0]
+            return at, em.emit(arith.MinSIOp(em.value(size), rest), size_name).results[0]
 
-                def first() -> Operation:
-                    if bias_bt is not None:
-                        return pto.MadBiasOp(a_l0a, b_l0b, c_l0c, bias_bt, msv, nsv, ksv, off)
-                    return pto.MadOp(a_l0a, b_l0b, c_l0c, msv, nsv, ksv, off)
+        ti: Index = 0 if mt == 1 else t if nt == 1 else \
+            em.emit(arith.DivUIOp(t, em.value(nt)), "ti").results[0]
+        tj: Index = 0 if nt == 1 else t if mt == 1 else \
+            em.emit(arith.RemUIOp(t, em.value(nt)), "tj").results[0]
+        i, ms = start(ti, plan.tm, m, "i", "ms")
+        j, ns = start(tj, plan.tn, n, "j", "ns")
+        if a_hoisted:
+            emit_a(em, i, ms, 0, k)
+        j_body(em, i, ms, j, ns)
 
-                if plan.trips[2] == 1:
-                    em.emit(first())
-                    return
-                assert isinstance(kk, SSAValue)
-                is_first = em.emit(
-                    arith.CmpiOp(kk, em.value(0), "eq"), "first"
-                ).results[0]
-                then_ops = [first(), scf.YieldOp()]
-                else_ops = [pto.MadAccOp(a_l0a, b_l0b, c_l0c, msv, nsv, ksv, off), scf.YieldOp()]
-                em.emit(scf.IfOp(is_first, [], Region(Block(then_ops)), Region(Block(else_ops))))
-
-            _loop(em, k, plan.tk, "k", "ks", k_body)
-            window = _window(em, op.c, [i, j], [ms, ns], "c_win")
-            em.emit(pto.FixpipeOp(c_l0c, window, em.value(ms), em.value(ns), quant=plan.quant))
-
-        _loop(em, n, plan.tn, "j", "ns", j_body)
-
-    if plan.gemv_nd and m > 1:
+    if plan.blocks > 1:
+        # Block b computes output tiles b, b + block_num, ... (any launch size is covered).
+        mt, nt, _ = plan.trips
+        bid = root.emit(pto.BlockIdxOp(), "block").results[0]
+        bnum = root.emit(pto.BlockNumOp(), "blocks").results[0]
+        body = Block(arg_types=[IndexType()])
+        body.args[0].name_hint = "t"
+        root.emit(scf.ForOp(bid, root.value(mt * nt), bnum, [], body))
+        tile_body(root.nested(body), body.args[0])
+        body.add_op(scf.YieldOp())
+    elif plan.gemv_nd and m > 1:
         # The last panel has one row: full panels in the loop, then the row on the GEMV path
         # with its own nd buffers (live after the loop only; not multi-buffered).
         _loop(root, m - 1, plan.tm, "i", "ms", i_body)
@@ -709,6 +766,9 @@ def multi_buffer_matmul(plan: MatmulPlan, allocs: Sequence[tuple[Buffer, pto.All
         loop = innermost_loop(alloc)
         if loop is None:  # its uses left one loop (a peeled last iteration): one slot
             continue
+        if any(constant_index(v) is None for v in (loop.lb, loop.ub, loop.step)):
+            continue  # the tile loop of a split kernel (block index bounds): one slot
+
         by_loop.setdefault(loop, []).append(alloc)
 
     def depth(loop: Operation) -> int:
@@ -737,13 +797,17 @@ class PtoTileMatmulPass(ModulePass):
     multi_buffer: int = 1
     """Slots per tile reloaded in a loop: 2 ping-pongs L1, L0A/L0B (and L0C where two fit), so
     the loads of the next tile overlap the current mad (`mmair.passes.multi_buffer`)."""
+    blocks: int = 1
+    """Cores the kernel is written for: > 1 splits the output tiles over the cores of the launch
+    by `pto.block_idx` (module docstring); at most the target's AI Cores."""
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         resolve_target(op, self.target, self.name)
         for matmul in [o for o in op.walk() if isinstance(o, pto.MatmulOp)]:
             target = pto.target_of(matmul)
             plan = plan_matmul(
-                matmul, target, self.tile_m, self.tile_n, self.tile_k, self.multi_buffer
+                matmul, target, self.tile_m, self.tile_n, self.tile_k, self.multi_buffer,
+                self.blocks,
             )
             allocs = lower_matmul(matmul, plan)
             multi_buffer_matmul(plan, allocs)

@@ -10,7 +10,8 @@
 The file is parsed, verified, transformed by a pass pipeline, and its entry function is run
 (`mmair.executor.runner.run_module`). Without `-p`, a module that holds ops only a lowering makes
 executable (`pto.matmul`, `tcgen05.make_*`: ops of the mmair dialects the executor has no
-implementation for) gets `mmair-lower` (`-v` says so on stderr); `-p` overrides that, `-p ''`
+implementation for) gets `mmair-lower` (`mmair-lower{blocks=N}` with `--blocks N`: the matmul's
+output tiles split over the cores; `-v` says so on stderr); `-p` overrides that, `-p ''`
 runs no pass. Argument names are the entry function's SSA argument names (`%a` -> `a`, else
 `arg0, arg1, ...`). Memref arguments without `--input` get seeded random data: real values
 uniform in [-2, 2] (clipped to the type's range; integer types small integers) with `--inputs
@@ -108,6 +109,15 @@ def _non_negative(text: str) -> int:
     return value
 
 
+def _jobs(n: int) -> int:
+    """`--jobs`: 0 is the machine's cores."""
+    if n == 0:
+        from mmair.executor.multicore_pool import default_jobs
+
+        return default_jobs()
+    return n
+
+
 def _float(text: str) -> float:
     try:
         value = float(text)
@@ -174,6 +184,11 @@ def build_parser() -> argparse.ArgumentParser:
                    help="launch the kernel on N AI Cores (pto.block_idx 0..N-1; own on-chip "
                         "memories and pipes, shared GM; at most the target's core count; with "
                         "--sync-check=on races between cores on GM are reported)")
+    p.add_argument("--jobs", type=_non_negative, default=1, metavar="N",
+                   help="parallel jobs: with --blocks > 1, N worker processes run the blocks "
+                        "(GM in shared memory; results and diagnostics those of the one-process "
+                        "run, docs/multicore.md); 0: the machine's cores; 1 (default): one "
+                        "process")
     p.add_argument("--check-coverage", action="append", default=[], metavar="NAME",
                    help="report the bytes of GM output NAME that no core wrote (exit 1 if any), "
                         "e.g. a remainder tile a multi-core split leaves out")
@@ -298,10 +313,12 @@ def _transform(args: argparse.Namespace, ctx, module, pipeline, source: SourceFi
     if pipeline is None and args.passes is None:
         missing = needs_lowering(module, ascend_target(args.target))
         if missing:
+            # a launch on several cores splits the matmul's output tiles over them
+            spec = AUTO_LOWERING + (f"{{blocks={args.blocks}}}" if args.blocks > 1 else "")
             if args.verbose:
-                print(f"{PROG}: running {AUTO_LOWERING} first: the module holds "
+                print(f"{PROG}: running {spec} first: the module holds "
                       f"{', '.join(missing)} (give -p to choose the passes)", file=sys.stderr)
-            pipeline = parse_pipeline_spec(get_all_passes(), AUTO_LOWERING,
+            pipeline = parse_pipeline_spec(get_all_passes(), spec,
                                            lambda _p, m, _n: verify_module(m))
     if pipeline is not None:
         pipeline.apply(ctx, module)
@@ -467,7 +484,7 @@ def run(args: argparse.Namespace) -> int:
                             numerics=args.numerics,
                             timing=args.timing or args.timeline is not None,
                             timing_only=args.timing_only, blocks=args.blocks,
-                            coverage=args.check_coverage)
+                            coverage=args.check_coverage, jobs=_jobs(args.jobs))
     except InputError as err:
         raise UserError(format_diagnostic(str(err))) from None
     except ExecutionError as err:
@@ -580,7 +597,7 @@ def _numpy_checks(module, entry, inputs, result, args, source: SourceFile) -> li
 
     try:
         refs, ref_results = reference_outputs(module, entry, inputs, result,
-                                              ascend_target(args.target))
+                                              ascend_target(args.target), blocks=args.blocks)
     except ReferenceError as err:
         if err.op is not None:
             raise UserError(format_op_error(err.op, f"--check-numpy: {err.message}", source)) \

@@ -215,3 +215,126 @@ def test_cli_stats_per_block(tmp_path, capsys):
     assert "per block (2 blocks; totals above, peaks the largest):" in out
     assert f"  block 0: {n_ops} ops; peak bytes ub 32" in out
     assert f"  block 1: {n_ops} ops; peak bytes ub 32" in out
+
+
+ROTATE = """builtin.module attributes {pto.target = "a2"} {
+  func.func @k(%a: memref<64xf16>, %c: memref<64xf16>, %d: memref<64xf16>) {
+    %i = pto.block_idx
+    %n = pto.block_num
+    %c1 = arith.constant 1 : index
+    %c16 = arith.constant 16 : index
+    %o = arith.muli %i, %c16 : index
+    %i1 = arith.addi %i, %c1 : index
+    %next = arith.remui %i1, %n : index
+    %o2 = arith.muli %next, %c16 : index
+    %ub = pto.alloc : !pto.tile<ub, 16xf16, nd>
+    %src = memref.subview %a[%o] [16] [1] : memref<64xf16> to memref<16xf16, strided<[1], offset: ?>>
+    %dst = memref.subview %c[%o] [16] [1] : memref<64xf16> to memref<16xf16, strided<[1], offset: ?>>
+    pto.mte_gm_ub %src, %ub : memref<16xf16, strided<[1], offset: ?>>, !pto.tile<ub, 16xf16, nd>
+    pto.set_flag mte2 -> mte3, 0
+    pto.wait_flag mte2 -> mte3, 0
+    pto.mte_ub_gm %ub, %dst : !pto.tile<ub, 16xf16, nd>, memref<16xf16, strided<[1], offset: ?>>
+    pto.sync_all
+    %win = memref.subview %c[%o2] [16] [1] : memref<64xf16> to memref<16xf16, strided<[1], offset: ?>>
+    %ub2 = pto.alloc : !pto.tile<ub, 16xf16, nd>
+    pto.mte_gm_ub %win, %ub2 : memref<16xf16, strided<[1], offset: ?>>, !pto.tile<ub, 16xf16, nd>
+    pto.set_flag mte2 -> mte3, 1
+    pto.wait_flag mte2 -> mte3, 1
+    %out = memref.subview %d[%o] [16] [1] : memref<64xf16> to memref<16xf16, strided<[1], offset: ?>>
+    pto.mte_ub_gm %ub2, %out : !pto.tile<ub, 16xf16, nd>, memref<16xf16, strided<[1], offset: ?>>
+    func.return
+  }
+}
+"""
+"""Block i copies a's window i to c's, then (after the barrier) c's window i+1 (mod n) to d's
+window i: d depends on what the NEXT core wrote before the barrier."""
+
+
+@pytest.mark.parametrize("blocks", [1, 3, 4])
+def test_check_numpy_reference_runs_the_block_ops(blocks):
+    from mmair.executor.reference import reference_outputs
+    from mmair.executor.runner import find_entry
+
+    module = parse(ROTATE)
+    data = {"a": np.arange(64, dtype=np.float16), "c": np.zeros(64, np.float16),
+            "d": np.zeros(64, np.float16)}
+    result = run_module(module, inputs={k: v.copy() for k, v in data.items()}, blocks=blocks,
+                        sync_check=True)
+    refs, _ = reference_outputs(module, find_entry(module), data, result, None, blocks=blocks)
+    want_d = np.zeros(64, np.float16)
+    for b in range(blocks):  # written independently: d window b = a window (b + 1) mod blocks
+        nxt = (b + 1) % blocks
+        want_d[16 * b:16 * b + 16] = np.arange(16 * nxt, 16 * nxt + 16)
+    got = {r.name: r.values for r in refs}
+    np.testing.assert_array_equal(got["d"], want_d)
+    np.testing.assert_array_equal(got["c"][:16 * blocks], np.arange(16 * blocks))
+    np.testing.assert_array_equal(result.outputs["d"], want_d)
+
+
+def test_cli_check_numpy_on_blocks(tmp_path, capsys):
+    src = tmp_path / "k.mlir"
+    src.write_text(ROTATE)
+    assert run_main([str(src), "--blocks", "4", "--check-numpy"]) == 0
+    out = capsys.readouterr().out
+    for name in ("c", "d"):
+        assert f"check {name} = numpy reference of the IR: max abs error 0," in out
+
+
+def test_reference_of_a_skipped_barrier_is_a_deadlock_not_a_hang():
+    from mmair.executor.reference import reference_outputs
+    from mmair.executor.runner import RunResult, find_entry
+
+    module = parse(SKIP)
+    with pytest.raises(SyncError) as info:
+        reference_outputs(module, find_entry(module), inputs(), RunResult(outputs={}, results=()), None,
+                          blocks=2)
+    assert "block 0 waits at 'pto.sync_all'" in info.value.message
+    assert "block 1 ended without reaching it" in info.value.message
+
+
+UNEVEN = EXCHANGE.format(sync="""%z0 = arith.constant 0 : index
+    %is0 = arith.cmpi eq, %i, %z0 : index
+    scf.if %is0 {
+      pto.pipe_barrier all
+      pto.mte_gm_ub %src, %ub : memref<16xf16, strided<[1], offset: ?>>, !pto.tile<ub, 16xf16, nd>
+      pto.set_flag mte2 -> mte3, 1
+      pto.wait_flag mte2 -> mte3, 1
+      pto.mte_ub_gm %ub, %dst : !pto.tile<ub, 16xf16, nd>, memref<16xf16, strided<[1], offset: ?>>
+    }
+    pto.sync_all""")
+"""EXCHANGE where block 0 copies its window twice before the barrier: block 1 waits for it."""
+
+
+def test_per_core_timing_kernel_time_is_the_slowest_core_with_sync_all_waits():
+    result = run_module(parse(UNEVEN), inputs=inputs(), blocks=2, timing=True)
+    timeline = result.timeline
+    slices = timeline.slices()
+    summary = timeline.summary()
+    assert summary.total == max(s.end for s in slices)
+    ends = {c.core: c.end for c in summary.cores}
+    assert ends == {b: max(s.end for s in slices if s.core == b) for b in (0, 1)}
+    assert summary.total == max(ends.values())
+    # both cores leave the barrier together, when block 0 (the extra copy) arrives
+    barrier = [s for s in slices if s.name == "pto.sync_all"]
+    assert [s.core for s in barrier] == [0, 1]
+    assert barrier[0].start == barrier[1].start
+    before = {b: max(s.end for s in slices[:slices.index(barrier[0])] if s.core == b)
+              for b in (0, 1)}
+    assert before[0] > before[1]  # block 0's second copy
+    assert timeline.waits == {0: barrier[0].start - before[0], 1: barrier[1].start - before[1]}
+    assert timeline.waits[0] == 0 and timeline.waits[1] > 0
+    text = summary.format()
+    assert f"    block 1: ends at {ends[1]} cycles, waits at sync_all {timeline.waits[1]} cycles" \
+        in text
+
+
+def test_cli_timeline_has_one_process_per_core(tmp_path, capsys):
+    import json
+
+    src = tmp_path / "k.mlir"
+    src.write_text(UNEVEN)
+    trace = tmp_path / "t.json"
+    assert run_main([str(src), "--blocks", "3", "--timeline", str(trace)]) == 0
+    events = json.loads(trace.read_text())["traceEvents"]
+    assert {e["pid"] for e in events} == {0, 1, 2}
+    assert "per block (busy cycles above are summed over the 3 blocks" in capsys.readouterr().out
