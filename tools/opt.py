@@ -119,8 +119,10 @@ class MmairOptMain(xDSLOptMain):
                      help="hardware target for modules that name none: an Ascend target (sets "
                           "`pto.target`, default a2) or a Blackwell one (sets `tcgen05.target`)")
         add("--mmair-target", dest="mmair_target", choices=TARGET_NAMES, help=argparse.SUPPRESS)
-        add("--output-format", dest="target", default="mlir", choices=list(self.available_targets),
-            help="output format (default mlir)")
+        # xDSL's other backends (llvm, riscv-asm, wat, ...) print only their own dialects: on pto or
+        # tcgen05 IR they raised a traceback or printed nothing. PTX is mmair-translate's.
+        add("--output-format", dest="target", default="mlir", choices=["mlir"],
+            help="output format: mlir (the only one for pto/tcgen05 IR; PTX: mmair-translate)")
         add("--split-input-file", action="store_true",
             help="process each `// -----` chunk of the input separately")
         add("--verify-diagnostics", action="store_true",

@@ -228,3 +228,13 @@ def test_check_coverage_says_when_every_byte_was_written(capsys):
                           "--check-coverage", "c", "--check-coverage", "c")
     assert code == 0, err
     assert out == "coverage c: all 128 bytes written\n"  # c is memref<64xf16>
+
+
+@pytest.mark.parametrize("fmt", ["llvm", "riscv-asm", "wat", "mps"])
+def test_output_formats_other_than_mlir_are_a_bad_option(capsys, fmt):
+    # xDSL's backends print only their own dialects: on pto IR they raised a traceback (llvm,
+    # riscv-asm, mps) or printed nothing with exit 0 (wat).
+    code, out, err = call(opt, capsys, EXAMPLES / "gemm_f16_128.mlir", "--output-format", fmt)
+    assert code == 2 and out == ""
+    assert err == (f"mmair-opt: error: argument --output-format: invalid choice: '{fmt}' "
+                   "(choose from 'mlir')\n")
