@@ -273,9 +273,10 @@ class PtoParamsFunctions(InterpreterFunctions):
 
     @impl(pto.Load2DOp)
     def run_load_2d(self, interp: Interpreter, op: pto.Load2DOp, args: PythonValues) -> PythonValues:
-        src, soff, dst, doff, *params = args
+        v = pto.operand_map(op, args)
+        src, soff, dst, doff = v["src"], v["src_offset"], v["dst"], v["dst_offset"]
         target = _target_of(op)
-        p = raw_kernels.Load2D(*params)
+        p = raw_kernels.Load2D(*(v[name] for name in isa_params.LOAD2D_FIELDS))
         if p.dst_gap and not isa_params.load2d_dst_gap_effective(target):
             raise ExecutionError(f"dst_gap has no effect on target {target.name}, got {p.dst_gap}")
         dst.will_write()
@@ -293,6 +294,17 @@ class PtoParamsFunctions(InterpreterFunctions):
         p = raw_kernels.Load2DTranspose(*(v[name] for name in isa_params.LOAD2D_TRANSPOSE_FIELDS))
         raw_kernels.load2d_transpose(tile_bytes(src, v["src_offset"], "src"),
                                      tile_bytes(dst, v["dst_offset"], "dst"), p, src.element)
+        return ()
+
+    @impl(pto.Load2DV2Op)
+    def run_load_2d_v2(self, interp: Interpreter, op: pto.Load2DV2Op, args: PythonValues) -> PythonValues:
+        v = pto.operand_map(op, args)
+        src, dst = v["src"], v["dst"]
+        dst.will_write()
+        p = raw_kernels.Load2DV2(*(v[name] for name in isa_params.LOAD2D_V2_FIELDS))
+        raw_kernels.load2d_v2(tile_bytes(src, v["src_offset"], "src"),
+                              tile_bytes(dst, v["dst_offset"], "dst"), p,
+                              element_bits(src.element), op.if_transpose is not None)
         return ()
 
     @impl(pto.MmadOp)

@@ -216,6 +216,51 @@ def load2d_transpose(src: np.ndarray, dst: np.ndarray, p: Load2DTranspose, elem:
         dst[idx] = block
 
 
+@dataclass(frozen=True)
+class Load2DV2:
+    m_start_position: int
+    k_start_position: int
+    m_step: int
+    k_step: int
+    src_stride: int
+    dst_stride: int
+
+
+def load2d_v2(src: np.ndarray, dst: np.ndarray, p: Load2DV2, bits: int, transpose: bool = False) -> None:
+    """LoadData(dst, src, LoadData2DParamsV2) on byte arrays from the operand starts. The source is
+    Nz with fractals of 16 rows x C0 (C0 = 32 B), fractal (m1, k1) at k1*srcStride + m1; the window
+    R = fractals (mStartPosition + i, kStartPosition + j), i < mStep, j < kStep, is an
+    [mStep*16, kStep*C0] matrix. Without ifTranspose fractal (i, j) goes to j*dstStride + i; with
+    it R^T [kStep*C0, mStep*16] is written Nz, its fractal (r1, c1) at c1*dstStride + r1."""
+    _check_fields(vars(p), isa_params.LOAD2D_V2_FIELDS)
+    if p.m_step == 0 or p.k_step == 0:
+        return
+    i = np.arange(p.m_step, dtype=np.int64)[:, None]
+    j = np.arange(p.k_step, dtype=np.int64)[None, :]
+    frac = ((p.k_start_position + j) * p.src_stride + p.m_start_position + i).reshape(-1)
+    blocks = _take_blocks(src, frac * FRACTAL_BYTES, FRACTAL_BYTES, "src")
+    if not transpose:
+        slots = (j * p.dst_stride + i).reshape(-1)
+    else:
+        if bits < 8:
+            raise ExecutionError(f"ifTranspose of {bits}-bit elements is not modelled by the executor")
+        field, multiple = isa_params.LOAD2D_V2_TRANSPOSE_MULTIPLE[bits]
+        if getattr(p, field) % multiple:
+            raise ExecutionError(f"ifTranspose of b{bits} requires {field} to be a multiple of "
+                                 f"{multiple}, got {getattr(p, field)}")
+        c0 = C0_BYTES * 8 // bits
+        words = blocks.view(np.dtype(f"u{bits // 8}")).reshape(p.m_step, p.k_step, M0, c0)
+        t = words.transpose(1, 3, 0, 2).reshape(p.k_step * c0, p.m_step * M0)  # R^T
+        r1, c1 = p.k_step * c0 // M0, p.m_step * M0 // c0
+        out = t.reshape(r1, M0, c1, c0).transpose(2, 0, 1, 3)  # Nz fractals (c1, r1)
+        blocks = np.ascontiguousarray(out).view(np.uint8).reshape(-1, FRACTAL_BYTES)
+        slots = (np.arange(c1, dtype=np.int64)[:, None] * p.dst_stride
+                 + np.arange(r1, dtype=np.int64)[None, :]).reshape(-1)
+    idx = slots[:, None] * FRACTAL_BYTES + np.arange(FRACTAL_BYTES, dtype=np.int64)[None, :]
+    _bounds(idx, dst.size, "dst", "byte")
+    dst[idx] = blocks
+
+
 # ------------------------------------------------------------------------------------------------
 # Mmad
 # ------------------------------------------------------------------------------------------------

@@ -54,6 +54,7 @@ from mmair.dialects.pto.params import (
     FixpipeCopyOp,
     Load2DOp,
     Load2DTransposeOp,
+    Load2DV2Op,
     MmadOp,
     operand_map,
 )
@@ -74,6 +75,7 @@ __all__ = [
     "FixpipeCopyOp",
     "Load2DOp",
     "Load2DTransposeOp",
+    "Load2DV2Op",
     "MmadOp",
     "operand_map",
     "FixpipeOp",
@@ -126,6 +128,7 @@ _FORMAT_OPS = [
     CopyDn2NzOp,
     Load2DOp,
     Load2DTransposeOp,
+    Load2DV2Op,
     MmadOp,
     FixpipeCopyOp,
 ]

@@ -311,6 +311,10 @@ EFFECTS: dict[type[Operation], OpEffects] = {
         "load_2d_transpose", (_r("src", isa.LOAD2D_SRC_ALIGN), _w("dst", isa.LOAD2D_DST_ALIGN)),
         ("repeat_times",),
     ),
+    pto.Load2DV2Op: OpEffects(
+        "load_2d_v2", (_r("src", isa.LOAD2D_SRC_ALIGN), _w("dst", isa.LOAD2D_DST_ALIGN)),
+        ("m_step", "k_step"),
+    ),
     pto.MmadOp: OpEffects(
         "mmad", (*_MAD, _r("bias", isa.MMAD_BIAS_ALIGN),
                  Operand("dst", True, True, isa.MMAD_DST_ALIGN)), ("m", "n", "k"),

@@ -221,8 +221,8 @@ class CopyDn2NzOp(_NzCopyBase):
 # ----------------------------------------------------------------------------------------------
 
 
-class _Load2DBase(IRDLOperation):
-    """The LoadData2DParams operands both LoadData forms share, and their verifier."""
+class _L1L0Base(IRDLOperation):
+    """L1 -> L0A / L0B operands every LoadData form has, and their verifier."""
 
     MEMO_VERIFY: ClassVar[bool] = True
     FIELDS: ClassVar[dict[str, isa_params.Field]]
@@ -231,10 +231,6 @@ class _Load2DBase(IRDLOperation):
     src_offset = operand_def(IndexType)
     dst = operand_def(TileType)
     dst_offset = operand_def(IndexType)
-    start_index = operand_def(IndexType)
-    repeat_times = operand_def(IndexType)
-    src_stride = operand_def(IndexType)
-    dst_gap = operand_def(IndexType)
 
     traits = _PARAM_TRAITS
 
@@ -254,6 +250,21 @@ class _Load2DBase(IRDLOperation):
         _offset_bytes(self, "src", self.src_offset, src, isa.LOAD2D_SRC_ALIGN)
         _offset_bytes(self, "dst", self.dst_offset, dst, isa.LOAD2D_DST_ALIGN)
         return src, dst
+
+
+class _Load2DBase(_L1L0Base):
+    """The LoadData2DParams operands both LoadData (V1) forms share."""
+
+    start_index = operand_def(IndexType)
+    repeat_times = operand_def(IndexType)
+    src_stride = operand_def(IndexType)
+    dst_gap = operand_def(IndexType)
+
+    def __init__(self, *operands: Value, properties: dict | None = None) -> None:
+        names = ("src", "src_offset", "dst", "dst_offset", "start_index", "repeat_times",
+                 "src_stride", "dst_gap", "dst_frac_gap")
+        super().__init__(operands=_ordered(type(self), dict(zip(names, operands, strict=False))),
+                         properties=properties or {})
 
 
 _LOAD2D_FORMAT = (
@@ -281,11 +292,8 @@ class Load2DOp(_Load2DBase):
     def __init__(self, src: Value, src_offset: Value, dst: Value, dst_offset: Value,
                  start_index: Value, repeat_times: Value, src_stride: Value, dst_gap: Value,
                  if_transpose: bool = False) -> None:
-        super().__init__(
-            operands=[src, src_offset, dst, dst_offset, start_index, repeat_times, src_stride,
-                      dst_gap],
-            properties={"if_transpose": UnitAttr() if if_transpose else None},
-        )
+        super().__init__(src, src_offset, dst, dst_offset, start_index, repeat_times, src_stride,
+                         dst_gap, properties={"if_transpose": UnitAttr() if if_transpose else None})
 
     def verify_(self) -> None:
         target = target_of(self)
@@ -315,10 +323,8 @@ class Load2DTransposeOp(_Load2DBase):
     def __init__(self, src: Value, src_offset: Value, dst: Value, dst_offset: Value,
                  start_index: Value, repeat_times: Value, src_stride: Value, dst_gap: Value,
                  dst_frac_gap: Value) -> None:
-        values = {"src": src, "src_offset": src_offset, "dst": dst, "dst_offset": dst_offset,
-                  "start_index": start_index, "repeat_times": repeat_times,
-                  "src_stride": src_stride, "dst_gap": dst_gap, "dst_frac_gap": dst_frac_gap}
-        super().__init__(operands=_ordered(type(self), values))
+        super().__init__(src, src_offset, dst, dst_offset, start_index, repeat_times, src_stride,
+                         dst_gap, dst_frac_gap)
 
     def verify_(self) -> None:
         target = target_of(self)
@@ -327,6 +333,57 @@ class Load2DTransposeOp(_Load2DBase):
         src, _dst = self._verify_common(target)
         if src.element_bits not in (8, 16, 32):
             raise _error(self, f"requires b8, b16 or b32 elements, got {src.element_name}")
+
+
+@irdl_op_definition
+class Load2DV2Op(_L1L0Base):
+    """LoadData(dst[dst_offset], src[src_offset], LoadData2DParamsV2) (a5): the window of m_step x
+    k_step fractals of the Nz source starting at fractal (k_start_position * src_stride +
+    m_start_position) goes to fractal (j * dst_stride + i); with `if_transpose` the window
+    [m_step*16, k_step*C0] is transposed as a whole and written Nz (executor/raw_kernels.py).
+    `sid` is the struct's reserved field: "Ascend 950 does not process it"."""
+
+    name = "pto.load_2d_v2"
+    FIELDS: ClassVar[dict[str, isa_params.Field]] = dict(isa_params.LOAD2D_V2_FIELDS)
+
+    m_start_position = operand_def(IndexType)
+    k_start_position = operand_def(IndexType)
+    m_step = operand_def(IndexType)
+    k_step = operand_def(IndexType)
+    src_stride = operand_def(IndexType)
+    dst_stride = operand_def(IndexType)
+    if_transpose = opt_prop_def(UnitAttr)
+    sid = opt_prop_def(IntegerAttr)
+
+    irdl_options = (ParsePropInAttrDict(),)
+    assembly_format = (
+        "$src `[` $src_offset `]` `,` $dst `[` $dst_offset `]` `m_start_position` $m_start_position "
+        "`k_start_position` $k_start_position `m_step` $m_step `k_step` $k_step `src_stride` "
+        "$src_stride `dst_stride` $dst_stride (`if_transpose` $if_transpose^)? attr-dict "
+        "`:` type($src) `,` type($dst)"
+    )
+
+    def __init__(self, src: Value, src_offset: Value, dst: Value, dst_offset: Value,
+                 *params: Value, if_transpose: bool = False) -> None:
+        values = {"src": src, "src_offset": src_offset, "dst": dst, "dst_offset": dst_offset,
+                  **dict(zip(self.FIELDS, params, strict=True))}
+        super().__init__(operands=_ordered(type(self), values),
+                         properties={"if_transpose": UnitAttr() if if_transpose else None})
+
+    def verify_(self) -> None:
+        target = target_of(self)
+        if not isa_params.load2d_v2_supported(target):
+            raise _error(self, f"load_2d_v2 is not supported on target {target.name}")
+        src, _dst = self._verify_common(target)
+        if self.sid is not None and not 0 <= self.sid.value.data <= isa_params.SID_RANGE[1]:
+            raise _error(self, f"requires sid in [0, {isa_params.SID_RANGE[1]}], got "
+                               f"{self.sid.value.data}")
+        if self.if_transpose is not None:
+            field, multiple = isa_params.LOAD2D_V2_TRANSPOSE_MULTIPLE[src.element_bits]
+            v = static_value(getattr(self, field))
+            if v is not None and v % multiple:
+                raise _error(self, f"if_transpose of b{src.element_bits} requires {field} to be a "
+                                   f"multiple of {multiple}, got {v}")
 
 
 # ----------------------------------------------------------------------------------------------
@@ -555,5 +612,5 @@ class FixpipeCopyOp(IRDLOperation):
 
 
 RAW_OPS: tuple[type[IRDLOperation], ...] = (
-    CopyNd2NzOp, CopyDn2NzOp, Load2DOp, Load2DTransposeOp, MmadOp, FixpipeCopyOp,
+    CopyNd2NzOp, CopyDn2NzOp, Load2DOp, Load2DTransposeOp, Load2DV2Op, MmadOp, FixpipeCopyOp,
 )

@@ -43,6 +43,7 @@ from mmair.isa.ascend.targets import (
 )
 
 U16 = (0, 2**16 - 1)
+SID_RANGE = (0, 2**8 - 1)  # u8 `sid` of LoadData2DParams(V2): reserved, not processed
 U32 = (0, 2**32 - 1)
 
 # ------------------------------------------------------------------------------------------------
@@ -141,6 +142,31 @@ LOAD2D_TRANSPOSE_FIELDS: Mapping[str, Field] = _table(
     Field("dst_gap", "dstGap", U16, "fractals (512 B), end of an iteration's first fractal to start"),
     Field("dst_frac_gap", "dstFracGap", U16, "fractals (512 B), inside an iteration"),
 )
+
+# LoadData2DParamsV2 (Ascend 950's LoadData L1 -> L0A/L0B): a window of mStep x kStep fractals of an
+# Nz source [M, K] (fractal (m1, k1) at k1*srcStride + m1) starting at fractal
+# (kStartPosition*srcStride + mStartPosition), written Nz with K-direction fractal stride dstStride;
+# with ifTranspose the window is transposed as a whole (Ascend C `LoadData_2D_V2.md`; srcStride is
+# an int32 in the struct, the doc uses |srcStride|: mmair takes it non-negative).
+LOAD2D_V2_FIELDS: Mapping[str, Field] = _table(
+    Field("m_start_position", "mStartPosition", U32, "16 elements (M)"),
+    Field("k_start_position", "kStartPosition", U32, "32 B (K)"),
+    Field("m_step", "mStep", (1, 255), "16 elements (M)", size=True),
+    Field("k_step", "kStep", (1, 255), "32 B (K)", size=True),
+    Field("src_stride", "srcStride", (0, 2**31 - 1), "fractals (512 B), K direction"),
+    Field("dst_stride", "dstStride", U16, "fractals (512 B), K direction"),
+)
+# ifTranspose turns whole squares: the field that counts them must be a multiple of the square's
+# fractals (b4 mStep % 4, b8 mStep % 2, b32 kStep % 2).
+LOAD2D_V2_TRANSPOSE_MULTIPLE: Mapping[int, tuple[str, int]] = MappingProxyType(
+    {4: ("m_step", 4), 8: ("m_step", 2), 16: ("m_step", 1), 32: ("k_step", 2)}
+)
+
+
+def load2d_v2_supported(target: Target) -> bool:
+    """LoadData with LoadData2DParamsV2 exists on Ascend 950 (a5) only."""
+    return target.arch == 3510
+
 
 MMAD_FIELDS: Mapping[str, Field] = _table(
     Field("m", "m", MMAD_MNK_RANGE, "rows", size=True),

@@ -83,6 +83,7 @@ _OP_PIPES: dict[str, dict[tuple[str, str], Pipe]] = {
     "copy_dn2nz": {("gm", "l1"): Pipe.MTE2},
     "load_2d": {("l1", "l0a"): Pipe.MTE1, ("l1", "l0b"): Pipe.MTE1},
     "load_2d_transpose": {("l1", "l0a"): Pipe.MTE1, ("l1", "l0b"): Pipe.MTE1},
+    "load_2d_v2": {("l1", "l0a"): Pipe.MTE1, ("l1", "l0b"): Pipe.MTE1},
     "mmad": {("l0a", "l0c"): Pipe.M},
     "fixpipe_copy": {("l0c", "gm"): Pipe.FIX, ("l0c", "l1"): Pipe.FIX, ("l0c", "ub"): Pipe.FIX},
 }
@@ -110,6 +111,8 @@ def _target_problem(kind: str, dst: str, target: Target) -> str | None:
         return f"target {target.name} has no bias table (bt)"
     if kind == "load_2d_transpose" and 8 not in target.transpose_bits:
         return f"target {target.name} has no LoadDataWithTranspose"
+    if kind == "load_2d_v2" and target.arch != 3510:
+        return f"target {target.name} has no LoadData2DParamsV2 (Ascend 950 only)"
     if kind == "gather_mask" and not target.has_gather_mask:
         return f"target {target.name} has no GatherMask"
     return None

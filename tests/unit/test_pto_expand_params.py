@@ -194,3 +194,44 @@ def test_dn2nz_load_expands_to_copy_dn2nz(m, n, k):
     got = run_module(module, inputs={"a": np.ascontiguousarray(a.T), "b": b}).outputs["c"]
     np.testing.assert_allclose(got, a.astype(np.float32) @ b.astype(np.float32), rtol=1e-4,
                                atol=1e-3)
+
+
+LOAD2D_V2_KERNEL = """builtin.module attributes {pto.target = "a5"} {
+  func.func @k(%at: memref<70x40xf16>, %b: memref<70x50xf16>, %c: memref<40x50xf32>) {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c3 = arith.constant 3 : index
+    %c4 = arith.constant 4 : index
+    %c5 = arith.constant 5 : index
+    %c40 = arith.constant 40 : index
+    %c48 = arith.constant 48 : index
+    %c50 = arith.constant 50 : index
+    %c70 = arith.constant 70 : index
+    %c80 = arith.constant 80 : index
+    %a1 = pto.alloc : !pto.tile<l1, 80x48xf16, nz>
+    %b1 = pto.alloc : !pto.tile<l1, 80x64xf16, nz>
+    %a2 = pto.alloc : !pto.tile<l0a, 48x80xf16, nz>
+    %b2 = pto.alloc : !pto.tile<l0b, 80x64xf16, zn>
+    %c1o = pto.alloc : !pto.tile<l0c, 48x64xf32, nz>
+    pto.copy_nd2nz %at, %a1[%c0] nd_num %c1 n_value %c70 d_value %c40 src_nd_matrix_stride %c0 src_d_value %c40 dst_nz_c0_stride %c80 dst_nz_n_stride %c1 dst_nz_matrix_stride %c0 : memref<70x40xf16>, !pto.tile<l1, 80x48xf16, nz>
+    pto.copy_nd2nz %b, %b1[%c0] nd_num %c1 n_value %c70 d_value %c50 src_nd_matrix_stride %c0 src_d_value %c50 dst_nz_c0_stride %c80 dst_nz_n_stride %c1 dst_nz_matrix_stride %c0 : memref<70x50xf16>, !pto.tile<l1, 80x64xf16, nz>
+    pto.load_2d_v2 %a1[%c0], %a2[%c0] m_start_position %c0 k_start_position %c0 m_step %c5 k_step %c3 src_stride %c5 dst_stride %c3 if_transpose : !pto.tile<l1, 80x48xf16, nz>, !pto.tile<l0a, 48x80xf16, nz>
+    pto.load_2d_v2 %b1[%c0], %b2[%c0] m_start_position %c0 k_start_position %c0 m_step %c5 k_step %c4 src_stride %c5 dst_stride %c4 if_transpose : !pto.tile<l1, 80x64xf16, nz>, !pto.tile<l0b, 80x64xf16, zn>
+    pto.mmad %a2, %b2, %c1o, %c40, %c50, %c70 : !pto.tile<l0a, 48x80xf16, nz>, !pto.tile<l0b, 80x64xf16, zn>, !pto.tile<l0c, 48x64xf32, nz>
+    pto.fixpipe_copy %c1o[%c0], %c n_size %c50 m_size %c40 src_stride %c48 dst_stride %c50 nd_num %c1 src_nd_stride %c0 dst_nd_stride %c0 : !pto.tile<l0c, 48x64xf32, nz>, memref<40x50xf32>
+    func.return
+  }
+}"""
+
+
+def test_load2d_v2_kernel_runs():
+    """The load_data_2dv2_l12l0 sample's scenario 4 written in raw forms (half, A given as
+    [k, m] = 70 x 40, B as [k, n] = 70 x 50, both transposed by LoadData2DParamsV2 on the way
+    to L0A Nz / L0B Zn) computes A x B through the IR executor."""
+    _ctx, module = parse(LOAD2D_V2_KERNEL)
+    rng = np.random.default_rng(5)
+    a = rng.standard_normal((40, 70)).astype(np.float16)
+    b = rng.standard_normal((70, 50)).astype(np.float16)
+    got = run_module(module, inputs={"at": np.ascontiguousarray(a.T), "b": b}).outputs["c"]
+    np.testing.assert_allclose(got, a.astype(np.float32) @ b.astype(np.float32), rtol=1e-4,
+                               atol=1e-3)

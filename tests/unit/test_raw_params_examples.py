@@ -317,6 +317,92 @@ def test_load_with_transpose_b32_splitb():
 
 
 # ------------------------------------------------------------------------------------------------
+# LoadData2DParamsV2 (Ascend 950): "LoadData（2D矩阵搬运V2）" and the load_data_2dv2_l12l0 sample
+# ------------------------------------------------------------------------------------------------
+
+
+def test_load2d_v2_doc_example():
+    """The structure example (half, no transpose): {mStartPosition 2, kStartPosition 2, mStep 2,
+    kStep 3, srcStride 5, dstStride 3}: the first fractal read is 2 * 5 + 2 = 12 (the doc's
+    "thirteenth"); source fractal (k1, m1) = (2 + j) * 5 + 2 + i lands at j * 3 + i."""
+    src = fractals(40, np.float16)
+    dst = np.full(9 * 256, -1, np.float16)
+    rk.load2d_v2(as_bytes(src), dst.view(np.uint8), rk.Load2DV2(2, 2, 2, 3, 5, 3), bits=16)
+    assert dst_fractal_ids(dst, np.float16) == [12, 13, -1, 17, 18, -1, 22, 23, -1]
+
+
+def nz_padded(x: np.ndarray, c0: int, rows: int, cols: int) -> np.ndarray:
+    """Nz of X zero-padded to [rows, cols] (fractal (r1, c1) at c1 * rows/16 + r1)."""
+    p = np.zeros((rows, cols), x.dtype)
+    p[: x.shape[0], : x.shape[1]] = x
+    return p.reshape(rows // 16, 16, cols // c0, c0).transpose(2, 0, 1, 3).reshape(-1)
+
+
+def align(x: int, a: int) -> int:
+    return cdiv(x, a) * a
+
+
+@pytest.mark.parametrize("elem", [np.int8, np.float16, np.float32])
+@pytest.mark.parametrize("a_t, b_t", [(False, True), (True, False)])
+def test_load2d_v2_sample(elem, a_t, b_t):
+    """load_data_2dv2_l12l0.asc ([m, n, k] = [40, 50, 70]; scenarios 1-6: int8, half, float, A plain
+    with B given as [n, k], or A given as [k, m] with B plain). L1 holds the Nz of the GM matrix
+    with the sample's alignments; one LoadData with the sample's LoadData2DParamsV2 gives L0A = Nz
+    of A (a5) and L0B = Zn of B (the Nz of B^T), transposing on the way where the GM matrix is the
+    other way round."""
+    m, n, k = 40, 50, 70
+    size = np.dtype(elem).itemsize
+    c0, num = 32 // size, {1: 2, 2: 1, 4: 2}[size]  # fractalShape[1], fractalNum
+    rng = np.random.default_rng(size)
+    a = rng.integers(-50, 50, (m, k)).astype(elem)
+    b = rng.integers(-50, 50, (k, n)).astype(elem)
+    bits = size * 8
+    if not a_t:  # L1 [mAlignL1, kaAlignL1] = Nz of A
+        m_l1, k_l1, m_l0 = align(m, 16), align(k, c0), align(m, 16)
+        l1a = nz_padded(a, c0, m_l1, k_l1)
+        p = rk.Load2DV2(0, 0, m_l1 // 16, k_l1 // c0, m_l1 // 16, m_l0 // 16)
+        k_l0 = k_l1
+    else:  # L1 [kaAlignL1, mAlignL1] = Nz of A^T, transposed on the way
+        if size == 4:
+            k_l1, m_l1, m_l0, k_l0 = align(k, 16), align(m, c0 * num), align(m, 16), align(k, 16)
+        else:
+            k_l1, m_l1 = align(k, 16 * num), align(m, c0)
+            m_l0, k_l0 = align(m, 16 * num), align(k, c0)
+        l1a = nz_padded(np.ascontiguousarray(a.T), c0, k_l1, m_l1)
+        p = rk.Load2DV2(0, 0, k_l1 // 16, m_l1 // c0, k_l1 // 16, m_l0 // 16)
+    l0a = np.zeros(m_l0 * k_l0, elem)
+    rk.load2d_v2(as_bytes(l1a), l0a.view(np.uint8), p, bits, transpose=a_t)
+    np.testing.assert_array_equal(l0a, nz_padded(a, c0, m_l0, k_l0))
+    if b_t:  # L1 [nAlignL1, kbAlignL1] = Nz of B^T: already Zn
+        n_l1, k_l1, n_l0 = align(n, 16), align(k, c0), align(n, 16)
+        l1b = nz_padded(np.ascontiguousarray(b.T), c0, n_l1, k_l1)
+        p = rk.Load2DV2(0, 0, n_l1 // 16, k_l1 // c0, n_l1 // 16, n_l0 // 16)
+        k_l0 = k_l1
+    else:  # L1 [kbAlignL1, nAlignL1] = Nz of B, transposed on the way
+        if size == 4:
+            k_l1, n_l1, n_l0, k_l0 = align(k, 16), align(n, c0 * num), align(n, 16), align(k, 16)
+        else:
+            k_l1, n_l1 = align(k, 16 * num), align(n, c0)
+            n_l0, k_l0 = align(n, 16 * num), align(k, c0)
+        l1b = nz_padded(b, c0, k_l1, n_l1)
+        p = rk.Load2DV2(0, 0, k_l1 // 16, n_l1 // c0, k_l1 // 16, n_l0 // 16)
+    l0b = np.zeros(n_l0 * k_l0, elem)
+    rk.load2d_v2(as_bytes(l1b), l0b.view(np.uint8), p, bits, transpose=not b_t)
+    np.testing.assert_array_equal(l0b, nz_padded(np.ascontiguousarray(b.T), c0, n_l0, k_l0))
+    # Zn of B (the Mmad's L0B layout) is this Nz of B^T
+    np.testing.assert_array_equal(zn(b, c0).reshape(-1),
+                                  nz_padded(np.ascontiguousarray(b.T), c0, align(n, 16), align(k, c0)))
+
+
+def test_load2d_v2_transpose_multiples():
+    src = np.zeros(8 * 512, np.uint8)
+    with pytest.raises(ExecutionError, match="ifTranspose of b8 requires m_step to be a multiple of 2, got 1"):
+        rk.load2d_v2(src, np.zeros(4096, np.uint8), rk.Load2DV2(0, 0, 1, 1, 1, 1), 8, True)
+    with pytest.raises(ExecutionError, match="ifTranspose of b32 requires k_step to be a multiple of 2, got 3"):
+        rk.load2d_v2(src, np.zeros(4096, np.uint8), rk.Load2DV2(0, 0, 1, 3, 1, 1), 32, True)
+
+
+# ------------------------------------------------------------------------------------------------
 # Fixpipe
 # ------------------------------------------------------------------------------------------------
 

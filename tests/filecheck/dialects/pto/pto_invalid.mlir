@@ -1068,3 +1068,42 @@ builtin.module attributes {pto.target = "a5"} {
   pto.copy_dn2nz %gm, %l1[%c0] dn_num %c1 n_value %c5 d_value %c5 src_dn_matrix_stride %c0 src_d_value %c5 dst_nz_c0_stride %c1 dst_nz_n_stride %c1 dst_nz_matrix_stride %c0 small_c0 : memref<4x5xf16>, !pto.tile<l1, 16x16xf16, nz>
 }
 // CHECK: error: 'pto.copy_dn2nz' op small_c0 requires d_value (dValue) <= 4, got 5
+
+// -----
+// [raw G3] load_2d_v2: LoadData2DParamsV2 exists on a5 only
+%c0 = arith.constant 0 : index
+%c1 = arith.constant 1 : index
+%l1, %l0a = "test.op"() : () -> (!pto.tile<l1, 16x16xf16, nz>, !pto.tile<l0a, 16x16xf16, zz>)
+pto.load_2d_v2 %l1[%c0], %l0a[%c0] m_start_position %c0 k_start_position %c0 m_step %c1 k_step %c1 src_stride %c1 dst_stride %c1 : !pto.tile<l1, 16x16xf16, nz>, !pto.tile<l0a, 16x16xf16, zz>
+// CHECK: error: 'pto.load_2d_v2' op load_2d_v2 is not supported on target a2
+
+// -----
+// [raw G3] load_2d_v2: mStep in [1, 255]
+builtin.module attributes {pto.target = "a5"} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c256 = arith.constant 256 : index
+  %l1, %l0a = "test.op"() : () -> (!pto.tile<l1, 16x16xf16, nz>, !pto.tile<l0a, 16x16xf16, nz>)
+  pto.load_2d_v2 %l1[%c0], %l0a[%c0] m_start_position %c0 k_start_position %c0 m_step %c256 k_step %c1 src_stride %c1 dst_stride %c1 : !pto.tile<l1, 16x16xf16, nz>, !pto.tile<l0a, 16x16xf16, nz>
+}
+// CHECK: error: 'pto.load_2d_v2' op requires m_step (mStep) in [1, 255], got 256
+
+// -----
+// [raw G3] load_2d_v2: a b8 transpose turns 32 x 32 squares, so mStep is even
+builtin.module attributes {pto.target = "a5"} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %l1, %l0b = "test.op"() : () -> (!pto.tile<l1, 32x32xi8, nz>, !pto.tile<l0b, 32x32xi8, zn>)
+  pto.load_2d_v2 %l1[%c0], %l0b[%c0] m_start_position %c0 k_start_position %c0 m_step %c1 k_step %c1 src_stride %c1 dst_stride %c1 if_transpose : !pto.tile<l1, 32x32xi8, nz>, !pto.tile<l0b, 32x32xi8, zn>
+}
+// CHECK: error: 'pto.load_2d_v2' op if_transpose of b8 requires m_step to be a multiple of 2, got 1
+
+// -----
+// [raw G3] load_2d_v2: sid is the struct's u8
+builtin.module attributes {pto.target = "a5"} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %l1, %l0a = "test.op"() : () -> (!pto.tile<l1, 16x16xf16, nz>, !pto.tile<l0a, 16x16xf16, nz>)
+  pto.load_2d_v2 %l1[%c0], %l0a[%c0] m_start_position %c0 k_start_position %c0 m_step %c1 k_step %c1 src_stride %c1 dst_stride %c1 {sid = 256 : i64} : !pto.tile<l1, 16x16xf16, nz>, !pto.tile<l0a, 16x16xf16, nz>
+}
+// CHECK: error: 'pto.load_2d_v2' op requires sid in [0, 255], got 256
