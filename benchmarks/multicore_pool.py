@@ -5,8 +5,9 @@ process) and `jobs=J` (J worker processes, GM in shared memory), in alternation,
     python benchmarks/multicore_pool.py                  # 2048^3, jobs = the machine's cores
     python benchmarks/multicore_pool.py --size 1024 --jobs 2 --reps 3 --sync-check
 
-Prints the median wall time of each and the speed-up jobs=1 / jobs=J, and checks that the
-outputs are bit-identical. The speed-up is bounded by the cores the machine gives this process
+Prints the median wall time of each and the speed-up jobs=1 / jobs=J, the CPU seconds of this
+process and of the workers (how the work was split), and checks that the outputs are
+bit-identical. The speed-up is bounded by the cores the machine gives this process
 (`os.sched_getaffinity`) and by the load of other processes: the script prints the load average
 before and after.
 """
@@ -15,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import resource
 import statistics
 import time
 
@@ -61,13 +63,20 @@ def main() -> None:
     print(f"load average before: {os.getloadavg()[0]:.2f}; cores for this process: "
           f"{default_jobs()}")
     times: dict[int, list[float]] = {1: [], jobs: []}
+    cpu: dict[int, list[tuple[float, float]]] = {1: [], jobs: []}
     outputs: dict[int, np.ndarray] = {}
+
+    def children() -> float:
+        r = resource.getrusage(resource.RUSAGE_CHILDREN)
+        return r.ru_utime + r.ru_stime
+
     for _ in range(args.reps):
         for j in (1, jobs):
-            start = time.perf_counter()
+            start, own, kids = time.perf_counter(), time.process_time(), children()
             result = run_module(module, inputs=inputs, blocks=args.blocks, jobs=j,
                                 sync_check=args.sync_check)
             times[j].append(time.perf_counter() - start)
+            cpu[j].append((time.process_time() - own, children() - kids))
             outputs[j] = result.outputs["c"]
     one, many = statistics.median(times[1]), statistics.median(times[jobs])
     same = np.array_equal(outputs[1], outputs[jobs])
@@ -75,6 +84,11 @@ def main() -> None:
           f"{'on' if args.sync_check else 'off'}, {args.reps} reps (medians):")
     print(f"  jobs=1: {one:.2f} s   jobs={jobs}: {many:.2f} s   speed-up {one / many:.2f}x   "
           f"outputs identical: {same}")
+    for j in (1, jobs):
+        own = statistics.median(c[0] for c in cpu[j])
+        kids = statistics.median(c[1] for c in cpu[j])
+        print(f"  CPU seconds jobs={j}: this process {own:.2f}, workers {kids:.2f} "
+              f"(per worker {kids / j:.2f})")
     print(f"load average after: {os.getloadavg()[0]:.2f}")
 
 

@@ -173,6 +173,9 @@ class Launch:
             except _Abort:
                 return
             except BaseException as err:  # reported by the launching thread
+                if isinstance(err, ExecutionError) and not isinstance(err, SyncError):
+                    # a runtime fault of this block (a race or deadlock names its blocks)
+                    err.message += f" (in block {self.cores[core]} of {self.blocks})"
                 with self.cond:
                     if self.error is None:
                         self.error = err

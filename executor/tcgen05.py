@@ -244,16 +244,16 @@ class Tcgen05Functions(InterpreterFunctions):
         if op.properties.get("pack") or op.properties.get("unpack"):
             raise ExecutionError(f"uses .{shape} with (un)packing (.pack::16b / .unpack::16b), "
                                  "which the executor does not model (only .b32)")
-        try:
-            lanes, columns = tmem_moves.ld_st_cells(shape, num)
-        except KeyError:
-            raise ExecutionError("uses .16x32bx2, which the executor does not model (the op "
-                                 "has no immHalfSplitoff operand)") from None
+        if shape == "16x32bx2" and isinstance(op, tcgen05.StOp):
+            raise ExecutionError("uses tcgen05.st .16x32bx2, which the executor does not model "
+                                 "(with immHalfSplitoff 0, the form mmair emits, both half-warps "
+                                 "write the same cells)")
+        lanes, columns = tmem_moves.ld_st_cells(shape, num)
         address = self.tmem_address(view, "the TMEM operand")
         lane = layouts.tmem_lane(address) + op.lane.value.data
         column = layouts.tmem_column(address) + op.column.value.data
-        self.tmem.check_access(lane, column, tmem_moves.LD_ST_SHAPES[shape][0],
-                               tmem_moves.ld_st_columns(shape, num), f"the tcgen05 .{shape} cells")
+        self.tmem.check_access(lane, column, int(lanes.max()) + 1, int(columns.max()) + 1,
+                               f"the tcgen05 .{shape} cells")
         return lane + lanes, column + columns
 
     @impl(tcgen05.LdOp)
@@ -326,6 +326,16 @@ class Tcgen05Functions(InterpreterFunctions):
                    args: PythonValues) -> PythonValues:
         # Every earlier MMA already completed (the model is sequential): arrive at once.
         _, state = self._mbarrier(args[0])
+        if op.cta_mask is not None:
+            # .multicast::cluster: one arrival on the mbarrier at this offset in every CTA whose
+            # bit is set. The run is one CTA, rank 0 of a cluster of one.
+            mask = int(args[1]) & 0xFFFF
+            if mask & ~1:
+                raise ExecutionError(
+                    f"multicasts to CTA mask {mask:#06x}, which names CTAs other than rank 0: "
+                    "the executor runs one CTA (a cluster of one)")
+            if not mask & 1:
+                return ()  # no CTA of the cluster is signalled
         state.arrive()
         return ()
 

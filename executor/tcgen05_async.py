@@ -53,7 +53,7 @@ from mmair.dialects.pto.effects import Access
 from mmair.executor.events import Event, SyncError, format_iteration, lane_of
 from mmair.executor.scheduler import Scheduler
 from mmair.isa.tcgen05 import layouts
-from mmair.isa.tcgen05.tmem_moves import LD_ST_SHAPES, ld_st_columns
+from mmair.isa.tcgen05.tmem_moves import ld_st_cells
 from mmair.isa.tcgen05.units import TMEM_ROW_BYTES, UNITS, Unit
 
 _MASK32 = (1 << 32) - 1
@@ -85,6 +85,7 @@ class Tcgen05Seam:
 
     def __init__(self, gm_names: dict[Hashable, str] | None = None, core: int = 0):
         self.core = core
+        self.gm_names = gm_names if gm_names is not None else {}
         self.scheduler = Scheduler(gm_names=gm_names, record_preds=False, units=UNITS)
         self.hb = self.scheduler.hb
         self.thread = lane_of(core, Unit.THREAD)
@@ -120,7 +121,8 @@ class Tcgen05Seam:
         """mbarrier -> phases the thread has observed complete (waits returned)."""
         self.async_events: dict[Unit, list[Event]] = {Unit.TC: [], Unit.LD: [], Unit.ST: []}
         self.timing: Any = None  # (the runner's seam attributes; tcgen05 timing is not modelled)
-        self.observer: Callable[[Any], None] | None = None  # GM coverage: not recorded here
+        self.observer: Callable[[Any], None] | None = None
+        """--check-coverage: told the GM bytes each memref.copy of the thread writes."""
         self.numerics = True
 
     # --- plumbing -----------------------------------------------------------------------------
@@ -171,16 +173,19 @@ class Tcgen05Seam:
         return Access("tmem", lane * TMEM_ROW_BYTES + column * 4, columns * 4, lanes,
                       TMEM_ROW_BYTES, write, _label(value))
 
-    def _view_accesses(self, view: np.ndarray, write: bool) -> list[Access]:
-        """The SMEM bytes of a numpy view of shared memory (empty when it is not one)."""
+    def _view_accesses(self, view: np.ndarray, write: bool, root: np.ndarray | None = None,
+                       space: str = "smem", memory: Hashable = None) -> list[Access]:
+        """The bytes of a numpy view inside `root` (default: shared memory; empty when the view
+        is not inside it)."""
         fn = self.functions
-        if fn is None or not isinstance(view, np.ndarray):
+        if root is None:
+            root = None if fn is None else fn.smem.data
+        if root is None or not isinstance(view, np.ndarray):
             return []
-        base = _pointer(fn.smem.data)
-        start = _pointer(view) - base
-        if not 0 <= start < fn.smem.data.nbytes or view.size == 0:
+        start = _pointer(view) - _pointer(root)
+        if not 0 <= start < root.nbytes or view.size == 0:
             return []
-        name = self._smem_name(start)
+        name = self._smem_name(start) if space == "smem" else ""
         item = view.itemsize
         shape, strides = list(view.shape), list(view.strides)
         # Merge the innermost contiguous dimensions into one run of `width` bytes.
@@ -189,7 +194,7 @@ class Tcgen05Seam:
             width *= shape.pop()
             strides.pop()
         if not shape:
-            return [Access("smem", start, width, write=write, buffer=name)]
+            return [Access(space, start, width, write=write, buffer=name, memory=memory)]
         rows, stride = shape.pop(), strides.pop()
         outer = [(0,)]
         for n, s in zip(shape, strides, strict=True):
@@ -199,8 +204,9 @@ class Tcgen05Seam:
                                  view.strides, strict=True)))
                 hi = start + sum(max(0, (k - 1) * t) for k, t in zip(view.shape, view.strides,
                                                                      strict=True)) + item
-                return [Access("smem", lo, hi - lo, write=write, buffer=name)]
-        return [Access("smem", start + o[0], width, rows, stride, write, name) for o in outer]
+                return [Access(space, lo, hi - lo, write=write, buffer=name, memory=memory)]
+        return [Access(space, start + o[0], width, rows, stride, write, name, memory)
+                for o in outer]
 
     # --- buffers --------------------------------------------------------------------------------
 
@@ -228,6 +234,13 @@ class Tcgen05Seam:
         accesses = self._view_accesses(args[0], False) + self._view_accesses(args[1], True)
         if accesses:
             self._issue(interp, op, Unit.THREAD, accesses)
+        if self.observer is not None and isinstance(args[1], np.ndarray):
+            # --check-coverage: the GM bytes the thread writes (one thread: no race to check)
+            root = args[1]
+            while isinstance(root.base, np.ndarray):
+                root = root.base
+            if id(root) in self.gm_names:
+                self.observer(self._view_accesses(args[1], True, root, "gm", id(root)))
         return result, None
 
     def _element(self, interp: Any, op: Operation, args: tuple, view: Any, index: tuple,
@@ -375,8 +388,8 @@ class Tcgen05Seam:
                       write: bool) -> Access:
         fn = self._fn(interp)
         address = fn.tmem_address(view, "the TMEM operand")
-        lanes = LD_ST_SHAPES[op.shape.data][0]
-        columns = ld_st_columns(op.shape.data, op.num.value.data)
+        lane_map, column_map = ld_st_cells(op.shape.data, op.num.value.data)
+        lanes, columns = int(lane_map.max()) + 1, int(column_map.max()) + 1
         return self._tmem(op.tmem, view, layouts.tmem_lane(address) + op.lane.value.data,
                           layouts.tmem_column(address) + op.column.value.data, lanes, columns,
                           write)

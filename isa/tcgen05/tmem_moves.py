@@ -79,7 +79,7 @@ def ld_st_columns(shape: str, num: int) -> int:
     return 2 * base * num if shape != "16x32bx2" else 2 * num
 
 
-def ld_st_cells(shape: str, num: int) -> tuple[np.ndarray, np.ndarray]:
+def ld_st_cells(shape: str, num: int, split: int = 0) -> tuple[np.ndarray, np.ndarray]:
     """(lane, column) offsets, each a (32 threads, registers) int array, of the TMEM cell that
     register r of thread t of a `.b32` tcgen05.ld/st (no pack/unpack) moves, relative to the
     address. PTX ISA "Matrix fragments for shape .32x32b/.16x64b/.16x128b/.16x256b" (figures
@@ -91,7 +91,11 @@ def ld_st_cells(shape: str, num: int) -> tuple[np.ndarray, np.ndarray]:
     * .16x128b: lane t // 4 + 8 (r % 2),       column t % 4 + 4 (r // 2)
     * .16x256b: lane t // 4 + 8 ((r // 2) % 2), column 2 (t % 4) + r % 2 + 8 (r // 4)
 
-    `.16x32bx2` also needs its immHalfSplitoff operand: not given here (raises KeyError)."""
+    * .16x32bx2: lane t % 16,                  column r + split (t // 16)
+
+    `split` is `.16x32bx2`'s immHalfSplitoff (the column offset of the second half-warp's
+    16x32b block). The dialect's op has no such operand and its PTX emission writes 0: both
+    half-warps then address the same cells (the broadcast form Triton also emits)."""
     regs = ld_st_registers(shape, num)
     t = np.arange(32)[:, None]
     r = np.arange(regs)[None, :]
@@ -104,7 +108,9 @@ def ld_st_cells(shape: str, num: int) -> tuple[np.ndarray, np.ndarray]:
         return t // 4 + 8 * (r % 2), t % 4 + 4 * (r // 2)
     if shape == "16x256b":
         return t // 4 + 8 * ((r // 2) % 2), 2 * (t % 4) + r % 2 + 8 * (r // 4)
-    raise KeyError(shape)
+    assert shape == "16x32bx2"
+    return (np.broadcast_to(t % 16, (32, regs)).copy(),
+            np.broadcast_to(r + split * (t // 16), (32, regs)).copy())
 
 
 def check_lane_quarter(shape: str, lane: int, warp: int) -> None:

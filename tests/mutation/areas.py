@@ -81,12 +81,13 @@ AREAS: tuple[Area, ...] = (
                 "tests/unit/test_isa_ascend_quant.py", "tests/unit/test_verifier_api.py",
                 "tests/unit/test_executor_ir.py",
                 "tests/unit/test_executor_faults.py", "tests/unit/test_executor_memory.py",
-                "tests/unit/test_executor_all_targets.py"),
+                "tests/unit/test_executor_all_targets.py", "tests/unit/test_mut_executor_pto.py"),
         focus=(
             ("executor/kernels.py", ("tests/unit/test_executor_kernels.py",
                                      "tests/unit/test_executor_edges.py",
                                      "tests/unit/test_executor_faults.py",
-                                     "tests/unit/test_perf_caches.py"), ()),
+                                     "tests/unit/test_perf_caches.py",
+                                     "tests/unit/test_mut_executor_pto.py"), ()),
             ("executor/pto.py", ("tests/unit/test_executor_edges.py",
                                  "tests/unit/test_executor_ir.py",
                                  "tests/unit/test_executor_faults.py"), ()),
@@ -99,16 +100,18 @@ AREAS: tuple[Area, ...] = (
     Area(
         "executor-tcgen05",
         sources=("executor/tcgen05_kernels.py", "executor/tcgen05_*.py"),
+        exclude=("executor/tcgen05_async.py",),  # a checker (the checkers area)
         ops=NUMERIC_OPS,
         pytest=("tests/unit/test_tcgen05_kernel*.py", "tests/unit/test_example_tcgen05.py",
                 "tests/unit/test_tcgen05_executor*.py", "tests/unit/test_executor_edges.py",
                 "tests/unit/test_tcgen05_exact.py", "tests/unit/test_tcgen05_sub_byte.py",
+                "tests/unit/test_tcgen05_cp.py", "tests/unit/test_tcgen05_ld_st_shapes.py",
                 "tests/unit/test_mut_tcgen05*.py"),
     ),
     Area(
         "checkers",
         sources=("executor/hb.py", "executor/scheduler.py", "executor/events.py",
-                 "executor/seam.py", "dialects/pto/effects.py"),
+                 "executor/seam.py", "dialects/pto/effects.py", "executor/tcgen05_async.py"),
         ops=CHECKER_OPS,
         pytest=("tests/unit/test_sync_engine*.py", "tests/unit/test_pto_effects*.py",
                 "tests/unit/test_checker_edges*.py", "tests/unit/test_sync_checker_ir*.py",
@@ -117,6 +120,11 @@ AREAS: tuple[Area, ...] = (
                 "tests/unit/test_events*.py", "tests/unit/test_race*.py",
                 "tests/unit/test_deadlock*.py", "tests/unit/test_effects*.py",
                 "tests/unit/test_engine*.py", "tests/unit/test_mut_checkers.py",
-                "tests/unit/test_multicore.py"),
+                "tests/unit/test_multicore.py", "tests/unit/test_tcgen05_async.py"),
+        focus=(
+            ("executor/tcgen05_async.py", ("tests/unit/test_tcgen05_async.py",
+                                           "tests/unit/test_tcgen05_gemm_example.py",
+                                           "tests/unit/test_mut_checkers.py"), ()),
+        ),
     ),
 )

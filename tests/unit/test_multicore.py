@@ -338,3 +338,12 @@ def test_cli_timeline_has_one_process_per_core(tmp_path, capsys):
     events = json.loads(trace.read_text())["traceEvents"]
     assert {e["pid"] for e in events} == {0, 1, 2}
     assert "per block (busy cycles above are summed over the 3 blocks" in capsys.readouterr().out
+
+
+def test_runtime_fault_names_the_block():
+    # CLEAN on 3 blocks: block 2's window c[64:80] is past the end of c (64 elements)
+    with pytest.raises(ExecutionError) as info:
+        run_module(parse(CLEAN), inputs=inputs(), blocks=3)
+    assert not isinstance(info.value, SyncError)
+    assert str(info.value) == ("'memref.subview' op subview dim 0: offset 64, size 16, stride 1 "
+                               "out of bounds for memref of shape 64 (in block 2 of 3)")

@@ -4,6 +4,7 @@ launch by `pto.block_idx` (block b computes tiles b, b + block_num, ...).
 * At random shapes, tiles, transposes, bias, slots and launch sizes the lowered kernel runs clean
   under the cross-core race checker, writes every byte of C (`--check-coverage`) and matches
   numpy; the per-block fixpipe counts follow the round-robin split.
+* On the process pool (`jobs=2`) the bytes, coverage and per-block counts are the same.
 * The launch size is read at run time (`pto.block_num`): a kernel written for N cores is complete
   on any launch.
 * `blocks` outside the target's cores is an error naming the option, the value and the range.
@@ -80,6 +81,11 @@ def test_split_matmul_runs_clean_covers_c_and_matches_numpy(m, n, k, tiles, bloc
     unchecked = run_module(module, inputs={n_: v.copy() for n_, v in inputs.items()},
                            blocks=launch)
     np.testing.assert_array_equal(unchecked.outputs["c"], result.outputs["c"])
+    if launch > 1:  # the process pool gives the same bytes and coverage
+        pooled = run_module(module, inputs={n_: v.copy() for n_, v in inputs.items()},
+                            blocks=launch, jobs=2, coverage=["c"])
+        np.testing.assert_array_equal(pooled.outputs["c"], result.outputs["c"])
+        assert pooled.unwritten == {"c": []} and pooled.per_core == result.per_core
 
 
 @pytest.mark.parametrize("launch", [1, 2, 3, 7])

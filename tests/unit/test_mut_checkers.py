@@ -3,9 +3,12 @@ scalar reads of pipe results ordered exactly at the boundary (`pipe_barrier all`
 while their pipe was blocked, `pipe_barrier all` through the executor and the static entry point,
 deadlock diagnostics (which op they point at, "it"/"them"), statically unknown event ids,
 cross-core races and the predecessors of `pto.sync_all`, transposed GM footprints, one-row
-descriptions, ops with a lowering under the checker."""
+descriptions, ops with a lowering under the checker; for tcgen05 (the async checker), mbarrier
+phases that complete only at their last arrival and the M x N footprint of an MMA's D."""
 
 from __future__ import annotations
+
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -23,6 +26,7 @@ from mmair.executor.seam import static_event
 from mmair.isa.ascend.pipes import Pipe
 from mmair.isa.ascend.targets import get_target
 from mmair.tools.diagnostics import LocatingParser, op_location, verify_module
+from mmair.tools.run import main
 
 
 def parse(text: str):
@@ -273,3 +277,63 @@ def test_dn2nz_load_reads_the_transposed_window():
 def test_one_row_access_is_described_as_a_plain_range():
     assert Access("ub", 32, 8, 1, 64).describe() == "[32, 40)"
     assert Access("ub", 32, 8, 2, 64).describe() == "[32, 104) as 2 rows of 8 bytes every 64 bytes"
+
+
+# --- tcgen05 mbarrier phases (executor/tcgen05_async.py) ----------------------------------------
+
+_SMEM = "memref<1xi64, #tcgen05.space<smem>>"
+_PHASES = f"""builtin.module attributes {{tcgen05.target = "sm_100a"}} {{
+  func.func @bar() {{
+    %bar = tcgen05.smem_alloc offset(0) : {_SMEM}
+    tcgen05.mbarrier_init %bar count(2) : {_SMEM}
+    %done = tcgen05.smem_alloc offset(16) : {_SMEM}
+    tcgen05.mbarrier_init %done count(1) : {_SMEM}
+    tcgen05.commit cta_group(1) %done : {_SMEM}
+    %p0 = arith.constant false
+    tcgen05.mbarrier_wait %done, %p0 : {_SMEM}
+    tcgen05.mbarrier_arrive %bar : {_SMEM}
+    tcgen05.mbarrier_arrive %bar : {_SMEM}
+    tcgen05.mbarrier_wait %bar, %p0 : {_SMEM}
+    tcgen05.mbarrier_arrive %bar : {_SMEM}
+ARRIVE
+    %p1 = arith.constant true
+    tcgen05.mbarrier_wait %bar, %p1 : {_SMEM}
+    func.return
+  }}
+}}
+"""
+
+
+def test_mbarrier_phase_completes_only_at_its_last_arrival():
+    # count(2): arrivals 1-2 complete phase 0 (parity 0); arrival 3 alone leaves phase 1 open, so
+    # the wait on parity 1 can never return.
+    text = _PHASES.replace("ARRIVE\n", "")
+    with pytest.raises(SyncError) as info:
+        run_module(parse(text), sync_check=True)
+    assert info.value.kind == "deadlock"
+    assert info.value.message == (
+        "deadlock: waits on phase parity 1 of the mbarrier at SMEM 0x0 (%bar), which can never "
+        "complete (1 phase completed, the thread has observed 1; 1 of 2 arrivals and 0 "
+        "transaction bytes pending, nothing left to arrive)")
+    assert op_location(info.value.op)[1] == line_of(text, "mbarrier_wait %bar, %p1")
+    # The fourth arrival completes phase 1.
+    run_module(parse(_PHASES.replace("ARRIVE", f"    tcgen05.mbarrier_arrive %bar : {_SMEM}")),
+               sync_check=True)
+
+
+def test_mma_d_footprint_is_m_lanes_by_n_columns(capsys, tmp_path):
+    # The K-loop example with N = 64 and its final wait removed: the first D load (lanes 0-31,
+    # columns 0-127) races with the MMA's D, lanes [0, 128) x columns [0, 64) of %acc, on the
+    # intersection only.
+    example = Path(__file__).resolve().parents[2] / "examples" / "tcgen05_gemm_kloop.mlir"
+    text = example.read_text()
+    assert "m = 128, n = 128>" in text
+    lines = [x for x in text.replace("m = 128, n = 128>", "m = 128, n = 64>").splitlines()
+             if "mbarrier_wait %bar1, %last" not in x]
+    path = tmp_path / "n64.mlir"
+    path.write_text("\n".join(lines) + "\n")
+    assert main([str(path), "-p", "mmair-lower"]) == 1
+    err = capsys.readouterr().err
+    ld = line_of(path.read_text(), 'tcgen05.ld shape("32x32b") num(128) warp(0)')
+    assert err.startswith(f"{path}:{ld}:5: error: 'tcgen05.ld' op race on TMEM lanes [0, 32) x "
+                          "columns [0, 64) (%acc): ")

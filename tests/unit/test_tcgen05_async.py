@@ -195,3 +195,14 @@ def test_scalar_store_into_smem_under_an_in_flight_mma(capsys, tmp_path: Path) -
         f"'memref.store' at {path}:{MMA + 2}:7 (the issuing thread, iteration %k = 0) writes them, "
         f"'tcgen05.mma' at {path}:{MMA}:7 (the tensor core's async unit, iteration %k = 0) "
         "reads them")
+
+
+def test_check_coverage_sees_the_threads_gm_stores(capsys, tmp_path: Path) -> None:
+    code, err = _run(capsys, EXAMPLE, "--check-coverage", "d")
+    assert code == 0, err
+    path = _variant(tmp_path, "no_last_store", _drop('"memref.copy"(%r3, %d3)'))
+    code, err = _run(capsys, path, "--check-coverage", "d")
+    assert code == 1
+    # warp 3's 32 rows of the 128 x 128 f32 D: bytes [96 * 512, 128 * 512)
+    assert "--check-coverage: 16384 bytes (4096 elements) of output 'd' were written by no " \
+           "core: bytes [49152, 65536)" in err

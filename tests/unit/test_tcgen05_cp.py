@@ -137,3 +137,30 @@ def test_mma_footprint_of_a_sparse_mma() -> None:
     # hull of A: 16 row groups x 128 B and 2 chunks 2048 B apart; B: 8 groups, 4 chunks of 1024
     assert f.smem == ((0, 2048 + 16 * 128), (8192, 8192 + 3 * 1024 + 8 * 128))
     assert f.tmem_reads == ((0, 128, 96, 1),)
+
+
+@pytest.mark.parametrize("mask, outcome", [(1, "ok"), (0, "deadlock"), (2, "refused")])
+def test_commit_multicast_mask_in_a_one_cta_run(capsys, tmp_path: Path, mask: int,
+                                                outcome: str) -> None:
+    # Bit 0 (this CTA) set: the local mbarrier gets the arrival. Clear: nothing arrives here, so
+    # the wait never completes. Another CTA's bit: not in a one-CTA run, refused.
+    text = KERNEL.replace(
+        "    tcgen05.commit cta_group(1) %bar : memref<1xi64, #tcgen05.space<smem>>",
+        f"    %mask = arith.constant {mask} : i16\n"
+        "    tcgen05.commit cta_group(1) %bar multicast(%mask) : "
+        "memref<1xi64, #tcgen05.space<smem>>")
+    path = tmp_path / "mask.mlir"
+    path.write_text(text)
+    code = main([str(path), "-p", "mmair-lower"])
+    err = capsys.readouterr().err
+    assert "Traceback" not in err
+    if outcome == "ok":
+        assert code == 0, err
+    elif outcome == "deadlock":
+        assert code == 1
+        assert "'tcgen05.mbarrier_wait' op deadlock: waits on phase parity 0 of the mbarrier at " \
+               "SMEM 0x2000 (%bar), which can never complete (0 phases completed" in err
+    else:
+        assert code == 1
+        assert "'tcgen05.commit' op multicasts to CTA mask 0x0002, which names CTAs " \
+               "other than rank 0: the executor runs one CTA (a cluster of one)" in err

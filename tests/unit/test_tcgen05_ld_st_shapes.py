@@ -88,3 +88,45 @@ def test_16_lane_shapes_follow_the_cutlass_layouts(capsys, tmp_path: Path, shape
     back[lanes, cols] = m[lanes, cols]
     assert np.array_equal(np.load(tmp_path / "back.npy"), back)
     assert len({(a, b) for a, b in zip(lanes.flat, cols.flat, strict=True)}) == 32 * regs
+
+
+@pytest.mark.parametrize("num", [1, 2, 4])
+def test_16x32bx2_with_cutlass_split_matches_its_layout(num: int) -> None:
+    # CUTLASS's SM100_TMEM_LOAD_16dp32b<num>x issues .16x32bx2 with immHalfSplitoff = num; its
+    # DstLayout is ((16, 2), 32 num) : ((64 num, 32 num), 1) over (64 num bits x 16 lanes).
+    from mmair.isa.tcgen05.tmem_moves import ld_st_cells
+
+    lanes, cols = ld_st_cells("16x32bx2", num, split=num)
+    for t, r in product(range(32), range(num)):
+        i = _cute(t, (16, 2), (64 * num, 32 * num)) + 32 * r
+        assert (lanes[t, r], cols[t, r]) == (i // (64 * num), (i % (64 * num)) // 32)
+
+
+def test_16x32bx2_load_as_emitted_reads_the_same_cells_in_both_half_warps(capsys,
+                                                                          tmp_path: Path) -> None:
+    # mmair's PTX writes immHalfSplitoff 0: threads t and t + 16 both read lane t % 16.
+    m = np.arange(32 * 32, dtype=np.int32).reshape(32, 32) + 1
+    np.save(tmp_path / "m.npy", m)
+    np.save(tmp_path / "z.npy", np.zeros_like(m))
+    text = KERNEL.format(shape="16x32bx2", num=4, regs=4)
+    text = "\n".join(x for x in text.splitlines()
+                     if 'shape("16x32bx2")' not in x or "tcgen05.st" not in x)
+    path = tmp_path / "x2.mlir"
+    path.write_text(text)
+    code = main([str(path), "--input", f"m={tmp_path / 'm.npy'}", "--input",
+                 f"zeros={tmp_path / 'z.npy'}", "--output", f"o={tmp_path / 'o.npy'}"])
+    assert code == 0, capsys.readouterr().err
+    t = np.arange(32)[:, None]
+    assert np.array_equal(np.load(tmp_path / "o.npy"), m[t % 16, np.arange(4)[None, :]])
+
+
+def test_16x32bx2_store_is_refused(capsys, tmp_path: Path) -> None:
+    np.save(tmp_path / "m.npy", np.ones((32, 32), np.int32))
+    path = tmp_path / "st.mlir"
+    path.write_text(KERNEL.format(shape="16x32bx2", num=4, regs=4))
+    assert main([str(path), "--input", f"m={tmp_path / 'm.npy'}"]) == 1
+    err = capsys.readouterr().err
+    assert "error: 'tcgen05.st' op uses tcgen05.st .16x32bx2, which the executor does " \
+           "not model (with immHalfSplitoff 0, the form mmair emits, both half-warps write the " \
+           "same cells)" in err
+    assert "Traceback" not in err
