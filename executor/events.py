@@ -62,6 +62,7 @@ class Event:
     __slots__ = (
         "seq", "core", "pipe", "op", "kind", "accesses", "iteration", "preds", "epoch", "lane",
         "src", "dst", "event_id", "run", "done", "value", "sequential", "key", "dst_lane",
+        "lazy",
     )
 
     def __init__(
@@ -87,6 +88,9 @@ class Event:
         self.op = op  # the operation (None for synthetic events): locations in messages
         self.kind = kind
         self.accesses = accesses  # `effects.Access`es: exact at run time, conservative statically
+        # (footprint, operand values): `accesses` not computed yet; the happens-before engine
+        # computes them when it checks the event (in its batch, with its data in the caches).
+        self.lazy: tuple | None = None
         # ((loop, induction value), ...) of the enclosing `scf.for` loops, outermost first; the
         # loop is the `scf.for` op (its induction variable names it) or a label string.
         self.iteration = iteration

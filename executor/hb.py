@@ -33,6 +33,7 @@ from __future__ import annotations
 from collections.abc import Hashable
 
 from mmair.dialects.pto.effects import Access, overlap
+from mmair.executor.errors import op_fault
 from mmair.executor.events import (
     BARRIER,
     NUM_PIPES,
@@ -166,6 +167,13 @@ class HappensBefore:
         if in_order:
             clock[lane] = n
         accesses = ev.accesses
+        lazy = ev.lazy
+        if lazy is not None:  # the seam left the footprint to us (`Event.lazy`)
+            ev.lazy = None
+            try:
+                accesses = ev.accesses = lazy[0].accesses(lazy[1])
+            except Exception as err:
+                raise op_fault(ev.op, err) from None
         if accesses:
             # Check every access before recording any: an op's own accesses (mad_acc reads and
             # writes C) never conflict with each other.

@@ -110,12 +110,15 @@ class IssueSeam:
                                                *entry, _mad_sizes(op))
         footprint, pipe, lane, ft, fn, mad = decoded
         sched = self.scheduler
+        eager = self.timing is not None or self.observer is not None
         ev = Event(sched.next_seq(), self.core, pipe, op, footprint.kind,
-                   footprint.accesses(args), interp.iteration,
+                   footprint.accesses(args) if eager else (), interp.iteration,
                    run=partial(fn, ft, interp, op, args)
                    if self.numerics or op.results else None,
                    sequential=mad is not None and not mad_needs_barrier(args[mad[0]], args[mad[1]]),
                    lane=lane)
+        if not eager:
+            ev.lazy = (footprint, args)
         if self.timing is not None:
             self.timing.op_issued(ev, args)
         if self.observer is not None:
