@@ -8,6 +8,8 @@ no byte memory, no address), so the run only says which GM buffers feed which `m
 
 * `mte_gm_l1`, `mte_l1_l0a/b` (start row/column, transpose), `mte_l1_bt`, `mte_gm_ub`,
   `mte_ub_gm`: copies of logical regions;
+* `reinterpret`: a view of the same bits in another type (a write through either tile is
+  bit-cast into the other);
 * `mad`, `mad_acc`, `mad_bias`: C = A @ B (+ C, + bias row) exactly in float64 (integer L0C
   saturated to s32);
 * `fixpipe`: the conversion written out in numpy from the op's quant mode and its QUANT_PRE word
@@ -17,8 +19,13 @@ no byte memory, no address), so the run only says which GM buffers feed which `m
 tcgen05 kernels run their buffers (SMEM, TMEM, copies) on the executor's memories, but each
 `tcgen05.mma` is replaced by numpy on the operands its descriptors describe: A (M x K) and B
 (N x K) read through the shared-memory descriptors, D = A @ B^T (+ D) in float64 with the
-instruction descriptor's negations, stored in D's type. Block-scaled, sparse, `.ws` and masked
-forms have no reference (`ReferenceError`).
+instruction descriptor's negations, stored in D's type. Each form follows its PTX ISA definition
+(§9.7.16.10.9 "tcgen05.mma"), written out here in numpy: block scaling multiplies every K block of
+A row i by its scale factor SA[i, blk] and of B column j by SB[j, blk] (UE8M0 / UE4M3 bytes read
+from TMEM); a sparse A is expanded to M x K with zeros at the positions its metadata nibbles do not
+select; `.ws` reads B column j + shift for output column j and zeros the columns its zero-column
+mask selects; disable_output_lane keeps the old D rows of the lanes whose bit is set;
+scale_input_d multiplies the old D by 2^-N. cta_group::2 and .ashift have no reference.
 
 Every GM memref that the executor's run or the reference run changed is compared. The tolerance
 comes from the types and the sums (`Reference.rtol/atol`, printed with the check): rtol = two units
@@ -102,7 +109,7 @@ def random_inputs(entry, given: dict[str, Any], kind: str, seed: int,
 # ---- logical tiles -----------------------------------------------------------------------------
 
 
-@dataclass
+@dataclass(eq=False)
 class LogicalTile:
     """A pto tile as a logical matrix: values (float64, or the stored dtype for 64-bit integers
     such as quant words) and, per element, a bound of the sum of |products| that made it."""
@@ -115,6 +122,12 @@ class LogicalTile:
     """Products summed into the accumulator (K, summed over mad_acc)."""
     source: str | None = None
     """Element type of the mad operands that made an accumulator's values."""
+    alias: list[LogicalTile] = field(default_factory=list)
+    """The tiles that are views of the same buffer (pto.reinterpret), this one included."""
+
+    def __post_init__(self) -> None:
+        if not self.alias:
+            self.alias.append(self)
 
     @property
     def rows(self) -> int:
@@ -123,6 +136,20 @@ class LogicalTile:
     @property
     def cols(self) -> int:
         return self.values.shape[1]
+
+
+def _bit_cast(source: LogicalTile, view: LogicalTile) -> None:
+    """Copy `source`'s values into `view` as the bit patterns of source's element type read as
+    view's (elements of the common logical region; both types have the same width)."""
+    rows, cols = min(source.rows, view.rows), min(source.cols, view.cols)
+    with np.errstate(invalid="ignore", over="ignore"):
+        stored = source.values[:rows, :cols].astype(numpy_dtype(source.element))
+        values = stored.view(numpy_dtype(view.element)).astype(view.values.dtype)
+    view.values[:rows, :cols] = values
+    view.magnitude[:rows, :cols] = np.where(values == source.values[:rows, :cols],
+                                            source.magnitude[:rows, :cols],
+                                            np.nan_to_num(np.abs(values), nan=0.0, posinf=0.0))
+    view.products, view.source = source.products, source.source
 
 
 def _tile_dtype(element: str) -> np.dtype:
@@ -244,7 +271,30 @@ class ReferencePtoFunctions(InterpreterFunctions):
     @impl(pto.ReinterpretOp)
     def run_reinterpret(self, interp: Interpreter, op: pto.ReinterpretOp,
                         args: PythonValues) -> PythonValues:
-        raise ReferenceError("pto.reinterpret (a byte-level view) has no logical reference")
+        """The same bytes seen as another type of the same width, layout and physical shape
+        (Ascend C `LocalTensor::ReinterpretCast`): logical element (i, j) of the view is the
+        bit pattern of element (i, j) of the source. The two tiles stay one buffer: every write
+        through either is copied, bit-cast, into the other (`_written`)."""
+        (source,) = args
+        view = self._tiles.get(op)
+        if view is None or view.alias is not source.alias:
+            t = op.result.type
+            assert isinstance(t, pto.TileType)
+            shape = tuple(t.logical_shape)
+            rows, cols = shape if len(shape) == 2 else (1, int(np.prod(shape)))
+            view = self._tiles[op] = LogicalTile(
+                t.element_name, t.layout_name, np.zeros((rows, cols), _tile_dtype(t.element_name)),
+                np.zeros((rows, cols)))
+            view.alias = source.alias
+            source.alias.append(view)
+        _bit_cast(source, view)
+        return (view,)
+
+    def _written(self, tile: LogicalTile) -> None:
+        """`tile` was written: refresh the views of its buffer (pto.reinterpret)."""
+        for other in tile.alias:
+            if other is not tile:
+                _bit_cast(tile, other)
 
     @impl(pto.MteGmL1Op)
     def run_mte_gm_l1(self, interp: Interpreter, op: pto.MteGmL1Op, args: PythonValues) -> PythonValues:
@@ -256,6 +306,7 @@ class ReferencePtoFunctions(InterpreterFunctions):
             _fit("mte_gm_l1 destination", (rows, cols), dst.values.shape)
             dst.values[:rows, :cols] = src[:rows, :cols].astype(dst.values.dtype)
             dst.magnitude[:rows, :cols] = np.abs(dst.values[:rows, :cols].astype(np.float64))
+            self._written(dst)
         return ()
 
     def _l1_l0(self, op, args: PythonValues) -> PythonValues:
@@ -271,6 +322,7 @@ class ReferencePtoFunctions(InterpreterFunctions):
             for mine, theirs in ((dst.values, src.values), (dst.magnitude, src.magnitude)):
                 region = theirs[row:row + need[0], col:col + need[1]]
                 mine[:rows, :cols] = region.T if transpose else region
+            self._written(dst)
         return ()
 
     @impl(pto.MteL1L0AOp)
@@ -286,6 +338,7 @@ class ReferencePtoFunctions(InterpreterFunctions):
         src, dst, n = args
         dst.values[0, :n] = src.values[0, :n]
         dst.magnitude[0, :n] = src.magnitude[0, :n]
+        self._written(dst)
         return ()
 
     @impl(pto.MteGmUbOp)
@@ -295,6 +348,7 @@ class ReferencePtoFunctions(InterpreterFunctions):
         _fit("mte_gm_ub", (1, gm.size), (1, flat.size))
         flat[:gm.size] = gm.reshape(-1).astype(flat.dtype)
         ub.magnitude.reshape(-1)[:gm.size] = np.abs(flat[:gm.size].astype(np.float64))
+        self._written(ub)
         return ()
 
     @impl(pto.MteUbGmOp)
@@ -333,6 +387,7 @@ class ReferencePtoFunctions(InterpreterFunctions):
         c.values[:m, :n] = product
         c.magnitude[:m, :n] = magnitude
         c.source = a.element
+        self._written(c)
 
     @impl(pto.MadOp)
     def run_mad(self, interp: Interpreter, op, args: PythonValues) -> PythonValues:
@@ -377,6 +432,7 @@ class ReferencePtoFunctions(InterpreterFunctions):
             _fit("fixpipe destination", y.shape, dst.values.shape)
             dst.values[:y.shape[0], :y.shape[1]] = y
             dst.magnitude[:y.shape[0], :y.shape[1]] = magnitude
+            self._written(dst)
             return ()
         rtol, atol = _output_tolerance(out_dtype, src.source or src.element, y, magnitude,
                                        max(src.products, 1), quant != "none")
@@ -440,6 +496,7 @@ class ReferencePtoFunctions(InterpreterFunctions):
         if chosen.size > out.size:
             raise ExecutionError("reference: GatherMask keeps more elements than dst holds")
         out[:chosen.size] = flat[chosen]
+        self._written(dst)
         return (int(chosen.size),)
 
 
@@ -490,57 +547,156 @@ def convert(acc: np.ndarray, mode: str, dtype: np.dtype, relu: bool, word: int |
 # ---- tcgen05 ------------------------------------------------------------------------------------
 
 
+def _tmem_bytes(cells: np.ndarray) -> np.ndarray:
+    """TMEM cells (lanes x columns of 32 bits) as (lanes, columns, 4) bytes, byte b = bits
+    [8b, 8b + 8) of a cell."""
+    return cells.view("<u4").view(np.uint8).reshape(cells.shape[0], cells.shape[1], 4)
+
+
+def _scale_values(codes: np.ndarray, scale_type: str) -> np.ndarray:
+    """Scale-factor bytes -> float64 (PTX ISA §9.7.16.10.7 "Block scaling"): UE8M0 is 2^(e-127)
+    with 0xFF NaN (the OCP MX E8M0 scale); UE4M3 is E4M3 without the sign bit (bit 7 ignored)."""
+    if scale_type == "ue8m0":
+        return codes.astype(np.uint8).view(ml_dtypes.float8_e8m0fnu).astype(np.float64)
+    return (codes.astype(np.uint8) & 0x7F).view(ml_dtypes.float8_e4m3fn).astype(np.float64)
+
+
 def _reference_tcgen05_functions():
     """`Tcgen05Functions` with a numpy `tcgen05.mma` (module docstring); imported lazily so that
     pto-only runs do not load the tcgen05 executor."""
     from mmair.dialects import tcgen05
     from mmair.executor import tcgen05_kernels as tk
     from mmair.executor.tcgen05 import Tcgen05Functions
-    from mmair.isa.tcgen05 import decode_idesc, rules
+    from mmair.isa.tcgen05 import decode_idesc, layouts, rules
+    from mmair.isa.tcgen05.idesc import BLOCK_SCALED_KINDS
+    from mmair.isa.tcgen05.zcmask import decode_zcmask, zcmask_columns
 
     @register_impls
     @dataclass
     class ReferenceTcgen05Functions(Tcgen05Functions):
         tolerance: Tolerance = field(default_factory=Tolerance)
 
+        def _lanes(self, view: np.ndarray, what: str, lanes: int, columns: int) -> np.ndarray:
+            """The TMEM cells [lane, lane + lanes) x [column, column + columns) at `view`."""
+            address = self.tmem_address(view, what)
+            lane, column = layouts.tmem_lane(address), layouts.tmem_column(address)
+            cells = self.tmem.cells
+            if lane + lanes > cells.shape[0] or column + columns > cells.shape[1]:
+                raise ExecutionError(f"reference: {what} [{lanes} lanes x {columns} columns] at "
+                                     f"lane {lane} column {column} is beyond TMEM")
+            return cells[lane:lane + lanes, column:column + columns]
+
+        def _densify(self, kind: str, stored: np.ndarray, view: np.ndarray, k: int) -> np.ndarray:
+            """Sparse A (PTX ISA §9.7.16.10.6 "Sparse matrices"): row i's metadata is a run of
+            nibbles from lane i (nibble g at bits [4g, 4g+4) of the row's bytes); nibble g says
+            at which dense K positions of group g the stored values of that group sit."""
+            m = stored.shape[0]
+            group, kept = layouts.SPARSE_GROUPS[kind]
+            count = layouts.sparse_metadata_nibbles(kind, k)
+            raw = _tmem_bytes(self._lanes(view, "the sparse metadata", m, -(-count // 8)))
+            raw = raw.reshape(m, -1)
+            nibbles = np.empty((m, 2 * raw.shape[1]), np.uint8)
+            nibbles[:, 0::2], nibbles[:, 1::2] = raw & 0xF, raw >> 4
+            positions, valid = layouts.sparse_dense_positions(kind, nibbles[:, :count])
+            if not valid.all():
+                row, g = (int(x[0]) for x in np.nonzero(~valid))
+                raise ReferenceError(f"reference: undefined sparse metadata nibble "
+                                     f"0b{int(nibbles[row, g]):04b} at row {row} group {g}")
+            dense = np.zeros((m, k))
+            column = (np.arange(count)[None, :, None] * group + positions).reshape(m, -1)
+            np.put_along_axis(dense, column, stored[:, :column.shape[1]], axis=1)
+            return dense
+
+        def _scales(self, view: np.ndarray, what: str, rows: int, own_lane: bool, chunks: int,
+                    sf_id: int, scale_type: str) -> np.ndarray:
+            """(rows, chunks) scale factors: operand row r at TMEM lane r (A, `own_lane`) or
+            r % 32 (B), column + r // 32, bytes sf_id .. sf_id + chunks - 1 of that cell
+            (`isa.tcgen05.layouts`, "Block-scale factors in TMEM")."""
+            if sf_id + chunks > 4:
+                raise ReferenceError(f"reference: {what} needs bytes {sf_id}..{sf_id + chunks - 1}"
+                                     " of a 32-bit cell")
+            row = np.arange(rows)
+            lane_in_quadrant, column = layouts.scale_factor_cells(row)
+            lane = row if own_lane else lane_in_quadrant
+            cells = _tmem_bytes(self._lanes(view, what, layouts.TMEM_LANES,
+                                            int(column.max()) + 1))
+            codes = cells[lane[:, None], column[:, None], sf_id + np.arange(chunks)[None, :]]
+            return _scale_values(codes, scale_type)
+
         @impl(tcgen05.MmaOp)
         def run_mma(self, interp: Interpreter, op, args: PythonValues) -> PythonValues:
+            """D = (A x SA) (B x SB)^T (+ D * 2^-scale_input_d) in float64, from the PTX ISA
+            definition of each form, on operands read through the descriptors (module docstring)."""
             values = dict(zip(op.operands, args, strict=True))
             kind = op.kind.data
             unsupported = [what for what, present in (
-                ("block scaling", op.scale_a is not None), ("sparse A (.sp)", op.sparse is not None),
-                (".ws", op.ws is not None), ("disable_output_lane", bool(op.disable_output_lane)),
-                ("scale_input_d", op.scale_input_d is not None),
-                ("cta_group::2", op.cta_group.value.data != 1)) if present]
+                ("cta_group::2", op.cta_group.value.data != 1), (".ashift", op.ashift is not None))
+                if present]
             if unsupported:
                 raise ReferenceError(f"tcgen05.mma with {', '.join(unsupported)} has no numpy "
                                      "reference")
             try:
                 desc = decode_idesc(int(values[op.idesc]) & 0xFFFFFFFF, kind)
                 m, n, k = rules.mma_shape(desc)
+                zcm = None if op.zero_column_mask is None else \
+                    decode_zcmask(int(values[op.zero_column_mask]) & (2**64 - 1))
+                masked = None if zcm is None else zcmask_columns(zcm, m, n)
             except Exception as err:  # noqa: BLE001 - the executor run reported the same word
                 raise ExecutionError(f"reference: {err}") from None
+            if desc.sparsity_selector:
+                raise ReferenceError("tcgen05.mma with a sparsity selector has no numpy reference")
+            sparse = op.sparse is not None
+            k_stored = k // 2 if sparse else k
+            shift = zcm.shift if zcm is not None else 0
             if op.a_in_tmem:
                 raw = values[op.a].view(f"u{values[op.a].dtype.itemsize}")
-                a = tk.decode_elements(raw[:m, :k], desc.atype)
+                a = tk.decode_elements(raw[:m, :k_stored], desc.atype)
             else:
                 a = tk.read_smem_operand(self.smem, int(values[op.a]) & (2**64 - 1),
                                          major="mn" if desc.transpose_a else "k",
-                                         type_name=desc.atype, kind=kind, mn=m, k=k,
+                                         type_name=desc.atype, kind=kind, mn=m, k=k_stored,
                                          what="operand A")
+            # .ws: output column j reads B column j + shift; the zero-column mask zeroes columns.
             b = tk.read_smem_operand(self.smem, int(values[op.b]) & (2**64 - 1),
                                      major="mn" if desc.transpose_b else "k",
-                                     type_name=desc.btype, kind=kind, mn=n, k=k, what="operand B")
+                                     type_name=desc.btype, kind=kind, mn=n + shift, k=k,
+                                     what="operand B")
             a = np.asarray(a, dtype=np.float64) * (-1.0 if desc.negate_a else 1.0)
-            b = np.asarray(b, dtype=np.float64) * (-1.0 if desc.negate_b else 1.0)
+            b = np.asarray(b, dtype=np.float64)[shift:shift + n] * (-1.0 if desc.negate_b else 1.0)
+            if masked is not None:
+                b[masked] = 0.0
+            if sparse:
+                a = self._densify(kind, a, values[op.sparse_metadata], k)
+            if kind in BLOCK_SCALED_KINDS:
+                vec = op.scale_vec.data if op.scale_vec is not None else None
+                vec = {"block16": "4X", "block32": "1X" if kind == "mxf8f6f4" else "2X",
+                       None: "1X" if kind == "mxf8f6f4" else "2X"}.get(vec, vec)
+                block = layouts.SCALE_BLOCK_K[vec]
+                sa = self._scales(values[op.scale_a], "scale_A", m, True, k // block, desc.sfa_id,
+                                  desc.scale_type)
+                sb = self._scales(values[op.scale_b], "scale_B", n + shift, False, k // block,
+                                  desc.sfb_id, desc.scale_type)[shift:shift + n]
+                a = a * np.repeat(sa, block, axis=1)
+                b = b * np.repeat(sb, block, axis=1)
             d_addr = self.tmem_address(values[op.d], "d")
             dtype = desc.dtype or ("s32" if kind == "i8" else "f32")
-            result = a @ b.T
-            magnitude = np.abs(a) @ np.abs(b).T
+            with np.errstate(invalid="ignore", over="ignore"):
+                result = a @ b.T
+                magnitude = np.abs(a) @ np.abs(b).T
+            old = tk.read_d(self.tmem, d_addr, dtype, m, n).astype(np.float64)
             if bool(values[op.enable_input_d]):
-                old = tk.read_d(self.tmem, d_addr, dtype, m, n).astype(np.float64)
-                result = result + old
-                magnitude = magnitude + np.abs(old)
+                scaled = old * 2.0 ** -(op.scale_input_d.value.data if op.scale_input_d else 0)
+                result = result + scaled
+                magnitude = magnitude + np.abs(scaled)
+            # disable_output_lane: bit i of the words (word 0 first, LSB first) set = TMEM lane i
+            # keeps its old D row (PTX ISA §9.7.16.10.9 "tcgen05.mma", disable-output-lane).
+            keep = np.zeros(m, dtype=bool)
+            if op.disable_output_lane:
+                words = [int(values[w]) & 0xFFFFFFFF for w in op.disable_output_lane]
+                lane = layouts.tmem_lane(d_addr)
+                bits = np.unpackbits(np.array(words, "<u4").view(np.uint8), bitorder="little")
+                keep = bits[lane:lane + m].astype(bool)
+            result[keep] = old[keep]
             if kind == "i8":
                 info = np.iinfo(np.int32)
                 result = np.clip(result, info.min, info.max) if desc.saturate else \
@@ -550,7 +706,8 @@ def _reference_tcgen05_functions():
             out = np.float16 if dtype == "f16" else np.float32
             self.tolerance.widen(*_output_tolerance(np.dtype(out), "f32", result, magnitude, k,
                                                     False))
-            tk.write_d(self.tmem, d_addr, dtype, result)
+            with np.errstate(over="ignore"):
+                tk.write_d(self.tmem, d_addr, dtype, result)
             return ()
 
     return ReferenceTcgen05Functions

@@ -17,12 +17,12 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import os
-import sys
 import tempfile
 import typing
 from collections.abc import Callable
 
 from mmair.tools.diagnostics import UserError, format_diagnostic
+from mmair.tools.stdio import quiet_broken_pipe, stdout_closed  # noqa: F401 - re-exported
 from mmair.tools.version import mmair_version, version_line
 
 __all__ = ["mmair_version", "version_line"]  # re-exported for the tools
@@ -177,14 +177,6 @@ def target_attribute(target: str) -> str:
     from mmair.isa.ascend.targets import TARGET_NAMES
 
     return "pto.target" if target in TARGET_NAMES else "tcgen05.target"
-
-
-def stdout_closed() -> int:
-    """Exit status when the reader of stdout went away (`mmair-run ... | head`): like a Unix
-    tool, stop quietly; stdout is pointed at /dev/null so the interpreter's final flush is silent."""
-    devnull = os.open(os.devnull, os.O_WRONLY)
-    os.dup2(devnull, sys.stdout.fileno())
-    return 1
 
 
 def ascend_target(target: str | None) -> str | None:

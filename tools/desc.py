@@ -44,6 +44,7 @@ from mmair.isa.tcgen05.zcmask import (
     zcmask_bits,
     zcmask_submasks,
 )
+from mmair.tools.stdio import quiet_broken_pipe
 from mmair.tools.version import VersionAction
 
 PROG = "mmair-desc"
@@ -253,6 +254,7 @@ def run(argv: Sequence[str] | None = None) -> str:
     return {"idesc": _decode_idesc, "smem": _decode_smem, "zcmask": _decode_zcmask}[args.what](args)
 
 
+@quiet_broken_pipe
 def main(argv: Sequence[str] | None = None) -> int:
     try:
         output = run(argv)

@@ -54,6 +54,7 @@ from mmair.tools.diagnostics import (
     report,
     verify_module,
 )
+from mmair.tools.stdio import quiet_broken_pipe
 from mmair.tools.version import VersionAction
 
 
@@ -118,8 +119,10 @@ class MmairOptMain(xDSLOptMain):
                      help="hardware target for modules that name none: an Ascend target (sets "
                           "`pto.target`, default a2) or a Blackwell one (sets `tcgen05.target`)")
         add("--mmair-target", dest="mmair_target", choices=TARGET_NAMES, help=argparse.SUPPRESS)
-        add("--output-format", dest="target", default="mlir", choices=list(self.available_targets),
-            help="output format (default mlir)")
+        # xDSL's other backends (llvm, riscv-asm, wat, ...) print only their own dialects: on pto or
+        # tcgen05 IR they raised a traceback or printed nothing. PTX is mmair-translate's.
+        add("--output-format", dest="target", default="mlir", choices=["mlir"],
+            help="output format: mlir (the only one for pto/tcgen05 IR; PTX: mmair-translate)")
         add("--split-input-file", action="store_true",
             help="process each `// -----` chunk of the input separately")
         add("--verify-diagnostics", action="store_true",
@@ -274,6 +277,7 @@ def _defer_numpy_import() -> None:
     sys.modules["numpy"] = stub
 
 
+@quiet_broken_pipe
 def main(argv: Sequence[str] | None = None) -> int:
     if argv is None:  # the console script; library callers keep their imports as they are
         _defer_numpy_import()

@@ -81,6 +81,7 @@ from mmair.tools.diagnostics import (
     verify_module,
 )
 from mmair.tools.npyio import coerce, is_low_precision, read_npy, write_npy
+from mmair.tools.stdio import quiet_broken_pipe
 from mmair.tools.version import VersionAction
 
 PROG = "mmair-run"
@@ -469,6 +470,7 @@ def run(args: argparse.Namespace) -> int:
 
     if args.timing or args.timing_only or args.timeline is not None:
         _check_timed_kernel(module, source.name)
+    _check_kernel_options(module, args, source.name)
 
     try:
         entry = find_entry(module, args.entry)
@@ -525,8 +527,41 @@ def run(args: argparse.Namespace) -> int:
         except OSError as err:
             raise UserError(format_diagnostic(
                 f"--timeline: cannot write '{args.timeline}': {err.strerror}")) from None
+    result.target = _shown_target(module, result)
     _print_summary(args, entry, passes, result, checks, outputs_spec)
     return 0 if all(c.ok for c in checks) else 1
+
+
+def _kernel_families(module) -> set[str]:
+    return {op.name.split(".", 1)[0] for op in module.walk()} & {"pto", "tcgen05"}
+
+
+def _shown_target(module, result) -> str:
+    """The target to print: the executor's Ascend target, or for a tcgen05-only kernel the
+    module's `tcgen05.target` (the executor's memory model is not what the user targets)."""
+    if _kernel_families(module) != {"tcgen05"}:
+        return result.target
+    from xdsl.dialects.builtin import StringAttr
+
+    from mmair.dialects import tcgen05
+    from mmair.executor.tcgen05 import DEFAULT_TARGET
+
+    attr = module.attributes.get(tcgen05.TARGET_ATTR)
+    return attr.data if isinstance(attr, StringAttr) else DEFAULT_TARGET
+
+
+def _check_kernel_options(module, args, file: str) -> None:
+    """Options that model one hardware family, on a kernel of the other: one error line instead
+    of a silently ignored option."""
+    families = _kernel_families(module)
+    if args.numerics != "default" and "tcgen05" not in families:
+        raise UserError(format_diagnostic(
+            f"--numerics={args.numerics} selects the tcgen05.mma arithmetic; this kernel has no "
+            "tcgen05 op", file=file))
+    if args.blocks is not None and args.blocks > 1 and families == {"tcgen05"}:
+        raise UserError(format_diagnostic(
+            f"--blocks {args.blocks} launches Ascend AI Cores; this is a tcgen05 kernel, which "
+            "runs on one CTA", file=file))
 
 
 def _check_timed_kernel(module, file: str) -> None:
@@ -614,12 +649,23 @@ def _print_summary(args, entry, passes, result, checks, outputs_spec) -> None:
         print(f"result {i}: {_format_result(value)}{suffix}")
     for check in checks:
         print(check.line())
+    for name in dict.fromkeys(args.check_coverage):  # a failed one ended the run with an error
+        size = result.outputs[name].nbytes
+        print(f"coverage {name}: all {size} bytes written")
     if args.stats:
         print("\n".join(_stats_lines(result, _capacities(result.target))))
     if result.timeline is not None:
         print(result.timeline.summary().format())
+    if not (result.results or checks or args.stats or result.timeline is not None or outputs_spec
+            or args.check_coverage):
+        # A silent success leaves a new user guessing whether anything ran: say what to ask for.
+        ops = sum(result.op_counts.values())
+        print(f"ran @{entry.sym_name.data} on {result.target} ({ops} ops); nothing saved: "
+              f"--output NAME=FILE.npy writes a GM memref ({', '.join(result.outputs)}), "
+              "--check-numpy compares them with numpy")
 
 
+@quiet_broken_pipe
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     captured = StringIO()

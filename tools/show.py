@@ -27,6 +27,7 @@ from typing import NoReturn
 
 import numpy as np
 
+from mmair.tools.stdio import quiet_broken_pipe
 from mmair.tools.version import VersionAction
 
 PROG = "mmair-show"
@@ -192,6 +193,10 @@ def draw_memory(boxes: list[Box], capacities: dict[str, int | None], title: str,
 # ---- command line ------------------------------------------------------------------------------
 
 
+#: Larger pictures take tens of seconds to draw and their cell labels cannot be read.
+MAX_DRAWN_ELEMENTS = 1 << 14
+
+
 def _shape(text: str) -> tuple[int, ...]:
     try:
         dims = tuple(int(d) for d in text.lower().split("x"))
@@ -199,8 +204,10 @@ def _shape(text: str) -> tuple[int, ...]:
         raise argparse.ArgumentTypeError(f"expected a shape like 32x48, got '{text}'") from None
     if not 1 <= len(dims) <= 2 or any(d <= 0 for d in dims):
         raise argparse.ArgumentTypeError(f"expected one or two positive sizes, got '{text}'")
-    if np.prod(dims) > 1 << 20:
-        raise argparse.ArgumentTypeError(f"at most 2^20 elements, got {text}")
+    if np.prod(dims) > MAX_DRAWN_ELEMENTS:
+        raise argparse.ArgumentTypeError(
+            f"at most {MAX_DRAWN_ELEMENTS} elements (e.g. 128x128) are drawn with their index, "
+            f"got {text}")
     return dims
 
 
@@ -297,6 +304,7 @@ def _run_memory(args: argparse.Namespace) -> str:
     return args.output
 
 
+@quiet_broken_pipe
 def main(argv: Sequence[str] | None = None) -> int:
     from mmair.tools.cli import check_output_path
     from mmair.tools.diagnostics import UserError

@@ -21,6 +21,7 @@ from mmair.tools.diagnostics import (
     format_op_error,
     format_parse_error,
 )
+from mmair.tools.stdio import quiet_broken_pipe
 
 
 class _Parser(argparse.ArgumentParser):
@@ -29,6 +30,7 @@ class _Parser(argparse.ArgumentParser):
         raise SystemExit(2)
 
 
+@quiet_broken_pipe
 def main(argv: Sequence[str] | None = None) -> int:
     parser = _Parser(prog="mmair-translate", description=__doc__.split("\n\n")[0])
     parser.add_argument("input")

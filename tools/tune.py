@@ -27,6 +27,8 @@ import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import asdict, dataclass, field
 
+from mmair.tools.stdio import quiet_broken_pipe
+
 PROG = "mmair-tune"
 _MEMREF_ELT = {"f16": "f16", "bf16": "bf16", "s8": "i8", "f32": "f32", "s32": "i32"}
 
@@ -271,8 +273,12 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
+@quiet_broken_pipe
 def main(argv: Sequence[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    try:
+        args = build_parser().parse_args(argv)
+    except SystemExit as exit_:  # --help, --version, or argparse's error line (exit 2)
+        return int(exit_.code or 0)
     from mmair.isa.ascend.targets import TARGET_NAMES
 
     ab, _, c = args.types.partition(",")
@@ -328,8 +334,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                           "target": args.target, "seconds": wall, "verified": verified,
                           "results": [asdict(r) for r in results]}, indent=2))
         return 0 if good else 1
+    workers = args.workers or os.cpu_count() or 1
     where = f"Dask cluster {args.cluster}" if args.cluster else \
-        f"{args.workers or os.cpu_count()} processes"
+        f"{workers} process{'es' if workers != 1 else ''}"
     print(f"{len(jobs)} configurations of {args.m}x{args.n}x{args.k} {ab}->{c} on {args.target} "
           f"estimated in {wall:.1f} s on {where}")
     print(f"{'rank':>4}  {'tile m x n x k':>16}  {'buffers':>7}  {'cycles':>12}  {'time':>10}  "

@@ -4,8 +4,10 @@
     python tests/fuzz/fuzz_cli.py --seed 1 --replay 17          # one command line, verbosely
 
 `fuzz_ir.py` mutates the IR; this one keeps the IR valid and mutates everything else. Command line
-i of seed s is a pure function of (s, i): a tool (mmair-opt, mmair-run, mmair-desc, mmair-show), a
-valid base command line for it, then one to three mutations:
+i of seed s is a pure function of (s, i): a tool (mmair-opt, mmair-run, mmair-desc, mmair-show,
+mmair-translate, mmair-tune), a valid base command line for it (mmair-run's with the newer options:
+--timing, --timing-only, --timeline, --blocks, --numerics, --sync-check, --check-coverage, --jobs,
+and a tcgen05 kernel), then one to three mutations:
 
 * options: drop one, duplicate one, add an unknown option or one of another tool, swap two, cut
   a `--flag=value` in the middle;
@@ -58,7 +60,7 @@ fuzz_ir = _load("mmair_fuzz_ir", "fuzz_ir.py")
 
 OUTCOMES = fuzz_ir.OUTCOMES
 FAILURES = fuzz_ir.FAILURES
-TOOLS = ("mmair-opt", "mmair-run", "mmair-desc", "mmair-show")
+TOOLS = ("mmair-opt", "mmair-run", "mmair-desc", "mmair-show", "mmair-translate", "mmair-tune")
 
 GEMM = """builtin.module attributes {pto.target = "a2"} {
   func.func @gemm(%a: memref<30x40xf16>, %b: memref<40x48xf16>, %c: memref<30x48xf32>) -> index {
@@ -72,9 +74,15 @@ GEMM = """builtin.module attributes {pto.target = "a2"} {
     %c0 = pto.alloc : !pto.tile<l0c, 30x48xf32, nz>
     pto.mte_gm_l1 %a, %a1, %m, %k : memref<30x40xf16>, !pto.tile<l1, 30x40xf16, nz>
     pto.mte_gm_l1 %b, %b1, %k, %n : memref<40x48xf16>, !pto.tile<l1, 40x48xf16, zz>
+    pto.set_flag mte2 -> mte1, 0
+    pto.wait_flag mte2 -> mte1, 0
     pto.mte_l1_l0a %a1, %a0, %m, %k : !pto.tile<l1, 30x40xf16, nz>, !pto.tile<l0a, 30x40xf16, zz>
     pto.mte_l1_l0b %b1, %b0, %k, %n : !pto.tile<l1, 40x48xf16, zz>, !pto.tile<l0b, 40x48xf16, zn>
+    pto.set_flag mte1 -> m, 0
+    pto.wait_flag mte1 -> m, 0
     pto.mad %a0, %b0, %c0, %m, %n, %k : !pto.tile<l0a, 30x40xf16, zz>, !pto.tile<l0b, 40x48xf16, zn>, !pto.tile<l0c, 30x48xf32, nz>
+    pto.set_flag m -> fix, 0
+    pto.wait_flag m -> fix, 0
     pto.fixpipe %c0, %c, %m, %n : !pto.tile<l0c, 30x48xf32, nz>, memref<30x48xf32>
     func.return %m : index
   }
@@ -99,7 +107,13 @@ PIPELINES = ("mmair-lower", "cse,canonicalize", "pto-tile-matmul{tile-m=16}", "p
 FOREIGN = ("--json", "--check-numpy", "--split-input-file", "--verify-diagnostics", "--raw-bits",
            "--inputs=int", "--inputs=float", "--stats", "-v", "--version", "--help", "--kind",
            "--target", "--entry", "--max-ops", "--print-op-generic", "--no-such-option",
-           "--output-format=mlir", "--output-format=nope", "--mmair-target=a5", "--layout=qq")
+           "--output-format=mlir", "--output-format=nope", "--mmair-target=a5", "--layout=qq",
+           "--timing", "--timing-only", "--timeline", "--blocks", "--blocks=0", "--numerics=exact",
+           "--numerics=nope", "--sync-check=off", "--check-coverage", "--jobs", "--jobs=2",
+           "--target=ptx", "--workers", "--tiles-m", "--buffers=3", "--progress=on")
+# Options added to mmair-run's base command line (the new ones get exercised unmutated too).
+RUN_EXTRAS = ([], [], ["--timing"], ["--blocks", "2"], ["--sync-check=off"], ["--numerics=exact"],
+              ["--check-coverage", "c"], ["--jobs", "2"], ["--stats"])
 
 
 def make_files(root: Path) -> dict[str, str]:
@@ -120,6 +134,8 @@ def make_files(root: Path) -> dict[str, str]:
 
     put("gemm.mlir", GEMM)
     put("matmul.mlir", MATMUL)
+    put("tcgen05.mlir", (REPO_ROOT / "examples" / "tcgen05_mma_f16.mlir").read_text())
+    put("tcgen05_kloop.mlir", (REPO_ROOT / "examples" / "tcgen05_gemm_kloop.mlir").read_text())
     put("empty.mlir", "")
     put("junk.bin", bytes(range(256)) * 4)
     put("latin1.mlir", "// \xe9\n".encode("latin1"))
@@ -172,8 +188,24 @@ def _base(tool: str, files: dict[str, str], rng: random.Random, out: str) -> lis
     if tool == "mmair-run":
         base = [files["gemm.mlir"], "--check-numpy", "--input", f"a={files['a.npy']}",
                 "--output", f"c={out}", "--seed", "1", "--max-ops", "100000"]
-        return base if rng.random() < 0.7 else [files["matmul.mlir"], "--check-numpy", "--json",
-                                                "--input", f"a={files['bf16.npy']}"]
+        pick = rng.random()
+        if pick < 0.15:
+            return [files["tcgen05.mlir"], "--check-numpy", "--numerics",
+                    rng.choice(["default", "exact"]), "--output", f"d={out}"]
+        if pick < 0.25:
+            return [files["gemm.mlir"], "--timeline", rng.choice([out + ".json", out + ".png"]),
+                    "--input", f"a={files['a.npy']}"] + rng.choice([[], ["--timing-only"]])
+        if pick < 0.7:
+            return base + rng.choice(RUN_EXTRAS)
+        return [files["matmul.mlir"], "--check-numpy", "--json", "--input",
+                f"a={files['bf16.npy']}"]
+    if tool == "mmair-translate":
+        return [files["tcgen05_kloop.mlir"], "--target", "ptx"] + rng.choice([[], ["-o", out]])
+    if tool == "mmair-tune":
+        # One tile configuration and one buffer count: one job, estimated in this process.
+        return ["32", "48", "64", "--tiles-m", "32", "--tiles-n", "48", "--tiles-k", "64",
+                "--buffers", "1", "--workers", "1", "--no-verify", "--progress", "off"] + \
+            rng.choice([[], ["--json"], ["--target", "a5"], ["--types", "bf16,f32"]])
     if tool == "mmair-desc":
         return rng.choice([["decode", "idesc", "0x08400010", "--kind", "f16"],
                            ["decode", "smem", "0x4000404000010040", "--json"],
@@ -237,10 +269,10 @@ def command(seed: int, index: int, files: dict[str, str], out: str) -> Command:
 
 
 def _mains():
-    from mmair.tools import desc, opt, run, show
+    from mmair.tools import desc, opt, run, show, translate, tune
 
     return {"mmair-opt": opt.main, "mmair-run": run.main, "mmair-desc": desc.main,
-            "mmair-show": show.main}
+            "mmair-show": show.main, "mmair-translate": translate.main, "mmair-tune": tune.main}
 
 
 def classify(result) -> str:

@@ -1,8 +1,11 @@
 """Hypothesis profiles: no per-example deadline (the 2-core machines are shared and BLAS timing
-swings a lot); under CI (CI=true) the examples are derandomized so a run is reproducible."""
+swings a lot); under CI (CI=true) the examples are derandomized so a run is reproducible. And no
+test may leave files in the repository root or its working directory."""
 
 import os
+from pathlib import Path
 
+import pytest
 from hypothesis import HealthCheck, settings
 
 settings.register_profile("dev", deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -10,3 +13,19 @@ settings.register_profile(
     "ci", deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow]
 )
 settings.load_profile("ci" if os.environ.get("CI") else "dev")
+
+
+# A test that writes an output must write it under tmp_path: stray files once reached the repository
+# root (`c`, `-1`, ... from a fuzzing run with the repository as working directory) and were
+# committed. Each test fails if it leaves a new entry in the repository root or the working directory.
+_ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture(autouse=True)
+def _no_stray_outputs():
+    folders = {_ROOT, Path.cwd()}
+    before = {folder: set(os.listdir(folder)) for folder in folders}
+    yield
+    for folder, names in before.items():
+        new = set(os.listdir(folder)) - names - {".pytest_cache", "__pycache__", ".hypothesis"}
+        assert not new, f"the test left {sorted(new)} in {folder}; write outputs under tmp_path"

@@ -302,3 +302,105 @@ def test_req8_and_deqf16_outputs_against_independent_numbers(tmp_path, capsys):
     want = np.clip(np.clip(np.rint(y), -256, 255) - 5, -128, 127)
     np.testing.assert_array_equal(np.load(tmp_path / "o.npy"), want)
     np.testing.assert_array_equal(np.load(tmp_path / "o16.npy"), (acc * 0.0625).astype(np.float16))
+
+
+# ---- pto.reinterpret ----------------------------------------------------------------------------
+
+REINTERPRET_MAD = """builtin.module attributes {pto.target = "a2"} {
+  func.func @k(%a_bits: memref<32x32xui16>, %b: memref<32x16xbf16>, %out: memref<32x16xf32>) {
+    %c32 = arith.constant 32 : index
+    %c16 = arith.constant 16 : index
+    %a1u = pto.alloc : !pto.tile<l1, 32x32xui16, nz>
+    %a1 = pto.reinterpret %a1u : !pto.tile<l1, 32x32xui16, nz> to !pto.tile<l1, 32x32xbf16, nz>
+    %b1 = pto.alloc : !pto.tile<l1, 32x16xbf16, zz>
+    %a0 = pto.alloc : !pto.tile<l0a, 32x32xbf16, zz>
+    %b0 = pto.alloc : !pto.tile<l0b, 32x16xbf16, zn>
+    %acc = pto.alloc : !pto.tile<l0c, 32x16xf32, nz>
+    pto.mte_gm_l1 %a_bits, %a1u, %c32, %c32 : memref<32x32xui16>, !pto.tile<l1, 32x32xui16, nz>
+    pto.mte_gm_l1 %b, %b1, %c32, %c16 : memref<32x16xbf16>, !pto.tile<l1, 32x16xbf16, zz>
+    pto.mte_l1_l0a %a1, %a0, %c32, %c32 : !pto.tile<l1, 32x32xbf16, nz>, !pto.tile<l0a, 32x32xbf16, zz>
+    pto.mte_l1_l0b %b1, %b0, %c32, %c16 : !pto.tile<l1, 32x16xbf16, zz>, !pto.tile<l0b, 32x16xbf16, zn>
+    pto.mad %a0, %b0, %acc, %c32, %c16, %c32 : !pto.tile<l0a, 32x32xbf16, zz>, !pto.tile<l0b, 32x16xbf16, zn>, !pto.tile<l0c, 32x16xf32, nz>
+    pto.fixpipe %acc, %out, %c32, %c16 : !pto.tile<l0c, 32x16xf32, nz>, memref<32x16xf32>
+    func.return
+  }
+}
+"""
+
+
+def reinterpret_inputs(tmp_path, seed: int) -> tuple[list[str], np.ndarray]:
+    """bf16 A given as its raw bits (u16), B as bf16; the expected D in float64."""
+    import ml_dtypes
+
+    rng = np.random.default_rng(seed)
+    a = rng.uniform(-2, 2, (32, 32)).astype(ml_dtypes.bfloat16)
+    b = rng.uniform(-2, 2, (32, 16)).astype(ml_dtypes.bfloat16)
+    np.save(tmp_path / "a_bits.npy", a.view(np.uint16))
+    np.save(tmp_path / "b.npy", b)
+    args = ["--input", f"a_bits={tmp_path / 'a_bits.npy'}", "--input", f"b={tmp_path / 'b.npy'}",
+            "--output", f"out={tmp_path / 'out.npy'}"]
+    return args, a.astype(np.float64) @ b.astype(np.float64)
+
+
+def test_reinterpret_feeds_a_mad_with_the_bits_as_bf16(tmp_path, capsys):
+    path = write(tmp_path, REINTERPRET_MAD)
+    args, expected = reinterpret_inputs(tmp_path, 11)
+    code, out, err = run(capsys, path, "--check-numpy", *UNSYNCED, *args)
+    assert code == 0, err
+    (line,) = [x for x in out.splitlines() if x.startswith("check ")]
+    m = RULE.search(line)
+    assert m is not None and m.group(3) == "ok"
+    np.testing.assert_allclose(np.load(tmp_path / "out.npy"), expected, rtol=2.4e-7,
+                               atol=float(m.group(2)))
+
+
+def test_reinterpret_executor_fault_is_caught(tmp_path, capsys, monkeypatch):
+    from mmair.executor.memory import Memory
+
+    real = Memory.reinterpret
+
+    def as_f16(self, tile, shape, layout, element, name=""):  # the view reads bf16 bits as f16
+        return real(self, tile, shape, layout, "f16" if element == "bf16" else element, name)
+
+    monkeypatch.setattr(Memory, "reinterpret", as_f16)
+    path = write(tmp_path, REINTERPRET_MAD)
+    args, _ = reinterpret_inputs(tmp_path, 12)
+    code, out, _ = run(capsys, path, "--check-numpy", *UNSYNCED, *args)
+    assert code == 1 and "FAILED (" in out
+
+
+REINTERPRET_WRITE_THROUGH = """builtin.module attributes {pto.target = "a2"} {
+  func.func @g(%src: memref<128xf16>, %dst: memref<128xf16>) -> index {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %s = pto.alloc : !pto.tile<ub, 128xf16, nd>
+    %d = pto.alloc : !pto.tile<ub, 128xf16, nd>
+    %su = pto.reinterpret %s : !pto.tile<ub, 128xf16, nd> to !pto.tile<ub, 128xui16, nd>
+    %du = pto.reinterpret %d : !pto.tile<ub, 128xf16, nd> to !pto.tile<ub, 128xui16, nd>
+    pto.mte_gm_ub %dst, %d : memref<128xf16>, !pto.tile<ub, 128xf16, nd>
+    pto.mte_gm_ub %src, %s : memref<128xf16>, !pto.tile<ub, 128xf16, nd>
+    %n = pto.gather_mask %du, %su, %c0, %c1, %c1, %c0, %c0 {pattern = 2 : i64} : !pto.tile<ub, 128xui16, nd>, !pto.tile<ub, 128xui16, nd>
+    pto.mte_ub_gm %d, %dst : !pto.tile<ub, 128xf16, nd>, memref<128xf16>
+    func.return %n : index
+  }
+}
+"""
+
+
+def test_reinterpret_write_through_the_view_reaches_the_source(tmp_path, capsys):
+    # GatherMask pattern 2 (keep every odd element) on u16 views of f16 tiles; the f16 tile is
+    # stored: its first 64 elements are the odd source elements, the rest its loaded values.
+    src = np.random.default_rng(13).uniform(-2, 2, 128).astype(np.float16)
+    dst = np.full(128, -7.0, np.float16)
+    np.save(tmp_path / "src.npy", src)
+    np.save(tmp_path / "dst.npy", dst)
+    path = write(tmp_path, REINTERPRET_WRITE_THROUGH)
+    code, out, err = run(capsys, path, "--check-numpy", *UNSYNCED, "--input",
+                         f"src={tmp_path / 'src.npy'}", "--input", f"dst={tmp_path / 'dst.npy'}",
+                         "--output", f"dst={tmp_path / 'out.npy'}")
+    assert code == 0, err
+    (line,) = [x for x in out.splitlines() if x.startswith("check dst")]
+    assert RULE.search(line).group(3) == "ok"
+    got = np.load(tmp_path / "out.npy")
+    np.testing.assert_array_equal(got[:64], src[1::2])
+    np.testing.assert_array_equal(got[64:], dst[64:])

@@ -77,6 +77,9 @@ def test_memory_map_boxes_and_png(tmp_path):
 @pytest.mark.parametrize(("argv", "code", "message"), [
     (["layout", "--shape", "0x4"], 2, "mmair-show: error: argument --shape: expected one or two positive sizes"),
     (["layout", "--shape", "16x16", "--type", "q7"], 1, "error: "),
+    # 65536 labelled cells took over 10 s to draw (found by the command-line fuzzer).
+    (["layout", "--shape", "65536"], 2, "mmair-show: error: argument --shape: at most 16384 "
+                                        "elements (e.g. 128x128) are drawn with their index, got 65536"),
     (["layout", "--shape", "16", "--layout", "nz"], 1, "error: a 1-D shape needs the nd layout"),
     (["memory", "/nonexistent.mlir"], 1, "error: cannot read input"),
     (["layout", "--shape", "16x16", "-o", "/nonexistent/x.png"], 1, "error: cannot write output"),

@@ -171,8 +171,12 @@ def test_run_lowers_automatically_and_says_so_with_v(capsys):
     assert code == 0, err
     assert "running mmair-lower first: the module holds pto.matmul" in err
     assert "  pto.mad: 6" in out
-    code, _, err = call(run, capsys, EXAMPLES / "matmul_f16.mlir")
+    code, out, err = call(run, capsys, EXAMPLES / "matmul_f16.mlir")
     assert code == 0 and err == ""
+    # Nothing asked for: one line says the run happened and how to see its data.
+    assert out.startswith("ran @matmul on a2 (") and out.count("\n") == 1
+    assert out.rstrip().endswith("ops); nothing saved: --output NAME=FILE.npy writes a GM memref "
+                                 "(a, b, c), --check-numpy compares them with numpy")
     # -p '' runs no pass: pto.matmul has no executor implementation.
     code, _, err = call(run, capsys, EXAMPLES / "matmul_f16.mlir", "-p", "")
     assert code == 1 and "no implementation for op 'pto.matmul'" in err
@@ -192,3 +196,45 @@ def test_one_target_option_for_both_hardware_families(tmp_path, capsys):
     assert out.startswith("check d = numpy tcgen05.mma reference")
     code, _, err = call(run, capsys, path, "--target", "b9")
     assert code == 2 and "unknown target 'b9', expected one of a2, " in err and "sm_100a" in err
+
+
+# ---- options of one hardware family on a kernel of the other (found as a new user) -------------
+
+
+def test_numerics_on_a_pto_kernel_is_one_error(capsys):
+    code, out, err = call(run, capsys, EXAMPLES / "gemm_f16_128.mlir", "--numerics=exact")
+    assert code == 1 and out == ""
+    assert err == (f"{EXAMPLES / 'gemm_f16_128.mlir'}: error: --numerics=exact selects the "
+                   "tcgen05.mma arithmetic; this kernel has no tcgen05 op\n")
+
+
+def test_blocks_on_a_tcgen05_kernel_is_one_error(capsys):
+    code, out, err = call(run, capsys, EXAMPLES / "tcgen05_mma_f16.mlir", "--blocks", "2")
+    assert code == 1 and out == ""
+    assert err.endswith("error: --blocks 2 launches Ascend AI Cores; this is a tcgen05 kernel, "
+                        "which runs on one CTA\n") and err.count("\n") == 1
+
+
+def test_a_tcgen05_kernel_reports_its_own_target(capsys):
+    # examples/tcgen05_mma_f16.mlir says tcgen05.target = "sm_100a"; it was shown as "a2".
+    code, out, _ = call(run, capsys, EXAMPLES / "tcgen05_mma_f16.mlir", "--stats")
+    assert code == 0 and out.splitlines()[0] == "target: sm_100a"
+    code, out, _ = call(run, capsys, EXAMPLES / "tcgen05_mma_f16.mlir", "--json")
+    assert code == 0 and json.loads(out)["target"] == "sm_100a"
+
+
+def test_check_coverage_says_when_every_byte_was_written(capsys):
+    code, out, err = call(run, capsys, EXAMPLES / "multicore_copy.mlir", "--blocks", "4",
+                          "--check-coverage", "c", "--check-coverage", "c")
+    assert code == 0, err
+    assert out == "coverage c: all 128 bytes written\n"  # c is memref<64xf16>
+
+
+@pytest.mark.parametrize("fmt", ["llvm", "riscv-asm", "wat", "mps"])
+def test_output_formats_other_than_mlir_are_a_bad_option(capsys, fmt):
+    # xDSL's backends print only their own dialects: on pto IR they raised a traceback (llvm,
+    # riscv-asm, mps) or printed nothing with exit 0 (wat).
+    code, out, err = call(opt, capsys, EXAMPLES / "gemm_f16_128.mlir", "--output-format", fmt)
+    assert code == 2 and out == ""
+    assert err == (f"mmair-opt: error: argument --output-format: invalid choice: '{fmt}' "
+                   "(choose from 'mlir')\n")

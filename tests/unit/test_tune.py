@@ -52,6 +52,7 @@ def test_cli_prints_the_best_configurations_and_verifies_the_best(capsys):
     out = capsys.readouterr().out
     assert code == 0, out
     assert "2 configurations of 256x256x256 f16->f32 on a2" in out
+    assert out.splitlines()[0].endswith(" s on 1 process")
     lines = [line.split() for line in out.splitlines()
              if "128x128x128 " in line and not line.startswith("verified")]
     assert [(r[0], r[1], r[2]) for r in lines] == [("1", "128x128x128", "2"),
@@ -66,8 +67,6 @@ def test_cli_prints_the_best_configurations_and_verifies_the_best(capsys):
     (["16", "16", "16", "--target", "b9"], "unknown --target 'b9'"),
 ])
 def test_cli_bad_arguments_exit_2(capsys, argv, message):
-    with pytest.raises(SystemExit) as exc:  # argparse's own errors exit from parse_args
-        code = tune.main(argv)
-        raise SystemExit(code)
-    assert exc.value.code == 2
+    # argparse's own errors are returned, not raised: in-process callers (the CLI fuzzer) see 2.
+    assert tune.main(argv) == 2
     assert message in capsys.readouterr().err
