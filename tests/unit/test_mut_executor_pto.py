@@ -54,6 +54,17 @@ def test_fixpipe_into_a_tile_checks_the_written_shape():
     assert np.array_equal(K.read_logical(fits), c.T)
 
 
+def test_fixpipe_reads_at_most_the_source_tile():
+    mem = Memory("a2")
+    _, C = _acc(mem, 16, 32)
+    out = np.zeros((64, 64), np.float32)
+    with pytest.raises(ExecutionError, match=r"requires m in \[0, 16\] \(rows of the source .*\), got 32"):
+        K.fixpipe(C, out, 32, 32)
+    with pytest.raises(ExecutionError, match=r"requires n in \[0, 32\] \(columns of the source .*\), "
+                                             r"got 48"):
+        K.fixpipe(C, out, 16, 48)
+
+
 def test_fixpipe_into_gm_checks_rank_and_extent():
     mem = Memory("a2")
     c, C = _acc(mem, 16, 32)
@@ -69,3 +80,32 @@ def test_fixpipe_into_gm_checks_rank_and_extent():
     out = np.zeros((32, 16), np.float32)
     K.fixpipe(C, out, 16, 32, layout="nz2dn")
     assert np.array_equal(out, c.T)
+
+
+def test_ub_copies_fill_the_tile_exactly_and_no_further():
+    mem = Memory("a2")
+    ub = mem.place("ub", (1, 16), "nd", "f16")
+    src = np.arange(16, dtype=np.float16)
+    K.copy_gm_to_tile(src, ub)  # exactly the tile's 16 elements
+    back = np.zeros(16, np.float16)
+    K.copy_tile_to_gm(ub, back)
+    assert np.array_equal(back, src)
+    with pytest.raises(ExecutionError, match="copies 17 GM elements into the 16-element"):
+        K.copy_gm_to_tile(np.zeros(17, np.float16), ub)
+    with pytest.raises(ExecutionError, match="fills 17 GM elements from the 16-element"):
+        K.copy_tile_to_gm(ub, np.zeros(17, np.float16))
+
+
+def test_mad_checks_n_against_the_destination_and_refuses_hif8():
+    mem = Memory("a2")
+    a = mem.place("l0a", (16, 16), "zz", "f16")
+    b = mem.place("l0b", (16, 32), "zn", "f16")
+    c = mem.place("l0c", (16, 16), "nz", "f32")
+    with pytest.raises(ExecutionError, match=r"requires n in \[0, 16\] \(columns of the dst .*\), "
+                                             r"got 32"):
+        K.mad(a, b, c, 16, 32, 16)
+    a5 = Memory("a5")
+    h = a5.place("l0a", (16, 32), "zz", "hif8")
+    hb = a5.place("l0b", (32, 16), "zn", "hif8")
+    with pytest.raises(ExecutionError, match=r"got \(hif8, hif8\): hif8 is not supported"):
+        K.mad(h, hb, a5.place("l0c", (16, 16), "nz", "f32"), 16, 16, 32)

@@ -1,6 +1,7 @@
 """tcgen05 executor behaviours the mutation harness found unpinned (docs/mutation.md, area
 `executor-tcgen05`): the element decoders return float32 (the MMA's f32 arithmetic relies on it),
-and `encode_scale` refuses values that its scale format cannot hold exactly. Expected values are
+`encode_scale` refuses values that its scale format cannot hold exactly, and A given in TMEM as
+raw containers needs M rows. Expected values are
 literals from the format definitions (OCP MX v1.0: E4M3 bias 7, E8M0 = 2^(e - 127); IEEE f16)."""
 
 from __future__ import annotations
@@ -9,11 +10,19 @@ import numpy as np
 import pytest
 
 from mmair.executor.tcgen05_kernels import (
+    SharedMemory,
+    Tcgen05ExecutionError,
+    TensorMemory,
     decode_elements,
     decode_ue4m3,
     decode_ue8m0,
+    encode_elements,
     encode_scale,
+    mma,
+    read_d,
+    write_smem_operand,
 )
+from mmair.isa.tcgen05 import InstrDesc, SmemDesc, encode_idesc, encode_smem_desc
 
 
 @pytest.mark.parametrize(("raw", "type_name", "value"), [
@@ -44,3 +53,26 @@ def test_encode_scale_refuses_inexact_values():
                               (1.0 + 2.0 ** -30, "ue4m3"), (1.0625, "ue4m3")):
         with pytest.raises(ValueError, match=f"not exactly representable as {scale_type}"):
             encode_scale(np.array([value]), scale_type)
+
+
+def test_a_in_tmem_given_as_raw_containers_needs_m_rows():
+    # A (M x K) given as the container integers of its TMEM memref (the interpreter's form):
+    # exactly M rows suffice; one fewer is one error naming the shape.
+    rng = np.random.default_rng(18)
+    a = rng.integers(-4, 5, (128, 16)).astype(np.float32)
+    b = rng.integers(-4, 5, (16, 64)).astype(np.float32)
+    smem, tmem = SharedMemory(), TensorMemory()
+    d = tmem.alloc(64)
+    # B^T (N x K) K-major without swizzle: 8-element core matrices, next K unit 128 B on, next
+    # 8 rows 256 B on (PTX ISA, "Shared memory matrix layout").
+    desc = SmemDesc(start=0, lbo=128, sbo=256, base_offset=0, swizzle="none")
+    write_smem_operand(smem, desc, b.T, major="k", type_name="bf16", kind="f16")
+    idesc = encode_idesc(InstrDesc(kind="f16", m=128, n=64, atype="bf16", btype="bf16", dtype="f32"))
+    raw = encode_elements(a, "bf16")
+    mma(smem, tmem, kind="f16", d=d, a=0, a_in_tmem=True, a_raw=raw, b=encode_smem_desc(desc),
+        idesc=idesc, enable_input_d=False)
+    assert np.array_equal(read_d(tmem, d, "f32", 128, 64), a @ b)
+    with pytest.raises(Tcgen05ExecutionError, match=r"requires A in tensor memory to hold 128x16 elements, "
+                                        r"got shape 127x16"):
+        mma(smem, tmem, kind="f16", d=d, a=0, a_in_tmem=True, a_raw=raw[:127],
+            b=encode_smem_desc(desc), idesc=idesc, enable_input_d=False)
