@@ -23,7 +23,9 @@ tile is read with the sizes it was written with (true of every kernel pto-tile-m
 the Ascend C samples). A `dn2nz` load to an nz tile becomes `copy_dn2nz` {1, rows, cols, 0, GM row
 pitch, tile rows rounded to 16, 1, 0} (the transposed-A call of the Ascend C DN2NZ page). Not
 expanded (left as tile-level ops, which the executor runs): dn2nz to other layouts, hardware
-transposes of b8/b32 operands other than f32 B from zz, s4 operands, `mte_l1_bt`.
+transposes of b8/b32 operands other than f32 B from zz and b8 B from nz (the
+SplitBTransposeForS4S8 squares, static n with an even number of 16-column fractals), s4
+operands, `mte_l1_bt`.
 """
 
 from __future__ import annotations
@@ -249,6 +251,20 @@ class _Expander:
             b.loop(kk1, lambda bb, i: load(bb, bb.mul(bb.add(base, i), frac),
                                           bb.mul(bb.mul(i, nn1), frac), nn1, k1t, True))
             return True
+        if _b8_nz_b_square_loads(op, self.target):
+            # SplitBTransposeForS4S8: per 32-row k block, squares of two 16 x 32 fractals stacked
+            # along k (consecutive in Nz), one per 32 columns of n, transposed into Zn fractals
+            half_r1 = -(-sr // M0) // 2  # squares per L1 column of fractals
+            base = b.add(b.mul(b.div(col, 2 * M0), half_r1), b.div(row, 2 * M0))
+            squares = b.cdiv(n, 2 * M0)
+
+            def body8(bb: _Builder, i: Index) -> None:
+                s_off = bb.mul(bb.add(base, i), 2 * frac)
+                d_off = bb.mul(bb.mul(i, nn1), frac)
+                bb.emit(pto.Load2DTransposeOp(op.src, bb.v(s_off), op.dst, bb.v(d_off), bb.v(0),
+                                              bb.v(squares), bb.v(half_r1), bb.v(1), bb.v(0)))
+            b.loop(kk1, body8)
+            return True
         if src.layout_name == "zz" and bits == 32 and isa_params.load2d_transpose_supported(self.target):
             # SplitBTransposeForB32: per 16-row k slab, squares of two 16 x 8 fractals along n
             n1t = -(-sc // c0)  # 8-column fractals per L1 row of fractals
@@ -380,6 +396,8 @@ def _expandable(op: Operation, target: Target) -> bool:
         return not transpose or bits == 16
     if transpose or (src.layout_name in ("zz", "nz") and bits == 16):
         return True
+    if _b8_nz_b_square_loads(op, target):
+        return True
     return src.layout_name == "zz" and bits == 32 and isa_params.load2d_transpose_supported(target)
 
 
@@ -403,3 +421,21 @@ def _fixpipe_nz_block(op: pto.FixpipeOp) -> int | None:
     if block > 16 and (n is None or n % block):
         return None
     return block
+
+
+def _b8_nz_b_square_loads(op: pto.MteL1L0AOp | pto.MteL1L0BOp, target: Target) -> bool:
+    """Whether a b8 B move from an nz L1 tile to zn L0B is the SplitBTransposeForS4S8 loop of the
+    Ascend C sample: LoadDataWithTranspose squares of two fractals stacked along k, so the L1
+    tile's fractal rows come in pairs (rows a multiple of 32), the source offsets are static
+    multiples of 32, and n is static with an even number of 16-column fractals (each square
+    writes two)."""
+    src, dst = op.src.type, op.dst.type
+    assert isinstance(src, pto.TileType) and isinstance(dst, pto.TileType)
+    if not (isinstance(op, pto.MteL1L0BOp) and op.transpose is None and src.element_bits == 8
+            and src.layout_name == "nz" and dst.layout_name == "zn"
+            and isa_params.load2d_transpose_supported(target)):
+        return False
+    n = pto.static_value(op.n)
+    offsets = [0 if v is None else pto.static_value(v) for v in (op.src_row, op.src_col)]
+    return (-(-src.matrix_shape[0] // M0)) % 2 == 0 and n is not None and (-(-n // M0)) % 2 == 0 \
+        and all(o is not None and o % (2 * M0) == 0 for o in offsets)

@@ -130,18 +130,20 @@ def test_fixpipe_copy_channel_split_runs(target):
 
 
 def nz2nz_kernel(target: str, elem: str, acc: str, out: str, quant: str, m: int, n: int, k: int,
-                 c0: int) -> str:
-    """A tile-level kernel whose Fixpipe writes C as NZ blocks of `c0` channels to a GM memref
-    (N1, M1, 16, c0)."""
+                 c0: int, word: int = 0, nf: int | None = None) -> str:
+    """A tile-level kernel whose Fixpipe writes the first `nf` (default n) columns of C as NZ
+    blocks of `c0` channels to a GM memref (N1, M1, 16, c0); `word` is the QUANT_PRE scalar."""
+    nf = n if nf is None else nf
     a, b = f"memref<{m}x{k}x{elem}>", f"memref<{k}x{n}x{elem}>"
-    dst = f"memref<{-(-n // c0)}x{-(-m // 16)}x16x{c0}x{out}>"
+    dst = f"memref<{-(-nf // c0)}x{-(-m // 16)}x16x{c0}x{out}>"
     scalar = " scalar %w" if quant != "none" else ""
     return f"""builtin.module attributes {{pto.target = "{target}"}} {{
   func.func @k(%a: {a}, %b: {b}, %c: {dst}) {{
     %cm = arith.constant {m} : index
     %cn = arith.constant {n} : index
+    %cnf = arith.constant {nf} : index
     %ck = arith.constant {k} : index
-    %w = arith.constant {1 << 32} : i64
+    %w = arith.constant {word} : i64
     %a_l1 = pto.alloc : !pto.tile<l1, {m}x{k}x{elem}, nz>
     %b_l1 = pto.alloc : !pto.tile<l1, {k}x{n}x{elem}, zz>
     %a_l0a = pto.alloc : !pto.tile<l0a, {m}x{k}x{elem}, {"nz" if target == "a5" else "zz"}>
@@ -152,10 +154,44 @@ def nz2nz_kernel(target: str, elem: str, acc: str, out: str, quant: str, m: int,
     pto.mte_gm_l1 %b, %b_l1, %ck, %cn : {b}, !pto.tile<l1, {k}x{n}x{elem}, zz>
     pto.mte_l1_l0b %b_l1, %b_l0b, %ck, %cn : !pto.tile<l1, {k}x{n}x{elem}, zz>, !pto.tile<l0b, {k}x{n}x{elem}, zn>
     pto.mad %a_l0a, %b_l0b, %c_l0c, %cm, %cn, %ck : !pto.tile<l0a, {m}x{k}x{elem}, {"nz" if target == "a5" else "zz"}>, !pto.tile<l0b, {k}x{n}x{elem}, zn>, !pto.tile<l0c, {m}x{n}x{acc}, nz>
-    pto.fixpipe %c_l0c, %c, %cm, %cn{scalar} {{layout = "nz2nz", quant = "{quant}"}} : !pto.tile<l0c, {m}x{n}x{acc}, nz>, {dst}
+    pto.fixpipe %c_l0c, %c, %cm, %cnf{scalar} {{layout = "nz2nz", quant = "{quant}"}} : !pto.tile<l0c, {m}x{n}x{acc}, nz>, {dst}
     func.return
   }}
 }}"""
+
+
+@pytest.mark.parametrize("target", ["a2", "a5"])
+@pytest.mark.parametrize("n, nf", [(32, 32), (64, 64), (64, 48)])
+def test_b8_nz_fixpipe_expands_with_channel_merge(target, n, nf):
+    """An s8 kernel with B staged Nz in L1 (SplitBTransposeForS4S8: LoadDataWithTranspose squares)
+    and an NZ Fixpipe (REQ8, scale 1) into a (N1, M1, 16, 32) GM memref expands whole: the
+    channel-merged output (16 x 32 blocks) is the same bytes as tile level. With n = 48 the
+    hardware would write the trailing 16 channels as a 16-wide block, which such a memref cannot
+    hold, so that function stays tile-level."""
+    from mmair.tools.diagnostics import verify_module
+
+    m, k = 32, 32
+    from mmair.isa.ascend.quant import encode_quant_word
+
+    word = encode_quant_word(1.0, signed_output=True)  # REQ8, scale 1, s8
+    text = nz2nz_kernel(target, "i8", "i32", "i8", "req8", m, n, k, 32, word, nf).replace(
+        f"l1, {k}x{n}xi8, zz>", f"l1, {k}x{n}xi8, nz>")
+    ctx, module = parse(text)
+    base_module = module.clone()
+    PassPipeline.parse_spec(get_all_passes(), "pto-expand-params").apply(ctx, module)
+    verify_module(module)
+    kinds = {type(op) for op in module.walk()}
+    assert (pto.FixpipeCopyOp in kinds) == (pto.Load2DTransposeOp in kinds) == (nf % 32 == 0)
+    rng = np.random.default_rng(n)
+    inputs = {"a": rng.integers(-3, 4, (m, k)).astype(np.int8),
+              "b": rng.integers(-3, 4, (k, n)).astype(np.int8)}
+    got = run_module(module, inputs=inputs).outputs["c"]
+    base = run_module(base_module, inputs=inputs).outputs["c"]
+    c = inputs["a"].astype(np.int32) @ inputs["b"].astype(np.int32)  # |c| <= 288: saturates
+    expect = np.clip(c, -128, 127).astype(np.int8)[:, :nf]
+    n1 = -(-nf // 32)  # the memref (N1, M1, 16, 32) read back as [m, N1 * 32]: C in its first nf
+    np.testing.assert_array_equal(base.transpose(1, 2, 0, 3).reshape(m, n1 * 32)[:, :nf], expect)
+    np.testing.assert_array_equal(got, base)
 
 
 @pytest.mark.parametrize("target", ["a2", "a5"])
