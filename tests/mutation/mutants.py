@@ -290,10 +290,15 @@ class _Collector(ast.NodeVisitor):
         if len(node.ops) == 1 and type(node.ops[0]) in _CMP_SWAP:
             old = type(node.ops[0])
             new = _CMP_SWAP[old]
-            left, right = self.src.seg(node.left), self.src.seg(node.comparators[0])
-            gap = self.src.text[self.src.span(node.left)[1]:self.src.span(node.comparators[0])[0]]
-            if b"\n" not in gap:
-                repl = left + b" " + _CMP_TEXT[new].encode() + b" " + right
+            start, end = self.src.span(node)
+            left_end, right_start = self.src.span(node.left)[1], self.src.span(node.comparators[0])[0]
+            gap = self.src.text[left_end:right_start]
+            # The gap keeps the parentheses around the operands (`(a is None) != (b)`): only
+            # the operator changes, so a parenthesized operand never turns into a chain.
+            new_gap = gap.replace(_CMP_TEXT[old].encode(), _CMP_TEXT[new].encode(), 1)
+            if b"\n" not in gap and new_gap != gap:
+                text = self.src.text
+                repl = text[start:left_end] + new_gap + text[right_start:end]
                 what = f"comparison: {self.short(node, 50)}  ({_CMP_TEXT[old]} -> {_CMP_TEXT[new]})"
                 self.add("gcmp" if self.in_guard and "gcmp" in self.ops else "cmp", node, repl, what)
         self.generic_visit(node)

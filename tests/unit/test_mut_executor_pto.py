@@ -1,15 +1,20 @@
-"""Fixpipe faults the mutation harness found unpinned (docs/mutation.md, area `executor-pto`):
-each wrong-size operand is one runtime error with its own message, and a legal write of the same
-shapes lands where the layout says. Expected values are literals (sizes, element counts)."""
+"""Executor faults the mutation harness found unpinned (docs/mutation.md, area `executor-pto`):
+each wrong-size fixpipe/mad/copy operand is one runtime error with its own message, a legal write
+of the same shapes lands where the layout says, and GatherMask run on a target without it is one
+error. Expected values are literals (sizes, element counts)."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
+from xdsl.context import Context
 
+from mmair.dialects import get_all_dialects
 from mmair.executor import kernels as K
 from mmair.executor.errors import ExecutionError
 from mmair.executor.memory import Memory
+from mmair.executor.runner import run_module
+from mmair.tools.diagnostics import LocatingParser
 
 
 def _acc(mem: Memory, m: int, n: int) -> tuple[np.ndarray, object]:
@@ -109,3 +114,29 @@ def test_mad_checks_n_against_the_destination_and_refuses_hif8():
     hb = a5.place("l0b", (32, 16), "zn", "hif8")
     with pytest.raises(ExecutionError, match=r"got \(hif8, hif8\): hif8 is not supported"):
         K.mad(h, hb, a5.place("l0c", (16, 16), "nz", "f32"), 16, 16, 32)
+
+
+def test_gather_mask_on_a_target_without_it_is_one_runtime_error():
+    # The verifier checks the module's own target; `run_module(target=...)` runs the same IR on
+    # another one: the 910 has no GatherMask (its vector unit predates it).
+    text = """builtin.module {
+  func.func @g(%src: memref<128xui16>) -> index {
+    %zero = arith.constant 0 : index
+    %one = arith.constant 1 : index
+    %eight = arith.constant 8 : index
+    %ub_src = pto.alloc {offset = 0 : i64} : !pto.tile<ub, 128xui16, nd>
+    %ub_dst = pto.alloc {offset = 256 : i64} : !pto.tile<ub, 128xui16, nd>
+    pto.mte_gm_ub %src, %ub_src : memref<128xui16>, !pto.tile<ub, 128xui16, nd>
+    %kept = pto.gather_mask %ub_dst, %ub_src, %zero, %one, %one, %eight, %zero {pattern = 2 : i64} : !pto.tile<ub, 128xui16, nd>, !pto.tile<ub, 128xui16, nd>
+    func.return %kept : index
+  }
+}
+"""
+    ctx = Context()
+    for name, factory in get_all_dialects().items():
+        ctx.register_dialect(name, factory)
+    module = LocatingParser(ctx, text, "g.mlir").parse_module()
+    src = {"src": np.arange(128, dtype=np.uint16)}
+    assert run_module(module, inputs=src, target="a2").results == (64,)
+    with pytest.raises(ExecutionError, match="GatherMask does not exist on target 910"):
+        run_module(module, inputs=src, target="910")

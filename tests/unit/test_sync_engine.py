@@ -9,8 +9,9 @@ import random
 
 import pytest
 
+from mmair.dialects import pto
 from mmair.dialects.pto.effects import Access, overlap
-from mmair.executor.events import BARRIER, BARRIER_ALL, SET, WAIT, Event, SyncError
+from mmair.executor.events import BARRIER, BARRIER_ALL, SET, WAIT, Event, FlagPlan, SyncError
 from mmair.executor.scheduler import Scheduler, analyze
 from mmair.isa.ascend.pipes import Pipe
 
@@ -301,3 +302,93 @@ def test_records_stay_bounded_in_a_long_flagged_stream():
     # One record per distinct byte set and pipe: 50 GM windows + the L1 tile (MTE2) + the read.
     assert sched.hb.record_count() <= 52
     assert len(sched.hb.since_mark[0]) <= 2  # pred lists do not grow with the stream
+
+
+# ------------------------------------------------------------------------------------------------
+# sync ops without Events (the seam's fast path) against the Event path
+# ------------------------------------------------------------------------------------------------
+
+
+def _light_stream(sched: Scheduler, steps: list[tuple[str, FlagPlan]]) -> None:
+    """Issue `steps` the way the seam does: without Events where the scheduler allows it."""
+    for what, plan in steps:
+        if what == "pair":
+            assert sched.light_set_wait(plan)
+        elif what == SET:
+            if not sched.light_set(plan, ()):
+                sched.issue(flag(SET, plan.src, plan.dst))
+        elif not sched.light_wait(plan.dst_lane, plan.key, plan.wait_item):
+            sched.issue(flag(WAIT, plan.src, plan.dst))
+
+
+def _event_stream(sched: Scheduler, steps: list[tuple[str, FlagPlan]]) -> None:
+    for what, plan in steps:
+        if what in ("pair", SET):
+            sched.issue(flag(SET, plan.src, plan.dst))
+        if what in ("pair", WAIT):
+            sched.issue(flag(WAIT, plan.src, plan.dst))
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_light_sync_steps_advance_the_clocks_like_events(seed):
+    # Random balanced flag traffic between the four cube pipes, with loads and moves between
+    # them: the fast path (no Events, set+wait pairs fused) must leave the same vector clocks
+    # and counts as the Event path, and find the same races.
+    rng = random.Random(seed)
+    pipes = [Pipe.MTE2, Pipe.MTE1, Pipe.M, Pipe.FIX]
+    fast = Scheduler(collect=True, record_preds=False)
+    slow = Scheduler(collect=True, record_preds=False)
+    for _ in range(60):
+        src, dst = rng.sample(pipes, 2)
+        plan = FlagPlan(None, 0, src, dst, 0)
+        form = rng.choice(["pair", "split"])
+        steps = [("pair", plan)] if form == "pair" else [(SET, plan), (WAIT, plan)]
+        _light_stream(fast, steps)
+        _event_stream(slow, steps)
+        tile = Access("l1", 0, 64, write=rng.random() < 0.5)
+        for sched in (fast, slow):
+            sched.issue(op(dst, tile))
+    fast.finish()
+    slow.finish()
+    assert fast.hb.clock == slow.hb.clock
+    assert fast.hb.count == slow.hb.count
+    races = [[(c.first.pipe, c.second.pipe, c.lo, c.hi) for c in s.hb.conflicts]
+             for s in (fast, slow)]
+    assert races[0] == races[1]
+    assert not fast.faults and not slow.faults
+
+
+def test_light_set_never_waited_is_reported_with_its_op():
+    sched = Scheduler(record_preds=False)
+    set_op = pto.SetFlagOp(Pipe.MTE2, Pipe.MTE1, 3)
+    plan = FlagPlan(set_op, 0, Pipe.MTE2, Pipe.MTE1, 3)
+    assert sched.light_set(plan, ())
+    with pytest.raises(SyncError) as info:
+        sched.finish()
+    assert info.value.kind == "unbalanced"
+    assert info.value.events[0].op is set_op
+    assert "set_flag mte2 -> mte1 event 3" in str(info.value)
+
+
+def test_second_set_of_a_light_set_flag_is_an_overflow_naming_the_first():
+    sched = Scheduler(record_preds=False)
+    first_op, second_op = (pto.SetFlagOp(Pipe.MTE2, Pipe.MTE1, 0) for _ in range(2))
+    assert sched.light_set(FlagPlan(first_op, 0, Pipe.MTE2, Pipe.MTE1, 0), ())
+    assert not sched.light_set(FlagPlan(second_op, 0, Pipe.MTE2, Pipe.MTE1, 0), ())
+    with pytest.raises(SyncError) as info:
+        sched.issue(Event(99, 0, Pipe.MTE2, second_op, SET, (), (), src=Pipe.MTE2,
+                          dst=Pipe.MTE1, event_id=0))
+        sched.flush()
+    assert info.value.kind == "overflow"
+    assert [e.op for e in info.value.events] == [second_op, first_op]
+    assert "sets flag mte2 -> mte1 event 0 again while it is still set by 'pto.set_flag' " \
+        "(pipe mte2)" in str(info.value)
+
+
+def test_timeline_schedulers_keep_events_for_every_sync_op():
+    sched = Scheduler(record_preds=True)
+    plan = FlagPlan(None, 0, Pipe.MTE2, Pipe.MTE1, 0)
+    assert not sched.light_set(plan, ())
+    assert not sched.light_set_wait(plan)
+    sched.issue(flag(SET, Pipe.MTE2, Pipe.MTE1))
+    assert not sched.light_wait(plan.dst_lane, plan.key, plan.wait_item)
