@@ -9,6 +9,8 @@ whole CLI run minus the interpreter's start-up: parse, verify, `mmair-lower`, re
 (already converted, numpy's default BLAS threads) in the same process. The two are timed in
 alternation; medians. "loaded": the same measurement while one busy process per core spins
 (started and stopped by this script; each also ends by itself after `--load-seconds`).
+Each shape is run with every `--jobs` value of `--jobs` (default: 1 and the CPU count), timed in
+rotation with the baseline, so the table shows what the thread pool over independent ops gives.
 """
 
 from __future__ import annotations
@@ -49,7 +51,7 @@ def background_load(processes: int, seconds: float):
             p.wait()
 
 
-def case(tmp: Path, m: int, n: int, k: int, ab: str):
+def case(tmp: Path, m: int, n: int, k: int, ab: str, jobs: int | None = None):
     import numpy as np
 
     from mmair.executor.dtypes import numpy_dtype
@@ -66,6 +68,8 @@ def case(tmp: Path, m: int, n: int, k: int, ab: str):
             "--input", f"c={tmp / 'c.npy'}", "--output", f"c={tmp / 'out.npy'}"]
     if ab == "bf16":
         argv.append("--raw-bits")
+    if jobs is not None:
+        argv += ["--jobs", str(jobs)]
 
     def mmair() -> None:
         with contextlib.redirect_stdout(io.StringIO()):
@@ -78,20 +82,24 @@ def case(tmp: Path, m: int, n: int, k: int, ab: str):
     return mmair, base, (tmp / "out.npy", a32, b32)
 
 
-def measure(mmair, base, reps: int) -> tuple[float, float]:
+def measure(runs: list, base, reps: int) -> tuple[list[float], float]:
+    """Medians of each mmair variant in `runs` and of `base`, all timed in rotation."""
     import gc
 
-    mmair()
-    base()
-    tm: list[float] = []
-    tb: list[float] = []
+    for fn in (*runs, base):
+        fn()
+    times: list[list[float]] = [[] for _ in range(len(runs) + 1)]
+    fns = [*runs, base]
     for i in range(reps):
-        for fn, out in ((mmair, tm), (base, tb)) if i % 2 == 0 else ((base, tb), (mmair, tm)):
+        order = list(range(len(fns)))
+        if i % 2:
+            order.reverse()
+        for j in order:
             gc.collect()
             t0 = time.perf_counter()
-            fn()
-            out.append(time.perf_counter() - t0)
-    return statistics.median(tm), statistics.median(tb)
+            fns[j]()
+            times[j].append(time.perf_counter() - t0)
+    return [statistics.median(t) for t in times[:-1]], statistics.median(times[-1])
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -104,6 +112,11 @@ def main(argv: list[str] | None = None) -> int:
                         help="upper bound on the life of each background process")
     parser.add_argument("--modes", default="idle,loaded")
     parser.add_argument("--output", type=Path, default=None)
+    parser.add_argument("--jobs", default=None,
+                        help="comma-separated --jobs values to compare (default: 1 and the CPU "
+                             "count)")
+    parser.add_argument("--shapes", default=None,
+                        help="only these shapes, e.g. 2048x2048x2048:f16,1024x1024x1024:s8")
     args = parser.parse_args(argv)
     reps = args.reps or (2 if args.quick else 5)
     shapes = [(512, 512, 512, "f16", None), (1024, 1024, 1024, "f16", None),
@@ -112,25 +125,38 @@ def main(argv: list[str] | None = None) -> int:
         shapes += [(1000, 700, 3000, "f16", None), (1024, 1024, 1024, "bf16", None),
                    (1024, 1024, 1024, "s8", None)]
     cores = os.cpu_count() or 1
+    if args.shapes:
+        shapes = []
+        for spec in args.shapes.split(","):
+            dims, _, ab = spec.partition(":")
+            m, n, k = (int(x) for x in dims.split("x"))
+            shapes.append((m, n, k, ab or "f16", "goal" if (m, n, k) == (2048,) * 3 else None))
+    jobs_list = [int(j) for j in args.jobs.split(",")] if args.jobs else sorted({1, cores})
     rows: list[Row] = []
     with tempfile.TemporaryDirectory() as tmpdir:
         tmp = Path(tmpdir)
+        for j in jobs_list:
+            (tmp / f"j{j}").mkdir()
         for mode in args.modes.split(","):
             load = (background_load(cores, args.load_seconds) if mode == "loaded"
                     else contextlib.nullcontext())
             goal = 3.0 if mode == "loaded" else 1.5
             with load:
                 for m, n, k, ab, tag in shapes:
-                    mmair, base, (out, a32, b32) = case(tmp, m, n, k, ab)
-                    t_m, t_b = measure(mmair, base, reps)
-                    err = check_matmul(np.load(out).astype(np.float64), a32, b32, ab)
+                    variants = [case(tmp / f"j{j}", m, n, k, ab, j) for j in jobs_list]
+                    t_ms, t_b = measure([v[0] for v in variants], variants[0][1], reps)
                     flops = 2 * m * n * k
-                    rows.append(Row(
-                        f"P1 {mode}", f"mmair-run {ab} x {ab} -> {_ACC[ab]}, M={m} N={n} K={k}",
-                        f"{flops / 1e9:.2f} GFLOP", t_m, t_b, goal if tag else None,
-                        rate=f"{flops / t_m / 1e9:.1f} GFLOP/s",
-                        note=f"max rel err {err:.1e}" + (
-                            f"; {cores} busy processes" if mode == "loaded" else "")))
+                    for jobs, (_, _, (out, a32, b32)), t_m in zip(jobs_list, variants, t_ms,
+                                                                  strict=True):
+                        err = check_matmul(np.load(out).astype(np.float64), a32, b32, ab)
+                        rows.append(Row(
+                            f"P1 {mode}",
+                            f"mmair-run --jobs {jobs} {ab} x {ab} -> {_ACC[ab]}, "
+                            f"M={m} N={n} K={k}",
+                            f"{flops / 1e9:.2f} GFLOP", t_m, t_b, goal if tag else None,
+                            rate=f"{flops / t_m / 1e9:.1f} GFLOP/s",
+                            note=f"max rel err {err:.1e}" + (
+                                f"; {cores} busy processes" if mode == "loaded" else "")))
     load = os.getloadavg()[0]
     header = (f"P1 through mmair-run (median of {reps} alternating runs), {cores} CPUs, "
               f"numpy {np.__version__}; load average {load:.2f} at the end")

@@ -404,7 +404,8 @@ def rss_child(size: int) -> None:
     import numpy as np
 
     a, b = matmul_operands(size, size, size, "f16")
-    run_module(module, "matmul", {"a": a, "b": b, "c": np.zeros((size, size), np.float32)})
+    run_module(module, "matmul", {"a": a, "b": b, "c": np.zeros((size, size), np.float32)},
+               sync_check=True)  # as mmair-run runs it: the checker on, --jobs default
     print(json.dumps({"before_kib": before, "hwm_kib": _status_kib("VmHWM")}))
 
 

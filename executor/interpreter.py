@@ -108,6 +108,8 @@ class MmairInterpreter(Interpreter):
                 handler = seam.handlers.get(type(op))
                 if handler is not None:
                     return handler(self, op, args)
+                if getattr(seam, "threads", None) is not None:  # kernels on threads:
+                    seam.scalar_op(op)  # an op touching memory waits for them
             entry = self._impls._impl_dict.get(type(op))  # pyright: ignore[reportPrivateUsage]
             if entry is None:
                 raise _unimplemented(op)

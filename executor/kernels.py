@@ -169,9 +169,11 @@ def _gm_image(mem: MemorySpace, window: np.ndarray, ctype: np.dtype) -> np.ndarr
     several times cheaper than the conversion), so a write to GM by any op is seen."""
     key = (window.__array_interface__["data"][0], window.shape, window.strides, window.dtype.str,
            ctype.str)
-    cached = mem.gm_images.get(key, _NOT_SEEN)
+    with mem.lock:
+        cached = mem.gm_images.get(key, _NOT_SEEN)
+        if cached is _NOT_SEEN:
+            mem.gm_images[key] = _SEEN_ONCE
     if cached is _NOT_SEEN:
-        mem.gm_images[key] = _SEEN_ONCE
         return _convert(window, ctype)
     if cached is not _SEEN_ONCE:
         raw, image = cached
@@ -179,11 +181,12 @@ def _gm_image(mem: MemorySpace, window: np.ndarray, ctype: np.dtype) -> np.ndarr
             return image
     image = _convert(window, ctype)
     raw = np.array(window, order="C")
-    if mem.gm_image_bytes + raw.nbytes + image.nbytes > GM_IMAGE_BYTES:
-        mem.gm_images.clear()
-        mem.gm_image_bytes = 0
-    mem.gm_images[key] = (raw, image)
-    mem.gm_image_bytes += raw.nbytes + image.nbytes
+    with mem.lock:
+        if mem.gm_image_bytes + raw.nbytes + image.nbytes > GM_IMAGE_BYTES:
+            mem.gm_images.clear()
+            mem.gm_image_bytes = 0
+        mem.gm_images[key] = (raw, image)
+        mem.gm_image_bytes += raw.nbytes + image.nbytes
     return image
 
 

@@ -24,6 +24,7 @@ of 128 * 512 * 4 bytes whose `cells()` view is (lanes, columns) uint32, addresse
 
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass, field
 from math import prod
 
@@ -56,6 +57,9 @@ class MemorySpace:
     """Converted GM windows loaded into this space: key -> (copy of the GM elements, image);
     see `kernels.mte_gm_l1`. Bounded by `GM_IMAGE_BYTES`."""
     gm_image_bytes: int = 0
+    lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+    """Guards `imaged` and `gm_images`: kernels of independent ops may run on threads
+    (`scheduler.ThreadedRuns`) and update these caches at the same time."""
 
     @classmethod
     def create(cls, name: str, capacity: int, alignment: int) -> MemorySpace:
@@ -91,13 +95,14 @@ class MemorySpace:
         """Bytes [offset, offset + nbytes) are about to be written: drop the operand image of every
         tile that overlaps them."""
         end = offset + nbytes
-        kept = []
-        for tile in self.imaged:
-            if tile.offset < end and offset < tile.offset + tile.nbytes:
-                tile.image = None
-            else:
-                kept.append(tile)
-        self.imaged = kept
+        with self.lock:
+            kept = []
+            for tile in self.imaged:
+                if tile.offset < end and offset < tile.offset + tile.nbytes:
+                    tile.image = None
+                else:
+                    kept.append(tile)
+            self.imaged = kept
 
     def view(self, offset: int, dtype: np.dtype, shape: tuple[int, ...]) -> np.ndarray:
         nbytes = prod(shape) * dtype.itemsize
@@ -190,9 +195,10 @@ class Tile:
         mem = self.mem
         if mem is None or image is None:
             return
-        self.image = image
-        if self not in mem.imaged:
-            mem.imaged.append(self)
+        with mem.lock:
+            self.image = image
+            if self not in mem.imaged:
+                mem.imaged.append(self)
 
     def blocked(self) -> np.ndarray:
         """4-D view [r1, r0, c1, c0] of the physical array (see `layouts.blocked_view`)."""

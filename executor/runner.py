@@ -193,6 +193,13 @@ def one_blas_thread() -> Any:
     return threadpool_limits(limits=1, user_api="blas")
 
 
+def default_jobs() -> int:
+    """`--jobs` default: the machine's cores available to this process."""
+    from mmair.executor.multicore_pool import default_jobs as cores
+
+    return cores()
+
+
 def make_interpreter(
     module: ModuleOp, target: str, max_ops: int | None = None,
     max_gm_bytes: int | None = DEFAULT_MAX_GM_BYTES,
@@ -229,7 +236,7 @@ def run_module(
     timing_only: bool = False,
     blocks: int = 1,
     coverage: tuple[str, ...] | list[str] = (),
-    jobs: int = 1,
+    jobs: int | None = None,
 ) -> RunResult:
     """Execute `entry` of a verified module; see the module docstring. Runtime faults raise
     `ExecutionError` (with `.op`), input problems `InputError`. `max_ops` bounds the executed ops,
@@ -250,12 +257,17 @@ def run_module(
     target's core count. With `sync_check`, races between cores on GM are checked too.
     `coverage`: names of GM arguments whose unwritten bytes are reported in
     `RunResult.unwritten` (`executor/coverage.py`).
-    `jobs` > 1: the blocks of a multi-core launch run on that many worker processes with GM in
-    shared memory (`executor/multicore_pool.py`); results and diagnostics are those of the
-    in-process run."""
+    `jobs`: threads for independent pipe ops of a core (None: the CPU count; 1: sequential).
+    With `sync_check`, an op that the scheduler executes is handed to a thread pool and starts
+    once every earlier op whose footprint overlaps its own (one of them writing) has finished
+    (`Scheduler` in `executor/scheduler.py`), so outputs are bit-identical to `jobs=1`.
+    With `blocks` > 1, `jobs` > 1 runs the blocks on that many worker processes with GM in
+    shared memory (`executor/multicore_pool.py`; None: one process); results and diagnostics
+    are those of the in-process run."""
     if blocks != 1:
         return _run_blocks(module, entry, inputs, target, seed, max_ops, max_gm_bytes,
-                           sync_check, numerics, blocks, coverage, jobs, timing, timing_only)
+                           sync_check, numerics, blocks, coverage, 1 if jobs is None else jobs,
+                           timing, timing_only)
     entry_op = find_entry(module, entry)
     names, values = prepare_arguments(entry_op, dict(inputs or {}), seed, max_gm_bytes)
     target_name = module_target(module, target)
@@ -282,6 +294,8 @@ def run_module(
             seam = interp.seam = IssueSeam(memory.target, gm_names, scheduler=scheduler)
         seam.timing = timeline
         seam.numerics = not timing_only
+        if seam.numerics and isinstance(seam, IssueSeam):  # Ascend pipes (not tcgen05 yet)
+            seam.start_threads(default_jobs() if jobs is None else jobs)
     cover = _coverage(names, values, coverage)
     if cover is not None:
         if seam is not None:
@@ -293,10 +307,13 @@ def run_module(
     with one_blas_thread():
         try:
             results = interp.call_op(entry_op, tuple(values))
+            if seam is not None:
+                seam.finish()
         except RecursionError:
             raise ExecutionError("recursion too deep", entry_op) from None
-        if seam is not None:
-            seam.finish()
+        finally:
+            if getattr(seam, "threads", None) is not None:
+                seam.close()
     outputs = {n: v for n, v in zip(names, values, strict=True) if isinstance(v, np.ndarray)}
     return RunResult(
         outputs=outputs,

@@ -18,10 +18,15 @@ and races are found from happens-before (`executor/hb.py`), not from the order c
 
 from __future__ import annotations
 
+import sys
+import threading
 from collections import deque
-from collections.abc import Hashable, Iterable
+from collections.abc import Callable, Hashable, Iterable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
+from typing import Any
 
+from mmair.dialects.pto.effects import overlap
 from mmair.executor.errors import op_fault
 from mmair.executor.events import (
     BARRIER_ALL,
@@ -65,6 +70,37 @@ class Scheduler:
         self.batch: list[Event | tuple] = []
         """Executed events whose happens-before bookkeeping is still to do (`flush`)."""
         self.batch_size = BATCH
+        self.threads: ThreadedRuns | None = None
+        """`start_threads`: the pool that runs the ops' kernels (None: run at once)."""
+
+    def start_threads(self, jobs: int) -> None:
+        """Run the numpy kernels of result-less ops on `jobs` threads (`ThreadedRuns`); `close`
+        ends them. One core only: the footprints of on-chip spaces carry no core."""
+        if jobs > 1 and self.threads is None and self.hb.cores == 1:
+            self.threads = ThreadedRuns(jobs)
+
+    def settle(self) -> None:
+        """Wait until every op handed to the threads has run; a kernel fault raises here, at the
+        earliest failing op (as the sequential run would report it)."""
+        threads = self.threads
+        if threads is not None and (threads.outstanding or threads.failed):
+            failed = threads.wait_all()
+            if failed is not None:
+                ev, err = failed
+                batch = self.batch  # the run stops at `ev`: later events are not checked
+                for i, done in enumerate(batch):
+                    if done is ev:
+                        del batch[i + 1:]
+                        break
+                self.flush()  # an earlier race explains it
+                raise op_fault(ev.op, err) from None
+
+    def close(self) -> None:
+        """Stop the threads (after the last op ran); the scheduler runs ops at once again."""
+        threads = self.threads
+        if threads is not None:
+            self.threads = None
+            threads.close()
 
     def next_seq(self) -> int:
         self.seq += 1
@@ -157,6 +193,23 @@ class Scheduler:
         batch = self.batch
         batch.append(ev)
         run = ev.run
+        if run is not None and self.threads is not None:
+            if self.threads.failed:
+                self.settle()
+            lazy = ev.lazy
+            if lazy is not None:  # the threads order ops by their footprints: needed now
+                ev.lazy = None
+                ev.accesses = lazy[0].accesses(lazy[1])
+            if not ev.op.results:  # nothing for the scalar unit to read: run it on a thread
+                ev.run = None
+                self.threads.submit(ev, run)
+                ev.done = True
+                if len(batch) >= self.batch_size:
+                    self.flush()
+                return
+            self.threads.wait_for(ev)  # its value is read now: after the ops it depends on
+            if self.threads.failed:
+                self.settle()
         if run is not None:
             try:
                 ev.value = run()
@@ -172,6 +225,8 @@ class Scheduler:
 
     def flush(self) -> None:
         """Bring the happens-before engine up to date with every executed event."""
+        if self.threads is not None and self.threads.failed:
+            self.settle()  # a kernel failed: the run ends there, not at a later race
         batch = self.batch
         if batch:
             execute = self.hb.execute
@@ -233,6 +288,7 @@ class Scheduler:
 
     def finish(self) -> None:
         """Kernel end: deadlocks (blocked queues), then unbalanced flags."""
+        self.settle()
         self.flush()
         if self.stuck():
             self._fault(self._deadlock(None, ""))
@@ -243,6 +299,160 @@ class Scheduler:
                 f"waited: the kernel ends with the flag set (set_flag and wait_flag must come in "
                 f"pairs)",
                 ev.op, (ev,)))
+
+
+# ------------------------------------------------------------------------------------------------
+# Independent ops on threads
+# ------------------------------------------------------------------------------------------------
+
+
+class _Task:
+    __slots__ = ("ev", "run", "waiting", "after", "done", "skip")
+
+    def __init__(self, ev: Event, run: Callable[[], Any] | None):
+        self.ev = ev
+        self.run = run
+        self.waiting = 0  # unfinished tasks it must start after
+        self.after: list[_Task] = []  # tasks waiting for this one
+        self.done = False
+        self.skip = False  # an op it depends on failed: the run fails there, do not run it
+
+
+WINDOW = 16
+"""Ops in flight per thread at most: the scalar unit runs this far ahead of the pipes' kernels
+before it waits (bounds the operands kept alive and the footprint scans)."""
+
+
+class ThreadedRuns:
+    """Runs the numpy kernels of pipe ops on a thread pool, in an order equivalent to the
+    scheduler's sequential one: an op starts once every earlier op (in the scheduler's execution
+    order) whose footprint overlaps its own, one of the two writing, has finished. The footprints
+    are the engine's (`Event.accesses`, `effects.overlap`): ops that touch disjoint bytes commute,
+    so every byte sees the same writes in the same order as with one thread and the results are
+    bit-identical. numpy releases the GIL inside matmul, copies and conversions, so kernels run
+    side by side while the scalar unit (the interpreter) issues the next ops.
+
+    Shared state the kernels touch besides their operands (the operand-image caches of
+    `executor/memory.py`) is guarded by `MemorySpace.lock`."""
+
+    def __init__(self, jobs: int):
+        self.pool = ThreadPoolExecutor(jobs, thread_name_prefix="mmair-op")
+        self.lock = threading.Lock()
+        self.changed = threading.Condition(self.lock)
+        self.live: dict[tuple, list[tuple]] = {}
+        """(space, memory) -> [(first byte, end of the hull, write, access, task)] of the tasks
+        not seen finished, in submit order."""
+        self.outstanding = 0
+        self.window = WINDOW * jobs
+        self.failed: list[tuple[int, Event, BaseException]] = []
+        self._switch = sys.getswitchinterval()
+        # A finishing kernel needs the GIL back from the interpreter thread: with the default
+        # 5 ms switch interval it would wait far longer than the kernel ran.
+        sys.setswitchinterval(min(self._switch, 1e-4))
+
+    def _deps(self, ev: Event) -> list[_Task]:
+        """The unfinished tasks whose footprints conflict with `ev`'s (dropping finished ones)."""
+        deps: list[_Task] = []
+        live = self.live
+        for a in ev.accesses:
+            key = (a.space, a.memory)
+            entries = live.get(key)
+            if not entries:
+                continue
+            lo, hi, write = a.start, a.end, a.write
+            kept = []
+            for entry in entries:
+                task = entry[4]
+                if task.done:
+                    continue
+                kept.append(entry)
+                # the byte hulls first: most tile pairs are disjoint or the same tile
+                if (write or entry[2]) and lo < entry[1] and entry[0] < hi and \
+                        task not in deps and overlap(a, entry[3]) is not None:
+                    deps.append(task)
+            live[key] = kept
+        return deps
+
+    def submit(self, ev: Event, run: Callable[[], Any]) -> None:
+        deps = self._deps(ev)
+        task = _Task(ev, run)
+        live = self.live
+        for a in ev.accesses:
+            key = (a.space, a.memory)
+            lo, hi = a.start, a.end
+            entry = (lo, hi, a.write, a, task)
+            entries = live.get(key)
+            if entries is None:
+                live[key] = [entry]
+                continue
+            if a.write and (a.rows <= 1 or a.stride <= a.width):
+                # A write of one contiguous byte range orders itself after every entry inside
+                # it (they conflict with it), so a later op that conflicts with such an entry
+                # conflicts with this write too and waits for it: the entries are redundant.
+                entries[:] = [e for e in entries if e[0] < lo or e[1] > hi or e[4] is task]
+            entries.append(entry)
+        with self.lock:
+            for dep in deps:
+                if not dep.done:
+                    dep.after.append(task)
+                    task.waiting += 1
+                    if dep.skip:
+                        task.skip = True
+            self.outstanding += 1
+            ready = task.waiting == 0
+            while self.outstanding > self.window:
+                self.changed.wait()
+        if ready:
+            self.pool.submit(self._run, task)
+
+    def _run(self, task: _Task) -> None:
+        error = None
+        if not task.skip:
+            try:
+                task.run()  # type: ignore[misc]
+            except BaseException as err:  # reported at the op by `settle`
+                error = err
+        task.run = None
+        ready = []
+        with self.lock:
+            task.done = True
+            if error is not None:
+                self.failed.append((task.ev.seq, task.ev, error))
+            for t in task.after:
+                t.waiting -= 1
+                if error is not None or task.skip:
+                    t.skip = True
+                if t.waiting == 0:
+                    ready.append(t)
+            task.after = []
+            self.outstanding -= 1
+            self.changed.notify_all()
+        for t in ready:
+            self.pool.submit(self._run, t)
+
+    def wait_for(self, ev: Event) -> None:
+        """Block until the ops `ev` depends on have finished (it then runs on this thread)."""
+        deps = self._deps(ev)
+        with self.lock:
+            while any(not d.done for d in deps):
+                self.changed.wait()
+
+    def wait_all(self) -> tuple[Event, BaseException] | None:
+        """Block until every task has finished; the earliest failure, if any."""
+        with self.lock:
+            while self.outstanding:
+                self.changed.wait()
+            failed = min(self.failed, key=lambda f: f[0]) if self.failed else None
+            self.failed = []
+        self.live.clear()
+        return (failed[1], failed[2]) if failed is not None else None
+
+    def close(self) -> None:
+        with self.lock:
+            while self.outstanding:
+                self.changed.wait()
+        self.pool.shutdown(wait=True)
+        sys.setswitchinterval(self._switch)
 
 
 # ------------------------------------------------------------------------------------------------

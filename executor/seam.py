@@ -54,6 +54,14 @@ def op_pipe(op: Operation, target: Target) -> Pipe:
     return pipe_of(EFFECTS[type(op)].kind, _space(reads[0]), _space(writes[0]), target)
 
 
+_SCALAR_DIALECTS = ("arith.", "scf.", "index.")
+_VIEW_OPS = frozenset({
+    "func.call", "func.return", "memref.subview", "memref.cast", "memref.dim",
+    "memref.reinterpret_cast", "pto.alloc", "pto.reinterpret", "pto.block_idx", "pto.block_num",
+})
+"""Ops the interpreter runs without touching tile or GM bytes (scalars, control flow, views)."""
+
+
 class _Pending:
     """A pipe op result not computed yet (its pipe is blocked): reading it is a race."""
 
@@ -94,6 +102,32 @@ class IssueSeam:
         self.numerics = True
         """False (`--timing-only`): pipe ops without results are scheduled and checked but
         their numpy kernels do not run."""
+        self.threads: Any = None
+        """`scheduler.ThreadedRuns` while pipe kernels run on threads (`start_threads`)."""
+        self._scalar_safe: dict[type, bool] = {}
+
+    # --- threads ------------------------------------------------------------------------------
+
+    def start_threads(self, jobs: int) -> None:
+        """Run the kernels of independent pipe ops on `jobs` threads (`Scheduler.start_threads`)."""
+        self.scheduler.start_threads(jobs)
+        self.threads = self.scheduler.threads
+
+    def scalar_op(self, op: Operation) -> None:
+        """The interpreter runs `op` itself: unless it only computes scalars or makes views (no
+        access to tile or GM bytes), wait for the kernels on the threads first."""
+        safe = self._scalar_safe.get(type(op))
+        if safe is None:
+            name = op.name
+            safe = self._scalar_safe[type(op)] = name.startswith(_SCALAR_DIALECTS) or \
+                name in _VIEW_OPS
+        if not safe and self.threads.outstanding:
+            self.scheduler.settle()
+
+    def close(self) -> None:
+        """Stop the threads (waiting for the kernels in flight)."""
+        self.threads = None
+        self.scheduler.close()
 
     # --- pipe ops ---------------------------------------------------------------------------
 
@@ -235,6 +269,7 @@ class IssueSeam:
 
     def finish(self) -> None:
         self.scheduler.finish()
+        self.close()
 
 
 def _mad_sizes(op: Operation) -> tuple[int, int] | None:

@@ -5,7 +5,8 @@
               [--check-numpy] [--stats] [--seed S] [--max-ops N] [--max-gm-bytes B]
               [--sync-check=on|off] [--timing] [--timing-only] [--timeline FILE.json|FILE.png]
               [--check-numpy] [--inputs real|int] [--raw-bits] [--stats] [--json] [-v]
-              [--seed S] [--max-ops N] [--max-gm-bytes B] [--numerics default|exact] [--version]
+              [--seed S] [--max-ops N] [--max-gm-bytes B] [--numerics default|exact] [--jobs N]
+              [--version]
 
 The file is parsed, verified, transformed by a pass pipeline, and its entry function is run
 (`mmair.executor.runner.run_module`). Without `-p`, a module that holds ops only a lowering makes
@@ -40,6 +41,10 @@ rounding; `mmair.isa.tcgen05.numerics`) instead of float32 accumulation.
 cycles, utilisation and the op that bounds it; `--timing-only` does the same without computing
 the pipe ops (fast, no outputs); `--timeline FILE.json|FILE.png` writes the schedule as a Chrome
 trace (Perfetto) or a Gantt chart.
+`--jobs N` (default and 0: the machine's cores) runs independent pipe ops of a core on N threads:
+with the sync checker on, an op waits only for the earlier ops whose footprints overlap its own
+(at least one writing), so the outputs are bit-identical to `--jobs 1` (sequential). With
+`--blocks` > 1, an explicit N > 1 runs the blocks on N worker processes (docs/multicore.md).
 
 Exit codes: 0 success; 1 a user error (parse, verify, runtime fault, bad .npy, failed check), printed
 as `file:line:col: error: ...` with the source line where the location is known; 2 bad arguments.
@@ -109,8 +114,8 @@ def _non_negative(text: str) -> int:
     return value
 
 
-def _jobs(n: int) -> int:
-    """`--jobs`: 0 is the machine's cores."""
+def _jobs(n: int | None) -> int | None:
+    """`--jobs`: 0 is the machine's cores; None (not given) is left to `run_module`."""
     if n == 0:
         from mmair.executor.multicore_pool import default_jobs
 
@@ -184,11 +189,12 @@ def build_parser() -> argparse.ArgumentParser:
                    help="launch the kernel on N AI Cores (pto.block_idx 0..N-1; own on-chip "
                         "memories and pipes, shared GM; at most the target's core count; with "
                         "--sync-check=on races between cores on GM are reported)")
-    p.add_argument("--jobs", type=_non_negative, default=1, metavar="N",
-                   help="parallel jobs: with --blocks > 1, N worker processes run the blocks "
-                        "(GM in shared memory; results and diagnostics those of the one-process "
-                        "run, docs/multicore.md); 0: the machine's cores; 1 (default): one "
-                        "process")
+    p.add_argument("--jobs", type=_non_negative, default=None, metavar="N",
+                   help="threads for independent ops inside a core: pipe ops whose footprints do "
+                        "not overlap run side by side, results identical to --jobs 1 (default "
+                        "and 0: the machine's cores; 1: sequential); with --blocks > 1, N worker "
+                        "processes run the blocks (GM in shared memory; results and diagnostics "
+                        "those of the one-process run, docs/multicore.md; default: one process)")
     p.add_argument("--check-coverage", action="append", default=[], metavar="NAME",
                    help="report the bytes of GM output NAME that no core wrote (exit 1 if any), "
                         "e.g. a remainder tile a multi-core split leaves out")
