@@ -278,13 +278,15 @@ _LOAD2D_FORMAT = (
 class Load2DOp(_Load2DBase):
     """LoadData(dst[dst_offset], src[src_offset], LoadData2DParams): for i < repeat_times the 512-B
     fractal (start_index + src_stride*i) goes to fractal slot (dst_gap + 1)*i; `if_transpose`
-    transposes each 16 x 16 b16 fractal. addrMode (decrement) exists only on the GM path and sid
-    is deprecated: neither is a field here."""
+    transposes each 16 x 16 b16 fractal. `sid` (u8) is deprecated and not processed; `addr_mode`
+    1 (decrementing source index) exists only on the GM -> L1 path, so L1 -> L0 takes 0."""
 
     name = "pto.load_2d"
     FIELDS: ClassVar[dict[str, isa_params.Field]] = dict(isa_params.LOAD2D_FIELDS)
 
     if_transpose = opt_prop_def(UnitAttr)
+    sid = opt_prop_def(IntegerAttr)
+    addr_mode = opt_prop_def(IntegerAttr)
 
     irdl_options = (ParsePropInAttrDict(),)
     assembly_format = _LOAD2D_FORMAT.format(tail="(`if_transpose` $if_transpose^)?")
@@ -300,6 +302,13 @@ class Load2DOp(_Load2DBase):
         src, _dst = self._verify_common(target)
         if self.if_transpose is not None and src.element_bits != 16:
             raise _error(self, f"if_transpose requires b16 elements, got {src.element_name}")
+        if self.sid is not None and not 0 <= self.sid.value.data <= isa_params.SID_RANGE[1]:
+            raise _error(self, f"requires sid in [0, {isa_params.SID_RANGE[1]}], got "
+                               f"{self.sid.value.data}")
+        if self.addr_mode is not None and self.addr_mode.value.data not in isa_params.LOAD2D_L1_ADDR_MODES:
+            raise _error(self, f"requires addr_mode in {_fmt_set(isa_params.LOAD2D_L1_ADDR_MODES)} "
+                               f"(addrMode 1 exists only on the GM -> L1 path), got "
+                               f"{self.addr_mode.value.data}")
         gap = static_value(self.dst_gap)
         if gap and not isa_params.load2d_dst_gap_effective(target):
             raise _error(self, f"dst_gap has no effect on target {target.name} (LoadData2DParams "

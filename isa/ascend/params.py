@@ -44,6 +44,9 @@ from mmair.isa.ascend.targets import (
 
 U16 = (0, 2**16 - 1)
 SID_RANGE = (0, 2**8 - 1)  # u8 `sid` of LoadData2DParams(V2): reserved, not processed
+# LoadData2DParams.addrMode: 0 increments, 1 decrements the source fractal index; "目前仅GM->L1
+# Buffer通路支持配置" (LoadData_2D.md), so the L1 -> L0A/L0B form takes 0 only.
+LOAD2D_L1_ADDR_MODES: tuple[int, ...] = (0,)
 U32 = (0, 2**32 - 1)
 
 # ------------------------------------------------------------------------------------------------

@@ -271,3 +271,29 @@ def test_load2d_v2_kernel_runs():
     got = run_module(module, inputs={"at": np.ascontiguousarray(a.T), "b": b}).outputs["c"]
     np.testing.assert_allclose(got, a.astype(np.float32) @ b.astype(np.float32), rtol=1e-4,
                                atol=1e-3)
+
+
+def test_sid_is_not_processed():
+    """LoadData2DParams.sid / LoadData2DParamsV2.sid: "deprecated, not processed" - a kernel whose
+    loads carry sid = 7 computes the same C."""
+    from xdsl.dialects.builtin import IntegerAttr, i64
+
+    rng = np.random.default_rng(11)
+    a = rng.standard_normal((20, 40)).astype(np.float16)
+    b = rng.standard_normal((40, 24)).astype(np.float16)
+    module = lowered(matmul_text(20, 24, 40, "f16", "f16", "f32", "a2"), "", True)
+    base = run_module(module, inputs={"a": a, "b": b}).outputs["c"]
+    loads = [op for op in module.walk() if isinstance(op, pto.Load2DOp)]
+    assert loads
+    for op in loads:
+        op.properties["sid"] = IntegerAttr(7, i64)
+    from mmair.tools.diagnostics import verify_module
+
+    verify_module(module)
+    np.testing.assert_array_equal(run_module(module, inputs={"a": a, "b": b}).outputs["c"], base)
+    _ctx, v2 = parse(LOAD2D_V2_KERNEL.replace("if_transpose :", "if_transpose {sid = 7 : i64} :"))
+    at = rng.standard_normal((70, 40)).astype(np.float16)
+    bb = rng.standard_normal((70, 50)).astype(np.float16)
+    _ctx, plain = parse(LOAD2D_V2_KERNEL)
+    np.testing.assert_array_equal(run_module(v2, inputs={"at": at, "b": bb}).outputs["c"],
+                                  run_module(plain, inputs={"at": at, "b": bb}).outputs["c"])

@@ -1107,3 +1107,19 @@ builtin.module attributes {pto.target = "a5"} {
   pto.load_2d_v2 %l1[%c0], %l0a[%c0] m_start_position %c0 k_start_position %c0 m_step %c1 k_step %c1 src_stride %c1 dst_stride %c1 {sid = 256 : i64} : !pto.tile<l1, 16x16xf16, nz>, !pto.tile<l0a, 16x16xf16, nz>
 }
 // CHECK: error: 'pto.load_2d_v2' op requires sid in [0, 255], got 256
+
+// -----
+// [raw G4] load_2d: addrMode 1 (decrement) exists only on the GM -> L1 path
+%c0 = arith.constant 0 : index
+%c1 = arith.constant 1 : index
+%l1, %l0a = "test.op"() : () -> (!pto.tile<l1, 16x16xf16, nz>, !pto.tile<l0a, 16x16xf16, zz>)
+pto.load_2d %l1[%c0], %l0a[%c0] start_index %c0 repeat_times %c1 src_stride %c1 dst_gap %c0 {addr_mode = 1 : i64} : !pto.tile<l1, 16x16xf16, nz>, !pto.tile<l0a, 16x16xf16, zz>
+// CHECK: error: 'pto.load_2d' op requires addr_mode in [0] (addrMode 1 exists only on the GM -> L1 path), got 1
+
+// -----
+// [raw G4] load_2d: sid is the struct's u8
+%c0 = arith.constant 0 : index
+%c1 = arith.constant 1 : index
+%l1, %l0a = "test.op"() : () -> (!pto.tile<l1, 16x16xf16, nz>, !pto.tile<l0a, 16x16xf16, zz>)
+pto.load_2d %l1[%c0], %l0a[%c0] start_index %c0 repeat_times %c1 src_stride %c1 dst_gap %c0 {sid = 300 : i64} : !pto.tile<l1, 16x16xf16, nz>, !pto.tile<l0a, 16x16xf16, zz>
+// CHECK: error: 'pto.load_2d' op requires sid in [0, 255], got 300
