@@ -193,13 +193,6 @@ def one_blas_thread() -> Any:
     return threadpool_limits(limits=1, user_api="blas")
 
 
-def default_jobs() -> int:
-    """`--jobs` default: the machine's cores available to this process."""
-    from mmair.executor.multicore_pool import default_jobs as cores
-
-    return cores()
-
-
 def make_interpreter(
     module: ModuleOp, target: str, max_ops: int | None = None,
     max_gm_bytes: int | None = DEFAULT_MAX_GM_BYTES,
@@ -257,7 +250,8 @@ def run_module(
     target's core count. With `sync_check`, races between cores on GM are checked too.
     `coverage`: names of GM arguments whose unwritten bytes are reported in
     `RunResult.unwritten` (`executor/coverage.py`).
-    `jobs`: threads for independent pipe ops of a core (None: the CPU count; 1: sequential).
+    `jobs`: threads for independent pipe ops of a core (None or 1: sequential; measured on an
+    idle machine, threads are slower, see docs/benchmarks.md).
     With `sync_check`, an op that the scheduler executes is handed to a thread pool and starts
     once every earlier op whose footprint overlaps its own (one of them writing) has finished
     (`Scheduler` in `executor/scheduler.py`), so outputs are bit-identical to `jobs=1`.
@@ -295,7 +289,7 @@ def run_module(
         seam.timing = timeline
         seam.numerics = not timing_only
         if seam.numerics and isinstance(seam, IssueSeam):  # Ascend pipes (not tcgen05 yet)
-            seam.start_threads(default_jobs() if jobs is None else jobs)
+            seam.start_threads(1 if jobs is None else jobs)
     cover = _coverage(names, values, coverage)
     if cover is not None:
         if seam is not None:

@@ -41,7 +41,7 @@ rounding; `mmair.isa.tcgen05.numerics`) instead of float32 accumulation.
 cycles, utilisation and the op that bounds it; `--timing-only` does the same without computing
 the pipe ops (fast, no outputs); `--timeline FILE.json|FILE.png` writes the schedule as a Chrome
 trace (Perfetto) or a Gantt chart.
-`--jobs N` (default and 0: the machine's cores) runs independent pipe ops of a core on N threads:
+`--jobs N` (default 1; 0: the machine's cores) runs independent pipe ops of a core on N threads:
 with the sync checker on, an op waits only for the earlier ops whose footprints overlap its own
 (at least one writing), so the outputs are bit-identical to `--jobs 1` (sequential). With
 `--blocks` > 1, an explicit N > 1 runs the blocks on N worker processes (docs/multicore.md).
@@ -192,7 +192,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--jobs", type=_non_negative, default=None, metavar="N",
                    help="threads for independent ops inside a core: pipe ops whose footprints do "
                         "not overlap run side by side, results identical to --jobs 1 (default "
-                        "and 0: the machine's cores; 1: sequential); with --blocks > 1, N worker "
+                        "1: sequential, the fastest on a machine with free cores; 0: the "
+                        "machine's cores, faster on a busy machine); with --blocks > 1, N worker "
                         "processes run the blocks (GM in shared memory; results and diagnostics "
                         "those of the one-process run, docs/multicore.md; default: one process)")
     p.add_argument("--check-coverage", action="append", default=[], metavar="NAME",
