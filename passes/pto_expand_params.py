@@ -155,11 +155,17 @@ class _Expander:
         elif layout == "zz":
             c1 = -(-c_tile // c0)
             slab = c1 * M0 * c0  # elements of one row of fractals
+            # dstNzMatrixStride is `slab` for the full slabs and full * slab for a partial last
+            # slab (`_zz_tail`); beyond the field's range copy_nd2nz cannot express the staging,
+            # and the op stays tile-level (an L1 layout both forms share). Checked before any
+            # emission, with the largest `full` a dynamic row count allows.
+            static_rows = _Builder.s(rows)
+            tail_slabs = (static_rows // M0 if static_rows % M0 else 0) \
+                if static_rows is not None else (r_tile - 1) // M0
+            if max(slab, tail_slabs * slab) > \
+                    isa_params.ND2NZ_FIELDS["dst_nz_matrix_stride"].range[1]:
+                return False
             full, rest = b.div(rows, M0), b.rem(rows, M0)
-            if slab > isa_params.ND2NZ_FIELDS["dst_nz_matrix_stride"].range[1]:
-                raise PassOpError(
-                    op, f"the zz staging's fractal rows are {slab} elements apart, beyond the "
-                        f"dstNzMatrixStride range [0, 16384]: not expressible as copy_nd2nz")
             if b.s(full) != 0:
                 nd2nz(b, op.src, 0, full, M0, cols, M0 * pitch, pitch, M0, 1, slab)
             if b.s(rest) != 0:

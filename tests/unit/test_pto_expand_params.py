@@ -297,3 +297,29 @@ def test_sid_is_not_processed():
     _ctx, plain = parse(LOAD2D_V2_KERNEL)
     np.testing.assert_array_equal(run_module(v2, inputs={"at": at, "b": bb}).outputs["c"],
                                   run_module(plain, inputs={"at": at, "b": bb}).outputs["c"])
+
+
+def test_zz_staging_beyond_the_matrix_stride_range_stays_tile_level():
+    """examples/matmul_f16.mlir: B (100 x 200 f16) is staged zz in L1 with 13 fractal columns, so
+    one row of fractals is 13 * 16 * 16 = 3328 elements and the partial last slab (100 = 6 * 16 + 4
+    rows) would need dstNzMatrixStride = 6 * 3328 = 19968 > 16384. That GM -> L1 copy stays
+    tile-level (the pass used to emit an invalid copy_nd2nz); the rest expands, same bytes."""
+    from pathlib import Path
+
+    text = (Path(__file__).parents[2] / "examples" / "matmul_f16.mlir").read_text()
+    rng = np.random.default_rng(7)
+    inputs = {"a": random_operand(rng, "f16", (300, 100)), "b": random_operand(rng, "f16", (100, 200))}
+    outputs = []
+    for spec in ("mmair-lower", "mmair-lower,pto-expand-params"):
+        ctx, module = parse(text)
+        PassPipeline.parse_spec(get_all_passes(), spec).apply(ctx, module)
+        from mmair.tools.diagnostics import verify_module
+
+        verify_module(module)
+        outputs.append((module, run_module(module, inputs=inputs, sync_check=False).outputs["c"]))
+    (_, base), (module, raw) = outputs
+    assert raw.tobytes() == base.tobytes()
+    kept = [op for op in module.walk() if isinstance(op, pto.MteGmL1Op)]
+    assert len(kept) == 1 and kept[0].dst.type.layout_name == "zz"
+    assert kept[0].dst.type.matrix_shape[1] == 208  # 13 fractal columns of 16
+    assert any(isinstance(op, pto.CopyNd2NzOp) for op in module.walk())
