@@ -295,10 +295,11 @@ class Summary:
         return len(self.failures)
 
     def table(self) -> str:
+        width = max(len(name) for name in self.per_tool) + 1
         lines = [f"{self.tried} command lines in {self.seconds:.0f} s",
-                 f"{'':11}" + "".join(f"{o:>10}" for o in OUTCOMES)]
+                 f"{'':{width}}" + "".join(f"{o:>10}" for o in OUTCOMES)]
         for name, counter in self.per_tool.items():
-            lines.append(f"{name:11}" + "".join(f"{counter[o]:>10}" for o in OUTCOMES))
+            lines.append(f"{name:{width}}" + "".join(f"{counter[o]:>10}" for o in OUTCOMES))
         return "\n".join(lines)
 
 
