@@ -356,7 +356,7 @@ def _single_tile_kernel(alloc_attr: str = "", rows: str = "%n16") -> str:
 
 def test_runtime_fault_names_the_op_and_its_location():
     module = parse(_single_tile_kernel(rows="%r"))
-    with pytest.raises(ExecutionError) as err:
+    with pytest.raises(ExecutionError, match=r"requires rows in \[0, 32\] \(rows of the destination tile %t\), got 40$") as err:
         run_module(module, inputs={"r": 40})
     assert str(err.value) == (
         "'pto.mte_gm_l1' op requires rows in [0, 32] (rows of the destination tile %t), got 40"

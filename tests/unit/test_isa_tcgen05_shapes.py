@@ -50,7 +50,7 @@ def test_mma_k(kind: str, sparse: bool, k96: bool, k: int) -> None:
 
 @pytest.mark.parametrize(("kind", "sparse"), [("f16", False), ("mxf4", True)])
 def test_k96_only_dense_mxf4(kind: str, sparse: bool) -> None:
-    with pytest.raises(DescriptorError) as err:
+    with pytest.raises(DescriptorError, match=r"\[R16\]$") as err:
         mma_k(kind, sparse, True)
     assert err.value.rule == "R16"
 

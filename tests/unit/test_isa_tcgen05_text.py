@@ -80,7 +80,7 @@ def test_defaults_and_key_order() -> None:
     ],
 )
 def test_bad_text(text: str, field: str) -> None:
-    with pytest.raises(DescriptorError) as err:
+    with pytest.raises(DescriptorError, match=rf"^{field} = ") as err:
         parse_descriptor_text(text)
     assert err.value.field == field
     assert "\n" not in str(err.value)

@@ -118,7 +118,7 @@ def test_unsplit_blocks_one_has_no_block_ops():
 
 @pytest.mark.parametrize("blocks", [0, CUBE_CORES["a2"] + 1])
 def test_blocks_outside_the_cores_is_an_error(blocks):
-    with pytest.raises(PassOpError) as err:
+    with pytest.raises(PassOpError, match=rf"requires blocks in \[1, {CUBE_CORES['a2']}\] \(the AI Cores of target a2\), got {blocks}$") as err:
         split(matmul_text(64, 64, 64, "f16", "f16", "f32"), f"blocks={blocks}")
     assert str(err.value) == (
         f"'pto.matmul' op requires blocks in [1, {CUBE_CORES['a2']}] (the AI Cores of target "

@@ -97,7 +97,7 @@ def test_pipe_barrier_of_one_pipe_does_not_order_the_scalar_read():
     text = gather_kernel("    pto.set_flag mte2 -> v, 0\n    pto.wait_flag mte2 -> v, 0\n"
                          f"{_GATHER_OP}\n    pto.set_flag v -> mte3, 0\n"
                          "    pto.wait_flag v -> mte3, 0\n    pto.pipe_barrier v")
-    with pytest.raises(SyncError) as info:
+    with pytest.raises(SyncError, match=r"reads %kept, the result of 'pto\.gather_mask'") as info:
         run_module(parse(text), inputs=_src(), sync_check=True)
     assert info.value.kind == "race"
     assert "reads %kept, the result of 'pto.gather_mask'" in info.value.message
@@ -119,7 +119,7 @@ def test_scalar_deadlock_points_at_the_scalar_wait_and_names_every_stuck_pipe():
     # S waits for v -> s; V waits for an event id nobody sets: two stuck places -> "them".
     text = gather_kernel("    pto.set_flag mte2 -> v, 0\n    pto.wait_flag mte2 -> v, 1\n"
                          f"{_GATHER_OP}\n    pto.set_flag v -> s, 0\n    pto.wait_flag v -> s, 0")
-    with pytest.raises(SyncError) as info:
+    with pytest.raises(SyncError, match=r"no set_flag that could release them is issued or can run$") as info:
         run_module(parse(text), inputs=_src(), sync_check=True)
     err = info.value
     assert err.kind == "deadlock"
@@ -137,7 +137,7 @@ def test_deadlock_at_kernel_end_points_at_the_stuck_wait():
   }
 }
 """
-    with pytest.raises(SyncError) as info:
+    with pytest.raises(SyncError, match=r"deadlock: pipe fix waits at 'pto\.wait_flag' at k\.mlir:3:5") as info:
         run_module(parse(text), sync_check=True)
     err = info.value
     assert err.kind == "deadlock"
@@ -243,7 +243,7 @@ def test_race_between_cores_names_both_blocks():
     gm = Access("gm", 0, 64, write=True, memory="c")
     sched.issue(Event(1, 0, Pipe.MTE3, None, "store0", [gm]))
     sched.issue(Event(2, 1, Pipe.MTE3, None, "store1", [gm]))
-    with pytest.raises(SyncError) as info:
+    with pytest.raises(SyncError, match=r"race on bytes \[0, 64\) of GM buffer %c between blocks 0 and 1") as info:
         sched.finish()
     assert info.value.message == (
         "race on bytes [0, 64) of GM buffer %c between blocks 0 and 1: block 1 store1 (pipe mte3, "
@@ -308,7 +308,7 @@ def test_mbarrier_phase_completes_only_at_its_last_arrival():
     # count(2): arrivals 1-2 complete phase 0 (parity 0); arrival 3 alone leaves phase 1 open, so
     # the wait on parity 1 can never return.
     text = _PHASES.replace("ARRIVE\n", "")
-    with pytest.raises(SyncError) as info:
+    with pytest.raises(SyncError, match=r"deadlock: waits on phase parity 1 of the mbarrier at SMEM 0x0 \(%bar\)") as info:
         run_module(parse(text), sync_check=True)
     assert info.value.kind == "deadlock"
     assert info.value.message == (
