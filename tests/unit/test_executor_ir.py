@@ -270,7 +270,7 @@ def tiled_gemm(M, N, K, elem="f16", acc="f32", tile=128, target="a2"):
 DT = {"f16": np.float16, "f32": np.float32, "i8": np.int8, "i32": np.int32}
 
 
-@settings(max_examples=12, deadline=None)
+@settings(max_examples=30, deadline=None)
 @given(
     M=st.integers(1, 300),
     N=st.integers(1, 300),

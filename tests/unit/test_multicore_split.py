@@ -46,7 +46,7 @@ def fixpipes_per_block(result) -> list[int]:
     return [c["op_counts"].get("pto.fixpipe", 0) for c in result.per_core]
 
 
-@settings(max_examples=int(__import__("os").environ.get("MC_N", "12")), deadline=None)
+@settings(max_examples=20, deadline=None)
 @given(
     m=st.integers(1, 100),
     n=st.integers(1, 100),
