@@ -1029,6 +1029,37 @@ pto.fixpipe_copy %c[%c0], %gm n_size %c16 m_size %c16 src_stride %c16 dst_stride
 // CHECK: error: 'pto.fixpipe_copy' op channel split requires unit_flag 0, got 2
 
 // -----
+// [raw F4] fixpipe_copy: unitFlag is 0, 2 or 3 on a target that has it (a2)
+%c0 = arith.constant 0 : index
+%c1 = arith.constant 1 : index
+%c16 = arith.constant 16 : index
+%c, %gm = "test.op"() : () -> (!pto.tile<l0c, 16x16xf32, nz>, memref<16x16xf32>)
+pto.fixpipe_copy %c[%c0], %gm n_size %c16 m_size %c16 src_stride %c16 dst_stride %c16 nd_num %c1 src_nd_stride %c0 dst_nd_stride %c0 {unit_flag = 1 : i64} : !pto.tile<l0c, 16x16xf32, nz>, memref<16x16xf32>
+// CHECK: error: 'pto.fixpipe_copy' op requires unit_flag in [0, 2, 3] on a target with unitFlag, got 1 on a2
+
+// -----
+// [raw F1] fixpipe_copy: nz2dn needs its srcNzC0Stride
+builtin.module attributes {pto.target = "a5"} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c16 = arith.constant 16 : index
+  %c, %gm = "test.op"() : () -> (!pto.tile<l0c, 16x16xf32, nz>, memref<16x16xf32>)
+  pto.fixpipe_copy %c[%c0], %gm n_size %c16 m_size %c16 src_stride %c16 dst_stride %c16 nd_num %c1 src_nd_stride %c0 dst_nd_stride %c0 {layout = "nz2dn"} : !pto.tile<l0c, 16x16xf32, nz>, memref<16x16xf32>
+}
+// CHECK: error: 'pto.fixpipe_copy' op requires src_nz_c0_stride exactly with layout nz2dn
+
+// -----
+// [raw F1] fixpipe_copy: srcNzC0Stride belongs to nz2dn only
+builtin.module attributes {pto.target = "a5"} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c16 = arith.constant 16 : index
+  %c, %gm = "test.op"() : () -> (!pto.tile<l0c, 16x16xf32, nz>, memref<16x16xf32>)
+  pto.fixpipe_copy %c[%c0], %gm n_size %c16 m_size %c16 src_stride %c16 dst_stride %c16 nd_num %c1 src_nd_stride %c0 dst_nd_stride %c0 src_nz_c0_stride %c1 : !pto.tile<l0c, 16x16xf32, nz>, memref<16x16xf32>
+}
+// CHECK: error: 'pto.fixpipe_copy' op requires src_nz_c0_stride exactly with layout nz2dn
+
+// -----
 // [raw D1] copy_dn2nz: DN2NZ exists on a5 only
 %c0 = arith.constant 0 : index
 %c1 = arith.constant 1 : index
