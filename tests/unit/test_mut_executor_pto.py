@@ -198,3 +198,22 @@ def test_raw_fixpipe_copy_applies_the_per_column_quant_vector():
     product = (a.astype(np.int64) @ b.astype(np.int64)).astype(np.float64) * scales[None, :50]
     expected = np.clip(np.rint(product), -128, 127).astype(np.int8)
     assert np.array_equal(out, expected)
+
+
+def test_gather_mask_processes_exactly_the_simulators_limit():
+    # The simulator's host-memory guard (docs/robustness.md): 2^22 processed elements are run,
+    # one more is refused. 310p counter method 2: the mask is the total count; zero strides
+    # re-read one block of src0 and an all-zero user pattern keeps nothing.
+    mem = Memory("310p")
+    tiles = {}
+    for name, count in (("src", 256), ("pattern", 8), ("dst", 256)):
+        tiles[name] = mem.place("ub", (count,), "nd", "u32")
+        tiles[name].physical[...] = np.arange(count, dtype=np.uint32) if name == "src" else 0
+    limit = 1 << 22
+    kept = K.gather_mask(tiles["dst"], tiles["src"], limit, 1, 0, 0, 0, src1=tiles["pattern"],
+                         counter=True, method=2)
+    assert kept == 0 and not tiles["dst"].physical.any()
+    with pytest.raises(ExecutionError, match=rf"processes {limit + 1} elements in one instruction, "
+                                             rf"more than the simulator's limit of {limit}$"):
+        K.gather_mask(tiles["dst"], tiles["src"], limit + 1, 1, 0, 0, 0, src1=tiles["pattern"],
+                      counter=True, method=2)
