@@ -232,3 +232,27 @@ def test_unknown_target_is_rejected() -> None:
     with pytest.raises(DescriptorError, match=r"^target = ") as err:
         check_idesc(F16, target="sm_90a")
     assert err.value.field == "target"
+
+
+# Each entry point checks its own inputs before (or besides) the rules it delegates, so a bad
+# value is reported as itself even when another field is also wrong.
+@pytest.mark.parametrize(("check", "pattern"), [
+    # check_idesc: the target first, before the descriptor's own fields (n = 40 is not an N)
+    (lambda: check_idesc(replace(F16, n=40), target="sm_90a"), r"^target = sm_90a "),
+    # block-scaled fields: the scale vector size of the kind (mxf8f6f4 is 1X)
+    (lambda: check_idesc(MXF8, scale_vec="2X"), r"\[R30\]$"),
+    # check_smem_desc: kind and target before the swizzle (sw16 is not a mode)
+    (lambda: check_smem_desc(replace(SMEM, swizzle="sw16"), kind="f32"), r"^kind = f32 "),
+    (lambda: check_smem_desc(replace(SMEM, swizzle="sw16"), target="sm_90a"), r"^target = sm_90a "),
+    # check_ws delegates the output-lane mask (R26: 4 bits with .ws)
+    (lambda: check_ws(ws=True, cta_group=1, kind="f16", disable_output_lane=16), r"\[R26\]$"),
+    (lambda: check_block_scale("f32", "1X"), r"^kind = f32 "),
+    (lambda: check_kind_target("f16", "sm_90a"), r"^target = sm_90a "),
+    # check_mma delegates the descriptor (R7), .ashift (R28) and the zero-column mask (R25)
+    (lambda: check_mma(replace(I8, n=40)), r"\[R7\]$"),
+    (lambda: check_mma(replace(F16, m=128), ashift=True), r"\[R28\]$"),
+    (lambda: check_mma(WS, ws=True, zcmask=replace(ZCM, shift=17)), r"\[R25\]$"),
+])
+def test_entry_points_check_what_they_delegate(check: Check, pattern: str) -> None:
+    with pytest.raises(DescriptorError, match=pattern):
+        check()
