@@ -74,3 +74,8 @@ def test_valid_n_checks_its_kind_and_cta_group_and_names_an_empty_set() -> None:
         valid_n("f16", 3, False, False)
     assert valid_n("mxf4", 1, True, False) == ()  # no .ws form of a block-scaled kind
     assert n_legal_text(()) == "none (this MMA form does not exist)"
+
+
+def test_mma_k_checks_its_kind() -> None:
+    with pytest.raises(DescriptorError, match=r"^kind = f32 is not a tcgen05\.mma kind; legal: "):
+        mma_k("f32", False)

@@ -133,3 +133,10 @@ def test_random_words_with_fixed_bits_set(word: int) -> None:
         assert err.rule == "R18"
         return
     assert encode_smem_desc(desc) == word
+
+
+@pytest.mark.parametrize("word", [1 << 64, -1])
+def test_decode_refuses_a_non_64_bit_word(word: int) -> None:
+    with pytest.raises(DescriptorError, match=r"^smem_desc = .* is not a 64-bit word; legal: "
+                                              r"0x0\.\.0xffffffffffffffff$"):
+        decode_smem_desc(word)
