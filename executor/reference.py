@@ -59,7 +59,7 @@ from mmair.executor.dtypes import FLOAT_ELEMENTS, element_name_of_type, numpy_dt
 from mmair.executor.errors import ExecutionError
 from mmair.isa.ascend import layouts
 from mmair.isa.ascend import params as isa_params
-from mmair.isa.ascend.hif8 import decode_hif8, encode_hif8_exact
+from mmair.isa.ascend.hif8 import HIF8_VALUES, decode_hif8, encode_hif8_exact
 from mmair.isa.ascend.targets import c0_elements, element_bits
 
 F32_EPS = float(np.finfo(np.float32).eps)
@@ -78,8 +78,12 @@ class ReferenceError(ExecutionError):
 def random_values(element: str, dtype: np.dtype, shape: tuple[int, ...], kind: str,
                   rng: np.random.Generator) -> np.ndarray:
     """Seeded data of one argument: `kind` "real" gives float types uniform values in [-2, 2]
-    (rounded to the type); "int" and integer types small integers (s8 in [-8, 8], other signed
-    in [-16, 16], unsigned in [0, 8))."""
+    (rounded to the type; hif8: codes of values drawn from its values in [-2, 2]); "int" and
+    integer types small integers (s8 in [-8, 8], other signed in [-16, 16], unsigned in [0, 8))."""
+    if element == "hif8":  # bytes: real values in [-2, 2] (or small integers), as their codes
+        values = HIF8_VALUES if kind == "real" else np.arange(-3.0, 4.0)
+        pool = values[np.isfinite(values) & (np.abs(values) <= 2.0)]
+        return encode_hif8_exact(rng.choice(pool, size=shape)).reshape(shape)
     if element in FLOAT_ELEMENTS:
         if kind == "real":
             return rng.uniform(-2.0, 2.0, size=shape).astype(dtype)
@@ -331,7 +335,7 @@ def _output_tolerance(dtype: np.dtype, element_in: str, values: np.ndarray, magn
     if dtype.kind in "iu":
         return 0.0, 1.0 if quantized else 0.0
     info = ml_dtypes.finfo(dtype)
-    acc_eps = F32_EPS if element_in in FLOAT_ELEMENTS else 0.0
+    acc_eps = F32_EPS if element_in in FLOAT_ELEMENTS or element_in == "hif8" else 0.0
     bound = float(np.max(magnitude)) if magnitude.size else 0.0
     return 2 * float(info.eps), products * acc_eps * bound + float(info.smallest_subnormal)
 

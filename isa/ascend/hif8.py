@@ -90,7 +90,7 @@ def encode_hif8_exact(values: np.ndarray) -> np.ndarray:
     where = np.clip(np.searchsorted(positive, magnitude), 0, positive.size - 1)
     exact = positive[where] == magnitude
     if not exact.all():
-        bad = magnitude[~exact][0] * (1 if values[finite][~exact][0] >= 0 else -1)
+        bad = float(values[finite][~exact][0])
         raise ValueError(f"{bad!r} is not a HiF8 value")
     found = order[where].astype(np.uint8)
     found = np.where((values[finite] < 0) & (found != 0), found | 0x80, found)
