@@ -40,6 +40,7 @@ from xdsl.passes import ModulePass
 
 from mmair.dialects import pto
 from mmair.isa.ascend import params as isa_params
+from mmair.isa.ascend.pipes import Pipe
 from mmair.isa.ascend.targets import M0, Target, c0_elements, element_bits
 from mmair.passes.pto_tile_matmul import PassOpError
 
@@ -179,10 +180,13 @@ class _Expander:
         """The last partial slab (`rest` rows) of a zz staging. The GM window's start cannot move,
         so it is matrix 1 of a two-matrix transfer (srcNdMatrixStride = full*16 rows, dstNz-
         MatrixStride = full slabs); matrix 0 rewrites rows [0, rest) of slab 0 with the data the
-        full-slab transfer just wrote there (with full = 0 both matrices are slab 0)."""
+        full-slab transfer just wrote there (with full = 0 both matrices are slab 0). That rewrite
+        overlaps the full-slab transfer's destination on the same pipe, so a `pipe_barrier(mte2)`
+        orders the two (docs/pipes.md: overlapping MTE2 destinations need one)."""
         if b.s(full) == 0:
             nd2nz(b, op.src, 0, 1, rest, cols, 0, pitch, M0, 1, 0)
             return
+        b.emit(pto.PipeBarrierOp(Pipe.MTE2))
         nd2nz(b, op.src, 0, 2, rest, cols, b.mul(full, M0 * pitch), pitch, M0, 1,
               b.mul(full, slab))
 
