@@ -341,6 +341,11 @@ def _convert(values: np.ndarray, ctype: np.dtype) -> np.ndarray:
 def _operand(tile: Tile, rows: int, cols: int, ctype: np.dtype) -> np.ndarray:
     """Logical [0:rows, 0:cols] of an L0 operand tile as a `ctype` array: a view of the tile's
     operand image when it covers the region, else a C-contiguous conversion of the bytes."""
+    if tile.element == "hif8":  # bytes in a uint8 container: decoded, never an image
+        from mmair.isa.ascend.hif8 import decode_hif8
+
+        codes = read_region(_blocks(tile)[1], 0, 0, rows, cols, np.dtype(np.uint8))
+        return decode_hif8(codes).astype(ctype)
     image = tile.image
     if image is not None and image.dtype == ctype and rows <= image.shape[0] \
             and cols <= image.shape[1]:
@@ -355,7 +360,8 @@ def _operand(tile: Tile, rows: int, cols: int, ctype: np.dtype) -> np.ndarray:
 def _compute_dtype(element: str) -> np.dtype:
     """f32 for the float families (BLAS sgemm); f64 for integers, exact for s8/s4/u8 sums of
     up to 4095 products, then rounded back to integers."""
-    return np.dtype(np.float32) if element in FLOAT_ELEMENTS else np.dtype(np.float64)
+    return np.dtype(np.float32) if element in FLOAT_ELEMENTS or element == "hif8" \
+        else np.dtype(np.float64)
 
 
 def mad(
@@ -390,13 +396,6 @@ def mad(
     _check_size("n", n, b.cols, f"columns of the rhs {b.label}")
     _check_size("m", m, c.rows, f"rows of the dst {c.label}")
     _check_size("n", n, c.cols, f"columns of the dst {c.label}")
-    # hif8 sits in a uint8 container and has no decoder here: multiplying the raw bytes would
-    # give wrong numbers silently, so refuse it.
-    _require(
-        "hif8" not in (a.element, b.element),
-        f"requires lhs/rhs element types the executor can decode, got "
-        f"({a.element}, {b.element}): hif8 is not supported",
-    )
     ctype = _compute_dtype(a.element)
     lhs = _operand(a, m, k, ctype)
     rhs = _operand(b, k, n, ctype)

@@ -302,10 +302,15 @@ def run_module(
 
             timeline = Timeline(memory.target.name)
             scheduler = TimedScheduler(timeline, gm_names=gm_names)
-        from mmair.executor.tcgen05_async import Tcgen05Seam, holds_tcgen05
+        from mmair.executor.tcgen05_async import (
+            Tcgen05Seam,
+            holds_tcgen05,
+            is_descriptor_level,
+        )
 
         if not timing and holds_tcgen05(module):  # the CTA's async units (tcgen05_async.py)
-            seam = interp.seam = Tcgen05Seam(gm_names)
+            seam = interp.seam = Tcgen05Seam(gm_names,
+                                             descriptor_level=is_descriptor_level(module))
         else:
             seam = interp.seam = IssueSeam(memory.target, gm_names, scheduler=scheduler)
         seam.timing = timeline
