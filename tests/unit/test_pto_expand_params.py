@@ -33,7 +33,8 @@ def lowered(text: str, tiles: str, expand: bool):
 
 
 COMBOS = [("a2", "f16", "f16", "f32"), ("a2", "bf16", "bf16", "f16"), ("a2", "f32", "f32", "f32"),
-          ("a5", "f16", "f16", "f32"), ("a5", "s8", "s8", "s32"), ("a3", "f16", "f16", "bf16")]
+          ("a5", "f16", "f16", "f32"), ("a5", "s8", "s8", "s32"), ("a3", "f16", "f16", "bf16"),
+          ("a2", "s8", "s8", "s32")]
 
 
 @settings(max_examples=60, deadline=None)
@@ -323,3 +324,72 @@ def test_zz_staging_beyond_the_matrix_stride_range_stays_tile_level():
     assert len(kept) == 1 and kept[0].dst.type.layout_name == "zz"
     assert kept[0].dst.type.matrix_shape[1] == 208  # 13 fractal columns of 16
     assert any(isinstance(op, pto.CopyNd2NzOp) for op in module.walk())
+
+
+@pytest.mark.parametrize("target", ["a2", "a3", "a5"])
+@pytest.mark.parametrize("m, n, k, tiles, transpose_a, bias", [
+    (33, 48, 64, "tile-n=32", False, False),  # dynamic ns: the L1 -> L0B move of the last tile
+    (70, 70, 70, "", False, True),  # one tile each way, n = 70: 5 fractal columns (odd)
+    (64, 96, 200, "tile-m=32 tile-n=64 tile-k=64", False, False),  # B whole in L1: [k, j] starts
+    (40, 80, 100, "multi-buffer=2 tile-n=32 tile-k=64", False, True),  # unrolled ping-pong loops
+    (1, 80, 100, "", False, False),  # the GEMV row
+    (33, 48, 64, "tile-n=32", True, False),  # a5: DN2NZ for A^T
+])
+def test_s8_kernels_expand_end_to_end(target, m, n, k, tiles, transpose_a, bias):
+    """pto-tile-matmul stages an s8 B Nz in L1 (ND2NZ), so every L1 -> L0B move is the
+    SplitBTransposeForS4S8 loop (LoadDataWithTranspose squares) and the whole s8 function expands,
+    also with dynamic n and loop-index source starts; C is the same bytes as tile level and
+    equals the integer product. (A transposed s8 A on a2 / a3 moves L1 -> L0A with a b8
+    transpose that LoadData2D does not do: that function stays tile-level.)"""
+    text = matmul_text(m, n, k, "s8", "s8", "s32", target, transpose_a, False,
+                       "s32" if bias else None)
+    rng = np.random.default_rng(m * n + k)
+    a = random_operand(rng, "s8", (k, m) if transpose_a else (m, k))
+    b = random_operand(rng, "s8", (k, n))
+    inputs = {"a": a, "b": b}
+    expect = (a.T if transpose_a else a).astype(np.int64) @ b.astype(np.int64)
+    if bias:
+        inputs["bias"] = random_operand(rng, "s32", (n,))
+        expect += inputs["bias"]
+    tile_module = lowered(text, tiles, False)
+    assert all(op.src.type.layout_name == "nz" for op in tile_module.walk()
+               if isinstance(op, pto.MteL1L0BOp))
+    base = run_module(tile_module, inputs=inputs).outputs["c"]
+    module = lowered(text, tiles, True)
+    raw = run_module(module, inputs=inputs).outputs["c"]
+    assert raw.tobytes() == base.tobytes()
+    np.testing.assert_array_equal(base, expect.astype(np.int32))
+    left = {op.name for op in module.walk() if isinstance(op, TILE_LEVEL)}
+    if transpose_a and target != "a5":
+        assert left == {"pto.mte_l1_l0a", "pto.mte_l1_l0b", "pto.mad", "pto.fixpipe"}
+    else:
+        assert not left
+        assert any(isinstance(op, pto.Load2DTransposeOp) for op in module.walk())
+
+
+def test_b8_square_loads_need_a_known_multiple_start():
+    """A b8 B move from nz whose source start is a function argument (not provably a multiple of
+    32, the square edge) keeps the function tile-level; a start from a loop stepping by 32 or a
+    constant 32 expands."""
+    def kernel(start: str, arg: str) -> str:
+        return f"""builtin.module attributes {{pto.target = "a2"}} {{
+  func.func @k(%b: memref<64x32xi8>{arg}) {{
+    %c0 = arith.constant 0 : index
+    %c32 = arith.constant 32 : index
+    %c64 = arith.constant 64 : index
+    %b1 = pto.alloc : !pto.tile<l1, 64x32xi8, nz>
+    %b0 = pto.alloc : !pto.tile<l0b, 32x32xi8, zn>
+    pto.mte_gm_l1 %b, %b1, %c64, %c32 : memref<64x32xi8>, !pto.tile<l1, 64x32xi8, nz>
+    scf.for %i = %c0 to %c64 step %c32 {{
+      pto.mte_l1_l0b %b1[{start}, %c0], %b0, %c32, %c32 : !pto.tile<l1, 64x32xi8, nz>, !pto.tile<l0b, 32x32xi8, zn>
+    }}
+    func.return
+  }}
+}}"""
+    from mmair.isa.ascend import targets as isa
+    from mmair.passes.pto_expand_params import _b8_nz_b_square_loads
+
+    for start, arg, expands in (("%i", "", True), ("%c32", "", True), ("%s", ", %s: index", False)):
+        _ctx, module = parse(kernel(start, arg))
+        (move,) = [op for op in module.walk() if isinstance(op, pto.MteL1L0BOp)]
+        assert _b8_nz_b_square_loads(move, isa.get_target("a2")) is expands, start
