@@ -267,8 +267,14 @@ class _Expander:
             half_r1 = -(-sr // M0) // 2  # squares per L1 column of fractals
             base = b.add(b.mul(b.div(col, 2 * M0), half_r1), b.div(row, 2 * M0))
             squares = b.cdiv(n, 2 * M0)
+            # With an odd (or dynamic) fractal count the last square of a block writes the next
+            # block's first fractal, which that block rewrites: two MTE1 writes of the same
+            # bytes, ordered by a pipe_barrier(mte1) (docs/pipes.md, same-pipe rule).
+            overhang = b.s(nn1) is None or b.s(nn1) % 2 == 1
 
             def body8(bb: _Builder, i: Index) -> None:
+                if overhang:
+                    bb.emit(pto.PipeBarrierOp(Pipe.MTE1))
                 s_off = bb.mul(bb.add(base, i), 2 * frac)
                 d_off = bb.mul(bb.mul(i, nn1), frac)
                 bb.emit(pto.Load2DTransposeOp(op.src, bb.v(s_off), op.dst, bb.v(d_off), bb.v(0),

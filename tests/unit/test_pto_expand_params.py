@@ -377,9 +377,9 @@ def test_s8_kernels_expand_end_to_end(target, m, n, k, tiles, transpose_a, bias)
     tile_module = lowered(text, tiles, False)
     assert all(op.src.type.layout_name == "nz" for op in tile_module.walk()
                if isinstance(op, pto.MteL1L0BOp))
-    base = run_module(tile_module, inputs=inputs).outputs["c"]
+    base = run(tile_module, inputs).outputs["c"]
     module = lowered(text, tiles, True)
-    raw = run_module(module, inputs=inputs).outputs["c"]
+    raw = run(module, inputs).outputs["c"]
     assert raw.tobytes() == base.tobytes()
     np.testing.assert_array_equal(base, expect.astype(np.int32))
     left = {op.name for op in module.walk() if isinstance(op, TILE_LEVEL)}
