@@ -62,12 +62,24 @@ MAX_VIEW_ACCESSES = 64
 """Accesses one strided SMEM view becomes at most (beyond: its byte hull, conservative)."""
 
 
+_ASYNC_OPS = (tcgen05.MmaOp, tcgen05.CpOp, tcgen05.ShiftOp, tcgen05.LdOp, tcgen05.StOp,
+              tcgen05.CommitOp)
+
+
 def holds_tcgen05(module: Operation) -> bool:
-    """True when `module` is an asynchronous tcgen05 kernel: it tracks MMAs with
-    `tcgen05.commit` (its kernel runs through `Tcgen05Seam`). A kernel without commit is the
-    descriptor-level form (a single MMA, D read back through its memref): it runs sequentially,
-    each MMA complete when issued, as before."""
-    return any(isinstance(op, tcgen05.CommitOp) for op in module.walk())
+    """True when `module` holds an asynchronous tcgen05 op (mma, cp, shift, ld, st, commit): its
+    kernel runs through `Tcgen05Seam`."""
+    return any(isinstance(op, _ASYNC_OPS) for op in module.walk())
+
+
+def is_descriptor_level(module: Operation) -> bool:
+    """True when `module` has no `tcgen05.commit`: the descriptor-level form (an MMA whose D is
+    read back through its TMEM memref, examples/tcgen05_mma_f16.mlir). Its model: a thread
+    access of a TMEM memref (`memref.copy`, `memref.load`/`store`) stands for the commit, wait,
+    tcgen05.ld/st and wait::ld/st sequence a lowering emits, so it first completes every async
+    op issued before it; the kernel end (where the runner reads the results) completes the rest.
+    A `tcgen05.ld` is not such an access: reading D with it still needs a commit and a wait."""
+    return not any(isinstance(op, tcgen05.CommitOp) for op in module.walk())
 
 
 def _pointer(array: np.ndarray) -> int:
@@ -83,8 +95,12 @@ class Tcgen05Seam:
     interface of `executor.seam.IssueSeam` that the interpreter and runner use: `handlers`,
     `produced`, `scalar_reads`, `finish`."""
 
-    def __init__(self, gm_names: dict[Hashable, str] | None = None, core: int = 0):
+    def __init__(self, gm_names: dict[Hashable, str] | None = None, core: int = 0,
+                 descriptor_level: bool = False):
         self.core = core
+        self.descriptor_level = descriptor_level
+        """No tcgen05.commit in the kernel: a thread access of a TMEM memref and the kernel end
+        complete every earlier async op (`is_descriptor_level`)."""
         self.gm_names = gm_names if gm_names is not None else {}
         self.scheduler = Scheduler(gm_names=gm_names, record_preds=False, units=UNITS)
         self.hb = self.scheduler.hb
@@ -227,10 +243,44 @@ class Tcgen05Seam:
                 self._tmem(op.tmem, args[0], 0, column, layouts.TMEM_LANES, columns, True)])
         return result, None
 
+    def _tmem_view_access(self, value: SSAValue, view: Any, write: bool) -> list[Access]:
+        """The TMEM cells a (2-D) TMEM memref view covers, as one lanes x columns access; empty
+        when `view` is not in tensor memory."""
+        fn = self.functions
+        if fn is None or not isinstance(view, np.ndarray) or view.ndim != 2 or view.size == 0:
+            return []
+        cells = fn.tmem.cells
+        start = _pointer(view) - _pointer(cells)
+        if not 0 <= start < cells.nbytes:
+            return []
+        lane, byte = divmod(start, TMEM_ROW_BYTES)
+        rows, cols = view.shape
+        row_stride, col_stride = view.strides
+        lanes = rows if row_stride == TMEM_ROW_BYTES else layouts.TMEM_LANES - lane
+        end = byte + (cols - 1) * col_stride + view.itemsize
+        return [self._tmem(value, view, lane, byte // 4, lanes, -(-end // 4) - byte // 4, write)]
+
+    def _complete_async(self) -> None:
+        """Descriptor-level form: every async op issued so far has completed (the implicit
+        commit and wait a lowering emits before the thread touches TMEM)."""
+        self._join_unit(Unit.TC)
+
+    def _join_unit(self, unit: Unit) -> None:
+        """The thread waits for everything `unit` was issued so far."""
+        lane = self.lanes[unit]
+        snap = self._snapshot(lane)
+        snap[lane] = self.hb.count[lane]
+        self._join(self.thread, snap)
+
     def _copy(self, interp: Any, op: memref.CopyOp, args: tuple) -> Any:
         self._fn(interp)
         result = self._run(interp, op, args)
-        accesses = self._view_accesses(args[0], False) + self._view_accesses(args[1], True)
+        tmem = (self._tmem_view_access(op.source, args[0], False)
+                + self._tmem_view_access(op.destination, args[1], True))
+        if tmem and self.descriptor_level:
+            self._complete_async()
+        accesses = (self._view_accesses(args[0], False) + self._view_accesses(args[1], True)
+                    + tmem)
         if accesses:
             self._issue(interp, op, Unit.THREAD, accesses)
         if self.observer is not None and isinstance(args[1], np.ndarray):
@@ -249,12 +299,19 @@ class Tcgen05Seam:
         fn = self._fn(interp)
         result = self._run(interp, op, args)
         if isinstance(view, np.ndarray):
+            offset = sum(int(i) * s for i, s in zip(index, view.strides, strict=True))
             start = _pointer(view) - _pointer(fn.smem.data)
             if 0 <= start < fn.smem.data.nbytes:
-                offset = sum(int(i) * s for i, s in zip(index, view.strides, strict=True))
                 self._issue(interp, op, Unit.THREAD, [Access(
                     "smem", start + offset, view.itemsize, write=write,
                     buffer=self._smem_name(start + offset))])
+            elif 0 <= _pointer(view) - _pointer(fn.tmem.cells) < fn.tmem.cells.nbytes:
+                memref_value = op.operands[0 if isinstance(op, memref.LoadOp) else 1]
+                element = view[tuple(slice(int(i), int(i) + 1) for i in index)]
+                accesses = self._tmem_view_access(memref_value, element, write)
+                if self.descriptor_level:
+                    self._complete_async()
+                self._issue(interp, op, Unit.THREAD, accesses)
         return result, None
 
     def _load(self, interp: Any, op: memref.LoadOp, args: tuple) -> Any:
@@ -290,10 +347,10 @@ class Tcgen05Seam:
         for value, (lane, lanes, column, columns) in zip(extra, footprint.tmem_reads,
                                                           strict=True):
             accesses.append(self._tmem(value, values[value], lane, column, lanes, columns, False))
-        if op.a_in_tmem:
+        if op.a_in_tmem:  # (.ashift also moves A's rows: a write)
             a = fn.tmem_address(a_view, "a")
             accesses.append(self._tmem(op.a, a_view, layouts.tmem_lane(a), layouts.tmem_column(a),
-                                       m, footprint.a_columns, False))
+                                       m, footprint.a_columns, op.ashift is not None))
         accesses.append(self._tmem(op.d, d_view, layouts.tmem_lane(d), layouts.tmem_column(d),
                                    m, n, True))
         self._issue(interp, op, Unit.TC, accesses)
@@ -310,7 +367,10 @@ class Tcgen05Seam:
 
     def _shift(self, interp: Any, op: tcgen05.ShiftOp, args: tuple) -> Any:
         self._run(interp, op, args)
-        return (), None  # pragma: no cover
+        lane, lanes, column, columns = self._fn(interp).last_shift
+        self._issue(interp, op, Unit.TC, [
+            self._tmem(op.tmem, args[0], lane, column, lanes, columns, True)])
+        return (), None
 
     # --- mbarriers ------------------------------------------------------------------------------
 
@@ -406,10 +466,7 @@ class Tcgen05Seam:
 
     def _wait(self, interp: Any, op: Operation, args: tuple, unit: Unit) -> Any:
         self._run(interp, op, args)
-        lane = self.lanes[unit]
-        snap = self._snapshot(lane)
-        snap[lane] = self.hb.count[lane]
-        self._join(self.thread, snap)
+        self._join_unit(unit)
         return (), None
 
     def _wait_ld(self, interp: Any, op: tcgen05.WaitLdOp, args: tuple) -> Any:
@@ -444,6 +501,8 @@ class Tcgen05Seam:
     def finish(self) -> None:
         """Async work the thread never waited for: the first such op of each unit."""
         self.scheduler.finish()
+        if self.descriptor_level:  # the runner reads the results: everything completed
+            self._complete_async()
         clock = self.hb.clock[self.thread]
         for unit, events in self.async_events.items():
             lane = self.lanes[unit]

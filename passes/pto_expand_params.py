@@ -24,8 +24,8 @@ the Ascend C samples). A `dn2nz` load to an nz tile becomes `copy_dn2nz` {1, row
 pitch, tile rows rounded to 16, 1, 0} (the transposed-A call of the Ascend C DN2NZ page). Not
 expanded (left as tile-level ops, which the executor runs): dn2nz to other layouts, hardware
 transposes of b8/b32 operands other than f32 B from zz and b8 B from nz (the
-SplitBTransposeForS4S8 squares, static n with an even number of 16-column fractals), s4
-operands, `mte_l1_bt`.
+SplitBTransposeForS4S8 squares: source starts provably multiples of 32, `_b8_nz_b_square_loads`),
+s4 operands, `mte_l1_bt`.
 """
 
 from __future__ import annotations
@@ -40,6 +40,7 @@ from xdsl.passes import ModulePass
 
 from mmair.dialects import pto
 from mmair.isa.ascend import params as isa_params
+from mmair.isa.ascend.pipes import Pipe
 from mmair.isa.ascend.targets import M0, Target, c0_elements, element_bits
 from mmair.passes.pto_tile_matmul import PassOpError
 
@@ -179,10 +180,13 @@ class _Expander:
         """The last partial slab (`rest` rows) of a zz staging. The GM window's start cannot move,
         so it is matrix 1 of a two-matrix transfer (srcNdMatrixStride = full*16 rows, dstNz-
         MatrixStride = full slabs); matrix 0 rewrites rows [0, rest) of slab 0 with the data the
-        full-slab transfer just wrote there (with full = 0 both matrices are slab 0)."""
+        full-slab transfer just wrote there (with full = 0 both matrices are slab 0). That rewrite
+        overlaps the full-slab transfer's destination on the same pipe, so a `pipe_barrier(mte2)`
+        orders the two (docs/pipes.md: overlapping MTE2 destinations need one)."""
         if b.s(full) == 0:
             nd2nz(b, op.src, 0, 1, rest, cols, 0, pitch, M0, 1, 0)
             return
+        b.emit(pto.PipeBarrierOp(Pipe.MTE2))
         nd2nz(b, op.src, 0, 2, rest, cols, b.mul(full, M0 * pitch), pitch, M0, 1,
               b.mul(full, slab))
 
@@ -263,8 +267,14 @@ class _Expander:
             half_r1 = -(-sr // M0) // 2  # squares per L1 column of fractals
             base = b.add(b.mul(b.div(col, 2 * M0), half_r1), b.div(row, 2 * M0))
             squares = b.cdiv(n, 2 * M0)
+            # With an odd (or dynamic) fractal count the last square of a block writes the next
+            # block's first fractal, which that block rewrites: two MTE1 writes of the same
+            # bytes, ordered by a pipe_barrier(mte1) (docs/pipes.md, same-pipe rule).
+            overhang = b.s(nn1) is None or b.s(nn1) % 2 == 1
 
             def body8(bb: _Builder, i: Index) -> None:
+                if overhang:
+                    bb.emit(pto.PipeBarrierOp(Pipe.MTE1))
                 s_off = bb.mul(bb.add(base, i), 2 * frac)
                 d_off = bb.mul(bb.mul(i, nn1), frac)
                 bb.emit(pto.Load2DTransposeOp(op.src, bb.v(s_off), op.dst, bb.v(d_off), bb.v(0),
@@ -431,17 +441,46 @@ def _fixpipe_nz_block(op: pto.FixpipeOp) -> int | None:
 
 def _b8_nz_b_square_loads(op: pto.MteL1L0AOp | pto.MteL1L0BOp, target: Target) -> bool:
     """Whether a b8 B move from an nz L1 tile to zn L0B is the SplitBTransposeForS4S8 loop of the
-    Ascend C sample: LoadDataWithTranspose squares of two fractals stacked along k, so the L1
-    tile's fractal rows come in pairs (rows a multiple of 32), the source offsets are static
-    multiples of 32, and n is static with an even number of 16-column fractals (each square
-    writes two)."""
+    Ascend C sample: LoadDataWithTranspose squares of two fractals stacked along k. The L1 tile's
+    fractal rows come in pairs (rows a multiple of 32) and the source start is a multiple of 32
+    (a constant, or a loop index of pto-tile-matmul stepping by tile sizes: `_known_multiple`).
+    Each square writes two 16-column Zn fractals, so with an odd number of them (n = 32q + 16,
+    or a dynamic n) the last square of a k block writes one fractal past the block's n: the next
+    block's first fractal, which that block rewrites, and for the last block one fractal past
+    the grid, which must lie inside the L0B tile (its fractal columns are even, or n is static
+    with an even count)."""
     src, dst = op.src.type, op.dst.type
     assert isinstance(src, pto.TileType) and isinstance(dst, pto.TileType)
     if not (isinstance(op, pto.MteL1L0BOp) and op.transpose is None and src.element_bits == 8
             and src.layout_name == "nz" and dst.layout_name == "zn"
             and isa_params.load2d_transpose_supported(target)):
         return False
+    if (-(-src.matrix_shape[0] // M0)) % 2:
+        return False
+    if not all(v is None or _known_multiple(v, 2 * M0) for v in (op.src_row, op.src_col)):
+        return False
     n = pto.static_value(op.n)
-    offsets = [0 if v is None else pto.static_value(v) for v in (op.src_row, op.src_col)]
-    return (-(-src.matrix_shape[0] // M0)) % 2 == 0 and n is not None and (-(-n // M0)) % 2 == 0 \
-        and all(o is not None and o % (2 * M0) == 0 for o in offsets)
+    dst_n1 = -(-dst.matrix_shape[1] // M0)
+    return dst_n1 % 2 == 0 or (n is not None and (-(-n // M0)) % 2 == 0)
+
+
+def _known_multiple(value: SSAValue, unit: int, depth: int = 8) -> bool:
+    """Whether `value` is provably a multiple of `unit`: a constant, a sum, difference, min or max
+    of such values, a product with one, or the index of an `scf.for` whose lower bound and step
+    are (the tile loops of pto-tile-matmul, and their unrolled multi-buffer copies)."""
+    known = pto.static_value(value)
+    if known is not None:
+        return known % unit == 0
+    if depth == 0:
+        return False
+    owner = value.owner
+    if isinstance(owner, Block):
+        loop = owner.parent_op()
+        return isinstance(loop, scf.ForOp) and value is owner.args[0] and all(
+            _known_multiple(v, unit, depth - 1) for v in (loop.lb, loop.step))
+    if isinstance(owner, arith.AddiOp | arith.SubiOp | arith.MinSIOp | arith.MaxSIOp
+                  | arith.MinUIOp | arith.MaxUIOp):
+        return all(_known_multiple(v, unit, depth - 1) for v in owner.operands)
+    if isinstance(owner, arith.MuliOp):
+        return any(_known_multiple(v, unit, depth - 1) for v in owner.operands)
+    return False

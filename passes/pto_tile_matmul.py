@@ -4,7 +4,7 @@ The Ascend cube multiplies tiles held in small on-chip buffers, so a GEMM of any
 over tiles (reference ascend-cube.md §5-§10, seed-NZ flow):
 
     GM A --mte_gm_l1--> L1 (Nz of A) --mte_l1_l0a--> L0A (Zz; Nz on a5) --+
-    GM B --mte_gm_l1--> L1 (Zz of B) --mte_l1_l0b--> L0B (Zn) ------------+--mad/mad_acc--> L0C (Nz)
+    GM B --mte_gm_l1--> L1 (Zz of B; Nz for b8/b4) --mte_l1_l0b--> L0B (Zn) -+--mad/mad_acc--> L0C (Nz)
     L0C --fixpipe nz2nd (+ f322f16 / f322bf16)--> GM C
 
     for i in M tiles:                  ms = min(tile-m, M - i)
@@ -77,6 +77,7 @@ from xdsl.utils.exceptions import PassFailedException
 
 from mmair.dialects import pto
 from mmair.isa.ascend import layouts as isa_layouts
+from mmair.isa.ascend import params as isa_params
 from mmair.isa.ascend import pipes as isa_pipes
 from mmair.isa.ascend import targets as isa
 from mmair.isa.ascend.targets import Target
@@ -211,7 +212,7 @@ class MatmulPlan:
         nn = _round_up(self.n, g) if self.b_whole else self.tn
         if self.transpose_b:
             return Buffer("B", "l1", (nn, kk), self.rhs, "nz")
-        return Buffer("B", "l1", (kk, nn), self.rhs, "zz")
+        return Buffer("B", "l1", (kk, nn), self.rhs, isa_params.b_l1_layout_for_transpose(self.rhs))
 
     def a_l0a(self) -> Buffer:
         if self.m == 1 and self.gemv_nd:

@@ -66,8 +66,9 @@ def matmul_hardware_transposes(
     """Whether the lowered matmul's L1 -> L0A and L1 -> L0B moves transpose inside fractals.
 
     A given transposed is loaded with DN2NZ where the target has it (a5), else staged as Nz of
-    A^T and transposed on the way to L0A. B is staged as Zz of B (seed-NZ) and transposed on the
-    way to L0B, unless B is given transposed (Nz of B^T is already Zn inside each fractal)."""
+    A^T and transposed on the way to L0A. B is staged as Zz of B (seed-NZ; Nz for b8/b4, whose
+    LoadDataWithTranspose squares stack fractals along k) and transposed on the way to L0B,
+    unless B is given transposed (Nz of B^T is already Zn inside each fractal)."""
     return transpose_a and not target.dn2nz, not transpose_b
 
 

@@ -254,3 +254,13 @@ def transpose_square(elem: str) -> tuple[int, int, int]:
     if bits == 32:
         return (2, 16, 16)
     raise ValueError(f"LoadDataWithTranspose does not take {bits}-bit elements ({elem}) in mmair")
+
+
+def b_l1_layout_for_transpose(elem: str) -> str:
+    """The L1 layout of B[K, N] whose fractals the transposing L1 -> L0B (Zn) load reads, per
+    element width (Ascend C load_data sample, SplitB*): b16 `zz` (LoadData ifTranspose turns
+    each 16 x 16 fractal; nz works as well); b32 `zz` (SplitBTransposeForB32, Nd2Zz staging:
+    LoadDataWithTranspose squares of two 16 x 8 fractals side by side along n); b8 and b4 `nz`
+    (SplitBTransposeForS4S8, ND2NZ staging: squares of fractals stacked along k, which Nz keeps
+    adjacent and Zz does not, so no load turns zz b8/b4 fractals into zn ones)."""
+    return "nz" if element_bits(elem) <= 8 else "zz"

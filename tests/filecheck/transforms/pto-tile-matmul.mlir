@@ -118,7 +118,8 @@ builtin.module attributes {pto.target = "a2"} {
 // -----
 
 // s8 x s8 -> s32 with a bias row: per N tile the bias goes GM -> L1 (nd) -> BT, the first K
-// tile uses mad_bias. 8-bit tiles are multiples of 32 (C0 and the b8 transpose block).
+// tile uses mad_bias. 8-bit tiles are multiples of 32 (C0 and the b8 transpose block), and B is
+// staged Nz (the LoadDataWithTranspose squares of b8 stack two fractals along k).
 builtin.module attributes {pto.target = "a2"} {
   func.func @bias(%a: memref<40x300xi8>, %b: memref<300x50xi8>, %c: memref<40x50xi32>, %bias: memref<50xi32>) {
     pto.matmul %a, %b, %c bias %bias : memref<50xi32> : memref<40x300xi8>, memref<300x50xi8>, memref<40x50xi32>
@@ -127,7 +128,7 @@ builtin.module attributes {pto.target = "a2"} {
 }
 // CHECK-LABEL: func.func @bias
 // CHECK:         %a_l1 = pto.alloc : !pto.tile<l1, 64x320xi8, nz>
-// CHECK-NEXT:    %b_l1 = pto.alloc : !pto.tile<l1, 320x64xi8, zz>
+// CHECK-NEXT:    %b_l1 = pto.alloc : !pto.tile<l1, 320x64xi8, nz>
 // CHECK-NEXT:    %a_l0a = pto.alloc : !pto.tile<l0a, 64x320xi8, zz>
 // CHECK-NEXT:    %b_l0b = pto.alloc : !pto.tile<l0b, 320x64xi8, zn>
 // CHECK-NEXT:    %c_l0c = pto.alloc : !pto.tile<l0c, 64x64xi32, nz>
