@@ -152,25 +152,6 @@ def _module(text: str):
     return LocatingParser(ctx, text, "k.mlir").parse_module()
 
 
-def test_raw_mmad_refuses_hif8_operands():
-    # The raw `pto.mmad` has its own executor entry: hif8 (a5) verifies but is not decodable.
-    text = """builtin.module attributes {pto.target = "a5"} {
-  func.func @k() {
-    %c16 = arith.constant 16 : index
-    %c32 = arith.constant 32 : index
-    %h = pto.alloc : !pto.tile<l0a, 16x32x!pto.hif8, nz>
-    %hb = pto.alloc : !pto.tile<l0b, 32x16x!pto.hif8, zn>
-    %acc = pto.alloc : !pto.tile<l0c, 16x16xf32, nz>
-    pto.mmad %h, %hb, %acc, %c16, %c16, %c32 : !pto.tile<l0a, 16x32x!pto.hif8, nz>, !pto.tile<l0b, 32x16x!pto.hif8, zn>, !pto.tile<l0c, 16x16xf32, nz>
-    func.return
-  }
-}"""
-    with pytest.raises(ExecutionError,
-                       match=r"^'pto.mmad' op requires lhs/rhs element types the executor can "
-                             r"decode, got hif8$"):
-        run_module(_module(text))
-
-
 def test_raw_fixpipe_copy_applies_the_per_column_quant_vector():
     # The raw kernel of test_pto_expand_params (a5: A^T and B through load_2d_v2, mmad, then
     # fixpipe_copy), quantized to s8 by a vector of QUANT_PRE words, one per output column. The
