@@ -15,7 +15,8 @@ a runtime size of 0 is a no-op (reference §12d).
 Operand images (speed, not semantics): `mte_gm_l1` into an nz/zz tile records the loaded matrix
 converted to the Mmad compute dtype (`Tile.image`), `mte_l1_l0` passes a view of it on to the L0
 tile, and `mad` multiplies the images instead of converting the L0 bytes again; a GM window
-loaded repeatedly is converted once (`_gm_image`, validated by content). PROTOCOL: every kernel
+loaded repeatedly is converted once (`_gm_image`, validated by GM write generations or by
+content). PROTOCOL: every kernel that writes GM calls `_wrote_gm` after writing, and every kernel
 that writes a tile's bytes calls `tile.will_write()` before writing (it drops the images of the
 overlapping tiles); a new writing kernel that skips it would let a `mad` read stale values.
 """
@@ -154,21 +155,30 @@ def mte_gm_l1(gm: np.ndarray, dst: Tile, rows: int, cols: int, dn2nz: bool = Fal
     if dst.mem is not None and dst.layout in ("nz", "zz") and not dst.packed:
         # Cube operand staging: keep the converted logical matrix for the moves and mads that
         # follow (one conversion per load instead of one per mad).
-        dst.set_image(_gm_image(dst.mem, src[:rows, :cols].astype(phys.dtype, copy=False),
-                                _compute_dtype(dst.element)))
+        window = src[:rows, :cols]
+        stored = window.astype(phys.dtype, copy=False)
+        dst.set_image(_gm_image(dst.mem, stored, _compute_dtype(dst.element),
+                                stored.dtype == window.dtype))
 
 
-def _gm_image(mem: MemorySpace, window: np.ndarray, ctype: np.dtype) -> np.ndarray:
+def _gm_image(mem: MemorySpace, window: np.ndarray, ctype: np.dtype, in_gm: bool = False) -> np.ndarray:
     """`window` (GM elements as stored in the tile) converted to `ctype`, reusing the conversion
     of an earlier load of the same GM window while its contents are unchanged.
 
     A GEMM reloads each B tile once per row of C tiles; converting it once per load dominated the
     loads. A window is cached from its second load on (single loads, like A row panels, cost no
-    copy and no memory). The cache is validated by content, not by tracking GM writes: a hit
-    compares the window with the copy kept at conversion time (one pass over the raw bytes,
-    several times cheaper than the conversion), so a write to GM by any op is seen."""
-    key = (window.__array_interface__["data"][0], window.shape, window.strides, window.dtype.str,
-           ctype.str)
+    copy and no memory). Validation: when the run tracks GM writes (`memory.GmWrites.tracked`)
+    and `window` is a view of GM (`in_gm`), a hit needs the generation of the GM array to be the
+    one recorded at conversion (no write since); otherwise a hit compares the window with the
+    copy kept at conversion time (one pass over the raw bytes, several times cheaper than the
+    conversion), so a write to GM by any op is seen."""
+    interface = window.__array_interface__
+    key = (interface["data"][0], window.shape, interface["strides"], window.dtype.str, ctype.str)
+    gm = mem.gm
+    owner = generation = None
+    if in_gm and gm.tracked:
+        owner = gm.owner(window)
+        generation = gm.generation.get(id(owner), 0)  # read before the window is
     with mem.lock:
         cached = mem.gm_images.get(key, _NOT_SEEN)
         if cached is _NOT_SEEN:
@@ -176,17 +186,23 @@ def _gm_image(mem: MemorySpace, window: np.ndarray, ctype: np.dtype) -> np.ndarr
     if cached is _NOT_SEEN:
         return _convert(window, ctype)
     if cached is not _SEEN_ONCE:
-        raw, image = cached
-        if _same_elements(raw, window):
+        raw, image, seen = cached
+        if owner is not None and seen is not None:
+            if seen[0] is owner and seen[1] == generation:
+                return image
+        elif raw is not None and _same_elements(raw, window):
             return image
     image = _convert(window, ctype)
-    raw = np.array(window, order="C")
+    # Tracked: the owner (kept alive, so its id names it) and its generation; else a copy.
+    raw, seen = (None, (owner, generation)) if owner is not None else \
+        (np.array(window, order="C"), None)
+    size = image.nbytes + (raw.nbytes if raw is not None else 0)
     with mem.lock:
-        if mem.gm_image_bytes + raw.nbytes + image.nbytes > GM_IMAGE_BYTES:
+        if mem.gm_image_bytes + size > GM_IMAGE_BYTES:
             mem.gm_images.clear()
             mem.gm_image_bytes = 0
-        mem.gm_images[key] = (raw, image)
-        mem.gm_image_bytes += raw.nbytes + image.nbytes
+        mem.gm_images[key] = (raw, image, seen)
+        mem.gm_image_bytes += size
     return image
 
 
@@ -289,6 +305,13 @@ def copy_tile_to_gm(src: Tile, gm: np.ndarray) -> None:
         f"fills {gm.size} GM elements from the {flat.size}-element {src.label}",
     )
     gm[...] = flat[: gm.size].reshape(gm.shape)
+    _wrote_gm(src, gm)
+
+
+def _wrote_gm(tile: Tile, gm: np.ndarray) -> None:
+    """Tell the GM conversion cache that `gm` was written (`memory.GmWrites`)."""
+    if tile.mem is not None:
+        tile.mem.gm.wrote(gm)
 
 
 # ------------------------------------------------------------------------------------------------
@@ -318,6 +341,11 @@ def _convert(values: np.ndarray, ctype: np.dtype) -> np.ndarray:
 def _operand(tile: Tile, rows: int, cols: int, ctype: np.dtype) -> np.ndarray:
     """Logical [0:rows, 0:cols] of an L0 operand tile as a `ctype` array: a view of the tile's
     operand image when it covers the region, else a C-contiguous conversion of the bytes."""
+    if tile.element == "hif8":  # bytes in a uint8 container: decoded, never an image
+        from mmair.isa.ascend.hif8 import decode_hif8
+
+        codes = read_region(_blocks(tile)[1], 0, 0, rows, cols, np.dtype(np.uint8))
+        return decode_hif8(codes).astype(ctype)
     image = tile.image
     if image is not None and image.dtype == ctype and rows <= image.shape[0] \
             and cols <= image.shape[1]:
@@ -332,7 +360,8 @@ def _operand(tile: Tile, rows: int, cols: int, ctype: np.dtype) -> np.ndarray:
 def _compute_dtype(element: str) -> np.dtype:
     """f32 for the float families (BLAS sgemm); f64 for integers, exact for s8/s4/u8 sums of
     up to 4095 products, then rounded back to integers."""
-    return np.dtype(np.float32) if element in FLOAT_ELEMENTS else np.dtype(np.float64)
+    return np.dtype(np.float32) if element in FLOAT_ELEMENTS or element == "hif8" \
+        else np.dtype(np.float64)
 
 
 def mad(
@@ -367,13 +396,6 @@ def mad(
     _check_size("n", n, b.cols, f"columns of the rhs {b.label}")
     _check_size("m", m, c.rows, f"rows of the dst {c.label}")
     _check_size("n", n, c.cols, f"columns of the dst {c.label}")
-    # hif8 sits in a uint8 container and has no decoder here: multiplying the raw bytes would
-    # give wrong numbers silently, so refuse it.
-    _require(
-        "hif8" not in (a.element, b.element),
-        f"requires lhs/rhs element types the executor can decode, got "
-        f"({a.element}, {b.element}): hif8 is not supported",
-    )
     ctype = _compute_dtype(a.element)
     lhs = _operand(a, m, k, ctype)
     rhs = _operand(b, k, n, ctype)
@@ -514,6 +536,7 @@ def fixpipe(
         pr, pc = blocked.shape[0] * blocked.shape[1], blocked.shape[2] * blocked.shape[3]
         _require(m <= pr and n <= pc, f"writes [{m} x {n}] beyond the nz GM memref of {pr}x{pc} elements")
         write_region(blocked, y)
+        _wrote_gm(src, dst)
         return
     out = _gm_2d(dst)
     if layout == "nz2dn":
@@ -524,6 +547,7 @@ def fixpipe(
         f"{'x'.join(map(str, dst.shape))}",
     )
     out[: y.shape[0], : y.shape[1]] = y
+    _wrote_gm(src, dst)
 
 
 # ------------------------------------------------------------------------------------------------

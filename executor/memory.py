@@ -41,6 +41,39 @@ GM_IMAGE_BYTES = 256 << 20
 
 
 
+class GmWrites:
+    """Write generations of the GM buffers of a run, for the GM conversion cache of
+    `kernels.mte_gm_l1` (speed only).
+
+    GM data are numpy arrays (memref arguments and allocations); views of one share its buffer.
+    A kernel that writes GM calls `wrote(view)`, which bumps the generation of the array owning
+    the view's bytes. A cached conversion of a GM window is then valid while its array's
+    generation is unchanged: a dict look-up instead of comparing the window with a kept copy.
+    That is sound only if every write to GM goes through such a kernel, so `tracked` is off by
+    default (the cache validates by content, which sees any write) and the runner turns it on for
+    one-core runs of modules whose ops it knows (`runner.GM_WRITES_KNOWN`)."""
+
+    __slots__ = ("generation", "tracked")
+
+    def __init__(self) -> None:
+        self.tracked = False
+        self.generation: dict[int, int] = {}
+        """id of the owning array -> number of writes seen (absent: none)."""
+
+    @staticmethod
+    def owner(view: np.ndarray) -> np.ndarray:
+        """The array whose buffer `view` is a view of (numpy collapses chains of views)."""
+        while isinstance(view.base, np.ndarray):
+            view = view.base
+        return view
+
+    def wrote(self, view: np.ndarray) -> None:
+        """A kernel wrote (some of) `view`'s bytes."""
+        if self.tracked:
+            key = id(self.owner(view))
+            self.generation[key] = self.generation.get(key, 0) + 1
+
+
 @dataclass
 class MemorySpace:
     """One byte-addressed on-chip buffer."""
@@ -60,6 +93,8 @@ class MemorySpace:
     lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
     """Guards `imaged` and `gm_images`: kernels of independent ops may run on threads
     (`scheduler.ThreadedRuns`) and update these caches at the same time."""
+    gm: GmWrites = field(default_factory=GmWrites, repr=False)
+    """The write generations of GM (shared by the spaces of one `Memory`)."""
 
     @classmethod
     def create(cls, name: str, capacity: int, alignment: int) -> MemorySpace:
@@ -216,11 +251,14 @@ class Memory:
         self.target = target
         self.spaces: dict[str, MemorySpace] = {}
         self._extra: dict[str, tuple[int, int]] = {}
+        self.gm = GmWrites()
+        """Write generations of GM (`GmWrites`); `tracked` is set by the runner."""
 
     def add_space(self, name: str, capacity: int, alignment: int) -> MemorySpace:
         """Register a space the Ascend target table does not have (e.g. Blackwell `smem`, `tmem`)."""
         self._extra[name] = (capacity, alignment)
         self.spaces[name] = MemorySpace.create(name, capacity, alignment)
+        self.spaces[name].gm = self.gm
         return self.spaces[name]
 
     def space(self, name: str) -> MemorySpace:
@@ -233,6 +271,7 @@ class Memory:
         if capacity is None:
             raise ExecutionError(f"memory space {name} does not exist on target {self.target.name}")
         created = MemorySpace.create(name, capacity, self.target.alignment[name])
+        created.gm = self.gm
         self.spaces[name] = created
         return created
 

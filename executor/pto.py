@@ -328,12 +328,11 @@ class PtoParamsFunctions(InterpreterFunctions):
         for name, v in (("m", m), ("n", n), ("k", k)):
             if not 0 <= v <= isa.MMAD_MNK_RANGE[1]:
                 raise ExecutionError(f"requires {name} in [0, {isa.MMAD_MNK_RANGE[1]}], got {v}")
-        if "hif8" in (a.element, b.element):
-            raise ExecutionError("requires lhs/rhs element types the executor can decode, got hif8")
         gemv = isa_params.gemv_active(target, m, op.disable_gemv is not None)
         c.will_write()
         raw_kernels.mmad(
-            tile_flat(a, 0, "lhs"), tile_flat(b, 0, "rhs"), tile_flat(c, 0, "dst"), m, n, k,
+            _decoded(tile_flat(a, 0, "lhs"), a.element), _decoded(tile_flat(b, 0, "rhs"), b.element),
+            tile_flat(c, 0, "dst"), m, n, k,
             lhs=a.element, rhs=b.element, l0a_layout=target.l0a_layout, gemv=gemv,
             init_zero=op.init_zero,  # the bias form: C = A x B + bias, L0C not read
             bias=None if bias is None else tile_flat(bias, 0, "bias"),
@@ -378,6 +377,15 @@ def _run_copy_nz(op: pto.CopyNd2NzOp | pto.CopyDn2NzOp, args: PythonValues) -> P
     raw_kernels.nd2nz(gm_linear(v["src"]), tile_flat(dst, v["dst_offset"], "dst"), p, c0,
                       op.fields(_target_of(op)), dn=op.DN, small_c0=op.small_c0 is not None)
     return ()
+
+
+def _decoded(flat: np.ndarray, element: str) -> np.ndarray:
+    """HiF8 operands sit in uint8 containers: the Mmad reads their values (`isa.ascend.hif8`)."""
+    if element != "hif8":
+        return flat
+    from mmair.isa.ascend.hif8 import decode_hif8
+
+    return decode_hif8(flat).astype(np.float32)
 
 
 def _target_of(op):

@@ -46,6 +46,27 @@ DEFAULT_MAX_OPS = 100_000_000
 real kernel, but it ends a runaway loop with an error instead of a hang."""
 
 
+GM_WRITES_KNOWN = frozenset({
+    "builtin.module", "func.func", "func.call", "func.return",
+    "scf.for", "scf.if", "scf.while", "scf.yield", "scf.condition",
+    "memref.subview", "memref.cast", "memref.dim", "memref.collapse_shape", "memref.load",
+    "memref.alloc", "memref.alloca", "memref.dealloc",
+    "pto.alloc", "pto.reinterpret", "pto.block_idx", "pto.block_num", "pto.sync_all",
+    "pto.set_flag", "pto.wait_flag", "pto.pipe_barrier",
+    "pto.mte_gm_l1", "pto.mte_l1_l0a", "pto.mte_l1_l0b", "pto.mte_l1_bt", "pto.mte_gm_ub",
+    "pto.mad", "pto.mad_acc", "pto.mad_bias", "pto.gather_mask",
+    "pto.fixpipe", "pto.mte_ub_gm",  # their GM writes go through `kernels._wrote_gm`
+})
+"""Ops that write no GM bytes, or only through kernels that report it (`memory.GmWrites`), plus
+all of `arith`. A one-core run of a module made of these lets the GM conversion cache of
+`kernels.mte_gm_l1` trust write generations instead of comparing bytes (speed only)."""
+
+
+def gm_writes_known(module: ModuleOp) -> bool:
+    """True when every op of `module` is in `GM_WRITES_KNOWN` (or is an `arith` op)."""
+    return all(op.name in GM_WRITES_KNOWN or op.name.startswith("arith.") for op in module.walk())
+
+
 class InputError(Exception):
     """A problem with the inputs given for a run (missing, wrong shape or dtype, unknown name)."""
 
@@ -266,6 +287,7 @@ def run_module(
     names, values = prepare_arguments(entry_op, dict(inputs or {}), seed, max_gm_bytes)
     target_name = module_target(module, target)
     interp, memory = make_interpreter(module, target_name, max_ops, max_gm_bytes, numerics)
+    memory.gm.tracked = gm_writes_known(module)  # one core: this run is GM's only writer
     seam = None
     timeline = None
     timing = timing or timing_only

@@ -101,7 +101,7 @@ def test_ub_copies_fill_the_tile_exactly_and_no_further():
         K.copy_tile_to_gm(ub, np.zeros(17, np.float16))
 
 
-def test_mad_checks_n_against_the_destination_and_refuses_hif8():
+def test_mad_checks_n_against_the_destination_and_decodes_hif8():
     mem = Memory("a2")
     a = mem.place("l0a", (16, 16), "zz", "f16")
     b = mem.place("l0b", (16, 32), "zn", "f16")
@@ -112,8 +112,11 @@ def test_mad_checks_n_against_the_destination_and_refuses_hif8():
     a5 = Memory("a5")
     h = a5.place("l0a", (16, 32), "zz", "hif8")
     hb = a5.place("l0b", (32, 16), "zn", "hif8")
-    with pytest.raises(ExecutionError, match=r"got \(hif8, hif8\): hif8 is not supported"):
-        K.mad(h, hb, a5.place("l0c", (16, 16), "nz", "f32"), 16, 16, 32)
+    K.write_logical(h, np.full((16, 32), 0x0C, np.uint8))  # HiF8 0x0C = 1.5
+    K.write_logical(hb, np.full((32, 16), 0x18, np.uint8))  # HiF8 0x18 = 0.5
+    out = a5.place("l0c", (16, 16), "nz", "f32")
+    K.mad(h, hb, out, 16, 16, 32)  # the values, not the bytes (12 * 24 * 32 = 9216)
+    np.testing.assert_array_equal(K.read_logical(out), np.full((16, 16), 32 * 0.75, np.float32))
 
 
 def test_gather_mask_on_a_target_without_it_is_one_runtime_error():
