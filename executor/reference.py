@@ -31,7 +31,8 @@ A row i by its scale factor SA[i, blk] and of B column j by SB[j, blk] (UE8M0 / 
 from TMEM); a sparse A is expanded to M x K with zeros at the positions its metadata nibbles do not
 select; `.ws` reads B column j + shift for output column j and zeros the columns its zero-column
 mask selects; disable_output_lane keeps the old D rows of the lanes whose bit is set;
-scale_input_d multiplies the old D by 2^-N. cta_group::2 and .ashift have no reference.
+scale_input_d multiplies the old D by 2^-N; `.ashift` shifts A's rows in TMEM down one row
+first, the first row NaN (undefined). cta_group::2 has no reference.
 
 Every GM memref that the executor's run or the reference run changed is compared. The tolerance
 comes from the types and the sums (`Reference.rtol/atol`, printed with the check): rtol = two units
@@ -927,7 +928,9 @@ def _reference_tcgen05_functions():
             values = dict(zip(op.operands, args, strict=True))
             kind = op.kind.data
             unsupported = [what for what, present in (
-                ("cta_group::2", op.cta_group.value.data != 1), (".ashift", op.ashift is not None))
+                ("cta_group::2", op.cta_group.value.data != 1),
+                (".ashift of kind::i8 (an integer D row cannot be marked undefined)",
+                 op.ashift is not None and kind == "i8"))
                 if present]
             if unsupported:
                 raise ReferenceError(f"tcgen05.mma with {', '.join(unsupported)} has no numpy "
@@ -946,6 +949,13 @@ def _reference_tcgen05_functions():
             k_stored = k // 2 if sparse else k
             shift = zcm.shift if zcm is not None else 0
             if op.a_in_tmem:
+                if op.ashift is not None:
+                    # .ashift: "shifts the rows of the A matrix down by one row, except for the
+                    # last row" (PTX ISA "tcgen05.mma"); the first row receives nothing defined
+                    # (NaN here, so the D row computed from it is NaN), and A stays shifted.
+                    view = values[op.a]
+                    view[1:m] = view[:m - 1].copy()
+                    view[0] = np.nan
                 raw = values[op.a].view(f"u{values[op.a].dtype.itemsize}")
                 a = tk.decode_elements(raw[:m, :k_stored], desc.atype)
             else:

@@ -33,7 +33,15 @@ from mmair.dialects import tcgen05
 from mmair.executor.dtypes import element_name_of_type, numpy_dtype
 from mmair.executor.errors import ExecutionError
 from mmair.executor.memory import Memory
-from mmair.executor.tcgen05_kernels import CpFootprint, SharedMemory, TensorMemory, cp, mma
+from mmair.executor.tcgen05_kernels import (
+    CpFootprint,
+    SharedMemory,
+    TensorMemory,
+    cp,
+    mma,
+    shift,
+    tmem_view_columns,
+)
 from mmair.isa.tcgen05 import layouts, tmem_moves
 
 _MASK32 = (1 << 32) - 1
@@ -82,6 +90,8 @@ class Tcgen05Functions(InterpreterFunctions):
     relinquished: bool = False
     last_cp: CpFootprint | None = None
     """The footprint of the last tcgen05.cp (the async checker's event)."""
+    last_shift: tuple[int, int, int, int] | None = None
+    """(lane, lanes, column, columns) the last tcgen05.shift moved (the async checker's event)."""
 
     def __post_init__(self) -> None:
         if self.memory is not None:
@@ -199,8 +209,10 @@ class Tcgen05Functions(InterpreterFunctions):
         a_in_tmem = op.a_in_tmem
         a_value = values[op.a]
         a_raw = None
+        a_columns = None
         if a_in_tmem:
             a_raw = a_value.view(f"u{a_value.dtype.itemsize}")
+            a_columns = tmem_view_columns(a_value)
         scale_input_d = op.scale_input_d
         mma(
             self.smem,
@@ -230,6 +242,7 @@ class Tcgen05Functions(InterpreterFunctions):
             collector=None if op.collector_usage is None else op.collector_usage.data,
             target=self._target(op),
             numerics=self.numerics,
+            a_columns=a_columns,
         )
         return ()
 
@@ -259,6 +272,7 @@ class Tcgen05Functions(InterpreterFunctions):
     @impl(tcgen05.LdOp)
     def run_ld(self, interp: Interpreter, op: tcgen05.LdOp, args: PythonValues) -> PythonValues:
         lanes, columns = self._ld_st_cells(op, args[0])
+        self.tmem.check_defined(lanes, columns, "tcgen05.ld")
         t = op.regs.type
         assert isinstance(t, MemRefType)
         dtype = numpy_dtype(element_name_of_type(t.element_type))
@@ -269,6 +283,7 @@ class Tcgen05Functions(InterpreterFunctions):
         lanes, columns = self._ld_st_cells(op, args[0])
         regs = np.ascontiguousarray(args[1])
         self.tmem.cells[lanes, columns] = regs.view(np.uint32).reshape(lanes.shape)
+        self.tmem.defined(lanes, columns)
         return ()
 
     @impl(tcgen05.WaitLdOp)
@@ -363,4 +378,6 @@ class Tcgen05Functions(InterpreterFunctions):
     @impl(tcgen05.ShiftOp)
     def run_shift(self, interp: Interpreter, op: tcgen05.ShiftOp,
                   args: PythonValues) -> PythonValues:
-        raise ExecutionError("uses tcgen05.shift, which the executor does not model yet")
+        self.last_shift = shift(self.tmem, self.tmem_address(args[0], "the tcgen05.shift address"),
+                                op.cta_group.value.data)
+        return ()

@@ -348,10 +348,10 @@ class Tcgen05Seam:
         for value, (lane, lanes, column, columns) in zip(extra, footprint.tmem_reads,
                                                           strict=True):
             accesses.append(self._tmem(value, values[value], lane, column, lanes, columns, False))
-        if op.a_in_tmem:
+        if op.a_in_tmem:  # (.ashift also moves A's rows: a write)
             a = fn.tmem_address(a_view, "a")
             accesses.append(self._tmem(op.a, a_view, layouts.tmem_lane(a), layouts.tmem_column(a),
-                                       m, footprint.a_columns, False))
+                                       m, footprint.a_columns, op.ashift is not None))
         accesses.append(self._tmem(op.d, d_view, layouts.tmem_lane(d), layouts.tmem_column(d),
                                    m, n, True))
         self._issue(interp, op, Unit.TC, accesses)
@@ -368,7 +368,10 @@ class Tcgen05Seam:
 
     def _shift(self, interp: Any, op: tcgen05.ShiftOp, args: tuple) -> Any:
         self._run(interp, op, args)
-        return (), None  # pragma: no cover
+        lane, lanes, column, columns = self._fn(interp).last_shift
+        self._issue(interp, op, Unit.TC, [
+            self._tmem(op.tmem, args[0], lane, column, lanes, columns, True)])
+        return (), None
 
     # --- mbarriers ------------------------------------------------------------------------------
 

@@ -94,6 +94,11 @@ class SharedMemory:
             )
 
 
+UNDEFINED_CELL = 0x7FFD7EBD
+"""What the executor writes into a TMEM cell the ISA leaves undefined: a NaN read as f32 and as
+f16 (its low half), so a memref read of it shows NaN (a simulator convention, not hardware)."""
+
+
 class TensorMemory:
     """The tensor memory of one CTA: `cells` is a (128, 512) `uint32` array (lane, column).
 
@@ -108,6 +113,9 @@ class TensorMemory:
         if cells.dtype != np.uint32 or cells.shape != (TMEM_LANES, TMEM_COLUMNS):
             raise ValueError(f"tensor memory must be a ({TMEM_LANES}, {TMEM_COLUMNS}) uint32 array")
         self.cells = cells
+        self.undefined = np.zeros((TMEM_LANES, TMEM_COLUMNS), dtype=bool)
+        """Cells whose value the PTX ISA leaves undefined (the first row of a down shift, D rows
+        computed from such rows); they hold `UNDEFINED_CELL` until written."""
         self.allocations: dict[int, int] = {}  # first column -> column count
         self._allocated = np.zeros(TMEM_COLUMNS, dtype=bool)
         self._freed = np.zeros(TMEM_COLUMNS, dtype=bool)
@@ -168,6 +176,40 @@ class TensorMemory:
                 f"requires {what} in allocated TMEM columns, got column {bad}, which {state} "
                 f"(access to columns [{column}, {column + columns}))"
             )
+
+    def mark_undefined(self, lanes: np.ndarray | slice | int, columns: slice) -> None:
+        """The ISA leaves these cells undefined: they become `UNDEFINED_CELL` (a NaN as f32 and
+        as f16) and reading them with tcgen05.ld or an MMA is reported."""
+        self.cells[lanes, columns] = UNDEFINED_CELL
+        self.undefined[lanes, columns] = True
+
+    def defined(self, lanes: np.ndarray | slice | int, columns: slice | np.ndarray) -> None:
+        """Written by a tcgen05 op: these cells hold defined data again."""
+        self.undefined[lanes, columns] = False
+
+    def undefined_cells(self, lanes: np.ndarray | slice, columns: np.ndarray | slice) -> np.ndarray:
+        """Which of these cells are still undefined (not rewritten since, e.g. by memref.copy)."""
+        return self.undefined[lanes, columns] & (self.cells[lanes, columns] == UNDEFINED_CELL)
+
+    def check_defined(self, lanes: np.ndarray, columns: np.ndarray, what: str) -> None:
+        """Raise when `what` reads a cell the ISA left undefined (lanes/columns: index arrays)."""
+        bad = self.undefined_cells(lanes, columns)
+        if bad.any():
+            at = tuple(int(x[0]) for x in np.nonzero(bad))
+            raise Tcgen05ExecutionError(
+                f"reads TMEM lane {int(lanes[at])} column {int(columns[at])} with {what}, whose "
+                "value the PTX ISA leaves undefined (the first row of a tcgen05.shift or .ashift "
+                "down shift receives no data, and D rows computed from it are undefined)")
+
+    def shift_down(self, lane: int, lanes: int, column: int, columns: int, what: str) -> None:
+        """Rows [lane, lane + lanes) of columns [column, +columns) move down one lane
+        (`tmem_moves.shift_rows`); the first row becomes undefined."""
+        self.check_access(lane, column, lanes, columns, what)
+        span = slice(column, column + columns)
+        destination, source, first = tmem_moves.shift_rows(lane, lanes)
+        self.cells[destination, span] = self.cells[source, span]
+        self.undefined[destination, span] = self.undefined[source, span]
+        self.mark_undefined(first, span)
 
     def region(self, address: int, lanes: int, columns: int, what: str) -> np.ndarray:
         """A (lanes, columns) uint32 view of the cells at `address`, after `check_access`."""
@@ -626,10 +668,13 @@ def write_d(
         cells = values.astype(np.float16).view(np.uint16).astype(np.uint32)
     else:
         cells = values.astype(_D_CELL_VIEW[dtype]).view(np.uint32)
+    lane, column = layouts.tmem_lane(address), layouts.tmem_column(address)
+    rows = np.arange(lane, lane + m) if lane_enabled is None else lane + np.nonzero(lane_enabled)[0]
     if lane_enabled is None:
         region[:] = cells
     else:
         region[lane_enabled] = cells[lane_enabled]
+    tmem.defined(rows[:, None], slice(column, column + n))
 
 
 # ----------------------------------------------------------------------------------------------
@@ -729,6 +774,7 @@ def mma(
     collector: str | None = None,
     target: str = "sm_100a",
     numerics: str = "default",
+    a_columns: int | None = None,
 ) -> InstrDesc:
     """Execute one `tcgen05.mma{.ws}{.sp}{.block_scale}` and return its decoded descriptor.
 
@@ -740,6 +786,8 @@ def mma(
     stored K) instead of reading the packed TMEM layout at `a`: the interpreter passes the memref.
     `numerics` is "default" (float32 accumulation, see the module docstring) or "exact" (the
     tensor core's fused dot product, `mmair.executor.tcgen05_exact`).
+    `a_columns`: the TMEM cells per row A occupies (default: its packed layout); `.ashift` shifts
+    those cells of A's M lanes down one lane before the MMA reads them.
     """
     if numerics not in NUMERICS_MODES:
         raise Tcgen05ExecutionError(
@@ -763,8 +811,6 @@ def mma(
           scale_input_d, zcm)
     if cta_group != 1:
         raise _not_modelled("cta_group::2 (a CTA pair)")
-    if ashift:
-        raise _not_modelled(".ashift")
     if sparse and block_scale:
         raise _not_modelled(f"a sparse kind::{kind} MMA")
     if desc.sparsity_selector:
@@ -777,6 +823,18 @@ def mma(
     m, n, k = _memo(rules.mma_shape, desc)
     k_stored = k // 2 if sparse else k
     shift = zcm.shift if zcm is not None else 0
+
+    # A in TMEM: `.ashift` first moves its rows down one lane (the first row becomes undefined);
+    # D rows computed from an undefined A row are undefined (`TensorMemory.undefined`).
+    undefined_rows = None
+    if a_in_tmem:
+        a_lane, a_column = layouts.tmem_lane(a), layouts.tmem_column(a)
+        if a_columns is None:
+            a_columns = -(-k_stored * layouts.smem_element_bits(kind, desc.atype) // 32)
+        if ashift:
+            tmem.shift_down(a_lane, m, a_column, a_columns, "A in tensor memory (.ashift)")
+        undefined_rows = tmem.undefined_cells(
+            slice(a_lane, a_lane + m), slice(a_column, a_column + a_columns)).any(axis=1)
 
     # A (M x K_stored) and B (N + shift x K, the transpose of the K x N operand).
     if a_in_tmem and a_raw is not None:
@@ -862,12 +920,15 @@ def mma(
                 result = np.asarray(a32, dtype=np.float32) @ b_kn
                 if dtype == "f32" and disable_output_lane is None and not scale_input_d:
                     # The common case, in place: D's f32 cells += A x B (the float32 sum below).
+                    old_undefined = _undefined_d_rows(tmem, d, m, n) if enable_input_d \
+                        else None
                     cells = tmem.region(d, m, n, "D").view(np.float32)
                     if enable_input_d:
                         np.add(result, cells, out=cells)
                     else:
                         cells[...] = result
                     _canonical_nan(cells)
+                    _d_definedness(tmem, d, m, n, undefined_rows, old_undefined, None)
                     return desc
                 if enable_input_d:
                     old = read_d(tmem, d, dtype, m, n).astype(np.float32)
@@ -879,8 +940,30 @@ def mma(
     lane_enabled = None
     if disable_output_lane is not None:
         lane_enabled = _lane_enable_mask(disable_output_lane, layouts.tmem_lane(d), m)
+    old_undefined = _undefined_d_rows(tmem, d, m, n) if enable_input_d else None
     write_d(tmem, d, dtype, result, lane_enabled)
+    _d_definedness(tmem, d, m, n, undefined_rows, old_undefined, lane_enabled)
     return desc
+
+
+def _undefined_d_rows(tmem: TensorMemory, d: int, m: int, n: int) -> np.ndarray:
+    lane, column = layouts.tmem_lane(d), layouts.tmem_column(d)
+    return tmem.undefined_cells(slice(lane, lane + m), slice(column, column + n)).any(axis=1)
+
+
+def _d_definedness(tmem: TensorMemory, d: int, m: int, n: int, a_undefined: np.ndarray | None,
+                   old_undefined: np.ndarray | None, lane_enabled: np.ndarray | None) -> None:
+    """D rows written from an undefined A row (or accumulated onto an undefined D row) are
+    undefined: marked after `write_d` made the written rows defined."""
+    rows = np.zeros(m, dtype=bool)
+    for undefined in (a_undefined, old_undefined):
+        if undefined is not None:
+            rows |= undefined
+    if lane_enabled is not None:
+        rows &= lane_enabled
+    if rows.any():
+        lane, column = layouts.tmem_lane(d), layouts.tmem_column(d)
+        tmem.mark_undefined(lane + np.nonzero(rows)[0][:, None], slice(column, column + n))
 
 
 class CpFootprint(NamedTuple):
@@ -917,8 +1000,33 @@ def cp(smem: SharedMemory, tmem: TensorMemory, *, taddr: int, desc: int, shape: 
     cells = tmem.cells[:, column0:column0 + columns]
     for copy in range(lanes.shape[1]):
         cells[lane0 + lanes[:, copy]] = data
+        tmem.defined(lane0 + lanes[:, copy], slice(column0, column0 + columns))
     return CpFootprint((operand.lowest, operand.end), lane0 + int(lanes.min()), lane0 + top,
                        column0, column0 + columns)
+
+
+def shift(tmem: TensorMemory, taddr: int, cta_group: int = 1) -> tuple[int, int, int, int]:
+    """`tcgen05.shift.cta_group.down [taddr]`: the 32-byte element at the address column of every
+    lane from the address lane to the last moves down one lane; the address lane becomes
+    undefined (`tmem_moves.shift_rows`). Returns (lane, lanes, column, columns) moved."""
+    if cta_group != 1:
+        raise _not_modelled("tcgen05.shift.cta_group::2 (a CTA pair)")
+    lane, column = layouts.tmem_lane(taddr), layouts.tmem_column(taddr)
+    if lane % tmem_moves.SHIFT_LANE_ALIGNMENT:
+        raise Tcgen05ExecutionError(
+            f"requires the tcgen05.shift address lane to be a multiple of "
+            f"{tmem_moves.SHIFT_LANE_ALIGNMENT}, got lane {lane}")
+    lanes = TMEM_LANES - lane
+    tmem.shift_down(lane, lanes, column, tmem_moves.SHIFT_COLUMNS, "the tcgen05.shift rows")
+    return lane, lanes, column, tmem_moves.SHIFT_COLUMNS
+
+
+def tmem_view_columns(view: np.ndarray) -> int:
+    """TMEM cells per row that a 2-D memref view of tensor memory covers."""
+    if view.ndim != 2 or view.size == 0:
+        return 0
+    end = (view.shape[1] - 1) * view.strides[1] + view.itemsize
+    return -(-end // 4)
 
 
 class MmaFootprint(NamedTuple):
@@ -974,6 +1082,7 @@ __all__ = [
     "SharedMemory",
     "Tcgen05ExecutionError",
     "TensorMemory",
+    "UNDEFINED_CELL",
     "decode_elements",
     "decode_ue4m3",
     "decode_ue8m0",
@@ -989,6 +1098,8 @@ __all__ = [
     "read_smem_operand",
     "read_sparse_metadata",
     "read_tmem_operand",
+    "shift",
+    "tmem_view_columns",
     "write_d",
     "write_scale_factors",
     "write_smem_operand",

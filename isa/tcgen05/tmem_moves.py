@@ -18,7 +18,14 @@
   descriptor) -> TMEM. Shapes `.128x256b .4x256b .128x128b` (no multicast), `.64x128b` (needs
   `.warpx2::02_13` or `.warpx2::01_23`), `.32x128b` (needs `.warpx4`); decompression
   `.b8x16.b6x16_p32` or `.b8x16.b4x16_p64` (6-/4-bit elements to 8-bit containers).
-* `tcgen05.shift.cta_group.down [taddr]`: shifts 32-byte TMEM rows down by one lane.
+* `tcgen05.shift.cta_group.down [taddr]`: "initiates the shifting of 32-byte elements downwards
+  across all the rows, except the last, by one row ... The lane of the address operand taddr must
+  be aligned to 32" (§9.7.16.9.3). mmair's reading [inf]: the matrix is the 32-byte element (8
+  cells) at the address column of every lane from the address lane to the last lane (127); lane
+  r + 1 receives lane r, the old last lane is overwritten, and the first lane receives nothing the
+  ISA defines (`shift_rows`). `.ashift` on `tcgen05.mma` ("shifts the rows of the A matrix down
+  by one row, except for the last row in the Tensor Memory", §9.7.16.10.9) is the same move on A's
+  M lanes x its columns.
 * `tcgen05.commit.cta_group.mbarrier::arrive::one.shared::cluster{.multicast::cluster}.b64
   [mbar] {, ctaMask}`: the mbarrier gets one arrive when all prior async tcgen05 ops of the thread
   (mma, cp, shift) complete; ctaMask (16 bits) names the CTAs of the cluster to signal.
@@ -42,6 +49,10 @@ LD_ST_SHAPES: dict[str, tuple[int, int]] = {
 LD_ST_NUMS: tuple[int, ...] = (1, 2, 4, 8, 16, 32, 64, 128)
 MAX_REGISTERS = 128
 LANES_PER_WARP = 32
+SHIFT_COLUMNS = 8
+"""`tcgen05.shift` moves one 32-byte element (8 cells) per lane [inf: "32-byte elements"]."""
+SHIFT_LANE_ALIGNMENT = 32
+"""The lane of a `tcgen05.shift` address is a multiple of 32 (PTX ISA "tcgen05.shift")."""
 
 #: tcgen05.cp shape -> the warp-multicast qualifiers it needs (None = no multicast).
 CP_SHAPES: dict[str, tuple[str | None, ...]] = {
@@ -186,3 +197,11 @@ __all__ = [
     "ld_st_columns",
     "ld_st_registers",
 ]
+
+
+def shift_rows(lane: int, lanes: int) -> tuple[np.ndarray, np.ndarray, int]:
+    """A down shift of `lanes` rows from `lane`: (destination lanes, source lanes, the lane
+    left undefined). Row lane + i + 1 receives row lane + i; the last row's old value is lost and
+    the first row receives nothing the PTX ISA defines."""
+    destination = np.arange(lane + 1, lane + lanes)
+    return destination, destination - 1, lane
