@@ -42,6 +42,7 @@ from xdsl.passes import ModulePass
 
 from mmair.dialects import pto
 from mmair.isa.ascend import params as isa_params
+from mmair.isa.ascend.pipes import Pipe
 from mmair.isa.ascend.targets import M0, Target, c0_elements, element_bits
 from mmair.passes.pto_tile_matmul import PassOpError
 
@@ -181,10 +182,13 @@ class _Expander:
         """The last partial slab (`rest` rows) of a zz staging. The GM window's start cannot move,
         so it is matrix 1 of a two-matrix transfer (srcNdMatrixStride = full*16 rows, dstNz-
         MatrixStride = full slabs); matrix 0 rewrites rows [0, rest) of slab 0 with the data the
-        full-slab transfer just wrote there (with full = 0 both matrices are slab 0)."""
+        full-slab transfer just wrote there (with full = 0 both matrices are slab 0). That rewrite
+        overlaps the full-slab transfer's destination on the same pipe, so a `pipe_barrier(mte2)`
+        orders the two (docs/pipes.md: overlapping MTE2 destinations need one)."""
         if b.s(full) == 0:
             nd2nz(b, op.src, 0, 1, rest, cols, 0, pitch, M0, 1, 0)
             return
+        b.emit(pto.PipeBarrierOp(Pipe.MTE2))
         nd2nz(b, op.src, 0, 2, rest, cols, b.mul(full, M0 * pitch), pitch, M0, 1,
               b.mul(full, slab))
 
@@ -265,8 +269,14 @@ class _Expander:
             half_r1 = -(-sr // M0) // 2  # squares per L1 column of fractals
             base = b.add(b.mul(b.div(col, 2 * M0), half_r1), b.div(row, 2 * M0))
             squares = b.cdiv(n, 2 * M0)
+            # With an odd (or dynamic) fractal count the last square of a block writes the next
+            # block's first fractal, which that block rewrites: two MTE1 writes of the same
+            # bytes, ordered by a pipe_barrier(mte1) (docs/pipes.md, same-pipe rule).
+            overhang = b.s(nn1) is None or b.s(nn1) % 2 == 1
 
             def body8(bb: _Builder, i: Index) -> None:
+                if overhang:
+                    bb.emit(pto.PipeBarrierOp(Pipe.MTE1))
                 s_off = bb.mul(bb.add(base, i), 2 * frac)
                 d_off = bb.mul(bb.mul(i, nn1), frac)
                 bb.emit(pto.Load2DTransposeOp(op.src, bb.v(s_off), op.dst, bb.v(d_off), bb.v(0),
