@@ -158,3 +158,9 @@ def test_random_words_decode_or_raise(word: int) -> None:
         assert err.rule == "R24"
         return
     assert encode_zcmask(z) == word
+
+
+def test_encode_refuses_a_non_boolean_nonzero_flag() -> None:
+    z = ZeroColumnMask((0, 0, 0, 0), (0, 0, 0, 0), 2, 2, 3, 16)  # type: ignore[arg-type]
+    with pytest.raises(DescriptorError, match=r"^nonzero = 2 is not a boolean; legal: true, false$"):
+        encode_zcmask(z)
