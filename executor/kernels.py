@@ -194,9 +194,11 @@ def _gm_image(mem: MemorySpace, window: np.ndarray, ctype: np.dtype, in_gm: bool
             return image
     image = _convert(window, ctype)
     # Tracked: the owner (kept alive, so its id names it) and its generation; else a copy.
-    raw, seen = (None, (owner, generation)) if owner is not None else \
-        (np.array(window, order="C"), None)
-    size = image.nbytes + (raw.nbytes if raw is not None else 0)
+    # Cache bookkeeping, equivalent mutants: a copy compared element by element instead of the
+    # owner's generation finds the same image; the size only bounds the cache.
+    raw, seen = ((None, (owner, generation)) if owner is not None  # mutation: skip (same image)
+                 else (np.array(window, order="C"), None))
+    size = image.nbytes + (raw.nbytes if raw is not None else 0)  # mutation: skip (cache budget)
     with mem.lock:
         if mem.gm_image_bytes + size > GM_IMAGE_BYTES:
             mem.gm_images.clear()

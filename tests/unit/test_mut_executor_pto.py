@@ -201,3 +201,17 @@ def test_gather_mask_processes_exactly_the_simulators_limit():
                                              rf"more than the simulator's limit of {limit}$"):
         K.gather_mask(tiles["dst"], tiles["src"], limit + 1, 1, 0, 0, 0, src1=tiles["pattern"],
                       counter=True, method=2)
+
+
+def test_l1_to_l0_refuses_a_negative_source_start():
+    # A runtime start below 0 (e.g. a computed offset gone negative) is one error, not a read of
+    # numpy's negative indices from the end of the tile.
+    mem = Memory("a2")
+    src = mem.place("l1", (32, 32), "nz", "f16")
+    dst = mem.place("l0a", (16, 16), "zz", "f16")
+    for row, col in ((-16, 0), (0, -16)):
+        with pytest.raises(ExecutionError,
+                           match=rf"^requires a non-negative source start, got \[{row}, {col}\]$"):
+            K.mte_l1_l0(src, dst, 16, 16, row=row, col=col)
+    K.mte_l1_l0(src, dst, 16, 16, row=16, col=16)  # the last whole fractal is legal
+    assert not dst.physical.any()
