@@ -263,7 +263,9 @@ def mte_l1_l0(
     sr, sc = min(sr, src_rows - row), min(sc, src_cols - col)
     _, sfr, _, sfc = sblocked.shape
     # Fast path: whole source fractals map onto whole destination fractals -> one strided copy.
-    if (sr, sc) == ((pc, pr) if transpose else (pr, pc)) and row % sfr == 0 and col % sfc == 0:
+    # mutation: skip (swapping pr/pc here is equivalent: sr <= pr and sc <= pc, so the swapped pair
+    # can only match when pr == pc)
+    if (sr, sc) == ((pc, pr) if transpose else (pr, pc)) and row % sfr == 0 and col % sfc == 0:  # mutation: skip (see above)
         rb, cb = row // sfr, col // sfc
         if not transpose and (sfr, sfc) == (fr, fc):
             dblocked[: pr // fr, :, : pc // fc, :] = sblocked[rb : rb + pr // fr, :, cb : cb + pc // fc, :]

@@ -556,8 +556,7 @@ def run(plans: list[Plan], jobs: int, verbose: bool, files: list[str], whole: bo
                 if not (chosen.pytest or chosen.lit):
                     results.append(Result(m, plan.area.name, "uncovered", 0.0,
                                           "no test of the subset runs these lines"))
-                    if verbose:
-                        print(f"  uncovered {m.path}:{m.line} [{m.op}] {m.description}")
+                    print(f"  uncovered {m.path}:{m.line} [{m.op}] {m.description}")
                     continue
                 queue.append((plan, m, chosen))
         _drain(runner, queue, results, verbose)
@@ -570,7 +569,7 @@ def run(plans: list[Plan], jobs: int, verbose: bool, files: list[str], whole: bo
             confirm_queue = [(plan_of[r.area], r.mutant, plan_of[r.area].selection(r.mutant, True))
                              for r in by_key.values()]
             redo: list[Result] = []
-            _drain(runner, confirm_queue, redo, verbose)
+            _drain(runner, confirm_queue, redo, verbose, save=False)
             outcome = {(r.area, r.mutant.key): r for r in redo}
             results = [outcome.get((r.area, r.mutant.key), r) if r.status in ("survived", "uncovered")
                        else r for r in results]
@@ -583,7 +582,7 @@ def run(plans: list[Plan], jobs: int, verbose: bool, files: list[str], whole: bo
 
 
 def _drain(runner: Runner, queue: list[tuple[Plan, Mutant, Selection]], results: list[Result],
-           verbose: bool) -> None:
+           verbose: bool, save: bool = True) -> None:
     total = len(queue) + len(results)
     t0 = time.monotonic()
     done_here = 0
@@ -606,6 +605,8 @@ def _drain(runner: Runner, queue: list[tuple[Plan, Mutant, Selection]], results:
             w.finish()
             results.append(r)
             done_here += 1
+            if save and done_here % 10 == 0:
+                write_json(results)
             if verbose or status == "survived":
                 print(f"  {len(results)}/{total} {status:8} {m.path}:{m.line} [{m.op}] "  # type: ignore[union-attr]
                       f"{m.description} ({r.tests} tests, {secs:.1f} s)"  # type: ignore[union-attr]
@@ -615,6 +616,17 @@ def _drain(runner: Runner, queue: list[tuple[Plan, Mutant, Selection]], results:
                 print(f"  {len(results)}/{total} done, ~{rate * len(queue) / 60:.0f}"
                       f" min left", flush=True)
         time.sleep(0.02)
+
+
+_JSON: list[Path] = []  # --json: rewritten as results come in (a stopped run keeps its results)
+
+
+def write_json(results: list[Result]) -> None:
+    for path in _JSON:
+        path.write_text(json.dumps([
+            {"area": r.area, "path": r.mutant.path, "line": r.mutant.line, "op": r.mutant.op,
+             "description": r.mutant.description, "status": r.status, "tests": r.tests,
+             "seconds": round(r.seconds, 2), "killer": r.killer} for r in results], indent=1))
 
 
 def report(plans: list[Plan], results: list[Result]) -> int:
@@ -675,6 +687,8 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     # A terminated run still removes its copies and its children (the `finally` of `run`).
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
+    if args.json:
+        _JSON.append(Path(args.json))
     t0 = time.monotonic()
     results = run(plans, args.jobs, args.verbose, files, args.whole, args.confirm)
     code = report(plans, results)
@@ -684,11 +698,7 @@ def main(argv: list[str] | None = None) -> int:
     # children included) is what an idle machine with `jobs` cores needs, divided by `jobs`.
     print(f"\n{len(results)} mutants in {(time.monotonic() - t0) / 60:.1f} min with {args.jobs} "
           f"workers; {cpu / 60:.1f} CPU-min (~{cpu / 60 / args.jobs:.1f} min on {args.jobs} idle cores)")
-    if args.json:
-        Path(args.json).write_text(json.dumps([
-            {"area": r.area, "path": r.mutant.path, "line": r.mutant.line, "op": r.mutant.op,
-             "description": r.mutant.description, "status": r.status, "tests": r.tests,
-             "seconds": round(r.seconds, 2), "killer": r.killer} for r in results], indent=1))
+    write_json(results)
     return code
 
 

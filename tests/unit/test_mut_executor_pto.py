@@ -215,3 +215,19 @@ def test_l1_to_l0_refuses_a_negative_source_start():
             K.mte_l1_l0(src, dst, 16, 16, row=row, col=col)
     K.mte_l1_l0(src, dst, 16, 16, row=16, col=16)  # the last whole fractal is legal
     assert not dst.physical.any()
+
+
+def test_l1_to_bias_table_checks_n_against_both_tiles():
+    mem = Memory("a2")
+    src = mem.place("l1", (1, 16), "nd", "f32")
+    src.physical[...] = np.arange(16, dtype=np.float32).reshape(src.physical.shape)
+    dst = mem.place("bt", (1, 32), "nd", "f32")
+    with pytest.raises(ExecutionError, match=r"^requires n in \[0, 16\] \(columns of the source .*\), "
+                                             r"got 32$"):
+        K.mte_l1_bt(src, dst, 32)
+    small = mem.place("bt", (1, 8), "nd", "f32")
+    with pytest.raises(ExecutionError, match=r"^requires n in \[0, 8\] \(columns of the destination "
+                                             r".*\), got 16$"):
+        K.mte_l1_bt(src, small, 16)
+    K.mte_l1_bt(src, dst, 16)
+    assert dst.physical.reshape(-1)[:16].tolist() == list(range(16))
