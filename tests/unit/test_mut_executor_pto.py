@@ -231,3 +231,22 @@ def test_l1_to_bias_table_checks_n_against_both_tiles():
         K.mte_l1_bt(src, small, 16)
     K.mte_l1_bt(src, dst, 16)
     assert dst.physical.reshape(-1)[:16].tolist() == list(range(16))
+
+
+@pytest.mark.parametrize(("shapes", "mnk", "message"), [
+    # (lhs, rhs, dst) logical shapes; m, n, k; the extent the runtime size exceeds
+    (((16, 32), (32, 16), (32, 16)), (32, 16, 32), r"m in \[0, 16\] \(rows of the lhs"),
+    (((16, 16), (32, 16), (16, 16)), (16, 16, 32), r"k in \[0, 16\] \(columns of the lhs"),
+    (((16, 32), (16, 16), (16, 16)), (16, 16, 32), r"k in \[0, 16\] \(rows of the rhs"),
+    (((16, 32), (32, 16), (16, 32)), (16, 32, 32), r"n in \[0, 16\] \(columns of the rhs"),
+    (((32, 32), (32, 16), (16, 16)), (32, 16, 32), r"m in \[0, 16\] \(rows of the dst"),
+])
+def test_mad_checks_each_runtime_size_against_its_tile(shapes, mnk, message):
+    # Static sizes are the verifier's; runtime ones (index operands) reach these checks.
+    mem = Memory("a2")
+    a = mem.place("l0a", shapes[0], "zz", "f16")
+    b = mem.place("l0b", shapes[1], "zn", "f16")
+    c = mem.place("l0c", shapes[2], "nz", "f32")
+    m, n, k = mnk
+    with pytest.raises(ExecutionError, match=rf"^requires {message} .*\), got {max(mnk)}$"):
+        K.mad(a, b, c, m, n, k)
