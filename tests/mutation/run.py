@@ -182,6 +182,7 @@ class Runner:
         _copy(files, self.pristine / "mmair")
         self.workers = [Worker(self, i) for i in range(jobs)]
         self.dependents = dependents(package_modules(files))
+        self.cov_pid = 0  # the coverage run in progress (killed with the harness)
 
     def warm(self) -> None:
         """Import the third-party stack and every mmair module (unmutated) in the parent."""
@@ -222,6 +223,7 @@ class Runner:
             if pid == 0:
                 code = 3
                 try:
+                    signal.signal(signal.SIGTERM, signal.SIG_DFL)
                     code = _coverage_child(self, plan, py, lit, out)
                 except BaseException:  # noqa: BLE001 - report and exit the child
                     import traceback
@@ -230,7 +232,9 @@ class Runner:
                     sys.stdout.flush()
                     sys.stderr.flush()
                     os._exit(code)
+            self.cov_pid = pid
             _, status = os.waitpid(pid, 0)
+            self.cov_pid = 0
             if os.waitstatus_to_exitcode(status) != 0 or not out.exists():
                 log = (self.root / "coverage-log.txt").read_text(errors="replace")
                 raise SystemExit(f"[{plan.area.name}] the coverage run failed:\n{log[-3000:]}")
@@ -393,6 +397,7 @@ class Worker:
         pid = os.fork()
         if pid == 0:  # child
             try:
+                signal.signal(signal.SIGTERM, signal.SIG_DFL)
                 os.setpgid(0, 0)
                 self._stale(mutant)
                 code = self._child(chosen.pytest, chosen.lit)
@@ -574,6 +579,9 @@ def run(plans: list[Plan], jobs: int, verbose: bool, files: list[str], whole: bo
             results = [outcome.get((r.area, r.mutant.key), r) if r.status in ("survived", "uncovered")
                        else r for r in results]
     finally:
+        if runner.cov_pid:
+            os.kill(runner.cov_pid, signal.SIGKILL)
+            os.waitpid(runner.cov_pid, 0)
         for w in runner.workers:
             if w.job is not None:
                 os.killpg(w.pid, signal.SIGKILL)
