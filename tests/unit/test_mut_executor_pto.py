@@ -250,3 +250,14 @@ def test_mad_checks_each_runtime_size_against_its_tile(shapes, mnk, message):
     m, n, k = mnk
     with pytest.raises(ExecutionError, match=rf"^requires {message} .*\), got {max(mnk)}$"):
         K.mad(a, b, c, m, n, k)
+
+
+def test_mad_bias_checks_n_against_the_bias_row():
+    mem = Memory("a2")
+    a = mem.place("l0a", (16, 16), "zz", "f16")
+    b = mem.place("l0b", (16, 32), "zn", "f16")
+    c = mem.place("l0c", (16, 32), "nz", "f32")
+    bias = mem.place("bt", (1, 16), "nd", "f32")
+    with pytest.raises(ExecutionError, match=r"^requires n in \[0, 16\] \(columns of the bias .*\), "
+                                             r"got 32$"):
+        K.mad(a, b, c, 16, 32, 16, bias=bias)
