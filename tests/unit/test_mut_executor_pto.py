@@ -261,3 +261,50 @@ def test_mad_bias_checks_n_against_the_bias_row():
     with pytest.raises(ExecutionError, match=r"^requires n in \[0, 16\] \(columns of the bias .*\), "
                                              r"got 32$"):
         K.mad(a, b, c, 16, 32, 16, bias=bias)
+
+
+def _quant_word(scale: float, signed: bool = True) -> int:
+    # QUANT_PRE (docs/ascend.md): f32 scale bits 0-31, shift - 1 in bits 32-35 (0 here), offset
+    # bits 37-45 (0), bit 46 = signed output
+    return int(np.float32(scale).view(np.uint32)) | int(signed) << 46
+
+
+def test_quant_converts_the_s32_accumulator_to_f32_before_scaling():
+    # The fixpipe datapath is f32 (docs/executor.md): x = 2^24 + 1 becomes 2^24 in f32, so
+    # x * 2^-25 is the tie 0.5, which rounds to even 0 (an f64 product would give 0.5 + 2^-25 -> 1).
+    acc = np.array([[2**24 + 1, -(2**24 + 1), 2**24 + 3]], np.int32)
+    got = K.quantize(acc, "req8", np.dtype(np.int8), word=_quant_word(2.0**-25))
+    # 2^24 + 3 is 2^24 + 4 in f32 (ties to even): x 2^-25 = 0.5 + 2^-23 -> 1
+    assert got.tolist() == [[0, 0, 1]]
+
+
+@pytest.mark.parametrize(("mode", "kwargs", "dtype", "message"), [
+    ("vreq8", {}, np.int8, r"^quant vreq8 requires a vector operand$"),
+    ("req8", {}, np.int8, r"^quant req8 requires a scalar operand$"),
+    ("vqf322f16_pre", {"words": np.zeros(16, np.uint64)}, np.float16,
+     r"^quant mode vqf322f16_pre is not supported by the executor$"),
+    ("req8", {"word": _quant_word(1.0)}, np.int16,
+     r"^quant req8 requires an s8 or u8 destination, got int16$"),
+])
+def test_quant_refuses_what_it_cannot_convert(mode, kwargs, dtype, message):
+    with pytest.raises(ExecutionError, match=message):
+        K.quantize(np.zeros((16, 16), np.int32), mode, np.dtype(dtype), **kwargs)
+
+
+def test_raw_operand_views_refuse_offsets_outside_the_tile_and_packed_tiles():
+    from mmair.executor.pto import gm_linear, tile_flat
+
+    mem = Memory("a2")
+    tile = mem.place("l1", (16, 16), "nz", "f16")
+    assert tile_flat(tile, 255, "src").size == 1  # the last element
+    for offset in (-1, 256):
+        with pytest.raises(ExecutionError, match=rf"^requires src offset in \[0, 256\), got {offset}$"):
+            tile_flat(tile, offset, "src")
+    packed = mem.place("l1", (16, 64), "nz", "s4")
+    with pytest.raises(ExecutionError, match=r"^raw forms of 4-bit dst tiles are not modelled"):
+        tile_flat(packed, 0, "dst")
+    gm = np.arange(64, dtype=np.float32).reshape(8, 8)
+    assert gm_linear(gm[2:, 3:]).tolist() == list(range(19, 64))  # to the end of the buffer
+    with pytest.raises(ExecutionError, match=r"^requires a contiguous GM buffer under the raw-form "
+                                             r"operand$"):
+        gm_linear(np.asfortranarray(gm)[2:, 3:])
