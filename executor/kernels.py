@@ -337,7 +337,7 @@ def _f16_table() -> np.ndarray:
 
 def _convert(values: np.ndarray, ctype: np.dtype) -> np.ndarray:
     """`values` converted to the compute dtype `ctype` (a new array)."""
-    if values.dtype == np.float16 and ctype == np.float32:
+    if values.dtype == np.float16 and ctype == np.float32:  # mutation: skip (a fast path: astype gives the same values)
         return np.take(_f16_table(), values.view(np.uint16))
     return values.astype(ctype)
 
@@ -355,7 +355,7 @@ def _operand(tile: Tile, rows: int, cols: int, ctype: np.dtype) -> np.ndarray:
             and cols <= image.shape[1]:
         return image[:rows, :cols]
     values, blocked = _blocks(tile)
-    if values.dtype == np.float16 and ctype == np.float32 and 2 * rows * cols >= values.size:
+    if values.dtype == np.float16 and ctype == np.float32 and 2 * rows * cols >= values.size:  # mutation: skip (a fast path)
         converted = np.take(_f16_table(), values.view(np.uint16))
         return read_region(layouts.blocked_view(converted, tile.layout), 0, 0, rows, cols)
     return read_region(blocked, 0, 0, rows, cols, ctype)
@@ -525,7 +525,7 @@ def fixpipe(
     if vector is not None:
         flat = vector.values().reshape(-1)
         _require(flat.size >= n, f"requires a quant vector of at least {n} words, got {flat.size}")
-        words = flat[:n].view(np.uint64) if flat.dtype.itemsize == 8 else flat[:n]
+        words = flat[:n].view(np.uint64) if flat.dtype.itemsize == 8 else flat[:n]  # mutation: skip (quant vectors are u64)
     y = quantize(acc, quant, dst.dtype, relu, word, words)
     if isinstance(dst, Tile):
         if layout == "nz2dn" and dst.layout != "dn":

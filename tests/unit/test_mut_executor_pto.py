@@ -194,7 +194,8 @@ def test_gather_mask_processes_exactly_the_simulators_limit():
         tiles[name] = mem.place("ub", (count,), "nd", "u32")
         tiles[name].physical[...] = np.arange(count, dtype=np.uint32) if name == "src" else 0
     limit = 1 << 22
-    kept = K.gather_mask(tiles["dst"], tiles["src"], limit, 1, 0, 0, 0, src1=tiles["pattern"],
+    # repeat_times (2) is ignored by method 2: the mask alone is the count
+    kept = K.gather_mask(tiles["dst"], tiles["src"], limit, 2, 0, 0, 0, src1=tiles["pattern"],
                          counter=True, method=2)
     assert kept == 0 and not tiles["dst"].physical.any()
     with pytest.raises(ExecutionError, match=rf"processes {limit + 1} elements in one instruction, "
@@ -308,3 +309,18 @@ def test_raw_operand_views_refuse_offsets_outside_the_tile_and_packed_tiles():
     with pytest.raises(ExecutionError, match=r"^requires a contiguous GM buffer under the raw-form "
                                              r"operand$"):
         gm_linear(np.asfortranarray(gm)[2:, 3:])
+
+
+def test_gather_mask_reads_to_the_last_src_element_and_fills_dst_exactly():
+    # Pattern 7 keeps every element; u16 repeats are 128 elements (8 blocks of 16), the second
+    # one starts 1 block (16 elements) later: indices 0..127 then 16..143.
+    mem = Memory("a2")
+    src = mem.place("ub", (144,), "nd", "u16")
+    src.physical[...] = np.arange(144, dtype=np.uint16)
+    dst = mem.place("ub", (256,), "nd", "u16")  # exactly the 256 kept elements
+    assert K.gather_mask(dst, src, 0, 2, 1, 1, 0, pattern=7) == 256
+    assert dst.physical.tolist() == list(range(128)) + list(range(16, 144))
+    short = mem.place("ub", (143,), "nd", "u16")  # element 143 is one past its end
+    with pytest.raises(ExecutionError, match=r"^reads src0 element 143 \(byte 286\) beyond the "
+                                             r"143-element src0 tile"):
+        K.gather_mask(dst, short, 0, 2, 1, 1, 0, pattern=7)
