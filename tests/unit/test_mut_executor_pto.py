@@ -152,10 +152,12 @@ def _module(text: str):
     return LocatingParser(ctx, text, "k.mlir").parse_module()
 
 
-def test_raw_fixpipe_copy_applies_the_per_column_quant_vector():
+@pytest.mark.parametrize("form", ["fixpipe_copy", "fixpipe"])
+def test_fixpipe_applies_the_per_column_quant_vector(form):
     # The raw kernel of test_pto_expand_params (a5: A^T and B through load_2d_v2, mmad, then
-    # fixpipe_copy), quantized to s8 by a vector of QUANT_PRE words, one per output column. The
-    # u64 words reach L1 through a u32 tile at the same address (GM -> L1 moves no u64).
+    # fixpipe_copy, or the tile-level fixpipe), quantized to s8 by a vector of QUANT_PRE words,
+    # one per output column. The u64 words reach L1 through a u32 tile at the same address
+    # (GM -> L1 moves no u64).
     from tests.unit.test_pto_expand_params import LOAD2D_V2_KERNEL
 
     text = LOAD2D_V2_KERNEL.replace(
@@ -168,6 +170,11 @@ def test_raw_fixpipe_copy_applies_the_per_column_quant_vector():
         "dst_nd_stride %c0 : !pto.tile<l0c, 48x64xf32, nz>, memref<40x50xf32>",
         'dst_nd_stride %c0 vector %v64 : !pto.tile<l1, 1x64xui64, nd> {quant = "vqf322b8_pre"} : '
         "!pto.tile<l0c, 48x64xf32, nz>, memref<40x50xi8>")
+    if form == "fixpipe":
+        raw = next(line for line in text.splitlines() if "pto.fixpipe_copy" in line)
+        text = text.replace(raw, '    pto.fixpipe %c1o, %c, %c40, %c50 vector %v64 : '
+                                 '!pto.tile<l1, 1x64xui64, nd> {quant = "vqf322b8_pre"} : '
+                                 '!pto.tile<l0c, 48x64xf32, nz>, memref<40x50xi8>')
     assert "vector %v64" in text
     rng = np.random.default_rng(5)
     a = rng.integers(-4, 5, (40, 70)).astype(np.float16)
