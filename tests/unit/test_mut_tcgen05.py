@@ -95,3 +95,25 @@ def test_scale_factors_of_a_come_from_their_own_lane_and_of_b_from_quadrant_0():
     b = read_scale_factors(tmem, base, operand="b", rows=128, count=1, sf_id=0)
     assert a[:, 0].tolist() == (rows + 128 * (rows // 32 % 2)).tolist()  # lane m, column m // 32
     assert b[:, 0].tolist() == (rows % 32 + 128 * (rows // 32 % 2)).tolist()  # quadrant 0
+
+
+@pytest.mark.parametrize(("idesc", "kwargs", "message"), [
+    # a sparse MMA reads its metadata from TMEM: no address is one error
+    (InstrDesc(kind="f16", m=128, n=64, atype="bf16", btype="bf16", dtype="f32", sparse=True),
+     {"sparse": True}, r"^requires a sparse-metadata TMEM address for a sparse MMA$"),
+    # a sparsity selector other than 0 is legal PTX, not modelled
+    (InstrDesc(kind="f16", m=128, n=64, atype="bf16", btype="bf16", dtype="f32", sparse=True,
+               sparsity_selector=1),
+     {"sparse": True, "sparse_metadata": 0},
+     r"^uses sparsity selector 1 \(only 0 is modelled\), which the executor does not model$"),
+    # block-scaled kinds read both scale-factor tiles from TMEM
+    (InstrDesc(kind="mxf8f6f4", m=128, n=64, atype="e4m3", btype="e4m3", scale_type="ue8m0"),
+     {"scale_a": 0}, r"^requires scale_A and scale_B TMEM addresses for kind::mxf8f6f4$"),
+])
+def test_mma_refuses_missing_tmem_operands_and_unmodelled_forms(idesc, kwargs, message):
+    smem, tmem = SharedMemory(), TensorMemory()
+    d = tmem.alloc(64)
+    desc = encode_smem_desc(SmemDesc(start=0, lbo=128, sbo=256, base_offset=0, swizzle="none"))
+    with pytest.raises(Tcgen05ExecutionError, match=message):
+        mma(smem, tmem, kind=idesc.kind, d=d, a=desc, b=desc, idesc=encode_idesc(idesc),
+            enable_input_d=False, **kwargs)
