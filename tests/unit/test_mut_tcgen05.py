@@ -117,3 +117,27 @@ def test_mma_refuses_missing_tmem_operands_and_unmodelled_forms(idesc, kwargs, m
     with pytest.raises(Tcgen05ExecutionError, match=message):
         mma(smem, tmem, kind=idesc.kind, d=d, a=desc, b=desc, idesc=encode_idesc(idesc),
             enable_input_d=False, **kwargs)
+
+
+def test_memories_check_their_sizes_and_bounds_to_the_last_byte():
+    from mmair.isa.tcgen05.layouts import SMEM_BYTES_PER_CTA
+
+    assert SMEM_BYTES_PER_CTA == 228 * 1024  # 228 KB per CTA (sm_100)
+    smem = SharedMemory()
+    smem.check_range(0, SMEM_BYTES_PER_CTA, "the operand")  # ends exactly at the last byte
+    with pytest.raises(Tcgen05ExecutionError, match=r"^requires the operand inside the 233472-byte "
+                                                    r"shared memory, got bytes \[0x38f00, 0x39001\)$"):
+        smem.check_range(0x38F00, SMEM_BYTES_PER_CTA + 1, "the operand")
+    with pytest.raises(Tcgen05ExecutionError, match=r"got bytes \[-0x10, 0x10\)$"):
+        smem.check_range(-16, 16, "the operand")
+    with pytest.raises(ValueError, match=r"^shared memory must be 233472 uint8 bytes$"):
+        SharedMemory(np.zeros(1024, np.uint8))
+    with pytest.raises(ValueError, match=r"^tensor memory must be a \(128, 512\) uint32 array$"):
+        TensorMemory(np.zeros((128, 512), np.int32))
+    tmem = TensorMemory()
+    tmem.alloc(512)
+    tmem.check_access(96, 480, 32, 32, "D")  # the last lanes and columns: inside
+    with pytest.raises(Tcgen05ExecutionError, match=r"^requires D inside tensor memory \(128 lanes x "
+                                                    r"512 columns\), got lanes \[96, 128\) columns "
+                                                    r"\[481, 513\)$"):
+        tmem.check_access(96, 481, 32, 32, "D")
