@@ -141,3 +141,15 @@ def test_memories_check_their_sizes_and_bounds_to_the_last_byte():
                                                     r"512 columns\), got lanes \[96, 128\) columns "
                                                     r"\[481, 513\)$"):
         tmem.check_access(96, 481, 32, 32, "D")
+
+
+def test_ue4m3_ignores_bit_7_and_integer_elements_decode_to_int64():
+    # UE4M3 is unsigned E4M3 (bias 7) in a byte whose bit 7 is ignored: 0x38 and 0xB8 are 1.0,
+    # 0x7F and 0xFF are NaN (OCP MX v1.0 / CUTLASS float_ue4m3_t)
+    got = decode_ue4m3(np.array([0x38, 0xB8, 0x7F, 0xFF, 0x01], np.uint8))
+    assert got.dtype == np.float32
+    assert got[:2].tolist() == [1.0, 1.0] and np.isnan(got[2:4]).all()
+    assert got[4] == np.float32(2.0**-9)  # subnormal: 1/8 * 2^-6
+    for type_name, expected in (("u8", [255, 128, 1]), ("s8", [-1, -128, 1])):
+        values = decode_elements(np.array([0xFF, 0x80, 0x01], np.uint8), type_name)
+        assert values.dtype == np.int64 and values.tolist() == expected
