@@ -191,6 +191,8 @@ class LocatingParser(Parser):
         self._resume_from(0)  # re-lex the first token with it
 
     def parse_module(self, allow_implicit_module: bool = True) -> ModuleOp:
+        if allow_implicit_module and self._current_token.kind == MLIRTokenKind.EOF:
+            return ModuleOp([])  # an empty file (or only comments) is an empty module, as in mlir-opt
         try:
             return super().parse_module(allow_implicit_module)
         except RecursionError:

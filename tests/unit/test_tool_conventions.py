@@ -286,3 +286,14 @@ def test_output_formats_other_than_mlir_are_a_bad_option(capsys, fmt):
     assert code == 2 and out == ""
     assert err == (f"mmair-opt: error: argument --output-format: invalid choice: '{fmt}' "
                    "(choose from 'mlir')\n")
+
+
+def test_empty_input_is_an_empty_module(tmp_path, capsys):
+    """As in mlir-opt: an empty file (or one with only comments) is `builtin.module {}`, not
+    xDSL's 'Could not parse entire input!'; mmair-run then says there is nothing to run."""
+    path = tmp_path / "empty.mlir"
+    path.write_text("// nothing yet\n")
+    code, out, err = call(opt, capsys, path)
+    assert (code, out, err) == (0, "builtin.module {\n}\n", "")
+    code, out, err = call(run, capsys, path)
+    assert code == 1 and err == "error: the module has no function with a body to run\n"
