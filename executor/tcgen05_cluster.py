@@ -27,7 +27,7 @@ barrier interval overlapping is reported as a race, whatever order the hand-off 
 
 Not modelled: the asynchronous checker (executor/tcgen05_async.py) on a pair (ops complete when
 issued, as with `--sync-check=off`; mbarrier waits are only the hand-off points above),
-`--timing`, `--check-coverage`, `--check-numpy`, more than two CTAs per cluster.
+`--timing`, `--check-coverage`, more than two CTAs per cluster.
 """
 
 from __future__ import annotations

@@ -157,3 +157,23 @@ def test_mma_pair_refuses_what_it_does_not_model() -> None:
     with pytest.raises(Tcgen05ExecutionError, match=r"cta_group::2 with M = 128 \(Layout B/C; "
                        r"only M = 256, Layout A, is modelled\)"):
         mma_pair(ctas, kind="f16", d=0, a=a_word, b=b_word, idesc=idesc, enable_input_d=False)
+
+
+def test_check_numpy_reference_runs_the_pair_and_catches_a_wrong_executor(capsys, monkeypatch,
+                                                                           tmp_path: Path) -> None:
+    args, _ = _inputs(tmp_path)
+    code = main([str(EXAMPLE), "-p", "mmair-lower", "--check-numpy", *args])
+    out = capsys.readouterr().out
+    assert code == 0
+    assert out.startswith("check d = numpy tcgen05.mma reference: ") and out.rstrip().endswith(
+        ": ok")
+    from mmair.executor import tcgen05 as executor_tcgen05
+
+    real = executor_tcgen05.mma_pair
+    # A fault: the pair's CTAs taken in the wrong order (B halves and D rows swapped).
+    monkeypatch.setattr(executor_tcgen05, "mma_pair",
+                        lambda ctas, **kw: real(list(reversed(ctas)), **kw))
+    code = main([str(EXAMPLE), "-p", "mmair-lower", "--check-numpy", *args])
+    out = capsys.readouterr().out
+    assert code == 1
+    assert "check d = numpy tcgen05.mma reference: " in out and "FAILED" in out
