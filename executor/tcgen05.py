@@ -401,9 +401,11 @@ class Tcgen05Functions(InterpreterFunctions):
             mask = int(args[1]) & 0xFFFF
             ctas = [self] if self.cluster is None else self.cluster.ctas
             if mask >> len(ctas):
+                size = len(ctas)
                 raise ExecutionError(
-                    f"multicasts to CTA mask {mask:#06x}, which names CTAs beyond the cluster's "
-                    f"{len(ctas)} (ranks 0..{len(ctas) - 1})")
+                    f"multicasts to CTA mask {mask:#06x}, which names CTAs beyond its cluster of "
+                    + ("2 CTAs (ranks 0, 1)" if size == 2 else
+                       "one CTA (rank 0): a cta_group::1 kernel runs as one CTA"))
             for rank, cta in enumerate(ctas):
                 if mask >> rank & 1:
                     target = cta.mbarriers.get(key)

@@ -82,8 +82,8 @@ def test_commit_mask_beyond_the_pair_is_refused(capsys, tmp_path: Path) -> None:
                                         for x in LINES])
     code, err = _run(capsys, path)
     assert code == 1
-    assert "'tcgen05.commit' op multicasts to CTA mask 0x0007, which names CTAs beyond the " \
-           "cluster's 2 (ranks 0..1) (in CTA 0 of the CTA pair)" in err
+    assert "'tcgen05.commit' op multicasts to CTA mask 0x0007, which names CTAs beyond its " \
+           "cluster of 2 CTAs (ranks 0, 1) (in CTA 0 of the CTA pair)" in err
 
 
 def test_peer_smem_written_after_the_cluster_barrier_is_a_race(capsys, tmp_path: Path) -> None:
