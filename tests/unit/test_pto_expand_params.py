@@ -1,6 +1,10 @@
 """pto-expand-params: the tile-level kernels and their raw-form expansion compute the same
 results (differential, on random pto-tile-matmul kernels over targets, types, shapes, tiles,
-transposes, bias and GEMV rows), and the expansion really uses the raw forms."""
+transposes, bias and GEMV rows), and the expansion really uses the raw forms.
+
+Every kernel runs with the sync checker on (`run`), synchronised as `mmair-lower` does it
+(`pto-insert-sync` last) before the expansion, so a footprint wider than the bytes a raw-form
+instruction touches fails as a false race (the load_2d loop on L0A, issue 10)."""
 
 from __future__ import annotations
 
@@ -17,14 +21,28 @@ from mmair.passes import get_all_passes
 from mmair.passes.pto_expand_params import _expandable
 from tests.unit.test_pto_passes import matmul_text, parse, random_operand
 
-RAW = (pto.CopyNd2NzOp, pto.Load2DOp, pto.Load2DTransposeOp, pto.MmadOp, pto.FixpipeCopyOp)
-TILE_LEVEL = (pto.MteL1L0AOp, pto.MteL1L0BOp, pto.MadOp, pto.MadAccOp, pto.MadBiasOp, pto.FixpipeOp)
+RAW = (pto.CopyNd2NzOp, pto.Load2DOp, pto.Load2DTransposeOp, pto.MmadOp, pto.FixpipeCopyOp,
+       pto.CopyL1BtOp)
+TILE_LEVEL = (pto.MteL1L0AOp, pto.MteL1L0BOp, pto.MadOp, pto.MadAccOp, pto.MadBiasOp, pto.FixpipeOp,
+              pto.MteL1BtOp)
+
+
+def run(module, inputs):
+    """`run_module` with the sync checker on."""
+    return run_module(module, inputs=inputs, sync_check=True)
+
+
+def synced(ctx, module, then: str = "") -> None:
+    """Synchronise a hand-written kernel without flags (`pto-insert-sync`), then apply `then`."""
+    spec = "pto-insert-sync" + (f",{then}" if then else "")
+    PassPipeline.parse_spec(get_all_passes(), spec).apply(ctx, module)
 
 
 def lowered(text: str, tiles: str, expand: bool):
+    """`pto-tile-matmul{tiles}` as `mmair-lower` (addresses, sync), then `pto-expand-params`."""
     ctx, module = parse(text)
-    spec = f"pto-tile-matmul{{{tiles}}}" + (",pto-expand-params" if expand else "") + \
-        ",pto-assign-addresses"
+    spec = f"pto-tile-matmul{{{tiles}}},pto-assign-addresses,pto-insert-sync" + \
+        (",pto-expand-params" if expand else "")
     PassPipeline.parse_spec(get_all_passes(), spec).apply(ctx, module)
     from mmair.tools.diagnostics import verify_module
 
@@ -61,9 +79,9 @@ def test_expanded_kernels_equal_tile_level(combo, m, n, k, tm, tk, ta, tb, bias,
               "b": random_operand(rng, rhs, (n, k) if tb else (k, n))}
     if bias:
         inputs["bias"] = random_operand(rng, acc, (n,))
-    base = run_module(lowered(text, tiles, False), inputs=inputs).outputs["c"]
+    base = run(lowered(text, tiles, False), inputs).outputs["c"]
     module = lowered(text, tiles, True)
-    raw = run_module(module, inputs=inputs).outputs["c"]
+    raw = run(module, inputs).outputs["c"]
     if raw.dtype.kind in "iu":
         np.testing.assert_array_equal(raw, base)
     else:  # same products; the f32 BLAS may sum the differently strided operands in another order,
@@ -96,7 +114,7 @@ def test_gemv_row_expands_to_a_vector_load(target):
     rng = np.random.default_rng(0)
     a = rng.standard_normal((1, 256)).astype(np.float16)
     b = rng.standard_normal((256, 32)).astype(np.float16)
-    got = run_module(module, inputs={"a": a, "b": b}).outputs["c"]
+    got = run(module, {"a": a, "b": b}).outputs["c"]
     np.testing.assert_allclose(got, a.astype(np.float32) @ b.astype(np.float32), rtol=1e-4,
                                atol=1e-3)
 
@@ -124,7 +142,7 @@ def test_fixpipe_copy_channel_split_runs(target):
     rng = np.random.default_rng(1)
     a = rng.standard_normal((m, k)).astype(np.float16)
     b = rng.standard_normal((k, n)).astype(np.float16)
-    got = run_module(module, inputs={"a": a, "b": b}).outputs["c"].reshape(-1)
+    got = run(module, {"a": a, "b": b}).outputs["c"].reshape(-1)
     c = a.astype(np.float32) @ b.astype(np.float32)
     golden = c.reshape(m // 16, 16, n // 8, 8).transpose(2, 0, 1, 3).reshape(-1)
     np.testing.assert_allclose(got, golden, rtol=1e-5, atol=1e-5)
@@ -178,6 +196,7 @@ def test_b8_nz_fixpipe_expands_with_channel_merge(target, n, nf):
     text = nz2nz_kernel(target, "i8", "i32", "i8", "req8", m, n, k, 32, word, nf).replace(
         f"l1, {k}x{n}xi8, zz>", f"l1, {k}x{n}xi8, nz>")
     ctx, module = parse(text)
+    synced(ctx, module)
     base_module = module.clone()
     PassPipeline.parse_spec(get_all_passes(), "pto-expand-params").apply(ctx, module)
     verify_module(module)
@@ -186,8 +205,8 @@ def test_b8_nz_fixpipe_expands_with_channel_merge(target, n, nf):
     rng = np.random.default_rng(n)
     inputs = {"a": rng.integers(-3, 4, (m, k)).astype(np.int8),
               "b": rng.integers(-3, 4, (k, n)).astype(np.int8)}
-    got = run_module(module, inputs=inputs).outputs["c"]
-    base = run_module(base_module, inputs=inputs).outputs["c"]
+    got = run(module, inputs).outputs["c"]
+    base = run(base_module, inputs).outputs["c"]
     c = inputs["a"].astype(np.int32) @ inputs["b"].astype(np.int32)  # |c| <= 288: saturates
     expect = np.clip(c, -128, 127).astype(np.int8)[:, :nf]
     n1 = -(-nf // 32)  # the memref (N1, M1, 16, 32) read back as [m, N1 * 32]: C in its first nf
@@ -201,14 +220,15 @@ def test_f16_nz_fixpipe_expands(target):
     m, n, k = 32, 48, 16
     ctx, module = parse(nz2nz_kernel(target, "f16", "f32", "f16", "f322f16", m, n, k, 16)
                         .replace(" scalar %w", ""))
+    synced(ctx, module)
     base_module = module.clone()
     PassPipeline.parse_spec(get_all_passes(), "pto-expand-params").apply(ctx, module)
     assert any(isinstance(op, pto.FixpipeCopyOp) for op in module.walk())
     rng = np.random.default_rng(3)
     inputs = {"a": rng.standard_normal((m, k)).astype(np.float16),
               "b": rng.standard_normal((k, n)).astype(np.float16)}
-    got = run_module(module, inputs=inputs).outputs["c"]
-    base = run_module(base_module, inputs=inputs).outputs["c"]
+    got = run(module, inputs).outputs["c"]
+    base = run(base_module, inputs).outputs["c"]
     c = (inputs["a"].astype(np.float32) @ inputs["b"].astype(np.float32)).astype(np.float16)
     np.testing.assert_allclose(base.astype(np.float32),
                                c.reshape(2, 16, 3, 16).transpose(2, 0, 1, 3).astype(np.float32),
@@ -228,7 +248,7 @@ def test_dn2nz_load_expands_to_copy_dn2nz(m, n, k):
     rng = np.random.default_rng(m)
     a = rng.standard_normal((m, k)).astype(np.float16)
     b = rng.standard_normal((k, n)).astype(np.float16)
-    got = run_module(module, inputs={"a": np.ascontiguousarray(a.T), "b": b}).outputs["c"]
+    got = run(module, {"a": np.ascontiguousarray(a.T), "b": b}).outputs["c"]
     np.testing.assert_allclose(got, a.astype(np.float32) @ b.astype(np.float32), rtol=1e-4,
                                atol=1e-3)
 
@@ -265,11 +285,12 @@ def test_load2d_v2_kernel_runs():
     """The load_data_2dv2_l12l0 sample's scenario 4 written in raw forms (half, A given as
     [k, m] = 70 x 40, B as [k, n] = 70 x 50, both transposed by LoadData2DParamsV2 on the way
     to L0A Nz / L0B Zn) computes A x B through the IR executor."""
-    _ctx, module = parse(LOAD2D_V2_KERNEL)
+    ctx, module = parse(LOAD2D_V2_KERNEL)
+    synced(ctx, module)
     rng = np.random.default_rng(5)
     a = rng.standard_normal((40, 70)).astype(np.float16)
     b = rng.standard_normal((70, 50)).astype(np.float16)
-    got = run_module(module, inputs={"at": np.ascontiguousarray(a.T), "b": b}).outputs["c"]
+    got = run(module, {"at": np.ascontiguousarray(a.T), "b": b}).outputs["c"]
     np.testing.assert_allclose(got, a.astype(np.float32) @ b.astype(np.float32), rtol=1e-4,
                                atol=1e-3)
 
@@ -283,7 +304,7 @@ def test_sid_is_not_processed():
     a = rng.standard_normal((20, 40)).astype(np.float16)
     b = rng.standard_normal((40, 24)).astype(np.float16)
     module = lowered(matmul_text(20, 24, 40, "f16", "f16", "f32", "a2"), "", True)
-    base = run_module(module, inputs={"a": a, "b": b}).outputs["c"]
+    base = run(module, {"a": a, "b": b}).outputs["c"]
     loads = [op for op in module.walk() if isinstance(op, pto.Load2DOp)]
     assert loads
     for op in loads:
@@ -291,20 +312,24 @@ def test_sid_is_not_processed():
     from mmair.tools.diagnostics import verify_module
 
     verify_module(module)
-    np.testing.assert_array_equal(run_module(module, inputs={"a": a, "b": b}).outputs["c"], base)
-    _ctx, v2 = parse(LOAD2D_V2_KERNEL.replace("if_transpose :", "if_transpose {sid = 7 : i64} :"))
+    np.testing.assert_array_equal(run(module, {"a": a, "b": b}).outputs["c"], base)
+    ctx, v2 = parse(LOAD2D_V2_KERNEL.replace("if_transpose :", "if_transpose {sid = 7 : i64} :"))
+    synced(ctx, v2)
     at = rng.standard_normal((70, 40)).astype(np.float16)
     bb = rng.standard_normal((70, 50)).astype(np.float16)
-    _ctx, plain = parse(LOAD2D_V2_KERNEL)
-    np.testing.assert_array_equal(run_module(v2, inputs={"at": at, "b": bb}).outputs["c"],
-                                  run_module(plain, inputs={"at": at, "b": bb}).outputs["c"])
+    ctx, plain = parse(LOAD2D_V2_KERNEL)
+    synced(ctx, plain)
+    np.testing.assert_array_equal(run(v2, {"at": at, "b": bb}).outputs["c"],
+                                  run(plain, {"at": at, "b": bb}).outputs["c"])
 
 
 def test_zz_staging_beyond_the_matrix_stride_range_stays_tile_level():
     """examples/matmul_f16.mlir: B (100 x 200 f16) is staged zz in L1 with 13 fractal columns, so
     one row of fractals is 13 * 16 * 16 = 3328 elements and the partial last slab (100 = 6 * 16 + 4
     rows) would need dstNzMatrixStride = 6 * 3328 = 19968 > 16384. That GM -> L1 copy stays
-    tile-level (the pass used to emit an invalid copy_nd2nz); the rest expands, same bytes."""
+    tile-level (the pass used to emit an invalid copy_nd2nz); the rest expands, same bytes, and
+    runs clean under the sync checker (the expanded load_2d loop, each iteration writing its own
+    fractals of L0A, was reported as a WAW race when raw-form footprints were whole tiles)."""
     from pathlib import Path
 
     text = (Path(__file__).parents[2] / "examples" / "matmul_f16.mlir").read_text()
@@ -317,7 +342,7 @@ def test_zz_staging_beyond_the_matrix_stride_range_stays_tile_level():
         from mmair.tools.diagnostics import verify_module
 
         verify_module(module)
-        outputs.append((module, run_module(module, inputs=inputs, sync_check=False).outputs["c"]))
+        outputs.append((module, run(module, inputs).outputs["c"]))
     (_, base), (module, raw) = outputs
     assert raw.tobytes() == base.tobytes()
     kept = [op for op in module.walk() if isinstance(op, pto.MteGmL1Op)]
@@ -354,9 +379,9 @@ def test_s8_kernels_expand_end_to_end(target, m, n, k, tiles, transpose_a, bias)
     tile_module = lowered(text, tiles, False)
     assert all(op.src.type.layout_name == "nz" for op in tile_module.walk()
                if isinstance(op, pto.MteL1L0BOp))
-    base = run_module(tile_module, inputs=inputs).outputs["c"]
+    base = run(tile_module, inputs).outputs["c"]
     module = lowered(text, tiles, True)
-    raw = run_module(module, inputs=inputs).outputs["c"]
+    raw = run(module, inputs).outputs["c"]
     assert raw.tobytes() == base.tobytes()
     np.testing.assert_array_equal(base, expect.astype(np.int32))
     left = {op.name for op in module.walk() if isinstance(op, TILE_LEVEL)}
@@ -393,3 +418,61 @@ def test_b8_square_loads_need_a_known_multiple_start():
         _ctx, module = parse(kernel(start, arg))
         (move,) = [op for op in module.walk() if isinstance(op, pto.MteL1L0BOp)]
         assert _b8_nz_b_square_loads(move, isa.get_target("a2")) is expands, start
+
+
+@pytest.mark.parametrize("target", ["a2", "a5"])
+@pytest.mark.parametrize("n, bt_cols, expands", [(40, 48, True), (40, 40, False), (16, 16, True)])
+def test_mte_l1_bt_expands_to_copy_l1_bt(target, n, bt_cols, expands):
+    """mte_l1_bt becomes copy_l1_bt {1, ceil(n*4/unit), 0, 0} (the pto-isa / vllm-ascend bias
+    copy; unit 64 B, 32 B on a5) when both tiles hold n rounded up to whole units; a 1 x 40 f32 BT tile
+    (160 B) cannot take the 192 bytes of three 64-byte units on a2 and stays tile-level there, while
+    five 32-byte units fit on a5. The kernel computes A x B + bias either way."""
+    m, k = 16, 32
+    text = f"""builtin.module attributes {{pto.target = "{target}"}} {{
+  func.func @k(%a: memref<{m}x{k}xf16>, %b: memref<{k}x{n}xf16>, %bias: memref<{n}xf32>, %c: memref<{m}x{n}xf32>) {{
+    %c1 = arith.constant 1 : index
+    %cm = arith.constant {m} : index
+    %cn = arith.constant {n} : index
+    %ck = arith.constant {k} : index
+    %a1 = pto.alloc : !pto.tile<l1, {m}x{k}xf16, nz>
+    %b1 = pto.alloc : !pto.tile<l1, {k}x{n}xf16, zz>
+    %s1 = pto.alloc : !pto.tile<l1, 1x{bt_cols}xf32, nd>
+    %bt = pto.alloc : !pto.tile<bt, 1x{bt_cols}xf32, nd>
+    %a0 = pto.alloc : !pto.tile<l0a, {m}x{k}xf16, {"nz" if target == "a5" else "zz"}>
+    %b0 = pto.alloc : !pto.tile<l0b, {k}x{n}xf16, zn>
+    %c0t = pto.alloc : !pto.tile<l0c, {m}x{n}xf32, nz>
+    pto.mte_gm_l1 %a, %a1, %cm, %ck : memref<{m}x{k}xf16>, !pto.tile<l1, {m}x{k}xf16, nz>
+    pto.mte_gm_l1 %b, %b1, %ck, %cn : memref<{k}x{n}xf16>, !pto.tile<l1, {k}x{n}xf16, zz>
+    pto.mte_gm_l1 %bias, %s1, %c1, %cn : memref<{n}xf32>, !pto.tile<l1, 1x{bt_cols}xf32, nd>
+    pto.mte_l1_bt %s1, %bt, %cn : !pto.tile<l1, 1x{bt_cols}xf32, nd>, !pto.tile<bt, 1x{bt_cols}xf32, nd>
+    pto.mte_l1_l0a %a1, %a0, %cm, %ck : !pto.tile<l1, {m}x{k}xf16, nz>, !pto.tile<l0a, {m}x{k}xf16, {"nz" if target == "a5" else "zz"}>
+    pto.mte_l1_l0b %b1, %b0, %ck, %cn : !pto.tile<l1, {k}x{n}xf16, zz>, !pto.tile<l0b, {k}x{n}xf16, zn>
+    pto.mad_bias %a0, %b0, %c0t, %bt, %cm, %cn, %ck : !pto.tile<l0a, {m}x{k}xf16, {"nz" if target == "a5" else "zz"}>, !pto.tile<l0b, {k}x{n}xf16, zn>, !pto.tile<l0c, {m}x{n}xf32, nz>, !pto.tile<bt, 1x{bt_cols}xf32, nd>
+    pto.fixpipe %c0t, %c, %cm, %cn : !pto.tile<l0c, {m}x{n}xf32, nz>, memref<{m}x{n}xf32>
+    func.return
+  }}
+}}"""
+    from mmair.isa.ascend import params as isa_params
+    from mmair.isa.ascend import targets as isa
+    from mmair.tools.diagnostics import verify_module
+
+    ctx, module = parse(text)
+    base_module = module.clone()
+    PassPipeline.parse_spec(get_all_passes(), "pto-expand-params").apply(ctx, module)
+    verify_module(module)
+    copies = [op for op in module.walk() if isinstance(op, pto.CopyL1BtOp)]
+    unit = isa_params.l1_bt_unit_bytes(isa.get_target(target))
+    fits = -(-n * 4 // unit) * unit <= bt_cols * 4
+    assert fits == (expands or target == "a5")
+    assert bool(copies) == fits
+    if copies:
+        assert pto.static_value(copies[0].block_len) == -(-n * 4 // unit)
+    rng = np.random.default_rng(n)
+    inputs = {"a": rng.standard_normal((m, k)).astype(np.float16),
+              "b": rng.standard_normal((k, n)).astype(np.float16),
+              "bias": rng.standard_normal(n).astype(np.float32)}
+    got = run_module(module, inputs=inputs).outputs["c"]
+    base = run_module(base_module, inputs=inputs).outputs["c"]
+    np.testing.assert_allclose(got, base, rtol=1e-5, atol=1e-5)  # BLAS may sum in another order
+    expect = inputs["a"].astype(np.float32) @ inputs["b"].astype(np.float32) + inputs["bias"]
+    np.testing.assert_allclose(base, expect, rtol=1e-4, atol=1e-3)
