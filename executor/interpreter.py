@@ -13,6 +13,10 @@ runs regions with its own loop:
   faulting op, so the tool can print its source location;
 * every op goes through one seam (`_step`): with the sync checker on (`seam`), pipe ops are
   issued to the pipe scheduler (`executor/seam.py`) instead of running at once;
+* each block is decoded once into a plan (`_BlockPlan`: per op its operands, results, name,
+  seam handler and implementation), so the region loop does no per-op look-ups; `_step` is the
+  same logic for single ops (`run_op`). With the checker off, `set_flag` / `wait_flag` /
+  `pipe_barrier` do nothing and are only counted;
 * `max_ops` bounds the number of executed ops (runaway loops end with an `ExecutionError`).
 """
 
@@ -24,9 +28,21 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from xdsl.interpreter import Interpreter, PythonValues, ReturnedValues, Successor
-from xdsl.ir import Operation, Region, SSAValue
+from xdsl.ir import Block, Operation, Region, SSAValue
 
+from mmair.dialects.pto import PipeBarrierOp, SetFlagOp, WaitFlagOp
 from mmair.executor.errors import ExecutionError, op_fault
+
+_SYNC_OPS = (SetFlagOp, WaitFlagOp, PipeBarrierOp)
+"""Ops that do nothing without the sync checker (they order pipes; the checker-off run is
+sequential): a plan without a seam only counts them."""
+
+# How a plan runs an op (`_BlockPlan`).
+_CALL = 0  # its implementation, which returns (values, terminator) (xDSL's `OpImplResult`)
+_CALL_VALUES = 1  # the function under xDSL's `@impl` wrapper, which returns the values only
+_HANDLER = 2  # the seam's handler (a pipe or sync op with the checker on)
+_COUNT = 3  # nothing to run (a sync op without the checker)
+_MISSING = 4  # no implementation: an error when it runs
 
 
 def _unimplemented(op: Operation) -> ExecutionError:
@@ -53,6 +69,9 @@ class MmairInterpreter(Interpreter):
     sync checker's events carry it (messages name the iterations)."""
     _ops_left: int = -1
     _env: dict[SSAValue, Any] = field(default_factory=dict)
+    _plans: dict[int, tuple] = field(default_factory=dict)
+    """Decoded blocks by id (`_plan`), valid for `_plans_seam`."""
+    _plans_seam: Any = None
 
     # --- value environment (also used by upstream implementations, if any are registered) ---
     def get_values(self, values) -> tuple[Any, ...]:
@@ -120,19 +139,79 @@ class MmairInterpreter(Interpreter):
         except Exception as err:  # numpy or Python failure inside an implementation
             raise op_fault(op, err) from None
 
+    def _plan(self, block: Block) -> tuple:
+        """(block arguments, ((how, op, operands, results, name, fn, ft), ...)) of `block`, for
+        the current seam: everything `_step` looks up per op, resolved once."""
+        seam = self.seam
+        if seam is not self._plans_seam:  # plans hold the seam's handlers
+            self._plans.clear()
+            self._plans_seam = seam
+        impls = self._impls._impl_dict  # pyright: ignore[reportPrivateUsage]
+        handlers = seam.handlers if seam is not None else {}
+        entries = []
+        for op in block.ops:
+            handler = handlers.get(type(op))
+            entry = impls.get(type(op))
+            ft = fn = None
+            if handler is not None:
+                how, fn = _HANDLER, handler
+            elif seam is None and isinstance(op, _SYNC_OPS):
+                how = _COUNT
+            elif entry is None:
+                how = _MISSING
+            else:
+                ft, fn = entry
+                how, unwrapped = _CALL, _values_function(fn)
+                if unwrapped is not None:
+                    how, fn = _CALL_VALUES, unwrapped
+            entries.append((how, op, tuple(op.operands), tuple(op.results), op.name, fn, ft))
+        plan = self._plans[id(block)] = (block, tuple(block.args), tuple(entries))
+        return plan
+
     def run_ssacfg_region(self, region: Region, args: PythonValues, name: str = "unknown") -> PythonValues:
         block = region.blocks.first
         env = self._env
-        step = self._step
+        counts = self.op_counts
+        seam = self.seam
+        threaded = seam is not None and hasattr(seam, "threads")
+        plans = self._plans
         while block is not None:
-            for arg, value in zip(block._args, args, strict=True):  # pyright: ignore[reportPrivateUsage]
+            plan = plans.get(id(block))
+            if plan is None or plan[0] is not block or seam is not self._plans_seam:
+                plan = self._plan(block)
+            _, block_args, entries = plan
+            for arg, value in zip(block_args, args, strict=True):
                 env[arg] = value
-            op = block.first_op
             block = None
-            while op is not None:
-                values, terminator = step(op, tuple([env[v] for v in op._operands]))  # pyright: ignore[reportPrivateUsage]
+            for how, op, operands, results, op_name, fn, ft in entries:
+                counts[op_name] += 1
+                self._ops_left -= 1
+                if self._ops_left < 0:
+                    raise self._over_budget(op)
+                if how == _COUNT:
+                    continue
+                args = tuple([env[v] for v in operands])
+                try:
+                    if seam is not None:
+                        if seam.produced:
+                            args = seam.scalar_reads(self, op, args)
+                        if threaded and how != _HANDLER and seam.threads is not None:
+                            seam.scalar_op(op)  # an op touching memory waits for the kernels
+                    if how == _CALL_VALUES:
+                        values = fn(ft, self, op, args)
+                        terminator = None
+                    elif how == _MISSING:
+                        raise _unimplemented(op)
+                    elif how == _HANDLER:
+                        values, terminator = fn(self, op, args)
+                    else:
+                        values, terminator = fn(ft, self, op, args)
+                except RecursionError:  # deep func.call nesting: reported once, by the runner
+                    raise
+                except Exception as err:  # numpy or Python failure inside an implementation
+                    raise op_fault(op, err) from None
                 if values:
-                    for res, value in zip(op.results, values, strict=True):
+                    for res, value in zip(results, values, strict=True):
                         env[res] = value
                 if terminator is not None:
                     if isinstance(terminator, ReturnedValues):
@@ -140,5 +219,16 @@ class MmairInterpreter(Interpreter):
                     assert isinstance(terminator, Successor)
                     block, args = terminator
                     break
-                op = op.next_op
         return ()
+
+
+def _values_function(fn: Any) -> Any:
+    """The function under xDSL's `@impl` wrapper (`impl(ft, interp, op, args)` returns
+    `OpImplResult(func(...), None)`), called directly to save a frame and a tuple per op; None
+    for any other implementation (terminators, upstream registrations of another shape)."""
+    if getattr(fn, "__qualname__", "") != "impl.<locals>.annot.<locals>.impl":
+        return None
+    closure = fn.__closure__ or ()
+    if fn.__code__.co_freevars != ("func",) or len(closure) != 1:
+        return None
+    return closure[0].cell_contents

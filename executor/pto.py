@@ -307,6 +307,17 @@ class PtoParamsFunctions(InterpreterFunctions):
                               element_bits(src.element), op.if_transpose is not None)
         return ()
 
+    @impl(pto.CopyL1BtOp)
+    def run_copy_l1_bt(self, interp: Interpreter, op: pto.CopyL1BtOp, args: PythonValues) -> PythonValues:
+        v = pto.operand_map(op, args)
+        src, dst = v["src"], v["dst"]
+        dst.will_write()
+        p = raw_kernels.CopyL1Bt(*(v[name] for name in isa_params.L1_BT_FIELDS))
+        raw_kernels.copy_l1_bt(tile_bytes(src, v["src_offset"], "src"),
+                               tile_bytes(dst, v["dst_offset"], "dst"), p,
+                               isa_params.l1_bt_unit_bytes(_target_of(op)))
+        return ()
+
     @impl(pto.MmadOp)
     def run_mmad(self, interp: Interpreter, op: pto.MmadOp, args: PythonValues) -> PythonValues:
         if op.bias is not None:

@@ -11,6 +11,8 @@ kernels implement the documented index formulas on flat arrays:
   srcStride start to start, dstGap end to start, b16 `ifTranspose`).
 * `load2d_transpose`: LoadDataWithTranspose with `LoadData2dTransposeParams`
   (`load_data_with_transpose.py`; b8 32x32 and b32 16x16 square blocks of two fractals).
+* `copy_l1_bt`: DataCopy L1 -> BiasTable with `DataCopyParams` (CCE `copy_cbuf_to_bt`; bursts of
+  64-byte units, 32 B on a5, gaps end to start).
 * `mmad`: Mmad with `MmadParams`: L0A Zz (Nz on a5) / L0B Zn / L0C Nz read with the fractal grids of
   m, n, k (or L0A as an nd vector when the GEMV rule applies).
 * `fixpipe`: Fixpipe with `FixpipeParamsV220` / `FixpipeParamsArch3510` (NZ2ND, NZ2NZ, NZ2DN loops of
@@ -214,6 +216,30 @@ def load2d_transpose(src: np.ndarray, dst: np.ndarray, p: Load2DTranspose, elem:
             + byte_range
         _bounds(idx, dst.size, "dst", "byte")
         dst[idx] = block
+
+
+@dataclass(frozen=True)
+class CopyL1Bt:
+    block_count: int
+    block_len: int
+    src_gap: int
+    dst_gap: int
+
+
+def copy_l1_bt(src: np.ndarray, dst: np.ndarray, p: CopyL1Bt, unit: int) -> None:
+    """DataCopy L1 -> BT (`copy_cbuf_to_bt`) on byte arrays from the operand starts: for
+    i < blockCount, the burst of blockLen*unit bytes at i*(blockLen*unit + srcGap*32) of src goes
+    to i*(blockLen*unit + dstGap*unit) of dst (gaps end to start; `unit` 64 B, 32 B on a5)."""
+    _check_fields(vars(p), isa_params.L1_BT_FIELDS)
+    if p.block_count == 0 or p.block_len == 0:
+        return
+    burst = p.block_len * unit
+    _limit(p.block_count * burst, "copy_l1_bt")
+    i = np.arange(p.block_count, dtype=np.int64)
+    blocks = _take_blocks(src, i * (burst + p.src_gap * isa_params.L1_BT_SRC_GAP_BYTES), burst, "src")
+    idx = (i * (burst + p.dst_gap * unit))[:, None] + np.arange(burst, dtype=np.int64)[None, :]
+    _bounds(idx, dst.size, "dst", "byte")
+    dst[idx] = blocks
 
 
 @dataclass(frozen=True)

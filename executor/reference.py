@@ -16,10 +16,10 @@ no byte memory, no address), so the run only says which GM buffers feed which `m
   (fields decoded by `mmair.isa.ascend.quant`): ReLU, scale, shift, round half to even, offset,
   saturation; the value is then stored into the GM memref, i.e. rounded in the OUTPUT type.
 * the raw Ascend C parameter forms (`copy_nd2nz`, `copy_dn2nz`, `load_2d`, `load_2d_transpose`,
-  `load_2d_v2`, `mmad`, `fixpipe_copy`): each tile is kept rounded up to whole fractals, so that
-  its physical image (`LogicalTile.physical`, the layout's index map) is exact, padding included;
-  the parameters are followed with the executor's index math (`raw_kernels`), the arithmetic is
-  the reference's own (float64 product, `convert`);
+  `load_2d_v2`, `copy_l1_bt`, `mmad`, `fixpipe_copy`): each tile is kept rounded up to whole
+  fractals, so that its physical image (`LogicalTile.physical`, the layout's index map) is
+  exact, padding included; the parameters are followed with the executor's index math
+  (`raw_kernels`), the arithmetic is the reference's own (float64 product, `convert`);
 * hif8 tiles hold the decoded values (`isa.ascend.hif8`), written back to GM as their bytes.
 
 tcgen05 kernels run their buffers (SMEM, TMEM, copies) on the executor's memories, but each
@@ -658,6 +658,14 @@ class ReferencePtoFunctions(InterpreterFunctions):
         transpose = op.if_transpose is not None
         return self._load(op, v["src"], v["src_offset"], v["dst"], v["dst_offset"],
                           lambda s, d: raw_kernels.load2d_v2(s, d, p, bits, transpose))
+
+    @impl(pto.CopyL1BtOp)
+    def run_copy_l1_bt(self, interp: Interpreter, op, args: PythonValues) -> PythonValues:
+        v = pto.operand_map(op, args)
+        p = raw_kernels.CopyL1Bt(*(v[name] for name in isa_params.L1_BT_FIELDS))
+        unit = isa_params.l1_bt_unit_bytes(pto.target_of(op))
+        return self._load(op, v["src"], v["src_offset"], v["dst"], v["dst_offset"],
+                          lambda s, d: raw_kernels.copy_l1_bt(s, d, p, unit))
 
     @impl(pto.MmadOp)
     def run_mmad(self, interp: Interpreter, op, args: PythonValues) -> PythonValues:

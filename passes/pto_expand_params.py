@@ -16,6 +16,8 @@ the parameters the hardware takes (dialects/pto/params.py), exactly as the Ascen
   `disable_gemv`.
 * `fixpipe` -> `fixpipe_copy` {nSize n, mSize m, srcStride ceil(m/16)*16, dstStride = destination
   row pitch (nz2nz: column-block stride), ndNum 1}.
+* `mte_l1_bt` -> `copy_l1_bt` {1, ceil(n*sizeof/unit), 0, 0} (one burst of whole BT units, as
+  the pto-isa and vllm-ascend bias copies) when both tiles hold n rounded up to the unit.
 
 The raw forms lay the L0 operands out with the fractal grids of the op sizes (M1 = ceil(m/16),
 K1 = ceil(k/K0), N1 = ceil(n/16)), as the hardware reads them, so within one function every L0
@@ -25,7 +27,7 @@ pitch, tile rows rounded to 16, 1, 0} (the transposed-A call of the Ascend C DN2
 expanded (left as tile-level ops, which the executor runs): dn2nz to other layouts, hardware
 transposes of b8/b32 operands other than f32 B from zz and b8 B from nz (the
 SplitBTransposeForS4S8 squares: source starts provably multiples of 32, `_b8_nz_b_square_loads`),
-s4 operands, `mte_l1_bt`.
+s4 operands, an `mte_l1_bt` whose tiles do not hold whole BT units.
 """
 
 from __future__ import annotations
@@ -297,6 +299,25 @@ class _Expander:
             return True
         return False
 
+    # -- L1 -> BT ---------------------------------------------------------------------------
+
+    def l1_bt(self, op: pto.MteL1BtOp) -> bool:
+        """The bias row as one burst of whole BT units (copy_cbuf_to_bt with nBurst 1, as the
+        pto-isa TMovToBt and vllm-ascend bias copies): the bytes past n up to the unit are copied too,
+        so both tiles must hold n rounded up to the unit (with a dynamic n, their whole rows)."""
+        src, dst = op.src.type, op.dst.type
+        assert isinstance(src, pto.TileType) and isinstance(dst, pto.TileType)
+        unit = isa_params.l1_bt_unit_bytes(self.target)
+        elem_bytes = dst.element_bits // 8
+        n = pto.static_value(op.n)
+        most = dst.matrix_shape[1] if n is None else n
+        if -(-most * elem_bytes // unit) * unit > min(src.footprint_bytes(), dst.footprint_bytes()):
+            return False
+        b = _Builder(op.parent_block(), op)  # type: ignore[arg-type]
+        units = b.cdiv(b.mul(op.n, elem_bytes), unit)
+        b.emit(pto.CopyL1BtOp(op.src, b.v(0), op.dst, b.v(0), b.v(1), b.v(units), b.v(0), b.v(0)))
+        return True
+
     # -- Mmad and Fixpipe -------------------------------------------------------------------
 
     def mad(self, op: pto.MadOp | pto.MadAccOp | pto.MadBiasOp) -> bool:
@@ -371,11 +392,13 @@ class PtoExpandParamsPass(ModulePass):
             # data, so such a function keeps its L1 -> L0, mad and fixpipe ops tile-level.
             whole = all(_expandable(o, pto.target_of(o)) for o in ops)
             for inner in ops:
-                if not whole and not isinstance(inner, pto.MteGmL1Op):
+                if not whole and not isinstance(inner, pto.MteGmL1Op | pto.MteL1BtOp):
                     continue
                 ex = _Expander(pto.target_of(inner))
                 if isinstance(inner, pto.MteGmL1Op):
                     done = ex.gm_l1(inner)
+                elif isinstance(inner, pto.MteL1BtOp):
+                    done = ex.l1_bt(inner)
                 elif isinstance(inner, pto.MteL1L0AOp | pto.MteL1L0BOp):
                     done = ex.l1_l0(inner)
                 elif isinstance(inner, pto.FixpipeOp):
@@ -387,13 +410,13 @@ class PtoExpandParamsPass(ModulePass):
                     inner.erase()
 
 
-_EXPANDED = (pto.MteGmL1Op, pto.MteL1L0AOp, pto.MteL1L0BOp, pto.MadOp, pto.MadAccOp,
+_EXPANDED = (pto.MteGmL1Op, pto.MteL1BtOp, pto.MteL1L0AOp, pto.MteL1L0BOp, pto.MadOp, pto.MadAccOp,
              pto.MadBiasOp, pto.FixpipeOp)
 
 
 def _expandable(op: Operation, target: Target) -> bool:
     """Whether the L0-side op `op` has a raw expansion (the cases `_Expander` handles)."""
-    if isinstance(op, pto.MteGmL1Op):
+    if isinstance(op, pto.MteGmL1Op | pto.MteL1BtOp):
         return True
     if isinstance(op, pto.MadOp | pto.MadAccOp | pto.MadBiasOp):
         return op.lhs.type.element_bits >= 8  # type: ignore[union-attr]

@@ -9,14 +9,17 @@
 * `check_output_path` / `write_output`: output files are checked before any work (a missing folder
   or a folder given as the file is one `error:` line), written atomically (temporary file in the
   same folder, then renamed) and get the permissions `open()` would give them under the user's
-  umask (`tempfile.mkstemp` alone would make them 0600).
+  umask (`tempfile.mkstemp` alone would make them 0600). A symlink is written through (the link
+  stays); a special file (/dev/null, a FIFO) is written in place, never replaced.
 """
 
 from __future__ import annotations
 
 import contextlib
 import dataclasses
+import io
 import os
+import stat
 import tempfile
 import typing
 from collections.abc import Callable
@@ -187,13 +190,28 @@ def ascend_target(target: str | None) -> str | None:
 # ---- output files ------------------------------------------------------------------------------
 
 
+def _special_file(path: str) -> bool:
+    """True for an existing output that is not a regular file (/dev/null, a FIFO, a terminal):
+    it is written in place; replacing it by a renamed temporary file would destroy it."""
+    try:
+        return not stat.S_ISREG(os.stat(path).st_mode)
+    except OSError:
+        return False
+
+
 def check_output_path(path: str, flag: str = "-o") -> None:
-    """UserError unless `path` can be an output file: its folder exists and it is not a folder."""
+    """UserError unless `path` can be an output file: its folder exists and it is not a folder
+    (a writable special file such as /dev/null is fine)."""
     if path == "-":
         return
     if os.path.isdir(path):
         raise UserError(format_diagnostic(f"cannot write output '{path}' ({flag}): it is a directory"))
-    folder = os.path.dirname(os.path.abspath(path))
+    real = os.path.realpath(path)
+    if _special_file(real):
+        if not os.access(real, os.W_OK):
+            raise UserError(format_diagnostic(f"cannot write output '{path}' ({flag}): not writable"))
+        return
+    folder = os.path.dirname(real)
     if not os.path.isdir(folder):
         raise UserError(format_diagnostic(
             f"cannot write output '{path}' ({flag}): no such directory '{folder}'"))
@@ -212,7 +230,18 @@ def write_output(path: str, write: Callable[[typing.BinaryIO], None], flag: str 
     """Write a file atomically with `write(binary_stream)`; UserError on any OS error. The file gets
     mode 0666 minus the umask, like a file made by `open()`."""
     check_output_path(path, flag)
-    folder = os.path.dirname(os.path.abspath(path))
+    real = os.path.realpath(path)  # through a symlink: the link stays, its target is written
+    if _special_file(real):
+        buffer = io.BytesIO()  # np.save and savefig ask a stream for its position
+        write(buffer)
+        try:
+            with open(real, "wb") as f:
+                f.write(buffer.getvalue())
+        except OSError as err:
+            raise UserError(format_diagnostic(
+                f"cannot write output '{path}': {err.strerror or err}")) from None
+        return
+    folder = os.path.dirname(real)
     try:
         fd, tmp = tempfile.mkstemp(prefix=".mmair-", suffix=".tmp", dir=folder)
     except OSError as err:
@@ -221,7 +250,7 @@ def write_output(path: str, write: Callable[[typing.BinaryIO], None], flag: str 
         with os.fdopen(fd, "wb") as f:
             write(f)
         os.chmod(tmp, 0o666 & ~_umask())
-        os.replace(tmp, path)
+        os.replace(tmp, real)
     except OSError as err:
         with contextlib.suppress(OSError):
             os.unlink(tmp)

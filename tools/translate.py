@@ -33,19 +33,30 @@ class _Parser(argparse.ArgumentParser):
 @quiet_broken_pipe
 def main(argv: Sequence[str] | None = None) -> int:
     parser = _Parser(prog="mmair-translate", description=__doc__.split("\n\n")[0])
-    parser.add_argument("input")
+    parser.add_argument("input", help="input .mlir file ('-' for stdin)")
     parser.add_argument("--target", choices=("ptx",), required=True)
-    parser.add_argument("-o", "--output", default=None)
+    parser.add_argument("-o", "--output", default=None, help="output .ptx file (default: stdout)")
     try:
         args = parser.parse_args(argv)
     except SystemExit as exit_:
         return int(exit_.code or 0)
     from mmair.dialects import get_all_dialects
     from mmair.passes.tcgen05_to_ptx import PtxEmitError, emit_ptx
+    from mmair.tools.cli import check_output_path, write_output
+    from mmair.tools.diagnostics import UserError
 
     try:
-        with open(args.input, encoding="utf-8") as f:
-            source = SourceFile(args.input, f.read())
+        if args.output not in (None, "-"):
+            check_output_path(args.output)
+    except UserError as err:
+        print(err, file=sys.stderr)
+        return 1
+    try:
+        if args.input == "-":
+            source = SourceFile("<stdin>", sys.stdin.read())
+        else:
+            with open(args.input, encoding="utf-8") as f:
+                source = SourceFile(args.input, f.read())
     except (OSError, UnicodeDecodeError) as err:
         print(format_diagnostic(f"cannot read input: {err}", file=args.input), file=sys.stderr)
         return 1
@@ -65,9 +76,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     except DiagnosticException as err:
         print(f"{source.name}: error: {err}".splitlines()[0], file=sys.stderr)
         return 1
-    if args.output:
-        with open(args.output, "w", encoding="utf-8") as f:
-            f.write(text)
+    if args.output not in (None, "-"):
+        try:
+            write_output(args.output, lambda f: f.write(text.encode("utf-8")))
+        except UserError as err:
+            print(err, file=sys.stderr)
+            return 1
     else:
         sys.stdout.write(text)
     return 0

@@ -50,6 +50,7 @@ from mmair.dialects.pto.matmul import (
 from mmair.dialects.pto.multicore import BlockIdxOp, BlockNumOp, SyncAllOp
 from mmair.dialects.pto.params import (
     CopyDn2NzOp,
+    CopyL1BtOp,
     CopyNd2NzOp,
     FixpipeCopyOp,
     Load2DOp,
@@ -71,6 +72,7 @@ __all__ = [
     "TILE_SPACES",
     "AllocOp",
     "CopyDn2NzOp",
+    "CopyL1BtOp",
     "CopyNd2NzOp",
     "FixpipeCopyOp",
     "Load2DOp",
@@ -129,6 +131,7 @@ _FORMAT_OPS = [
     Load2DOp,
     Load2DTransposeOp,
     Load2DV2Op,
+    CopyL1BtOp,
     MmadOp,
     FixpipeCopyOp,
 ]

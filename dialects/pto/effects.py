@@ -316,6 +316,10 @@ EFFECTS: dict[type[Operation], OpEffects] = {
         "load_2d_v2", (_r("src", isa.LOAD2D_SRC_ALIGN), _w("dst", isa.LOAD2D_DST_ALIGN)),
         ("m_step", "k_step"),
     ),
+    pto.CopyL1BtOp: OpEffects(
+        "copy_l1_bt", (_r("src", isa.L1_BT_SRC_ALIGN), _w("dst", isa.MMAD_BIAS_ALIGN)),
+        ("block_count", "block_len"),
+    ),
     pto.MmadOp: OpEffects(
         "mmad", (*_MAD, _r("bias", isa.MMAD_BIAS_ALIGN),
                  Operand("dst", True, True, isa.MMAD_DST_ALIGN)), ("m", "n", "k"),

@@ -9,6 +9,7 @@ re-reads with stride 0, fractal reorders, GEMV with an explicit `disable_gemv`):
     pto.copy_nd2nz      DataCopy(dst, src, Nd2NzParams)                   GM -> L1
     pto.load_2d         LoadData(dst, src, LoadData2DParams)              L1 -> L0A / L0B
     pto.load_2d_transpose LoadDataWithTranspose(dst, src, LoadData2dTransposeParams)
+    pto.copy_l1_bt      DataCopy(dst, src, DataCopyParams) (copy_cbuf_to_bt)   L1 -> BT
     pto.mmad            Mmad(dst, fm, filter[, bias], MmadParams)         L0A x L0B (+ BT) -> L0C
     pto.fixpipe_copy    Fixpipe(dst, src, FixpipeParamsV220 / FixpipeParamsArch3510)
 
@@ -393,6 +394,72 @@ class Load2DV2Op(_L1L0Base):
             if v is not None and v % multiple:
                 raise _error(self, f"if_transpose of b{src.element_bits} requires {field} to be a "
                                    f"multiple of {multiple}, got {v}")
+
+
+# ----------------------------------------------------------------------------------------------
+# DataCopy L1 -> BiasTable
+# ----------------------------------------------------------------------------------------------
+
+
+@irdl_op_definition
+class CopyL1BtOp(IRDLOperation):
+    """DataCopy(dst[dst_offset], src[src_offset], DataCopyParams) with dst in the bias table (C2),
+    the CCE `copy_cbuf_to_bt`: for i < block_count, burst i of block_len units (64 B; 32 B on a5)
+    is read at i*(block_len*unit + src_gap*32) bytes of src and written at
+    i*(block_len*unit + dst_gap*unit) bytes of dst (gaps end to start). The element type is kept
+    (f32, s32: the Mmad bias types); the f16 -> f32 conversion (convControl) is not modelled."""
+
+    name = "pto.copy_l1_bt"
+    MEMO_VERIFY: ClassVar[bool] = True
+
+    src = operand_def(TileType)
+    src_offset = operand_def(IndexType)
+    dst = operand_def(TileType)
+    dst_offset = operand_def(IndexType)
+    block_count = operand_def(IndexType)
+    block_len = operand_def(IndexType)
+    src_gap = operand_def(IndexType)
+    dst_gap = operand_def(IndexType)
+
+    traits = _PARAM_TRAITS
+    assembly_format = (
+        "$src `[` $src_offset `]` `,` $dst `[` $dst_offset `]` `block_count` $block_count "
+        "`block_len` $block_len `src_gap` $src_gap `dst_gap` $dst_gap attr-dict "
+        "`:` type($src) `,` type($dst)"
+    )
+
+    def __init__(self, src: Value, src_offset: Value, dst: Value, dst_offset: Value,
+                 block_count: Value, block_len: Value, src_gap: Value, dst_gap: Value) -> None:
+        super().__init__(operands=[src, src_offset, dst, dst_offset, block_count, block_len,
+                                   src_gap, dst_gap])
+
+    def verify_(self) -> None:
+        target = target_of(self)
+        if not target.mmad_bias:
+            raise _error(self, f"copy_l1_bt is not supported on target {target.name} (no bias "
+                               f"table)")
+        src = _tile_in(self, "src", self.src, ("l1",))
+        dst = _tile_in(self, "dst", self.dst, ("bt",))
+        bias_types = {d for _a, _b, d in target.mmad_bias_types}
+        if dst.element_name not in bias_types:
+            raise _error(self, f"requires dst element type in {_fmt_set(bias_types)} (the bias "
+                               f"types) on target {target.name}, got {dst.element_name}")
+        if src.element_name != dst.element_name:
+            raise _error(self, f"requires src element type {dst.element_name} (the dst type; the "
+                               f"convControl conversion is not modelled), got {src.element_name}")
+        values = _check_fields(self, dict(isa_params.L1_BT_FIELDS))
+        _offset_bytes(self, "src", self.src_offset, src, isa.L1_BT_SRC_ALIGN)
+        _offset_bytes(self, "dst", self.dst_offset, dst, isa.MMAD_BIAS_ALIGN)
+        count, length, gap = values["block_count"], values["block_len"], values["dst_gap"]
+        off = static_value(self.dst_offset)
+        if None in (count, length, gap, off):
+            return
+        unit = isa_params.l1_bt_unit_bytes(target)
+        end = off * dst.element_bits // 8 + count * length * unit + (count - 1) * gap * unit
+        if end > dst.footprint_bytes():
+            raise _error(self, f"requires the bursts inside the {dst.footprint_bytes()}-byte dst "
+                               f"tile ({unit}-byte units on target {target.name}), they end at "
+                               f"byte {end}")
 
 
 # ----------------------------------------------------------------------------------------------

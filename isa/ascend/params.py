@@ -171,6 +171,30 @@ def load2d_v2_supported(target: Target) -> bool:
     return target.arch == 3510
 
 
+# DataCopy L1 -> BiasTable (Ascend C `DataCopy(dst, src, DataCopyParams)` with dst in C2 and src in
+# C1; the CCE intrinsic `copy_cbuf_to_bt(dst, src, convControl, nBurst, lenBurst, sourceGap,
+# dstGap)`, PIPE_MTE1): blockCount bursts of blockLen units, gaps end to start. CCE page: lenBurst
+# and dstGap in 64 B, sourceGap in 32 B, dst 64 B aligned, src 32 B aligned. The CCE page prints
+# nBurst as [2, 2^12-1], but every use we found (pto-isa TMovToBt of a2a3 and a5, the vllm-ascend
+# l1_to_bt iterator) passes nBurst 1: mmair takes [1, 4095] (docs/pto-raw-params.md, decisions).
+L1_BT_FIELDS: Mapping[str, Field] = _table(
+    Field("block_count", "blockCount (nBurst)", (1, 4095), "bursts", size=True),
+    Field("block_len", "blockLen (lenBurst)", (1, 2**16 - 1), "BT units (64 B; a5 32 B)", size=True),
+    Field("src_gap", "srcStride (sourceGap)", U16, "32 B, end to start"),
+    Field("dst_gap", "dstStride (dstGap)", U16, "BT units (64 B; a5 32 B), end to start"),
+)
+L1_BT_SRC_GAP_BYTES = 32
+
+
+def l1_bt_unit_bytes(target: Target) -> int:
+    """Bytes of one blockLen / dstGap unit of the L1 -> BT copy: 64 on 2201/3002 (CCE
+    `copy_cbuf_to_bt`: lenBurst and dstGap "64B"; pto-isa a2a3 `TMovToBt` BURST_LEN_UNIT 64); 32 on
+    Ascend 950 (pto-isa a5 `TMovToBt`: BURST_LEN_UNIT 32 with its 4 KB table; that dstGap moves
+    with it, as the Kirin9030 note of the Ascend C compatibility page says for both fields, is
+    our inference)."""
+    return 32 if target.arch == 3510 else 64
+
+
 MMAD_FIELDS: Mapping[str, Field] = _table(
     Field("m", "m", MMAD_MNK_RANGE, "rows", size=True),
     Field("n", "n", MMAD_MNK_RANGE, "columns", size=True),

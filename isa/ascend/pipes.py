@@ -84,6 +84,7 @@ _OP_PIPES: dict[str, dict[tuple[str, str], Pipe]] = {
     "load_2d": {("l1", "l0a"): Pipe.MTE1, ("l1", "l0b"): Pipe.MTE1},
     "load_2d_transpose": {("l1", "l0a"): Pipe.MTE1, ("l1", "l0b"): Pipe.MTE1},
     "load_2d_v2": {("l1", "l0a"): Pipe.MTE1, ("l1", "l0b"): Pipe.MTE1},
+    "copy_l1_bt": {("l1", "bt"): Pipe.MTE1},  # copy_cbuf_to_bt: "流水类型 PIPE_MTE1"
     "mmad": {("l0a", "l0c"): Pipe.M},
     "fixpipe_copy": {("l0c", "gm"): Pipe.FIX, ("l0c", "l1"): Pipe.FIX, ("l0c", "ub"): Pipe.FIX},
 }
@@ -107,7 +108,7 @@ def _target_problem(kind: str, dst: str, target: Target) -> str | None:
         return f"target {target.name} has no ND2NZ move gm->l1"
     if kind == "copy_dn2nz" and not target.dn2nz:
         return f"target {target.name} has no DN2NZ move gm->l1"
-    if kind in ("mte_l1_bt", "mad_bias") and not target.mmad_bias:
+    if kind in ("mte_l1_bt", "copy_l1_bt", "mad_bias") and not target.mmad_bias:
         return f"target {target.name} has no bias table (bt)"
     if kind == "load_2d_transpose" and 8 not in target.transpose_bits:
         return f"target {target.name} has no LoadDataWithTranspose"

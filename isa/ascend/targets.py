@@ -124,6 +124,7 @@ MMAD_MNK_RANGE: tuple[int, int] = (1, 4095)
 MMAD_DST_ALIGN = 1024  # L0C dst: 256 elements of a 32-bit C
 MMAD_SRC_ALIGN = 512  # fm (L0A) and filter (L0B)
 MMAD_BIAS_ALIGN = 64  # BT granularity (§13.1: seed says 128 B, current docs 64 B)
+L1_BT_SRC_ALIGN = 32  # L1 -> BT copy source (CCE copy_cbuf_to_bt: src 32 B aligned)
 MMAD_UNIT_FLAGS: tuple[int, ...] = (0, 2, 3)
 
 # GM -> L1 ND2NZ (§5), field -> inclusive range. Sizes start at 1 (§12d).

@@ -21,8 +21,10 @@ from mmair.passes import get_all_passes
 from mmair.passes.pto_expand_params import _expandable
 from tests.unit.test_pto_passes import matmul_text, parse, random_operand
 
-RAW = (pto.CopyNd2NzOp, pto.Load2DOp, pto.Load2DTransposeOp, pto.MmadOp, pto.FixpipeCopyOp)
-TILE_LEVEL = (pto.MteL1L0AOp, pto.MteL1L0BOp, pto.MadOp, pto.MadAccOp, pto.MadBiasOp, pto.FixpipeOp)
+RAW = (pto.CopyNd2NzOp, pto.Load2DOp, pto.Load2DTransposeOp, pto.MmadOp, pto.FixpipeCopyOp,
+       pto.CopyL1BtOp)
+TILE_LEVEL = (pto.MteL1L0AOp, pto.MteL1L0BOp, pto.MadOp, pto.MadAccOp, pto.MadBiasOp, pto.FixpipeOp,
+              pto.MteL1BtOp)
 
 
 def run(module, inputs):
@@ -416,3 +418,61 @@ def test_b8_square_loads_need_a_known_multiple_start():
         _ctx, module = parse(kernel(start, arg))
         (move,) = [op for op in module.walk() if isinstance(op, pto.MteL1L0BOp)]
         assert _b8_nz_b_square_loads(move, isa.get_target("a2")) is expands, start
+
+
+@pytest.mark.parametrize("target", ["a2", "a5"])
+@pytest.mark.parametrize("n, bt_cols, expands", [(40, 48, True), (40, 40, False), (16, 16, True)])
+def test_mte_l1_bt_expands_to_copy_l1_bt(target, n, bt_cols, expands):
+    """mte_l1_bt becomes copy_l1_bt {1, ceil(n*4/unit), 0, 0} (the pto-isa / vllm-ascend bias
+    copy; unit 64 B, 32 B on a5) when both tiles hold n rounded up to whole units; a 1 x 40 f32 BT tile
+    (160 B) cannot take the 192 bytes of three 64-byte units on a2 and stays tile-level there, while
+    five 32-byte units fit on a5. The kernel computes A x B + bias either way."""
+    m, k = 16, 32
+    text = f"""builtin.module attributes {{pto.target = "{target}"}} {{
+  func.func @k(%a: memref<{m}x{k}xf16>, %b: memref<{k}x{n}xf16>, %bias: memref<{n}xf32>, %c: memref<{m}x{n}xf32>) {{
+    %c1 = arith.constant 1 : index
+    %cm = arith.constant {m} : index
+    %cn = arith.constant {n} : index
+    %ck = arith.constant {k} : index
+    %a1 = pto.alloc : !pto.tile<l1, {m}x{k}xf16, nz>
+    %b1 = pto.alloc : !pto.tile<l1, {k}x{n}xf16, zz>
+    %s1 = pto.alloc : !pto.tile<l1, 1x{bt_cols}xf32, nd>
+    %bt = pto.alloc : !pto.tile<bt, 1x{bt_cols}xf32, nd>
+    %a0 = pto.alloc : !pto.tile<l0a, {m}x{k}xf16, {"nz" if target == "a5" else "zz"}>
+    %b0 = pto.alloc : !pto.tile<l0b, {k}x{n}xf16, zn>
+    %c0t = pto.alloc : !pto.tile<l0c, {m}x{n}xf32, nz>
+    pto.mte_gm_l1 %a, %a1, %cm, %ck : memref<{m}x{k}xf16>, !pto.tile<l1, {m}x{k}xf16, nz>
+    pto.mte_gm_l1 %b, %b1, %ck, %cn : memref<{k}x{n}xf16>, !pto.tile<l1, {k}x{n}xf16, zz>
+    pto.mte_gm_l1 %bias, %s1, %c1, %cn : memref<{n}xf32>, !pto.tile<l1, 1x{bt_cols}xf32, nd>
+    pto.mte_l1_bt %s1, %bt, %cn : !pto.tile<l1, 1x{bt_cols}xf32, nd>, !pto.tile<bt, 1x{bt_cols}xf32, nd>
+    pto.mte_l1_l0a %a1, %a0, %cm, %ck : !pto.tile<l1, {m}x{k}xf16, nz>, !pto.tile<l0a, {m}x{k}xf16, {"nz" if target == "a5" else "zz"}>
+    pto.mte_l1_l0b %b1, %b0, %ck, %cn : !pto.tile<l1, {k}x{n}xf16, zz>, !pto.tile<l0b, {k}x{n}xf16, zn>
+    pto.mad_bias %a0, %b0, %c0t, %bt, %cm, %cn, %ck : !pto.tile<l0a, {m}x{k}xf16, {"nz" if target == "a5" else "zz"}>, !pto.tile<l0b, {k}x{n}xf16, zn>, !pto.tile<l0c, {m}x{n}xf32, nz>, !pto.tile<bt, 1x{bt_cols}xf32, nd>
+    pto.fixpipe %c0t, %c, %cm, %cn : !pto.tile<l0c, {m}x{n}xf32, nz>, memref<{m}x{n}xf32>
+    func.return
+  }}
+}}"""
+    from mmair.isa.ascend import params as isa_params
+    from mmair.isa.ascend import targets as isa
+    from mmair.tools.diagnostics import verify_module
+
+    ctx, module = parse(text)
+    base_module = module.clone()
+    PassPipeline.parse_spec(get_all_passes(), "pto-expand-params").apply(ctx, module)
+    verify_module(module)
+    copies = [op for op in module.walk() if isinstance(op, pto.CopyL1BtOp)]
+    unit = isa_params.l1_bt_unit_bytes(isa.get_target(target))
+    fits = -(-n * 4 // unit) * unit <= bt_cols * 4
+    assert fits == (expands or target == "a5")
+    assert bool(copies) == fits
+    if copies:
+        assert pto.static_value(copies[0].block_len) == -(-n * 4 // unit)
+    rng = np.random.default_rng(n)
+    inputs = {"a": rng.standard_normal((m, k)).astype(np.float16),
+              "b": rng.standard_normal((k, n)).astype(np.float16),
+              "bias": rng.standard_normal(n).astype(np.float32)}
+    got = run_module(module, inputs=inputs).outputs["c"]
+    base = run_module(base_module, inputs=inputs).outputs["c"]
+    np.testing.assert_allclose(got, base, rtol=1e-5, atol=1e-5)  # BLAS may sum in another order
+    expect = inputs["a"].astype(np.float32) @ inputs["b"].astype(np.float32) + inputs["bias"]
+    np.testing.assert_allclose(base, expect, rtol=1e-4, atol=1e-3)

@@ -590,3 +590,56 @@ def test_isa_gemv_rule_per_target():
         assert isa_params.gemv_active(t, 1, False)
         assert not isa_params.gemv_active(t, 2, False)
         assert isa_params.gemv_active(t, 1, True) == (name != "a5")
+
+
+# ------------------------------------------------------------------------------------------------
+# DataCopy L1 -> BiasTable (CCE copy_cbuf_to_bt)
+# ------------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("arch", [2201, 3510])
+def test_copy_l1_bt_matmul_bias_call(arch):
+    """The bias copy of pto-isa TMovToBt and the vllm-ascend kernels: nBurst 1, lenBurst
+    ceil(n*4/64) (64-byte units; a5: ceil(n*4/32), 32-byte units), gaps 0. n = 40 f32: the first
+    n values arrive, and the burst copies whole units (48 values on a2, 40 on a5)."""
+    from mmair.isa.ascend import targets as isa
+
+    target = next(t for t in (isa.get_target(n) for n in isa.TARGET_NAMES) if t.arch == arch)
+    unit = isa_params.l1_bt_unit_bytes(target)
+    assert unit == (64 if arch == 2201 else 32)
+    bias = np.arange(64, dtype=np.float32) + 0.5
+    bt = np.full(64, -1.0, np.float32)
+    length = cdiv(40 * 4, unit)
+    rk.copy_l1_bt(as_bytes(bias), as_bytes(bt), rk.CopyL1Bt(1, length, 0, 0), unit)
+    copied = length * unit // 4
+    np.testing.assert_array_equal(bt[:copied], bias[:copied])
+    assert (bt[copied:] == -1.0).all()
+
+
+def test_copy_l1_bt_bursts_and_gaps():
+    """Three bursts of one 64-byte unit, source gap 1 (32 B) and destination gap 2 (64-byte units),
+    both end to start (the copy_cbuf_to_bt page: "上一个burst的尾地址跟下一个burst的首地址之间的距离"):
+    burst i reads bytes [96i, 96i + 64) and writes [192i, 192i + 64). Written out as plain loops."""
+    src = np.arange(128, dtype=np.int32)  # 512 bytes of L1
+    dst = np.zeros(160, np.int32)  # 640 bytes of BT
+    rk.copy_l1_bt(as_bytes(src), as_bytes(dst), rk.CopyL1Bt(3, 1, 1, 2), 64)
+    expect = np.zeros(160, np.int32)
+    for i in range(3):
+        for e in range(16):  # 64 bytes of int32
+            expect[(192 * i) // 4 + e] = src[(96 * i) // 4 + e]
+    np.testing.assert_array_equal(dst, expect)
+
+
+def test_copy_l1_bt_bounds_and_runtime_ranges():
+    """A burst past either buffer is an ExecutionError, and so is a runtime field out of range; a
+    runtime blockCount of 0 is a no-op (the instruction is not executed)."""
+    src = np.zeros(32, np.float32)  # 128 bytes
+    dst = np.zeros(16, np.float32)  # 64 bytes
+    with pytest.raises(ExecutionError, match="dst byte 127 is beyond the 64-byte dst buffer"):
+        rk.copy_l1_bt(as_bytes(src), as_bytes(dst), rk.CopyL1Bt(1, 2, 0, 0), 64)
+    with pytest.raises(ExecutionError, match="src byte 191 is beyond the 128-byte src buffer"):
+        rk.copy_l1_bt(as_bytes(src), as_bytes(np.zeros(64, np.float32)), rk.CopyL1Bt(2, 1, 2, 0), 64)
+    with pytest.raises(ExecutionError, match=r"requires block_count \(blockCount \(nBurst\)\) in \[0, 4095\], got 4096"):
+        rk.copy_l1_bt(as_bytes(src), as_bytes(dst), rk.CopyL1Bt(4096, 1, 0, 0), 64)
+    rk.copy_l1_bt(as_bytes(src + 1), as_bytes(dst), rk.CopyL1Bt(0, 1, 0, 0), 64)
+    assert (dst == 0).all()

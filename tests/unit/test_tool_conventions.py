@@ -42,6 +42,42 @@ def test_output_to_a_missing_directory_or_a_directory(tmp_path, capsys, tool):
         assert "Traceback" not in err
 
 
+@pytest.mark.parametrize("tool", ["opt", "run", "translate"])
+def test_output_to_a_fifo_is_written_in_place_and_a_symlink_is_followed(tmp_path, capsys, tool):
+    """A special file (/dev/null, a FIFO) is opened and written, never replaced by a renamed
+    temporary file (run as root, `-o /dev/null` used to turn /dev/null into a regular file); a
+    symlink stays a link and its target gets the output."""
+    import stat
+    import threading
+
+    from mmair.tools import translate
+
+    example = EXAMPLES / ("tcgen05_gemm_kloop.mlir" if tool == "translate" else "gemm_f16_128.mlir")
+
+    def invoke(target):
+        if tool == "opt":
+            return call(opt, capsys, example, "-o", target)
+        if tool == "run":
+            return call(run, capsys, example, "--output", f"c={target}")
+        return call(translate, capsys, "--target", "ptx", example, "-o", target)
+
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    got = []
+    reader = threading.Thread(target=lambda: got.append(fifo.read_bytes()))
+    reader.start()
+    code, _out, err = invoke(fifo)
+    reader.join(timeout=60)
+    assert code == 0, err
+    assert stat.S_ISFIFO(os.lstat(fifo).st_mode) and got and len(got[0]) > 100
+    link = tmp_path / "link"
+    link.symlink_to(tmp_path / "target")
+    code, _out, err = invoke(link)
+    assert code == 0, err
+    assert link.is_symlink() and (tmp_path / "target").stat().st_size == len(got[0])
+    assert call(opt, capsys, EXAMPLES / "gemm_f16_128.mlir", "-o", os.devnull)[0] == 0
+
+
 @pytest.mark.parametrize("umask", [0o022, 0o077])
 def test_output_files_get_the_users_umask(tmp_path, capsys, umask):
     old = os.umask(umask)

@@ -1123,3 +1123,95 @@ pto.load_2d %l1[%c0], %l0a[%c0] start_index %c0 repeat_times %c1 src_stride %c1 
 %l1, %l0a = "test.op"() : () -> (!pto.tile<l1, 16x16xf16, nz>, !pto.tile<l0a, 16x16xf16, zz>)
 pto.load_2d %l1[%c0], %l0a[%c0] start_index %c0 repeat_times %c1 src_stride %c1 dst_gap %c0 {sid = 300 : i64} : !pto.tile<l1, 16x16xf16, nz>, !pto.tile<l0a, 16x16xf16, zz>
 // CHECK: error: 'pto.load_2d' op requires sid in [0, 255], got 300
+
+// -----
+// [raw BT1] copy_l1_bt: only targets with a bias table
+builtin.module attributes {pto.target = "310p"} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %l1, %bt = "test.op"() : () -> (!pto.tile<l1, 1x64xf32, nd>, !pto.tile<l1, 1x64xf32, nd>)
+  pto.copy_l1_bt %l1[%c0], %bt[%c0] block_count %c1 block_len %c1 src_gap %c0 dst_gap %c0 : !pto.tile<l1, 1x64xf32, nd>, !pto.tile<l1, 1x64xf32, nd>
+}
+// CHECK: error: 'pto.copy_l1_bt' op copy_l1_bt is not supported on target 310p (no bias table)
+
+// -----
+// [raw BT2] copy_l1_bt: the destination is the bias table
+%c0 = arith.constant 0 : index
+%c1 = arith.constant 1 : index
+%c4 = arith.constant 4 : index
+%l1, %bt = "test.op"() : () -> (!pto.tile<l1, 1x64xf32, nd>, !pto.tile<l1, 1x64xf32, nd>)
+pto.copy_l1_bt %l1[%c0], %bt[%c0] block_count %c1 block_len %c4 src_gap %c0 dst_gap %c0 : !pto.tile<l1, 1x64xf32, nd>, !pto.tile<l1, 1x64xf32, nd>
+// CHECK: error: 'pto.copy_l1_bt' op requires dst in bt, got l1
+
+// -----
+// [raw BT3] copy_l1_bt: the BT element is an Mmad bias type
+%c0 = arith.constant 0 : index
+%c1 = arith.constant 1 : index
+%c4 = arith.constant 4 : index
+%l1, %bt = "test.op"() : () -> (!pto.tile<l1, 1x64xf16, nd>, !pto.tile<bt, 1x64xf16, nd>)
+pto.copy_l1_bt %l1[%c0], %bt[%c0] block_count %c1 block_len %c4 src_gap %c0 dst_gap %c0 : !pto.tile<l1, 1x64xf16, nd>, !pto.tile<bt, 1x64xf16, nd>
+// CHECK: error: 'pto.copy_l1_bt' op requires dst element type in [f32, s32] (the bias types) on target a2, got f16
+
+// -----
+// [raw BT4] copy_l1_bt: the element type is kept (convControl f16 -> f32 is not modelled)
+%c0 = arith.constant 0 : index
+%c1 = arith.constant 1 : index
+%c4 = arith.constant 4 : index
+%l1, %bt = "test.op"() : () -> (!pto.tile<l1, 1x64xi32, nd>, !pto.tile<bt, 1x64xf32, nd>)
+pto.copy_l1_bt %l1[%c0], %bt[%c0] block_count %c1 block_len %c4 src_gap %c0 dst_gap %c0 : !pto.tile<l1, 1x64xi32, nd>, !pto.tile<bt, 1x64xf32, nd>
+// CHECK: error: 'pto.copy_l1_bt' op requires src element type f32 (the dst type; the convControl conversion is not modelled), got s32
+
+// -----
+// [raw BT5] copy_l1_bt: a static block_count of 0 ("not executed") is an error
+%c0 = arith.constant 0 : index
+%c1 = arith.constant 1 : index
+%c4 = arith.constant 4 : index
+%l1, %bt = "test.op"() : () -> (!pto.tile<l1, 1x64xf32, nd>, !pto.tile<bt, 1x64xf32, nd>)
+pto.copy_l1_bt %l1[%c0], %bt[%c0] block_count %c0 block_len %c4 src_gap %c0 dst_gap %c0 : !pto.tile<l1, 1x64xf32, nd>, !pto.tile<bt, 1x64xf32, nd>
+// CHECK: error: 'pto.copy_l1_bt' op requires block_count (blockCount (nBurst)) to be positive, got 0
+
+// -----
+// [raw BT6] copy_l1_bt: blockCount in [1, 4095]
+%c0 = arith.constant 0 : index
+%c1 = arith.constant 1 : index
+%big = arith.constant 4096 : index
+%l1, %bt = "test.op"() : () -> (!pto.tile<l1, 1x64xf32, nd>, !pto.tile<bt, 1x64xf32, nd>)
+pto.copy_l1_bt %l1[%c0], %bt[%c0] block_count %big block_len %c1 src_gap %c0 dst_gap %c0 : !pto.tile<l1, 1x64xf32, nd>, !pto.tile<bt, 1x64xf32, nd>
+// CHECK: error: 'pto.copy_l1_bt' op requires block_count (blockCount (nBurst)) in [1, 4095], got 4096
+
+// -----
+// [raw BT7] copy_l1_bt: the u16 srcStride (sourceGap)
+%c0 = arith.constant 0 : index
+%c1 = arith.constant 1 : index
+%big = arith.constant 65536 : index
+%l1, %bt = "test.op"() : () -> (!pto.tile<l1, 1x64xf32, nd>, !pto.tile<bt, 1x64xf32, nd>)
+pto.copy_l1_bt %l1[%c0], %bt[%c0] block_count %c1 block_len %c1 src_gap %big dst_gap %c0 : !pto.tile<l1, 1x64xf32, nd>, !pto.tile<bt, 1x64xf32, nd>
+// CHECK: error: 'pto.copy_l1_bt' op requires src_gap (srcStride (sourceGap)) in [0, 65535], got 65536
+
+// -----
+// [raw BT8] copy_l1_bt: the L1 source is 32-byte aligned
+%c0 = arith.constant 0 : index
+%c1 = arith.constant 1 : index
+%c4 = arith.constant 4 : index
+%l1, %bt = "test.op"() : () -> (!pto.tile<l1, 1x64xf32, nd>, !pto.tile<bt, 1x64xf32, nd>)
+pto.copy_l1_bt %l1[%c4], %bt[%c0] block_count %c1 block_len %c1 src_gap %c0 dst_gap %c0 : !pto.tile<l1, 1x64xf32, nd>, !pto.tile<bt, 1x64xf32, nd>
+// CHECK: error: 'pto.copy_l1_bt' op requires src offset aligned to 32 bytes, got 4 elements
+
+// -----
+// [raw BT9] copy_l1_bt: the BT destination is 64-byte aligned
+%c0 = arith.constant 0 : index
+%c1 = arith.constant 1 : index
+%c8 = arith.constant 8 : index
+%l1, %bt = "test.op"() : () -> (!pto.tile<l1, 1x64xf32, nd>, !pto.tile<bt, 1x64xf32, nd>)
+pto.copy_l1_bt %l1[%c0], %bt[%c8] block_count %c1 block_len %c1 src_gap %c0 dst_gap %c0 : !pto.tile<l1, 1x64xf32, nd>, !pto.tile<bt, 1x64xf32, nd>
+// CHECK: error: 'pto.copy_l1_bt' op requires dst offset aligned to 64 bytes, got 8 elements
+
+// -----
+// [raw BT10] copy_l1_bt: the bursts (64-byte units on a2, dst gaps included) stay inside the BT tile
+%c0 = arith.constant 0 : index
+%c2 = arith.constant 2 : index
+%c1 = arith.constant 1 : index
+%c4 = arith.constant 4 : index
+%l1, %bt = "test.op"() : () -> (!pto.tile<l1, 1x64xf32, nd>, !pto.tile<bt, 1x64xf32, nd>)
+pto.copy_l1_bt %l1[%c0], %bt[%c0] block_count %c2 block_len %c1 src_gap %c0 dst_gap %c4 : !pto.tile<l1, 1x64xf32, nd>, !pto.tile<bt, 1x64xf32, nd>
+// CHECK: error: 'pto.copy_l1_bt' op requires the bursts inside the 256-byte dst tile (64-byte units on target a2), they end at byte 384
