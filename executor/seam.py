@@ -76,6 +76,11 @@ class _Pending:
 class IssueSeam:
     """The checker-on seam of one core (module docstring)."""
 
+    fast = True
+    """Issue a pipe op whose queue is empty without the scheduler's deferred path, and fuse a
+    set_flag with its wait_flag across scalar arithmetic (the same clocks and diagnostics;
+    False forces `Scheduler.issue` and adjacent-only fusion: the tests compare the two)."""
+
     def __init__(self, target: Target, gm_names: dict[Hashable, str] | None = None,
                  core: int = 0, scheduler: Scheduler | None = None):
         self.target = target
@@ -107,10 +112,6 @@ class IssueSeam:
         self.threads: Any = None
         """`scheduler.ThreadedRuns` while pipe kernels run on threads (`start_threads`)."""
         self._scalar_safe: dict[type, bool] = {}
-        self.fast = True
-        """Issue a pipe op whose queue is empty without the scheduler's deferred path (the same
-        events, clocks and diagnostics; False forces `Scheduler.issue`, for the tests that
-        compare the two)."""
 
     # --- threads ------------------------------------------------------------------------------
 
@@ -144,20 +145,23 @@ class IssueSeam:
             from mmair.executor.interpreter import _unimplemented
 
             raise _unimplemented(op)
+        from mmair.executor.interpreter import _values_function
+
         pipe = op_pipe(op, self.target)
         decoded = self._decoded[id(op)] = (Footprint(op), pipe, lane_of(self.core, pipe),
-                                           *entry, _mad_sizes(op), bool(op.results))
+                                           *entry, _mad_sizes(op), bool(op.results),
+                                           _values_function(entry[1]))
         return decoded
 
     def _issue_op(self, interp: Any, op: Operation, args: tuple) -> Any:
         decoded = self._decoded.get(id(op))
         if decoded is None:
             decoded = self._decode(interp, op)
-        footprint, pipe, lane, ft, fn, mad, results = decoded
+        footprint, pipe, lane, ft, fn, mad, results, values_fn = decoded
         sched = self.scheduler
         sequential = mad is not None and not mad_needs_barrier(args[mad[0]], args[mad[1]])
         if self.fast and sched.threads is None and not sched.queues[lane] and \
-                self.timing is None and self.observer is None:
+                self.timing is None and self.observer is None and not sched.record_preds:
             # The op runs now (its queue is empty) on this thread: the same steps as
             # `Scheduler.issue` -> `_execute`, without the deferred `run` closure.
             sched.seq += 1
@@ -168,7 +172,10 @@ class IssueSeam:
             batch.append(ev)
             if self.numerics or results:
                 try:
-                    ev.value = fn(ft, interp, op, args)
+                    if values_fn is not None:  # under xDSL's @impl wrapper (as the interpreter)
+                        ev.value = (values_fn(ft, interp, op, args), None)
+                    else:
+                        ev.value = fn(ft, interp, op, args)
                 except RecursionError:
                     raise
                 except Exception as err:  # reported at the op, unless a race before it explains it
@@ -209,7 +216,8 @@ class IssueSeam:
         src, dst, event_id = op.src_pipe, op.dst_pipe, op.static_event
         fused = None
         after = op.next_op
-        while after is not None and after.name.startswith("arith.") and not after.regions:
+        while self.fast and after is not None and after.name.startswith("arith.") and \
+                not after.regions:
             after = after.next_op  # scalar arithmetic issues nothing to a pipe: the wait is next
         if isinstance(op, _SET_FLAG) and event_id is not None and isinstance(after, _WAIT_FLAG) \
                 and after.static_event == event_id and after.src_pipe == src \
