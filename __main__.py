@@ -6,6 +6,8 @@ import sys
 from importlib import import_module
 from importlib.metadata import PackageNotFoundError, distribution
 
+from mmair.tools.stdio import quiet_broken_pipe
+
 
 def tools() -> list[tuple[str, str]]:
     """(script name, first line of its module docstring) of every console script of mmair."""
@@ -22,6 +24,7 @@ def tools() -> list[tuple[str, str]]:
     return found
 
 
+@quiet_broken_pipe
 def main(argv: list[str] | None = None) -> int:
     from mmair.tools.version import mmair_version
 

@@ -346,7 +346,7 @@ def static_event(op: Operation, target: Target, iteration: tuple = (), core: int
         sequential = False
         if _mad_sizes(op) is not None:
             m, n = pto.static_value(op.m), pto.static_value(op.n)  # pyright: ignore
-            sequential = m is not None and n is not None and not mad_needs_barrier(m, n)
+            sequential = m is not None and n is not None and not mad_needs_barrier(m, n)  # mutation: skip (mad_needs_barrier is symmetric in m, n)
         return Event(seq, core, op_pipe(op, target), op, EFFECTS[type(op)].kind,
                      Footprint(op).accesses(None), iteration, sequential=sequential)
     if isinstance(op, _SET_FLAG | _WAIT_FLAG):

@@ -193,9 +193,8 @@ class Tcgen05Seam:
                        space: str = "smem", memory: Hashable = None) -> list[Access]:
         """The bytes of a numpy view inside `root` (default: shared memory; empty when the view
         is not inside it)."""
-        fn = self.functions
-        if root is None:
-            root = None if fn is None else fn.smem.data
+        if root is None:  # `_copy`, the only caller, set `self.functions` through `_fn` first
+            root = self.functions.smem.data
         if root is None or not isinstance(view, np.ndarray):
             return []
         start = _pointer(view) - _pointer(root)

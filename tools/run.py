@@ -355,9 +355,15 @@ def _input_value(name: str, text: str, memrefs: dict, raw_bits: bool) -> np.ndar
     """An integer literal (for index/integer arguments) or the array in a .npy file, as the
     argument's dtype."""
     try:
-        return int(text, 0)
+        value = int(text, 0)
     except ValueError:
         pass
+    else:
+        if name in memrefs:
+            raise UserError(format_diagnostic(
+                f"--input {name}={text}: '{name}' is a {memrefs[name]} argument, give a .npy file "
+                "(an integer literal is for index and integer arguments)"))
+        return value
     label = f"'{text}' for '{name}'"
     array = read_npy(text, label)
     t = memrefs.get(name)

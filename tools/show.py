@@ -224,7 +224,7 @@ def build_parser() -> argparse.ArgumentParser:
     layout.add_argument("--space", default="l1", help="l1, l0a, l0b, l0c, ub, ... (c0 depends on it)")
     layout.add_argument("-o", "--output", default="layout.png")
     memory = commands.add_parser("memory", help="a kernel's tiles over address x program point")
-    memory.add_argument("file")
+    memory.add_argument("file", help="input .mlir file ('-' for stdin)")
     memory.add_argument("-p", "--passes", default="mmair-lower",
                         help="passes before drawing (default mmair-lower)")
     memory.add_argument("--entry")
@@ -274,8 +274,11 @@ def _run_memory(args: argparse.Namespace) -> str:
     except PipelineError as err:
         raise UsageError(str(err)) from None
     try:
-        with open(args.file, encoding="utf-8") as f:
-            source = SourceFile(args.file, f.read())
+        if args.file == "-":
+            source = SourceFile("<stdin>", sys.stdin.read())
+        else:
+            with open(args.file, encoding="utf-8") as f:
+                source = SourceFile(args.file, f.read())
     except (OSError, UnicodeDecodeError) as err:
         raise InputError(f"{args.file}: error: cannot read input: {err}") from None
     ctx = Context()

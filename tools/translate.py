@@ -22,6 +22,7 @@ from mmair.tools.diagnostics import (
     format_parse_error,
 )
 from mmair.tools.stdio import quiet_broken_pipe
+from mmair.tools.version import VersionAction
 
 
 class _Parser(argparse.ArgumentParser):
@@ -33,6 +34,7 @@ class _Parser(argparse.ArgumentParser):
 @quiet_broken_pipe
 def main(argv: Sequence[str] | None = None) -> int:
     parser = _Parser(prog="mmair-translate", description=__doc__.split("\n\n")[0])
+    parser.add_argument("--version", action=VersionAction)
     parser.add_argument("input", help="input .mlir file ('-' for stdin)")
     parser.add_argument("--target", choices=("ptx",), required=True)
     parser.add_argument("-o", "--output", default=None, help="output .ptx file (default: stdout)")

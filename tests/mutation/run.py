@@ -6,20 +6,30 @@ should notice, print the score per area and the surviving mutants (docs/mutation
     python tests/mutation/run.py --only executor/kernels.py:428 -v
     python tests/mutation/run.py --list                # the mutants, without running them
 
-Each worker owns a copy of the repository's files under a temporary folder named `mmair`, put first
-on the import path (PYTHONPATH), so the mutated module is what the tests and the lit subprocesses
-import; the copy is restored after every mutant. A mutant runs in a child forked from a parent
-that has already imported xdsl, numpy and pytest (not mmair), so each mutant pays only
-for the mmair import and its tests. Byte-code caching is off in the copies (a same-size edit in
-the same second would otherwise reuse a stale .pyc). Simple lit RUN lines (mmair-opt | filecheck)
-run in the child too (inproc_lit.py); the others run under lit.
+Test selection: each area's test subset runs once under coverage.py with one context per test
+(selection.py), so a mutant runs only the tests that execute its lines (a mutant no test executes
+survives without a run). `--confirm` re-runs every survivor on the area's whole subset.
+
+Warm children: the parent imports numpy, xdsl, pytest and all of mmair (from an unmutated copy)
+once; the child forked for a mutant drops the mutated module and the modules that import it from
+`sys.modules` and loads the mutated module from its worker's copy. Each worker owns a copy of the
+repository's files under a temporary folder named `mmair`, on PYTHONPATH for the subprocesses the
+tests start (lit, CLI tests), with the mutant written into it; the copy is restored after every
+mutant. Byte-code caching is off in the copies (a same-size edit in the same second would
+otherwise reuse a stale .pyc). Simple lit RUN lines (mmair-opt | filecheck) run in the child
+(inproc_lit.py); the others run under lit.
 """
 
 from __future__ import annotations
 
 import argparse
+import ast
 import difflib
 import fnmatch
+import hashlib
+import importlib
+import importlib.abc
+import importlib.util
 import json
 import os
 import random
@@ -32,16 +42,33 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import pytest
+
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
 from areas import AREAS, DEEP_OPS, Area  # noqa: E402
 from mutants import ALL_OPS, Mutant, mutants_of  # noqa: E402
+from selection import (  # noqa: E402
+    COLLECT,
+    LIT_PREFIX,
+    CoverageMap,
+    Selection,
+    dependents,
+    module_name,
+    select,
+    statement_lines,
+)
 
 REPO = HERE.parent.parent
 # The text of every file as the run started: mutants are offsets into it, and a worker's copy is
 # restored from it (editing the work tree during a run does not corrupt the run).
 ORIGINAL: dict[str, bytes] = {}
+# Folders of the repository that are not part of the mmair package (never pre-imported).
+NOT_PACKAGE = ("tests/", "benchmarks/", "examples/", "docs/", ".ci/")
+# The parent imported hypothesis (a pytest plugin) before pytest could rewrite its asserts.
+_WARM_OK = ("-W", "ignore::pytest.PytestAssertRewriteWarning")
+CACHE = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "mmair-mutation"
 
 
 def original(path: str) -> bytes:
@@ -65,13 +92,20 @@ def expand(patterns: tuple[str, ...], files: list[str]) -> list[str]:
     return out
 
 
+def package_modules(files: list[str]) -> dict[str, str]:
+    """path -> text of every module of the mmair package."""
+    return {p: original(p).decode() for p in files
+            if p.endswith(".py") and not p.startswith(NOT_PACKAGE) and module_name(p)}
+
+
 @dataclass
 class Result:
     mutant: Mutant
     area: str
-    status: str  # killed | survived | timeout
+    status: str  # killed | survived | timeout | uncovered (survived: no test runs its lines)
     seconds: float
     killer: str = ""
+    tests: int = 0  # how many pytest items + lit files were selected
 
 
 @dataclass
@@ -81,50 +115,286 @@ class Plan:
     pytest: list[str]
     lit: list[str]
     mutants: list[Mutant] = field(default_factory=list)
-    timeout: float = 60.0
     # per source file: its own (pytest, lit) subset when the area maps it (Area.focus)
     focus: dict[str, tuple[list[str], list[str]]] = field(default_factory=dict)
+    coverage: CoverageMap | None = None
+    failing: list[str] = field(default_factory=list)  # subset tests failing unmutated
+    baseline: float = 0.0
 
     def tests_for(self, mutant: Mutant | None) -> tuple[list[str], list[str]]:
         if mutant is not None and mutant.path in self.focus:
             return self.focus[mutant.path]
         return self.pytest, self.lit
 
+    def all_tests(self) -> tuple[list[str], list[str]]:
+        py, lit = list(self.pytest), list(self.lit)
+        for fpy, flit in self.focus.values():
+            py += [t for t in fpy if t not in py]
+            lit += [t for t in flit if t not in lit]
+        return py, lit
+
+    def selection(self, mutant: Mutant, whole: bool) -> Selection:
+        py, lit = self.tests_for(mutant)
+        if whole or self.coverage is None:
+            return Selection(py, lit, self.baseline, whole=True)
+        tree = _tree(mutant.path)
+        lines = statement_lines(tree, original(mutant.path), mutant.start, mutant.end)
+        chosen = select(self.coverage, mutant.path, lines, py, lit)
+        # only tests of the mutant's (focus) subset that pass unmutated
+        files = set(py)
+        chosen.pytest = [t for t in chosen.pytest if t.split("::")[0] in files
+                         and t not in self.failing]
+        chosen.lit = [t for t in chosen.lit if t in lit]
+        return chosen
+
+
+_TREES: dict[str, ast.Module] = {}
+
+
+def _tree(path: str) -> ast.Module:
+    if path not in _TREES:
+        _TREES[path] = ast.parse(original(path))
+    return _TREES[path]
+
+
+class _MutantFinder(importlib.abc.MetaPathFinder):
+    """Loads the mutated module from the worker's copy (the rest comes from the warm parent)."""
+
+    def __init__(self, name: str, path: Path) -> None:
+        self.name, self.path = name, path
+
+    def find_spec(self, fullname, path=None, target=None):  # noqa: ANN001 - importlib protocol
+        if fullname != self.name:
+            return None
+        package = [str(self.path.parent)] if self.path.name == "__init__.py" else None
+        return importlib.util.spec_from_file_location(fullname, self.path,
+                                                      submodule_search_locations=package)
+
+
+class Runner:
+    """The copies of the repository, the warm parent state, and the children it forks."""
+
+    def __init__(self, root: Path, files: list[str], jobs: int) -> None:
+        self.root = root
+        self.files = files
+        self.pristine = root / "p"
+        _copy(files, self.pristine / "mmair")
+        self.workers = [Worker(self, i) for i in range(jobs)]
+        self.dependents = dependents(package_modules(files))
+
+    def warm(self) -> None:
+        """Import the third-party stack and every mmair module (unmutated) in the parent."""
+        for mod in ("numpy", "ml_dtypes", "pytest", "hypothesis", "filecheck.main",
+                    "xdsl.ir", "xdsl.parser", "xdsl.printer", "xdsl.irdl",
+                    "xdsl.dialects.builtin", "xdsl.dialects.arith", "xdsl.dialects.func",
+                    "xdsl.dialects.scf", "xdsl.context", "xdsl.passes"):
+            try:
+                importlib.import_module(mod)
+            except ImportError:
+                pass
+        assert "mmair" not in sys.modules or Path(sys.modules["mmair"].__file__ or "").is_relative_to(
+            self.pristine), "the parent imported mmair from elsewhere than the unmutated copy"
+        sys.path.insert(0, str(self.pristine))
+        os.environ["PYTHONDONTWRITEBYTECODE"] = "1"
+        sys.dont_write_bytecode = True
+        for path in sorted(package_modules(self.files)):
+            name = module_name(path)
+            try:
+                importlib.import_module(name)  # type: ignore[arg-type]
+            except Exception as err:  # noqa: BLE001 - a module that cannot import stays cold
+                print(f"note: {name} not pre-imported ({type(err).__name__}: {err})")
+        # `mmair.tools.*` CLIs hold no state; the tests' own modules load in the children.
+
+    def coverage(self, plan: Plan) -> None:
+        """Run the area's whole subset once under coverage (in a child), fill plan.coverage."""
+        py, lit = plan.all_tests()
+        key = hashlib.sha256()
+        for rel in self.files:
+            key.update(rel.encode() + b"\0" + original(rel) + b"\0")
+        key.update(json.dumps([plan.area.name, py, lit, plan.sources]).encode())
+        cached = CACHE / f"{plan.area.name}-{key.hexdigest()[:20]}.json"
+        if cached.exists():
+            data = json.loads(cached.read_text())
+        else:
+            out = self.root / f"cov-{plan.area.name}.json"
+            pid = os.fork()
+            if pid == 0:
+                code = 3
+                try:
+                    code = _coverage_child(self, plan, py, lit, out)
+                except BaseException:  # noqa: BLE001 - report and exit the child
+                    import traceback
+                    traceback.print_exc()
+                finally:
+                    sys.stdout.flush()
+                    sys.stderr.flush()
+                    os._exit(code)
+            _, status = os.waitpid(pid, 0)
+            if os.waitstatus_to_exitcode(status) != 0 or not out.exists():
+                log = (self.root / "coverage-log.txt").read_text(errors="replace")
+                raise SystemExit(f"[{plan.area.name}] the coverage run failed:\n{log[-3000:]}")
+            data = json.loads(out.read_text())
+            CACHE.mkdir(parents=True, exist_ok=True)
+            cached.write_text(json.dumps(data))
+        plan.coverage = CoverageMap.from_json(json.dumps(data["map"]))
+        plan.failing = data["failing"]
+        plan.baseline = data["seconds"]
+
+
+def _copy(files: list[str], dest: Path) -> None:
+    for rel in files:
+        dst = dest / rel
+        dst.parent.mkdir(parents=True, exist_ok=True)
+        dst.write_bytes(original(rel))
+
+
+def _coverage_child(runner: Runner, plan: Plan, py: list[str], lit: list[str], out: Path) -> int:
+    import coverage
+
+    log = runner.root / "coverage-log.txt"
+    fd = os.open(log, os.O_WRONLY | os.O_CREAT | os.O_TRUNC)
+    os.dup2(fd, 1)
+    os.dup2(fd, 2)
+    copy = runner.pristine / "mmair"
+    os.chdir(copy)
+    data_dir = runner.root / f"cov-{plan.area.name}"
+    data_dir.mkdir()
+    include = [str(copy / s) for s in plan.sources]
+    # Subprocesses (lit, the CLI tests) measure themselves through coverage's .pth hook, under
+    # the context of the test that started them (MMAIR_MUT_CONTEXT).
+    rc = runner.root / f"cov-{plan.area.name}.rc"
+    rc.write_text("[run]\nparallel = True\n"
+                  f"data_file = {data_dir / 'sub'}\n"
+                  "include =\n" + "".join(f"    {p}\n" for p in include) +
+                  "context = ${MMAIR_MUT_CONTEXT}\n")
+    os.environ.update(PYTHONPATH=str(runner.pristine), PYTHONDONTWRITEBYTECODE="1", CI="true",
+                      COVERAGE_PROCESS_START=str(rc), MMAIR_MUT_CONTEXT=COLLECT)
+    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+    cov = coverage.Coverage(data_file=str(data_dir / "main"), include=include, config_file=False)
+    cov.start()
+    cov.switch_context(COLLECT)
+    seconds: dict[str, float] = {}
+    failing: list[str] = []
+    examples = copy / "examples"
+    import inproc_lit
+
+    for rel in lit:
+        context = LIT_PREFIX + rel
+        cov.switch_context(context)
+        os.environ["MMAIR_MUT_CONTEXT"] = context
+        t0 = time.monotonic()
+        if inproc_lit.supported(copy / rel, examples):
+            ok, why = inproc_lit.run_file(copy / rel, examples)
+        else:
+            lit_bin = str(Path(sys.executable).parent / "lit")
+            ok = subprocess.run([lit_bin, "-q", str(copy / rel)]).returncode == 0
+            why = "lit failed"
+        seconds[context] = time.monotonic() - t0
+        if not ok:
+            print(f"baseline FAIL {rel}: {why}")
+            failing.append(rel)
+    cov.switch_context(COLLECT)
+    os.environ["MMAIR_MUT_CONTEXT"] = COLLECT
+    plugin = _ContextPlugin(cov, seconds, failing)
+    if py:
+        pytest.main(["-q", "-W", "error", *_WARM_OK, "-p", "no:cacheprovider", "--no-header", "-rf", *py],
+                     plugins=[plugin])
+    cov.stop()
+    cov.save()
+    cmap = CoverageMap(seconds=seconds, shared=plugin.shared)
+    prefix = str(copy) + "/"
+    for data_file in data_dir.iterdir():
+        data = coverage.CoverageData(basename=str(data_file))
+        data.read()
+        for measured in data.measured_files():
+            if not measured.startswith(prefix):
+                continue
+            rel = measured[len(prefix):]
+            by_line = cmap.lines.setdefault(rel, {})
+            for line, contexts in data.contexts_by_lineno(measured).items():
+                by_line.setdefault(line, set()).update(c or COLLECT for c in contexts)
+    out.write_text(json.dumps({"map": json.loads(cmap.to_json()), "failing": failing,
+                               "seconds": sum(seconds.values())}))
+    return 0
+
+
+class _ContextPlugin:
+    """Switches the coverage context to each test; records its time, failures and the tests that
+    share a module- or session-scoped fixture of the project's own."""
+
+    def __init__(self, cov, seconds: dict[str, float], failing: list[str]) -> None:  # noqa: ANN001
+        self.cov, self.seconds, self.failing = cov, seconds, failing
+        self.shared: dict[str, list[str]] = {}
+
+    def pytest_collection_modifyitems(self, items) -> None:  # noqa: ANN001
+        users: dict[tuple[str, str, str], list[str]] = {}
+        for item in items:
+            info = getattr(item, "_fixtureinfo", None)
+            if info is None:
+                continue
+            for name, defs in info.name2fixturedefs.items():
+                fd = defs[-1]
+                module = getattr(fd.func, "__module__", "") or ""
+                if fd.scope == "function" or module.startswith(("_pytest", "pytest", "hypothesis")):
+                    continue
+                users.setdefault((item.nodeid.split("::")[0], name, fd.baseid), []).append(item.nodeid)
+        for ids in users.values():
+            for nodeid in ids:
+                self.shared.setdefault(nodeid, [])
+                self.shared[nodeid] += [i for i in ids if i != nodeid and i not in self.shared[nodeid]]
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_runtest_protocol(self, item, nextitem):  # noqa: ANN001
+        self.cov.switch_context(item.nodeid)
+        os.environ["MMAIR_MUT_CONTEXT"] = item.nodeid
+        self._t0 = time.monotonic()
+
+    def pytest_runtest_logreport(self, report) -> None:  # noqa: ANN001
+        if report.failed and report.nodeid not in self.failing:
+            self.failing.append(report.nodeid)
+        if report.when == "teardown":
+            self.seconds[report.nodeid] = time.monotonic() - self._t0
+            self.cov.switch_context(COLLECT)
+            os.environ["MMAIR_MUT_CONTEXT"] = COLLECT
+
 
 class Worker:
     """A copy of the repository that one mutant at a time is applied to."""
 
-    def __init__(self, root: Path, files: list[str], index: int) -> None:
+    def __init__(self, runner: Runner, index: int) -> None:
+        self.runner = runner
         self.index = index
-        self.base = root / f"w{index}"
+        self.base = runner.root / f"w{index}"
         self.copy = self.base / "mmair"
-        for rel in files:
-            dst = self.copy / rel
-            dst.parent.mkdir(parents=True, exist_ok=True)
-            dst.write_bytes(original(rel))
+        _copy(runner.files, self.copy)
         self.log = self.base / "log.txt"
         self.pid = 0
         self.started = 0.0
-        self.job: tuple[Plan, Mutant | None] | None = None
+        self.timeout = 60.0
+        self.job: tuple[Plan, Mutant | None, Selection] | None = None
 
     def env(self) -> dict[str, str]:
         env = dict(os.environ)
         env["PYTHONPATH"] = str(self.base)
         env["PYTHONDONTWRITEBYTECODE"] = "1"
+        env["CI"] = "true"  # derandomized hypothesis: the runs the coverage map was made from
+        env.pop("COVERAGE_PROCESS_START", None)
         env.setdefault("OPENBLAS_NUM_THREADS", "1")
         return env
 
-    def start(self, plan: Plan, mutant: Mutant | None) -> None:
+    def start(self, plan: Plan, mutant: Mutant | None, chosen: Selection) -> None:
         if mutant is not None:
             path = self.copy / mutant.path
             path.write_bytes(mutant.apply(original(mutant.path)))
-        self.job = (plan, mutant)
+        self.job = (plan, mutant, chosen)
+        self.timeout = max(30.0, 4 * chosen.seconds + 20)
         self.started = time.monotonic()
         pid = os.fork()
         if pid == 0:  # child
             try:
                 os.setpgid(0, 0)
-                code = self._child(*plan.tests_for(mutant))
+                self._stale(mutant)
+                code = self._child(chosen.pytest, chosen.lit)
             except BaseException:  # noqa: BLE001 - anything in the child is a kill, report it
                 import traceback
                 traceback.print_exc()
@@ -134,15 +404,30 @@ class Worker:
             os._exit(code)
         self.pid = pid
 
-    def _child(self, pytest_files: list[str], lit_files: list[str]) -> int:
+    def _stale(self, mutant: Mutant | None) -> None:
+        """Forget the mutated module and its importers; load the mutated one from the copy."""
+        if mutant is None:
+            return
+        name = module_name(mutant.path)
+        if name is None or mutant.path.startswith(NOT_PACKAGE):
+            return
+        stale = {name} | self.runner.dependents.get(name, set())
+        for mod in stale:
+            sys.modules.pop(mod, None)
+        for mod in stale:
+            parent, _, child = mod.rpartition(".")
+            if parent in sys.modules and getattr(sys.modules[parent], child, None) is not None:
+                delattr(sys.modules[parent], child)
+        sys.meta_path.insert(0, _MutantFinder(name, self.copy / mutant.path))
+
+    def _child(self, pytest_ids: list[str], lit_files: list[str]) -> int:
         fd = os.open(self.log, os.O_WRONLY | os.O_CREAT | os.O_TRUNC)
         os.dup2(fd, 1)
         os.dup2(fd, 2)
         os.chdir(self.copy)
         env = self.env()
+        os.environ.clear()
         os.environ.update(env)
-        sys.dont_write_bytecode = True
-        sys.path.insert(0, str(self.base))
         # Cheapest first: the in-process lit files (the *_invalid files first: they pin the
         # verifier rules), then pytest, then the lit files that need subprocesses.
         rest: list[str] = []
@@ -159,11 +444,9 @@ class Worker:
                 if not ok:
                     print(f"FAIL: {why}")
                     return 2
-        if pytest_files:
-            import pytest
-
-            rc = pytest.main(["-q", "-x", "-W", "error", "-p", "no:cacheprovider", "-rf",
-                              "--no-header", *pytest_files])
+        if pytest_ids:
+            rc = pytest.main(["-q", "-x", "-W", "error", *_WARM_OK, "-p", "no:cacheprovider", "-rf",
+                              "--no-header", *pytest_ids])
             if rc != 0:
                 return 1
         if rest:
@@ -175,11 +458,10 @@ class Worker:
 
     def poll(self) -> tuple[int, float] | None:
         """(exit code, seconds) once the running job ended; -1 = timed out."""
-        plan, _ = self.job  # type: ignore[misc]
         elapsed = time.monotonic() - self.started
         pid, status = os.waitpid(self.pid, os.WNOHANG)
         if pid == 0:
-            if elapsed < plan.timeout:
+            if elapsed < self.timeout:
                 return None
             os.killpg(self.pid, signal.SIGKILL)
             os.waitpid(self.pid, 0)
@@ -187,7 +469,7 @@ class Worker:
         return os.waitstatus_to_exitcode(status), elapsed
 
     def finish(self) -> None:
-        _, mutant = self.job  # type: ignore[misc]
+        _, mutant, _ = self.job  # type: ignore[misc]
         if mutant is not None:
             (self.copy / mutant.path).write_bytes(original(mutant.path))
         self.job = None
@@ -244,20 +526,14 @@ def diff(m: Mutant) -> str:
     return "".join(difflib.unified_diff(old, new, m.path, m.path, n=0))
 
 
-def run(plans: list[Plan], jobs: int, verbose: bool, files: list[str]) -> list[Result]:
-    for mod in ("numpy", "ml_dtypes", "pytest", "xdsl.ir", "xdsl.parser",
-                "xdsl.printer", "xdsl.irdl", "xdsl.dialects.builtin", "xdsl.dialects.arith",
-                "xdsl.dialects.func", "xdsl.dialects.scf", "xdsl.context", "xdsl.passes"):
-        try:
-            __import__(mod)
-        except ImportError:
-            pass
-    assert "mmair" not in sys.modules, "the parent must not import mmair (children import the copy)"
+def run(plans: list[Plan], jobs: int, verbose: bool, files: list[str], whole: bool = False,
+        confirm: bool = False) -> list[Result]:
     root = Path(tempfile.mkdtemp(prefix="mmair-mutation-"))
-    workers = [Worker(root, files, i) for i in range(jobs)]
+    runner = Runner(root, files, jobs)
     results: list[Result] = []
     try:
-        queue: list[tuple[Plan, Mutant | None]] = []
+        runner.warm()
+        queue: list[tuple[Plan, Mutant, Selection]] = []
         for plan in plans:
             if not plan.mutants:
                 continue
@@ -265,62 +541,86 @@ def run(plans: list[Plan], jobs: int, verbose: bool, files: list[str]) -> list[R
                 print(f"[{plan.area.name}] no tests match the area's test subset: not run")
                 plan.mutants = []
                 continue
-            # Baseline: the unmutated subset must pass; its time sets the per-mutant timeout.
-            w = workers[0]
-            plan.timeout = 900
-            w.start(plan, None)
-            while (done := w.poll()) is None:
-                time.sleep(0.05)
-            w.finish()
-            code, secs = done
-            if code != 0:
-                print(f"[{plan.area.name}] baseline FAILS (exit {code}): {w.killer(code)}; "
-                      f"area skipped")
-                plan.mutants = []
-                continue
-            plan.timeout = max(30.0, 4 * secs + 10)
+            t0 = time.monotonic()
+            runner.coverage(plan)
             print(f"[{plan.area.name}] {len(plan.mutants)} mutants of {len(plan.sources)} files; "
-                  f"tests: {len(plan.pytest)} pytest + {len(plan.lit)} lit, baseline {secs:.1f} s",
+                  f"tests: {len(plan.pytest)} pytest + {len(plan.lit)} lit files, unmutated "
+                  f"{plan.baseline:.1f} s under coverage (map in {time.monotonic() - t0:.0f} s)",
                   flush=True)
-            queue += [(plan, m) for m in plan.mutants]
-        total = len(queue)
-        t0 = time.monotonic()
-        while queue or any(w.job for w in workers):
-            for w in workers:
-                if w.job is None and queue:
-                    w.start(*queue.pop(0))
-                if w.job is None:
+            if plan.failing:
+                print(f"  failing unmutated, never selected: {', '.join(plan.failing[:5])}"
+                      + (" ..." if len(plan.failing) > 5 else ""))
+            for m in plan.mutants:
+                chosen = plan.selection(m, whole)
+                if not (chosen.pytest or chosen.lit):
+                    results.append(Result(m, plan.area.name, "uncovered", 0.0,
+                                          "no test of the subset runs these lines"))
+                    if verbose:
+                        print(f"  uncovered {m.path}:{m.line} [{m.op}] {m.description}")
                     continue
-                done = w.poll()
-                if done is None:
-                    continue
-                plan, m = w.job
-                code, secs = done
-                status = "timeout" if code == -1 else ("survived" if code == 0 else "killed")
-                r = Result(m, plan.area.name, status, secs,  # type: ignore[arg-type]
-                           w.killer(code) if status == "killed" else "")
-                w.finish()
-                results.append(r)
-                if verbose or status == "survived":
-                    print(f"  {len(results)}/{total} {status:8} {m.path}:{m.line} [{m.op}] "
-                          f"{m.description}" + (f"\n      by {r.killer}" if verbose and r.killer
-                                                else ""), flush=True)
-                elif len(results) % 25 == 0:
-                    rate = (time.monotonic() - t0) / len(results)
-                    print(f"  {len(results)}/{total} done, ~{rate * (total - len(results)) / 60:.0f}"
-                          f" min left", flush=True)
-            time.sleep(0.02)
+                queue.append((plan, m, chosen))
+        _drain(runner, queue, results, verbose)
+        if confirm:
+            again = [r for r in results if r.status in ("survived", "uncovered")]
+            if again:
+                print(f"\nconfirming {len(again)} survivors on their area's whole subset", flush=True)
+            by_key = {id(r): r for r in again}
+            plan_of = {p.area.name: p for p in plans}
+            confirm_queue = [(plan_of[r.area], r.mutant, plan_of[r.area].selection(r.mutant, True))
+                             for r in by_key.values()]
+            redo: list[Result] = []
+            _drain(runner, confirm_queue, redo, verbose)
+            outcome = {(r.area, r.mutant.key): r for r in redo}
+            results = [outcome.get((r.area, r.mutant.key), r) if r.status in ("survived", "uncovered")
+                       else r for r in results]
     finally:
-        for w in workers:
+        for w in runner.workers:
             if w.job is not None:
                 os.killpg(w.pid, signal.SIGKILL)
         shutil.rmtree(root, ignore_errors=True)
     return results
 
 
+def _drain(runner: Runner, queue: list[tuple[Plan, Mutant, Selection]], results: list[Result],
+           verbose: bool) -> None:
+    total = len(queue) + len(results)
+    t0 = time.monotonic()
+    done_here = 0
+    workers = runner.workers
+    while queue or any(w.job for w in workers):
+        for w in workers:
+            if w.job is None and queue:
+                w.start(*queue.pop(0))
+            if w.job is None:
+                continue
+            done = w.poll()
+            if done is None:
+                continue
+            plan, m, chosen = w.job
+            code, secs = done
+            status = "timeout" if code == -1 else ("survived" if code == 0 else "killed")
+            r = Result(m, plan.area.name, status, secs,  # type: ignore[arg-type]
+                       w.killer(code) if status == "killed" else "",
+                       len(chosen.pytest) + len(chosen.lit))
+            w.finish()
+            results.append(r)
+            done_here += 1
+            if verbose or status == "survived":
+                print(f"  {len(results)}/{total} {status:8} {m.path}:{m.line} [{m.op}] "  # type: ignore[union-attr]
+                      f"{m.description} ({r.tests} tests, {secs:.1f} s)"  # type: ignore[union-attr]
+                      + (f"\n      by {r.killer}" if verbose and r.killer else ""), flush=True)
+            elif done_here % 25 == 0:
+                rate = (time.monotonic() - t0) / done_here
+                print(f"  {len(results)}/{total} done, ~{rate * len(queue) / 60:.0f}"
+                      f" min left", flush=True)
+        time.sleep(0.02)
+
+
 def report(plans: list[Plan], results: list[Result]) -> int:
-    print("\nmutation score per area (killed + timed out / mutants):")
-    print(f"  {'area':20} {'mutants':>8} {'killed':>7} {'timeout':>8} {'survived':>9} {'score':>7}")
+    print("\nmutation score per area (killed + timed out / mutants; uncovered = survived, "
+          "no test of the subset runs the line):")
+    print(f"  {'area':20} {'mutants':>8} {'killed':>7} {'timeout':>8} {'survived':>9} "
+          f"{'uncovered':>10} {'score':>7}")
     worst = 100.0
     for plan in plans:
         rs = [r for r in results if r.area == plan.area.name]
@@ -329,15 +629,16 @@ def report(plans: list[Plan], results: list[Result]) -> int:
         k = sum(r.status == "killed" for r in rs)
         t = sum(r.status == "timeout" for r in rs)
         s = sum(r.status == "survived" for r in rs)
+        u = sum(r.status == "uncovered" for r in rs)
         score = 100.0 * (k + t) / len(rs)
         worst = min(worst, score)
-        print(f"  {plan.area.name:20} {len(rs):8} {k:7} {t:8} {s:9} {score:6.1f}%")
-    survivors = [r for r in results if r.status == "survived"]
+        print(f"  {plan.area.name:20} {len(rs):8} {k:7} {t:8} {s:9} {u:10} {score:6.1f}%")
+    survivors = [r for r in results if r.status in ("survived", "uncovered")]
     if survivors:
         print("\nsurvivors:")
         for r in sorted(survivors, key=lambda r: (r.area, r.mutant.path, r.mutant.line)):
             print(f"  [{r.area}] {r.mutant.path}:{r.mutant.line} [{r.mutant.op}] "
-                  f"{r.mutant.description}")
+                  f"{r.mutant.description}" + (" (uncovered)" if r.status == "uncovered" else ""))
     return 0 if worst >= 95.0 else 1
 
 
@@ -352,6 +653,10 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--sample", type=int, help="at most N mutants per area, drawn with --seed")
     p.add_argument("--seed", type=int, default=18)
     p.add_argument("-j", "--jobs", type=int, default=2)
+    p.add_argument("--whole", action="store_true",
+                   help="run each mutant on the area's whole subset (no coverage selection)")
+    p.add_argument("--confirm", action="store_true",
+                   help="re-run every survivor on the area's whole subset")
     p.add_argument("--list", action="store_true", help="list the mutants and exit")
     p.add_argument("--diff", action="store_true", help="with --list: show each mutant's diff")
     p.add_argument("--json", help="write the results to this file")
@@ -370,13 +675,13 @@ def main(argv: list[str] | None = None) -> int:
     # A terminated run still removes its copies and its children (the `finally` of `run`).
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     t0 = time.monotonic()
-    results = run(plans, args.jobs, args.verbose, files)
+    results = run(plans, args.jobs, args.verbose, files, args.whole, args.confirm)
     code = report(plans, results)
     print(f"\n{len(results)} mutants in {(time.monotonic() - t0) / 60:.1f} min with {args.jobs} workers")
     if args.json:
         Path(args.json).write_text(json.dumps([
             {"area": r.area, "path": r.mutant.path, "line": r.mutant.line, "op": r.mutant.op,
-             "description": r.mutant.description, "status": r.status,
+             "description": r.mutant.description, "status": r.status, "tests": r.tests,
              "seconds": round(r.seconds, 2), "killer": r.killer} for r in results], indent=1))
     return code
 

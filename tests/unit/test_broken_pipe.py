@@ -35,6 +35,7 @@ CASES = {
                         str(EXAMPLES / "tcgen05_gemm_kloop.mlir")),
     "mmair-show": ("mmair.tools.show", "layout", "--shape", "16x16", "--type", "f16", "-o",
                    "layout.png"),
+    "python -m mmair": ("mmair",),
     "mmair-tune": ("mmair.tools.tune", "32", "32", "32", "--tiles-m", "32", "--tiles-n", "32",
                    "--tiles-k", "32", "--workers", "1", "--no-verify", "--progress", "off"),
 }

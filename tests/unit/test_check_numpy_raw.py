@@ -39,9 +39,8 @@ def check_lines(out: str) -> list[str]:
 
 @pytest.mark.parametrize("example", sorted(p.name for p in EXAMPLES.glob("*.mlir")))
 def test_every_example_lowered_to_raw_forms_passes(capsys, example):
-    """The raw forms' loops write one tile from several iterations; the sync checker sees each raw
-    op's footprint as its whole tile (dialects/pto/effects.py) and reports those as races, so the
-    run is in program order (--sync-check off)."""
+    """In program order (--sync-check off): the sync checker reports a race between two mmads on
+    L0C in gemm_kloop_double_buffer lowered so (docs/executor.md, --check-numpy)."""
     code, out, err = run(capsys, EXAMPLES / example, "-p", "mmair-lower,pto-expand-params",
                          "--check-numpy", "--sync-check", "off")
     assert code == 0, err

@@ -270,3 +270,20 @@ def test_module_entry_point_runs_in_a_subprocess() -> None:
                          capture_output=True, text=True, check=False)
     assert bad.returncode == 1 and "Traceback" not in bad.stderr
     assert bad.stderr.strip().endswith("[R18]")
+
+
+def test_smem_report_flags_the_fixed_bits_and_refuses_non_words():
+    # The report behind `mmair-desc decode smem`, called directly: bit 46 of the fixed 0b001
+    # (bits 46-48, PTX matrix-descriptor version) cleared in the reference word.
+    from mmair.isa.tcgen05 import DescriptorError
+    from mmair.isa.tcgen05.diagnose import smem_report
+
+    fields, errors = smem_report(0x4000404000010040 & ~(1 << 46), verify=False)
+    assert fields["fixed_bits_46_48"] == "0b000"
+    assert [(e.field, e.rule, str(e)) for e in errors] == [
+        ("fixed bits 46-48", "R17",
+         "fixed bits 46-48 = 0b000 do not hold the constant; legal: 0b001 [R17]")]
+    assert "fixed_bits_46_48" not in smem_report(0x4000404000010040, verify=False)[0]
+    with pytest.raises(DescriptorError, match=r"^smem_desc = 0x10000000000000000 is not a 64-bit "
+                                              r"word; legal: 0x0\.\.0xffffffffffffffff$"):
+        smem_report(1 << 64)

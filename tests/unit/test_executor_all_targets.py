@@ -67,7 +67,7 @@ from dataclasses import dataclass
 
 import numpy as np
 import pytest
-from hypothesis import example, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 from xdsl.context import Context
 
@@ -416,15 +416,21 @@ def test_edge_shapes_equal_numpy(plan, m, n, k):
 
 
 @pytest.mark.parametrize("plan", PLANS, ids=lambda p: f"{p.target}-{p.lhs}x{p.rhs}-{p.acc}")
-@settings(max_examples=2, deadline=None)
+def test_wide_transposed_shape_equals_numpy(plan):
+    check(plan, 17, 300, 16, transpose_b=True, seed=1)
+
+
+# One search over every plan and shape (one ~0.1 s run per example): 60 examples cost what 2 per
+# plan did, and each example draws the plan too.
+@settings(max_examples=60, deadline=None)
 @given(
+    plan=st.sampled_from(PLANS),
     m=st.integers(1, 300),
     n=st.integers(1, 300),
     k=st.integers(1, 300),
     transpose_b=st.booleans(),
     seed=st.integers(0, 2**16),
 )
-@example(m=17, n=300, k=16, transpose_b=True, seed=1)
 def test_random_shapes_equal_numpy(plan, m, n, k, transpose_b, seed):
     check(plan, m, n, k, transpose_b, seed)
 

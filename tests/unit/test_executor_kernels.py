@@ -518,7 +518,7 @@ def test_pipeline_equals_numpy_matmul(M, N, Kd, elem, seed):
     assert np.array_equal(got, (a.astype(np.int64) @ b.astype(np.int64)).astype(DT[acc]))
 
 
-@settings(max_examples=10, deadline=None)
+@settings(max_examples=30, deadline=None)
 @given(M=st.integers(1, 200), N=st.integers(1, 200), Kd=st.integers(1, 300), seed=st.integers(0, 99))
 def test_pipeline_real_valued_f16(M, N, Kd, seed):
     rng = np.random.default_rng(seed)

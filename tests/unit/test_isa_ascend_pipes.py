@@ -27,6 +27,11 @@ PATHS: dict[tuple[str, str, str], tuple[Pipe, dict[str, bool]]] = {
     ("fixpipe", "l0c", "l1"): (FIX, {"a2": True, "a3": True, "a5": True}),
     ("fixpipe", "l0c", "ub"): (FIX, {"a5": True}),  # L0C -> UB is new on Ascend 950
     ("gather_mask", "ub", "ub"): (V, {**_ALL, "910": False}),
+    # The raw parameter forms: DN2NZ and LoadData2DParamsV2 exist on Ascend 950 (a5) only,
+    # LoadDataWithTranspose not on 310p / 910 (docs/pto-raw-params.md).
+    ("copy_dn2nz", "gm", "l1"): (MTE2, {"a5": True}),
+    ("load_2d_transpose", "l1", "l0b"): (MTE1, {**_ALL, "910": False, "310p": False}),
+    ("load_2d_v2", "l1", "l0a"): (MTE1, {"a5": True}),
 }
 
 

@@ -41,7 +41,7 @@ def test_names() -> None:
 
 
 def test_unknown_target() -> None:
-    with pytest.raises(UnknownTargetError) as err:
+    with pytest.raises(UnknownTargetError, match=r"'a4'") as err:
         get_target("a4")
     assert "'a4'" in str(err.value)
     for name in TARGET_NAMES:

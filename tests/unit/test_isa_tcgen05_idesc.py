@@ -32,7 +32,7 @@ def test_reference_vectors_encode_and_decode(desc: InstrDesc, word: int) -> None
 
 def test_k96_vector_is_encodable_but_fails_r16() -> None:
     desc, word = VECTORS[-1]
-    with pytest.raises(DescriptorError) as err:
+    with pytest.raises(DescriptorError, match=r"\[R16\]$") as err:
         check_idesc(decode_idesc(word, "mxf4"), cta_group=None, ws=None, target=None)
     assert err.value.rule == "R16"
     assert kinds_for_idesc(word) == []
@@ -86,7 +86,7 @@ def test_as_dict_keys() -> None:
     ],
 )
 def test_decode_rejects(word: int, kind: str, field: str, rule: str) -> None:
-    with pytest.raises(DescriptorError) as err:
+    with pytest.raises(DescriptorError, match=rf"^{field} = .*\[{rule}\]$") as err:
         decode_idesc(word, kind)
     assert (err.value.field, err.value.rule) == (field, rule)
     assert "\n" not in str(err.value) and "legal:" in str(err.value)
@@ -99,7 +99,7 @@ def test_decode_rejects_non_words(word: object) -> None:
 
 
 def test_decode_rejects_unknown_kind() -> None:
-    with pytest.raises(DescriptorError) as err:
+    with pytest.raises(DescriptorError, match=r"^kind = ") as err:
         decode_idesc(0x08400010, "f64")
     assert err.value.field == "kind"
 
@@ -123,7 +123,7 @@ def test_decode_rejects_unknown_kind() -> None:
     ],
 )
 def test_encode_rejects_unencodable_fields(desc: InstrDesc, field: str) -> None:
-    with pytest.raises(DescriptorError) as err:
+    with pytest.raises(DescriptorError, match=rf"^{field} = ") as err:
         encode_idesc(desc)
     assert err.value.field == field
 

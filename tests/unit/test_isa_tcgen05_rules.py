@@ -177,7 +177,7 @@ def test_rule_passes(check: Check) -> None:
     [pytest.param(rule, c, id=f"{rule}-{i}") for rule, cs in FAILING.items() for i, c in enumerate(cs)],
 )
 def test_rule_fails_with_its_id(rule: str, check: Check) -> None:
-    with pytest.raises(DescriptorError) as err:
+    with pytest.raises(DescriptorError, match=rf"\[{rule}\]$") as err:
         check()
     assert err.value.rule == rule, str(err.value)
     text = str(err.value)
@@ -192,13 +192,13 @@ def test_every_rule_up_to_r32_has_cases() -> None:
 def test_unknown_context_accepts_some_context() -> None:
     check_idesc(WS, cta_group=None, ws=None, target=None)  # .ws, cta_group::1
     check_idesc(replace(F16, m=256), cta_group=None, ws=None, target=None)  # cta_group::2
-    with pytest.raises(DescriptorError) as err:
+    with pytest.raises(DescriptorError, match=r"\[R7\]$") as err:
         check_idesc(replace(F16, m=32))  # M = 32 needs .ws
     assert err.value.rule == "R7"
 
 
 def test_error_message_names_field_value_and_legal_set() -> None:
-    with pytest.raises(DescriptorError) as err:
+    with pytest.raises(DescriptorError, match=r"^n = 40 is not a valid N; legal: 8, 16, 24, 32, 48\.\.256 step 16") as err:
         check_idesc(replace(I8, n=40))
     assert str(err.value) == (
         "n = 40 is not a valid N; legal: 8, 16, 24, 32, 48..256 step 16 "
@@ -220,15 +220,39 @@ def test_check_mma_combines_instruction_rules() -> None:
     check_mma(WS, ws=True, collector="b0::lastuse", zcmask=ZCM)
     check_mma(replace(F16, m=256), cta_group=2, disable_output_lane=8, scale_input_d=3)
     check_mma(NVF4, cta_group=2, scale_vec="block16")
-    with pytest.raises(DescriptorError) as err:
+    with pytest.raises(DescriptorError, match=r"\[R30\]$") as err:
         check_mma(NVF4, cta_group=2)  # mxf4nvf4 needs an explicit vector size
     assert err.value.rule == "R30"
-    with pytest.raises(DescriptorError) as err:
+    with pytest.raises(DescriptorError, match=r"\[R23\]$") as err:
         check_mma(F16, zcmask=ZCM)
     assert err.value.rule == "R23"
 
 
 def test_unknown_target_is_rejected() -> None:
-    with pytest.raises(DescriptorError) as err:
+    with pytest.raises(DescriptorError, match=r"^target = ") as err:
         check_idesc(F16, target="sm_90a")
     assert err.value.field == "target"
+
+
+# Each entry point checks its own inputs before (or besides) the rules it delegates, so a bad
+# value is reported as itself even when another field is also wrong.
+@pytest.mark.parametrize(("check", "pattern"), [
+    # check_idesc: the target first, before the descriptor's own fields (n = 40 is not an N)
+    (lambda: check_idesc(replace(F16, n=40), target="sm_90a"), r"^target = sm_90a "),
+    # block-scaled fields: the scale vector size of the kind (mxf8f6f4 is 1X)
+    (lambda: check_idesc(MXF8, scale_vec="2X"), r"\[R30\]$"),
+    # check_smem_desc: kind and target before the swizzle (sw16 is not a mode)
+    (lambda: check_smem_desc(replace(SMEM, swizzle="sw16"), kind="f32"), r"^kind = f32 "),
+    (lambda: check_smem_desc(replace(SMEM, swizzle="sw16"), target="sm_90a"), r"^target = sm_90a "),
+    # check_ws delegates the output-lane mask (R26: 4 bits with .ws)
+    (lambda: check_ws(ws=True, cta_group=1, kind="f16", disable_output_lane=16), r"\[R26\]$"),
+    (lambda: check_block_scale("f32", "1X"), r"^kind = f32 "),
+    (lambda: check_kind_target("f16", "sm_90a"), r"^target = sm_90a "),
+    # check_mma delegates the descriptor (R7), .ashift (R28) and the zero-column mask (R25)
+    (lambda: check_mma(replace(I8, n=40)), r"\[R7\]$"),
+    (lambda: check_mma(replace(F16, m=128), ashift=True), r"\[R28\]$"),
+    (lambda: check_mma(WS, ws=True, zcmask=replace(ZCM, shift=17)), r"\[R25\]$"),
+])
+def test_entry_points_check_what_they_delegate(check: Check, pattern: str) -> None:
+    with pytest.raises(DescriptorError, match=pattern):
+        check()

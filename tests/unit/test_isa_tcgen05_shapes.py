@@ -50,7 +50,7 @@ def test_mma_k(kind: str, sparse: bool, k96: bool, k: int) -> None:
 
 @pytest.mark.parametrize(("kind", "sparse"), [("f16", False), ("mxf4", True)])
 def test_k96_only_dense_mxf4(kind: str, sparse: bool) -> None:
-    with pytest.raises(DescriptorError) as err:
+    with pytest.raises(DescriptorError, match=r"\[R16\]$") as err:
         mma_k(kind, sparse, True)
     assert err.value.rule == "R16"
 
@@ -63,3 +63,19 @@ def test_k96_only_dense_mxf4(kind: str, sparse: bool) -> None:
 def test_bad_arguments(kind: str, cta_group: int, message: str) -> None:
     with pytest.raises(DescriptorError, match=message):
         valid_m(kind, cta_group, False, False)
+
+
+def test_valid_n_checks_its_kind_and_cta_group_and_names_an_empty_set() -> None:
+    from mmair.isa.tcgen05.shapes import n_legal_text
+
+    with pytest.raises(DescriptorError, match=r"^kind = f32 is not a tcgen05\.mma kind; legal: "):
+        valid_n("f32", 1, False, False)
+    with pytest.raises(DescriptorError, match=r"^cta_group = 3 is not a CTA group size; legal: 1, 2$"):
+        valid_n("f16", 3, False, False)
+    assert valid_n("mxf4", 1, True, False) == ()  # no .ws form of a block-scaled kind
+    assert n_legal_text(()) == "none (this MMA form does not exist)"
+
+
+def test_mma_k_checks_its_kind() -> None:
+    with pytest.raises(DescriptorError, match=r"^kind = f32 is not a tcgen05\.mma kind; legal: "):
+        mma_k("f32", False)

@@ -39,7 +39,7 @@ def test_swizzle_codes() -> None:
 @pytest.mark.parametrize("code", [3, 5, 7])
 def test_invalid_swizzle_codes_are_r18(code: int) -> None:
     word = (0x4000404000010040 & ~(7 << 61)) | code << 61
-    with pytest.raises(DescriptorError) as err:
+    with pytest.raises(DescriptorError, match=rf"^swizzle = {code} is not a valid swizzle code; .*\[R18\]$") as err:
         decode_smem_desc(word)
     assert err.value.rule == "R18"
     assert str(err.value) == (
@@ -60,7 +60,7 @@ def test_invalid_swizzle_codes_are_r18(code: int) -> None:
     ],
 )
 def test_fixed_and_reserved_bits_are_r17(word: int) -> None:
-    with pytest.raises(DescriptorError) as err:
+    with pytest.raises(DescriptorError, match=r"\[R17\]$") as err:
         decode_smem_desc(word)
     assert err.value.rule == "R17"
 
@@ -78,7 +78,7 @@ def test_fixed_and_reserved_bits_are_r17(word: int) -> None:
     ],
 )
 def test_encode_rejects_unencodable(desc: SmemDesc, field: str) -> None:
-    with pytest.raises(DescriptorError) as err:
+    with pytest.raises(DescriptorError, match=rf"^{field} = ") as err:
         encode_smem_desc(desc)
     assert err.value.field == field
 
@@ -133,3 +133,10 @@ def test_random_words_with_fixed_bits_set(word: int) -> None:
         assert err.rule == "R18"
         return
     assert encode_smem_desc(desc) == word
+
+
+@pytest.mark.parametrize("word", [1 << 64, -1])
+def test_decode_refuses_a_non_64_bit_word(word: int) -> None:
+    with pytest.raises(DescriptorError, match=r"^smem_desc = .* is not a 64-bit word; legal: "
+                                              r"0x0\.\.0xffffffffffffffff$"):
+        decode_smem_desc(word)

@@ -80,7 +80,7 @@ def test_defaults_and_key_order() -> None:
     ],
 )
 def test_bad_text(text: str, field: str) -> None:
-    with pytest.raises(DescriptorError) as err:
+    with pytest.raises(DescriptorError, match=rf"^{field} = ") as err:
         parse_descriptor_text(text)
     assert err.value.field == field
     assert "\n" not in str(err.value)
@@ -129,3 +129,11 @@ def test_text_round_trip(d: InstrDesc | SmemDesc | ZeroColumnMask) -> None:
     text = format_descriptor(d)
     assert "\n" not in text
     assert parse_descriptor_text(text) == d
+
+
+def test_parse_descriptor_body_refuses_an_unknown_mnemonic() -> None:
+    from mmair.isa.tcgen05.text import parse_descriptor_body
+
+    with pytest.raises(DescriptorError, match=r"^attribute = #tcgen05\.foo is not a tcgen05 "
+                                              r"descriptor attribute; legal: #tcgen05\.idesc, "):
+        parse_descriptor_body("foo", "word = 0")

@@ -88,14 +88,14 @@ def test_columns_view_matches_bits() -> None:
 @pytest.mark.parametrize(("m", "n", "rule"), [(96, 64, "R23"), (32, 36, "R7"), (64, 0, "R7"),
                                               (128, 264, "R7")])
 def test_bad_geometry(m: int, n: int, rule: str) -> None:
-    with pytest.raises(DescriptorError) as err:
+    with pytest.raises(DescriptorError, match=rf"\[{rule}\]$") as err:
         zcmask_bits(EX2, m, n)
     assert err.value.rule == rule
 
 
 @pytest.mark.parametrize("bit", [36, 37, 38, 62, 63])
 def test_reserved_bits_are_r24(bit: int) -> None:
-    with pytest.raises(DescriptorError) as err:
+    with pytest.raises(DescriptorError, match=r"\[R24\]$") as err:
         decode_zcmask(0x0003028000000000 | 1 << bit)
     assert err.value.rule == "R24"
 

@@ -79,7 +79,7 @@ def test_per_core_memories_and_counts():
 
 
 def test_racy_two_cores_reported_with_both_blocks():
-    with pytest.raises(SyncError) as info:
+    with pytest.raises(SyncError, match=r"race on bytes \[0, 32\) of GM buffer %c between blocks 0 and 1") as info:
         run_module(parse(RACY), inputs=inputs(), blocks=2, sync_check=True)
     err = info.value
     assert err.kind == "race"
@@ -92,7 +92,7 @@ def test_racy_two_cores_reported_with_both_blocks():
 
 
 def test_core_skipping_the_barrier_is_a_deadlock_not_a_hang():
-    with pytest.raises(SyncError) as info:
+    with pytest.raises(SyncError, match=r"block 0 waits at 'pto\.sync_all'.*block 1 ended without reaching it") as info:
         run_module(parse(SKIP), inputs=inputs(), blocks=2)
     err = info.value
     assert err.kind == "deadlock"
@@ -144,7 +144,7 @@ def test_sync_all_orders_gm_between_cores():
     module = parse(EXCHANGE.format(sync="pto.sync_all"))
     out = run_module(module, inputs=inputs(), blocks=2, sync_check=True).outputs["c"]
     np.testing.assert_array_equal(out[:32], np.arange(32, dtype=np.float16))
-    with pytest.raises(SyncError) as info:
+    with pytest.raises(SyncError, match=r"race on bytes \[0, 32\) of GM buffer %c between blocks 0 and 1: block 1 'pto\.mte_gm_ub'") as info:
         # ordered inside each core (MTE3 -> MTE2 flag), not between the cores
         local = "pto.set_flag mte3 -> mte2, 0\n    pto.wait_flag mte3 -> mte2, 0"
         run_module(parse(EXCHANGE.format(sync=local)), inputs=inputs(), blocks=2,
@@ -161,7 +161,7 @@ def test_sync_all_on_one_block_orders_the_cores_own_pipes():
     module = parse(EXCHANGE.format(sync="pto.sync_all"))
     out = run_module(module, inputs=inputs(), sync_check=True).outputs["c"]
     np.testing.assert_array_equal(out[:16], np.arange(16, dtype=np.float16))
-    with pytest.raises(SyncError) as info:  # without it, the same read races with the write
+    with pytest.raises(SyncError, match=r"\(pipe mte3\) writes them") as info:  # without it, the same read races with the write
         run_module(parse(EXCHANGE.format(sync="")), inputs=inputs(), sync_check=True)
     assert info.value.kind == "race"
     assert "'pto.mte_gm_ub'" in info.value.message and "(pipe mte3) writes them" in info.value.message
@@ -285,7 +285,7 @@ def test_reference_of_a_skipped_barrier_is_a_deadlock_not_a_hang():
     from mmair.executor.runner import RunResult, find_entry
 
     module = parse(SKIP)
-    with pytest.raises(SyncError) as info:
+    with pytest.raises(SyncError, match=r"block 0 waits at 'pto\.sync_all'") as info:
         reference_outputs(module, find_entry(module), inputs(), RunResult(outputs={}, results=()), None,
                           blocks=2)
     assert "block 0 waits at 'pto.sync_all'" in info.value.message
@@ -342,7 +342,7 @@ def test_cli_timeline_has_one_process_per_core(tmp_path, capsys):
 
 def test_runtime_fault_names_the_block():
     # CLEAN on 3 blocks: block 2's window c[64:80] is past the end of c (64 elements)
-    with pytest.raises(ExecutionError) as info:
+    with pytest.raises(ExecutionError, match=r"subview dim 0: offset 64, size 16, stride 1 out of bounds") as info:
         run_module(parse(CLEAN), inputs=inputs(), blocks=3)
     assert not isinstance(info.value, SyncError)
     assert str(info.value) == ("'memref.subview' op subview dim 0: offset 64, size 16, stride 1 "

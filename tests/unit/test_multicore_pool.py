@@ -95,7 +95,7 @@ def test_a_cross_core_race_goes_back_to_the_in_process_run(sync_check):
         return
     messages = []
     for jobs in (1, 2):
-        with pytest.raises(ExecutionError) as info:
+        with pytest.raises(ExecutionError, match=r"race on bytes \[0, 32\) of GM buffer %c between blocks 0 and 1") as info:
             run_module(module, inputs=data, blocks=2, sync_check=True, jobs=jobs)
         messages.append(info.value.message)
     assert messages[0] == messages[1]
@@ -108,7 +108,7 @@ def test_a_deadlock_between_workers_is_the_in_process_report():
     assert pooled(module, data, 2, 2, False) is None
     messages = []
     for jobs in (1, 2):
-        with pytest.raises(ExecutionError) as info:
+        with pytest.raises(ExecutionError, match=r"block 0 waits at 'pto\.sync_all'") as info:
             run_module(module, inputs=data, blocks=2, jobs=jobs)
         messages.append(info.value.message)
     assert messages[0] == messages[1]

@@ -97,7 +97,7 @@ def test_pipe_barrier_of_one_pipe_does_not_order_the_scalar_read():
     text = gather_kernel("    pto.set_flag mte2 -> v, 0\n    pto.wait_flag mte2 -> v, 0\n"
                          f"{_GATHER_OP}\n    pto.set_flag v -> mte3, 0\n"
                          "    pto.wait_flag v -> mte3, 0\n    pto.pipe_barrier v")
-    with pytest.raises(SyncError) as info:
+    with pytest.raises(SyncError, match=r"reads %kept, the result of 'pto\.gather_mask'") as info:
         run_module(parse(text), inputs=_src(), sync_check=True)
     assert info.value.kind == "race"
     assert "reads %kept, the result of 'pto.gather_mask'" in info.value.message
@@ -119,7 +119,7 @@ def test_scalar_deadlock_points_at_the_scalar_wait_and_names_every_stuck_pipe():
     # S waits for v -> s; V waits for an event id nobody sets: two stuck places -> "them".
     text = gather_kernel("    pto.set_flag mte2 -> v, 0\n    pto.wait_flag mte2 -> v, 1\n"
                          f"{_GATHER_OP}\n    pto.set_flag v -> s, 0\n    pto.wait_flag v -> s, 0")
-    with pytest.raises(SyncError) as info:
+    with pytest.raises(SyncError, match=r"no set_flag that could release them is issued or can run$") as info:
         run_module(parse(text), inputs=_src(), sync_check=True)
     err = info.value
     assert err.kind == "deadlock"
@@ -137,7 +137,7 @@ def test_deadlock_at_kernel_end_points_at_the_stuck_wait():
   }
 }
 """
-    with pytest.raises(SyncError) as info:
+    with pytest.raises(SyncError, match=r"deadlock: pipe fix waits at 'pto\.wait_flag' at k\.mlir:3:5") as info:
         run_module(parse(text), sync_check=True)
     err = info.value
     assert err.kind == "deadlock"
@@ -243,7 +243,7 @@ def test_race_between_cores_names_both_blocks():
     gm = Access("gm", 0, 64, write=True, memory="c")
     sched.issue(Event(1, 0, Pipe.MTE3, None, "store0", [gm]))
     sched.issue(Event(2, 1, Pipe.MTE3, None, "store1", [gm]))
-    with pytest.raises(SyncError) as info:
+    with pytest.raises(SyncError, match=r"race on bytes \[0, 64\) of GM buffer %c between blocks 0 and 1") as info:
         sched.finish()
     assert info.value.message == (
         "race on bytes [0, 64) of GM buffer %c between blocks 0 and 1: block 1 store1 (pipe mte3, "
@@ -308,7 +308,7 @@ def test_mbarrier_phase_completes_only_at_its_last_arrival():
     # count(2): arrivals 1-2 complete phase 0 (parity 0); arrival 3 alone leaves phase 1 open, so
     # the wait on parity 1 can never return.
     text = _PHASES.replace("ARRIVE\n", "")
-    with pytest.raises(SyncError) as info:
+    with pytest.raises(SyncError, match=r"deadlock: waits on phase parity 1 of the mbarrier at SMEM 0x0 \(%bar\)") as info:
         run_module(parse(text), sync_check=True)
     assert info.value.kind == "deadlock"
     assert info.value.message == (
@@ -337,3 +337,85 @@ def test_mma_d_footprint_is_m_lanes_by_n_columns(capsys, tmp_path):
     ld = line_of(path.read_text(), 'tcgen05.ld shape("32x32b") num(128) warp(0)')
     assert err.startswith(f"{path}:{ld}:5: error: 'tcgen05.ld' op race on TMEM lanes [0, 32) x "
                           "columns [0, 64) (%acc): ")
+
+
+_TM = "#tcgen05.space<tmem>"
+_SM = "#tcgen05.space<smem>"
+
+
+def _warp_store(w: int) -> str:
+    offset = "" if w == 0 else f", offset: {4096 * w}"
+    return f"""    %r{w} = tcgen05.ld shape("32x32b") num(128) warp({w}) lane({32 * w}) column(0) %acc : memref<128x128xf32, {_TM}> -> memref<32x128xf32>
+    tcgen05.wait_ld
+    %d{w} = "memref.subview"(%d) <{{static_offsets = array<i64: {32 * w}, 0>, static_sizes = array<i64: 32, 128>, static_strides = array<i64: 1, 1>, operandSegmentSizes = array<i32: 1, 0, 0, 0>}}> : (memref<128x128xf32>) -> memref<32x128xf32, strided<[128, 1]{offset}>>
+    "memref.copy"(%r{w}, %d{w}) : (memref<32x128xf32>, memref<32x128xf32, strided<[128, 1]{offset}>>) -> ()
+"""
+
+
+# A in tensor memory: A (128 x 16 f16, K-major canonical in SMEM like the K-loop example's A
+# stage) is copied to TMEM by tcgen05.cp .128x256b (row r to lane r), then the MMA reads A from
+# TMEM and B through its SMEM descriptor; all on the tensor core's in-order async unit.
+_A_IN_TMEM = f"""builtin.module attributes {{tcgen05.target = "sm_100a"}} {{
+  func.func @gemm(%a: memref<2x128x8xf16>, %b: memref<2x128x8xf16>, %d: memref<128x128xf32>) {{
+    %idesc = tcgen05.make_idesc #tcgen05.idesc<kind = f16, dtype = f32, atype = f16, btype = f16, m = 128, n = 128>
+    %a_desc = tcgen05.make_smem_desc #tcgen05.smem_desc<start = 0, lbo = 2048, sbo = 128, base_offset = 0, lbo_mode = relative, swizzle = none>
+    %b_desc = tcgen05.make_smem_desc #tcgen05.smem_desc<start = 4096, lbo = 2048, sbo = 128, base_offset = 0, lbo_mode = relative, swizzle = none>
+    %a_smem = tcgen05.smem_alloc offset(0) : memref<2x128x8xf16, {_SM}>
+    %b_smem = tcgen05.smem_alloc offset(4096) : memref<2x128x8xf16, {_SM}>
+    %bar = tcgen05.smem_alloc offset(8192) : memref<1xi64, {_SM}>
+    tcgen05.mbarrier_init %bar count(1) : memref<1xi64, {_SM}>
+    %acc = tcgen05.alloc cta_group(1) columns(128) : memref<128x128xf32, {_TM}>
+    %at = tcgen05.alloc cta_group(1) columns(32) : memref<128x64xf16, {_TM}>
+    tcgen05.relinquish_alloc_permit cta_group(1)
+    "memref.copy"(%a, %a_smem) : (memref<2x128x8xf16>, memref<2x128x8xf16, {_SM}>) -> ()
+    "memref.copy"(%b, %b_smem) : (memref<2x128x8xf16>, memref<2x128x8xf16, {_SM}>) -> ()
+    tcgen05.fence_after_thread_sync
+    tcgen05.cp cta_group(1) shape("128x256b") %at, %a_desc : memref<128x64xf16, {_TM}>
+    %false = arith.constant false
+    tcgen05.mma kind(f16) cta_group(1) %acc, %at, %b_desc, %idesc, %false : memref<128x128xf32, {_TM}>, memref<128x64xf16, {_TM}>
+    tcgen05.commit cta_group(1) %bar : memref<1xi64, {_SM}>
+    tcgen05.mbarrier_wait %bar, %false : memref<1xi64, {_SM}>
+    tcgen05.fence_after_thread_sync
+{"".join(_warp_store(w) for w in range(4))}    tcgen05.dealloc cta_group(1) %at : memref<128x64xf16, {_TM}>
+    tcgen05.dealloc cta_group(1) %acc : memref<128x128xf32, {_TM}>
+    func.return
+  }}
+}}
+"""
+
+
+def test_mma_with_a_in_tmem_runs_under_the_async_checker(capsys, tmp_path):
+    # The asynchronous checker takes A's footprint from TMEM (no SMEM descriptor for A): the
+    # kernel is race-free and D = A x B.
+    rng = np.random.default_rng(1)
+    a = rng.integers(-4, 5, (128, 16)).astype(np.float16)
+    b = rng.integers(-4, 5, (16, 128)).astype(np.float16)
+    path = tmp_path / "a_in_tmem.mlir"
+    path.write_text(_A_IN_TMEM)
+    # GM inputs K-blocked: A[m, k] = a[k / 8, m, k % 8], B[k, n] = b[k / 8, n, k % 8]
+    np.save(tmp_path / "a.npy", a.reshape(128, 2, 8).transpose(1, 0, 2).copy())
+    np.save(tmp_path / "b.npy", b.T.reshape(128, 2, 8).transpose(1, 0, 2).copy())
+    code = main([str(path), "-p", "mmair-lower", "--input", f"a={tmp_path / 'a.npy'}",
+                 "--input", f"b={tmp_path / 'b.npy'}", "--output", f"d={tmp_path / 'd.npy'}"])
+    assert (code, capsys.readouterr().err) == (0, "")
+    expected = a.astype(np.float32) @ b.astype(np.float32)  # small integers: exact
+    assert np.array_equal(np.load(tmp_path / "d.npy"), expected)
+
+
+def test_a_thread_copy_into_smem_is_an_access_named_by_its_buffer():
+    # The accesses the asynchronous checker records for a memref.copy into shared memory: the
+    # byte range inside SMEM, named by the smem_alloc it falls in (for race messages).
+    from types import SimpleNamespace
+
+    from mmair.executor.tcgen05_async import Tcgen05Seam
+
+    seam = Tcgen05Seam()
+    smem = np.zeros(8192, np.uint8)
+    seam.functions = SimpleNamespace(smem=SimpleNamespace(data=smem))
+    seam.buffers = [(0, 4096, "%a_stages"), (4096, 8192, "%b_stages")]
+    assert seam._view_accesses(smem[4160:4224], True) == [
+        Access("smem", 4160, 64, write=True, buffer="%b_stages")]
+    rows = smem.reshape(64, 128)[2:4, 16:48]  # 2 rows of 32 bytes, 128 bytes apart
+    assert seam._view_accesses(rows, False) == [
+        Access("smem", 272, 32, 2, 128, buffer="%a_stages")]
+    assert seam._view_accesses(np.zeros(4, np.uint8), True) == []  # not in shared memory

@@ -143,3 +143,61 @@ def test_gather_mask_on_a_target_without_it_is_one_runtime_error():
     assert run_module(module, inputs=src, target="a2").results == (64,)
     with pytest.raises(ExecutionError, match="GatherMask does not exist on target 910"):
         run_module(module, inputs=src, target="910")
+
+
+def _module(text: str):
+    ctx = Context()
+    for name, factory in get_all_dialects().items():
+        ctx.register_dialect(name, factory)
+    return LocatingParser(ctx, text, "k.mlir").parse_module()
+
+
+def test_raw_fixpipe_copy_applies_the_per_column_quant_vector():
+    # The raw kernel of test_pto_expand_params (a5: A^T and B through load_2d_v2, mmad, then
+    # fixpipe_copy), quantized to s8 by a vector of QUANT_PRE words, one per output column. The
+    # u64 words reach L1 through a u32 tile at the same address (GM -> L1 moves no u64).
+    from tests.unit.test_pto_expand_params import LOAD2D_V2_KERNEL
+
+    text = LOAD2D_V2_KERNEL.replace(
+        "%c: memref<40x50xf32>)", "%c: memref<40x50xi8>, %v: memref<128xui32>)"
+    ).replace("    %c1o = pto.alloc", """    %c128 = arith.constant 128 : index
+    %v32 = pto.alloc {offset = 131072 : i64} : !pto.tile<l1, 1x128xui32, nd>
+    %v64 = pto.alloc {offset = 131072 : i64} : !pto.tile<l1, 1x64xui64, nd>
+    pto.mte_gm_l1 %v, %v32, %c1, %c128 : memref<128xui32>, !pto.tile<l1, 1x128xui32, nd>
+    %c1o = pto.alloc""").replace(
+        "dst_nd_stride %c0 : !pto.tile<l0c, 48x64xf32, nz>, memref<40x50xf32>",
+        'dst_nd_stride %c0 vector %v64 : !pto.tile<l1, 1x64xui64, nd> {quant = "vqf322b8_pre"} : '
+        "!pto.tile<l0c, 48x64xf32, nz>, memref<40x50xi8>")
+    assert "vector %v64" in text
+    rng = np.random.default_rng(5)
+    a = rng.integers(-4, 5, (40, 70)).astype(np.float16)
+    b = rng.integers(-4, 5, (70, 50)).astype(np.float16)
+    # Powers of two: exact although the hardware drops the scale's low 13 bits; bit 46 = signed
+    # (s8) output, shift field 0, offset 0 (the QUANT_PRE layout in docs/ascend.md).
+    scales = np.array([0.5, 0.25, 2.0, 1.0] * 16, np.float32)
+    words = scales.view(np.uint32).astype(np.uint64) | np.uint64(1 << 46)
+    out = run_module(_module(text), inputs={"at": np.ascontiguousarray(a.T), "b": b,
+                                            "v": words.view(np.uint32)}).outputs["c"]
+    # Integer products: the f32 sums are exact; odd sums x 0.5 / 0.25 are ties (to even).
+    product = (a.astype(np.int64) @ b.astype(np.int64)).astype(np.float64) * scales[None, :50]
+    expected = np.clip(np.rint(product), -128, 127).astype(np.int8)
+    assert np.array_equal(out, expected)
+
+
+def test_gather_mask_processes_exactly_the_simulators_limit():
+    # The simulator's host-memory guard (docs/robustness.md): 2^22 processed elements are run,
+    # one more is refused. 310p counter method 2: the mask is the total count; zero strides
+    # re-read one block of src0 and an all-zero user pattern keeps nothing.
+    mem = Memory("310p")
+    tiles = {}
+    for name, count in (("src", 256), ("pattern", 8), ("dst", 256)):
+        tiles[name] = mem.place("ub", (count,), "nd", "u32")
+        tiles[name].physical[...] = np.arange(count, dtype=np.uint32) if name == "src" else 0
+    limit = 1 << 22
+    kept = K.gather_mask(tiles["dst"], tiles["src"], limit, 1, 0, 0, 0, src1=tiles["pattern"],
+                         counter=True, method=2)
+    assert kept == 0 and not tiles["dst"].physical.any()
+    with pytest.raises(ExecutionError, match=rf"processes {limit + 1} elements in one instruction, "
+                                             rf"more than the simulator's limit of {limit}$"):
+        K.gather_mask(tiles["dst"], tiles["src"], limit + 1, 1, 0, 0, 0, src1=tiles["pattern"],
+                      counter=True, method=2)

@@ -20,6 +20,7 @@ from mmair.executor.tcgen05_kernels import (
     encode_scale,
     mma,
     read_d,
+    read_scale_factors,
     write_smem_operand,
 )
 from mmair.isa.tcgen05 import InstrDesc, SmemDesc, encode_idesc, encode_smem_desc
@@ -76,3 +77,21 @@ def test_a_in_tmem_given_as_raw_containers_needs_m_rows():
                                         r"got shape 127x16"):
         mma(smem, tmem, kind="f16", d=d, a=0, a_in_tmem=True, a_raw=raw[:127],
             b=encode_smem_desc(desc), idesc=idesc, enable_input_d=False)
+
+
+def test_scale_factors_of_a_come_from_their_own_lane_and_of_b_from_quadrant_0():
+    # docs/executor-tcgen05.md: the scale of operand row r sits in lane r % 32 of each 32-lane
+    # quadrant, column r // 32, byte sf_id; A row m is read from its own lane m, B column n from
+    # quadrant 0. Here each quadrant holds different bytes (a writer that did not duplicate
+    # them), so the two readings differ.
+    tmem = TensorMemory()
+    base = tmem.alloc(32)
+    cells = tmem.cells.view(np.uint8).reshape(128, 512, 4)
+    for lane in range(128):
+        for column in range(4):
+            cells[lane, base + column, 0] = lane + 128 * (column % 2)  # byte 0 names its cell
+    rows = np.arange(128)
+    a = read_scale_factors(tmem, base, operand="a", rows=128, count=1, sf_id=0)
+    b = read_scale_factors(tmem, base, operand="b", rows=128, count=1, sf_id=0)
+    assert a[:, 0].tolist() == (rows + 128 * (rows // 32 % 2)).tolist()  # lane m, column m // 32
+    assert b[:, 0].tolist() == (rows % 32 + 128 * (rows // 32 % 2)).tolist()  # quadrant 0

@@ -159,7 +159,7 @@ def test_repeated_types_are_one_instance_with_exact_locations() -> None:
 
 
 def test_memoized_verification_still_checks_each_distinct_op() -> None:
-    with pytest.raises(OpVerifyError) as info:
+    with pytest.raises(OpVerifyError, match=r"requires dst tile of at least 33x33 \(rows x cols\), got 32x32") as info:
         parse_and_verify(kernel([32, 32, 33]))  # the third move differs only in its size
     assert info.value.op.location.line.data == 9
     assert "33" in info.value.message
@@ -193,7 +193,7 @@ def test_memoized_verification_is_opt_in_per_op_class(monkeypatch: pytest.Monkey
 def test_a_parse_error_after_cached_types_is_located() -> None:
     bad = "!pto.tile<l1, 32x32xf16, bogus>"
     text = kernel([32, 32]).replace(f"%s1 : memref<32x32xf16>, {TILE}", f"%s1 : memref<32x32xf16>, {bad}")
-    with pytest.raises(ParseError) as info:
+    with pytest.raises(ParseError, match=r"requires layout in \[dn, nd, nn, nz, zn, zz\], got bogus") as info:
         parse_and_verify(text)
     location = info.value.span.get_location()
     assert (location.line, "bogus" in info.value.msg) == (7, True)

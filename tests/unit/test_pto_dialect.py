@@ -237,7 +237,7 @@ def test_programmatic_invalid_op_names_op_field_and_value() -> None:
     assert mad.parent_block() is not None
     mad.parent_block().insert_op_before(zero, mad)
     mad.operands[3] = zero.result  # m
-    with pytest.raises(VerifyException) as info:
+    with pytest.raises(VerifyException, match=r"requires m to be positive, got 0\n") as info:
         module.verify()
     assert str(info.value) == "'pto.mad' op requires m to be positive, got 0"
 

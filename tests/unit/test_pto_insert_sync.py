@@ -112,7 +112,7 @@ def test_lowered_example_runs_clean():
     same_outputs(run(module, inputs, True), run(module, inputs, False))
 
 
-@settings(max_examples=15, deadline=None)
+@settings(max_examples=25, deadline=None)
 @given(
     m=st.integers(1, 160),
     n=st.integers(1, 160),

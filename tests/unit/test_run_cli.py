@@ -150,6 +150,15 @@ def test_unknown_argument_name(gemm, capsys):
     assert code == 1 and err.strip() == "error: no argument named 'zz' in @gemm (arguments: a, b, c)"
 
 
+def test_integer_literal_for_a_memref_argument(gemm, capsys):
+    """The old message named a dtype (int64) the user never gave."""
+    code, _, err = run(capsys, gemm, "--input", "a=1")
+    assert code == 1
+    assert err.strip().startswith("error: --input a=1: 'a' is a memref<") and \
+        err.strip().endswith("argument, give a .npy file (an integer literal is for index and "
+                             "integer arguments)")
+
+
 @pytest.mark.parametrize(
     "argv,message",
     [

@@ -76,7 +76,7 @@ def test_flagged_kernel_runs_clean_with_program_order_values():
 
 def test_missing_flag_is_a_race_naming_both_ops_pipes_buffer_and_bytes():
     text = without(GATHER, "A")
-    with pytest.raises(SyncError) as info:
+    with pytest.raises(SyncError, match=r"race on ub bytes \[0, 256\) \(%ub_src\)") as info:
         run_module(parse(text), inputs=_inputs(), sync_check=True)
     err = info.value
     assert err.kind == "race"
@@ -97,7 +97,7 @@ def test_missing_vector_to_mte3_flag_is_a_race_on_the_gathered_buffer():
 
 
 def test_scalar_read_of_the_kept_count_needs_a_vector_to_scalar_flag():
-    with pytest.raises(SyncError) as info:
+    with pytest.raises(SyncError, match=r"before a wait_flag v -> s") as info:
         run_module(parse(without(GATHER, "C")), inputs=_inputs(), sync_check=True)
     assert info.value.op.name == "func.return"
     assert "reads %kept, the result of 'pto.gather_mask'" in info.value.message
@@ -122,7 +122,7 @@ def test_wait_before_its_set_in_program_order_blocks_only_the_vector_pipe():
 
 def test_wait_that_is_never_set_is_a_deadlock_with_the_pipe_position():
     text = GATHER.replace("pto.wait_flag mte2 -> v, 0 // A", "pto.wait_flag mte2 -> v, 1 // A")
-    with pytest.raises(SyncError) as info:
+    with pytest.raises(SyncError, match=r"the scalar unit waits at 'pto\.wait_flag'") as info:
         run_module(parse(text), inputs=_inputs(), sync_check=True)
     err = info.value
     assert err.kind == "deadlock"
@@ -137,7 +137,7 @@ def test_set_that_is_never_waited_is_unbalanced_at_kernel_end():
     text = without(GATHER, "C").replace("    func.return %kept : index", "    func.return %zero : index")
     text = text.replace("pto.wait_flag v -> mte3, 0 // B", "pto.wait_flag v -> mte3, 0 // B\n"
                         "    pto.set_flag mte3 -> v, 2")
-    with pytest.raises(SyncError) as info:
+    with pytest.raises(SyncError, match=r"set_flag mte3 -> v event 2") as info:
         run_module(parse(text), inputs=_inputs(), sync_check=True)
     assert info.value.kind == "unbalanced"
     assert "set_flag mte3 -> v event 2" in info.value.message
@@ -175,7 +175,7 @@ _OVERFLOW = """builtin.module attributes {pto.target = "a2"} {
 
 
 def test_setting_a_flag_that_is_still_set_overflows():
-    with pytest.raises(SyncError) as info:
+    with pytest.raises(SyncError, match=r"sets flag m -> fix event 3 again while it is still set by 'pto\.set_flag'") as info:
         run_module(parse(_OVERFLOW), sync_check=True)
     assert info.value.kind == "overflow"
     assert "sets flag m -> fix event 3 again while it is still set by 'pto.set_flag' at k.mlir:3:" \
@@ -215,7 +215,7 @@ def test_loop_with_the_pre_loop_set_pattern_runs_clean():
 
 def test_loop_carried_race_names_the_iterations():
     text = without(_LOOP, "W")
-    with pytest.raises(SyncError) as info:
+    with pytest.raises(SyncError, match=r"\(pipe mte2, iteration %i = 1\)") as info:
         run_module(parse(text), inputs=_inputs(), sync_check=True)
     message = info.value.message
     assert info.value.op.name == "pto.mte_gm_ub"

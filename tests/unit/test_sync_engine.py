@@ -103,7 +103,7 @@ L1_READ = Access("l1", 512, 1536, buffer="%a_view")
 
 
 def test_unordered_write_then_read_is_a_race_naming_both_pipes_and_range():
-    with pytest.raises(SyncError) as info:
+    with pytest.raises(SyncError, match=r"race on l1 bytes \[512, 1024\)") as info:
         run(op(Pipe.MTE2, L1_TILE, name="load"), op(Pipe.MTE1, L1_READ, name="move"))
     err = info.value
     assert err.kind == "race"
@@ -146,7 +146,7 @@ def test_wait_without_set_is_a_deadlock_with_the_pipe_position():
     sched = Scheduler()
     sched.issue(wait)
     sched.issue(op(Pipe.MTE1, L1_READ))
-    with pytest.raises(SyncError) as info:
+    with pytest.raises(SyncError, match=r"pipe mte1 waits at wait_flag \(pipe mte1\) for flag mte2 -> mte1 event 3") as info:
         sched.finish()
     assert info.value.kind == "deadlock"
     assert "pipe mte1 waits at wait_flag (pipe mte1) for flag mte2 -> mte1 event 3" in info.value.message
@@ -158,7 +158,7 @@ def test_scalar_wait_that_no_pipe_can_set_is_an_immediate_deadlock():
     sched = Scheduler()
     sched.issue(flag(WAIT, Pipe.S, Pipe.V))
     sched.issue(flag(SET, Pipe.V, Pipe.S))  # queued behind V's wait
-    with pytest.raises(SyncError) as info:
+    with pytest.raises(SyncError, match=r"deadlock: the scalar unit waits at") as info:
         sched.issue(flag(WAIT, Pipe.V, Pipe.S))
     assert info.value.kind == "deadlock"
     assert info.value.message.startswith("deadlock: the scalar unit waits at")
@@ -166,14 +166,14 @@ def test_scalar_wait_that_no_pipe_can_set_is_an_immediate_deadlock():
 
 
 def test_set_never_waited_is_unbalanced():
-    with pytest.raises(SyncError) as info:
+    with pytest.raises(SyncError, match=r"set_flag m -> fix event 2") as info:
         run(flag(SET, Pipe.M, Pipe.FIX, 2))
     assert info.value.kind == "unbalanced"
     assert "set_flag m -> fix event 2" in info.value.message
 
 
 def test_second_set_of_a_held_flag_overflows():
-    with pytest.raises(SyncError) as info:
+    with pytest.raises(SyncError, match=r"sets flag m -> v event 0 again") as info:
         run(flag(SET, Pipe.M, Pipe.V, 0), flag(SET, Pipe.M, Pipe.V, 0))
     assert info.value.kind == "overflow"
     assert "sets flag m -> v event 0 again" in info.value.message
@@ -182,7 +182,7 @@ def test_second_set_of_a_held_flag_overflows():
 def test_vector_pipe_needs_a_barrier_between_dependent_ops():
     ub_w = Access("ub", 0, 256, write=True, buffer="%x")
     ub_r = Access("ub", 128, 256, buffer="%y")
-    with pytest.raises(SyncError) as info:
+    with pytest.raises(SyncError, match=r"no pipe_barrier\(v\) between them") as info:
         run(op(Pipe.V, ub_w), op(Pipe.V, ub_r))
     assert "no pipe_barrier(v) between them" in info.value.message
     assert "ub bytes [128, 256)" in info.value.message
@@ -217,7 +217,7 @@ def test_barrier_all_orders_every_pipe():
 def test_barrier_all_behind_a_blocked_queue_is_a_deadlock():
     sched = Scheduler()
     sched.issue(flag(WAIT, Pipe.M, Pipe.MTE1))
-    with pytest.raises(SyncError) as info:
+    with pytest.raises(SyncError, match=r"for every pipe to finish") as info:
         sched.issue(barrier(None))
     assert "for every pipe to finish" in info.value.message
 
@@ -237,7 +237,7 @@ def test_flag_chain_through_another_pipe_orders_vector_ops():
 
 def test_race_message_names_the_loop_iterations():
     gm = Access("gm", 0, 64, 2, 128, True, "%c", "c")
-    with pytest.raises(SyncError) as info:
+    with pytest.raises(SyncError, match=r"bytes \[0, 64\) of GM buffer %c") as info:
         run(op(Pipe.FIX, gm, iteration=(("%i", 0), ("%j", 128))),
             op(Pipe.MTE3, gm, iteration=(("%i", 128),)))
     message = info.value.message
@@ -363,7 +363,7 @@ def test_light_set_never_waited_is_reported_with_its_op():
     set_op = pto.SetFlagOp(Pipe.MTE2, Pipe.MTE1, 3)
     plan = FlagPlan(set_op, 0, Pipe.MTE2, Pipe.MTE1, 3)
     assert sched.light_set(plan, ())
-    with pytest.raises(SyncError) as info:
+    with pytest.raises(SyncError, match=r"set_flag mte2 -> mte1 event 3") as info:
         sched.finish()
     assert info.value.kind == "unbalanced"
     assert info.value.events[0].op is set_op
@@ -375,7 +375,7 @@ def test_second_set_of_a_light_set_flag_is_an_overflow_naming_the_first():
     first_op, second_op = (pto.SetFlagOp(Pipe.MTE2, Pipe.MTE1, 0) for _ in range(2))
     assert sched.light_set(FlagPlan(first_op, 0, Pipe.MTE2, Pipe.MTE1, 0), ())
     assert not sched.light_set(FlagPlan(second_op, 0, Pipe.MTE2, Pipe.MTE1, 0), ())
-    with pytest.raises(SyncError) as info:
+    with pytest.raises(SyncError, match=r"sets flag mte2 -> mte1 event 0 again while it is still set by 'pto\.set_flag'") as info:
         sched.issue(Event(99, 0, Pipe.MTE2, second_op, SET, (), (), src=Pipe.MTE2,
                           dst=Pipe.MTE1, event_id=0))
         sched.flush()

@@ -6,6 +6,7 @@ PTX examples); they are not produced by the code under test.
 
 from __future__ import annotations
 
+import re
 from io import StringIO
 
 import pytest
@@ -227,7 +228,7 @@ def test_invalid_attributes_do_not_construct(build, rule: str) -> None:
     ],
 )
 def test_attribute_parse_errors_carry_the_descriptor_message(text: str, message: str) -> None:
-    with pytest.raises(ParseError) as info:
+    with pytest.raises(ParseError, match=re.escape(message)) as info:
         _parse_attr(text)
     assert message in str(info.value)
 

@@ -7,12 +7,11 @@ repository's `.mlir` inputs that use the tcgen05 dialect.
 
 from __future__ import annotations
 
+import itertools
 from io import StringIO
 from pathlib import Path
 
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
 from xdsl.context import Context
 from xdsl.dialects import arith
 from xdsl.dialects.builtin import IntegerAttr, ModuleOp
@@ -186,8 +185,7 @@ def test_raise_idesc_uses_the_mma_kind(kind: str, word: int, d_shape: str, modif
     assert not any(isinstance(op, arith.ConstantOp) for op in result.walk())
 
 
-@given(word=st.sampled_from(SMEM_WORDS), zcm=st.sampled_from(ZCMASK_WORDS[1:]))
-@settings(max_examples=12, deadline=None)
+@pytest.mark.parametrize(("word", "zcm"), list(itertools.product(SMEM_WORDS, ZCMASK_WORDS[1:])))
 def test_raise_smem_and_zcmask_operands(word: int, zcm: int) -> None:
     # Words written as unsigned hex: the pass reads the constant's bit pattern.
     text = f"""

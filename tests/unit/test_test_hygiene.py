@@ -1,10 +1,13 @@
 """The test suite's own rules (issue 18, docs/mutation.md): a test that cannot fail is worse than
 no test. An AST lint over tests/unit:
 
-- every `pytest.raises(...)` names the rule or the message (`match=`, or an assert on the caught
-  error), so an unrelated error of the same class does not pass the test;
+- every `pytest.raises(...)` has `match=` on the message that names the rule, so an unrelated
+  error of the same class does not pass the test (asserts on the caught error may add to it);
 - every test function asserts something: an `assert`, `pytest.raises`/`pytest.warns`, or a call of
   a helper that does (defined in the same file or in a shared test module);
+- every hypothesis search tries at least MIN_EXAMPLES examples (`max_examples` a literal): a
+  search of 2-12 examples finds little (a small domain is better swept exhaustively with
+  `parametrize`);
 - no `except` that swallows: no bare `except:` / `except Exception` / `except BaseException`, and
   no handler whose body only passes, continues or returns.
 """
@@ -19,6 +22,7 @@ import pytest
 UNIT = Path(__file__).resolve().parent
 FILES = sorted(UNIT.glob("*.py"))
 _BROAD = {"Exception", "BaseException"}
+MIN_EXAMPLES = 20
 
 
 def _name(node: ast.AST) -> str:
@@ -64,32 +68,18 @@ def _asserts(fn: ast.AST, asserting: set[str]) -> bool:
     return False
 
 
-def _inspected(tree: ast.Module) -> set[int]:
-    """Lines of `with pytest.raises(...) as e:` whose `e` the same function reads afterwards
-    (the test checks the error's rule or message itself)."""
-    out: set[int] = set()
-    for fn in ast.walk(tree):
-        if not isinstance(fn, ast.FunctionDef):
-            continue
-        asserted = {n.id for n in ast.walk(fn)
-                    if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
-        for w in ast.walk(fn):
-            if isinstance(w, ast.With):
-                for item in w.items:
-                    if _is_raises(item.context_expr) and isinstance(item.optional_vars, ast.Name) \
-                            and item.optional_vars.id in asserted:
-                        out.add(item.context_expr.lineno)
-    return out
-
-
 def _problems(path: Path, tree: ast.Module, asserting: set[str]) -> list[str]:
     out = []
     where = path.name
-    inspected = _inspected(tree)
     for node in ast.walk(tree):
-        if _is_raises(node) and not any(k.arg == "match" for k in node.keywords) \
-                and node.lineno not in inspected:  # type: ignore[attr-defined]
-            out.append(f"{where}:{node.lineno}: pytest.raises without match= or an assert on it")
+        if _is_raises(node) and not any(k.arg == "match" for k in node.keywords):
+            out.append(f"{where}:{node.lineno}: pytest.raises without match=")
+        if isinstance(node, ast.Call) and _name(node.func).rsplit(".", 1)[-1] == "settings":
+            for k in node.keywords:
+                if k.arg == "max_examples" and not (
+                        isinstance(k.value, ast.Constant) and isinstance(k.value.value, int)
+                        and k.value.value >= MIN_EXAMPLES):
+                    out.append(f"{where}:{node.lineno}: max_examples is not a literal >= {MIN_EXAMPLES}")
         if isinstance(node, ast.ExceptHandler):
             kinds = node.type.elts if isinstance(node.type, ast.Tuple) else [node.type]
             if node.type is None or any(_name(k) in _BROAD for k in kinds):
@@ -112,18 +102,23 @@ def test_tests_are_falsifiable(path: Path) -> None:
 
 
 def test_the_lint_flags_weak_tests() -> None:
-    # A second formulation of each rule on a hand-written module: the lint must flag all four.
+    # A second formulation of each rule on a hand-written module: the lint must flag all six.
     weak = ast.parse(
         "import pytest\n"
         "def test_a():\n    with pytest.raises(ValueError):\n        f()\n"
         "def test_b():\n    f()\n"
         "def test_c():\n    try:\n        f()\n    except Exception:\n        assert True\n"
         "def test_d():\n    try:\n        f()\n    except ValueError:\n        pass\n    assert 1\n"
+        "def test_e():\n    with pytest.raises(ValueError) as err:\n        f()\n"
+        "    assert err.value\n"
+        "@settings(max_examples=12)\ndef test_f(x):\n    assert x\n"
     )
     problems = _problems(Path("weak.py"), weak, set())
     assert problems == [
-        "weak.py:3: pytest.raises without match= or an assert on it",
+        "weak.py:3: pytest.raises without match=",
         "weak.py:5: test_b asserts nothing",
         "weak.py:10: broad except",
         "weak.py:15: except that swallows the error",
+        "weak.py:19: pytest.raises without match=",  # an assert on the error does not replace it
+        "weak.py:22: max_examples is not a literal >= 20",
     ]

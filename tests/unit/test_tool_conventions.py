@@ -99,7 +99,19 @@ def test_dash_reads_stdin():
     assert proc.returncode == 0 and "func.func @f(%a : i32) -> i32" in proc.stdout.replace("%a:", "%a :")
 
 
-@pytest.mark.parametrize("tool", ["mmair-opt", "mmair-run", "mmair-desc", "mmair-tune"])
+@pytest.mark.parametrize("argv", [["mmair-run", "-"], ["mmair-translate", "--target", "ptx", "-"],
+                                  ["mmair-show", "memory", "-", "-o", "m.png"]])
+def test_dash_reads_stdin_in_every_tool_that_reads_ir(argv, tmp_path):
+    example = "gemm_f16_128.mlir" if argv[0] != "mmair-translate" else "tcgen05_gemm_kloop.mlir"
+    proc = subprocess.run([str(BIN / argv[0]), *argv[1:]], input=(EXAMPLES / example).read_text(),
+                          capture_output=True, text=True, cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.startswith({"mmair-run": "ran @gemm", "mmair-translate": ".version",
+                                   "mmair-show": "wrote m.png"}[argv[0]])
+
+
+@pytest.mark.parametrize("tool", ["mmair-opt", "mmair-run", "mmair-desc", "mmair-tune",
+                                  "mmair-show", "mmair-translate"])
 def test_version(tool):
     from importlib.metadata import version
 

@@ -51,6 +51,10 @@ def test_layout_geometry_checks() -> None:
         layouts.blocked_view(np.zeros((2, 2, 2)), "nd")
     with pytest.raises(ValueError, match=r"dn physical array must be 2-D, got shape \(4,\)"):
         layouts.blocked_view(np.zeros((4,)), "dn")
+    with pytest.raises(ValueError, match=r"nz physical array must be 4-D, got shape \(16, 16\)"):
+        layouts.blocked_view(np.zeros((16, 16)), "nz")
+    with pytest.raises(ValueError, match=r"unknown layout 'zd', expected one of nd, dn, nz, zz, zn, nn"):
+        layouts.blocked_view(np.zeros((1, 1, 16, 16)), "zd")
     geo = layouts.geometry("nz", (20, 28), "f16", "l1")
     with pytest.raises(ValueError, match=r"logical array of shape \(20, 27\) does not match \(20, 28\)"):
         geo.pack(np.zeros((20, 27), np.float16))

@@ -47,3 +47,15 @@ builtin.module attributes {pto.target = "310p"} {
   %n = pto.gather_mask %dst, %src, pattern %pat : !pto.tile<ub, 16xui32, nd>, %mask, %c0, %c1, %c2, %c1 {counter} : !pto.tile<ub, 70xf32, nd>, !pto.tile<ub, 256xf32, nd>
   // CHECK: %n = pto.gather_mask %dst, %src, pattern %pat : !pto.tile<ub, 16xui32, nd>, %mask, %c0, %c1, %c2, %c1 {counter} : !pto.tile<ub, 70xf32, nd>, !pto.tile<ub, 256xf32, nd>
 }
+
+// -----
+// A user pattern of exactly the bytes its repeats read passes (2 repeats of 128 bits, 1 block
+// apart = 48 B; pto_invalid.mlir refuses 32 B).
+%c0 = arith.constant 0 : index
+%c2 = arith.constant 2 : index
+%c1 = arith.constant 1 : index
+%c8 = arith.constant 8 : index
+%dst, %src, %pat = "test.op"() : () -> (!pto.tile<ub, 256xui16, nd>, !pto.tile<ub, 256xui16, nd>, !pto.tile<ub, 24xui16, nd>)
+// CHECK: %dst, %src, %pat = "test.op"() : () -> (!pto.tile<ub, 256xui16, nd>, !pto.tile<ub, 256xui16, nd>, !pto.tile<ub, 24xui16, nd>)
+%n = pto.gather_mask %dst, %src, pattern %pat : !pto.tile<ub, 24xui16, nd>, %c0, %c2, %c1, %c8, %c1 : !pto.tile<ub, 256xui16, nd>, !pto.tile<ub, 256xui16, nd>
+// CHECK: %n = pto.gather_mask %dst, %src, pattern %pat : !pto.tile<ub, 24xui16, nd>, %c0, %c2, %c1, %c8, %c1 : !pto.tile<ub, 256xui16, nd>, !pto.tile<ub, 256xui16, nd>

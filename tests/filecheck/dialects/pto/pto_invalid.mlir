@@ -1029,6 +1029,37 @@ pto.fixpipe_copy %c[%c0], %gm n_size %c16 m_size %c16 src_stride %c16 dst_stride
 // CHECK: error: 'pto.fixpipe_copy' op channel split requires unit_flag 0, got 2
 
 // -----
+// [raw F4] fixpipe_copy: unitFlag is 0, 2 or 3 on a target that has it (a2)
+%c0 = arith.constant 0 : index
+%c1 = arith.constant 1 : index
+%c16 = arith.constant 16 : index
+%c, %gm = "test.op"() : () -> (!pto.tile<l0c, 16x16xf32, nz>, memref<16x16xf32>)
+pto.fixpipe_copy %c[%c0], %gm n_size %c16 m_size %c16 src_stride %c16 dst_stride %c16 nd_num %c1 src_nd_stride %c0 dst_nd_stride %c0 {unit_flag = 1 : i64} : !pto.tile<l0c, 16x16xf32, nz>, memref<16x16xf32>
+// CHECK: error: 'pto.fixpipe_copy' op requires unit_flag in [0, 2, 3] on a target with unitFlag, got 1 on a2
+
+// -----
+// [raw F1] fixpipe_copy: nz2dn needs its srcNzC0Stride
+builtin.module attributes {pto.target = "a5"} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c16 = arith.constant 16 : index
+  %c, %gm = "test.op"() : () -> (!pto.tile<l0c, 16x16xf32, nz>, memref<16x16xf32>)
+  pto.fixpipe_copy %c[%c0], %gm n_size %c16 m_size %c16 src_stride %c16 dst_stride %c16 nd_num %c1 src_nd_stride %c0 dst_nd_stride %c0 {layout = "nz2dn"} : !pto.tile<l0c, 16x16xf32, nz>, memref<16x16xf32>
+}
+// CHECK: error: 'pto.fixpipe_copy' op requires src_nz_c0_stride exactly with layout nz2dn
+
+// -----
+// [raw F1] fixpipe_copy: srcNzC0Stride belongs to nz2dn only
+builtin.module attributes {pto.target = "a5"} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c16 = arith.constant 16 : index
+  %c, %gm = "test.op"() : () -> (!pto.tile<l0c, 16x16xf32, nz>, memref<16x16xf32>)
+  pto.fixpipe_copy %c[%c0], %gm n_size %c16 m_size %c16 src_stride %c16 dst_stride %c16 nd_num %c1 src_nd_stride %c0 dst_nd_stride %c0 src_nz_c0_stride %c1 : !pto.tile<l0c, 16x16xf32, nz>, memref<16x16xf32>
+}
+// CHECK: error: 'pto.fixpipe_copy' op requires src_nz_c0_stride exactly with layout nz2dn
+
+// -----
 // [raw D1] copy_dn2nz: DN2NZ exists on a5 only
 %c0 = arith.constant 0 : index
 %c1 = arith.constant 1 : index
@@ -1123,6 +1154,245 @@ pto.load_2d %l1[%c0], %l0a[%c0] start_index %c0 repeat_times %c1 src_stride %c1 
 %l1, %l0a = "test.op"() : () -> (!pto.tile<l1, 16x16xf16, nz>, !pto.tile<l0a, 16x16xf16, zz>)
 pto.load_2d %l1[%c0], %l0a[%c0] start_index %c0 repeat_times %c1 src_stride %c1 dst_gap %c0 {sid = 300 : i64} : !pto.tile<l1, 16x16xf16, nz>, !pto.tile<l0a, 16x16xf16, zz>
 // CHECK: error: 'pto.load_2d' op requires sid in [0, 255], got 300
+
+// -----
+// [G1] reinterpret: the result layout is legal for its space (ub holds nd)
+%ub = "test.op"() : () -> !pto.tile<ub, 16x16xf16, nz>
+%r = pto.reinterpret %ub : !pto.tile<ub, 16x16xf16, nz> to !pto.tile<ub, 16x16xbf16, nz>
+// CHECK: error: 'pto.reinterpret' op requires result layout in [nd] for ub on target a2, got nz
+
+
+// -----
+// [M4] mte_gm_l1 dn2nz: GM holds the transpose, cols x rows (a5)
+builtin.module attributes {pto.target = "a5"} {
+  %c32 = arith.constant 32 : index
+  %c64 = arith.constant 64 : index
+  %at, %l1 = "test.op"() : () -> (memref<32x32xf16>, !pto.tile<l1, 32x64xf16, nz>)
+  pto.mte_gm_l1 %at, %l1, %c32, %c64 dn2nz : memref<32x32xf16>, !pto.tile<l1, 32x64xf16, nz>
+}
+// CHECK: error: 'pto.mte_gm_l1' op requires src of at least 64 rows (dn2nz: cols x rows), got 32
+
+
+// -----
+// [M4] mte_l1_bt: the bias table tile holds 1 x n
+%c16 = arith.constant 16 : index
+%l1, %bt = "test.op"() : () -> (!pto.tile<l1, 1x16xf32, nd>, !pto.tile<bt, 1x8xf32, nd>)
+pto.mte_l1_bt %l1, %bt, %c16 : !pto.tile<l1, 1x16xf32, nd>, !pto.tile<bt, 1x8xf32, nd>
+// CHECK: error: 'pto.mte_l1_bt' op requires dst tile of at least 1x16 (1 x n), got 1x8
+
+
+// -----
+// [G1] mad_bias: the bias tile in bt is nd
+%c16 = arith.constant 16 : index
+%c32 = arith.constant 32 : index
+%a8, %b8, %c8, %bias8 = "test.op"() : () -> (!pto.tile<l0a, 16x32xi8, zz>, !pto.tile<l0b, 32x16xi8, zn>, !pto.tile<l0c, 16x16xi32, nz>, !pto.tile<bt, 16x16xi32, nz>)
+pto.mad_bias %a8, %b8, %c8, %bias8, %c16, %c16, %c32 : !pto.tile<l0a, 16x32xi8, zz>, !pto.tile<l0b, 32x16xi8, zn>, !pto.tile<l0c, 16x16xi32, nz>, !pto.tile<bt, 16x16xi32, nz>
+// CHECK: error: 'pto.mad_bias' op requires bias layout in [nd] for bt on target a2, got nz
+
+
+// -----
+// [F1] fixpipe: a scale vector in fb is nd
+%c32 = arith.constant 32 : index
+%s, %out8, %scale = "test.op"() : () -> (!pto.tile<l0c, 32x32xi32, nz>, memref<32x32xi8>, !pto.tile<fb, 16x32xui64, nz>)
+pto.fixpipe %s, %out8, %c32, %c32 vector %scale : !pto.tile<fb, 16x32xui64, nz> {quant = "vreq8"} : !pto.tile<l0c, 32x32xi32, nz>, memref<32x32xi8>
+// CHECK: error: 'pto.fixpipe' op requires vector layout in [nd] for fb on target a2, got nz
+
+
+// -----
+// [F1] fixpipe: a UB destination tile is nd (a5)
+builtin.module attributes {pto.target = "a5"} {
+  %c16 = arith.constant 16 : index
+  %c, %ub = "test.op"() : () -> (!pto.tile<l0c, 16x16xf32, nz>, !pto.tile<ub, 16x16xf32, nz>)
+  pto.fixpipe %c, %ub, %c16, %c16 {layout = "nz2nz"} : !pto.tile<l0c, 16x16xf32, nz>, !pto.tile<ub, 16x16xf32, nz>
+}
+// CHECK: error: 'pto.fixpipe' op requires dst layout in [nd] for ub on target a5, got nz
+
+
+// -----
+// [M4] fixpipe: a destination tile holds m x n (a5, L0C -> UB)
+builtin.module attributes {pto.target = "a5"} {
+  %c16 = arith.constant 16 : index
+  %c32 = arith.constant 32 : index
+  %c, %ub = "test.op"() : () -> (!pto.tile<l0c, 16x32xf32, nz>, !pto.tile<ub, 16x16xf32, nd>)
+  pto.fixpipe %c, %ub, %c16, %c32 : !pto.tile<l0c, 16x32xf32, nz>, !pto.tile<ub, 16x16xf32, nd>
+}
+// CHECK: error: 'pto.fixpipe' op requires dst tile of at least 16x32 (m x n), got 16x16
+
+
+// -----
+// [raw G5] load_2d: a static src offset is not negative
+%c0 = arith.constant 0 : index
+%c1 = arith.constant 1 : index
+%neg = arith.constant -256 : index
+%l1, %l0a = "test.op"() : () -> (!pto.tile<l1, 32x32xf16, nz>, !pto.tile<l0a, 32x32xf16, zz>)
+pto.load_2d %l1[%neg], %l0a[%c0] start_index %c0 repeat_times %c1 src_stride %c1 dst_gap %c0 : !pto.tile<l1, 32x32xf16, nz>, !pto.tile<l0a, 32x32xf16, zz>
+// CHECK: error: 'pto.load_2d' op requires src offset >= 0, got -256
+
+
+// -----
+// [raw G5] load_2d: a static src offset lies inside the tile
+%c0 = arith.constant 0 : index
+%c1 = arith.constant 1 : index
+%end = arith.constant 1024 : index
+%l1, %l0a = "test.op"() : () -> (!pto.tile<l1, 32x32xf16, nz>, !pto.tile<l0a, 32x32xf16, zz>)
+pto.load_2d %l1[%end], %l0a[%c0] start_index %c0 repeat_times %c1 src_stride %c1 dst_gap %c0 : !pto.tile<l1, 32x32xf16, nz>, !pto.tile<l0a, 32x32xf16, zz>
+// CHECK: error: 'pto.load_2d' op requires src offset inside the 2048-byte tile, got 1024
+
+
+// -----
+// [raw G1] copy_nd2nz: the element type has an ND2NZ move on the target (no fp8 on a2)
+%c0 = arith.constant 0 : index
+%c1 = arith.constant 1 : index
+%c16 = arith.constant 16 : index
+%gm, %l1 = "test.op"() : () -> (memref<16x32xf8E4M3FN>, !pto.tile<l1, 16x32xf8E4M3FN, nz>)
+pto.copy_nd2nz %gm, %l1[%c0] nd_num %c1 n_value %c16 d_value %c16 src_nd_matrix_stride %c0 src_d_value %c16 dst_nz_c0_stride %c16 dst_nz_n_stride %c1 dst_nz_matrix_stride %c0 : memref<16x32xf8E4M3FN>, !pto.tile<l1, 16x32xf8E4M3FN, nz>
+// CHECK: error: 'pto.copy_nd2nz' op requires element type in [bf16, f16, f32, s16, s32, s4, s8, u16, u32, u8] on target a2, got e4m3
+
+
+// -----
+// [raw G1] copy_nd2nz: GM and L1 elements have the same width
+%c0 = arith.constant 0 : index
+%c1 = arith.constant 1 : index
+%c16 = arith.constant 16 : index
+%gm, %l1 = "test.op"() : () -> (memref<16x16xf32>, !pto.tile<l1, 16x16xf16, nz>)
+pto.copy_nd2nz %gm, %l1[%c0] nd_num %c1 n_value %c16 d_value %c16 src_nd_matrix_stride %c0 src_d_value %c16 dst_nz_c0_stride %c16 dst_nz_n_stride %c1 dst_nz_matrix_stride %c0 : memref<16x16xf32>, !pto.tile<l1, 16x16xf16, nz>
+// CHECK: error: 'pto.copy_nd2nz' op requires src and dst element widths to match, got f32 and f16
+
+
+// -----
+// [raw G1] load_2d: L1 and L0 elements have the same width
+%c0 = arith.constant 0 : index
+%c1 = arith.constant 1 : index
+%l1, %l0a = "test.op"() : () -> (!pto.tile<l1, 32x32xf32, nz>, !pto.tile<l0a, 32x32xf16, zz>)
+pto.load_2d %l1[%c0], %l0a[%c0] start_index %c0 repeat_times %c1 src_stride %c1 dst_gap %c0 : !pto.tile<l1, 32x32xf32, nz>, !pto.tile<l0a, 32x32xf16, zz>
+// CHECK: error: 'pto.load_2d' op requires src and dst element widths to match, got f32 and f16
+
+
+// -----
+// [raw G1] load_2d: the element type has a LoadData path on the target (no fp8 on a2)
+%c0 = arith.constant 0 : index
+%c1 = arith.constant 1 : index
+%l1, %l0a = "test.op"() : () -> (!pto.tile<l1, 32x32xf8E4M3FN, nz>, !pto.tile<l0a, 32x32xf8E4M3FN, zz>)
+pto.load_2d %l1[%c0], %l0a[%c0] start_index %c0 repeat_times %c1 src_stride %c1 dst_gap %c0 : !pto.tile<l1, 32x32xf8E4M3FN, nz>, !pto.tile<l0a, 32x32xf8E4M3FN, zz>
+// CHECK: error: 'pto.load_2d' op requires element type in [bf16, f16, f32, s16, s32, s4, s8, u16, u32, u8] on target a2, got e4m3
+
+
+// -----
+// [raw M1] mmad: the element combination is a Mmad type of the target (no f16 accumulation on a2)
+%c16 = arith.constant 16 : index
+%a, %b, %c = "test.op"() : () -> (!pto.tile<l0a, 16x16xf16, zz>, !pto.tile<l0b, 16x16xf16, zn>, !pto.tile<l0c, 16x16xf16, nz>)
+pto.mmad %a, %b, %c, %c16, %c16, %c16 : !pto.tile<l0a, 16x16xf16, zz>, !pto.tile<l0b, 16x16xf16, zn>, !pto.tile<l0c, 16x16xf16, nz>
+// CHECK: error: 'pto.mmad' op unsupported element type combination (f16, f16) -> f16 on target a2
+
+
+// -----
+// [raw M2] mmad: m, n, k in [1, 4095]
+%c16 = arith.constant 16 : index
+%big = arith.constant 4096 : index
+%a, %b, %c = "test.op"() : () -> (!pto.tile<l0a, 16x16xf16, zz>, !pto.tile<l0b, 16x16xf16, zn>, !pto.tile<l0c, 16x16xf32, nz>)
+pto.mmad %a, %b, %c, %big, %c16, %c16 : !pto.tile<l0a, 16x16xf16, zz>, !pto.tile<l0b, 16x16xf16, zn>, !pto.tile<l0c, 16x16xf32, nz>
+// CHECK: error: 'pto.mmad' op requires m (m) in [1, 4095], got 4096
+
+
+// -----
+// [raw M3] mmad: kDirectionAlign exists on a2/a3 only
+builtin.module attributes {pto.target = "a5"} {
+  %c16 = arith.constant 16 : index
+  %a, %b, %c = "test.op"() : () -> (!pto.tile<l0a, 16x16xf32, nz>, !pto.tile<l0b, 16x16xf32, zn>, !pto.tile<l0c, 16x16xf32, nz>)
+  pto.mmad %a, %b, %c, %c16, %c16, %c16 {k_direction_align} : !pto.tile<l0a, 16x16xf32, nz>, !pto.tile<l0b, 16x16xf32, zn>, !pto.tile<l0c, 16x16xf32, nz>
+}
+// CHECK: error: 'pto.mmad' op k_direction_align is not supported on target a5
+
+
+// -----
+// [raw M3] mmad: disableGemv exists on a5 only
+%c16 = arith.constant 16 : index
+%a, %b, %c = "test.op"() : () -> (!pto.tile<l0a, 16x16xf16, zz>, !pto.tile<l0b, 16x16xf16, zn>, !pto.tile<l0c, 16x16xf32, nz>)
+pto.mmad %a, %b, %c, %c16, %c16, %c16 {disable_gemv} : !pto.tile<l0a, 16x16xf16, zz>, !pto.tile<l0b, 16x16xf16, zn>, !pto.tile<l0c, 16x16xf32, nz>
+// CHECK: error: 'pto.mmad' op disable_gemv is not supported on target a2
+
+
+// -----
+// [raw F1] fixpipe_copy: no Fixpipe on 310p
+builtin.module attributes {pto.target = "310p"} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c16 = arith.constant 16 : index
+  %c, %gm = "test.op"() : () -> (!pto.tile<l0c, 16x16xf32, nz>, memref<16x16xf32>)
+  pto.fixpipe_copy %c[%c0], %gm n_size %c16 m_size %c16 src_stride %c16 dst_stride %c16 nd_num %c1 src_nd_stride %c0 dst_nd_stride %c0 : !pto.tile<l0c, 16x16xf32, nz>, memref<16x16xf32>
+}
+// CHECK: error: 'pto.fixpipe_copy' op fixpipe is not supported on target 310p
+
+
+// -----
+// [raw F1] fixpipe_copy: L0C holds f32 or s32
+%c0 = arith.constant 0 : index
+%c1 = arith.constant 1 : index
+%c16 = arith.constant 16 : index
+%c, %gm = "test.op"() : () -> (!pto.tile<l0c, 16x16xf16, nz>, memref<16x16xf16>)
+pto.fixpipe_copy %c[%c0], %gm n_size %c16 m_size %c16 src_stride %c16 dst_stride %c16 nd_num %c1 src_nd_stride %c0 dst_nd_stride %c0 : !pto.tile<l0c, 16x16xf16, nz>, memref<16x16xf16>
+// CHECK: error: 'pto.fixpipe_copy' op requires src element type in [f32, s32], got f16
+
+
+// -----
+// [raw F1] fixpipe_copy: layout nz2nd, nz2nz or nz2dn
+%c0 = arith.constant 0 : index
+%c1 = arith.constant 1 : index
+%c16 = arith.constant 16 : index
+%c, %gm = "test.op"() : () -> (!pto.tile<l0c, 16x16xf32, nz>, memref<16x16xf32>)
+pto.fixpipe_copy %c[%c0], %gm n_size %c16 m_size %c16 src_stride %c16 dst_stride %c16 nd_num %c1 src_nd_stride %c0 dst_nd_stride %c0 {layout = "nz2zz"} : !pto.tile<l0c, 16x16xf32, nz>, memref<16x16xf32>
+// CHECK: error: 'pto.fixpipe_copy' op requires layout in [nz2dn, nz2nd, nz2nz], got nz2zz
+
+
+// -----
+// [raw F1] fixpipe_copy: nz2dn exists on a5 only
+%c0 = arith.constant 0 : index
+%c1 = arith.constant 1 : index
+%c16 = arith.constant 16 : index
+%c, %gm = "test.op"() : () -> (!pto.tile<l0c, 16x16xf32, nz>, memref<16x16xf32>)
+pto.fixpipe_copy %c[%c0], %gm n_size %c16 m_size %c16 src_stride %c16 dst_stride %c16 nd_num %c1 src_nd_stride %c0 dst_nd_stride %c0 {layout = "nz2dn"} : !pto.tile<l0c, 16x16xf32, nz>, memref<16x16xf32>
+// CHECK: error: 'pto.fixpipe_copy' op nz2dn is not supported on target a2
+
+
+// -----
+// [raw F1] fixpipe_copy: no Fixpipe to UB on a2
+%c0 = arith.constant 0 : index
+%c1 = arith.constant 1 : index
+%c16 = arith.constant 16 : index
+%c, %gm = "test.op"() : () -> (!pto.tile<l0c, 16x16xf32, nz>, !pto.tile<ub, 16x16xf32, nd>)
+pto.fixpipe_copy %c[%c0], %gm n_size %c16 m_size %c16 src_stride %c16 dst_stride %c16 nd_num %c1 src_nd_stride %c0 dst_nd_stride %c0 : !pto.tile<l0c, 16x16xf32, nz>, !pto.tile<ub, 16x16xf32, nd>
+// CHECK: error: 'pto.fixpipe_copy' op fixpipe to ub is not supported on target a2
+
+
+// -----
+// [raw F1] fixpipe_copy: the (src, dst) element pair has a conversion
+%c0 = arith.constant 0 : index
+%c1 = arith.constant 1 : index
+%c16 = arith.constant 16 : index
+%c, %gm = "test.op"() : () -> (!pto.tile<l0c, 16x16xf32, nz>, memref<16x16xi32>)
+pto.fixpipe_copy %c[%c0], %gm n_size %c16 m_size %c16 src_stride %c16 dst_stride %c16 nd_num %c1 src_nd_stride %c0 dst_nd_stride %c0 : !pto.tile<l0c, 16x16xf32, nz>, memref<16x16xi32>
+// CHECK: error: 'pto.fixpipe_copy' op requires (src, dst) element types in [(f32, bf16), (f32, f16), (f32, f32), (f32, s8), (f32, u8), (s32, f16), (s32, s32), (s32, s8), (s32, u8)], got (f32, s32)
+
+
+// -----
+// [raw F1] fixpipe_copy: a vector quant mode needs its scale vector
+%c0 = arith.constant 0 : index
+%c1 = arith.constant 1 : index
+%c16 = arith.constant 16 : index
+%c, %gm = "test.op"() : () -> (!pto.tile<l0c, 16x16xi32, nz>, memref<16x16xf16>)
+pto.fixpipe_copy %c[%c0], %gm n_size %c16 m_size %c16 src_stride %c16 dst_stride %c16 nd_num %c1 src_nd_stride %c0 dst_nd_stride %c0 {quant = "vdeqf16"} : !pto.tile<l0c, 16x16xi32, nz>, memref<16x16xf16>
+// CHECK: error: 'pto.fixpipe_copy' op requires a vector operand for quant mode vdeqf16
+
+
+// -----
+// [raw F2] fixpipe_copy: NZ2ND/NZ2DN mSize <= 8192
+%c0 = arith.constant 0 : index
+%c1 = arith.constant 1 : index
+%c16 = arith.constant 16 : index
+%big = arith.constant 8193 : index
+%c, %gm = "test.op"() : () -> (!pto.tile<l0c, 8208x16xf32, nz>, memref<8193x16xf32>)
+pto.fixpipe_copy %c[%c0], %gm n_size %c16 m_size %big src_stride %c16 dst_stride %c16 nd_num %c1 src_nd_stride %c0 dst_nd_stride %c0 : !pto.tile<l0c, 8208x16xf32, nz>, memref<8193x16xf32>
+// CHECK: error: 'pto.fixpipe_copy' op requires m_size in [1, 8192] for nz2nd, got 8193
 
 // -----
 // [raw BT1] copy_l1_bt: only targets with a bias table

@@ -87,3 +87,51 @@ func.func @k() {
   func.return
 }
 // CHECK: 'tcgen05.dealloc' op requires the result of a tcgen05.alloc (a whole allocation), got the result of 'test.op'
+
+// -----
+
+// The TMEM operand of tcgen05.ld is in tensor memory.
+%t = "test.op"() : () -> memref<128x128xf32, #tcgen05.space<smem>>
+%r = tcgen05.ld shape("32x32b") num(8) warp(0) lane(0) column(0) %t : memref<128x128xf32, #tcgen05.space<smem>> -> memref<32x8xf32>
+// CHECK: error: 'tcgen05.ld' op requires a tensor-memory operand (a memref in #tcgen05.space<tmem>), got memref<128x128xf32, #tcgen05.space<smem>>
+
+// -----
+
+// The TMEM operand is a static 2-D memref (lanes x columns).
+%t = "test.op"() : () -> memref<128xf32, #tcgen05.space<tmem>>
+%r = tcgen05.ld shape("32x32b") num(8) warp(0) lane(0) column(0) %t : memref<128xf32, #tcgen05.space<tmem>> -> memref<32x8xf32>
+// CHECK: error: 'tcgen05.ld' op requires the TMEM operand to be a static 2-D memref, got memref<128xf32, #tcgen05.space<tmem>>
+
+// -----
+
+// The accessed lanes and columns lie inside the TMEM operand.
+%t = "test.op"() : () -> memref<128x128xf32, #tcgen05.space<tmem>>
+%r = tcgen05.ld shape("32x32b") num(8) warp(0) lane(0) column(124) %t : memref<128x128xf32, #tcgen05.space<tmem>> -> memref<32x8xf32>
+// CHECK: error: 'tcgen05.ld' op requires lanes 0..31 and columns 124..131 inside the TMEM operand 128x128
+
+// -----
+
+// TMEM cells are 32-bit: the TMEM operand has 32-bit elements.
+%t = "test.op"() : () -> memref<128x128xf16, #tcgen05.space<tmem>>
+%r = tcgen05.ld shape("32x32b") num(8) warp(0) lane(0) column(0) %t : memref<128x128xf16, #tcgen05.space<tmem>> -> memref<32x8xf32>
+// CHECK: error: 'tcgen05.ld' op requires the TMEM operand of 32-bit elements (b32 registers / TMEM cells), got f16
+
+// -----
+
+// Registers are 32-bit: the registers memref has 32-bit elements.
+%t = "test.op"() : () -> memref<128x128xf32, #tcgen05.space<tmem>>
+%r = tcgen05.ld shape("32x32b") num(8) warp(0) lane(0) column(0) %t : memref<128x128xf32, #tcgen05.space<tmem>> -> memref<32x8xf16>
+// CHECK: error: 'tcgen05.ld' op requires the registers of 32-bit elements (b32 registers / TMEM cells), got f16
+
+// -----
+
+// cta_group is 1 or 2.
+tcgen05.relinquish_alloc_permit cta_group(3)
+// CHECK: error: 'tcgen05.relinquish_alloc_permit' op requires cta_group in 1, 2, got 3
+
+// -----
+
+// cta_group is 1 or 2.
+%t, %desc = "test.op"() : () -> (memref<128x128xf32, #tcgen05.space<tmem>>, i64)
+tcgen05.cp cta_group(3) shape("128x256b") %t, %desc : memref<128x128xf32, #tcgen05.space<tmem>>
+// CHECK: error: 'tcgen05.cp' op requires cta_group in 1, 2, got 3
