@@ -24,8 +24,12 @@ def _outcome(name: str, index: int) -> tuple:
         victim.erase()
     try:
         result = run(module, inputs_for(module), True)
-    except SyncError as err:
-        return err.kind, str(err), [(ev.seq, ev.kind, ev.epoch) for ev in err.events]
+    except SyncError as err:  # the diagnostic is the outcome to compare
+        fault = (err.kind, str(err), [(ev.seq, ev.kind, ev.epoch) for ev in err.events])
+    else:
+        fault = None
+    if fault is not None:
+        return fault
     return "clean", {k: v.tobytes() for k, v in result.outputs.items()}, dict(result.op_counts)
 
 
