@@ -1027,11 +1027,14 @@ class MmaOp(IRDLOperation):
             raise _error(self, f"requires d element type {dtype} (the idesc dtype), got "
                                f"{d_type.element_type}")
         shape = d_type.get_shape()
-        if len(shape) != 2 or (shape[0] >= 0 and shape[0] < idesc.m) or (
+        # cta_group::2: each CTA of the pair holds its half of D's rows in its own TMEM.
+        rows = idesc.m // self.cta_group.value.data
+        if len(shape) != 2 or (shape[0] >= 0 and shape[0] < rows) or (
             shape[1] >= 0 and shape[1] < idesc.n
         ):
-            raise _error(self, f"requires d to hold the {idesc.m}x{idesc.n} tile of the idesc, "
-                               f"got {d_type}")
+            share = "" if rows == idesc.m else f"this CTA's {rows}x{idesc.n} share of "
+            raise _error(self, f"requires d to hold {share}the {idesc.m}x{idesc.n} tile of the "
+                               f"idesc, got {d_type}")
         if self.a_in_tmem:
             a_type = self.a.type
             assert isinstance(a_type, MemRefType)
@@ -1317,13 +1320,33 @@ class ShiftOp(IRDLOperation):
 
 
 
+@irdl_op_definition
+class ClusterRankOp(IRDLOperation):
+    """`%r = tcgen05.cluster_rank : i32`: the CTA's rank in its cluster (PTX `%cluster_ctarank`).
+    A `cta_group::2` kernel runs on a CTA pair: ranks 0 and 1 (the peer of rank r is r ^ 1)."""
+
+    name = "tcgen05.cluster_rank"
+    rank = result_def(i32)
+    assembly_format = "attr-dict `:` type($rank)"
+
+
+@irdl_op_definition
+class ClusterSyncOp(IRDLOperation):
+    """`tcgen05.cluster_sync`: every thread of every CTA of the cluster arrives and waits (PTX
+    `barrier.cluster.arrive` + `barrier.cluster.wait`, release / acquire). A CTA pair uses it so
+    that the peer's shared memory is filled before the leader issues a `cta_group::2` MMA."""
+
+    name = "tcgen05.cluster_sync"
+    assembly_format = "attr-dict"
+
+
 TCGEN05 = Dialect(
     "tcgen05",
     [
         MakeIdescOp, MakeSmemDescOp, MakeZcmaskOp, SmemAllocOp, AllocOp, DeallocOp, MmaOp,
         LdOp, StOp, WaitLdOp, WaitStOp, FenceBeforeThreadSyncOp, FenceAfterThreadSyncOp,
         RelinquishAllocPermitOp, CommitOp, MbarrierInitOp, MbarrierArriveOp, MbarrierWaitOp,
-        CpOp, ShiftOp,
+        CpOp, ShiftOp, ClusterRankOp, ClusterSyncOp,
     ],
     [SpaceAttr, IdescAttr, SmemDescAttr, ZcmaskAttr],
 )

@@ -32,7 +32,9 @@ from TMEM); a sparse A is expanded to M x K with zeros at the positions its meta
 select; `.ws` reads B column j + shift for output column j and zeros the columns its zero-column
 mask selects; disable_output_lane keeps the old D rows of the lanes whose bit is set;
 scale_input_d multiplies the old D by 2^-N; `.ashift` shifts A's rows in TMEM down one row
-first, the first row NaN (undefined). cta_group::2 has no reference.
+first, the first row NaN (undefined). A cta_group::2 kernel runs its reference on a CTA pair
+(`executor/tcgen05_cluster.py`): a dense M = 256 pair MMA computes each CTA's 128 D rows from its
+own A rows and the B halves of both CTAs.
 
 Every GM memref that the executor's run or the reference run changed is compared. The tolerance
 comes from the types and the sums (`Reference.rtol/atol`, printed with the check): rtol = two units
@@ -935,10 +937,11 @@ def _reference_tcgen05_functions():
             definition of each form, on operands read through the descriptors (module docstring)."""
             values = dict(zip(op.operands, args, strict=True))
             kind = op.kind.data
+            if op.cta_group.value.data == 2:
+                return self._run_mma_pair(op, values)
             unsupported = [what for what, present in (
-                ("cta_group::2", op.cta_group.value.data != 1),
                 (".ashift of kind::i8 (an integer D row cannot be marked undefined)",
-                 op.ashift is not None and kind == "i8"))
+                 op.ashift is not None and kind == "i8"),)
                 if present]
             if unsupported:
                 raise ReferenceError(f"tcgen05.mma with {', '.join(unsupported)} has no numpy "
@@ -1025,6 +1028,66 @@ def _reference_tcgen05_functions():
                 tk.write_d(self.tmem, d_addr, dtype, result)
             return ()
 
+        def _run_mma_pair(self, op, values: dict) -> PythonValues:
+            """cta_group::2, M = 256 on the CTA pair (docs/tcgen05-async.md "CTA pairs"): CTA c
+            holds D rows [128 c, +128) = A rows from its own SMEM x B, whose columns
+            [N/2 c, N/2 (c + 1)) are in CTA c's SMEM; float64, negations, + D 2^-scale_input_d,
+            disable_output_lane over the pair's 256 lanes."""
+            kind = op.kind.data
+            desc = decode_idesc(int(values[op.idesc]) & 0xFFFFFFFF, kind)
+            m, n, k = rules.mma_shape(desc)
+            if self.cluster is None or m != 256 or kind in BLOCK_SCALED_KINDS or \
+                    op.sparse is not None or op.a_in_tmem:
+                raise ReferenceError("tcgen05.mma cta_group::2 has a numpy reference only for a "
+                                     "dense M = 256 MMA with A in shared memory on a CTA pair")
+            first = self.rank & ~1
+            pair = self.cluster.ctas[first:first + 2]
+            a_word = int(values[op.a]) & (2**64 - 1)
+            b_word = int(values[op.b]) & (2**64 - 1)
+
+            def operand(smem, word, major, type_name, rows, what):
+                return np.asarray(tk.read_smem_operand(
+                    smem, word, major="mn" if major else "k", type_name=type_name, kind=kind,
+                    mn=rows, k=k, what=what), dtype=np.float64)
+
+            b = np.concatenate([operand(cta.smem, b_word, desc.transpose_b, desc.btype, n // 2,
+                                        "operand B") for cta in pair])
+            b = b * (-1.0 if desc.negate_b else 1.0)
+            d_addr = self.tmem_address(values[op.d], "d")
+            dtype = desc.dtype or ("s32" if kind == "i8" else "f32")
+            lanes = np.zeros(256, dtype=bool)
+            if op.disable_output_lane:
+                words = [int(values[w]) & 0xFFFFFFFF for w in op.disable_output_lane]
+                lanes = np.unpackbits(np.array(words, "<u4").view(np.uint8),
+                                      bitorder="little").astype(bool)
+            for c, cta in enumerate(pair):
+                a = operand(cta.smem, a_word, desc.transpose_a, desc.atype, 128, "operand A")
+                a = a * (-1.0 if desc.negate_a else 1.0)
+                with np.errstate(invalid="ignore", over="ignore"):
+                    result = a @ b.T
+                    magnitude = np.abs(a) @ np.abs(b).T
+                old = tk.read_d(cta.tmem, d_addr, dtype, 128, n).astype(np.float64)
+                if bool(values[op.enable_input_d]):
+                    scaled = old * 2.0 ** -(op.scale_input_d.value.data if op.scale_input_d
+                                            else 0)
+                    result = result + scaled
+                    magnitude = magnitude + np.abs(scaled)
+                lane = layouts.tmem_lane(d_addr)
+                keep = lanes[128 * c + lane:128 * c + lane + 128]
+                result[keep] = old[keep]
+                if kind == "i8":
+                    info = np.iinfo(np.int32)
+                    result = np.clip(result, info.min, info.max) if desc.saturate else \
+                        ((result.astype(np.int64) + 2**31) % 2**32 - 2**31)
+                    tk.write_d(cta.tmem, d_addr, "s32", result.astype(np.int32))
+                    continue
+                out = np.float16 if dtype == "f16" else np.float32
+                self.tolerance.widen(*_output_tolerance(np.dtype(out), "f32", result, magnitude,
+                                                        k, False))
+                with np.errstate(over="ignore"):
+                    tk.write_d(cta.tmem, d_addr, dtype, result)
+            return ()
+
     return ReferenceTcgen05Functions
 
 
@@ -1069,9 +1132,29 @@ def reference_outputs(module, entry, inputs: dict[str, Any], result, target: str
         functions.append(tc)
     for f in functions:
         interp.register_implementations(f, override=True)
+    from mmair.executor.tcgen05_cluster import run_pair, uses_cta_pair
+
     try:
         if blocks > 1:
             results = _run_reference_blocks(module, entry, values, cube, blocks, max_ops)
+        elif uses_tcgen05 and uses_cta_pair(module):  # a CTA pair: one reference per CTA
+            peers = [tc]
+
+            def make(rank: int) -> tuple[Any, None]:
+                if rank == 0:
+                    return interp, None
+                peer = MmairInterpreter(module, max_ops=max_ops)
+                peers.append(_reference_tcgen05_functions()(
+                    memory=Memory(module_target(module, target))))
+                for f in (FuncFunctions(), ScfFunctions(), ArithFunctions(),
+                          MemRefFunctions(max_gm_bytes=None), cube, peers[-1]):
+                    peer.register_implementations(f, override=True)
+                return peer, None
+
+            _, pair_results = run_pair(make, entry, values)
+            results = tuple(pair_results[0])
+            for peer_tc in peers[1:]:
+                tc.tolerance.widen(peer_tc.tolerance.rtol, peer_tc.tolerance.atol)
         else:
             results = tuple(interp.call_op(entry, tuple(values)))
     except ExecutionError as err:

@@ -162,5 +162,5 @@ def test_commit_multicast_mask_in_a_one_cta_run(capsys, tmp_path: Path, mask: in
                "SMEM 0x2000 (%bar), which can never complete (0 phases completed" in err
     else:
         assert code == 1
-        assert "'tcgen05.commit' op multicasts to CTA mask 0x0002, which names CTAs " \
-               "other than rank 0: the executor runs one CTA (a cluster of one)" in err
+        assert "'tcgen05.commit' op multicasts to CTA mask 0x0002, which names CTAs beyond " \
+               "its cluster of one CTA (rank 0): a cta_group::1 kernel runs as one CTA" in err

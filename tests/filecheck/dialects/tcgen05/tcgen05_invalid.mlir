@@ -475,6 +475,17 @@ func.func @d_shape(%en: i1, %desc: i64) {
 
 // -----
 
+// cta_group::2: D is this CTA's share (M / 2 rows) of the tile.
+func.func @d_share(%en: i1, %desc: i64) {
+  %d = "test.op"() : () -> memref<64x128xf32, #tcgen05.space<tmem>>
+  %idesc = tcgen05.make_idesc #tcgen05.idesc<kind = f16, dtype = f32, atype = f16, btype = f16, m = 256, n = 128>
+  tcgen05.mma kind(f16) cta_group(2) %d, %desc, %desc, %idesc, %en : memref<64x128xf32, #tcgen05.space<tmem>>, i64
+  func.return
+}
+// CHECK: 'tcgen05.mma' op requires d to hold this CTA's 128x128 share of the 256x128 tile of the idesc, got memref<64x128xf32, #tcgen05.space<tmem>>
+
+// -----
+
 // An A operand in TMEM has the idesc atype.
 func.func @a_type(%en: i1, %desc: i64) {
   %d = "test.op"() : () -> memref<128x128xf32, #tcgen05.space<tmem>>
