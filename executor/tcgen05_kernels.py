@@ -1112,8 +1112,8 @@ def cp(smem: SharedMemory, tmem: TensorMemory, *, taddr: int, desc: int, shape: 
 
 
 def shift(tmem: TensorMemory, taddr: int, cta_group: int = 1) -> tuple[int, int, int, int]:
-    """`tcgen05.shift.cta_group.down [taddr]`: the 32-byte element at the address column of every
-    lane from the address lane to the last moves down one lane; the address lane becomes
+    """`tcgen05.shift.cta_group.down [taddr]`: the 32-byte elements at the address column of the
+    32 lanes from the address lane move down one lane (".31x256b"); the address lane becomes
     undefined (`tmem_moves.shift_rows`). Returns (lane, lanes, column, columns) moved."""
     if cta_group != 1:
         raise _not_modelled("tcgen05.shift.cta_group::2 (a CTA pair)")
@@ -1122,7 +1122,7 @@ def shift(tmem: TensorMemory, taddr: int, cta_group: int = 1) -> tuple[int, int,
         raise Tcgen05ExecutionError(
             f"requires the tcgen05.shift address lane to be a multiple of "
             f"{tmem_moves.SHIFT_LANE_ALIGNMENT}, got lane {lane}")
-    lanes = TMEM_LANES - lane
+    lanes = tmem_moves.SHIFT_LANES
     tmem.shift_down(lane, lanes, column, tmem_moves.SHIFT_COLUMNS, "the tcgen05.shift rows")
     return lane, lanes, column, tmem_moves.SHIFT_COLUMNS
 

@@ -20,10 +20,11 @@
   `.b8x16.b6x16_p32` or `.b8x16.b4x16_p64` (6-/4-bit elements to 8-bit containers).
 * `tcgen05.shift.cta_group.down [taddr]`: "initiates the shifting of 32-byte elements downwards
   across all the rows, except the last, by one row ... The lane of the address operand taddr must
-  be aligned to 32" (§9.7.16.9.3). mmair's reading [inf]: the matrix is the 32-byte element (8
-  cells) at the address column of every lane from the address lane to the last lane (127); lane
-  r + 1 receives lane r, the old last lane is overwritten, and the first lane receives nothing the
-  ISA defines (`shift_rows`). `.ashift` on `tcgen05.mma` ("shifts the rows of the A matrix down
+  be aligned to 32" (§9.7.16.9.3); its data movement shape is ".31x256b (implicit)"
+  (§9.7.16.2.3). mmair's reading: the matrix is the 32-byte element (8 cells) at the address column
+  of the 32 lanes from the (32-aligned) address lane; its first 31 rows move down one lane (lane
+  r + 1 receives lane r), the old last lane is overwritten, and the first lane receives nothing
+  the ISA defines (`shift_rows`) [inf: what the first lane holds]. `.ashift` on `tcgen05.mma` ("shifts the rows of the A matrix down
   by one row, except for the last row in the Tensor Memory", §9.7.16.10.9) is the same move on A's
   M lanes x its columns.
 * `tcgen05.commit.cta_group.mbarrier::arrive::one.shared::cluster{.multicast::cluster}.b64
@@ -53,6 +54,8 @@ SHIFT_COLUMNS = 8
 """`tcgen05.shift` moves one 32-byte element (8 cells) per lane [inf: "32-byte elements"]."""
 SHIFT_LANE_ALIGNMENT = 32
 """The lane of a `tcgen05.shift` address is a multiple of 32 (PTX ISA "tcgen05.shift")."""
+SHIFT_LANES = 32
+"""`tcgen05.shift` moves 31 rows (".31x256b") of a 32-lane matrix down one lane."""
 
 #: tcgen05.cp shape -> the warp-multicast qualifiers it needs (None = no multicast).
 CP_SHAPES: dict[str, tuple[str | None, ...]] = {
