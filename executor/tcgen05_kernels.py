@@ -1089,16 +1089,14 @@ def cp(smem: SharedMemory, tmem: TensorMemory, *, taddr: int, desc: int, shape: 
     (read through the matrix descriptor as a K-major canonical layout of bytes, the layout of
     the MMA operands) into TMEM, row r to the lanes `tmem_moves.cp_lane_offsets` gives, the
     row's bytes little-endian into consecutive 32-bit cells from the address column."""
-    if decompress is not None:
-        raise _not_modelled(f"tcgen05.cp decompression .{decompress}")
-    try:
-        lanes = np.array(tmem_moves.cp_lane_offsets(shape, multicast))
-    except KeyError:
-        raise _not_modelled(f"tcgen05.cp .{shape}") from None
+    lanes = np.array(tmem_moves.cp_lane_offsets(shape, multicast))
     rows, bits = tmem_moves.CP_ROWS_BITS[shape]
     d = _decode("tcgen05.cp source descriptor", desc, decode_smem_desc)
     operand = _checked_operand_map(d, "k", 8, rows, bits // 8, "the tcgen05.cp source", 8)
-    data = np.ascontiguousarray(smem.data[operand.index]).view("<u4")  # (rows, columns)
+    raw = np.ascontiguousarray(smem.data[operand.index])  # (rows, bytes)
+    if decompress is not None:  # 16 packed 4/6-bit elements per 16-byte unit -> 16 bytes
+        raw = tmem_moves.cp_decompress(raw, decompress)
+    data = raw.view("<u4")  # (rows, columns)
     lane0, column0 = layouts.tmem_lane(taddr), layouts.tmem_column(taddr)
     columns = bits // 32
     top = int(lanes.max()) + 1
