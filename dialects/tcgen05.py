@@ -1075,8 +1075,15 @@ def _verify_ld_st(op: LdOp | StOp, tmem_type: Attribute, regs_type: Attribute) -
         raise _error(op, f"requires a tensor-memory operand (a memref in "
                          f"#tcgen05.space<tmem>), got {tmem_type}")
     rows, cols = _static_2d(op, "the TMEM operand", tmem_type)
+    split = 0 if op.split is None else op.split.value.data
+    if op.split is not None and shape != "16x32bx2":
+        raise _error(op, f"requires .16x32bx2 for split (immHalfSplitoff), got .{shape}")
+    if split < 0:
+        raise _error(op, f"requires split (immHalfSplitoff) >= 0, got {split}")
+    packed = (op.pack if isinstance(op, LdOp) else op.unpack) is not None
     lanes = tmem_moves.LD_ST_SHAPES[shape][0]
-    columns = tmem_moves.ld_st_columns(shape, num)
+    columns = max(tmem_moves.ld_st_columns(shape, num) * (2 if packed else 1),
+                  tmem_moves.ld_st_extent(shape, num, split, packed)[1])
     lane, column = op.lane.value.data, op.column.value.data
     if lane + lanes > rows or column < 0 or column + columns > cols:
         raise _error(op, f"requires lanes {lane}..{lane + lanes - 1} and columns {column}.."
@@ -1106,13 +1113,16 @@ class LdOp(IRDLOperation):
     warp = prop_def(IntegerAttr[I32])
     lane = prop_def(IntegerAttr[I32])
     column = prop_def(IntegerAttr[I32])
+    split = opt_prop_def(IntegerAttr[I32])
+    """`.16x32bx2`'s immHalfSplitoff: the column offset of the second half-warp (default 0)."""
     pack = opt_prop_def(UnitAttr)
     tmem = operand_def(MemRefType)
     regs = result_def(MemRefType)
     traits = traits_def(MemoryReadEffect())
     assembly_format = (
         "`shape` `(` $shape `)` `num` `(` $num `)` `warp` `(` $warp `)` `lane` `(` $lane `)` "
-        "`column` `(` $column `)` (`pack` $pack^)? $tmem attr-dict `:` type($tmem) `->` type($regs)"
+        "`column` `(` $column `)` (`split` `(` $split^ `)`)? (`pack` $pack^)? $tmem attr-dict "
+        "`:` type($tmem) `->` type($regs)"
     )
 
     def verify_(self) -> None:
@@ -1133,14 +1143,16 @@ class StOp(IRDLOperation):
     warp = prop_def(IntegerAttr[I32])
     lane = prop_def(IntegerAttr[I32])
     column = prop_def(IntegerAttr[I32])
+    split = opt_prop_def(IntegerAttr[I32])
+    """`.16x32bx2`'s immHalfSplitoff: the column offset of the second half-warp (default 0)."""
     unpack = opt_prop_def(UnitAttr)
     tmem = operand_def(MemRefType)
     regs = operand_def(MemRefType)
     traits = traits_def(MemoryWriteEffect())
     assembly_format = (
         "`shape` `(` $shape `)` `num` `(` $num `)` `warp` `(` $warp `)` `lane` `(` $lane `)` "
-        "`column` `(` $column `)` (`unpack` $unpack^)? $tmem `,` $regs attr-dict `:` type($tmem) "
-        "`,` type($regs)"
+        "`column` `(` $column `)` (`split` `(` $split^ `)`)? (`unpack` $unpack^)? $tmem `,` $regs "
+        "attr-dict `:` type($tmem) `,` type($regs)"
     )
 
     def verify_(self) -> None:

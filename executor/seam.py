@@ -320,8 +320,9 @@ class IssueSeam:
 
 
 def _mad_sizes(op: Operation) -> tuple[int, int] | None:
-    """Operand indices of m and n of a mad (whose size decides whether it is `sequential`)."""
-    if not isinstance(op, pto.MadOp | pto.MadAccOp | pto.MadBiasOp):
+    """Operand indices of m and n of a mad or a raw mmad (whose size decides whether it is
+    `sequential`)."""
+    if not isinstance(op, pto.MadOp | pto.MadAccOp | pto.MadBiasOp | pto.MmadOp):
         return None
     operands = list(op.operands)
     return operands.index(op.m), operands.index(op.n)

@@ -74,6 +74,10 @@ class MbarrierState:
             self.pending = self.count
 
 
+def _packed(op: tcgen05.LdOp | tcgen05.StOp) -> bool:
+    return (op.pack if isinstance(op, tcgen05.LdOp) else op.unpack) is not None
+
+
 @register_impls
 @dataclass
 class Tcgen05Functions(InterpreterFunctions):
@@ -304,18 +308,20 @@ class Tcgen05Functions(InterpreterFunctions):
 
     def _ld_st_cells(self, op: tcgen05.LdOp | tcgen05.StOp,
                      view: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """(lanes, columns) index arrays, (32 threads, registers) each, of the TMEM cells a
-        `.b32` tcgen05.ld/st moves (`tmem_moves.ld_st_cells`: register r of thread t)."""
+        """(lanes, columns) index arrays of the TMEM cells a tcgen05.ld/st moves, (32 threads,
+        registers) for `.b32` (`tmem_moves.ld_st_cells`: register r of thread t), (32,
+        registers, 2) with `.pack::16b` / `.unpack::16b` (`tmem_moves.packed_cells`: the low
+        and high halves of each register)."""
         shape = op.shape.data
         num = op.num.value.data
-        if op.properties.get("pack") or op.properties.get("unpack"):
-            raise ExecutionError(f"uses .{shape} with (un)packing (.pack::16b / .unpack::16b), "
-                                 "which the executor does not model (only .b32)")
-        if shape == "16x32bx2" and isinstance(op, tcgen05.StOp):
-            raise ExecutionError("uses tcgen05.st .16x32bx2, which the executor does not model "
-                                 "(with immHalfSplitoff 0, the form mmair emits, both half-warps "
-                                 "write the same cells)")
-        lanes, columns = tmem_moves.ld_st_cells(shape, num)
+        split = 0 if op.split is None else op.split.value.data
+        if shape == "16x32bx2" and isinstance(op, tcgen05.StOp) and split < num:
+            raise ExecutionError(
+                f"uses tcgen05.st .16x32bx2 with immHalfSplitoff {split} < .x{num}: both "
+                "half-warps write the same cells (split must be at least the repetition count)")
+        lanes, columns = tmem_moves.ld_st_cells(shape, num, split)
+        if _packed(op):
+            lanes, columns = tmem_moves.packed_cells(lanes, columns)
         address = self.tmem_address(view, "the TMEM operand")
         lane = layouts.tmem_lane(address) + op.lane.value.data
         column = layouts.tmem_column(address) + op.column.value.data
@@ -330,13 +336,18 @@ class Tcgen05Functions(InterpreterFunctions):
         t = op.regs.type
         assert isinstance(t, MemRefType)
         dtype = numpy_dtype(element_name_of_type(t.element_type))
-        return (self.tmem.cells[lanes, columns].view(dtype),)  # (fancy indexing copies)
+        cells = self.tmem.cells[lanes, columns]  # (fancy indexing copies)
+        if op.pack is not None:  # two 16-bit elements (low halves) per register
+            cells = (cells[..., 0] & 0xFFFF) | ((cells[..., 1] & 0xFFFF) << 16)
+        return (cells.view(dtype),)
 
     @impl(tcgen05.StOp)
     def run_st(self, interp: Interpreter, op: tcgen05.StOp, args: PythonValues) -> PythonValues:
         lanes, columns = self._ld_st_cells(op, args[0])
-        regs = np.ascontiguousarray(args[1])
-        self.tmem.cells[lanes, columns] = regs.view(np.uint32).reshape(lanes.shape)
+        regs = np.ascontiguousarray(args[1]).view(np.uint32)
+        if op.unpack is not None:  # each register's halves into two cells (upper bits 0 [inf])
+            regs = np.stack([regs & 0xFFFF, regs >> 16], axis=-1)
+        self.tmem.cells[lanes, columns] = regs.reshape(lanes.shape)
         self.tmem.defined(lanes, columns)
         return ()
 

@@ -1089,16 +1089,14 @@ def cp(smem: SharedMemory, tmem: TensorMemory, *, taddr: int, desc: int, shape: 
     (read through the matrix descriptor as a K-major canonical layout of bytes, the layout of
     the MMA operands) into TMEM, row r to the lanes `tmem_moves.cp_lane_offsets` gives, the
     row's bytes little-endian into consecutive 32-bit cells from the address column."""
-    if decompress is not None:
-        raise _not_modelled(f"tcgen05.cp decompression .{decompress}")
-    try:
-        lanes = np.array(tmem_moves.cp_lane_offsets(shape, multicast))
-    except KeyError:
-        raise _not_modelled(f"tcgen05.cp .{shape}") from None
+    lanes = np.array(tmem_moves.cp_lane_offsets(shape, multicast))
     rows, bits = tmem_moves.CP_ROWS_BITS[shape]
     d = _decode("tcgen05.cp source descriptor", desc, decode_smem_desc)
     operand = _checked_operand_map(d, "k", 8, rows, bits // 8, "the tcgen05.cp source", 8)
-    data = np.ascontiguousarray(smem.data[operand.index]).view("<u4")  # (rows, columns)
+    raw = np.ascontiguousarray(smem.data[operand.index])  # (rows, bytes)
+    if decompress is not None:  # 16 packed 4/6-bit elements per 16-byte unit -> 16 bytes
+        raw = tmem_moves.cp_decompress(raw, decompress)
+    data = raw.view("<u4")  # (rows, columns)
     lane0, column0 = layouts.tmem_lane(taddr), layouts.tmem_column(taddr)
     columns = bits // 32
     top = int(lanes.max()) + 1
@@ -1112,8 +1110,8 @@ def cp(smem: SharedMemory, tmem: TensorMemory, *, taddr: int, desc: int, shape: 
 
 
 def shift(tmem: TensorMemory, taddr: int, cta_group: int = 1) -> tuple[int, int, int, int]:
-    """`tcgen05.shift.cta_group.down [taddr]`: the 32-byte element at the address column of every
-    lane from the address lane to the last moves down one lane; the address lane becomes
+    """`tcgen05.shift.cta_group.down [taddr]`: the 32-byte elements at the address column of the
+    32 lanes from the address lane move down one lane (".31x256b"); the address lane becomes
     undefined (`tmem_moves.shift_rows`). Returns (lane, lanes, column, columns) moved."""
     if cta_group != 1:
         raise _not_modelled("tcgen05.shift.cta_group::2 (a CTA pair)")
@@ -1122,7 +1120,7 @@ def shift(tmem: TensorMemory, taddr: int, cta_group: int = 1) -> tuple[int, int,
         raise Tcgen05ExecutionError(
             f"requires the tcgen05.shift address lane to be a multiple of "
             f"{tmem_moves.SHIFT_LANE_ALIGNMENT}, got lane {lane}")
-    lanes = TMEM_LANES - lane
+    lanes = tmem_moves.SHIFT_LANES
     tmem.shift_down(lane, lanes, column, tmem_moves.SHIFT_COLUMNS, "the tcgen05.shift rows")
     return lane, lanes, column, tmem_moves.SHIFT_COLUMNS
 

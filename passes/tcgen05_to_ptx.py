@@ -550,6 +550,7 @@ class PtxEmitter:
     def _ld_st(self, op: tcgen05.LdOp | tcgen05.StOp) -> None:
         k = self.k
         shape, num = op.shape.data, op.num.value.data
+        split = 0 if op.split is None else op.split.value.data
         count = LD_ST_SHAPES[shape][1] * num
         addr = k.reg("r")
         offset = (op.lane.value.data << 16) + op.column.value.data
@@ -563,7 +564,7 @@ class PtxEmitter:
             names = self._ld_registers(count, warp)
             pack = ".pack::16b" if op.pack is not None else ""
             k.emit(f"tcgen05.ld.sync.aligned.{shape}.x{num}{pack}.b32 {{{', '.join(names)}}}, "
-                   f"[{addr}]" + (", 0" if shape == "16x32bx2" else ""))
+                   f"[{addr}]" + (f", {split}" if shape == "16x32bx2" else ""))
             k.values[op.regs] = (warp, names)
         else:
             regs = k.values.get(op.regs)
@@ -571,7 +572,7 @@ class PtxEmitter:
                 raise PtxEmitError(op, "stores registers that come from a tcgen05.ld only")
             unpack = ".unpack::16b" if op.unpack is not None else ""
             k.emit(f"tcgen05.st.sync.aligned.{shape}.x{num}{unpack}.b32 [{addr}]"
-                   + (", 0" if shape == "16x32bx2" else "") + f", {{{', '.join(regs[1])}}}")
+                   + (f", {split}" if shape == "16x32bx2" else "") + f", {{{', '.join(regs[1])}}}")
         k.lines.append(f"{skip}:")
 
 
