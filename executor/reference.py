@@ -153,6 +153,7 @@ class LogicalTile:
     alias: list[LogicalTile] = field(default_factory=list)
     """The tiles that are views of the same buffer (pto.reinterpret), this one included."""
     _physical_index: np.ndarray | None = None
+    _padded_position: np.ndarray | None = None
 
     def __post_init__(self) -> None:
         if not self.alias:
@@ -183,6 +184,11 @@ class LogicalTile:
     def cols(self) -> int:
         return self.shape[1]
 
+    @property
+    def geometry_key(self) -> tuple:
+        """What the physical index map depends on."""
+        return (self.layout, self.logical_shape, self.element, self.space)
+
     def physical_index(self, role: str) -> np.ndarray:
         """[padded rows, padded cols] -> element offset in the physical buffer (a bijection)."""
         if self._physical_index is None:
@@ -203,6 +209,16 @@ class LogicalTile:
         values[index] = self.padded_values
         magnitude[index] = self.padded_magnitude
         return values, magnitude
+
+    def padded_position(self, role: str) -> np.ndarray:
+        """Physical element offset -> flat index into `padded_values` (the inverse of
+        `physical_index`)."""
+        if self._padded_position is None:
+            index = self.physical_index(role).reshape(-1)
+            position = np.empty(index.size, dtype=np.int64)
+            position[index] = np.arange(index.size, dtype=np.int64)
+            self._padded_position = position
+        return self._padded_position
 
     def store_physical(self, values: np.ndarray, magnitude: np.ndarray) -> None:
         index = self.physical_index("dst")
@@ -352,6 +368,9 @@ class ReferencePtoFunctions(InterpreterFunctions):
     tolerances: dict[int, Tolerance] = field(default_factory=dict)
     """Per GM base array (by id): the tolerance of the values the kernel wrote there."""
     _tiles: dict[Operation, LogicalTile] = field(default_factory=dict)
+    _maps: dict[tuple, tuple[np.ndarray, ...]] = field(default_factory=dict)
+    """Raw ops: (op, runtime parameters) -> the element positions it reads and writes, in the
+    tiles' padded matrices (loops repeat the same few parameter sets)."""
     block: int = 0
     blocks: int = 1
     launch: Any = None
@@ -618,19 +637,26 @@ class ReferencePtoFunctions(InterpreterFunctions):
         self._written(dst)
         return ()
 
-    def _load(self, op, src: LogicalTile, src_offset: int, dst: LogicalTile, dst_offset: int,
-              kernel) -> PythonValues:
+    def _load(self, op, key: tuple, src: LogicalTile, src_offset: int, dst: LogicalTile,
+              dst_offset: int, kernel) -> PythonValues:
         """An L1 -> L0A/L0B load: `kernel(src_bytes, dst_bytes)` is the executor's byte kernel;
-        `_element_map` turns it into "dst element e comes from src element s" on whole elements."""
-        bits = element_bits(src.element)
-        svalues, smagnitude = src.physical("src")
-        dvalues, dmagnitude = dst.physical("dst")
-        source = _element_map(kernel, bits, svalues.size, _raw_offset(src_offset, svalues.size, "src"),
-                              dvalues.size, _raw_offset(dst_offset, dvalues.size, "dst"))
-        written = source >= 0
-        dvalues[written] = _bits_as(svalues[source[written]], src.element, dst.element)
-        dmagnitude[written] = smagnitude[source[written]]
-        dst.store_physical(dvalues, dmagnitude)
+        `_element_map` turns it into "dst element e comes from src element s" on whole elements,
+        kept per (op, parameters) as positions in the two padded matrices."""
+        cache_key = (op, key, src_offset, dst_offset, src.geometry_key, dst.geometry_key)
+        positions = self._maps.get(cache_key)
+        if positions is None:
+            src_count = src.physical_index("src").size
+            dst_count = dst.physical_index("dst").size
+            source = _element_map(kernel, element_bits(src.element), src_count,
+                                  _raw_offset(src_offset, src_count, "src"), dst_count,
+                                  _raw_offset(dst_offset, dst_count, "dst"))
+            written = np.nonzero(source >= 0)[0]
+            positions = self._maps[cache_key] = (dst.padded_position("dst")[written],
+                                                 src.padded_position("src")[source[written]])
+        dst_pos, src_pos = positions
+        dst.padded_values.reshape(-1)[dst_pos] = _bits_as(src.padded_values.reshape(-1)[src_pos],
+                                                          src.element, dst.element)
+        dst.padded_magnitude.reshape(-1)[dst_pos] = src.padded_magnitude.reshape(-1)[src_pos]
         self._written(dst)
         return ()
 
@@ -641,7 +667,7 @@ class ReferencePtoFunctions(InterpreterFunctions):
         bits = element_bits(v["src"].element)
         gap = isa_params.load2d_dst_gap_effective(pto.target_of(op))
         transpose = op.if_transpose is not None
-        return self._load(op, v["src"], v["src_offset"], v["dst"], v["dst_offset"],
+        return self._load(op, p, v["src"], v["src_offset"], v["dst"], v["dst_offset"],
                           lambda s, d: raw_kernels.load2d(s, d, p, bits, transpose, gap))
 
     @impl(pto.Load2DTransposeOp)
@@ -649,7 +675,7 @@ class ReferencePtoFunctions(InterpreterFunctions):
         v = pto.operand_map(op, args)
         p = raw_kernels.Load2DTranspose(*(v[name] for name in isa_params.LOAD2D_TRANSPOSE_FIELDS))
         element = v["src"].element
-        return self._load(op, v["src"], v["src_offset"], v["dst"], v["dst_offset"],
+        return self._load(op, p, v["src"], v["src_offset"], v["dst"], v["dst_offset"],
                           lambda s, d: raw_kernels.load2d_transpose(s, d, p, element))
 
     @impl(pto.Load2DV2Op)
@@ -658,7 +684,7 @@ class ReferencePtoFunctions(InterpreterFunctions):
         p = raw_kernels.Load2DV2(*(v[name] for name in isa_params.LOAD2D_V2_FIELDS))
         bits = element_bits(v["src"].element)
         transpose = op.if_transpose is not None
-        return self._load(op, v["src"], v["src_offset"], v["dst"], v["dst_offset"],
+        return self._load(op, p, v["src"], v["src_offset"], v["dst"], v["dst_offset"],
                           lambda s, d: raw_kernels.load2d_v2(s, d, p, bits, transpose))
 
     @impl(pto.CopyL1BtOp)
@@ -666,7 +692,7 @@ class ReferencePtoFunctions(InterpreterFunctions):
         v = pto.operand_map(op, args)
         p = raw_kernels.CopyL1Bt(*(v[name] for name in isa_params.L1_BT_FIELDS))
         unit = isa_params.l1_bt_unit_bytes(pto.target_of(op))
-        return self._load(op, v["src"], v["src_offset"], v["dst"], v["dst_offset"],
+        return self._load(op, p, v["src"], v["src_offset"], v["dst"], v["dst_offset"],
                           lambda s, d: raw_kernels.copy_l1_bt(s, d, p, unit))
 
     @impl(pto.MmadOp)
@@ -680,21 +706,28 @@ class ReferencePtoFunctions(InterpreterFunctions):
             (a, b, c, m, n, k), bias = args, None
         if not (m and n and k):
             return ()
-        target = pto.target_of(op)
-        gemv = isa_params.gemv_active(target, m, op.disable_gemv is not None)
-        a_idx, b_idx, c_idx = raw_kernels.mmad_indices(
-            m, n, k, a.element, b.element, target.l0a_layout, gemv, op.k_direction_align is not None)
-        av, am = a.physical("lhs")
-        bv, bm = b.physical("rhs")
-        cv, cm = c.physical("dst")
-        for idx, size, role in ((a_idx, av.size, "lhs (L0A)"), (b_idx, bv.size, "rhs (L0B)"),
-                                (c_idx, cv.size, "dst (L0C)")):
-            _raw_bounds(idx, size, role)
-        product = av[a_idx].astype(np.float64) @ bv[b_idx].astype(np.float64)
-        magnitude = am[a_idx] @ bm[b_idx]
+        key = (op, m, n, k, a.geometry_key, b.geometry_key, c.geometry_key)
+        positions = self._maps.get(key)
+        if positions is None:
+            target = pto.target_of(op)
+            gemv = isa_params.gemv_active(target, m, op.disable_gemv is not None)
+            indices = raw_kernels.mmad_indices(m, n, k, a.element, b.element, target.l0a_layout,
+                                               gemv, op.k_direction_align is not None)
+            positions = []
+            for idx, tile, role in zip(indices, (a, b, c), ("lhs (L0A)", "rhs (L0B)", "dst (L0C)"),
+                                       strict=True):
+                position = tile.padded_position(role)
+                _raw_bounds(idx, position.size, role)
+                positions.append(position[idx])
+            positions = self._maps[key] = tuple(positions)
+        a_pos, b_pos, c_pos = positions
+        values = [t.padded_values.reshape(-1) for t in (a, b, c)]
+        magnitudes = [t.padded_magnitude.reshape(-1) for t in (a, b, c)]
+        product = values[0][a_pos].astype(np.float64) @ values[1][b_pos].astype(np.float64)
+        magnitude = magnitudes[0][a_pos] @ magnitudes[1][b_pos]
         if not op.init_zero:
-            product += cv[c_idx]
-            magnitude += cm[c_idx]
+            product += values[2][c_pos]
+            magnitude += magnitudes[2][c_pos]
             c.products += k
         else:
             c.products = k
@@ -706,10 +739,9 @@ class ReferencePtoFunctions(InterpreterFunctions):
         if c.element not in FLOAT_ELEMENTS:
             info = np.iinfo(np.int32)
             product = np.clip(product, info.min, info.max)
-        cv[c_idx] = product
-        cm[c_idx] = magnitude
+        values[2][c_pos] = product
+        magnitudes[2][c_pos] = magnitude
         c.source = a.element
-        c.store_physical(cv, cm)
         self._written(c)
         return ()
 

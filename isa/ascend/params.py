@@ -253,6 +253,19 @@ def fixpipe_nz_block_cols(dst_bits: int, channel_split: bool) -> int:
     return {8: 32, 4: 64}.get(dst_bits, 16)
 
 
+def fixpipe_nz_dst_widths(dst_elem: str, dst_space: str) -> tuple[int, ...]:
+    """The Z-block widths (channels) a Fixpipe NZ output of `dst_elem` into `dst_space` can write:
+    the default block (16; b8 32 by channel merge; b4 64) and, for f32 into GM, 8 with channel
+    split. An nz destination whose own block width (c0) is another one cannot receive the
+    hardware's blocks: e.g. an f32 or s32 nz tile in L1/UB has 16 x 8 fractals, but channel split
+    exists to GM only (Ascend C `F32-Channel-Split.md`; the a5 tensor API `Fixpipe.md`:
+    "通道拆分：输出到GM、数据类型为float到float，输出格式为NZ时，支持通道拆分")."""
+    widths = {fixpipe_nz_block_cols(element_bits(dst_elem), False)}
+    if dst_elem == "f32" and dst_space == FIXPIPE_CHANNEL_SPLIT_DST:
+        widths.add(FIXPIPE_SPLIT_BLOCK_COLS)
+    return tuple(sorted(widths))
+
+
 def nd2nz_fields(target: Target) -> Mapping[str, Field]:
     return ND2NZ_FIELDS_A5 if target.arch == 3510 else ND2NZ_FIELDS
 
