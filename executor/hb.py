@@ -136,6 +136,10 @@ class HappensBefore:
     def execute(self, ev: Event) -> None:
         """Record that `ev` runs now (the scheduler has checked that it can): advance clocks,
         link predecessors, check its accesses."""
+        lazy = ev.lazy
+        if lazy is not None and not self.record_preds:
+            self._execute_op(ev, lazy)
+            return
         lane = ev.lane
         n = self.count[lane] + 1
         self.count[lane] = n
@@ -188,6 +192,37 @@ class HappensBefore:
                 groups = [check(ev, access, clock, lane, in_order) for access in accesses]
                 for access, group in zip(accesses, groups, strict=True):
                     _record(ev, access, group, lane, n)
+        self._until_prune -= 1
+        if self._until_prune <= 0:
+            self.prune()
+
+    def _execute_op(self, ev: Event, lazy: tuple) -> None:
+        """`execute` of a pipe op whose footprint the seam left to the engine (`Event.lazy`),
+        without predecessors: the common case, with the steps of a pipe op only."""
+        lane = ev.lane
+        n = self.count[lane] + 1
+        self.count[lane] = n
+        ev.epoch = n
+        clock = self.clock[lane]
+        in_order = self.in_order[lane]
+        if in_order:
+            clock[lane] = n
+        ev.lazy = None
+        try:
+            accesses = ev.accesses = lazy[0].accesses(lazy[1])
+        except Exception as err:
+            raise op_fault(ev.op, err) from None
+        check = self._check
+        if len(accesses) == 2:  # most ops: one source, one destination
+            a, b = accesses
+            ga = check(ev, a, clock, lane, in_order)
+            gb = check(ev, b, clock, lane, in_order)
+            _record(ev, a, ga, lane, n)
+            _record(ev, b, gb, lane, n)
+        elif accesses:
+            groups = [check(ev, access, clock, lane, in_order) for access in accesses]
+            for access, group in zip(accesses, groups, strict=True):
+                _record(ev, access, group, lane, n)
         self._until_prune -= 1
         if self._until_prune <= 0:
             self.prune()

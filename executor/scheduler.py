@@ -172,7 +172,7 @@ class Scheduler:
         return True
 
     def light_set_wait(self, plan: FlagPlan) -> bool:
-        """Issue set_flag `plan` and the wait_flag that directly follows it (`plan.fused`):
+        """Issue set_flag `plan` and the wait_flag that follows it (`plan.fused`):
         the set runs, then the wait consumes it at once."""
         src, dst = plan.src_lane, plan.dst_lane
         queues = self.queues

@@ -53,7 +53,7 @@ from mmair.dialects.pto.effects import Access
 from mmair.executor.events import Event, SyncError, format_iteration, lane_of
 from mmair.executor.scheduler import Scheduler
 from mmair.isa.tcgen05 import layouts
-from mmair.isa.tcgen05.tmem_moves import ld_st_cells
+from mmair.isa.tcgen05.tmem_moves import ld_st_extent
 from mmair.isa.tcgen05.units import TMEM_ROW_BYTES, UNITS, Unit
 
 _MASK32 = (1 << 32) - 1
@@ -447,8 +447,9 @@ class Tcgen05Seam:
                       write: bool) -> Access:
         fn = self._fn(interp)
         address = fn.tmem_address(view, "the TMEM operand")
-        lane_map, column_map = ld_st_cells(op.shape.data, op.num.value.data)
-        lanes, columns = int(lane_map.max()) + 1, int(column_map.max()) + 1
+        packed = (op.pack if isinstance(op, tcgen05.LdOp) else op.unpack) is not None
+        lanes, columns = ld_st_extent(op.shape.data, op.num.value.data,
+                                      0 if op.split is None else op.split.value.data, packed)
         return self._tmem(op.tmem, view, layouts.tmem_lane(address) + op.lane.value.data,
                           layouts.tmem_column(address) + op.column.value.data, lanes, columns,
                           write)

@@ -623,6 +623,35 @@ pto.fixpipe %c, %l1, %c16, %c24 {layout = "nz2nz", quant = "f322f16"} : !pto.til
 // CHECK: error: 'pto.fixpipe' op requires n to be a multiple of 16 for nz2nz, got 24
 
 // -----
+// [F2 blocks] NZ output: an f32 nz tile in L1 has 16 x 8 fractals, but the Fixpipe writes 16 x 16
+// blocks there (channel split, the 16 x 8 form, exists to gm only)
+builtin.module attributes {pto.target = "a5"} {
+  %c16 = arith.constant 16 : index
+  %c, %l1 = "test.op"() : () -> (!pto.tile<l0c, 16x16xf32, nz>, !pto.tile<l1, 16x16xf32, nz>)
+  pto.fixpipe %c, %l1, %c16, %c16 {layout = "nz2nz"} : !pto.tile<l0c, 16x16xf32, nz>, !pto.tile<l1, 16x16xf32, nz>
+}
+// CHECK: error: 'pto.fixpipe' op requires an nz2nz dst block width (c0) in [16] for f32 output to l1 (the Fixpipe writes Z blocks of 16 channels, 32 for 8-bit output by channel merge, 8 for f32 by channel split to gm only), got 8
+
+// -----
+// [F2 blocks] NZ output: 8-bit output is channel-merged into 16 x 32 blocks, so a GM memref of
+// 16-wide blocks cannot receive it
+%c16 = arith.constant 16 : index
+%c32 = arith.constant 32 : index
+%w = arith.constant 0 : i64
+%c, %gm = "test.op"() : () -> (!pto.tile<l0c, 16x32xi32, nz>, memref<2x1x16x16xi8>)
+pto.fixpipe %c, %gm, %c16, %c32 scalar %w {layout = "nz2nz", quant = "req8"} : !pto.tile<l0c, 16x32xi32, nz>, memref<2x1x16x16xi8>
+// CHECK: error: 'pto.fixpipe' op requires an nz2nz dst block width (c0) in [32] for s8 output to gm (the Fixpipe writes Z blocks of 16 channels, 32 for 8-bit output by channel merge, 8 for f32 by channel split to gm only), got 16
+
+// -----
+// [F2 blocks] NZ output with channel merge: n = 32q + 16 leaves a 16-wide last block
+%c16 = arith.constant 16 : index
+%c48 = arith.constant 48 : index
+%w = arith.constant 0 : i64
+%c, %gm = "test.op"() : () -> (!pto.tile<l0c, 16x48xi32, nz>, memref<2x1x16x32xi8>)
+pto.fixpipe %c, %gm, %c16, %c48 scalar %w {layout = "nz2nz", quant = "req8"} : !pto.tile<l0c, 16x48xi32, nz>, memref<2x1x16x32xi8>
+// CHECK: error: 'pto.fixpipe' op requires n to be a multiple of 32 for nz2nz with s8 output (channel merge writes 16 x 32 blocks; the last 16 channels would form a narrower block that the 32-wide dst fractals do not hold), got 48
+
+// -----
 // [G4/F2] NZ2ND mSize <= 8192
 %c16 = arith.constant 16 : index
 %m = arith.constant 9000 : index
