@@ -1329,6 +1329,12 @@ class ShiftOp(IRDLOperation):
         _check_cta_group(self, self.cta_group.value.data)
         if not _in_space(self.tmem.type, TMEM):
             raise _error(self, f"requires a tensor-memory operand, got {self.tmem.type}")
+        target = _target_of(self)
+        if target is not None:
+            try:
+                rules.check_shift_target(target)
+            except DescriptorError as err:
+                raise _error(self, str(err)) from err
 
 
 

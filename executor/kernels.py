@@ -364,6 +364,17 @@ def _compute_dtype(element: str) -> np.dtype:
         else np.dtype(np.float64)
 
 
+_ORDERS: dict[tuple[int, ...], tuple[int, ...]] = {}
+
+
+def _memory_order(strides: tuple[int, ...]) -> tuple[int, ...]:
+    """The axes of a view by decreasing stride (memoized per stride tuple)."""
+    order = _ORDERS.get(strides)
+    if order is None:
+        order = _ORDERS[strides] = tuple(sorted(range(len(strides)), key=lambda d: -strides[d]))
+    return order
+
+
 def mad(
     a: Tile,
     b: Tile,
@@ -409,7 +420,11 @@ def mad(
         _, fr, _, fc = cblocked.shape
         if m % fr == 0 and n % fc == 0:  # whole fractals: add in place through the blocked view
             target = cblocked[: m // fr, :, : n // fc, :]
-            np.add(target, prod.reshape(m // fr, fr, n // fc, fc), out=target)
+            # in the destination's memory order: contiguous writes, strided reads of `prod`
+            # (numpy's own order for this view took ~2x as long)
+            order = _memory_order(target.strides)
+            target = target.transpose(order)
+            np.add(target, prod.reshape(m // fr, fr, n // fc, fc).transpose(order), out=target)
             return
     if accumulate:
         prod += read_region(cblocked, 0, 0, m, n, prod.dtype)

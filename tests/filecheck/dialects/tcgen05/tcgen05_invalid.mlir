@@ -763,3 +763,14 @@ func.func @split_extent(%t: memref<128x8xf32, #tcgen05.space<tmem>>) {
   func.return
 }
 // CHECK: 'tcgen05.ld' op requires lanes 0..15 and columns 0..11 inside the TMEM operand 128x8
+
+// -----
+
+// R32: tcgen05.shift needs an arch-specific target.
+builtin.module attributes {tcgen05.target = "sm_100f"} {
+  func.func @shift_target(%t: memref<128x64xf32, #tcgen05.space<tmem>>) {
+    tcgen05.shift cta_group(1) %t : memref<128x64xf32, #tcgen05.space<tmem>>
+    func.return
+  }
+}
+// CHECK: 'tcgen05.shift' op target = sm_100f does not support tcgen05.shift; legal: an arch-specific target (sm_100a, sm_103a, sm_107a, sm_110a; alias sm_101a) [R32]
