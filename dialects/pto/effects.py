@@ -13,7 +13,9 @@ while their bounding boxes would.
 
 * With runtime values (`values`: the executor's operand values, `Tile`s and numpy arrays) the
   bytes are exact: the tile's offset and size, the GM window's rows inside its root array (the GM
-  argument), restricted to the region the op's size operands select.
+  argument), restricted to the region the op's size operands select; for the raw parameter
+  forms (`pto.copy_nd2nz`, `pto.load_2d`, `pto.mmad`, `pto.fixpipe_copy`, ...) the bytes their
+  runtime parameters address (`_RAW_EXACT`: affine boxes of counts and strides).
 * Without values (`values=None`, static passes) a footprint is conservative: the whole tile
   (at the `pto.alloc` offset when it has one, else its own memory keyed by the alloc), the whole
   GM buffer the memref is a view of (keyed by the root SSA value, through `memref.subview`).
