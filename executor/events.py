@@ -126,7 +126,7 @@ class Event:
         label = UNIT_LABELS.get(self.pipe)  # a tcgen05 unit, else an Ascend pipe
         text = f"{name}{f' at {where}' if where else ''} ({label or f'pipe {self.pipe}'}"
         if self.core:
-            text += f", core {self.core}"
+            text += f", {'CTA' if label else 'core'} {self.core}"
         its = format_iteration(self.iteration)
         return text + (f", {its})" if its else ")")
 

@@ -412,6 +412,12 @@ class HappensBefore:
         else:
             where = (f"{sa.space} bytes [{lo}, {hi}) ({self._buffer_name(sa, fa)})")
         same = first.lane == second.lane
+        if first.core != second.core and isinstance(second.pipe, Unit):  # the CTAs of a pair
+            message = (f"race on {where} between CTAs {first.core} and {second.core} of the CTA "
+                       f"pair: {second.describe()} {_verb(sa)} them, {first.describe()} "
+                       f"{_verb(fa)} them; no tcgen05.cluster_sync (or mbarrier phase the "
+                       f"thread waited) orders them")
+            raise SyncError("race", message, second.op, (second, first))
         if first.core != second.core:  # between two AI Cores of a multi-core launch
             message = (f"race on {where} between blocks {first.core} and {second.core}: block "
                        f"{second.core} {second.describe()} {_verb(sa)} them, block {first.core} "

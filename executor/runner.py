@@ -292,9 +292,12 @@ def run_module(
         if timing or timing_only or coverage:
             raise ExecutionError("--timing and --check-coverage are not modelled for a "
                                  "cta_group::2 kernel (a CTA pair)", None)
+        gm_names = {id(v): f"%{n}" for n, v in zip(names, values, strict=True)
+                    if isinstance(v, np.ndarray)}
         with one_blas_thread():
             interps, results = run_pair(lambda rank: make_interpreter(
-                module, target_name, max_ops, max_gm_bytes, numerics), entry_op, values)
+                module, target_name, max_ops, max_gm_bytes, numerics), entry_op, values,
+                sync_check, gm_names)
         outputs = {n: v for n, v in zip(names, values, strict=True) if isinstance(v, np.ndarray)}
         return RunResult(outputs=outputs, results=tuple(results[0]), target=target_name,
                          op_counts=dict(interps[0].op_counts))

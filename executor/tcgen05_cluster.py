@@ -25,9 +25,13 @@ come before a `tcgen05.cluster_sync` that the issuer passed before the MMA (and 
 rewrite them before the next one): an SMEM access of each CTA's thread and a pair MMA in the same
 barrier interval overlapping is reported as a race, whatever order the hand-off ran them in.
 
-Not modelled: the asynchronous checker (executor/tcgen05_async.py) on a pair (ops complete when
-issued, as with `--sync-check=off`; mbarrier waits are only the hand-off points above),
-`--timing`, `--check-coverage`, more than two CTAs per cluster.
+With the sync checker on (the `mmair-run` default), both CTAs run through the asynchronous checker
+of executor/tcgen05_async.py on one engine (the CTA's rank is its core): a pair MMA reads both
+CTAs' SMEM and writes both CTAs' TMEM on the issuer's tensor-core unit, a multicast commit
+completes phases of both CTAs' mbarriers, and the cluster barrier joins the threads' clocks; the
+interval check above is what `--sync-check=off` keeps.
+
+Not modelled: `--timing`, `--check-coverage`, more than two CTAs per cluster.
 """
 
 from __future__ import annotations
@@ -37,6 +41,7 @@ from collections.abc import Callable
 from typing import Any
 
 from mmair.executor.errors import ExecutionError
+from mmair.executor.events import SyncError
 
 PAIR = 2
 """CTAs in the cluster of a `cta_group::2` kernel (one CTA pair)."""
@@ -174,7 +179,7 @@ class Cluster:
             except BaseException as err:  # reported by the launching thread
                 with self.cond:
                     if self.error is None:
-                        if isinstance(err, ExecutionError):
+                        if isinstance(err, ExecutionError) and not isinstance(err, SyncError):
                             err.message += f" (in CTA {rank} of the CTA pair)"
                         self.error = err
                     self.done[rank] = True
@@ -256,21 +261,40 @@ class PairSeam:
 
 
 def run_pair(make_interpreter: Callable[[int], Any], entry_op: Any,
-             values: list[Any]) -> tuple[list[Any], list[Any]]:
+             values: list[Any], sync_check: bool = False,
+             gm_names: dict | None = None) -> tuple[list[Any], list[Any]]:
     """Run `entry_op` on the two CTAs of a pair sharing the GM `values`: `make_interpreter(rank)`
-    gives each CTA's (interpreter, memory). Returns the interpreters and each CTA's results."""
+    gives each CTA's (interpreter, memory). With `sync_check`, each CTA runs through the
+    asynchronous checker (`tcgen05_async.Tcgen05Seam`, one engine for both CTAs: rank = core);
+    otherwise through `PairSeam` (the cross-CTA shared-memory interval check). Returns the
+    interpreters and each CTA's results."""
     from mmair.dialects import tcgen05
+    from mmair.executor.scheduler import Scheduler
+    from mmair.executor.tcgen05_async import PairCheck, Tcgen05Seam, is_descriptor_level
+    from mmair.isa.tcgen05.units import UNITS
 
     cluster = Cluster()
     interps = []
+    check = PairCheck()
+    scheduler = Scheduler(cores=cluster.size, gm_names=gm_names, record_preds=False,
+                          units=UNITS) if sync_check else None
     for rank in range(cluster.size):
         interp, _ = make_interpreter(rank)
         functions = interp._impls._impl_dict[tcgen05.MmaOp][0]  # pyright: ignore
         functions.rank = rank
         functions.cluster = cluster
         cluster.ctas.append(functions)
-        interp.seam = PairSeam(cluster, rank)
+        if sync_check:
+            seam = Tcgen05Seam(gm_names, core=rank, scheduler=scheduler, pair=check,
+                               descriptor_level=is_descriptor_level(entry_op))
+            seam.functions = functions
+            check.seams.append(seam)
+            interp.seam = seam
+        else:
+            interp.seam = PairSeam(cluster, rank)
         interps.append(interp)
     results = cluster.run([
         (lambda i=interp: i.call_op(entry_op, tuple(values))) for interp in interps])
+    for seam in check.seams:
+        seam.finish()
     return interps, results

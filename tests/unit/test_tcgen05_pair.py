@@ -92,9 +92,19 @@ def test_peer_smem_written_after_the_cluster_barrier_is_a_race(capsys, tmp_path:
     sync = next(i for i, x in enumerate(lines) if "tcgen05.cluster_sync" in x)
     lines.insert(sync + 1, copy)
     path = _variant(tmp_path, "late_copy", lines)
+    mma = next(i + 1 for i, x in enumerate(lines) if "tcgen05.mma kind" in x)
+    # The asynchronous checker (one engine for both CTAs; the default):
     code, err = _run(capsys, path)
     assert code == 1
-    mma = next(i + 1 for i, x in enumerate(lines) if "tcgen05.mma kind" in x)
+    assert err.startswith(
+        f"{path}:{mma}:7: error: 'tcgen05.mma' op race on smem bytes [4096, 6144) (%b_smem of "
+        "CTA 1) between CTAs 1 and 0 of the CTA pair: 'tcgen05.mma' at "
+        f"{path}:{mma}:7 (the tensor core's async unit) reads them, 'memref.copy' at "
+        f"{path}:{sync + 2}:5 (the issuing thread, CTA 1) writes them; no tcgen05.cluster_sync "
+        "(or mbarrier phase the thread waited) orders them")
+    # --sync-check=off keeps the barrier-interval check of the pair:
+    code, err = _run(capsys, path, "--sync-check=off")
+    assert code == 1
     assert err.startswith(
         f"{path}:{mma}:7: error: 'tcgen05.mma' op race on smem bytes [4096, 6144) of CTA 1 of the "
         f"CTA pair: 'tcgen05.mma' reads them, 'memref.copy' at {path}:{sync + 2}:5 writes them, "
@@ -177,3 +187,23 @@ def test_check_numpy_reference_runs_the_pair_and_catches_a_wrong_executor(capsys
     out = capsys.readouterr().out
     assert code == 1
     assert "check d = numpy tcgen05.mma reference: " in out and "FAILED" in out
+
+
+def test_checker_sees_the_peer_reading_d_before_the_mma_completes(capsys, tmp_path: Path) -> None:
+    # CTA 1 loads its D rows right after the cluster barrier, without waiting for the commit's
+    # phase: the pair MMA (issued later by CTA 0) writes those TMEM cells unordered with the load.
+    lines = list(LINES)
+    wait = _line("tcgen05.mbarrier_wait %bar")
+    lines[wait - 1] = f"    scf.if %leader {{\n  {lines[wait - 1]}\n    }}"  # only CTA 0 waits
+    # The dealloc comes after a second barrier (CTA 1 must not free its TMEM under the MMA).
+    dealloc = _line("tcgen05.dealloc")
+    lines.insert(dealloc - 1, "    tcgen05.cluster_sync")
+    lines = "\n".join(lines).splitlines()
+    path = _variant(tmp_path, "early_d", lines)
+    code, err = _run(capsys, path)
+    assert code == 1
+    mma = next(i + 1 for i, x in enumerate(lines) if "tcgen05.mma kind" in x)
+    assert err.startswith(f"{path}:{mma}:7: error: 'tcgen05.mma' op race on TMEM lanes [96, 128) "
+                          "x columns [0, 128) (%acc of CTA 1) between CTAs 1 and 0 of the CTA "
+                          "pair: 'tcgen05.mma'")
+    assert "'tcgen05.ld' at" in err and "(the TMEM load path, CTA 1) reads them" in err
