@@ -1027,11 +1027,14 @@ class MmaOp(IRDLOperation):
             raise _error(self, f"requires d element type {dtype} (the idesc dtype), got "
                                f"{d_type.element_type}")
         shape = d_type.get_shape()
-        if len(shape) != 2 or (shape[0] >= 0 and shape[0] < idesc.m) or (
+        # cta_group::2: each CTA of the pair holds its half of D's rows in its own TMEM.
+        rows = idesc.m // self.cta_group.value.data
+        if len(shape) != 2 or (shape[0] >= 0 and shape[0] < rows) or (
             shape[1] >= 0 and shape[1] < idesc.n
         ):
-            raise _error(self, f"requires d to hold the {idesc.m}x{idesc.n} tile of the idesc, "
-                               f"got {d_type}")
+            share = "" if rows == idesc.m else f"this CTA's {rows}x{idesc.n} share of "
+            raise _error(self, f"requires d to hold {share}the {idesc.m}x{idesc.n} tile of the "
+                               f"idesc, got {d_type}")
         if self.a_in_tmem:
             a_type = self.a.type
             assert isinstance(a_type, MemRefType)
@@ -1072,8 +1075,15 @@ def _verify_ld_st(op: LdOp | StOp, tmem_type: Attribute, regs_type: Attribute) -
         raise _error(op, f"requires a tensor-memory operand (a memref in "
                          f"#tcgen05.space<tmem>), got {tmem_type}")
     rows, cols = _static_2d(op, "the TMEM operand", tmem_type)
+    split = 0 if op.split is None else op.split.value.data
+    if op.split is not None and shape != "16x32bx2":
+        raise _error(op, f"requires .16x32bx2 for split (immHalfSplitoff), got .{shape}")
+    if split < 0:
+        raise _error(op, f"requires split (immHalfSplitoff) >= 0, got {split}")
+    packed = (op.pack if isinstance(op, LdOp) else op.unpack) is not None
     lanes = tmem_moves.LD_ST_SHAPES[shape][0]
-    columns = tmem_moves.ld_st_columns(shape, num)
+    columns = max(tmem_moves.ld_st_columns(shape, num) * (2 if packed else 1),
+                  tmem_moves.ld_st_extent(shape, num, split, packed)[1])
     lane, column = op.lane.value.data, op.column.value.data
     if lane + lanes > rows or column < 0 or column + columns > cols:
         raise _error(op, f"requires lanes {lane}..{lane + lanes - 1} and columns {column}.."
@@ -1103,13 +1113,16 @@ class LdOp(IRDLOperation):
     warp = prop_def(IntegerAttr[I32])
     lane = prop_def(IntegerAttr[I32])
     column = prop_def(IntegerAttr[I32])
+    split = opt_prop_def(IntegerAttr[I32])
+    """`.16x32bx2`'s immHalfSplitoff: the column offset of the second half-warp (default 0)."""
     pack = opt_prop_def(UnitAttr)
     tmem = operand_def(MemRefType)
     regs = result_def(MemRefType)
     traits = traits_def(MemoryReadEffect())
     assembly_format = (
         "`shape` `(` $shape `)` `num` `(` $num `)` `warp` `(` $warp `)` `lane` `(` $lane `)` "
-        "`column` `(` $column `)` (`pack` $pack^)? $tmem attr-dict `:` type($tmem) `->` type($regs)"
+        "`column` `(` $column `)` (`split` `(` $split^ `)`)? (`pack` $pack^)? $tmem attr-dict "
+        "`:` type($tmem) `->` type($regs)"
     )
 
     def verify_(self) -> None:
@@ -1130,14 +1143,16 @@ class StOp(IRDLOperation):
     warp = prop_def(IntegerAttr[I32])
     lane = prop_def(IntegerAttr[I32])
     column = prop_def(IntegerAttr[I32])
+    split = opt_prop_def(IntegerAttr[I32])
+    """`.16x32bx2`'s immHalfSplitoff: the column offset of the second half-warp (default 0)."""
     unpack = opt_prop_def(UnitAttr)
     tmem = operand_def(MemRefType)
     regs = operand_def(MemRefType)
     traits = traits_def(MemoryWriteEffect())
     assembly_format = (
         "`shape` `(` $shape `)` `num` `(` $num `)` `warp` `(` $warp `)` `lane` `(` $lane `)` "
-        "`column` `(` $column `)` (`unpack` $unpack^)? $tmem `,` $regs attr-dict `:` type($tmem) "
-        "`,` type($regs)"
+        "`column` `(` $column `)` (`split` `(` $split^ `)`)? (`unpack` $unpack^)? $tmem `,` $regs "
+        "attr-dict `:` type($tmem) `,` type($regs)"
     )
 
     def verify_(self) -> None:
@@ -1314,7 +1329,33 @@ class ShiftOp(IRDLOperation):
         _check_cta_group(self, self.cta_group.value.data)
         if not _in_space(self.tmem.type, TMEM):
             raise _error(self, f"requires a tensor-memory operand, got {self.tmem.type}")
+        target = _target_of(self)
+        if target is not None:
+            try:
+                rules.check_shift_target(target)
+            except DescriptorError as err:
+                raise _error(self, str(err)) from err
 
+
+
+@irdl_op_definition
+class ClusterRankOp(IRDLOperation):
+    """`%r = tcgen05.cluster_rank : i32`: the CTA's rank in its cluster (PTX `%cluster_ctarank`).
+    A `cta_group::2` kernel runs on a CTA pair: ranks 0 and 1 (the peer of rank r is r ^ 1)."""
+
+    name = "tcgen05.cluster_rank"
+    rank = result_def(i32)
+    assembly_format = "attr-dict `:` type($rank)"
+
+
+@irdl_op_definition
+class ClusterSyncOp(IRDLOperation):
+    """`tcgen05.cluster_sync`: every thread of every CTA of the cluster arrives and waits (PTX
+    `barrier.cluster.arrive` + `barrier.cluster.wait`, release / acquire). A CTA pair uses it so
+    that the peer's shared memory is filled before the leader issues a `cta_group::2` MMA."""
+
+    name = "tcgen05.cluster_sync"
+    assembly_format = "attr-dict"
 
 
 TCGEN05 = Dialect(
@@ -1323,7 +1364,7 @@ TCGEN05 = Dialect(
         MakeIdescOp, MakeSmemDescOp, MakeZcmaskOp, SmemAllocOp, AllocOp, DeallocOp, MmaOp,
         LdOp, StOp, WaitLdOp, WaitStOp, FenceBeforeThreadSyncOp, FenceAfterThreadSyncOp,
         RelinquishAllocPermitOp, CommitOp, MbarrierInitOp, MbarrierArriveOp, MbarrierWaitOp,
-        CpOp, ShiftOp,
+        CpOp, ShiftOp, ClusterRankOp, ClusterSyncOp,
     ],
     [SpaceAttr, IdescAttr, SmemDescAttr, ZcmaskAttr],
 )

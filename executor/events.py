@@ -126,9 +126,36 @@ class Event:
         label = UNIT_LABELS.get(self.pipe)  # a tcgen05 unit, else an Ascend pipe
         text = f"{name}{f' at {where}' if where else ''} ({label or f'pipe {self.pipe}'}"
         if self.core:
-            text += f", core {self.core}"
+            text += f", {'CTA' if label else 'core'} {self.core}"
         its = format_iteration(self.iteration)
         return text + (f", {its})" if its else ")")
+
+
+def op_event(seq: int, core: int, pipe: Pipe, op: Any, kind: str, iteration: tuple, lane: int,
+             sequential: bool) -> Event:
+    """`Event(seq, core, pipe, op, kind, (), iteration, sequential=sequential, lane=lane)` of a
+    pipe op (no flag fields, no `run`), built without the keyword-argument call: the seam's
+    fast path makes one per executed pipe op."""
+    ev = _new_event(Event)
+    ev.seq = seq
+    ev.core = core
+    ev.pipe = pipe
+    ev.op = op
+    ev.kind = kind
+    ev.accesses = ()
+    ev.lazy = None
+    ev.iteration = iteration
+    ev.preds = []
+    ev.epoch = 0
+    ev.lane = lane
+    ev.src = ev.dst = ev.event_id = ev.key = ev.run = ev.value = None
+    ev.dst_lane = -1
+    ev.sequential = sequential
+    ev.done = False
+    return ev
+
+
+_new_event = object.__new__
 
 
 def format_iteration(iteration: tuple) -> str:
@@ -169,7 +196,7 @@ class FlagPlan:
     """A `set_flag` / `wait_flag` op decoded once (the seam keeps one per op): its pipes, static
     event id (None: an index operand), lanes and flag key, and the prebuilt batch items of
     `HappensBefore.light`. `fused`: for a set_flag, the wait_flag op of the same flag that
-    directly follows it (None if there is none)."""
+    follows it with nothing but scalar arithmetic (`arith`) between (None if there is none)."""
 
     __slots__ = ("op", "core", "src", "dst", "event_id", "src_lane", "dst_lane", "key",
                  "wait_item", "pair_item", "fused")

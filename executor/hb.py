@@ -136,6 +136,10 @@ class HappensBefore:
     def execute(self, ev: Event) -> None:
         """Record that `ev` runs now (the scheduler has checked that it can): advance clocks,
         link predecessors, check its accesses."""
+        lazy = ev.lazy
+        if lazy is not None and not self.record_preds:
+            self._execute_op(ev, lazy)
+            return
         lane = ev.lane
         n = self.count[lane] + 1
         self.count[lane] = n
@@ -188,6 +192,48 @@ class HappensBefore:
                 groups = [check(ev, access, clock, lane, in_order) for access in accesses]
                 for access, group in zip(accesses, groups, strict=True):
                     _record(ev, access, group, lane, n)
+        self._until_prune -= 1
+        if self._until_prune <= 0:
+            self.prune()
+
+    def _execute_op(self, ev: Event, lazy: tuple) -> None:
+        """`execute` of a pipe op whose footprint the seam left to the engine (`Event.lazy`),
+        without predecessors: the common case, with the steps of a pipe op only."""
+        lane = ev.lane
+        n = self.count[lane] + 1
+        self.count[lane] = n
+        ev.epoch = n
+        clock = self.clock[lane]
+        in_order = self.in_order[lane]
+        if in_order:
+            clock[lane] = n
+        ev.lazy = None
+        try:
+            accesses = ev.accesses = lazy[0].accesses(lazy[1])
+        except Exception as err:
+            raise op_fault(ev.op, err) from None
+        # `_check` of every access, then `_record` of each, inlined (the common path: one call
+        # per op instead of two per access).
+        records = self.records
+        core = ev.core
+        found = []
+        for a in accesses:
+            mem = a.memory
+            key = (a.space, core if mem is None else mem)
+            groups = records.get(key)
+            if groups is None:
+                groups = records[key] = {}
+            write = a.write
+            for q, group in groups.items():
+                bound = clock[q]
+                if group[2] <= bound and (not write or group[3] <= bound):
+                    continue  # every record of lane q is ordered before this access
+                if q == lane and in_order:
+                    continue
+                self._scan(ev, a, group, q == lane, bound)
+            found.append(groups)
+        for a, groups in zip(accesses, found, strict=True):
+            _record(ev, a, groups, lane, n)
         self._until_prune -= 1
         if self._until_prune <= 0:
             self.prune()
@@ -329,17 +375,21 @@ class HappensBefore:
                 continue  # every record of lane q is ordered before this access
             if q == lane and in_order:
                 continue
-            own = q == lane
-            for recs in (group[0], group[1]) if write else (group[0],):
-                for rec in reversed(recs.values()):
-                    if rec[0] <= bound:
-                        break
-                    if own and rec[1].sequential:
-                        continue  # finished before this op of its pipe reaches the bytes
-                    hit = overlap(a, rec[2])
-                    if hit is not None:
-                        self._race(rec[1], rec[2], ev, a, hit)
+            self._scan(ev, a, group, q == lane, bound)
         return groups
+
+    def _scan(self, ev: Event, a: Access, group: list, own: bool, bound: int) -> None:
+        """Races of access `a` with the records of one lane (`group`) not ordered before it
+        (epoch > `bound`); `own`: the lane of `ev` itself."""
+        for recs in (group[0], group[1]) if a.write else (group[0],):
+            for rec in reversed(recs.values()):
+                if rec[0] <= bound:
+                    break
+                if own and rec[1].sequential:
+                    continue  # finished before this op of its pipe reaches the bytes
+                hit = overlap(a, rec[2])
+                if hit is not None:
+                    self._race(rec[1], rec[2], ev, a, hit)
 
     def _buffer_name(self, a: Access, b: Access) -> str:
         names = [x.buffer or self.gm_names.get(x.memory, "") for x in (a, b)]
@@ -362,6 +412,12 @@ class HappensBefore:
         else:
             where = (f"{sa.space} bytes [{lo}, {hi}) ({self._buffer_name(sa, fa)})")
         same = first.lane == second.lane
+        if first.core != second.core and isinstance(second.pipe, Unit):  # the CTAs of a pair
+            message = (f"race on {where} between CTAs {first.core} and {second.core} of the CTA "
+                       f"pair: {second.describe()} {_verb(sa)} them, {first.describe()} "
+                       f"{_verb(fa)} them; no tcgen05.cluster_sync (or mbarrier phase the "
+                       f"thread waited) orders them")
+            raise SyncError("race", message, second.op, (second, first))
         if first.core != second.core:  # between two AI Cores of a multi-core launch
             message = (f"race on {where} between blocks {first.core} and {second.core}: block "
                        f"{second.core} {second.describe()} {_verb(sa)} them, block {first.core} "

@@ -16,6 +16,7 @@ from xdsl.interpreter import Interpreter, InterpreterFunctions, PythonValues, im
 from xdsl.ir import Operation
 
 from mmair.dialects import pto
+from mmair.dialects.types import element_name_or_none
 from mmair.executor import kernels, raw_kernels
 from mmair.executor.errors import ExecutionError
 from mmair.executor.memory import Memory, Tile
@@ -173,9 +174,15 @@ class PtoFunctions(InterpreterFunctions):
                 op.relu is not None,
                 op.scalar is not None,
                 op.vector is not None,
+                _nz_merged_block(op),
             )
-        layout, quant, relu, has_scalar, has_vector = decoded
+        layout, quant, relu, has_scalar, has_vector, merged = decoded
         src, dst, m, n, *extra = args
+        if merged and n % merged:
+            raise ExecutionError(
+                f"requires n to be a multiple of {merged} for nz2nz with 8-bit output (channel "
+                f"merge writes 16 x {merged} blocks), got {n}"
+            )
         word = extra[0] if has_scalar else None
         vector = extra[-1] if has_vector else None
         kernels.fixpipe(src, dst, m, n, layout, quant, relu, word, vector)
@@ -386,6 +393,19 @@ def _decoded(flat: np.ndarray, element: str) -> np.ndarray:
     from mmair.isa.ascend.hif8 import decode_hif8
 
     return decode_hif8(flat).astype(np.float32)
+
+
+def _nz_merged_block(op: pto.FixpipeOp) -> int:
+    """The merged Z-block width of an nz2nz Fixpipe whose output is merged (b8: 32), else 0."""
+    if op.layout.data != "nz2nz":
+        return 0
+    dst_t = op.dst.type
+    elem = dst_t.element_name if isinstance(dst_t, pto.TileType) else \
+        element_name_or_none(dst_t.element_type)  # type: ignore[union-attr]
+    if elem is None:
+        return 0
+    merged = isa_params.fixpipe_nz_block_cols(element_bits(elem), False)
+    return merged if merged > isa.FIXPIPE_N_SIZE_MULTIPLE else 0
 
 
 def _target_of(op):

@@ -32,7 +32,9 @@ from TMEM); a sparse A is expanded to M x K with zeros at the positions its meta
 select; `.ws` reads B column j + shift for output column j and zeros the columns its zero-column
 mask selects; disable_output_lane keeps the old D rows of the lanes whose bit is set;
 scale_input_d multiplies the old D by 2^-N; `.ashift` shifts A's rows in TMEM down one row
-first, the first row NaN (undefined). cta_group::2 has no reference.
+first, the first row NaN (undefined). A cta_group::2 kernel runs its reference on a CTA pair
+(`executor/tcgen05_cluster.py`): a dense M = 256 pair MMA computes each CTA's 128 D rows from its
+own A rows and the B halves of both CTAs.
 
 Every GM memref that the executor's run or the reference run changed is compared. The tolerance
 comes from the types and the sums (`Reference.rtol/atol`, printed with the check): rtol = two units
@@ -151,6 +153,7 @@ class LogicalTile:
     alias: list[LogicalTile] = field(default_factory=list)
     """The tiles that are views of the same buffer (pto.reinterpret), this one included."""
     _physical_index: np.ndarray | None = None
+    _padded_position: np.ndarray | None = None
 
     def __post_init__(self) -> None:
         if not self.alias:
@@ -181,6 +184,11 @@ class LogicalTile:
     def cols(self) -> int:
         return self.shape[1]
 
+    @property
+    def geometry_key(self) -> tuple:
+        """What the physical index map depends on."""
+        return (self.layout, self.logical_shape, self.element, self.space)
+
     def physical_index(self, role: str) -> np.ndarray:
         """[padded rows, padded cols] -> element offset in the physical buffer (a bijection)."""
         if self._physical_index is None:
@@ -201,6 +209,16 @@ class LogicalTile:
         values[index] = self.padded_values
         magnitude[index] = self.padded_magnitude
         return values, magnitude
+
+    def padded_position(self, role: str) -> np.ndarray:
+        """Physical element offset -> flat index into `padded_values` (the inverse of
+        `physical_index`)."""
+        if self._padded_position is None:
+            index = self.physical_index(role).reshape(-1)
+            position = np.empty(index.size, dtype=np.int64)
+            position[index] = np.arange(index.size, dtype=np.int64)
+            self._padded_position = position
+        return self._padded_position
 
     def store_physical(self, values: np.ndarray, magnitude: np.ndarray) -> None:
         index = self.physical_index("dst")
@@ -350,6 +368,9 @@ class ReferencePtoFunctions(InterpreterFunctions):
     tolerances: dict[int, Tolerance] = field(default_factory=dict)
     """Per GM base array (by id): the tolerance of the values the kernel wrote there."""
     _tiles: dict[Operation, LogicalTile] = field(default_factory=dict)
+    _maps: dict[tuple, tuple[np.ndarray, ...]] = field(default_factory=dict)
+    """Raw ops: (op, runtime parameters) -> the element positions it reads and writes, in the
+    tiles' padded matrices (loops repeat the same few parameter sets)."""
     block: int = 0
     blocks: int = 1
     launch: Any = None
@@ -616,19 +637,26 @@ class ReferencePtoFunctions(InterpreterFunctions):
         self._written(dst)
         return ()
 
-    def _load(self, op, src: LogicalTile, src_offset: int, dst: LogicalTile, dst_offset: int,
-              kernel) -> PythonValues:
+    def _load(self, op, key: tuple, src: LogicalTile, src_offset: int, dst: LogicalTile,
+              dst_offset: int, kernel) -> PythonValues:
         """An L1 -> L0A/L0B load: `kernel(src_bytes, dst_bytes)` is the executor's byte kernel;
-        `_element_map` turns it into "dst element e comes from src element s" on whole elements."""
-        bits = element_bits(src.element)
-        svalues, smagnitude = src.physical("src")
-        dvalues, dmagnitude = dst.physical("dst")
-        source = _element_map(kernel, bits, svalues.size, _raw_offset(src_offset, svalues.size, "src"),
-                              dvalues.size, _raw_offset(dst_offset, dvalues.size, "dst"))
-        written = source >= 0
-        dvalues[written] = _bits_as(svalues[source[written]], src.element, dst.element)
-        dmagnitude[written] = smagnitude[source[written]]
-        dst.store_physical(dvalues, dmagnitude)
+        `_element_map` turns it into "dst element e comes from src element s" on whole elements,
+        kept per (op, parameters) as positions in the two padded matrices."""
+        cache_key = (op, key, src_offset, dst_offset, src.geometry_key, dst.geometry_key)
+        positions = self._maps.get(cache_key)
+        if positions is None:
+            src_count = src.physical_index("src").size
+            dst_count = dst.physical_index("dst").size
+            source = _element_map(kernel, element_bits(src.element), src_count,
+                                  _raw_offset(src_offset, src_count, "src"), dst_count,
+                                  _raw_offset(dst_offset, dst_count, "dst"))
+            written = np.nonzero(source >= 0)[0]
+            positions = self._maps[cache_key] = (dst.padded_position("dst")[written],
+                                                 src.padded_position("src")[source[written]])
+        dst_pos, src_pos = positions
+        dst.padded_values.reshape(-1)[dst_pos] = _bits_as(src.padded_values.reshape(-1)[src_pos],
+                                                          src.element, dst.element)
+        dst.padded_magnitude.reshape(-1)[dst_pos] = src.padded_magnitude.reshape(-1)[src_pos]
         self._written(dst)
         return ()
 
@@ -639,7 +667,7 @@ class ReferencePtoFunctions(InterpreterFunctions):
         bits = element_bits(v["src"].element)
         gap = isa_params.load2d_dst_gap_effective(pto.target_of(op))
         transpose = op.if_transpose is not None
-        return self._load(op, v["src"], v["src_offset"], v["dst"], v["dst_offset"],
+        return self._load(op, p, v["src"], v["src_offset"], v["dst"], v["dst_offset"],
                           lambda s, d: raw_kernels.load2d(s, d, p, bits, transpose, gap))
 
     @impl(pto.Load2DTransposeOp)
@@ -647,7 +675,7 @@ class ReferencePtoFunctions(InterpreterFunctions):
         v = pto.operand_map(op, args)
         p = raw_kernels.Load2DTranspose(*(v[name] for name in isa_params.LOAD2D_TRANSPOSE_FIELDS))
         element = v["src"].element
-        return self._load(op, v["src"], v["src_offset"], v["dst"], v["dst_offset"],
+        return self._load(op, p, v["src"], v["src_offset"], v["dst"], v["dst_offset"],
                           lambda s, d: raw_kernels.load2d_transpose(s, d, p, element))
 
     @impl(pto.Load2DV2Op)
@@ -656,7 +684,7 @@ class ReferencePtoFunctions(InterpreterFunctions):
         p = raw_kernels.Load2DV2(*(v[name] for name in isa_params.LOAD2D_V2_FIELDS))
         bits = element_bits(v["src"].element)
         transpose = op.if_transpose is not None
-        return self._load(op, v["src"], v["src_offset"], v["dst"], v["dst_offset"],
+        return self._load(op, p, v["src"], v["src_offset"], v["dst"], v["dst_offset"],
                           lambda s, d: raw_kernels.load2d_v2(s, d, p, bits, transpose))
 
     @impl(pto.CopyL1BtOp)
@@ -664,7 +692,7 @@ class ReferencePtoFunctions(InterpreterFunctions):
         v = pto.operand_map(op, args)
         p = raw_kernels.CopyL1Bt(*(v[name] for name in isa_params.L1_BT_FIELDS))
         unit = isa_params.l1_bt_unit_bytes(pto.target_of(op))
-        return self._load(op, v["src"], v["src_offset"], v["dst"], v["dst_offset"],
+        return self._load(op, p, v["src"], v["src_offset"], v["dst"], v["dst_offset"],
                           lambda s, d: raw_kernels.copy_l1_bt(s, d, p, unit))
 
     @impl(pto.MmadOp)
@@ -678,21 +706,28 @@ class ReferencePtoFunctions(InterpreterFunctions):
             (a, b, c, m, n, k), bias = args, None
         if not (m and n and k):
             return ()
-        target = pto.target_of(op)
-        gemv = isa_params.gemv_active(target, m, op.disable_gemv is not None)
-        a_idx, b_idx, c_idx = raw_kernels.mmad_indices(
-            m, n, k, a.element, b.element, target.l0a_layout, gemv, op.k_direction_align is not None)
-        av, am = a.physical("lhs")
-        bv, bm = b.physical("rhs")
-        cv, cm = c.physical("dst")
-        for idx, size, role in ((a_idx, av.size, "lhs (L0A)"), (b_idx, bv.size, "rhs (L0B)"),
-                                (c_idx, cv.size, "dst (L0C)")):
-            _raw_bounds(idx, size, role)
-        product = av[a_idx].astype(np.float64) @ bv[b_idx].astype(np.float64)
-        magnitude = am[a_idx] @ bm[b_idx]
+        key = (op, m, n, k, a.geometry_key, b.geometry_key, c.geometry_key)
+        positions = self._maps.get(key)
+        if positions is None:
+            target = pto.target_of(op)
+            gemv = isa_params.gemv_active(target, m, op.disable_gemv is not None)
+            indices = raw_kernels.mmad_indices(m, n, k, a.element, b.element, target.l0a_layout,
+                                               gemv, op.k_direction_align is not None)
+            positions = []
+            for idx, tile, role in zip(indices, (a, b, c), ("lhs (L0A)", "rhs (L0B)", "dst (L0C)"),
+                                       strict=True):
+                position = tile.padded_position(role)
+                _raw_bounds(idx, position.size, role)
+                positions.append(position[idx])
+            positions = self._maps[key] = tuple(positions)
+        a_pos, b_pos, c_pos = positions
+        values = [t.padded_values.reshape(-1) for t in (a, b, c)]
+        magnitudes = [t.padded_magnitude.reshape(-1) for t in (a, b, c)]
+        product = values[0][a_pos].astype(np.float64) @ values[1][b_pos].astype(np.float64)
+        magnitude = magnitudes[0][a_pos] @ magnitudes[1][b_pos]
         if not op.init_zero:
-            product += cv[c_idx]
-            magnitude += cm[c_idx]
+            product += values[2][c_pos]
+            magnitude += magnitudes[2][c_pos]
             c.products += k
         else:
             c.products = k
@@ -704,10 +739,9 @@ class ReferencePtoFunctions(InterpreterFunctions):
         if c.element not in FLOAT_ELEMENTS:
             info = np.iinfo(np.int32)
             product = np.clip(product, info.min, info.max)
-        cv[c_idx] = product
-        cm[c_idx] = magnitude
+        values[2][c_pos] = product
+        magnitudes[2][c_pos] = magnitude
         c.source = a.element
-        c.store_physical(cv, cm)
         self._written(c)
         return ()
 
@@ -935,10 +969,11 @@ def _reference_tcgen05_functions():
             definition of each form, on operands read through the descriptors (module docstring)."""
             values = dict(zip(op.operands, args, strict=True))
             kind = op.kind.data
+            if op.cta_group.value.data == 2:
+                return self._run_mma_pair(op, values)
             unsupported = [what for what, present in (
-                ("cta_group::2", op.cta_group.value.data != 1),
                 (".ashift of kind::i8 (an integer D row cannot be marked undefined)",
-                 op.ashift is not None and kind == "i8"))
+                 op.ashift is not None and kind == "i8"),)
                 if present]
             if unsupported:
                 raise ReferenceError(f"tcgen05.mma with {', '.join(unsupported)} has no numpy "
@@ -1025,6 +1060,66 @@ def _reference_tcgen05_functions():
                 tk.write_d(self.tmem, d_addr, dtype, result)
             return ()
 
+        def _run_mma_pair(self, op, values: dict) -> PythonValues:
+            """cta_group::2, M = 256 on the CTA pair (docs/tcgen05-async.md "CTA pairs"): CTA c
+            holds D rows [128 c, +128) = A rows from its own SMEM x B, whose columns
+            [N/2 c, N/2 (c + 1)) are in CTA c's SMEM; float64, negations, + D 2^-scale_input_d,
+            disable_output_lane over the pair's 256 lanes."""
+            kind = op.kind.data
+            desc = decode_idesc(int(values[op.idesc]) & 0xFFFFFFFF, kind)
+            m, n, k = rules.mma_shape(desc)
+            if self.cluster is None or m != 256 or kind in BLOCK_SCALED_KINDS or \
+                    op.sparse is not None or op.a_in_tmem:
+                raise ReferenceError("tcgen05.mma cta_group::2 has a numpy reference only for a "
+                                     "dense M = 256 MMA with A in shared memory on a CTA pair")
+            first = self.rank & ~1
+            pair = self.cluster.ctas[first:first + 2]
+            a_word = int(values[op.a]) & (2**64 - 1)
+            b_word = int(values[op.b]) & (2**64 - 1)
+
+            def operand(smem, word, major, type_name, rows, what):
+                return np.asarray(tk.read_smem_operand(
+                    smem, word, major="mn" if major else "k", type_name=type_name, kind=kind,
+                    mn=rows, k=k, what=what), dtype=np.float64)
+
+            b = np.concatenate([operand(cta.smem, b_word, desc.transpose_b, desc.btype, n // 2,
+                                        "operand B") for cta in pair])
+            b = b * (-1.0 if desc.negate_b else 1.0)
+            d_addr = self.tmem_address(values[op.d], "d")
+            dtype = desc.dtype or ("s32" if kind == "i8" else "f32")
+            lanes = np.zeros(256, dtype=bool)
+            if op.disable_output_lane:
+                words = [int(values[w]) & 0xFFFFFFFF for w in op.disable_output_lane]
+                lanes = np.unpackbits(np.array(words, "<u4").view(np.uint8),
+                                      bitorder="little").astype(bool)
+            for c, cta in enumerate(pair):
+                a = operand(cta.smem, a_word, desc.transpose_a, desc.atype, 128, "operand A")
+                a = a * (-1.0 if desc.negate_a else 1.0)
+                with np.errstate(invalid="ignore", over="ignore"):
+                    result = a @ b.T
+                    magnitude = np.abs(a) @ np.abs(b).T
+                old = tk.read_d(cta.tmem, d_addr, dtype, 128, n).astype(np.float64)
+                if bool(values[op.enable_input_d]):
+                    scaled = old * 2.0 ** -(op.scale_input_d.value.data if op.scale_input_d
+                                            else 0)
+                    result = result + scaled
+                    magnitude = magnitude + np.abs(scaled)
+                lane = layouts.tmem_lane(d_addr)
+                keep = lanes[128 * c + lane:128 * c + lane + 128]
+                result[keep] = old[keep]
+                if kind == "i8":
+                    info = np.iinfo(np.int32)
+                    result = np.clip(result, info.min, info.max) if desc.saturate else \
+                        ((result.astype(np.int64) + 2**31) % 2**32 - 2**31)
+                    tk.write_d(cta.tmem, d_addr, "s32", result.astype(np.int32))
+                    continue
+                out = np.float16 if dtype == "f16" else np.float32
+                self.tolerance.widen(*_output_tolerance(np.dtype(out), "f32", result, magnitude,
+                                                        k, False))
+                with np.errstate(over="ignore"):
+                    tk.write_d(cta.tmem, d_addr, dtype, result)
+            return ()
+
     return ReferenceTcgen05Functions
 
 
@@ -1069,9 +1164,29 @@ def reference_outputs(module, entry, inputs: dict[str, Any], result, target: str
         functions.append(tc)
     for f in functions:
         interp.register_implementations(f, override=True)
+    from mmair.executor.tcgen05_cluster import run_pair, uses_cta_pair
+
     try:
         if blocks > 1:
             results = _run_reference_blocks(module, entry, values, cube, blocks, max_ops)
+        elif uses_tcgen05 and uses_cta_pair(module):  # a CTA pair: one reference per CTA
+            peers = [tc]
+
+            def make(rank: int) -> tuple[Any, None]:
+                if rank == 0:
+                    return interp, None
+                peer = MmairInterpreter(module, max_ops=max_ops)
+                peers.append(_reference_tcgen05_functions()(
+                    memory=Memory(module_target(module, target))))
+                for f in (FuncFunctions(), ScfFunctions(), ArithFunctions(),
+                          MemRefFunctions(max_gm_bytes=None), cube, peers[-1]):
+                    peer.register_implementations(f, override=True)
+                return peer, None
+
+            _, pair_results = run_pair(make, entry, values)
+            results = tuple(pair_results[0])
+            for peer_tc in peers[1:]:
+                tc.tolerance.widen(peer_tc.tolerance.rtol, peer_tc.tolerance.atol)
         else:
             results = tuple(interp.call_op(entry, tuple(values)))
     except ExecutionError as err:

@@ -286,6 +286,21 @@ def run_module(
     entry_op = find_entry(module, entry)
     names, values = prepare_arguments(entry_op, dict(inputs or {}), seed, max_gm_bytes)
     target_name = module_target(module, target)
+    from mmair.executor.tcgen05_cluster import run_pair, uses_cta_pair
+
+    if uses_cta_pair(module):  # cta_group::2: two CTAs (executor/tcgen05_cluster.py)
+        if timing or timing_only or coverage:
+            raise ExecutionError("--timing and --check-coverage are not modelled for a "
+                                 "cta_group::2 kernel (a CTA pair)", None)
+        gm_names = {id(v): f"%{n}" for n, v in zip(names, values, strict=True)
+                    if isinstance(v, np.ndarray)}
+        with one_blas_thread():
+            interps, results = run_pair(lambda rank: make_interpreter(
+                module, target_name, max_ops, max_gm_bytes, numerics), entry_op, values,
+                sync_check, gm_names)
+        outputs = {n: v for n, v in zip(names, values, strict=True) if isinstance(v, np.ndarray)}
+        return RunResult(outputs=outputs, results=tuple(results[0]), target=target_name,
+                         op_counts=dict(interps[0].op_counts))
     interp, memory = make_interpreter(module, target_name, max_ops, max_gm_bytes, numerics)
     memory.gm.tracked = gm_writes_known(module)  # one core: this run is GM's only writer
     seam = None

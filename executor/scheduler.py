@@ -40,6 +40,12 @@ from mmair.executor.events import (
 from mmair.executor.hb import Conflict, HappensBefore
 from mmair.isa.ascend.pipes import Pipe
 
+OFFLOADED = frozenset({"mad", "mad_acc", "mad_bias", "mmad"})
+"""Kinds of op whose kernels `ThreadedRuns` runs on its threads: a long sgemm that releases the
+GIL. Every other op runs on the scalar unit's thread once the ops in flight that conflict with it
+have finished: handing a short copy to a thread costs more (a wake-up and GIL hand-offs) than it
+saves."""
+
 BATCH = 256
 """Executed events handed to the happens-before engine at once. Batching is for speed only: the
 engine's code and data stay in the CPU caches over a batch instead of being evicted by the numpy
@@ -166,7 +172,7 @@ class Scheduler:
         return True
 
     def light_set_wait(self, plan: FlagPlan) -> bool:
-        """Issue set_flag `plan` and the wait_flag that directly follows it (`plan.fused`):
+        """Issue set_flag `plan` and the wait_flag that follows it (`plan.fused`):
         the set runs, then the wait consumes it at once."""
         src, dst = plan.src_lane, plan.dst_lane
         queues = self.queues
@@ -192,14 +198,16 @@ class Scheduler:
         batch = self.batch
         batch.append(ev)
         run = ev.run
-        if run is not None and self.threads is not None:
-            if self.threads.failed:
+        threads = self.threads
+        if run is not None and threads is not None and (
+                kind in OFFLOADED or threads.outstanding):
+            if threads.failed:
                 self.settle()
             lazy = ev.lazy
             if lazy is not None:  # the threads order ops by their footprints: needed now
                 ev.lazy = None
                 ev.accesses = lazy[0].accesses(lazy[1])
-            if not ev.op.results:  # nothing for the scalar unit to read: run it on a thread
+            if kind in OFFLOADED and not ev.op.results:  # long, GIL-free: run it on a thread
                 ev.run = None
                 self.threads.submit(ev, run)
                 ev.done = True
@@ -215,6 +223,8 @@ class Scheduler:
             except RecursionError:
                 raise
             except Exception as err:  # a fault of a deferred op is reported at that op,
+                if threads is not None:
+                    self.settle()  # an op on a thread issued before it failed first
                 self.flush()  # unless a race before it explains it
                 raise op_fault(ev.op, err) from None
             ev.run = None  # release the operands

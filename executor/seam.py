@@ -20,6 +20,7 @@ from xdsl.ir import Operation, SSAValue
 
 from mmair.dialects import pto
 from mmair.dialects.pto.effects import EFFECTS, Footprint, memory_operands
+from mmair.executor.errors import op_fault
 from mmair.executor.events import (
     BARRIER,
     BARRIER_ALL,
@@ -31,6 +32,7 @@ from mmair.executor.events import (
     flag_key,
     format_iteration,
     lane_of,
+    op_event,
 )
 from mmair.executor.scheduler import Scheduler
 from mmair.isa.ascend.pipes import ALL_PIPES, Pipe, event_ids, mad_needs_barrier, pipe_of
@@ -73,6 +75,11 @@ class _Pending:
 
 class IssueSeam:
     """The checker-on seam of one core (module docstring)."""
+
+    fast = True
+    """Issue a pipe op whose queue is empty without the scheduler's deferred path, and fuse a
+    set_flag with its wait_flag across scalar arithmetic (the same clocks and diagnostics;
+    False forces `Scheduler.issue` and adjacent-only fusion: the tests compare the two)."""
 
     def __init__(self, target: Target, gm_names: dict[Hashable, str] | None = None,
                  core: int = 0, scheduler: Scheduler | None = None):
@@ -131,26 +138,63 @@ class IssueSeam:
 
     # --- pipe ops ---------------------------------------------------------------------------
 
+    def _decode(self, interp: Any, op: Operation) -> tuple:
+        """The per-op part of issuing pipe op `op`, computed once (`_decoded`)."""
+        entry = interp._impls._impl_dict.get(type(op))  # pyright: ignore[reportPrivateUsage]
+        if entry is None:  # e.g. pto.matmul: lowered, not run
+            from mmair.executor.interpreter import _unimplemented
+
+            raise _unimplemented(op)
+        from mmair.executor.interpreter import _values_function
+
+        pipe = op_pipe(op, self.target)
+        decoded = self._decoded[id(op)] = (Footprint(op), pipe, lane_of(self.core, pipe),
+                                           *entry, _mad_sizes(op), bool(op.results),
+                                           _values_function(entry[1]))
+        return decoded
+
     def _issue_op(self, interp: Any, op: Operation, args: tuple) -> Any:
         decoded = self._decoded.get(id(op))
         if decoded is None:
-            entry = interp._impls._impl_dict.get(type(op))  # pyright: ignore[reportPrivateUsage]
-            if entry is None:  # e.g. pto.matmul: lowered, not run
-                from mmair.executor.interpreter import _unimplemented
-
-                raise _unimplemented(op)
-            pipe = op_pipe(op, self.target)
-            decoded = self._decoded[id(op)] = (Footprint(op), pipe, lane_of(self.core, pipe),
-                                               *entry, _mad_sizes(op))
-        footprint, pipe, lane, ft, fn, mad = decoded
+            decoded = self._decode(interp, op)
+        footprint, pipe, lane, ft, fn, mad, results, values_fn = decoded
         sched = self.scheduler
+        sequential = mad is not None and not mad_needs_barrier(args[mad[0]], args[mad[1]])
+        if self.fast and sched.threads is None and not sched.queues[lane] and \
+                self.timing is None and self.observer is None and not sched.record_preds:
+            # The op runs now (its queue is empty) on this thread: the same steps as
+            # `Scheduler.issue` -> `_execute`, without the deferred `run` closure.
+            sched.seq += 1
+            ev = op_event(sched.seq, self.core, pipe, op, footprint.kind, interp.iteration,
+                          lane, sequential)
+            ev.lazy = (footprint, args)
+            batch = sched.batch
+            batch.append(ev)
+            if self.numerics or results:
+                try:
+                    if values_fn is not None:  # under xDSL's @impl wrapper (as the interpreter)
+                        ev.value = (values_fn(ft, interp, op, args), None)
+                    else:
+                        ev.value = fn(ft, interp, op, args)
+                except RecursionError:
+                    raise
+                except Exception as err:  # reported at the op, unless a race before it explains it
+                    sched.flush()
+                    raise op_fault(op, err) from None
+            ev.done = True
+            if len(batch) >= sched.batch_size:
+                sched.flush()
+            if not results:
+                return (), None
+            for res in op.results:
+                self.produced[id(res)] = ev
+            return ev.value
         eager = self.timing is not None or self.observer is not None
         ev = Event(sched.next_seq(), self.core, pipe, op, footprint.kind,
                    footprint.accesses(args) if eager else (), interp.iteration,
                    run=partial(fn, ft, interp, op, args)
-                   if self.numerics or op.results else None,
-                   sequential=mad is not None and not mad_needs_barrier(args[mad[0]], args[mad[1]]),
-                   lane=lane)
+                   if self.numerics or results else None,
+                   sequential=sequential, lane=lane)
         if not eager:
             ev.lazy = (footprint, args)
         if self.timing is not None:
@@ -172,6 +216,9 @@ class IssueSeam:
         src, dst, event_id = op.src_pipe, op.dst_pipe, op.static_event
         fused = None
         after = op.next_op
+        while self.fast and after is not None and after.name.startswith("arith.") and \
+                not after.regions:
+            after = after.next_op  # scalar arithmetic issues nothing to a pipe: the wait is next
         if isinstance(op, _SET_FLAG) and event_id is not None and isinstance(after, _WAIT_FLAG) \
                 and after.static_event == event_id and after.src_pipe == src \
                 and after.dst_pipe == dst:
@@ -273,8 +320,9 @@ class IssueSeam:
 
 
 def _mad_sizes(op: Operation) -> tuple[int, int] | None:
-    """Operand indices of m and n of a mad (whose size decides whether it is `sequential`)."""
-    if not isinstance(op, pto.MadOp | pto.MadAccOp | pto.MadBiasOp):
+    """Operand indices of m and n of a mad or a raw mmad (whose size decides whether it is
+    `sequential`)."""
+    if not isinstance(op, pto.MadOp | pto.MadAccOp | pto.MadBiasOp | pto.MmadOp):
         return None
     operands = list(op.operands)
     return operands.index(op.m), operands.index(op.n)

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from math import prod
+from typing import Any
 
 import numpy as np
 from xdsl.dialects.builtin import IntegerAttr, MemRefType, ModuleOp, StringAttr
@@ -39,6 +40,8 @@ from mmair.executor.tcgen05_kernels import (
     TensorMemory,
     cp,
     mma,
+    mma_pair,
+    pair_smem_spans,
     shift,
     tmem_view_columns,
 )
@@ -71,6 +74,10 @@ class MbarrierState:
             self.pending = self.count
 
 
+def _packed(op: tcgen05.LdOp | tcgen05.StOp) -> bool:
+    return (op.pack if isinstance(op, tcgen05.LdOp) else op.unpack) is not None
+
+
 @register_impls
 @dataclass
 class Tcgen05Functions(InterpreterFunctions):
@@ -88,6 +95,10 @@ class Tcgen05Functions(InterpreterFunctions):
     #: mbarrier (by SMEM address) -> its state
     mbarriers: dict[int, MbarrierState] = field(default_factory=dict)
     relinquished: bool = False
+    rank: int = 0
+    """This CTA's rank in its cluster (`tcgen05.cluster_rank`)."""
+    cluster: Any = None
+    """The `tcgen05_cluster.Cluster` of a CTA-pair run (None: one CTA, a cluster of one)."""
     last_cp: CpFootprint | None = None
     """The footprint of the last tcgen05.cp (the async checker's event)."""
     last_shift: tuple[int, int, int, int] | None = None
@@ -214,6 +225,8 @@ class Tcgen05Functions(InterpreterFunctions):
             a_raw = a_value.view(f"u{a_value.dtype.itemsize}")
             a_columns = tmem_view_columns(a_value)
         scale_input_d = op.scale_input_d
+        if op.cta_group.value.data == 2:
+            return self._mma_pair(op, values, scale_input_d)
         mma(
             self.smem,
             self.tmem,
@@ -246,22 +259,69 @@ class Tcgen05Functions(InterpreterFunctions):
         )
         return ()
 
+    def _mma_pair(self, op: tcgen05.MmaOp, values: dict, scale_input_d: Any) -> PythonValues:
+        """`cta_group::2`: the MMA uses both CTAs of the pair (`tcgen05_kernels.mma_pair`)."""
+        if self.cluster is None:
+            raise ExecutionError("uses cta_group::2 outside a CTA pair")
+        first = self.rank & ~1
+        pair = self.cluster.ctas[first:first + 2]
+        mma_pair(
+            [(cta.smem, cta.tmem) for cta in pair],
+            kind=op.kind.data,
+            d=self.tmem_address(values[op.d], "d"),
+            a=self.tmem_address(values[op.a], "a") if op.a_in_tmem else int(values[op.a]) & _MASK64,
+            a_in_tmem=op.a_in_tmem,
+            b=int(values[op.b]) & _MASK64,
+            idesc=int(values[op.idesc]) & _MASK32,
+            enable_input_d=bool(values[op.enable_input_d]),
+            sparse=op.sparse is not None,
+            scale_vec=None if op.scale_vec is None else op.scale_vec.data,
+            disable_output_lane=[int(values[v]) & _MASK32 for v in op.disable_output_lane]
+            or None,
+            scale_input_d=scale_input_d.value.data if isinstance(scale_input_d, IntegerAttr)
+            else None,
+            ashift=op.ashift is not None,
+            collector=None if op.collector_usage is None else op.collector_usage.data,
+            target=self._target(op),
+            numerics=self.numerics,
+        )
+        for lo, end in pair_smem_spans(op.kind.data, int(values[op.idesc]) & _MASK32,
+                                       int(values[op.a]) & _MASK64, int(values[op.b]) & _MASK64):
+            for rank in range(first, first + 2):
+                if rank != self.rank:
+                    self.cluster.peer_read(self.rank, rank, lo, end, op)
+        return ()
+
+    @impl(tcgen05.ClusterRankOp)
+    def run_cluster_rank(self, interp: Interpreter, op: tcgen05.ClusterRankOp,
+                         args: PythonValues) -> PythonValues:
+        return (self.rank,)
+
+    @impl(tcgen05.ClusterSyncOp)
+    def run_cluster_sync(self, interp: Interpreter, op: tcgen05.ClusterSyncOp,
+                         args: PythonValues) -> PythonValues:
+        if self.cluster is not None:
+            self.cluster.barrier(self.rank, op)
+        return ()
+
     # -- TMEM <-> registers, completion tracking -----------------------------------------------------
 
     def _ld_st_cells(self, op: tcgen05.LdOp | tcgen05.StOp,
                      view: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """(lanes, columns) index arrays, (32 threads, registers) each, of the TMEM cells a
-        `.b32` tcgen05.ld/st moves (`tmem_moves.ld_st_cells`: register r of thread t)."""
+        """(lanes, columns) index arrays of the TMEM cells a tcgen05.ld/st moves, (32 threads,
+        registers) for `.b32` (`tmem_moves.ld_st_cells`: register r of thread t), (32,
+        registers, 2) with `.pack::16b` / `.unpack::16b` (`tmem_moves.packed_cells`: the low
+        and high halves of each register)."""
         shape = op.shape.data
         num = op.num.value.data
-        if op.properties.get("pack") or op.properties.get("unpack"):
-            raise ExecutionError(f"uses .{shape} with (un)packing (.pack::16b / .unpack::16b), "
-                                 "which the executor does not model (only .b32)")
-        if shape == "16x32bx2" and isinstance(op, tcgen05.StOp):
-            raise ExecutionError("uses tcgen05.st .16x32bx2, which the executor does not model "
-                                 "(with immHalfSplitoff 0, the form mmair emits, both half-warps "
-                                 "write the same cells)")
-        lanes, columns = tmem_moves.ld_st_cells(shape, num)
+        split = 0 if op.split is None else op.split.value.data
+        if shape == "16x32bx2" and isinstance(op, tcgen05.StOp) and split < num:
+            raise ExecutionError(
+                f"uses tcgen05.st .16x32bx2 with immHalfSplitoff {split} < .x{num}: both "
+                "half-warps write the same cells (split must be at least the repetition count)")
+        lanes, columns = tmem_moves.ld_st_cells(shape, num, split)
+        if _packed(op):
+            lanes, columns = tmem_moves.packed_cells(lanes, columns)
         address = self.tmem_address(view, "the TMEM operand")
         lane = layouts.tmem_lane(address) + op.lane.value.data
         column = layouts.tmem_column(address) + op.column.value.data
@@ -276,13 +336,18 @@ class Tcgen05Functions(InterpreterFunctions):
         t = op.regs.type
         assert isinstance(t, MemRefType)
         dtype = numpy_dtype(element_name_of_type(t.element_type))
-        return (self.tmem.cells[lanes, columns].view(dtype),)  # (fancy indexing copies)
+        cells = self.tmem.cells[lanes, columns]  # (fancy indexing copies)
+        if op.pack is not None:  # two 16-bit elements (low halves) per register
+            cells = (cells[..., 0] & 0xFFFF) | ((cells[..., 1] & 0xFFFF) << 16)
+        return (cells.view(dtype),)
 
     @impl(tcgen05.StOp)
     def run_st(self, interp: Interpreter, op: tcgen05.StOp, args: PythonValues) -> PythonValues:
         lanes, columns = self._ld_st_cells(op, args[0])
-        regs = np.ascontiguousarray(args[1])
-        self.tmem.cells[lanes, columns] = regs.view(np.uint32).reshape(lanes.shape)
+        regs = np.ascontiguousarray(args[1]).view(np.uint32)
+        if op.unpack is not None:  # each register's halves into two cells (upper bits 0 [inf])
+            regs = np.stack([regs & 0xFFFF, regs >> 16], axis=-1)
+        self.tmem.cells[lanes, columns] = regs.reshape(lanes.shape)
         self.tmem.defined(lanes, columns)
         return ()
 
@@ -340,17 +405,27 @@ class Tcgen05Functions(InterpreterFunctions):
     def run_commit(self, interp: Interpreter, op: tcgen05.CommitOp,
                    args: PythonValues) -> PythonValues:
         # Every earlier MMA already completed (the model is sequential): arrive at once.
-        _, state = self._mbarrier(args[0])
+        key, state = self._mbarrier(args[0])
         if op.cta_mask is not None:
             # .multicast::cluster: one arrival on the mbarrier at this offset in every CTA whose
-            # bit is set. The run is one CTA, rank 0 of a cluster of one.
+            # bit is set (PTX ISA "tcgen05.commit").
             mask = int(args[1]) & 0xFFFF
-            if mask & ~1:
+            ctas = [self] if self.cluster is None else self.cluster.ctas
+            if mask >> len(ctas):
+                size = len(ctas)
                 raise ExecutionError(
-                    f"multicasts to CTA mask {mask:#06x}, which names CTAs other than rank 0: "
-                    "the executor runs one CTA (a cluster of one)")
-            if not mask & 1:
-                return ()  # no CTA of the cluster is signalled
+                    f"multicasts to CTA mask {mask:#06x}, which names CTAs beyond its cluster of "
+                    + ("2 CTAs (ranks 0, 1)" if size == 2 else
+                       "one CTA (rank 0): a cta_group::1 kernel runs as one CTA"))
+            for rank, cta in enumerate(ctas):
+                if mask >> rank & 1:
+                    target = cta.mbarriers.get(key)
+                    if target is None:
+                        raise ExecutionError(
+                            f"multicasts to CTA {rank}, whose mbarrier at SMEM {key:#x} was not "
+                            "initialised (tcgen05.mbarrier_init)")
+                    target.arrive()
+            return ()
         state.arrive()
         return ()
 
@@ -359,6 +434,10 @@ class Tcgen05Functions(InterpreterFunctions):
                           args: PythonValues) -> PythonValues:
         key, state = self._mbarrier(args[0])
         parity = int(bool(args[1]))
+        if self.cluster is not None:  # the other CTA may still complete it
+            self.cluster.wait_until(
+                self.rank, lambda: state.phase % 2 != parity,
+                f"waits on phase parity {parity} of the mbarrier at SMEM {key:#x}", op)
         if state.phase % 2 == parity:  # the phase with this parity has not completed
             raise ExecutionError(
                 f"waits on phase parity {parity} of the mbarrier at SMEM {key:#x}, which can "

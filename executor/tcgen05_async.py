@@ -53,7 +53,7 @@ from mmair.dialects.pto.effects import Access
 from mmair.executor.events import Event, SyncError, format_iteration, lane_of
 from mmair.executor.scheduler import Scheduler
 from mmair.isa.tcgen05 import layouts
-from mmair.isa.tcgen05.tmem_moves import ld_st_cells
+from mmair.isa.tcgen05.tmem_moves import ld_st_extent
 from mmair.isa.tcgen05.units import TMEM_ROW_BYTES, UNITS, Unit
 
 _MASK32 = (1 << 32) - 1
@@ -82,6 +82,22 @@ def is_descriptor_level(module: Operation) -> bool:
     return not any(isinstance(op, tcgen05.CommitOp) for op in module.walk())
 
 
+class PairCheck:
+    """What the seams of a CTA pair share: the seams by rank, and each cluster barrier's thread
+    clocks (by barrier generation)."""
+
+    def __init__(self) -> None:
+        self.seams: list[Tcgen05Seam] = []
+        self.arrivals: dict[int, list[list[int]]] = {}
+
+
+def _idesc_n(kind: str, idesc: int) -> int:
+    from mmair.isa.tcgen05 import rules
+    from mmair.isa.tcgen05.idesc import decode_idesc
+
+    return rules.mma_shape(decode_idesc(idesc, kind))[1]
+
+
 def _pointer(array: np.ndarray) -> int:
     return int(array.__array_interface__["data"][0])
 
@@ -96,13 +112,19 @@ class Tcgen05Seam:
     `produced`, `scalar_reads`, `finish`."""
 
     def __init__(self, gm_names: dict[Hashable, str] | None = None, core: int = 0,
-                 descriptor_level: bool = False):
+                 descriptor_level: bool = False, scheduler: Scheduler | None = None,
+                 pair: PairCheck | None = None):
         self.core = core
         self.descriptor_level = descriptor_level
         """No tcgen05.commit in the kernel: a thread access of a TMEM memref and the kernel end
         complete every earlier async op (`is_descriptor_level`)."""
+        self.pair = pair
+        """A CTA pair (cta_group::2): the seams of both CTAs share one scheduler; `core` is the
+        CTA's rank, and its SMEM and TMEM are the engine memories keyed by it."""
+        self.memory: Hashable = None if pair is None else core
         self.gm_names = gm_names if gm_names is not None else {}
-        self.scheduler = Scheduler(gm_names=gm_names, record_preds=False, units=UNITS)
+        self.scheduler = scheduler if scheduler is not None else Scheduler(
+            gm_names=gm_names, record_preds=False, units=UNITS)
         self.hb = self.scheduler.hb
         self.thread = lane_of(core, Unit.THREAD)
         self.lanes = {unit: lane_of(core, unit) for unit in UNITS}
@@ -120,6 +142,7 @@ class Tcgen05Seam:
             tcgen05.CpOp: self._cp,
             tcgen05.ShiftOp: self._shift,
             tcgen05.DeallocOp: self._dealloc,
+            tcgen05.ClusterSyncOp: self._cluster_sync,
             memref.CopyOp: self._copy,
             memref.LoadOp: self._load,
             memref.StoreOp: self._store,
@@ -177,17 +200,19 @@ class Tcgen05Seam:
     def _smem_name(self, start: int) -> str:
         for lo, hi, name in self.buffers:
             if lo <= start < hi:
-                return name
-        return "shared memory"
+                return name if self.pair is None else f"{name} of CTA {self.core}"
+        return "shared memory" if self.pair is None else f"shared memory of CTA {self.core}"
 
     def _smem_span(self, lo: int, end: int, write: bool) -> Access:
-        return Access("smem", lo, end - lo, write=write, buffer=self._smem_name(lo))
+        return Access("smem", lo, end - lo, write=write, buffer=self._smem_name(lo),
+                      memory=self.memory)
 
     def _tmem(self, value: SSAValue, array: np.ndarray, lane: int, column: int, lanes: int,
               columns: int, write: bool) -> Access:
         """TMEM cells lanes [lane, +lanes) x columns [column, +columns) as an engine access."""
+        name = _label(value) if self.pair is None else f"{_label(value)} of CTA {self.core}"
         return Access("tmem", lane * TMEM_ROW_BYTES + column * 4, columns * 4, lanes,
-                      TMEM_ROW_BYTES, write, _label(value))
+                      TMEM_ROW_BYTES, write, name, self.memory)
 
     def _view_accesses(self, view: np.ndarray, write: bool, root: np.ndarray | None = None,
                        space: str = "smem", memory: Hashable = None) -> list[Access]:
@@ -201,6 +226,8 @@ class Tcgen05Seam:
         if not 0 <= start < root.nbytes or view.size == 0:
             return []
         name = self._smem_name(start) if space == "smem" else ""
+        if space == "smem":
+            memory = self.memory
         item = view.itemsize
         shape, strides = list(view.shape), list(view.strides)
         # Merge the innermost contiguous dimensions into one run of `width` bytes.
@@ -304,7 +331,7 @@ class Tcgen05Seam:
             if 0 <= start < fn.smem.data.nbytes:
                 self._issue(interp, op, Unit.THREAD, [Access(
                     "smem", start + offset, view.itemsize, write=write,
-                    buffer=self._smem_name(start + offset))])
+                    buffer=self._smem_name(start + offset), memory=self.memory)])
             elif 0 <= _pointer(view) - _pointer(fn.tmem.cells) < fn.tmem.cells.nbytes:
                 memref_value = op.operands[0 if isinstance(op, memref.LoadOp) else 1]
                 element = view[tuple(slice(int(i), int(i) + 1) for i in index)]
@@ -322,9 +349,34 @@ class Tcgen05Seam:
 
     # --- the tensor core ------------------------------------------------------------------------
 
+    def _mma_pair(self, interp: Any, op: tcgen05.MmaOp, args: tuple) -> Any:
+        """A cta_group::2 MMA: it reads the A and B halves in the SMEM of both CTAs and writes
+        D's 128 rows in the TMEM of both (`tcgen05_kernels.mma_pair`), on this CTA's unit."""
+        from mmair.executor.tcgen05_kernels import PAIR_ROWS, pair_smem_spans
+
+        self._run(interp, op, args)
+        fn = self._fn(interp)
+        values = dict(zip(op.operands, args, strict=True))
+        d = fn.tmem_address(values[op.d], "d")
+        idesc = int(values[op.idesc]) & _MASK32
+        n = _idesc_n(op.kind.data, idesc)
+        accesses = []
+        assert self.pair is not None
+        first = self.core & ~1
+        for seam in self.pair.seams[first:first + 2]:
+            for lo, end in pair_smem_spans(op.kind.data, idesc, int(values[op.a]) & _MASK64,
+                                           int(values[op.b]) & _MASK64):
+                accesses.append(seam._smem_span(lo, end, False))
+            accesses.append(seam._tmem(op.d, values[op.d], layouts.tmem_lane(d),
+                                       layouts.tmem_column(d), PAIR_ROWS, n, True))
+        self._issue(interp, op, Unit.TC, accesses)
+        return (), None
+
     def _mma(self, interp: Any, op: tcgen05.MmaOp, args: tuple) -> Any:
         from mmair.executor.tcgen05_kernels import mma_footprint
 
+        if op.cta_group.value.data == 2:
+            return self._mma_pair(interp, op, args)
         self._run(interp, op, args)
         fn = self._fn(interp)
         values = dict(zip(op.operands, args, strict=True))
@@ -387,18 +439,30 @@ class Tcgen05Seam:
 
     def _arrive(self, interp: Any, op: Operation, args: tuple, lane: int) -> None:
         """One arrival with the clock of `lane` (after the op's own event); completes a phase
-        when the interpreter's mbarrier state says so."""
+        when the interpreter's mbarrier state says so. A commit's multicast in a CTA pair
+        arrives on the mbarrier at the same offset in each CTA its mask names."""
         key = self._bar(interp, args[0])
-        state = self._fn(interp).mbarriers.get(key)
-        before = state.phase if state is not None else 0
-        self._run(interp, op, args)  # counts the arrival (raises before mbarrier_init)
-        state = self._fn(interp).mbarriers[key]
+        targets = [self]
+        if self.pair is not None and isinstance(op, tcgen05.CommitOp) and op.cta_mask is not None:
+            mask = int(args[1]) & 0xFFFF
+            targets = [seam for rank, seam in enumerate(self.pair.seams) if mask >> rank & 1]
+        befores = []
+        for seam in targets:
+            state = seam.functions.mbarriers.get(key) if seam.functions is not None else None
+            befores.append(state.phase if state is not None else 0)
+        self._run(interp, op, args)  # counts the arrivals (raises before mbarrier_init)
         snap = self._snapshot(lane)
+        for seam, before in zip(targets, befores, strict=True):
+            seam._record_arrival(key, snap, seam.functions.mbarriers[key].phase > before)
+
+    def _record_arrival(self, key: int, snap: list[int], completed: bool) -> None:
+        """An arrival with clock `snap` on this CTA's mbarrier `key`; `completed`: it completed
+        the current phase."""
         held = self.arrivals.get(key)
         if held is not None:
             snap = list(map(max, snap, held))
         phases = self.phases.setdefault(key, [])
-        if state.phase > before:  # this arrival completed the phase
+        if completed:
             if phases:
                 snap = list(map(max, snap, phases[-1]))
             phases.append(snap)
@@ -419,8 +483,10 @@ class Tcgen05Seam:
     def _mbarrier_wait(self, interp: Any, op: tcgen05.MbarrierWaitOp, args: tuple) -> Any:
         key = self._bar(interp, args[0])
         state = self._fn(interp).mbarriers.get(key)
-        if state is None:
-            self._run(interp, op, args)  # the "before mbarrier_init" error
+        if state is None or self.pair is not None:
+            # the "before mbarrier_init" error; in a pair: the other CTA runs until the phase
+            # completes (or the pair deadlocks)
+            self._run(interp, op, args)
         parity = int(bool(args[1]))
         known = self.known.get(key, 0)
         issued = len(self.phases.get(key, ()))
@@ -441,14 +507,28 @@ class Tcgen05Seam:
         self.known[key] = max(known, j + 1)
         return (), None
 
+    def _cluster_sync(self, interp: Any, op: tcgen05.ClusterSyncOp, args: tuple) -> Any:
+        """The cluster barrier: the thread continues after every CTA's thread arrived (their
+        clocks joined)."""
+        if self.pair is None:
+            return self._run(interp, op, args), None
+        cluster = self._fn(interp).cluster
+        generation = cluster.barrier_generation
+        self.pair.arrivals.setdefault(generation, []).append(self._snapshot(self.thread))
+        result = self._run(interp, op, args)
+        for snap in self.pair.arrivals[generation]:
+            self._join(self.thread, snap)
+        return result, None
+
     # --- TMEM loads and stores ------------------------------------------------------------------
 
     def _ld_st_access(self, interp: Any, op: tcgen05.LdOp | tcgen05.StOp, view: np.ndarray,
                       write: bool) -> Access:
         fn = self._fn(interp)
         address = fn.tmem_address(view, "the TMEM operand")
-        lane_map, column_map = ld_st_cells(op.shape.data, op.num.value.data)
-        lanes, columns = int(lane_map.max()) + 1, int(column_map.max()) + 1
+        packed = (op.pack if isinstance(op, tcgen05.LdOp) else op.unpack) is not None
+        lanes, columns = ld_st_extent(op.shape.data, op.num.value.data,
+                                      0 if op.split is None else op.split.value.data, packed)
         return self._tmem(op.tmem, view, layouts.tmem_lane(address) + op.lane.value.data,
                           layouts.tmem_column(address) + op.column.value.data, lanes, columns,
                           write)

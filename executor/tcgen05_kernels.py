@@ -966,6 +966,112 @@ def _d_definedness(tmem: TensorMemory, d: int, m: int, n: int, a_undefined: np.n
         tmem.mark_undefined(lane + np.nonzero(rows)[0][:, None], slice(column, column + n))
 
 
+PAIR_ROWS = TMEM_LANES
+"""D rows each CTA of a pair holds for M = 256 (Layout A: CTA c of the pair, c = rank & 1, holds
+rows [128 c, 128 c + 128) in its own TMEM at the D address)."""
+
+
+def mma_pair(
+    ctas: Sequence[tuple[SharedMemory, TensorMemory]],
+    *,
+    kind: str,
+    d: int,
+    a: int,
+    b: int,
+    idesc: int,
+    enable_input_d: bool,
+    a_in_tmem: bool = False,
+    sparse: bool = False,
+    scale_vec: str | None = None,
+    disable_output_lane: Sequence[int] | None = None,
+    scale_input_d: int | None = None,
+    ashift: bool = False,
+    collector: str | None = None,
+    target: str = "sm_100a",
+    numerics: str = "default",
+) -> InstrDesc:
+    """`tcgen05.mma.cta_group::2` with M = 256 on a CTA pair (`ctas[c]` = the SMEM and TMEM of
+    the CTA with rank & 1 == c). Layout A [inf: PTX ISA "Data Path Layout Organization" names it;
+    CUTLASS 2-SM MMAs split this way]: CTA c's tensor core computes D rows [128 c, 128 c + 128)
+    from the A rows its own SMEM holds at the A descriptor (a 128-row operand), times all N
+    columns of B, whose columns [N/2 c, N/2 (c + 1)) are CTA c's SMEM at the B descriptor (an
+    N/2-column operand), into its own TMEM at `d`. disable-output-lane bit 128 c + i is lane i of
+    CTA c. Dense kinds tf32, f16, f8f6f4, i8 with A in SMEM; the rest is refused."""
+    desc = _memo(_decode, "instruction descriptor", idesc, decode_idesc, kind)
+    block_scale = kind in BLOCK_SCALED_KINDS
+    _memo(_check_mma_form, idesc, kind, 2, False, a_in_tmem, scale_vec, block_scale, target,
+          ashift, collector, None if disable_output_lane is None else len(disable_output_lane),
+          scale_input_d, None)
+    m, n, k = _memo(rules.mma_shape, desc)
+    for present, feature in ((m != 2 * PAIR_ROWS, f"M = {m} (Layout B/C; only M = 256, Layout A, "
+                              "is modelled)"), (block_scale, f"kind::{kind}"),
+                             (sparse, "a sparse A"), (a_in_tmem, "A in tensor memory"),
+                             (ashift, ".ashift"), (numerics != "default", f"{numerics} numerics")):
+        if present:
+            raise _not_modelled(f"cta_group::2 with {feature}")
+    a_major = "mn" if desc.transpose_a else "k"
+    b_major = "mn" if desc.transpose_b else "k"
+    halves = []
+    for c, (smem, _) in enumerate(ctas):
+        where = f" of CTA {c} of the pair"
+        a_desc = _operand_desc(smem, "A shared-memory descriptor", a, kind, a_major, target)
+        b_desc = _operand_desc(smem, "B shared-memory descriptor", b, kind, b_major, target)
+        a_c = read_smem_operand(smem, a_desc, major=a_major, type_name=desc.atype, kind=kind,
+                                mn=PAIR_ROWS, k=k, what="operand A" + where)
+        b_c = _read_smem_operand_kn(smem, b_desc, major=b_major, type_name=desc.btype,
+                                    kind=kind, mn=n // 2, k=k, what="operand B" + where)
+        halves.append((a_c, b_c))
+    b_kn = np.ascontiguousarray(  # each half is (N/2, K)
+        np.concatenate([half[1] for half in halves], axis=0).T, dtype=np.float32)
+    if desc.negate_b:
+        b_kn = -b_kn
+    dtype = desc.dtype or "f32"
+    for c, ((a_c, _), (_, tmem)) in enumerate(zip(halves, ctas, strict=True)):
+        try:
+            tmem.check_access(layouts.tmem_lane(d), layouts.tmem_column(d), PAIR_ROWS, n, "D")
+        except Tcgen05ExecutionError as err:
+            raise Tcgen05ExecutionError(f"{err} (D rows {c * PAIR_ROWS}..{c * PAIR_ROWS + 127}"
+                                        f" in the tensor memory of CTA {c} of the pair)") from None
+        a32 = np.asarray(a_c, dtype=np.float32)
+        with np.errstate(invalid="ignore", over="ignore"):
+            product = (-a32 if desc.negate_a else a32) @ b_kn
+        if kind == "i8":  # exact in float32 (see mma)
+            wide = product.astype(np.int64)
+            if enable_input_d:
+                wide += read_d(tmem, d, "s32", PAIR_ROWS, n).astype(np.int64)
+            result = np.clip(wide, np.iinfo(np.int32).min, np.iinfo(np.int32).max) \
+                if desc.saturate else wide.astype(np.uint64).astype(np.uint32).view(np.int32)
+        else:
+            if enable_input_d:
+                old = read_d(tmem, d, dtype, PAIR_ROWS, n).astype(np.float32)
+                if scale_input_d:
+                    old = np.ldexp(old, -scale_input_d).astype(np.float32)
+                with np.errstate(invalid="ignore", over="ignore"):
+                    product = product + old
+            result = _canonical_nan(product)
+        lane_enabled = None
+        if disable_output_lane is not None:
+            lane_enabled = _lane_enable_mask(disable_output_lane,
+                                             c * PAIR_ROWS + layouts.tmem_lane(d), PAIR_ROWS)
+        write_d(tmem, d, dtype, result, lane_enabled)
+    return desc
+
+
+def pair_smem_spans(kind: str, idesc: int, a: int, b: int) -> tuple[tuple[int, int], ...]:
+    """The SMEM byte ranges [lo, end) a `cta_group::2` M = 256 MMA that `mma_pair` ran reads in
+    EACH CTA of the pair: its 128-row A half and its N/2-column B half (each operand's hull)."""
+    desc = _memo(_decode, "instruction descriptor", idesc, decode_idesc, kind)
+    _, n, k = _memo(rules.mma_shape, desc)
+    spans = []
+    for word, type_name, transposed, mn in ((a, desc.atype, desc.transpose_a, PAIR_ROWS),
+                                            (b, desc.btype, desc.transpose_b, n // 2)):
+        bits, width = _storage(kind, type_name)
+        operand = _checked_operand_map(_smem_desc(word), "mn" if transposed else "k", bits, mn,
+                                       k, "operand", width)
+        spans.append((operand.lowest, operand.end))
+    return tuple(spans)
+
+
 class CpFootprint(NamedTuple):
     """What one tcgen05.cp touches: the SMEM bytes [lo, end) of its source and the TMEM lanes
     [lane, lane_end) x columns [column, column_end) it writes (their hull)."""
@@ -983,16 +1089,14 @@ def cp(smem: SharedMemory, tmem: TensorMemory, *, taddr: int, desc: int, shape: 
     (read through the matrix descriptor as a K-major canonical layout of bytes, the layout of
     the MMA operands) into TMEM, row r to the lanes `tmem_moves.cp_lane_offsets` gives, the
     row's bytes little-endian into consecutive 32-bit cells from the address column."""
-    if decompress is not None:
-        raise _not_modelled(f"tcgen05.cp decompression .{decompress}")
-    try:
-        lanes = np.array(tmem_moves.cp_lane_offsets(shape, multicast))
-    except KeyError:
-        raise _not_modelled(f"tcgen05.cp .{shape}") from None
+    lanes = np.array(tmem_moves.cp_lane_offsets(shape, multicast))
     rows, bits = tmem_moves.CP_ROWS_BITS[shape]
     d = _decode("tcgen05.cp source descriptor", desc, decode_smem_desc)
     operand = _checked_operand_map(d, "k", 8, rows, bits // 8, "the tcgen05.cp source", 8)
-    data = np.ascontiguousarray(smem.data[operand.index]).view("<u4")  # (rows, columns)
+    raw = np.ascontiguousarray(smem.data[operand.index])  # (rows, bytes)
+    if decompress is not None:  # 16 packed 4/6-bit elements per 16-byte unit -> 16 bytes
+        raw = tmem_moves.cp_decompress(raw, decompress)
+    data = raw.view("<u4")  # (rows, columns)
     lane0, column0 = layouts.tmem_lane(taddr), layouts.tmem_column(taddr)
     columns = bits // 32
     top = int(lanes.max()) + 1
@@ -1006,8 +1110,8 @@ def cp(smem: SharedMemory, tmem: TensorMemory, *, taddr: int, desc: int, shape: 
 
 
 def shift(tmem: TensorMemory, taddr: int, cta_group: int = 1) -> tuple[int, int, int, int]:
-    """`tcgen05.shift.cta_group.down [taddr]`: the 32-byte element at the address column of every
-    lane from the address lane to the last moves down one lane; the address lane becomes
+    """`tcgen05.shift.cta_group.down [taddr]`: the 32-byte elements at the address column of the
+    32 lanes from the address lane move down one lane (".31x256b"); the address lane becomes
     undefined (`tmem_moves.shift_rows`). Returns (lane, lanes, column, columns) moved."""
     if cta_group != 1:
         raise _not_modelled("tcgen05.shift.cta_group::2 (a CTA pair)")
@@ -1016,7 +1120,7 @@ def shift(tmem: TensorMemory, taddr: int, cta_group: int = 1) -> tuple[int, int,
         raise Tcgen05ExecutionError(
             f"requires the tcgen05.shift address lane to be a multiple of "
             f"{tmem_moves.SHIFT_LANE_ALIGNMENT}, got lane {lane}")
-    lanes = TMEM_LANES - lane
+    lanes = tmem_moves.SHIFT_LANES
     tmem.shift_down(lane, lanes, column, tmem_moves.SHIFT_COLUMNS, "the tcgen05.shift rows")
     return lane, lanes, column, tmem_moves.SHIFT_COLUMNS
 
@@ -1091,6 +1195,8 @@ __all__ = [
     "cp",
     "encode_scale",
     "mma",
+    "mma_pair",
+    "pair_smem_spans",
     "mma_footprint",
     "operand_addresses",
     "read_d",

@@ -363,9 +363,12 @@ class _Expander:
                 pitch = dst_t.matrix_shape[1]
             else:
                 return False
+        split = False
         if layout == "nz2nz":
-            if _fixpipe_nz_block(op) is None:
+            block = _fixpipe_nz_block(op)
+            if block is None:
                 return False
+            split = block == isa_params.FIXPIPE_SPLIT_BLOCK_COLS  # f32 16 x 8 blocks
             if self.target.fixpipe_params != "arch3510":
                 pitch = pitch * elem_bits // 8 // 32  # V220: 32-byte units
         src_stride = b.mul(b.cdiv(m, M0), M0)
@@ -373,6 +376,7 @@ class _Expander:
             op.src, b.v(0), op.dst, b.v(n), b.v(m), b.v(src_stride), b.v(pitch), b.v(1), b.v(0),
             b.v(0), src_nz_c0_stride=b.v(1) if layout == "nz2dn" else None, layout=layout,
             quant=op.quant.data, relu=op.relu is not None, scalar=op.scalar, vector=op.vector,
+            channel_split=split,
         )
         b.emit(new)
         return True
@@ -442,24 +446,19 @@ def _expandable(op: Operation, target: Target) -> bool:
 
 def _fixpipe_nz_block(op: pto.FixpipeOp) -> int | None:
     """The Z-block width (channels) of a tile-level nz2nz Fixpipe when the raw form writes the same
-    bytes, else None. The hardware writes blocks of `isa_params.fixpipe_nz_block_cols` channels
-    (16; b8: 32 by channel merge, an odd trailing 16 channels staying 16 wide); the destination's
-    own c0 (an nz tile's, or the last dim of a (N1, M1, 16, c0) GM memref) must be that width, and
-    a merged n must be a static multiple of it."""
+    bytes, else None. The destination's own c0 (an nz tile's, or the last dim of a (N1, M1, 16, c0)
+    GM memref) is the width; the verifier keeps it to one the hardware writes
+    (`isa_params.fixpipe_nz_dst_widths`: 16; b8 32 by channel merge, n a multiple of 32, checked
+    at run time for a dynamic n; f32 8 by channel split, to GM)."""
     dst = op.dst.type
     if isinstance(dst, pto.TileType):
-        bits, c0 = dst.element_bits, c0_elements(dst.element_name, dst.space_name)
+        elem, space = dst.element_name, dst.space_name
+        c0 = c0_elements(elem, space)
     else:
         assert isinstance(dst, MemRefType)
-        bits = element_bits(pto.TileType("ub", (1, 1), dst.element_type, "nd").element_name)
+        elem, space = pto.TileType("ub", (1, 1), dst.element_type, "nd").element_name, "gm"
         c0 = dst.get_shape()[-1]
-    block = isa_params.fixpipe_nz_block_cols(bits, False)
-    if c0 != block:
-        return None
-    n = pto.static_value(op.n)
-    if block > 16 and (n is None or n % block):
-        return None
-    return block
+    return c0 if c0 in isa_params.fixpipe_nz_dst_widths(elem, space) else None
 
 
 def _b8_nz_b_square_loads(op: pto.MteL1L0AOp | pto.MteL1L0BOp, target: Target) -> bool:

@@ -99,6 +99,8 @@ class _Kernel:
     smem_bytes: int = 16
     tmem_slots: int = 0
     params: list[str] = field(default_factory=list)
+    #: the kernel runs in a cluster of two CTAs (cta_group::2 or a cluster op)
+    cluster: bool = False
     #: register tuples of tcgen05.ld results and the warps that use them
     ld_sets: list[tuple[tuple[str, ...], set[int]]] = field(default_factory=list)
 
@@ -131,6 +133,8 @@ class PtxEmitter:
                 out.append(f".shared .align 4 .b32 {k.name}_tmem_slot[{k.tmem_slots}];")
             out.append(f".visible .entry {k.name}(" + ", ".join(k.params) + ")")
             out.append(".maxntid 128, 1, 1")
+            if k.cluster:  # a CTA pair: launched as clusters of 2 CTAs
+                out.append(".reqnctapercluster 2, 1, 1")
             out.append("{")
             for kind, n in k.counts.items():
                 if n:
@@ -171,6 +175,10 @@ class PtxEmitter:
             k.emit(f"cvta.to.global.u64 {reg}, {reg}")
             k.values[arg] = reg
         self._block(f.body.block)
+        k.cluster = k.cluster or any(
+            op.name.startswith("tcgen05.") and getattr(op.properties.get("cta_group"), "value",
+                                                       None) is not None
+            and op.properties["cta_group"].value.data == 2 for op in f.walk())
         return k
 
     # -- ops ----------------------------------------------------------------------------------------
@@ -418,6 +426,17 @@ class PtxEmitter:
             if isinstance(op, cls):
                 k.emit(line)
                 return
+        if isinstance(op, tcgen05.ClusterSyncOp):
+            k.emit("barrier.cluster.arrive.release.aligned")
+            k.emit("barrier.cluster.wait.acquire.aligned")
+            k.cluster = True
+            return
+        if isinstance(op, tcgen05.ClusterRankOp):
+            reg = k.reg("r")
+            k.emit(f"mov.u32 {reg}, %cluster_ctarank")
+            k.values[op.rank] = reg
+            k.cluster = True
+            return
         if isinstance(op, tcgen05.LdOp | tcgen05.StOp):
             self._ld_st(op)
             return
@@ -531,6 +550,7 @@ class PtxEmitter:
     def _ld_st(self, op: tcgen05.LdOp | tcgen05.StOp) -> None:
         k = self.k
         shape, num = op.shape.data, op.num.value.data
+        split = 0 if op.split is None else op.split.value.data
         count = LD_ST_SHAPES[shape][1] * num
         addr = k.reg("r")
         offset = (op.lane.value.data << 16) + op.column.value.data
@@ -544,7 +564,7 @@ class PtxEmitter:
             names = self._ld_registers(count, warp)
             pack = ".pack::16b" if op.pack is not None else ""
             k.emit(f"tcgen05.ld.sync.aligned.{shape}.x{num}{pack}.b32 {{{', '.join(names)}}}, "
-                   f"[{addr}]" + (", 0" if shape == "16x32bx2" else ""))
+                   f"[{addr}]" + (f", {split}" if shape == "16x32bx2" else ""))
             k.values[op.regs] = (warp, names)
         else:
             regs = k.values.get(op.regs)
@@ -552,7 +572,7 @@ class PtxEmitter:
                 raise PtxEmitError(op, "stores registers that come from a tcgen05.ld only")
             unpack = ".unpack::16b" if op.unpack is not None else ""
             k.emit(f"tcgen05.st.sync.aligned.{shape}.x{num}{unpack}.b32 [{addr}]"
-                   + (", 0" if shape == "16x32bx2" else "") + f", {{{', '.join(regs[1])}}}")
+                   + (f", {split}" if shape == "16x32bx2" else "") + f", {{{', '.join(regs[1])}}}")
         k.lines.append(f"{skip}:")
 
 

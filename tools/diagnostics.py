@@ -6,6 +6,7 @@ and a caret when the location is known, and the tool exits 1. No Python tracebac
 
 from __future__ import annotations
 
+import errno
 import re
 import sys
 from dataclasses import dataclass
@@ -21,6 +22,24 @@ from xdsl.utils.mlir_lexer import MLIRLexer, MLIRTokenKind
 
 class UserError(Exception):
     """An error in the user's input, already phrased for the user."""
+
+
+MAX_INPUT_CHARS = 64 << 20
+"""Most characters of IR a tool reads: a device such as /dev/zero or /dev/full never ends."""
+
+
+def read_input_text(path: str) -> str:
+    """The text of input `path` ('-' is standard input), at most `MAX_INPUT_CHARS`; OSError or
+    UnicodeDecodeError otherwise (the tools print them as `cannot read input: ...`)."""
+    if path == "-":
+        text = sys.stdin.read(MAX_INPUT_CHARS + 1)
+    else:
+        with open(path, encoding="utf-8") as f:
+            text = f.read(MAX_INPUT_CHARS + 1)
+    if len(text) > MAX_INPUT_CHARS:
+        raise OSError(errno.EFBIG, f"more than {MAX_INPUT_CHARS} characters (an endless device "
+                                   "such as /dev/zero?)")
+    return text
 
 
 @dataclass
@@ -191,6 +210,8 @@ class LocatingParser(Parser):
         self._resume_from(0)  # re-lex the first token with it
 
     def parse_module(self, allow_implicit_module: bool = True) -> ModuleOp:
+        if allow_implicit_module and self._current_token.kind == MLIRTokenKind.EOF:
+            return ModuleOp([])  # an empty file (or only comments) is an empty module, as in mlir-opt
         try:
             return super().parse_module(allow_implicit_module)
         except RecursionError:

@@ -17,8 +17,10 @@ per item (4-bit types too, in the low nibble). They load back into ml_dtypes wit
 `np.load(path).view(ml_dtypes.bfloat16)` (or `mmair.tools.npyio.read_npy(path, element="bf16")`),
 and `mmair-run` reads them back as inputs without a flag.
 
-Anything else is one `error:` line: complex, string, object (pickled), structured or datetime
-arrays, a mismatched item size, a truncated file.
+Big-endian files are read as their values. Anything else is one `error:` line: complex, string,
+object (pickled), structured or datetime arrays, a mismatched item size, raw (void) items for a
+type numpy has (an `np.save`d bf16 array given for an f16 argument would be read as wrong
+numbers), a truncated file.
 """
 
 from __future__ import annotations
@@ -99,6 +101,8 @@ def read_npy(path: str, label: str | None = None, element: str | None = None) ->
     array = np.frombuffer(data, dtype=dtype, count=count)
     array = array.reshape(header["shape"], order="F" if header["fortran_order"] else "C")
     array = array.copy(order="C")  # writable, and 0-d stays 0-d
+    if array.dtype.kind in "biuf" and not array.dtype.isnative:  # a big-endian file: same values
+        array = array.astype(array.dtype.newbyteorder("="))
     if element is not None:
         from mmair.executor.dtypes import numpy_dtype
 
@@ -133,6 +137,12 @@ def coerce(array: np.ndarray, element: str, dtype: np.dtype, label: str, raw_bit
         if array.dtype.itemsize != dtype.itemsize or (element == "hif8" and kind not in "uV"):
             raise _fail(f"{label} has {describe(array.dtype)}, but {element} needs "
                         f"{dtype.itemsize}-byte items")
+        if kind == "V" and not _is_ml_dtype(dtype) and element != "hif8":
+            # numpy saves its own types with their dtype: raw items here are another type's
+            # bits (np.save of a bf16 array writes |V2), which would be read as wrong numbers
+            raise _fail(f"{label} has {describe(array.dtype)} (what np.save writes for an "
+                        f"ml_dtypes array such as bf16), but the argument is {element}: give a "
+                        f"numpy {dtype} array")
         if element in ("s4", "u4", "e2m1") and np.any(array.view(np.uint8) >> 4):
             raise _fail(f"{label}: {element} bits must be in the low nibble of each byte (the "
                         "high nibble 0, as ml_dtypes stores them)")

@@ -51,6 +51,7 @@ from mmair.tools.diagnostics import (
     format_parse_error,
     format_pass_error,
     pipeline_error_line,
+    read_input_text,
     report,
     verify_module,
 )
@@ -154,9 +155,8 @@ class MmairOptMain(xDSLOptMain):
         name = self.args.input_file if self.args.input_file not in (None, "-") else "<stdin>"
         try:
             if name == "<stdin>":
-                return SourceFile("<stdin>", sys.stdin.read())
-            with open(self.args.input_file, encoding="utf-8") as f:
-                return SourceFile(name, f.read())
+                return SourceFile("<stdin>", read_input_text("-"))
+            return SourceFile(name, read_input_text(self.args.input_file))
         except (OSError, UnicodeDecodeError) as err:
             raise UserError(format_diagnostic(f"cannot read input: {err}", file=name)) from None
 

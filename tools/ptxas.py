@@ -92,7 +92,7 @@ _PRELUDE = """\
 
 .visible .entry forms()
 {{
-  .reg .b32 %r<32>;
+  .reg .b32 %r<160>;
   .reg .b64 %rd<8>;
   .reg .pred %p<2>;
 """

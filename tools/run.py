@@ -82,6 +82,7 @@ from mmair.tools.diagnostics import (
     format_op_error,
     format_parse_error,
     format_pass_error,
+    read_input_text,
     report,
     verify_module,
 )
@@ -205,10 +206,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def _read_source(path: str) -> SourceFile:
     try:
-        if path == "-":
-            return SourceFile("<stdin>", sys.stdin.read())
-        with open(path, encoding="utf-8") as f:
-            return SourceFile(path, f.read())
+        return SourceFile("<stdin>" if path == "-" else path, read_input_text(path))
     except (OSError, UnicodeDecodeError) as err:
         raise UserError(format_diagnostic(f"cannot read input: {err}", file=path)) from None
 

@@ -265,6 +265,7 @@ def _run_memory(args: argparse.Namespace) -> str:
         format_op_error,
         format_parse_error,
         format_pass_error,
+        read_input_text,
         verify_module,
     )
 
@@ -274,11 +275,8 @@ def _run_memory(args: argparse.Namespace) -> str:
     except PipelineError as err:
         raise UsageError(str(err)) from None
     try:
-        if args.file == "-":
-            source = SourceFile("<stdin>", sys.stdin.read())
-        else:
-            with open(args.file, encoding="utf-8") as f:
-                source = SourceFile(args.file, f.read())
+        source = SourceFile("<stdin>" if args.file == "-" else args.file,
+                            read_input_text(args.file))
     except (OSError, UnicodeDecodeError) as err:
         raise InputError(f"{args.file}: error: cannot read input: {err}") from None
     ctx = Context()

@@ -20,6 +20,7 @@ from mmair.tools.diagnostics import (
     format_diagnostic,
     format_op_error,
     format_parse_error,
+    read_input_text,
 )
 from mmair.tools.stdio import quiet_broken_pipe
 from mmair.tools.version import VersionAction
@@ -54,11 +55,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(err, file=sys.stderr)
         return 1
     try:
-        if args.input == "-":
-            source = SourceFile("<stdin>", sys.stdin.read())
-        else:
-            with open(args.input, encoding="utf-8") as f:
-                source = SourceFile(args.input, f.read())
+        source = SourceFile("<stdin>" if args.input == "-" else args.input,
+                            read_input_text(args.input))
     except (OSError, UnicodeDecodeError) as err:
         print(format_diagnostic(f"cannot read input: {err}", file=args.input), file=sys.stderr)
         return 1

@@ -13,7 +13,9 @@ while their bounding boxes would.
 
 * With runtime values (`values`: the executor's operand values, `Tile`s and numpy arrays) the
   bytes are exact: the tile's offset and size, the GM window's rows inside its root array (the GM
-  argument), restricted to the region the op's size operands select.
+  argument), restricted to the region the op's size operands select; for the raw parameter
+  forms (`pto.copy_nd2nz`, `pto.load_2d`, `pto.mmad`, `pto.fixpipe_copy`, ...) the bytes their
+  runtime parameters address (`_RAW_EXACT`: affine boxes of counts and strides).
 * Without values (`values=None`, static passes) a footprint is conservative: the whole tile
   (at the `pto.alloc` offset when it has one, else its own memory keyed by the alloc), the whole
   GM buffer the memref is a view of (keyed by the root SSA value, through `memref.subview`).
@@ -552,6 +554,27 @@ def _exact_load_2d_v2(op: Operation) -> _Exact:
     return exact
 
 
+def _exact_copy_l1_bt(op: Operation) -> _Exact:
+    """DataCopy L1 -> BiasTable (`raw_kernels.copy_l1_bt`): blockCount bursts of blockLen units,
+    the gaps end to start (srcGap in 32 B, dstGap in units)."""
+    assert isinstance(op, pto.CopyL1BtOp)
+    unit = isa_params.l1_bt_unit_bytes(pto.target_of(op))
+    src, soff, dst, doff, count_i, len_i, sgap, dgap = _indices(
+        op, "src", "src_offset", "dst", "dst_offset", "block_count", "block_len", "src_gap",
+        "dst_gap")
+
+    def exact(values: Sequence[Any], roots: dict[int, tuple[Any, int]]) -> list[Access]:
+        s, d, count = values[src], values[dst], values[count_i]
+        burst = values[len_i] * unit
+        src_step = burst + values[sgap] * isa_params.L1_BT_SRC_GAP_BYTES
+        return _box(s.space, s.offset + values[soff] * s.physical.itemsize, burst,
+                    ((count, src_step),), False, s.name, None, _bytes(s)) + \
+            _box(d.space, d.offset + values[doff] * d.physical.itemsize, burst,
+                 ((count, burst + values[dgap] * unit),), True, d.name, None, _bytes(d))
+
+    return exact
+
+
 def _exact_mmad(op: Operation) -> _Exact:
     """Mmad (`raw_kernels.mmad_indices`): each operand's fractal grid is a prefix of its buffer;
     the footprint is that prefix up to the last element the sizes reach. L0C is read only when
@@ -641,6 +664,7 @@ _RAW_EXACT: dict[type[Operation], Callable[[Operation], _Exact]] = {
     pto.Load2DOp: _exact_load_2d,
     pto.Load2DTransposeOp: _exact_load_2d_transpose,
     pto.Load2DV2Op: _exact_load_2d_v2,
+    pto.CopyL1BtOp: _exact_copy_l1_bt,
     pto.MmadOp: _exact_mmad,
     pto.FixpipeCopyOp: _exact_fixpipe_copy,
 }

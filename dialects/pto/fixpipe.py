@@ -36,6 +36,7 @@ from mmair.dialects.pto._verify import (
     target_of,
 )
 from mmair.dialects.pto.types import TileType
+from mmair.isa.ascend import params as isa_params
 from mmair.isa.ascend import targets as isa
 from mmair.isa.ascend.targets import Target
 
@@ -142,6 +143,8 @@ class FixpipeOp(IRDLOperation):
             )
         _check_covers(self, "src", src, (m, n), "m x n")
         self._verify_dst_shape(target, layout, m, n)
+        if layout == "nz2nz":
+            self._verify_nz_blocks(dst_space, dst_elem, n)
         if self.vector is not None:
             vec = _tile_in(self, "vector", self.vector, ("l1", "fb"))
             _check_layout(self, "vector", vec, target)
@@ -176,6 +179,33 @@ class FixpipeOp(IRDLOperation):
                 raise _error(
                     self, f"requires no {kind} operand for quant mode {quant}, got one"
                 )
+
+    def _verify_nz_blocks(self, dst_space: str, dst_elem: str, n: int | None) -> None:
+        """NZ output writes Z blocks of the hardware's width (isa params.fixpipe_nz_dst_widths);
+        the destination's own block width (an nz tile's c0, a GM memref's last dimension) must
+        be one of them, and a merged b8 block needs whole blocks of n."""
+        dst_type = self.dst.type
+        if isinstance(dst_type, TileType):
+            c0: int | None = isa.c0_elements(dst_elem, dst_space)
+        else:
+            dims = _memref_dims(dst_type)  # type: ignore[arg-type]
+            c0 = dims[-1]
+        widths = isa_params.fixpipe_nz_dst_widths(dst_elem, dst_space)
+        if c0 is not None and c0 not in widths:
+            raise _error(
+                self,
+                f"requires an nz2nz dst block width (c0) in {_fmt_set(widths)} for {dst_elem} "
+                f"output to {dst_space} (the Fixpipe writes Z blocks of 16 channels, 32 for 8-bit "
+                f"output by channel merge, 8 for f32 by channel split to gm only), got {c0}",
+            )
+        merged = isa_params.fixpipe_nz_block_cols(isa.element_bits(dst_elem), False)
+        if merged > isa.FIXPIPE_N_SIZE_MULTIPLE and n is not None and n % merged:
+            raise _error(
+                self,
+                f"requires n to be a multiple of {merged} for nz2nz with {dst_elem} output (channel "
+                f"merge writes 16 x {merged} blocks; the last {n % merged} channels would form a "
+                f"narrower block that the {merged}-wide dst fractals do not hold), got {n}",
+            )
 
     def _verify_dst_shape(self, target: Target, layout: str, m: int | None, n: int | None) -> None:
         dst_type = self.dst.type

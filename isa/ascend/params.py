@@ -33,10 +33,19 @@ from mmair.isa.ascend.targets import (
     DN2NZ_RANGES,
     FIXPIPE_DST_ND_STRIDE_RANGE_A5,
     FIXPIPE_DST_ND_STRIDE_RANGE_V220,
+    FIXPIPE_M_SIZE_RANGE,
+    FIXPIPE_N_SIZE_RANGE,
+    FIXPIPE_ND_NUM_RANGE,
     FIXPIPE_SRC_ND_STRIDE_RANGE_V220,
+    FIXPIPE_SRC_STRIDE_RANGE,
     FRACTAL_BYTES,
+    LOAD2D_REPEAT_RANGE,
+    LOAD2D_STRIDE_RANGE,
+    LOAD2D_V2_STEP_RANGE,
     MMAD_MNK_RANGE,
     MMAD_UNIT_FLAGS,
+    ND2NZ_RANGES,
+    ND2NZ_RANGES_A5,
     ND2NZ_SMALL_C0_MAX_D,
     Target,
     element_bits,
@@ -88,23 +97,24 @@ def _table(*fields: Field) -> Mapping[str, Field]:
     return MappingProxyType({f.name: f for f in fields})
 
 
+# The ranges live once, in isa/ascend/targets.py (ND2NZ_RANGES, ND2NZ_RANGES_A5, DN2NZ_RANGES);
+# these tables add each field's Ascend C name and unit.
 ND2NZ_FIELDS: Mapping[str, Field] = _table(
-    Field("nd_num", "ndNum", (1, 4095), "matrices", size=True),
-    Field("n_value", "nValue", (1, 16384), "rows", size=True),
-    Field("d_value", "dValue", (1, 65535), "elements", size=True),
-    Field("src_nd_matrix_stride", "srcNdMatrixStride", U16, "elements"),
-    Field("src_d_value", "srcDValue", (1, 65535), "elements"),
-    Field("dst_nz_c0_stride", "dstNzC0Stride", (1, 16384), "C0 (32 B)"),
-    Field("dst_nz_n_stride", "dstNzNStride", (1, 16384), "C0 (32 B)"),
-    Field("dst_nz_matrix_stride", "dstNzMatrixStride", (0, 16384), "elements"),
+    Field("nd_num", "ndNum", ND2NZ_RANGES["nd_num"], "matrices", size=True),
+    Field("n_value", "nValue", ND2NZ_RANGES["n_value"], "rows", size=True),
+    Field("d_value", "dValue", ND2NZ_RANGES["d_value"], "elements", size=True),
+    Field("src_nd_matrix_stride", "srcNdMatrixStride", ND2NZ_RANGES["src_nd_matrix_stride"],
+          "elements"),
+    Field("src_d_value", "srcDValue", ND2NZ_RANGES["src_d_value"], "elements"),
+    Field("dst_nz_c0_stride", "dstNzC0Stride", ND2NZ_RANGES["dst_nz_c0_stride"], "C0 (32 B)"),
+    Field("dst_nz_n_stride", "dstNzNStride", ND2NZ_RANGES["dst_nz_n_stride"], "C0 (32 B)"),
+    Field("dst_nz_matrix_stride", "dstNzMatrixStride", ND2NZ_RANGES["dst_nz_matrix_stride"],
+          "elements"),
 )
 # Ascend 950 (a5) widens dValue to u32 and the source strides to u64 (Nd2NzParams of arch 3510).
 ND2NZ_FIELDS_A5: Mapping[str, Field] = _table(
-    *(
-        Field(f.name, f.c_name, {"d_value": (1, 2**32 - 1), "src_nd_matrix_stride": (0, 2**64 - 1),
-                                 "src_d_value": (1, 2**64 - 1)}.get(f.name, f.range), f.unit, f.size)
-        for f in ND2NZ_FIELDS.values()
-    )
+    *(Field(f.name, f.c_name, ND2NZ_RANGES_A5[f.name], f.unit, f.size)
+      for f in ND2NZ_FIELDS.values())
 )
 
 # Dn2NzParams (DataCopy GM -> L1 with DN2NZ, Ascend 950 only): the source is D rows of N columns
@@ -134,13 +144,13 @@ def small_c0_supported(target: Target) -> bool:
 
 LOAD2D_FIELDS: Mapping[str, Field] = _table(
     Field("start_index", "startIndex", U16, "fractals (512 B)"),
-    Field("repeat_times", "repeatTimes", (1, 255), "fractals", size=True),
-    Field("src_stride", "srcStride", U16, "fractals (512 B), start to start"),
-    Field("dst_gap", "dstGap", U16, "fractals (512 B), end to start"),
+    Field("repeat_times", "repeatTimes", LOAD2D_REPEAT_RANGE, "fractals", size=True),
+    Field("src_stride", "srcStride", LOAD2D_STRIDE_RANGE, "fractals (512 B), start to start"),
+    Field("dst_gap", "dstGap", LOAD2D_STRIDE_RANGE, "fractals (512 B), end to start"),
 )
 LOAD2D_TRANSPOSE_FIELDS: Mapping[str, Field] = _table(
     Field("start_index", "startIndex", U16, "square blocks"),
-    Field("repeat_times", "repeatTimes", (1, 255), "square blocks", size=True),
+    Field("repeat_times", "repeatTimes", LOAD2D_REPEAT_RANGE, "square blocks", size=True),
     Field("src_stride", "srcStride", U16, "square blocks, start to start"),
     Field("dst_gap", "dstGap", U16, "fractals (512 B), end of an iteration's first fractal to start"),
     Field("dst_frac_gap", "dstFracGap", U16, "fractals (512 B), inside an iteration"),
@@ -154,8 +164,8 @@ LOAD2D_TRANSPOSE_FIELDS: Mapping[str, Field] = _table(
 LOAD2D_V2_FIELDS: Mapping[str, Field] = _table(
     Field("m_start_position", "mStartPosition", U32, "16 elements (M)"),
     Field("k_start_position", "kStartPosition", U32, "32 B (K)"),
-    Field("m_step", "mStep", (1, 255), "16 elements (M)", size=True),
-    Field("k_step", "kStep", (1, 255), "32 B (K)", size=True),
+    Field("m_step", "mStep", LOAD2D_V2_STEP_RANGE, "16 elements (M)", size=True),
+    Field("k_step", "kStep", LOAD2D_V2_STEP_RANGE, "32 B (K)", size=True),
     Field("src_stride", "srcStride", (0, 2**31 - 1), "fractals (512 B), K direction"),
     Field("dst_stride", "dstStride", U16, "fractals (512 B), K direction"),
 )
@@ -203,21 +213,22 @@ MMAD_FIELDS: Mapping[str, Field] = _table(
 MMAD_UNIT_FLAG_VALUES: tuple[int, ...] = MMAD_UNIT_FLAGS  # 0 off, 2 keep, 3 clear after
 
 FIXPIPE_COMMON_FIELDS: tuple[Field, ...] = (
-    Field("n_size", "nSize", (1, 4095), "columns", size=True),
-    Field("m_size", "mSize", (1, 65535), "rows", size=True),  # 8192 with NZ2ND/NZ2DN
-    Field("src_stride", "srcStride", U16, "C0_Size (16 * sizeof(L0C elem))"),
+    Field("n_size", "nSize", FIXPIPE_N_SIZE_RANGE, "columns", size=True),
+    Field("m_size", "mSize", FIXPIPE_M_SIZE_RANGE["nz2nz"], "rows", size=True),  # less for ND/DN
+    Field("src_stride", "srcStride", FIXPIPE_SRC_STRIDE_RANGE, "C0_Size (16 * sizeof(L0C elem))"),
     Field("dst_stride", "dstStride", (1, 2**32 - 1), "elements (ND/DN row) or 32 B (V220 NZ)"),
 )
-FIXPIPE_ND_M_MAX = 8192
+FIXPIPE_ND_M_MAX = FIXPIPE_M_SIZE_RANGE["nz2nd"][1]
 FIXPIPE_V220_FIELDS: Mapping[str, Field] = _table(
     *FIXPIPE_COMMON_FIELDS,
-    Field("nd_num", "ndNum", (1, 65535), "matrices", size=True),
+    Field("nd_num", "ndNum", FIXPIPE_ND_NUM_RANGE, "matrices", size=True),
     Field("src_nd_stride", "srcNdStride", FIXPIPE_SRC_ND_STRIDE_RANGE_V220, "C0_Size"),
     Field("dst_nd_stride", "dstNdStride", FIXPIPE_DST_ND_STRIDE_RANGE_V220, "elements"),
 )
 FIXPIPE_A5_FIELDS: Mapping[str, Field] = _table(
     *FIXPIPE_COMMON_FIELDS,
-    Field("nd_num", "Nz2NdParams.ndNum / Nz2DnParams.dnNum", (1, 65535), "matrices", size=True),
+    Field("nd_num", "Nz2NdParams.ndNum / Nz2DnParams.dnNum", FIXPIPE_ND_NUM_RANGE, "matrices",
+          size=True),
     Field("src_nd_stride", "srcNdStride / srcNzMatrixStride", U16, "C0_Size"),
     # dstNdStride is [1, 2^32-1]; dstDnMatrixStride [0, 2^32-1] (a single matrix ignores it).
     Field("dst_nd_stride", "dstNdStride / dstDnMatrixStride", (0, FIXPIPE_DST_ND_STRIDE_RANGE_A5[1]),
@@ -240,6 +251,19 @@ def fixpipe_nz_block_cols(dst_bits: int, channel_split: bool) -> int:
     if channel_split:
         return FIXPIPE_SPLIT_BLOCK_COLS
     return {8: 32, 4: 64}.get(dst_bits, 16)
+
+
+def fixpipe_nz_dst_widths(dst_elem: str, dst_space: str) -> tuple[int, ...]:
+    """The Z-block widths (channels) a Fixpipe NZ output of `dst_elem` into `dst_space` can write:
+    the default block (16; b8 32 by channel merge; b4 64) and, for f32 into GM, 8 with channel
+    split. An nz destination whose own block width (c0) is another one cannot receive the
+    hardware's blocks: e.g. an f32 or s32 nz tile in L1/UB has 16 x 8 fractals, but channel split
+    exists to GM only (Ascend C `F32-Channel-Split.md`; the a5 tensor API `Fixpipe.md`:
+    "通道拆分：输出到GM、数据类型为float到float，输出格式为NZ时，支持通道拆分")."""
+    widths = {fixpipe_nz_block_cols(element_bits(dst_elem), False)}
+    if dst_elem == "f32" and dst_space == FIXPIPE_CHANNEL_SPLIT_DST:
+        widths.add(FIXPIPE_SPLIT_BLOCK_COLS)
+    return tuple(sorted(widths))
 
 
 def nd2nz_fields(target: Target) -> Mapping[str, Field]:

@@ -98,7 +98,8 @@ RULES: tuple[Rule, ...] = (
     Rule("R31", INSTR, "One cta_group value in all tcgen05 instructions of a kernel",
          "PTX; ptxas", "check_cta_groups"),
     Rule("R32", INSTR, "Target features: kind::i8 only on sm_100a/sm_110a (alias sm_101a); "
-         ".scale_vec::NX and sparse mxf4/mxf4nvf4 only on a targets; no scale-input-d on sm_110a/f",
+         ".scale_vec::NX and sparse mxf4/mxf4nvf4 only on a targets; no scale-input-d on sm_110a/f; "
+         "tcgen05.shift only on a targets",
          "PTX; ptxas 13.5", "mma_form_errors"),
     Rule("R33", INSTR, "tcgen05.ld/st: the .num x shape table (registers per thread <= 128) and "
          "the lanes inside the warp's quarter 32w..32w+31",

@@ -528,6 +528,17 @@ def check_kind_target(kind: str, target: str) -> None:
                               + ")", "R32", f"is not supported on {target}"))
 
 
+def check_shift_target(target: str) -> None:
+    """R32: tcgen05.shift only on arch-specific (`a`) targets (PTX ISA "tcgen05.shift" target
+    notes: sm_100a, sm_101a, sm_103a, sm_110a; ptxas 13.5 also accepts sm_107a, rejects every
+    `f` target)."""
+    check_target(target)
+    if not is_arch_specific(canonical_target(target)):
+        _fail(DescriptorError("target", target, "an arch-specific target (sm_100a, sm_103a, "
+                              "sm_107a, sm_110a; alias sm_101a)", "R32",
+                              "does not support tcgen05.shift"))
+
+
 #: Legal `.block_scale` spellings per block-scaled kind ("" = `.block_scale` without a size).
 BLOCK_SCALE_SPELLINGS: dict[str, tuple[str, ...]] = {
     "mxf8f6f4": ("", "scale_vec::1X", "block32"),

@@ -15,6 +15,9 @@ execution/#tcgen05-mma-instructions-mma) and, where the text is silent, what ptx
   kind::mxf4/mxf4nvf4 MMA, need an arch-specific (`a`) target; `.block16`/`.block32` do not.
 * The `scale-input-d` operand is not available on sm_110a/f (sm_101a/f).
 * mxf4 K = 96 and the absolute LBO mode of the shared-memory descriptor need sm_103a.
+* `tcgen05.shift` needs an arch-specific (`a`) target (its ISA target notes list sm_100a,
+  sm_101a, sm_103a, sm_110a; ptxas 13.5 accepts sm_107a too and rejects every `f` target;
+  `tests/ptxas/move_forms.tsv`).
 """
 
 from __future__ import annotations

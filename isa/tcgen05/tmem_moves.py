@@ -20,10 +20,11 @@
   `.b8x16.b6x16_p32` or `.b8x16.b4x16_p64` (6-/4-bit elements to 8-bit containers).
 * `tcgen05.shift.cta_group.down [taddr]`: "initiates the shifting of 32-byte elements downwards
   across all the rows, except the last, by one row ... The lane of the address operand taddr must
-  be aligned to 32" (§9.7.16.9.3). mmair's reading [inf]: the matrix is the 32-byte element (8
-  cells) at the address column of every lane from the address lane to the last lane (127); lane
-  r + 1 receives lane r, the old last lane is overwritten, and the first lane receives nothing the
-  ISA defines (`shift_rows`). `.ashift` on `tcgen05.mma` ("shifts the rows of the A matrix down
+  be aligned to 32" (§9.7.16.9.3); its data movement shape is ".31x256b (implicit)"
+  (§9.7.16.2.3). mmair's reading: the matrix is the 32-byte element (8 cells) at the address column
+  of the 32 lanes from the (32-aligned) address lane; its first 31 rows move down one lane (lane
+  r + 1 receives lane r), the old last lane is overwritten, and the first lane receives nothing
+  the ISA defines (`shift_rows`) [inf: what the first lane holds]. `.ashift` on `tcgen05.mma` ("shifts the rows of the A matrix down
   by one row, except for the last row in the Tensor Memory", §9.7.16.10.9) is the same move on A's
   M lanes x its columns.
 * `tcgen05.commit.cta_group.mbarrier::arrive::one.shared::cluster{.multicast::cluster}.b64
@@ -53,6 +54,8 @@ SHIFT_COLUMNS = 8
 """`tcgen05.shift` moves one 32-byte element (8 cells) per lane [inf: "32-byte elements"]."""
 SHIFT_LANE_ALIGNMENT = 32
 """The lane of a `tcgen05.shift` address is a multiple of 32 (PTX ISA "tcgen05.shift")."""
+SHIFT_LANES = 32
+"""`tcgen05.shift` moves 31 rows (".31x256b") of a 32-lane matrix down one lane."""
 
 #: tcgen05.cp shape -> the warp-multicast qualifiers it needs (None = no multicast).
 CP_SHAPES: dict[str, tuple[str | None, ...]] = {
@@ -88,6 +91,25 @@ def ld_st_columns(shape: str, num: int) -> int:
         return num
     # 16-lane shapes: 32 threads x registers spread over 16 lanes -> twice the columns per lane
     return 2 * base * num if shape != "16x32bx2" else 2 * num
+
+
+def packed_cells(lanes: np.ndarray, columns: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """`.pack::16b` (ld) / `.unpack::16b` (st): each 32-bit register holds two 16-bit elements of
+    adjacent TMEM columns ("pack two 16-bit elements from adjacent columns into a single 32-bit
+    element", PTX ISA "tcgen05.ld"). Register unit c of the `.b32` map becomes columns 2c (low
+    half of the register) and 2c + 1 (high half), each element in the low 16 bits of its cell
+    [inf: the ISA figures show the .b32 maps only]. Returns (32, registers, 2) arrays."""
+    return (np.repeat(lanes[..., None], 2, axis=-1),
+            2 * columns[..., None] + np.arange(2))
+
+
+def ld_st_extent(shape: str, num: int, split: int = 0, pack: bool = False) -> tuple[int, int]:
+    """(lanes, columns) from the address that a tcgen05.ld/st touches (with the `.16x32bx2`
+    immHalfSplitoff `split` and `.pack::16b` / `.unpack::16b`)."""
+    lanes, columns = ld_st_cells(shape, num, split)
+    if pack:
+        lanes, columns = packed_cells(lanes, columns)
+    return int(lanes.max()) + 1, int(columns.max()) + 1
 
 
 def ld_st_cells(shape: str, num: int, split: int = 0) -> tuple[np.ndarray, np.ndarray]:
@@ -168,11 +190,10 @@ def cp_lane_offsets(shape: str, multicast: str | None) -> list[tuple[int, ...]]:
     written to. Without multicast row r goes to lane r. `.warpx4` (32x128b) writes the 32 rows
     into each warp's lane quarter (lanes r + 32w). `.warpx2::02_13` / `::01_23` (64x128b) write
     rows 0-31 to the first warp of each named pair and rows 32-63 to the second: warps (0, 2)
-    and (1, 3), or (0, 1) and (2, 3) (the pairs the qualifier names). `.4x256b` has no lane
-    mapping here (raises KeyError: the executor does not model it)."""
+    and (1, 3), or (0, 1) and (2, 3) (the pairs the qualifier names). `.4x256b` writes its 4 rows
+    to lanes 0..3 from the address [inf: the shape's 4 lanes, as the other shapes without
+    multicast]."""
     rows, _ = CP_ROWS_BITS[shape]
-    if shape == "4x256b":
-        raise KeyError(shape)
     if multicast is None:
         return [(r,) for r in range(rows)]
     if multicast == "warpx4":
@@ -182,8 +203,33 @@ def cp_lane_offsets(shape: str, multicast: str | None) -> list[tuple[int, ...]]:
             for r in range(rows)]
 
 
+#: Decompression -> (bits per source element, packed bytes per 16-byte source unit).
+CP_DECOMPRESSION_FORMATS: dict[str, tuple[int, int]] = {
+    "b8x16.b6x16_p32": (6, 12),  # 16 x 6-bit elements, then 32 bits of padding
+    "b8x16.b4x16_p64": (4, 8),  # 16 x 4-bit elements, then 64 bits of padding
+}
+
+
+def cp_decompress(data: np.ndarray, decompress: str) -> np.ndarray:
+    """`tcgen05.cp .b8x16.<src>`: every 16-byte unit of the source rows (bytes, `uint8` (rows,
+    n * 16)) holds 16 packed elements followed by padding (PTX ISA §9.7.16.9.1 "tcgen05.cp":
+    "a contiguous set of 16 elements of 4-bits each followed by 8 bytes of padding", and of
+    6 bits followed by 4 bytes); each becomes 16 bytes in TMEM, element i in byte i. Element i
+    of a unit is bits [w i, w i + w) of the unit read little-endian, and lands in the low bits of
+    its byte [inf: the bit order and the position inside the 8-bit container are not stated;
+    the same reading as the executor's sub-byte SMEM operands]."""
+    width, packed = CP_DECOMPRESSION_FORMATS[decompress]
+    rows, nbytes = data.shape
+    units = data.reshape(rows, nbytes // 16, 16)[:, :, :packed]
+    bits = np.unpackbits(units, axis=-1, bitorder="little")  # (rows, units, packed * 8)
+    elements = bits.reshape(rows, nbytes // 16, 16, width)
+    weights = (1 << np.arange(width)).astype(np.uint8)
+    return (elements * weights).sum(axis=-1, dtype=np.uint8).reshape(rows, nbytes)
+
+
 __all__ = [
     "CP_DECOMPRESSIONS",
+    "CP_DECOMPRESSION_FORMATS",
     "CP_ROWS_BITS",
     "CP_SHAPES",
     "LANES_PER_WARP",
@@ -191,10 +237,13 @@ __all__ = [
     "LD_ST_SHAPES",
     "MAX_REGISTERS",
     "check_cp",
+    "cp_decompress",
     "cp_lane_offsets",
     "check_lane_quarter",
     "ld_st_cells",
     "ld_st_columns",
+    "ld_st_extent",
+    "packed_cells",
     "ld_st_registers",
 ]
 

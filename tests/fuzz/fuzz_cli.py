@@ -18,7 +18,8 @@ and a tcgen05 kernel), then one to three mutations:
   not UTF-8, `-` (standard input, empty here), and `.npy` files that hold void, string, complex,
   object (pickled), structured, datetime, 0-d, bool, wrong-shape, wrong-dtype, truncated arrays,
   headers with a huge shape, `<f1`/`|V1`/`|V2` low-precision headers, raw uint8/uint16 bits;
-  output paths into a missing folder, onto a folder, onto `/dev/full`.
+  output paths into a missing folder, onto a folder, onto `/dev/full`, `/dev/null` or a symlink;
+  `/dev/zero` as an endless input.
 
 Each command runs in-process (`fuzz_ir.run_tool`) and is classified as `fuzz_ir` does, except that
 exit 2 is the documented code for a bad command line: `ok` (exit 0), `diag` (exit 1 or 2 with one
@@ -145,6 +146,10 @@ def make_files(root: Path) -> dict[str, str]:
     files["missing"] = str(root / "missing.npy")
     files["missing_dir_out"] = str(root / "nodir" / "out")
     files["dev_full"] = "/dev/full"
+    files["dev_null"] = os.devnull  # an output written in place, never replaced
+    files["dev_zero"] = "/dev/zero"  # an input that never ends
+    (root / "link").symlink_to(root / "link_target")
+    files["symlink"] = str(root / "link")  # an output written through the link
     rng = np.random.default_rng(0)
     npy("a.npy", rng.uniform(-1, 1, (30, 40)).astype(np.float16))
     npy("b.npy", rng.uniform(-1, 1, (40, 48)).astype(np.float16))

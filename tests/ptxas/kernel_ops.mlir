@@ -17,7 +17,11 @@ builtin.module attributes {tcgen05.target = "sm_100a"} {
     tcgen05.fence_after_thread_sync
     %r = tcgen05.ld shape("16x64b") num(8) warp(2) lane(80) column(0) %t : memref<128x64xf32, #tcgen05.space<tmem>> -> memref<32x8xf32>
     %s = tcgen05.ld shape("32x32b") num(16) warp(1) lane(32) column(16) %t : memref<128x64xf32, #tcgen05.space<tmem>> -> memref<32x16xf32>
+    %u = tcgen05.ld shape("16x32bx2") num(4) warp(3) lane(96) column(0) split(4) %t : memref<128x64xf32, #tcgen05.space<tmem>> -> memref<32x4xf32>
+    %v = tcgen05.ld shape("32x32b") num(2) warp(0) lane(0) column(0) pack %t : memref<128x64xf32, #tcgen05.space<tmem>> -> memref<32x2xf32>
     tcgen05.wait_ld
+    tcgen05.st shape("16x32bx2") num(4) warp(3) lane(112) column(8) split(4) %t, %u : memref<128x64xf32, #tcgen05.space<tmem>>, memref<32x4xf32>
+    tcgen05.st shape("32x32b") num(2) warp(0) lane(0) column(8) unpack %t, %v : memref<128x64xf32, #tcgen05.space<tmem>>, memref<32x2xf32>
     tcgen05.st shape("16x64b") num(8) warp(2) lane(64) column(32) %t, %r : memref<128x64xf32, #tcgen05.space<tmem>>, memref<32x8xf32>
     tcgen05.wait_st
     "memref.copy"(%s, %out) : (memref<32x16xf32>, memref<32x16xf32>) -> ()

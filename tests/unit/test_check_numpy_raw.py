@@ -39,10 +39,9 @@ def check_lines(out: str) -> list[str]:
 
 @pytest.mark.parametrize("example", sorted(p.name for p in EXAMPLES.glob("*.mlir")))
 def test_every_example_lowered_to_raw_forms_passes(capsys, example):
-    """In program order (--sync-check off): the sync checker reports a race between two mmads on
-    L0C in gemm_kloop_double_buffer lowered so (docs/executor.md, --check-numpy)."""
+    """With the sync checker on: the raw kernels are race-free and match numpy."""
     code, out, err = run(capsys, EXAMPLES / example, "-p", "mmair-lower,pto-expand-params",
-                         "--check-numpy", "--sync-check", "off")
+                         "--check-numpy")
     assert code == 0, err
     lines = check_lines(out)
     assert lines and all(line.endswith(": ok") for line in lines), out
@@ -129,7 +128,7 @@ def test_a5_dn2nz_copy(capsys, tmp_path):
 
     assert opt_main([str(path), "-p", "mmair-lower,pto-expand-params", "-o", str(out_path)]) == 0
     assert "pto.copy_dn2nz" in out_path.read_text()
-    code, out, err = run(capsys, out_path, "--check-numpy", "--sync-check", "off")
+    code, out, err = run(capsys, out_path, "--check-numpy")
     assert code == 0, err
     assert check_lines(out) and all(x.endswith(": ok") for x in check_lines(out))
 
@@ -175,6 +174,36 @@ def test_b8_load_2d_transpose_and_channel_merged_fixpipe(target):
     refs = _reference_agrees(module, inputs)
     c = np.clip(inputs["a"].astype(np.int64) @ inputs["b"], -128, 127)
     np.testing.assert_array_equal(refs["c"].transpose(1, 2, 0, 3).reshape(m, n), c)
+
+
+@pytest.mark.parametrize("target", ["a2", "a5"])
+def test_f16_nz_fixpipe_copy_and_gemv_rows(target):
+    """An NZ Fixpipe (f32 -> f16 blocks of a (N1, M1, 16, 16) memref) and a one-row GEMV matmul,
+    both in raw forms: the reference is numpy's product in the destination's layout."""
+    from xdsl.passes import PassPipeline
+
+    from mmair.passes import get_all_passes
+    from tests.unit.test_pto_expand_params import nz2nz_kernel
+    from tests.unit.test_pto_passes import parse
+
+    m, n, k = 32, 48, 16
+    ctx, module = parse(nz2nz_kernel(target, "f16", "f32", "f16", "f322f16", m, n, k, 16)
+                        .replace(" scalar %w", ""))
+    PassPipeline.parse_spec(get_all_passes(), "pto-expand-params").apply(ctx, module)
+    assert any(isinstance(op, pto.FixpipeCopyOp) for op in module.walk())
+    rng = np.random.default_rng(3)
+    inputs = {"a": rng.uniform(-2, 2, (m, k)).astype(np.float16),
+              "b": rng.uniform(-2, 2, (k, n)).astype(np.float16)}
+    refs = _reference_agrees(module, inputs)
+    c = inputs["a"].astype(np.float64) @ inputs["b"].astype(np.float64)
+    np.testing.assert_allclose(refs["c"].astype(np.float64),
+                               c.reshape(2, 16, 3, 16).transpose(2, 0, 1, 3), rtol=1e-3)
+    gemv = lowered(matmul_text(1, 32, 256, "f16", "f16", "f32", target), "", True)
+    a = rng.uniform(-2, 2, (1, 256)).astype(np.float16)
+    b = rng.uniform(-2, 2, (256, 32)).astype(np.float16)
+    refs = _reference_agrees(gemv, {"a": a, "b": b})
+    np.testing.assert_allclose(refs["c"], a.astype(np.float64) @ b.astype(np.float64), rtol=1e-6,
+                               atol=1e-5)
 
 
 @pytest.mark.parametrize("fault", ["mmad drops the last k", "fixpipe_copy applies a ReLU"])

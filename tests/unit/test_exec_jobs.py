@@ -102,9 +102,11 @@ def test_jobs_default_is_sequential_and_0_is_the_cpu_count(monkeypatch, capsys, 
     assert seen == []  # one job: no pool, every op runs at once
 
 
-def test_ops_reach_the_threads_with_their_footprints(monkeypatch, capsys, tmp_path):
+def test_mads_reach_the_threads_with_their_footprints(monkeypatch, capsys, tmp_path):
     """The dependency rule needs each op's exact footprint when it is handed to the threads,
-    even where the engine computes footprints later (`Event.lazy`)."""
+    even where the engine computes footprints later (`Event.lazy`). Only mads go to the threads
+    (`scheduler.OFFLOADED`): the moves run on the interpreter's thread, after the mads in flight
+    whose bytes they touch."""
     seen: list[tuple[str, int]] = []
     real = ThreadedRuns.submit
 
@@ -116,8 +118,7 @@ def test_ops_reach_the_threads_with_their_footprints(monkeypatch, capsys, tmp_pa
     path = _matmul(tmp_path, 100, 60, 70, "f16", "f32")
     _cli_outputs(monkeypatch, capsys, [str(path), "--jobs", "2"])
     names = {name for name, _ in seen}
-    assert {"pto.mte_gm_l1", "pto.mte_l1_l0a", "pto.mte_l1_l0b", "pto.fixpipe"} <= names
-    assert names & {"pto.mad", "pto.mad_acc"}
+    assert names and names <= {"pto.mad", "pto.mad_acc"}
     assert all(count >= 2 for _, count in seen), seen  # a source and a destination at least
 
 

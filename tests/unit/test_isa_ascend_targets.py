@@ -240,3 +240,23 @@ def test_transpose_blocks() -> None:
     assert [transpose_block_elements(e) for e in ("s8", "f16", "f32", "s4")] == [32, 16, 16, 64]
     assert get_target("a2").fixpipe_none_to_l1 is False
     assert get_target("a5").fixpipe_none_to_l1 is True
+
+
+def test_struct_field_ranges_have_one_home():
+    """The ND2NZ / DN2NZ, LoadData and Fixpipe ranges live in isa/ascend/targets.py; the
+    Ascend C field tables of isa/ascend/params.py take them from there (same objects), so the
+    verifiers of the tile-level and the raw forms cannot disagree."""
+    from mmair.isa.ascend import params, targets
+
+    for name in TARGET_NAMES:
+        t = get_target(name)
+        for field in params.nd2nz_fields(t).values():
+            assert field.range is t.nd2nz_ranges()[field.name]
+    for field in params.DN2NZ_FIELDS.values():
+        key = {"dn_num": "nd_num", "src_dn_matrix_stride": "src_nd_matrix_stride"}.get(
+            field.name, field.name)
+        assert field.range is get_target("a5").nd2nz_ranges(dn=True)[key]
+    assert params.LOAD2D_FIELDS["repeat_times"].range is targets.LOAD2D_REPEAT_RANGE
+    assert params.LOAD2D_V2_FIELDS["m_step"].range is targets.LOAD2D_V2_STEP_RANGE
+    assert params.FIXPIPE_V220_FIELDS["n_size"].range is targets.FIXPIPE_N_SIZE_RANGE
+    assert params.FIXPIPE_ND_M_MAX == targets.FIXPIPE_M_SIZE_RANGE["nz2nd"][1]

@@ -109,3 +109,25 @@ def test_unusable_arrays_are_one_error(tmp_path, array, message):
         arr = npyio.read_npy(str(tmp_path / "x.npy"))
         npyio.coerce(arr, "f32", np.dtype(np.float32), "'x'")
     assert "\n" not in str(info.value)
+
+
+def test_raw_items_for_a_type_numpy_has_are_refused(tmp_path):
+    """An np.save'd bf16 array (|V2) given for an f16 argument used to be read as f16 bits:
+    silently wrong numbers. Raw items are T's bits only for the types numpy lacks."""
+    import ml_dtypes
+
+    np.save(tmp_path / "x.npy", np.ones(4, ml_dtypes.bfloat16))
+    arr = npyio.read_npy(str(tmp_path / "x.npy"))
+    with pytest.raises(UserError, match=r"has raw 2-byte items \(\|V2\) \(what np\.save writes for "
+                                        r"an ml_dtypes array such as bf16\), but the argument is "
+                                        r"f16: give a numpy float16 array"):
+        npyio.coerce(arr, "f16", np.dtype(np.float16), "'x'")
+    got = npyio.coerce(arr, "bf16", np.dtype(ml_dtypes.bfloat16), "'x'")
+    assert got.dtype == ml_dtypes.bfloat16 and (got == 1).all()
+
+
+def test_big_endian_files_are_read_as_their_values(tmp_path):
+    np.save(tmp_path / "x.npy", np.arange(6, dtype=">f2").reshape(2, 3))
+    got = npyio.read_npy(str(tmp_path / "x.npy"))
+    assert got.dtype == np.float16 and got.dtype.isnative
+    np.testing.assert_array_equal(got, np.arange(6, dtype=np.float16).reshape(2, 3))

@@ -180,13 +180,13 @@ def nz2nz_kernel(target: str, elem: str, acc: str, out: str, quant: str, m: int,
 
 
 @pytest.mark.parametrize("target", ["a2", "a5"])
-@pytest.mark.parametrize("n, nf", [(32, 32), (64, 64), (64, 48)])
+@pytest.mark.parametrize("n, nf", [(32, 32), (64, 64)])
 def test_b8_nz_fixpipe_expands_with_channel_merge(target, n, nf):
     """An s8 kernel with B staged Nz in L1 (SplitBTransposeForS4S8: LoadDataWithTranspose squares)
     and an NZ Fixpipe (REQ8, scale 1) into a (N1, M1, 16, 32) GM memref expands whole: the
-    channel-merged output (16 x 32 blocks) is the same bytes as tile level. With n = 48 the
-    hardware would write the trailing 16 channels as a 16-wide block, which such a memref cannot
-    hold, so that function stays tile-level."""
+    channel-merged output (16 x 32 blocks) is the same bytes as tile level. (n = 48, whose last
+    16 channels the hardware writes as a 16-wide block, is a verifier error:
+    test_b8_nz_fixpipe_with_a_half_block_is_rejected.)"""
     from mmair.tools.diagnostics import verify_module
 
     m, k = 32, 32
@@ -476,3 +476,58 @@ def test_mte_l1_bt_expands_to_copy_l1_bt(target, n, bt_cols, expands):
     np.testing.assert_allclose(got, base, rtol=1e-5, atol=1e-5)  # BLAS may sum in another order
     expect = inputs["a"].astype(np.float32) @ inputs["b"].astype(np.float32) + inputs["bias"]
     np.testing.assert_allclose(base, expect, rtol=1e-4, atol=1e-3)
+
+
+def test_b8_nz_fixpipe_with_a_half_block_is_rejected():
+    """Channel merge writes 16 x 32 blocks, and with n = 32q + 16 the last 16 channels a 16-wide
+    block that the destination's 32-wide fractals do not hold: a static n is a verifier error, a
+    dynamic one an execution error (tile level cannot say what the hardware writes)."""
+    from mmair.executor.errors import ExecutionError
+    from mmair.isa.ascend.quant import encode_quant_word
+    from mmair.tools.diagnostics import OpVerifyError
+
+    word = encode_quant_word(1.0, signed_output=True)
+    text = nz2nz_kernel("a2", "i8", "i32", "i8", "req8", 32, 64, 32, 32, word, 48).replace(
+        "l1, 32x64xi8, zz>", "l1, 32x64xi8, nz>")
+    with pytest.raises(OpVerifyError, match=r"requires n to be a multiple of 32 for nz2nz with s8 "
+                                            r"output \(channel merge writes 16 x 32 blocks; the last "
+                                            r"16 channels would form a narrower block"):
+        parse(text)
+    dynamic = text.replace("func.func @k(%a", "func.func @k(%nf: index, %a").replace(
+        "%c, %cm, %cnf scalar", "%c, %cm, %nf scalar")
+    _ctx, module = parse(dynamic)
+    inputs = {"nf": 48, "a": np.ones((32, 32), np.int8), "b": np.ones((32, 64), np.int8)}
+    with pytest.raises(ExecutionError, match=r"requires n to be a multiple of 32 for nz2nz with "
+                                             r"8-bit output \(channel merge writes 16 x 32 blocks\), "
+                                             r"got 48"):
+        run_module(module, inputs=inputs)
+    inputs["nf"] = 32
+    got = run_module(module, inputs=inputs).outputs["c"]
+    assert (got[0] == 32).all()  # C = 32 everywhere (REQ8 scale 1), block 0 holds channels 0-31
+
+
+@pytest.mark.parametrize("target", ["a2", "a5"])
+def test_f32_nz_fixpipe_to_gm_c0_8_expands_with_channel_split(target):
+    """An f32 NZ Fixpipe into a (N1, M1, 16, 8) GM memref: the hardware writes 16 x 8 blocks only
+    with channel split (F32-Channel-Split), so the expansion sets it; same bytes as tile level,
+    which is C.reshape(M1, 16, N1, 8).transpose(2, 0, 1, 3) (the fixpipe_l0c2gm scenario 7
+    golden)."""
+    m, n, k = 32, 48, 16
+    ctx, module = parse(nz2nz_kernel(target, "f16", "f32", "f32", "none", m, n, k, 8)
+                        .replace(" scalar %w", ""))
+    base_module = module.clone()
+    PassPipeline.parse_spec(get_all_passes(), "pto-expand-params").apply(ctx, module)
+    from mmair.tools.diagnostics import verify_module
+
+    verify_module(module)
+    (fp,) = [op for op in module.walk() if isinstance(op, pto.FixpipeCopyOp)]
+    assert fp.channel_split is not None
+    rng = np.random.default_rng(4)
+    inputs = {"a": rng.standard_normal((m, k)).astype(np.float16),
+              "b": rng.standard_normal((k, n)).astype(np.float16)}
+    got = run_module(module, inputs=inputs).outputs["c"]
+    base = run_module(base_module, inputs=inputs).outputs["c"]
+    c = inputs["a"].astype(np.float32) @ inputs["b"].astype(np.float32)
+    np.testing.assert_allclose(base, c.reshape(m // 16, 16, n // 8, 8).transpose(2, 0, 1, 3),
+                               rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(got, base, rtol=1e-6, atol=1e-6)

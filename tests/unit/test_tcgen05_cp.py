@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from mmair.executor.tcgen05_kernels import SharedMemory, Tcgen05ExecutionError, TensorMemory, cp
+from mmair.executor.tcgen05_kernels import SharedMemory, TensorMemory, cp
 from mmair.isa.tcgen05.smem import SmemDesc, encode_smem_desc
 from mmair.tools.run import main
 
@@ -62,16 +62,35 @@ def test_warpx2_pairs(multicast: str, first: tuple[int, int], second: tuple[int,
                                   words[32 * half:32 * half + 32])
 
 
-def test_unmodelled_forms_are_refused() -> None:
-    smem, tmem = SharedMemory(), TensorMemory()
+def test_4x256b_writes_its_4_rows_to_the_first_4_lanes() -> None:
+    words, cells, footprint = _copy("4x256b", None, 4, 32)
+    assert np.array_equal(cells[:4, :8], words)
+    assert not cells[4:].any() and not cells[:, 8:].any()
+    assert (footprint.lane, footprint.lane_end, footprint.column, footprint.column_end) == \
+        (0, 4, 0, 8)
+
+
+@pytest.mark.parametrize("decompress, width, packed", [("b8x16.b4x16_p64", 4, 8),
+                                                       ("b8x16.b6x16_p32", 6, 12)])
+def test_decompression_puts_each_packed_element_into_its_own_byte(decompress: str, width: int,
+                                                                   packed: int) -> None:
+    rng = np.random.default_rng(width)
+    elements = rng.integers(0, 1 << width, (32, 2, 16)).astype(np.uint8)  # 32 rows, 2 units
+    # pack: element i of a unit at bits [w i, w i + w) little-endian, then padding
+    rows = np.zeros((32, 32), np.uint8)
+    for r in range(32):
+        for u in range(2):
+            word = sum(int(e) << (width * i) for i, e in enumerate(elements[r, u]))
+            rows[r, 16 * u:16 * u + packed] = list(word.to_bytes(packed, "little"))
+            rows[r, 16 * u + packed:16 * (u + 1)] = 0xEE  # padding: ignored
+    smem = _place(rows)
+    tmem = TensorMemory()
     address = tmem.alloc(32)
-    word = encode_smem_desc(SmemDesc(START, LBO, SBO))
-    with pytest.raises(Tcgen05ExecutionError, match=r"uses tcgen05.cp .4x256b, which the "
-                       "executor does not model"):
-        cp(smem, tmem, taddr=address, desc=word, shape="4x256b")
-    with pytest.raises(Tcgen05ExecutionError, match=r"decompression .b8x16.b4x16_p64"):
-        cp(smem, tmem, taddr=address, desc=word, shape="32x128b", multicast="warpx4",
-           decompress="b8x16.b4x16_p64")
+    cp(smem, tmem, taddr=address, desc=encode_smem_desc(SmemDesc(START, LBO, SBO)),
+       shape="32x128b", multicast="warpx4", decompress=decompress)
+    got = tmem.cells[:32, :4].copy().view(np.uint8)  # 16 bytes per lane: the first unit
+    np.testing.assert_array_equal(got, elements[:, 0])
+    assert np.array_equal(tmem.cells[96:, :4], tmem.cells[:32, :4])  # warpx4: every quarter
 
 
 KERNEL = """builtin.module attributes {tcgen05.target = "sm_100a"} {
@@ -162,5 +181,5 @@ def test_commit_multicast_mask_in_a_one_cta_run(capsys, tmp_path: Path, mask: in
                "SMEM 0x2000 (%bar), which can never complete (0 phases completed" in err
     else:
         assert code == 1
-        assert "'tcgen05.commit' op multicasts to CTA mask 0x0002, which names CTAs " \
-               "other than rank 0: the executor runs one CTA (a cluster of one)" in err
+        assert "'tcgen05.commit' op multicasts to CTA mask 0x0002, which names CTAs beyond " \
+               "its cluster of one CTA (rank 0): a cta_group::1 kernel runs as one CTA" in err

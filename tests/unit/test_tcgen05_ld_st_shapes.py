@@ -120,13 +120,65 @@ def test_16x32bx2_load_as_emitted_reads_the_same_cells_in_both_half_warps(capsys
     assert np.array_equal(np.load(tmp_path / "o.npy"), m[t % 16, np.arange(4)[None, :]])
 
 
-def test_16x32bx2_store_is_refused(capsys, tmp_path: Path) -> None:
+def test_16x32bx2_store_with_overlapping_halves_is_refused(capsys, tmp_path: Path) -> None:
     np.save(tmp_path / "m.npy", np.ones((32, 32), np.int32))
     path = tmp_path / "st.mlir"
     path.write_text(KERNEL.format(shape="16x32bx2", num=4, regs=4))
     assert main([str(path), "--input", f"m={tmp_path / 'm.npy'}"]) == 1
     err = capsys.readouterr().err
-    assert "error: 'tcgen05.st' op uses tcgen05.st .16x32bx2, which the executor does " \
-           "not model (with immHalfSplitoff 0, the form mmair emits, both half-warps write the " \
-           "same cells)" in err
+    assert "error: 'tcgen05.st' op uses tcgen05.st .16x32bx2 with immHalfSplitoff 0 < .x4: both " \
+           "half-warps write the same cells" in err
     assert "Traceback" not in err
+
+
+@pytest.mark.parametrize("num", [1, 4])
+def test_16x32bx2_with_split_round_trips(capsys, tmp_path: Path, num: int) -> None:
+    from mmair.isa.tcgen05.tmem_moves import ld_st_cells
+
+    m = np.arange(32 * 32, dtype=np.int32).reshape(32, 32) + 1
+    np.save(tmp_path / "m.npy", m)
+    np.save(tmp_path / "z.npy", np.zeros_like(m))
+    text = KERNEL.format(shape="16x32bx2", num=num, regs=num).replace(
+        f'shape("16x32bx2") num({num}) warp(0) lane(0) column(0)',
+        f'shape("16x32bx2") num({num}) warp(0) lane(0) column(0) split({num})')
+    assert text.count("split(") == 2
+    path = tmp_path / "split.mlir"
+    path.write_text(text)
+    code = main([str(path), "--input", f"m={tmp_path / 'm.npy'}", "--input",
+                 f"zeros={tmp_path / 'z.npy'}", "--output", f"o={tmp_path / 'o.npy'}",
+                 "--output", f"back={tmp_path / 'back.npy'}"])
+    assert code == 0, capsys.readouterr().err
+    t, r = np.arange(32)[:, None], np.arange(num)[None, :]
+    lanes, cols = t % 16, r + num * (t // 16)  # the CUTLASS layout checked above
+    assert np.array_equal(ld_st_cells("16x32bx2", num, split=num)[1], np.broadcast_to(cols,
+                                                                                     (32, num)))
+    assert np.array_equal(np.load(tmp_path / "o.npy"), m[lanes, cols])
+    back = np.zeros_like(m)
+    back[lanes, cols] = m[lanes, cols]
+    assert np.array_equal(np.load(tmp_path / "back.npy"), back)
+
+
+def test_pack_and_unpack_16b(capsys, tmp_path: Path) -> None:
+    # .pack::16b: register r of thread t = low half of cell (t, 2r) | low half of (t, 2r + 1)
+    # << 16; .unpack::16b writes the halves back into the low bits of those two cells.
+    m = (np.arange(32 * 32, dtype=np.int64).reshape(32, 32) * 0x10001 + 0x70000).astype(np.int32)
+    np.save(tmp_path / "m.npy", m)
+    np.save(tmp_path / "z.npy", np.zeros_like(m))
+    text = KERNEL.format(shape="32x32b", num=4, regs=4).replace(
+        'shape("32x32b") num(4) warp(0) lane(0) column(0) %t :',
+        'shape("32x32b") num(4) warp(0) lane(0) column(0) pack %t :').replace(
+        'shape("32x32b") num(4) warp(0) lane(0) column(0) %t, %r',
+        'shape("32x32b") num(4) warp(0) lane(0) column(0) unpack %t, %r')
+    assert " pack %t" in text and " unpack %t" in text
+    path = tmp_path / "pack.mlir"
+    path.write_text(text)
+    code = main([str(path), "--input", f"m={tmp_path / 'm.npy'}", "--input",
+                 f"zeros={tmp_path / 'z.npy'}", "--output", f"o={tmp_path / 'o.npy'}",
+                 "--output", f"back={tmp_path / 'back.npy'}"])
+    assert code == 0, capsys.readouterr().err
+    low = m.view(np.uint32) & 0xFFFF
+    expected = (low[:, 0:8:2] | (low[:, 1:8:2] << 16)).view(np.int32)
+    assert np.array_equal(np.load(tmp_path / "o.npy"), expected)
+    back = np.zeros_like(m)
+    back[:, :8] = low[:, :8].astype(np.int32)
+    assert np.array_equal(np.load(tmp_path / "back.npy"), back)

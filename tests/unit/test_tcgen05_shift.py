@@ -21,17 +21,17 @@ from mmair.executor.tcgen05_kernels import (
     write_tmem_operand,
 )
 from mmair.isa.tcgen05 import InstrDesc, SmemDesc, encode_idesc, encode_smem_desc, layouts
-from mmair.isa.tcgen05.tmem_moves import SHIFT_COLUMNS, shift_rows
+from mmair.isa.tcgen05.tmem_moves import SHIFT_COLUMNS, SHIFT_LANES, shift_rows
 from mmair.tools.run import main
 
 RNG = np.random.default_rng(14)
 
 
 def test_shift_rows_moves_each_row_down_one_lane() -> None:
-    destination, source, first = shift_rows(32, 96)
+    destination, source, first = shift_rows(32, SHIFT_LANES)
     assert first == 32
-    assert destination.tolist() == list(range(33, 128))
-    assert source.tolist() == list(range(32, 127))
+    assert destination.tolist() == list(range(33, 64))  # the 31 rows of ".31x256b"
+    assert source.tolist() == list(range(32, 63))
 
 
 def test_shift_moves_a_32_byte_element_per_lane_and_leaves_the_first_lane_undefined() -> None:
@@ -39,10 +39,11 @@ def test_shift_moves_a_32_byte_element_per_lane_and_leaves_the_first_lane_undefi
     at = tmem.alloc(32)
     before = RNG.integers(0, 2**31, (128, 32), dtype=np.uint32)
     tmem.cells[:, :32] = before
-    assert shift(tmem, layouts.tmem_address(32, 8)) == (32, 96, 8, SHIFT_COLUMNS)
+    assert shift(tmem, layouts.tmem_address(32, 8)) == (32, 32, 8, SHIFT_COLUMNS)
     cells = tmem.cells[:, :32]
-    np.testing.assert_array_equal(cells[33:, 8:16], before[32:127, 8:16])  # moved down
+    np.testing.assert_array_equal(cells[33:64, 8:16], before[32:63, 8:16])  # moved down
     np.testing.assert_array_equal(cells[:32], before[:32])  # lanes above the address: kept
+    np.testing.assert_array_equal(cells[64:], before[64:])  # and below its 32 lanes
     np.testing.assert_array_equal(cells[:, :8], before[:, :8])  # other columns: kept
     np.testing.assert_array_equal(cells[:, 16:], before[:, 16:])
     assert (cells[32, 8:16] == UNDEFINED_CELL).all()
@@ -122,21 +123,20 @@ def test_second_ashift_accumulates_and_widens_the_undefined_rows() -> None:
 
 
 KERNEL = """builtin.module attributes {{tcgen05.target = "sm_100a"}} {{
-  func.func @k(%out: memref<32x8xf32>) {{
-    %t = tcgen05.alloc cta_group(1) columns(32) : memref<128x32xf32, #tcgen05.space<tmem>>
-    %one = arith.constant 1.0 : f32
+  func.func @k(%out: memref<32x8xi32>) {{
+    %t = tcgen05.alloc cta_group(1) columns(32) : memref<128x32xi32, #tcgen05.space<tmem>>
     %i0 = arith.constant 0 : index
     %i1 = arith.constant 1 : index
-    %i32 = arith.constant 32 : index
     %i128 = arith.constant 128 : index
     scf.for %r = %i0 to %i128 step %i1 {{
-      memref.store %one, %t[%r, %i0] : memref<128x32xf32, #tcgen05.space<tmem>>
+      %value = arith.index_cast %r : index to i32
+      memref.store %value, %t[%r, %i0] : memref<128x32xi32, #tcgen05.space<tmem>>
     }}
-    tcgen05.shift cta_group(1) %t : memref<128x32xf32, #tcgen05.space<tmem>>
-{sync}    %r = tcgen05.ld shape("32x32b") num(8) warp({warp}) lane({lane}) column(0) %t : memref<128x32xf32, #tcgen05.space<tmem>> -> memref<32x8xf32>
+    tcgen05.shift cta_group(1) %t : memref<128x32xi32, #tcgen05.space<tmem>>
+{sync}    %r = tcgen05.ld shape("32x32b") num(8) warp({warp}) lane({lane}) column(0) %t : memref<128x32xi32, #tcgen05.space<tmem>> -> memref<32x8xi32>
     tcgen05.wait_ld
-    "memref.copy"(%r, %out) : (memref<32x8xf32>, memref<32x8xf32>) -> ()
-    tcgen05.dealloc cta_group(1) %t : memref<128x32xf32, #tcgen05.space<tmem>>
+    "memref.copy"(%r, %out) : (memref<32x8xi32>, memref<32x8xi32>) -> ()
+    tcgen05.dealloc cta_group(1) %t : memref<128x32xi32, #tcgen05.space<tmem>>
     func.return
   }}
 }}
@@ -147,39 +147,43 @@ SYNC = """    %bars = tcgen05.smem_alloc offset(0) : memref<1xi64, #tcgen05.spac
     %p = arith.constant false
     tcgen05.mbarrier_wait %bars, %p : memref<1xi64, #tcgen05.space<smem>>
 """
+STORE = """    %regs = memref.alloc() : memref<32x8xi32>
+    tcgen05.st shape("32x32b") num(8) warp(0) lane(0) column(0) %t, %regs : memref<128x32xi32, #tcgen05.space<tmem>>, memref<32x8xi32>
+    tcgen05.wait_st
+"""
 
 
-def _kernel(tmp_path: Path, name: str, warp: int, sync: bool) -> Path:
+def _kernel(tmp_path: Path, name: str, warp: int, sync: str) -> Path:
     path = tmp_path / f"{name}.mlir"
-    path.write_text(KERNEL.format(warp=warp, lane=32 * warp, sync=SYNC if sync else ""))
+    path.write_text(KERNEL.format(warp=warp, lane=32 * warp, sync=sync))
     return path
 
 
 def test_ld_of_the_undefined_first_lane_is_an_error(capsys, tmp_path: Path) -> None:
-    path = _kernel(tmp_path, "first", 0, sync=True)
+    path = _kernel(tmp_path, "first", 0, SYNC)
     assert main([str(path), "-p", "mmair-lower"]) == 1
     err = capsys.readouterr().err
-    ld = KERNEL.splitlines().index(next(x for x in KERNEL.splitlines() if "tcgen05.ld" in x))
+    ld = next(i for i, x in enumerate(path.read_text().splitlines()) if "tcgen05.ld" in x)
     assert err.startswith(
-        f"{path}:{ld + 1 + SYNC.count(chr(10))}:5: error: 'tcgen05.ld' op reads TMEM lane 0 "
-        "column 0 with tcgen05.ld, whose value the PTX ISA leaves undefined")
+        f"{path}:{ld + 1}:5: error: 'tcgen05.ld' op reads TMEM lane 0 column 0 with tcgen05.ld, "
+        "whose value the PTX ISA leaves undefined")
     assert "Traceback" not in err
 
 
-def test_ld_of_shifted_lanes_after_the_commit_wait(capsys, tmp_path: Path) -> None:
-    path = _kernel(tmp_path, "second", 1, sync=True)
+def test_lanes_outside_the_shifted_32_keep_their_values(capsys, tmp_path: Path) -> None:
+    path = _kernel(tmp_path, "second", 1, SYNC)
     assert main([str(path), "-p", "mmair-lower", "--output", f"out={tmp_path / 'o.npy'}"]) == 0
     out = np.load(tmp_path / "o.npy")
-    np.testing.assert_array_equal(out[:, 0], np.ones(32))  # column 0 of every lane was 1
+    np.testing.assert_array_equal(out[:, 0], np.arange(32, 64))  # lanes 32..63: not moved
     np.testing.assert_array_equal(out[:, 1:], np.zeros((32, 7)))
 
 
-def test_ld_under_an_uncommitted_shift_is_a_race(capsys, tmp_path: Path) -> None:
-    path = _kernel(tmp_path, "race", 1, sync=False)
+def test_st_under_an_uncommitted_shift_is_a_race(capsys, tmp_path: Path) -> None:
+    path = _kernel(tmp_path, "race", 1, STORE)
     assert main([str(path), "-p", "mmair-lower"]) == 1
     err = capsys.readouterr().err
-    assert "error: 'tcgen05.ld' op race on TMEM lanes [32, 64) x columns [0, 8) (%t): " \
-           "'tcgen05.ld' at" in err
+    assert "error: 'tcgen05.st' op race on TMEM lanes [0, 32) x columns [0, 8) (%t): " \
+           "'tcgen05.st' at" in err
     assert "'tcgen05.shift' at" in err and "(the tensor core's async unit) writes them" in err
 
 

@@ -12,7 +12,8 @@ import pytest
 from mmair.tools.ptxas import assemble, find_ptxas
 
 ROOT = Path(__file__).resolve().parents[2]
-EMITTED = [ROOT / "examples" / "tcgen05_gemm_kloop.mlir", ROOT / "tests" / "ptxas" / "kernel_ops.mlir"]
+EMITTED = [ROOT / "examples" / "tcgen05_gemm_kloop.mlir", ROOT / "examples" / "tcgen05_gemm_pair.mlir",
+           ROOT / "tests" / "ptxas" / "kernel_ops.mlir"]
 
 
 def translate(path: Path) -> subprocess.CompletedProcess:
@@ -66,7 +67,7 @@ def test_bad_option_exits_2() -> None:
 def test_commit_with_a_multicast_mask_is_emitted() -> None:
     # kernel_ops.mlir commits once plainly and once with ctaMask = 1 (i16 narrowed to a .b16
     # register); the assembling test above has ptxas accept both forms.
-    ptx = translate(EMITTED[1]).stdout
+    ptx = translate(EMITTED[2]).stdout
     plain = "tcgen05.commit.cta_group::1.mbarrier::arrive::one.shared::cluster.b64 [%r"
     assert ptx.count(plain) == 1
     lines = ptx.splitlines()
@@ -77,3 +78,14 @@ def test_commit_with_a_multicast_mask_is_emitted() -> None:
         "tcgen05.commit.cta_group::1.mbarrier::arrive::one.shared::cluster.multicast::cluster.b64")
     assert lines[at].strip().endswith(f", {mask};")
     assert "  .reg .b16 %rs<1>;" in ptx
+
+
+def test_pair_ptx_runs_as_a_cluster_of_two() -> None:
+    ptx = translate(EMITTED[1]).stdout
+    assert ".reqnctapercluster 2, 1, 1" in ptx
+    assert "mov.u32 %r4, %cluster_ctarank;" in ptx
+    assert "  barrier.cluster.arrive.release.aligned;\n  barrier.cluster.wait.acquire.aligned;" in ptx
+    assert ptx.count("tcgen05.mma.cta_group::2.kind::f16 [") == 1
+    assert ptx.count("tcgen05.commit.cta_group::2.mbarrier::arrive::one.shared::cluster."
+                     "multicast::cluster.b64") == 1
+    assert ".reqnctapercluster" not in translate(EMITTED[0]).stdout

@@ -286,3 +286,30 @@ def test_output_formats_other_than_mlir_are_a_bad_option(capsys, fmt):
     assert code == 2 and out == ""
     assert err == (f"mmair-opt: error: argument --output-format: invalid choice: '{fmt}' "
                    "(choose from 'mlir')\n")
+
+
+def test_empty_input_is_an_empty_module(tmp_path, capsys):
+    """As in mlir-opt: an empty file (or one with only comments) is `builtin.module {}`, not
+    xDSL's 'Could not parse entire input!'; mmair-run then says there is nothing to run."""
+    path = tmp_path / "empty.mlir"
+    path.write_text("// nothing yet\n")
+    code, out, err = call(opt, capsys, path)
+    assert (code, out, err) == (0, "builtin.module {\n}\n", "")
+    code, out, err = call(run, capsys, path)
+    assert code == 1 and err == "error: the module has no function with a body to run\n"
+
+
+@pytest.mark.parametrize("tool", ["opt", "run", "show", "translate"])
+def test_an_endless_input_device_is_one_error(capsys, monkeypatch, tool):
+    """/dev/zero (or /dev/full) as the input never ends: the tools read at most
+    MAX_INPUT_CHARS (the CLI fuzzer's /dev/full input ran out of memory)."""
+    from mmair.tools import diagnostics, show, translate
+
+    monkeypatch.setattr(diagnostics, "MAX_INPUT_CHARS", 4096)
+    argv = {"opt": (opt, ["/dev/zero"]), "run": (run, ["/dev/zero"]),
+            "show": (show, ["memory", "/dev/zero", "-o", os.devnull]),
+            "translate": (translate, ["--target", "ptx", "/dev/zero"])}[tool]
+    code, out, err = call(argv[0], capsys, *argv[1])
+    assert code == 1 and out == ""
+    assert err == ("/dev/zero: error: cannot read input: [Errno 27] more than 4096 characters "
+                   "(an endless device such as /dev/zero?)\n")

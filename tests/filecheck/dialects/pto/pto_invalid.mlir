@@ -280,6 +280,15 @@ builtin.module attributes {pto.target = "310p"} {
 // CHECK: error: 'pto.mte_l1_l0b' op requires a fractal transpose of 8-bit elements (s8) for this zz -> zn move, which is not supported on target 310p (transposable widths [16])
 
 // -----
+// [L2] b8 B moves to zn from nz only: the LoadDataWithTranspose squares stack two fractals along k
+builtin.module attributes {pto.target = "a2"} {
+  %c32 = arith.constant 32 : index
+  %l1, %l0b = "test.op"() : () -> (!pto.tile<l1, 32x32xi8, zz>, !pto.tile<l0b, 32x32xi8, zn>)
+  pto.mte_l1_l0b %l1, %l0b, %c32, %c32 : !pto.tile<l1, 32x32xi8, zz>, !pto.tile<l0b, 32x32xi8, zn>
+}
+// CHECK: error: 'pto.mte_l1_l0b' op requires an nz src for a 8-bit B moved to zn (LoadDataWithTranspose takes squares of two fractals stacked along k, which nz keeps adjacent: no load turns zz 8-bit fractals into zn ones), got zz
+
+// -----
 // [L2] a5: a transposed b32 tile is padded to whole 16x16 blocks
 builtin.module attributes {pto.target = "a5"} {
   %c8 = arith.constant 8 : index
@@ -621,6 +630,35 @@ pto.fixpipe %c, %gm, %c16, %c16 vector %vec : !pto.tile<l1, 16xui32, nd> {quant 
 %c, %l1 = "test.op"() : () -> (!pto.tile<l0c, 16x32xf32, nz>, !pto.tile<l1, 16x32xf16, nz>)
 pto.fixpipe %c, %l1, %c16, %c24 {layout = "nz2nz", quant = "f322f16"} : !pto.tile<l0c, 16x32xf32, nz>, !pto.tile<l1, 16x32xf16, nz>
 // CHECK: error: 'pto.fixpipe' op requires n to be a multiple of 16 for nz2nz, got 24
+
+// -----
+// [F2 blocks] NZ output: an f32 nz tile in L1 has 16 x 8 fractals, but the Fixpipe writes 16 x 16
+// blocks there (channel split, the 16 x 8 form, exists to gm only)
+builtin.module attributes {pto.target = "a5"} {
+  %c16 = arith.constant 16 : index
+  %c, %l1 = "test.op"() : () -> (!pto.tile<l0c, 16x16xf32, nz>, !pto.tile<l1, 16x16xf32, nz>)
+  pto.fixpipe %c, %l1, %c16, %c16 {layout = "nz2nz"} : !pto.tile<l0c, 16x16xf32, nz>, !pto.tile<l1, 16x16xf32, nz>
+}
+// CHECK: error: 'pto.fixpipe' op requires an nz2nz dst block width (c0) in [16] for f32 output to l1 (the Fixpipe writes Z blocks of 16 channels, 32 for 8-bit output by channel merge, 8 for f32 by channel split to gm only), got 8
+
+// -----
+// [F2 blocks] NZ output: 8-bit output is channel-merged into 16 x 32 blocks, so a GM memref of
+// 16-wide blocks cannot receive it
+%c16 = arith.constant 16 : index
+%c32 = arith.constant 32 : index
+%w = arith.constant 0 : i64
+%c, %gm = "test.op"() : () -> (!pto.tile<l0c, 16x32xi32, nz>, memref<2x1x16x16xi8>)
+pto.fixpipe %c, %gm, %c16, %c32 scalar %w {layout = "nz2nz", quant = "req8"} : !pto.tile<l0c, 16x32xi32, nz>, memref<2x1x16x16xi8>
+// CHECK: error: 'pto.fixpipe' op requires an nz2nz dst block width (c0) in [32] for s8 output to gm (the Fixpipe writes Z blocks of 16 channels, 32 for 8-bit output by channel merge, 8 for f32 by channel split to gm only), got 16
+
+// -----
+// [F2 blocks] NZ output with channel merge: n = 32q + 16 leaves a 16-wide last block
+%c16 = arith.constant 16 : index
+%c48 = arith.constant 48 : index
+%w = arith.constant 0 : i64
+%c, %gm = "test.op"() : () -> (!pto.tile<l0c, 16x48xi32, nz>, memref<2x1x16x32xi8>)
+pto.fixpipe %c, %gm, %c16, %c48 scalar %w {layout = "nz2nz", quant = "req8"} : !pto.tile<l0c, 16x48xi32, nz>, memref<2x1x16x32xi8>
+// CHECK: error: 'pto.fixpipe' op requires n to be a multiple of 32 for nz2nz with s8 output (channel merge writes 16 x 32 blocks; the last 16 channels would form a narrower block that the 32-wide dst fractals do not hold), got 48
 
 // -----
 // [G4/F2] NZ2ND mSize <= 8192

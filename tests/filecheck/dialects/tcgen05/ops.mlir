@@ -106,3 +106,21 @@ builtin.module attributes {tcgen05.target = "sm_100a"} {
 // CHECK:       builtin.module attributes {tcgen05.target = "sm_100a"}
 // CHECK:         %idesc = tcgen05.make_idesc #tcgen05.idesc<kind = i8, dtype = s32, atype = s8, btype = u8, m = 128, n = 256, saturate = true>
 // CHECK-NEXT:    tcgen05.mma kind(i8) cta_group(1) %d, %a_desc, %b_desc, %idesc, %en : memref<128x256xi32, #tcgen05.space<tmem>>, i64
+
+// -----
+
+// A CTA pair: the cluster rank, the cluster barrier, and a cta_group::2 MMA whose D is this
+// CTA's 128-row share of the 256 x 128 tile.
+func.func @pair(%en: i1, %a_desc: i64, %b_desc: i64) {
+  %rank = tcgen05.cluster_rank : i32
+  tcgen05.cluster_sync
+  %d = tcgen05.alloc cta_group(2) columns(128) : memref<128x128xf32, #tcgen05.space<tmem>>
+  %idesc = tcgen05.make_idesc #tcgen05.idesc<kind = f16, dtype = f32, atype = f16, btype = f16, m = 256, n = 128>
+  tcgen05.mma kind(f16) cta_group(2) %d, %a_desc, %b_desc, %idesc, %en : memref<128x128xf32, #tcgen05.space<tmem>>, i64
+  func.return
+}
+
+// CHECK-LABEL: func.func @pair
+// CHECK:         %rank = tcgen05.cluster_rank : i32
+// CHECK-NEXT:    tcgen05.cluster_sync
+// CHECK:         tcgen05.mma kind(f16) cta_group(2) %d, %a_desc, %b_desc, %idesc, %en : memref<128x128xf32, #tcgen05.space<tmem>>, i64

@@ -475,6 +475,17 @@ func.func @d_shape(%en: i1, %desc: i64) {
 
 // -----
 
+// cta_group::2: D is this CTA's share (M / 2 rows) of the tile.
+func.func @d_share(%en: i1, %desc: i64) {
+  %d = "test.op"() : () -> memref<64x128xf32, #tcgen05.space<tmem>>
+  %idesc = tcgen05.make_idesc #tcgen05.idesc<kind = f16, dtype = f32, atype = f16, btype = f16, m = 256, n = 128>
+  tcgen05.mma kind(f16) cta_group(2) %d, %desc, %desc, %idesc, %en : memref<64x128xf32, #tcgen05.space<tmem>>, i64
+  func.return
+}
+// CHECK: 'tcgen05.mma' op requires d to hold this CTA's 128x128 share of the 256x128 tile of the idesc, got memref<64x128xf32, #tcgen05.space<tmem>>
+
+// -----
+
 // An A operand in TMEM has the idesc atype.
 func.func @a_type(%en: i1, %desc: i64) {
   %d = "test.op"() : () -> memref<128x128xf32, #tcgen05.space<tmem>>
@@ -734,3 +745,32 @@ func.func @block_scale_kind(%en: i1, %desc: i64, %idesc: i32) {
 // An SMEM buffer must lie inside the CTA's 228 KB of shared memory.
 %s = tcgen05.smem_alloc offset(229376) : memref<128x64xf16, #tcgen05.space<smem>>
 // CHECK: 'tcgen05.smem_alloc' op requires offset + size <= 233472 (shared memory per CTA), got 229376 + 16384
+
+// -----
+
+// split (immHalfSplitoff) belongs to .16x32bx2.
+func.func @split_shape(%t: memref<128x64xf32, #tcgen05.space<tmem>>) {
+  %r = tcgen05.ld shape("32x32b") num(4) warp(0) lane(0) column(0) split(4) %t : memref<128x64xf32, #tcgen05.space<tmem>> -> memref<32x4xf32>
+  func.return
+}
+// CHECK: 'tcgen05.ld' op requires .16x32bx2 for split (immHalfSplitoff), got .32x32b
+
+// -----
+
+// The columns a .16x32bx2 access covers include its split.
+func.func @split_extent(%t: memref<128x8xf32, #tcgen05.space<tmem>>) {
+  %r = tcgen05.ld shape("16x32bx2") num(4) warp(0) lane(0) column(0) split(8) %t : memref<128x8xf32, #tcgen05.space<tmem>> -> memref<32x4xf32>
+  func.return
+}
+// CHECK: 'tcgen05.ld' op requires lanes 0..15 and columns 0..11 inside the TMEM operand 128x8
+
+// -----
+
+// R32: tcgen05.shift needs an arch-specific target.
+builtin.module attributes {tcgen05.target = "sm_100f"} {
+  func.func @shift_target(%t: memref<128x64xf32, #tcgen05.space<tmem>>) {
+    tcgen05.shift cta_group(1) %t : memref<128x64xf32, #tcgen05.space<tmem>>
+    func.return
+  }
+}
+// CHECK: 'tcgen05.shift' op target = sm_100f does not support tcgen05.shift; legal: an arch-specific target (sm_100a, sm_103a, sm_107a, sm_110a; alias sm_101a) [R32]

@@ -1,0 +1,74 @@
+"""The seam's fast paths against the Event path (`IssueSeam.fast = False`): a pipe op whose
+queue is empty runs at once without the scheduler's deferred `run`, and a set_flag is fused with
+its wait_flag across scalar arithmetic. Every kernel of the removal property test of
+test_pto_insert_sync (each example and lowered kernel, intact and minus one wait_flag or
+pipe_barrier) gives the same outputs and op counts, or the same diagnostic, both ways."""
+
+from __future__ import annotations
+
+import pytest
+from test_pto_insert_sync import HAND_WRITTEN, LOWERED, _build, _kernels, inputs_for, run
+
+from mmair.dialects import pto
+from mmair.executor import events, seam
+from mmair.executor.events import SyncError
+from mmair.executor.seam import IssueSeam
+
+
+def _outcome(name: str, index: int) -> tuple:
+    module = _build(name)
+    if index >= 0:
+        victim = [op for op in module.walk()
+                  if isinstance(op, pto.WaitFlagOp | pto.PipeBarrierOp)][index]
+        victim.detach()
+        victim.erase()
+    try:
+        result = run(module, inputs_for(module), True)
+    except SyncError as err:  # the diagnostic is the outcome to compare
+        fault = (err.kind, str(err), [(ev.seq, ev.kind, ev.epoch) for ev in err.events])
+    else:
+        fault = None
+    if fault is not None:
+        return fault
+    return "clean", {k: v.tobytes() for k, v in result.outputs.items()}, dict(result.op_counts)
+
+
+@pytest.mark.parametrize("name, index", [*((n, -1) for n in [*HAND_WRITTEN, *LOWERED]),
+                                         *_kernels()])
+def test_fast_paths_match_the_event_path(monkeypatch, name, index):
+    made = []
+    real = events.op_event
+    monkeypatch.setattr(seam, "op_event", lambda *a: made.append(a) or real(*a))
+    outcomes = {}
+    for fast in (True, False):
+        monkeypatch.setattr(IssueSeam, "fast", fast)
+        made.clear()
+        outcomes[fast] = _outcome(name, index)
+        assert bool(made) == fast  # the fast path ran (and only when enabled)
+    assert outcomes[True] == outcomes[False]
+
+
+def test_a_set_is_fused_with_its_wait_across_scalar_arithmetic_only():
+    from test_pto_passes import parse
+
+    from mmair.isa.ascend.targets import get_target
+
+    _ctx, module = parse("""builtin.module attributes {pto.target = "a2"} {
+  func.func @k(%x: index) {
+    pto.set_flag mte1 -> m, 0
+    %first = arith.cmpi eq, %x, %x : index
+    pto.wait_flag mte1 -> m, 0
+    pto.set_flag m -> mte1, 0
+    scf.if %first {
+    }
+    pto.wait_flag m -> mte1, 0
+    func.return
+  }
+}""")
+    sets = [op for op in module.walk() if isinstance(op, pto.SetFlagOp)]
+    waits = [op for op in module.walk() if isinstance(op, pto.WaitFlagOp)]
+    for fast, fused in ((True, waits[0]), (False, None)):
+        issue = IssueSeam(get_target("a2"))
+        issue.fast = fast
+        assert issue._flag_plan(sets[0]).fused is fused
+        assert issue._flag_plan(sets[1]).fused is None  # an scf.if between: not fused

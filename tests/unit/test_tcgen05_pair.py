@@ -1,0 +1,209 @@
+"""cta_group::2 on a CTA pair (executor/tcgen05_cluster.py, tcgen05_kernels.mma_pair): numerics
+against numpy, the multicast commit, the cluster barrier, and the faults a pair kernel can have
+(each one diagnostic at its op)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from mmair.executor.tcgen05_kernels import (
+    SharedMemory,
+    Tcgen05ExecutionError,
+    TensorMemory,
+    mma_pair,
+    read_d,
+    write_d,
+    write_smem_operand,
+)
+from mmair.isa.tcgen05 import InstrDesc, SmemDesc, encode_idesc, encode_smem_desc
+from mmair.tools.run import main
+
+ROOT = Path(__file__).resolve().parents[2]
+EXAMPLE = ROOT / "examples" / "tcgen05_gemm_pair.mlir"
+LINES = EXAMPLE.read_text().splitlines()
+RNG = np.random.default_rng(21)
+
+
+def _line(fragment: str) -> int:
+    return next(i + 1 for i, x in enumerate(LINES) if fragment in x)
+
+
+def _inputs(tmp_path: Path) -> tuple[list[str], np.ndarray]:
+    a = RNG.integers(-4, 5, (256, 16)).astype(np.float16)
+    b = RNG.integers(-4, 5, (16, 128)).astype(np.float16)
+    np.save(tmp_path / "a.npy", a.reshape(2, 128, 2, 8).transpose(0, 2, 1, 3).copy())
+    np.save(tmp_path / "b.npy", b.T.reshape(2, 64, 2, 8).transpose(0, 2, 1, 3).copy())
+    args = ["--input", f"a={tmp_path / 'a.npy'}", "--input", f"b={tmp_path / 'b.npy'}"]
+    return args, a.astype(np.float32) @ b.astype(np.float32)
+
+
+def _variant(tmp_path: Path, name: str, lines: list[str]) -> Path:
+    path = tmp_path / f"{name}.mlir"
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+def _run(capsys, path: Path, *extra: str) -> tuple[int, str]:
+    code = main([str(path), "-p", "mmair-lower", *extra])
+    err = capsys.readouterr().err
+    assert "Traceback" not in err
+    return code, err
+
+
+def test_pair_gemm_matches_numpy(capsys, tmp_path: Path) -> None:
+    args, expected = _inputs(tmp_path)
+    for check in ("on", "off"):
+        code, err = _run(capsys, EXAMPLE, *args, f"--sync-check={check}", "--output",
+                         f"d={tmp_path / 'd.npy'}")
+        assert code == 0, err
+        np.testing.assert_array_equal(np.load(tmp_path / "d.npy"), expected)
+
+
+def test_commit_without_the_peer_in_its_mask_leaves_the_peer_waiting(capsys,
+                                                                       tmp_path: Path) -> None:
+    path = _variant(tmp_path, "mask1", [x.replace("%both = arith.constant 3 : i16",
+                                                  "%both = arith.constant 1 : i16")
+                                        for x in LINES])
+    code, err = _run(capsys, path)
+    assert code == 1
+    wait = _line("tcgen05.mbarrier_wait %bar")
+    assert err.startswith(
+        f"{path}:{wait}:5: error: 'tcgen05.mbarrier_wait' op deadlock: CTA 1 of the CTA pair "
+        "waits on phase parity 0 of the mbarrier at SMEM 0x1800, which can never happen "
+        "(CTA 0 ended)")
+
+
+def test_commit_mask_beyond_the_pair_is_refused(capsys, tmp_path: Path) -> None:
+    path = _variant(tmp_path, "mask4", [x.replace("%both = arith.constant 3 : i16",
+                                                  "%both = arith.constant 7 : i16")
+                                        for x in LINES])
+    code, err = _run(capsys, path)
+    assert code == 1
+    assert "'tcgen05.commit' op multicasts to CTA mask 0x0007, which names CTAs beyond its " \
+           "cluster of 2 CTAs (ranks 0, 1) (in CTA 0 of the CTA pair)" in err
+
+
+def test_peer_smem_written_after_the_cluster_barrier_is_a_race(capsys, tmp_path: Path) -> None:
+    lines = list(LINES)
+    copy = lines.pop(_line('"memref.copy"(%b_half, %b_smem)') - 1)
+    sync = next(i for i, x in enumerate(lines) if "tcgen05.cluster_sync" in x)
+    lines.insert(sync + 1, copy)
+    path = _variant(tmp_path, "late_copy", lines)
+    mma = next(i + 1 for i, x in enumerate(lines) if "tcgen05.mma kind" in x)
+    # The asynchronous checker (one engine for both CTAs; the default):
+    code, err = _run(capsys, path)
+    assert code == 1
+    assert err.startswith(
+        f"{path}:{mma}:7: error: 'tcgen05.mma' op race on smem bytes [4096, 6144) (%b_smem of "
+        "CTA 1) between CTAs 1 and 0 of the CTA pair: 'tcgen05.mma' at "
+        f"{path}:{mma}:7 (the tensor core's async unit) reads them, 'memref.copy' at "
+        f"{path}:{sync + 2}:5 (the issuing thread, CTA 1) writes them; no tcgen05.cluster_sync "
+        "(or mbarrier phase the thread waited) orders them")
+    # --sync-check=off keeps the barrier-interval check of the pair:
+    code, err = _run(capsys, path, "--sync-check=off")
+    assert code == 1
+    assert err.startswith(
+        f"{path}:{mma}:7: error: 'tcgen05.mma' op race on smem bytes [4096, 6144) of CTA 1 of the "
+        f"CTA pair: 'tcgen05.mma' reads them, 'memref.copy' at {path}:{sync + 2}:5 writes them, "
+        "in the same interval between tcgen05.cluster_sync barriers")
+
+
+def test_mma_before_the_peer_allocated_its_tmem(capsys, tmp_path: Path) -> None:
+    path = _variant(tmp_path, "no_sync", [x for x in LINES if "tcgen05.cluster_sync" not in x])
+    code, err = _run(capsys, path)
+    assert code == 1
+    assert "'tcgen05.mma' op requires D in allocated TMEM columns, got column 0, which is not " \
+           "allocated (access to columns [0, 128)) (D rows 128..255 in the tensor memory of " \
+           "CTA 1 of the pair) (in CTA 0 of the CTA pair)" in err
+
+
+def test_pair_kernel_refuses_coverage(capsys) -> None:
+    code, err = _run(capsys, EXAMPLE, "--check-coverage", "d")
+    assert code == 1
+    assert "error: --timing and --check-coverage are not modelled for a cta_group::2 kernel " \
+           "(a CTA pair)" in err
+
+
+def _pair_setup(m_rows: int, n: int, k: int, type_name: str) -> tuple[list, list, int, int]:
+    """Two CTAs with A halves at 0 and B halves at 0x4000 (K-major, no swizzle)."""
+    ctas = [(SharedMemory(), TensorMemory()) for _ in range(2)]
+    a = RNG.integers(-3, 4, (2 * m_rows, k)).astype(np.float64)
+    b = RNG.integers(-3, 4, (k, n)).astype(np.float64)
+    a_desc = SmemDesc(start=0, lbo=m_rows * 16, sbo=128, base_offset=0, swizzle="none")
+    b_desc = SmemDesc(start=0x4000, lbo=n // 2 * 16, sbo=128, base_offset=0, swizzle="none")
+    for c, (smem, tmem) in enumerate(ctas):
+        tmem.alloc(256)
+        write_smem_operand(smem, a_desc, a[c * m_rows:(c + 1) * m_rows], major="k",
+                           type_name=type_name, kind="f16")
+        write_smem_operand(smem, b_desc, b[:, c * n // 2:(c + 1) * n // 2].T, major="k",
+                           type_name=type_name, kind="f16")
+    return ctas, [a, b], encode_smem_desc(a_desc), encode_smem_desc(b_desc)
+
+
+def test_mma_pair_accumulates_and_honours_the_8_word_lane_mask() -> None:
+    ctas, (a, b), a_word, b_word = _pair_setup(128, 64, 16, "bf16")
+    old = RNG.integers(-8, 9, (256, 64)).astype(np.float32)
+    for c, (_, tmem) in enumerate(ctas):
+        write_d(tmem, 0, "f32", old[128 * c:128 * (c + 1)])
+    words = [0] * 8
+    words[5] = 1 << 3  # lane 163 (bit 3 of word 5) = lane 35 of CTA 1 keeps its old row
+    idesc = encode_idesc(InstrDesc(kind="f16", m=256, n=64, atype="bf16", btype="bf16",
+                                   dtype="f32"))
+    mma_pair(ctas, kind="f16", d=0, a=a_word, b=b_word, idesc=idesc, enable_input_d=True,
+             disable_output_lane=words)
+    expected = a @ b + old
+    expected[163] = old[163]
+    got = np.concatenate([read_d(tmem, 0, "f32", 128, 64) for _, tmem in ctas])
+    np.testing.assert_array_equal(got, expected)
+
+
+def test_mma_pair_refuses_what_it_does_not_model() -> None:
+    ctas, _, a_word, b_word = _pair_setup(64, 64, 16, "f16")
+    idesc = encode_idesc(InstrDesc(kind="f16", m=128, n=64, atype="f16", btype="f16",
+                                   dtype="f32"))
+    with pytest.raises(Tcgen05ExecutionError, match=r"cta_group::2 with M = 128 \(Layout B/C; "
+                       r"only M = 256, Layout A, is modelled\)"):
+        mma_pair(ctas, kind="f16", d=0, a=a_word, b=b_word, idesc=idesc, enable_input_d=False)
+
+
+def test_check_numpy_reference_runs_the_pair_and_catches_a_wrong_executor(capsys, monkeypatch,
+                                                                           tmp_path: Path) -> None:
+    args, _ = _inputs(tmp_path)
+    code = main([str(EXAMPLE), "-p", "mmair-lower", "--check-numpy", *args])
+    out = capsys.readouterr().out
+    assert code == 0
+    assert out.startswith("check d = numpy tcgen05.mma reference: ") and out.rstrip().endswith(
+        ": ok")
+    from mmair.executor import tcgen05 as executor_tcgen05
+
+    real = executor_tcgen05.mma_pair
+    # A fault: the pair's CTAs taken in the wrong order (B halves and D rows swapped).
+    monkeypatch.setattr(executor_tcgen05, "mma_pair",
+                        lambda ctas, **kw: real(list(reversed(ctas)), **kw))
+    code = main([str(EXAMPLE), "-p", "mmair-lower", "--check-numpy", *args])
+    out = capsys.readouterr().out
+    assert code == 1
+    assert "check d = numpy tcgen05.mma reference: " in out and "FAILED" in out
+
+
+def test_checker_sees_the_peer_reading_d_before_the_mma_completes(capsys, tmp_path: Path) -> None:
+    # CTA 1 loads its D rows right after the cluster barrier, without waiting for the commit's
+    # phase: the pair MMA (issued later by CTA 0) writes those TMEM cells unordered with the load.
+    lines = list(LINES)
+    wait = _line("tcgen05.mbarrier_wait %bar")
+    lines[wait - 1] = f"    scf.if %leader {{\n  {lines[wait - 1]}\n    }}"  # only CTA 0 waits
+    # The dealloc comes after a second barrier (CTA 1 must not free its TMEM under the MMA).
+    dealloc = _line("tcgen05.dealloc")
+    lines.insert(dealloc - 1, "    tcgen05.cluster_sync")
+    lines = "\n".join(lines).splitlines()
+    path = _variant(tmp_path, "early_d", lines)
+    code, err = _run(capsys, path)
+    assert code == 1
+    mma = next(i + 1 for i, x in enumerate(lines) if "tcgen05.mma kind" in x)
+    assert err.startswith(f"{path}:{mma}:7: error: 'tcgen05.mma' op race on TMEM lanes [96, 128) "
+                          "x columns [0, 128) (%acc of CTA 1) between CTAs 1 and 0 of the CTA "
+                          "pair: 'tcgen05.mma'")
+    assert "'tcgen05.ld' at" in err and "(the TMEM load path, CTA 1) reads them" in err
