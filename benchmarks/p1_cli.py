@@ -11,6 +11,8 @@ alternation; medians. "loaded": the same measurement while one busy process per 
 (started and stopped by this script; each also ends by itself after `--load-seconds`).
 Each shape is run with every `--jobs` value of `--jobs` (default: 1 and the CPU count), timed in
 rotation with the baseline, so the table shows what the thread pool over independent ops gives.
+The notes give the median CPU time of the mmair run (all threads of the process), which moves
+much less than the wall time on a shared machine.
 """
 
 from __future__ import annotations
@@ -82,13 +84,16 @@ def case(tmp: Path, m: int, n: int, k: int, ab: str, jobs: int | None = None):
     return mmair, base, (tmp / "out.npy", a32, b32)
 
 
-def measure(runs: list, base, reps: int) -> tuple[list[float], float]:
-    """Medians of each mmair variant in `runs` and of `base`, all timed in rotation."""
+def measure(runs: list, base, reps: int) -> tuple[list[float], float, list[float]]:
+    """Medians of each mmair variant in `runs` and of `base`, all timed in rotation, and the
+    median CPU time of this process (all its threads) during each mmair variant: on a shared
+    machine the wall times move with the other work, the CPU times much less."""
     import gc
 
     for fn in (*runs, base):
         fn()
     times: list[list[float]] = [[] for _ in range(len(runs) + 1)]
+    cpu: list[list[float]] = [[] for _ in range(len(runs) + 1)]
     fns = [*runs, base]
     for i in range(reps):
         order = list(range(len(fns)))
@@ -96,10 +101,13 @@ def measure(runs: list, base, reps: int) -> tuple[list[float], float]:
             order.reverse()
         for j in order:
             gc.collect()
+            c0 = time.process_time()
             t0 = time.perf_counter()
             fns[j]()
             times[j].append(time.perf_counter() - t0)
-    return [statistics.median(t) for t in times[:-1]], statistics.median(times[-1])
+            cpu[j].append(time.process_time() - c0)
+    return ([statistics.median(t) for t in times[:-1]], statistics.median(times[-1]),
+            [statistics.median(c) for c in cpu[:-1]])
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -144,10 +152,10 @@ def main(argv: list[str] | None = None) -> int:
             with load:
                 for m, n, k, ab, tag in shapes:
                     variants = [case(tmp / f"j{j}", m, n, k, ab, j) for j in jobs_list]
-                    t_ms, t_b = measure([v[0] for v in variants], variants[0][1], reps)
+                    t_ms, t_b, cpus = measure([v[0] for v in variants], variants[0][1], reps)
                     flops = 2 * m * n * k
-                    for jobs, (_, _, (out, a32, b32)), t_m in zip(jobs_list, variants, t_ms,
-                                                                  strict=True):
+                    for jobs, (_, _, (out, a32, b32)), t_m, cpu in zip(
+                            jobs_list, variants, t_ms, cpus, strict=True):
                         err = check_matmul(np.load(out).astype(np.float64), a32, b32, ab)
                         rows.append(Row(
                             f"P1 {mode}",
@@ -155,7 +163,7 @@ def main(argv: list[str] | None = None) -> int:
                             f"M={m} N={n} K={k}",
                             f"{flops / 1e9:.2f} GFLOP", t_m, t_b, goal if tag else None,
                             rate=f"{flops / t_m / 1e9:.1f} GFLOP/s",
-                            note=f"max rel err {err:.1e}" + (
+                            note=f"CPU {cpu:.2f} s; max rel err {err:.1e}" + (
                                 f"; {cores} busy processes" if mode == "loaded" else "")))
     load = os.getloadavg()[0]
     header = (f"P1 through mmair-run (median of {reps} alternating runs), {cores} CPUs, "

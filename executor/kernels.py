@@ -10,7 +10,7 @@ logical region is then one slice + one copy, and writing one is at most four sli
 full fractals, the partial row block, the partial column block and the corner), whatever the layout.
 
 Runtime checks: sizes beyond a tile's logical extent and reads past a buffer raise `ExecutionError`;
-a runtime size of 0 is a no-op (reference §12d).
+a runtime size of 0 is a no-op (docs/pto-raw-params.md §3).
 
 Operand images (speed, not semantics): `mte_gm_l1` into an nz/zz tile records the loaded matrix
 converted to the Mmad compute dtype (`Tile.image`), `mte_l1_l0` passes a view of it on to the L0
@@ -107,8 +107,12 @@ def _require(cond: bool, message: str) -> None:
         raise ExecutionError(message)
 
 
-def _check_size(name: str, value: int, limit: int, what: str) -> None:
+def _check_size(name: str, value: int, limit: int, what: str, tile: Tile | None = None) -> None:
+    """Raise unless 0 <= value <= limit; `what` (followed by `tile`'s label) says which limit
+    (the message is built only on failure: these checks run for every op)."""
     if value < 0 or value > limit:
+        if tile is not None:
+            what = f"{what} {tile.label}"
         raise ExecutionError(f"requires {name} in [0, {limit}] ({what}), got {value}")
 
 
@@ -127,20 +131,20 @@ def _gm_2d(gm: np.ndarray) -> np.ndarray:
 
 def mte_gm_l1(gm: np.ndarray, dst: Tile, rows: int, cols: int, dn2nz: bool = False) -> None:
     """GM -> L1 with ND2NZ (or DN2NZ: GM holds the transpose). dst logical [0:rows, 0:cols] = GM
-    [0:rows, 0:cols]; columns cols .. ceil(cols/c0)*c0 of the written rows become 0 (reference §5);
-    rows beyond `rows` in the last fractal keep their contents."""
+    [0:rows, 0:cols]; columns cols .. ceil(cols/c0)*c0 of the written rows become 0 (the C0 tail
+    is zero-filled, docs/pto-raw-params.md); rows beyond `rows` in the last fractal keep their
+    contents."""
     if rows == 0 or cols == 0:
         return
-    _check_size("rows", rows, dst.rows, f"rows of the destination {dst.label}")
-    _check_size("cols", cols, dst.cols, f"columns of the destination {dst.label}")
+    _check_size("rows", rows, dst.rows, "rows of the destination", dst)
+    _check_size("cols", cols, dst.cols, "columns of the destination", dst)
     src = _gm_2d(gm)
     if dn2nz:
         src = src.T
-    _require(
-        src.shape[0] >= rows and src.shape[1] >= cols,
-        f"reads GM [{rows} x {cols}]{' (dn2nz: transposed)' if dn2nz else ''} beyond the GM "
-        f"memref of shape {'x'.join(map(str, gm.shape))}",
-    )
+    if src.shape[0] < rows or src.shape[1] < cols:
+        raise ExecutionError(
+            f"reads GM [{rows} x {cols}]{' (dn2nz: transposed)' if dn2nz else ''} beyond the GM "
+            f"memref of shape {'x'.join(map(str, gm.shape))}")
     dst.will_write()
     phys, blocked = _blocks(dst)
     c0 = c0_elements(dst.element, dst.space)
@@ -236,15 +240,15 @@ def mte_l1_l0(
     source's padded extent."""
     if rows == 0 or cols == 0:
         return
-    _check_size("rows", rows, dst.rows, f"rows of the destination {dst.label}")
-    _check_size("cols", cols, dst.cols, f"columns of the destination {dst.label}")
-    _require(row >= 0 and col >= 0, f"requires a non-negative source start, got [{row}, {col}]")
+    _check_size("rows", rows, dst.rows, "rows of the destination", dst)
+    _check_size("cols", cols, dst.cols, "columns of the destination", dst)
+    if row < 0 or col < 0:
+        raise ExecutionError(f"requires a non-negative source start, got [{row}, {col}]")
     need_r, need_c = (cols, rows) if transpose else (rows, cols)
-    _require(
-        row + need_r <= src.rows and col + need_c <= src.cols,
-        f"reads source [{row}:{row + need_r}, {col}:{col + need_c}] beyond the {src.rows}x{src.cols} "
-        f"source {src.label}",
-    )
+    if row + need_r > src.rows or col + need_c > src.cols:
+        raise ExecutionError(
+            f"reads source [{row}:{row + need_r}, {col}:{col + need_c}] beyond the "
+            f"{src.rows}x{src.cols} source {src.label}")
     image = src.image
     dst.will_write()
     if image is not None and src.element == dst.element and row + need_r <= image.shape[0] \
@@ -281,8 +285,8 @@ def mte_l1_bt(src: Tile, dst: Tile, n: int) -> None:
     """L1 -> BT: dst[0, 0:n] = src[0, 0:n], the bias row `mad_bias` reads (same element type)."""
     if n == 0:
         return
-    _check_size("n", n, src.cols, f"columns of the source {src.label}")
-    _check_size("n", n, dst.cols, f"columns of the destination {dst.label}")
+    _check_size("n", n, src.cols, "columns of the source", src)
+    _check_size("n", n, dst.cols, "columns of the destination", dst)
     dst.physical.reshape(-1)[:n] = src.physical.reshape(-1)[:n]
 
 
@@ -388,7 +392,7 @@ def mad(
 ) -> None:
     """C[0:m, 0:n] = A[0:m, 0:k] @ B[0:k, 0:n] (+ C with `accumulate`, + bias[0, 0:n] with `bias`).
 
-    Float inputs accumulate in f32, integers in s32 with saturation (reference §7.5); only the
+    Float inputs accumulate in f32, integers in s32 with saturation (docs/ascend.md, "Mmad type table"); only the
     valid m x n region of C is written. GEMV (m = 1, L0A `nd`) needs nothing special: the L0A
     tile's declared layout already says the vector is contiguous; m = 1 on a zz/nz lhs is an
     error unless `gemv_off` (the GEMV rule)."""
@@ -396,17 +400,16 @@ def mad(
         return
     # The GEMV rule (isa params.gemv_active) for a runtime m: with m = 1 the hardware reads L0A
     # as an nd vector, so a zz/nz lhs would be misread; `gemv_off` = disable_gemv on a5.
-    _require(
-        not (m == 1 and a.layout != "nd" and not gemv_off),
-        f"m = 1 with a {a.layout} lhs {a.label}: the GEMV rule ({isa_params.GEMV_RULE}) needs an "
-        f"nd lhs{'' if gemv_off else ' (or disable_gemv where the target has it)'}",
-    )
-    _check_size("m", m, a.rows, f"rows of the lhs {a.label}")
-    _check_size("k", k, a.cols, f"columns of the lhs {a.label}")
-    _check_size("k", k, b.rows, f"rows of the rhs {b.label}")
-    _check_size("n", n, b.cols, f"columns of the rhs {b.label}")
-    _check_size("m", m, c.rows, f"rows of the dst {c.label}")
-    _check_size("n", n, c.cols, f"columns of the dst {c.label}")
+    if m == 1 and a.layout != "nd" and not gemv_off:
+        raise ExecutionError(
+            f"m = 1 with a {a.layout} lhs {a.label}: the GEMV rule ({isa_params.GEMV_RULE}) needs "
+            f"an nd lhs{'' if gemv_off else ' (or disable_gemv where the target has it)'}")
+    _check_size("m", m, a.rows, "rows of the lhs", a)
+    _check_size("k", k, a.cols, "columns of the lhs", a)
+    _check_size("k", k, b.rows, "rows of the rhs", b)
+    _check_size("n", n, b.cols, "columns of the rhs", b)
+    _check_size("m", m, c.rows, "rows of the dst", c)
+    _check_size("n", n, c.cols, "columns of the dst", c)
     ctype = _compute_dtype(a.element)
     lhs = _operand(a, m, k, ctype)
     rhs = _operand(b, k, n, ctype)
@@ -429,7 +432,7 @@ def mad(
     if accumulate:
         prod += read_region(cblocked, 0, 0, m, n, prod.dtype)
     if bias is not None:
-        _check_size("n", n, bias.cols, f"columns of the bias {bias.label}")
+        _check_size("n", n, bias.cols, "columns of the bias", bias)
         prod += read_region(_blocks(bias)[1], 0, 0, 1, n, prod.dtype)
     if integer and (accumulate or bias is not None):
         info = np.iinfo(cphys.dtype)
@@ -465,7 +468,7 @@ def quantize(
     word: int | None = None,
     words: np.ndarray | None = None,
 ) -> np.ndarray:
-    """Fixpipe conversion of an L0C block `acc` (f32 or s32, [m, n]) to `dst_dtype` (reference §8.3).
+    """Fixpipe conversion of an L0C block `acc` (f32 or s32, [m, n]) to `dst_dtype` (docs/ascend.md, "Quant modes").
 
     Scaled modes take the QUANT_PRE `word` (scalar modes) or one word per column in `words` (the
     `v*` modes). With ReLU the negative-side scale M2 is 0, otherwise M2 = M1. The datapath is
@@ -529,8 +532,8 @@ def fixpipe(
     memref (N1, M1, 16, c0)."""
     if m == 0 or n == 0:
         return
-    _check_size("m", m, src.rows, f"rows of the source {src.label}")
-    _check_size("n", n, src.cols, f"columns of the source {src.label}")
+    _check_size("m", m, src.rows, "rows of the source", src)
+    _check_size("n", n, src.cols, "columns of the source", src)
     acc = read_region(_blocks(src)[1], 0, 0, m, n)
     words = None
     if vector is not None:
@@ -541,8 +544,8 @@ def fixpipe(
     if isinstance(dst, Tile):
         if layout == "nz2dn" and dst.layout != "dn":
             y = y.T
-        _check_size("rows", y.shape[0], dst.rows, f"rows of the destination {dst.label}")
-        _check_size("cols", y.shape[1], dst.cols, f"columns of the destination {dst.label}")
+        _check_size("rows", y.shape[0], dst.rows, "rows of the destination", dst)
+        _check_size("cols", y.shape[1], dst.cols, "columns of the destination", dst)
         write_logical(dst, y)  # drops the images of the written bytes
         return
     if layout == "nz2nz":
@@ -556,11 +559,10 @@ def fixpipe(
     out = _gm_2d(dst)
     if layout == "nz2dn":
         y = y.T
-    _require(
-        y.shape[0] <= out.shape[0] and y.shape[1] <= out.shape[1],
-        f"writes [{y.shape[0]} x {y.shape[1]}] beyond the GM memref of shape "
-        f"{'x'.join(map(str, dst.shape))}",
-    )
+    if y.shape[0] > out.shape[0] or y.shape[1] > out.shape[1]:
+        raise ExecutionError(
+            f"writes [{y.shape[0]} x {y.shape[1]}] beyond the GM memref of shape "
+            f"{'x'.join(map(str, dst.shape))}")
     out[: y.shape[0], : y.shape[1]] = y
     _wrote_gm(src, dst)
 
@@ -588,7 +590,7 @@ def gather_mask(
     counter: bool = False,
     method: int = 1,
 ) -> int:
-    """Vector GatherMask (reference §9): keep the src0 elements whose pattern bit is 1, write them
+    """Vector GatherMask (docs/ascend.md, "GatherMask"): keep the src0 elements whose pattern bit is 1, write them
     packed from dst[0]; returns the kept count (rsvdCnt). Built-in `pattern` 1..7 or user pattern
     words in `src1`; counter mode with method 1 (mask elements per repeat) or 2 (310p: mask
     elements in total)."""
