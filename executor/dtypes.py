@@ -39,7 +39,7 @@ NUMPY_DTYPES: dict[str, np.dtype] = {
 # Types whose hardware storage is two elements per byte (low nibble = even element).
 PACKED_4BIT = frozenset({"s4", "u4", "e2m1"})
 
-# Accumulation dtype of the cube unit per source family (reference §7.1/§7.2).
+# Accumulation dtype of the cube unit per source family (docs/ascend.md, "Mmad type table").
 FLOAT_ELEMENTS = frozenset({"f16", "bf16", "f32", "tf32", "f64", "e4m3", "e5m2", "e2m3", "e3m2", "e2m1"})
 INTEGER_ELEMENTS = frozenset({"s4", "s8", "s16", "s32", "s64", "u4", "u8", "u16", "u32", "u64"})
 

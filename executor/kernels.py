@@ -10,7 +10,7 @@ logical region is then one slice + one copy, and writing one is at most four sli
 full fractals, the partial row block, the partial column block and the corner), whatever the layout.
 
 Runtime checks: sizes beyond a tile's logical extent and reads past a buffer raise `ExecutionError`;
-a runtime size of 0 is a no-op (reference §12d).
+a runtime size of 0 is a no-op (docs/pto-raw-params.md §3).
 
 Operand images (speed, not semantics): `mte_gm_l1` into an nz/zz tile records the loaded matrix
 converted to the Mmad compute dtype (`Tile.image`), `mte_l1_l0` passes a view of it on to the L0
@@ -135,8 +135,9 @@ _C0: dict[tuple[str, str], int] = {}
 
 def mte_gm_l1(gm: np.ndarray, dst: Tile, rows: int, cols: int, dn2nz: bool = False) -> None:
     """GM -> L1 with ND2NZ (or DN2NZ: GM holds the transpose). dst logical [0:rows, 0:cols] = GM
-    [0:rows, 0:cols]; columns cols .. ceil(cols/c0)*c0 of the written rows become 0 (reference §5);
-    rows beyond `rows` in the last fractal keep their contents."""
+    [0:rows, 0:cols]; columns cols .. ceil(cols/c0)*c0 of the written rows become 0 (the C0 tail
+    is zero-filled, docs/pto-raw-params.md); rows beyond `rows` in the last fractal keep their
+    contents."""
     if rows == 0 or cols == 0:
         return
     _check_size("rows", rows, dst.rows, "rows of the destination", dst)
@@ -397,7 +398,7 @@ def mad(
 ) -> None:
     """C[0:m, 0:n] = A[0:m, 0:k] @ B[0:k, 0:n] (+ C with `accumulate`, + bias[0, 0:n] with `bias`).
 
-    Float inputs accumulate in f32, integers in s32 with saturation (reference §7.5); only the
+    Float inputs accumulate in f32, integers in s32 with saturation (docs/ascend.md, "Mmad type table"); only the
     valid m x n region of C is written. GEMV (m = 1, L0A `nd`) needs nothing special: the L0A
     tile's declared layout already says the vector is contiguous; m = 1 on a zz/nz lhs is an
     error unless `gemv_off` (the GEMV rule)."""
@@ -473,7 +474,7 @@ def quantize(
     word: int | None = None,
     words: np.ndarray | None = None,
 ) -> np.ndarray:
-    """Fixpipe conversion of an L0C block `acc` (f32 or s32, [m, n]) to `dst_dtype` (reference §8.3).
+    """Fixpipe conversion of an L0C block `acc` (f32 or s32, [m, n]) to `dst_dtype` (docs/ascend.md, "Quant modes").
 
     Scaled modes take the QUANT_PRE `word` (scalar modes) or one word per column in `words` (the
     `v*` modes). With ReLU the negative-side scale M2 is 0, otherwise M2 = M1. The datapath is
@@ -595,7 +596,7 @@ def gather_mask(
     counter: bool = False,
     method: int = 1,
 ) -> int:
-    """Vector GatherMask (reference §9): keep the src0 elements whose pattern bit is 1, write them
+    """Vector GatherMask (docs/ascend.md, "GatherMask"): keep the src0 elements whose pattern bit is 1, write them
     packed from dst[0]; returns the kept count (rsvdCnt). Built-in `pattern` 1..7 or user pattern
     words in `src1`; counter mode with method 1 (mask elements per repeat) or 2 (310p: mask
     elements in total)."""

@@ -207,6 +207,10 @@ class _MteL1L0Base(IRDLOperation):
         _check_covers(self, "src", src, (need[0], need[1]), f"start + {names}")
         if self._hardware_transposes():
             self._check_transpose(src, dst, target)
+            self._check_transpose_source(src)
+
+    def _check_transpose_source(self, src: TileType) -> None:
+        """L2: the source layout the hardware's transposing load reads (L0B only)."""
 
     def _check_transpose(self, src: TileType, dst: TileType, target: Target) -> None:
         """L2: the target can transpose this element width, in whole transpose blocks."""
@@ -321,6 +325,17 @@ class MteL1L0BOp(_MteL1L0Base):
         # B in L1 (zz / nz, fractals 16 x c0) becomes zn (c0 x 16): a per-fractal transpose.
         # A transposed B (Nz of B^T) is already zn inside each fractal.
         return self.transpose is None
+
+    def _check_transpose_source(self, src: TileType) -> None:
+        want = isa_params.b_l1_layout_for_transpose(src.element_name)
+        if want == "nz" and src.layout_name != want:
+            raise _error(
+                self,
+                f"requires an nz src for a {src.element_bits}-bit B moved to zn "
+                f"(LoadDataWithTranspose takes squares of two fractals stacked along k, which nz "
+                f"keeps adjacent: no load turns {src.layout_name} {src.element_bits}-bit fractals "
+                f"into zn ones), got {src.layout_name}",
+            )
 
 
 @irdl_op_definition

@@ -26,8 +26,8 @@ TARGET_ATTR = "pto.target"
 
 TILE_SPACES: tuple[str, ...] = tuple(s for s in isa.SPACES if s != "gm")
 
-# Layouts a buffer may hold, per space (reference §4, docs/design.md). L0A is target-dependent
-# (`Target.l0a_layout`, plus nd for a GEMV vector) and is filled in by `legal_layouts`.
+# Layouts a buffer may hold, per space (docs/design.md, "Ascend: memory spaces and tiles"). L0A is
+# target-dependent (`Target.l0a_layout`, plus nd for a GEMV vector): `legal_layouts` fills it in.
 _SPACE_LAYOUTS: dict[str, tuple[str, ...]] = {
     "l1": ("nz", "zz", "nd"),
     "l0b": ("zn",),

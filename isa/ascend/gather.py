@@ -1,4 +1,4 @@
-"""GatherMask (vector unit, instruction `vreducev2`), reference §9.
+"""GatherMask (vector unit, instruction `vreducev2`), docs/ascend.md "GatherMask".
 
 GatherMask reads src0 in UB in "repeats"; a bit pattern selects elements (1 = keep) and the kept
 elements are written packed from the start of dst; the instruction returns the kept count.

@@ -2,8 +2,8 @@
 
 The cube buffers store a logical matrix X[R, C] in "fractals": small row-blocks of 16 x c0
 elements (c0 = 32 bytes / sizeof(T), 16 in L0C), each 512 B in L0A/L0B/L1. A layout name has
-two letters (reference §3, docs/design.md): the first (capital in the Ascend docs) gives the order
-of the fractals, the second the order inside one fractal; `z` = row-major, `n` = column-major.
+two letters (docs/ascend.md, "Fractal layouts"): the first (capital in the Ascend docs) gives the
+order of the fractals, the second the order inside one fractal; `z` = row-major, `n` = column-major.
 
 | layout | fractal (rows x cols) | physical shape     | used for                          |
 |--------|-----------------------|--------------------|-----------------------------------|

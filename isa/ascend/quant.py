@@ -1,4 +1,4 @@
-"""Fixpipe quantisation word (QUANT_PRE / Ascend C `deqScalar`), reference §8.3.
+"""Fixpipe quantisation word (QUANT_PRE / Ascend C `deqScalar`), docs/ascend.md "Quant modes".
 
 Fixpipe converts the L0C accumulator (f32 or s32) on its way out. The scaled modes (deqf16,
 qf322b8_pre, req8 and the a5 q* modes) read a 64-bit word: a scalar for the plain modes, one word

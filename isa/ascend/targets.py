@@ -15,7 +15,8 @@ Conventions:
 * Sizes are bytes unless a name says elements. `capacity["gm"]` is `None`: GM is unbounded.
   For any other space `None` means the target has no such buffer.
 * Ranges are inclusive `(lo, hi)` tuples of the values a *static* operand may take. Sizes start at 1
-  because a static size of 0 is a verifier error in mmair (reference §12d); a runtime 0 is a no-op.
+  because a static size of 0 is a verifier error in mmair (docs/pto-raw-params.md §3); a runtime
+  0 is a no-op.
 """
 
 from __future__ import annotations
@@ -56,7 +57,7 @@ _ELEMENT_BITS: dict[str, int] = {
 }
 ELEMENT_TYPES: tuple[str, ...] = tuple(_ELEMENT_BITS)
 
-# Fractal constants (reference §3).
+# Fractal constants (docs/ascend.md, "Fractal layouts").
 C0_BYTES = 32  # one C0 block: the inner width of an L0A/L0B/L1 fractal
 M0 = 16  # fractal height (M0 = N0 = 16)
 FRACTAL_BYTES = 512  # an L0A/L0B fractal: 16 x C0 bytes
@@ -105,7 +106,7 @@ def element_bytes(elem: str) -> int | float:
 
 def c0_elements(elem: str, space: str) -> int:
     """Inner fractal width c0 (= K0) in elements: 32 bytes / sizeof(elem), and 16 in L0C
-    whatever the type (reference §3: an L0C fractal is 16 x 16 elements)."""
+    whatever the type (docs/ascend.md: an L0C fractal is 16 x 16 elements)."""
     _check_space(space)
     bits = element_bits(elem)
     if space == "l0c":
@@ -116,7 +117,7 @@ def c0_elements(elem: str, space: str) -> int:
 
 
 # --------------------------------------------------------------------------------------------
-# Op-level facts (reference §5-§9, §11, §13)
+# Op-level facts (docs/ascend.md lists them with their sources)
 # --------------------------------------------------------------------------------------------
 
 # Mmad (§7): m, n, k each in [1, 4095] (static 0 is an error, §12d).
@@ -458,7 +459,7 @@ _LOAD2D_2201 = frozenset("s4 s8 u8 s16 u16 f16 bf16 s32 u32 f32".split())
 _FP8_KINDS = frozenset("e4m3 e5m2 hif8 e2m1".split())
 # L1->L0 fractal transpose: LoadData2D `ifTranspose` does b16 only, but LoadDataWithTranspose
 # (Ascend C API page "LoadDataWithTranspose": A2, A3, 200I/500 A2, 950; not 310P / 910) adds
-# b8 (32x32 blocks) and b32 (16x16 blocks), reference §6.2. 310p / 910 have b16 only.
+# b8 (32x32 blocks) and b32 (16x16 blocks), Ascend C `LoadDataWithTranspose.md`. 310p / 910 have b16 only.
 _TRANSPOSE_2201 = frozenset({8, 16, 32})
 
 _GATHER_2201: Mapping[str, str] = MappingProxyType(

@@ -241,7 +241,7 @@ def _type_code(kind: str, name: str, value: object) -> int:
 
 
 def encode_idesc(d: InstrDesc) -> int:
-    """The 32-bit instruction descriptor word of `d` (reference §2.4)."""
+    """The 32-bit instruction descriptor word of `d` (PTX ISA "Instruction descriptor" tables; docs/tcgen05-rules.md)."""
     kind = check_kind(d.kind)
     _check_mn(kind, d.m, d.n)
     word = _flag("sparse", d.sparse) << 2

@@ -6,7 +6,7 @@ allocated in whole columns (a power of two from 32 to 512) by `tcgen05.alloc`.
 
 `tcgen05.mma` reads A (M x K) and B (K x N, stored as N x K when K-major) from SMEM through a 64-bit
 matrix descriptor (`smem.SmemDesc`). The element at (mn, k) of an operand lives at a byte address
-given by the PTX *canonical layouts* (PTX ISA §9.7.16.3, reference §3), written in CuTe notation in
+given by the PTX *canonical layouts* (PTX ISA §9.7.16.3), written in CuTe notation in
 elements with `T = 128 / bits` elements per 16-byte unit:
 
 | major | swizzle | layout (rows = M or N index, cols = K index, or the reverse for MN-major) |
@@ -221,7 +221,7 @@ def operand_bit_addresses(desc: SmemDesc, major: str, bits: int, mn: int, k: int
 
 
 # ----------------------------------------------------------------------------------------------
-# Sparse A metadata (PTX §9.7.16.10.8 "sparse matrices"; reference §8.2)
+# Sparse A metadata (PTX §9.7.16.10.8 "sparse matrices")
 
 #: (dense K elements per metadata nibble, of which stored) for each kind's sparsity granularity.
 #: tf32 is 1:2 (a nibble covers two K positions), the 2:4 kinds four, the 4:8 mxf4 kinds eight.
@@ -272,7 +272,7 @@ def sparse_metadata_nibbles(kind: str, k: int) -> int:
 
 
 # ----------------------------------------------------------------------------------------------
-# Block-scale factors in TMEM (reference §7) [inf: CUTLASS Sm100BlkScaledConfig + tcgen05.cp
+# Block-scale factors in TMEM (PTX ISA §9.7.16.10.7 "Block scaling") [inf: CUTLASS Sm100BlkScaledConfig + tcgen05.cp
 # .32x128b.warpx4, not stated by PTX]
 #
 # Scale factors are bytes. The scale of operand row r (A row m, or B column n) sits in TMEM lane

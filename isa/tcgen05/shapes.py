@@ -1,4 +1,4 @@
-"""Valid `tcgen05.mma` shapes (PTX ISA 9.2 §9.7.16.2.1, Table 39; reference §5).
+"""Valid `tcgen05.mma` shapes (PTX ISA 9.2 §9.7.16.2.1, Table 39).
 
 M and N come from the instruction descriptor; K is implied by the kind and sparsity (a dense MMA
 consumes 32 bytes of K per row), except that mxf4/mxf4nvf4 choose K = 64 or 96 with idesc bit 31.

@@ -15,7 +15,7 @@ columns of B and shift the B columns it reads. The N-bit mask is generated from 
 | 62-63 | not listed; treated as reserved |
 
 M = 128 uses one N-bit sub-mask, M = 64 two N/2-bit ones, M = 32 four N/4-bit ones, concatenated from
-the LSB. The generation algorithm is the mmair decision (reference §4, §12a): it reproduces PTX
+the LSB. The generation algorithm is the mmair decision (docs/tcgen05-rules.md, "Zero-column mask descriptor"): it reproduces PTX
 examples 1-4 bit for bit, the opposite of the wording of Table 45's span descriptions.
 """
 
@@ -125,7 +125,7 @@ def submask_layout(m: int, n: int) -> tuple[int, int]:
 
 
 def _submask_bits(z: ZeroColumnMask, index: int, width: int) -> np.ndarray:
-    """Bits 0..width-1 (LSB first) of sub-mask `index` as a bool array (reference §4)."""
+    """Bits 0..width-1 (LSB first) of sub-mask `index` as a bool array (PTX zero-column mask layout)."""
     if not z.nonzero:
         return np.zeros(width, dtype=bool)
     first = bool(z.first[index])

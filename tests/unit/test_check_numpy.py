@@ -264,14 +264,14 @@ REQ8 = """builtin.module attributes {pto.target = "a2"} {
     %c16 = arith.constant 16 : index
     %c32 = arith.constant 32 : index
     %a1 = pto.alloc : !pto.tile<l1, 16x32xi8, nz>
-    %b1 = pto.alloc : !pto.tile<l1, 32x32xi8, zz>
+    %b1 = pto.alloc : !pto.tile<l1, 32x32xi8, nz>
     %a0 = pto.alloc : !pto.tile<l0a, 16x32xi8, zz>
     %b0 = pto.alloc : !pto.tile<l0b, 32x32xi8, zn>
     %acc = pto.alloc : !pto.tile<l0c, 16x32xi32, nz>
     pto.mte_gm_l1 %a, %a1, %c16, %c32 : memref<16x32xi8>, !pto.tile<l1, 16x32xi8, nz>
-    pto.mte_gm_l1 %b, %b1, %c32, %c32 : memref<32x32xi8>, !pto.tile<l1, 32x32xi8, zz>
+    pto.mte_gm_l1 %b, %b1, %c32, %c32 : memref<32x32xi8>, !pto.tile<l1, 32x32xi8, nz>
     pto.mte_l1_l0a %a1, %a0, %c16, %c32 : !pto.tile<l1, 16x32xi8, nz>, !pto.tile<l0a, 16x32xi8, zz>
-    pto.mte_l1_l0b %b1, %b0, %c32, %c32 : !pto.tile<l1, 32x32xi8, zz>, !pto.tile<l0b, 32x32xi8, zn>
+    pto.mte_l1_l0b %b1, %b0, %c32, %c32 : !pto.tile<l1, 32x32xi8, nz>, !pto.tile<l0b, 32x32xi8, zn>
     pto.mad %a0, %b0, %acc, %c16, %c32, %c32 : !pto.tile<l0a, 16x32xi8, zz>, !pto.tile<l0b, 32x32xi8, zn>, !pto.tile<l0c, 16x32xi32, nz>
     pto.fixpipe %acc, %out, %c16, %c32 scalar %word {quant = "req8", relu} : !pto.tile<l0c, 16x32xi32, nz>, memref<16x32xi8>
     pto.fixpipe %acc, %out16, %c16, %c32 scalar %dword {quant = "deqf16"} : !pto.tile<l0c, 16x32xi32, nz>, memref<16x32xf16>

@@ -70,3 +70,14 @@ def test_docs_cite_only_what_is_in_the_repository():
         for link in re.findall(r"\]\(([^)#]+)\)", text):
             if not link.startswith(("http://", "https://")):
                 assert (path.parent / link).exists(), f"{path.name} links to missing {link}"
+
+
+def test_source_comments_cite_only_what_is_in_the_repository():
+    """Docstrings and comments of the package (tests aside) cite docs/ pages and public sources,
+    never the session's reference file, which is not in the repository."""
+    for path in sorted(ROOT.glob("**/*.py")):
+        rel = path.relative_to(ROOT)
+        if rel.parts[0] in ("tests", ".git") or "site-packages" in rel.parts:
+            continue
+        text = path.read_text(encoding="utf-8")
+        assert not re.search(r"reference §|/work/shared", text), f"{rel} cites the reference file"

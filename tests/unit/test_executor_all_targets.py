@@ -78,6 +78,7 @@ from mmair.executor.dtypes import numpy_dtype
 from mmair.executor.memory import Memory
 from mmair.executor.runner import make_interpreter, run_module
 from mmair.isa.ascend import layouts
+from mmair.isa.ascend import params as isa_params
 from mmair.isa.ascend.targets import TARGET_NAMES, element_bits, get_target
 from mmair.tools.diagnostics import LocatingParser, verify_module
 
@@ -192,7 +193,10 @@ class Kernel:
         return (TILE, self.tk), self.plan.l0a_layout
 
     def l1b(self) -> tuple[tuple[int, int], str]:
-        return ((TILE, self.kp), "nz") if self.transpose_b else ((self.kp, TILE), "zz")
+        if self.transpose_b:
+            return (TILE, self.kp), "nz"
+        # b8 B is staged nz: its transposing load (LoadDataWithTranspose) stacks fractals along k
+        return (self.kp, TILE), isa_params.b_l1_layout_for_transpose(self.plan.rhs)
 
     def b_offset(self) -> int:
         shape, layout = self.l1a()

@@ -219,7 +219,8 @@ def tiled_gemm(M, N, K, elem="f16", acc="f32", tile=128, target="a2"):
     dA = f"memref<?x?x{elem}, strided<[{K}, 1], offset: ?>>"
     dB = f"memref<?x?x{elem}, strided<[{N}, 1], offset: ?>>"
     dC = f"memref<?x?x{acc}, strided<[{N}, 1], offset: ?>>"
-    l1a, l1b = f"!pto.tile<l1, {tile}x{tile}x{elem}, nz>", f"!pto.tile<l1, {tile}x{tile}x{elem}, zz>"
+    b_layout = "nz" if elem.endswith("i8") else "zz"  # b8 B: LoadDataWithTranspose reads nz squares
+    l1a, l1b = f"!pto.tile<l1, {tile}x{tile}x{elem}, nz>", f"!pto.tile<l1, {tile}x{tile}x{elem}, {b_layout}>"
     l0a = f"!pto.tile<l0a, {tile}x{tile}x{elem}, {l0a_layout}>"
     l0b = f"!pto.tile<l0b, {tile}x{tile}x{elem}, zn>"
     l0c = f"!pto.tile<l0c, {tile}x{tile}x{acc}, nz>"

@@ -280,6 +280,15 @@ builtin.module attributes {pto.target = "310p"} {
 // CHECK: error: 'pto.mte_l1_l0b' op requires a fractal transpose of 8-bit elements (s8) for this zz -> zn move, which is not supported on target 310p (transposable widths [16])
 
 // -----
+// [L2] b8 B moves to zn from nz only: the LoadDataWithTranspose squares stack two fractals along k
+builtin.module attributes {pto.target = "a2"} {
+  %c32 = arith.constant 32 : index
+  %l1, %l0b = "test.op"() : () -> (!pto.tile<l1, 32x32xi8, zz>, !pto.tile<l0b, 32x32xi8, zn>)
+  pto.mte_l1_l0b %l1, %l0b, %c32, %c32 : !pto.tile<l1, 32x32xi8, zz>, !pto.tile<l0b, 32x32xi8, zn>
+}
+// CHECK: error: 'pto.mte_l1_l0b' op requires an nz src for a 8-bit B moved to zn (LoadDataWithTranspose takes squares of two fractals stacked along k, which nz keeps adjacent: no load turns zz 8-bit fractals into zn ones), got zz
+
+// -----
 // [L2] a5: a transposed b32 tile is padded to whole 16x16 blocks
 builtin.module attributes {pto.target = "a5"} {
   %c8 = arith.constant 8 : index
