@@ -129,6 +129,10 @@ def _gm_2d(gm: np.ndarray) -> np.ndarray:
 # ------------------------------------------------------------------------------------------------
 
 
+_C0: dict[tuple[str, str], int] = {}
+"""`c0_elements` by (element, space), memoized (it runs for every GM -> L1 load)."""
+
+
 def mte_gm_l1(gm: np.ndarray, dst: Tile, rows: int, cols: int, dn2nz: bool = False) -> None:
     """GM -> L1 with ND2NZ (or DN2NZ: GM holds the transpose). dst logical [0:rows, 0:cols] = GM
     [0:rows, 0:cols]; columns cols .. ceil(cols/c0)*c0 of the written rows become 0 (the C0 tail
@@ -147,7 +151,9 @@ def mte_gm_l1(gm: np.ndarray, dst: Tile, rows: int, cols: int, dn2nz: bool = Fal
             f"memref of shape {'x'.join(map(str, gm.shape))}")
     dst.will_write()
     phys, blocked = _blocks(dst)
-    c0 = c0_elements(dst.element, dst.space)
+    c0 = _C0.get((dst.element, dst.space))
+    if c0 is None:
+        c0 = _C0[dst.element, dst.space] = c0_elements(dst.element, dst.space)
     fill = min(_ceil_div(cols, c0) * c0, blocked.shape[2] * blocked.shape[3])
     if fill > cols:
         data = np.zeros((rows, fill), dtype=phys.dtype)

@@ -447,6 +447,9 @@ class Tcgen05Functions(InterpreterFunctions):
 
     @impl(tcgen05.CpOp)
     def run_cp(self, interp: Interpreter, op: tcgen05.CpOp, args: PythonValues) -> PythonValues:
+        if op.cta_group.value.data != 1:
+            raise ExecutionError("uses tcgen05.cp with cta_group::2, which the executor does not "
+                                 "model (which CTA's SMEM feeds which CTA's TMEM is not modelled)")
         self.last_cp = cp(
             self.smem, self.tmem, taddr=self.tmem_address(args[0], "the tcgen05.cp destination"),
             desc=int(args[1]) & _MASK64, shape=op.shape.data,
@@ -457,6 +460,15 @@ class Tcgen05Functions(InterpreterFunctions):
     @impl(tcgen05.ShiftOp)
     def run_shift(self, interp: Interpreter, op: tcgen05.ShiftOp,
                   args: PythonValues) -> PythonValues:
-        self.last_shift = shift(self.tmem, self.tmem_address(args[0], "the tcgen05.shift address"),
-                                op.cta_group.value.data)
+        address = self.tmem_address(args[0], "the tcgen05.shift address")
+        if op.cta_group.value.data == 1:
+            self.last_shift = shift(self.tmem, address)
+            return ()
+        # cta_group::2: "performed in the Tensor Memory of both the current and the peer CTAs"
+        # (PTX ISA "tcgen05.shift").
+        if self.cluster is None:
+            raise ExecutionError("uses cta_group::2 outside a CTA pair")
+        first = self.rank & ~1
+        for cta in self.cluster.ctas[first:first + 2]:
+            self.last_shift = shift(cta.tmem, address)
         return ()

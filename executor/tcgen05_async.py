@@ -420,8 +420,11 @@ class Tcgen05Seam:
     def _shift(self, interp: Any, op: tcgen05.ShiftOp, args: tuple) -> Any:
         self._run(interp, op, args)
         lane, lanes, column, columns = self._fn(interp).last_shift
+        seams = [self]
+        if self.pair is not None and op.cta_group.value.data == 2:  # both CTAs' TMEM
+            seams = self.pair.seams[self.core & ~1:(self.core & ~1) + 2]
         self._issue(interp, op, Unit.TC, [
-            self._tmem(op.tmem, args[0], lane, column, lanes, columns, True)])
+            seam._tmem(op.tmem, args[0], lane, column, lanes, columns, True) for seam in seams])
         return (), None
 
     # --- mbarriers ------------------------------------------------------------------------------

@@ -1109,12 +1109,10 @@ def cp(smem: SharedMemory, tmem: TensorMemory, *, taddr: int, desc: int, shape: 
                        column0, column0 + columns)
 
 
-def shift(tmem: TensorMemory, taddr: int, cta_group: int = 1) -> tuple[int, int, int, int]:
+def shift(tmem: TensorMemory, taddr: int) -> tuple[int, int, int, int]:
     """`tcgen05.shift.cta_group.down [taddr]`: the 32-byte elements at the address column of the
     32 lanes from the address lane move down one lane (".31x256b"); the address lane becomes
     undefined (`tmem_moves.shift_rows`). Returns (lane, lanes, column, columns) moved."""
-    if cta_group != 1:
-        raise _not_modelled("tcgen05.shift.cta_group::2 (a CTA pair)")
     lane, column = layouts.tmem_lane(taddr), layouts.tmem_column(taddr)
     if lane % tmem_moves.SHIFT_LANE_ALIGNMENT:
         raise Tcgen05ExecutionError(

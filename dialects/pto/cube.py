@@ -327,15 +327,22 @@ class MteL1L0BOp(_MteL1L0Base):
         return self.transpose is None
 
     def _check_transpose_source(self, src: TileType) -> None:
-        want = isa_params.b_l1_layout_for_transpose(src.element_name)
-        if want == "nz" and src.layout_name != want:
-            raise _error(
-                self,
-                f"requires an nz src for a {src.element_bits}-bit B moved to zn "
-                f"(LoadDataWithTranspose takes squares of two fractals stacked along k, which nz "
-                f"keeps adjacent: no load turns {src.layout_name} {src.element_bits}-bit fractals "
-                f"into zn ones), got {src.layout_name}",
-            )
+        target = target_of(self)
+        legal = isa_params.b_l1_layouts_for_transpose(src.element_name, target)
+        if src.layout_name in legal:
+            return
+        if src.element_bits == 32:
+            why = ("its LoadDataWithTranspose squares put two 16 x 8 fractals side by side along "
+                   "n, which zz keeps adjacent")
+        else:
+            why = ("LoadDataWithTranspose takes squares of two fractals stacked along k, which nz "
+                   "keeps adjacent")
+        raise _error(
+            self,
+            f"requires src layout in {_fmt_set(legal)} for a {src.element_bits}-bit B moved to zn "
+            f"on target {target.name} ({why}: no load turns {src.layout_name} "
+            f"{src.element_bits}-bit fractals into zn ones), got {src.layout_name}",
+        )
 
 
 @irdl_op_definition

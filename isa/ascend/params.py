@@ -312,3 +312,17 @@ def b_l1_layout_for_transpose(elem: str) -> str:
     (SplitBTransposeForS4S8, ND2NZ staging: squares of fractals stacked along k, which Nz keeps
     adjacent and Zz does not, so no load turns zz b8/b4 fractals into zn ones)."""
     return "nz" if element_bits(elem) <= 8 else "zz"
+
+
+def b_l1_layouts_for_transpose(elem: str, target: Target) -> tuple[str, ...]:
+    """Every L1 layout of B[K, N] some transposing L1 -> L0B (Zn) load on `target` reads: b16
+    nz and zz (LoadData ifTranspose turns each fractal); b8/b4 nz (the LoadDataWithTranspose
+    squares stack two fractals along k); b32 zz (its squares put two 16 x 8 fractals side by side
+    along n, adjacent in Zz, R1 fractals apart in Nz), and nz as well on Ascend 950, whose
+    LoadData2DParamsV2 transposes an Nz window as a whole."""
+    bits = element_bits(elem)
+    if bits == 16:
+        return ("nz", "zz")
+    if bits == 32:
+        return ("nz", "zz") if load2d_v2_supported(target) else ("zz",)
+    return ("nz",)

@@ -207,3 +207,49 @@ def test_checker_sees_the_peer_reading_d_before_the_mma_completes(capsys, tmp_pa
                           "x columns [0, 128) (%acc of CTA 1) between CTAs 1 and 0 of the CTA "
                           "pair: 'tcgen05.mma'")
     assert "'tcgen05.ld' at" in err and "(the TMEM load path, CTA 1) reads them" in err
+
+
+def test_pair_shift_moves_both_ctas_rows_and_cp_is_refused(capsys, tmp_path: Path) -> None:
+    # After the MMA and its wait, a cta_group::2 shift of %acc moves lanes 0..31 of columns 0..7
+    # down one lane in BOTH CTAs; each CTA then copies its 128 D rows to GM through the TMEM
+    # memref (lane 0 is undefined: NaN there).
+    lines = list(LINES)
+    wait = _line("tcgen05.mbarrier_wait %bar")
+    shift = ["    tcgen05.cluster_sync",  # both CTAs saw phase 0 before the next commit
+             "    scf.if %leader {",
+             "      tcgen05.shift cta_group(2) %acc : memref<128x128xf32, #tcgen05.space<tmem>>",
+             "      %again = arith.constant 3 : i16",
+             "      tcgen05.commit cta_group(2) %bar multicast(%again) : "
+             "memref<1xi64, #tcgen05.space<smem>>",
+             "    }",
+             "    %phase1 = arith.constant true",
+             "    tcgen05.mbarrier_wait %bar, %phase1 : memref<1xi64, #tcgen05.space<smem>>",
+             "    %c128x = arith.constant 128 : index",
+             "    %half_row = arith.muli %rank, %c128x : index",
+             '    %d_half = "memref.subview"(%d, %half_row) <{static_offsets = array<i64: '
+             "-9223372036854775808, 0>, static_sizes = array<i64: 128, 128>, static_strides = "
+             "array<i64: 1, 1>, operandSegmentSizes = array<i32: 1, 1, 0, 0>}> : "
+             "(memref<256x128xf32>, index) -> memref<128x128xf32, strided<[128, 1], offset: ?>>",
+             '    "memref.copy"(%acc, %d_half) : (memref<128x128xf32, #tcgen05.space<tmem>>, '
+             "memref<128x128xf32, strided<[128, 1], offset: ?>>) -> ()"]
+    epilogue = [x for x in lines[wait:] if "tcgen05.ld" not in x and "tcgen05.wait_ld" not in x
+                and '"memref.copy"(%r' not in x]
+    path = _variant(tmp_path, "pair_shift", lines[:wait] + shift + epilogue)
+    args, expected = _inputs(tmp_path)
+    code, err = _run(capsys, path, *args, "--output", f"d={tmp_path / 'd.npy'}")
+    assert code == 0, err
+    d = np.load(tmp_path / "d.npy")
+    for base in (0, 128):  # each CTA's half
+        assert np.isnan(d[base, :8]).all()
+        np.testing.assert_array_equal(d[base + 1:base + 32, :8], expected[base:base + 31, :8])
+        np.testing.assert_array_equal(d[base + 32:base + 128], expected[base + 32:base + 128])
+        np.testing.assert_array_equal(d[base:base + 32, 8:], expected[base:base + 32, 8:])
+    cp = ["    %src = tcgen05.make_smem_desc #tcgen05.smem_desc<start = 0, lbo = 128, sbo = 256, "
+          "base_offset = 0, lbo_mode = relative, swizzle = none>",
+          '    tcgen05.cp cta_group(2) shape("128x256b") %acc, %src : '
+          "memref<128x128xf32, #tcgen05.space<tmem>>"]
+    path = _variant(tmp_path, "pair_cp", lines[:wait] + cp + lines[wait:])
+    code, err = _run(capsys, path)
+    assert code == 1
+    assert "'tcgen05.cp' op uses tcgen05.cp with cta_group::2, which the executor does not " \
+           "model" in err

@@ -286,7 +286,16 @@ builtin.module attributes {pto.target = "a2"} {
   %l1, %l0b = "test.op"() : () -> (!pto.tile<l1, 32x32xi8, zz>, !pto.tile<l0b, 32x32xi8, zn>)
   pto.mte_l1_l0b %l1, %l0b, %c32, %c32 : !pto.tile<l1, 32x32xi8, zz>, !pto.tile<l0b, 32x32xi8, zn>
 }
-// CHECK: error: 'pto.mte_l1_l0b' op requires an nz src for a 8-bit B moved to zn (LoadDataWithTranspose takes squares of two fractals stacked along k, which nz keeps adjacent: no load turns zz 8-bit fractals into zn ones), got zz
+// CHECK: error: 'pto.mte_l1_l0b' op requires src layout in [nz] for a 8-bit B moved to zn on target a2 (LoadDataWithTranspose takes squares of two fractals stacked along k, which nz keeps adjacent: no load turns zz 8-bit fractals into zn ones), got zz
+
+// -----
+// [L2] b32 B moves to zn from zz only (before a5, whose LoadData2DParamsV2 also transposes nz)
+builtin.module attributes {pto.target = "a2"} {
+  %c16 = arith.constant 16 : index
+  %l1, %l0b = "test.op"() : () -> (!pto.tile<l1, 16x16xf32, nz>, !pto.tile<l0b, 16x16xf32, zn>)
+  pto.mte_l1_l0b %l1, %l0b, %c16, %c16 : !pto.tile<l1, 16x16xf32, nz>, !pto.tile<l0b, 16x16xf32, zn>
+}
+// CHECK: error: 'pto.mte_l1_l0b' op requires src layout in [zz] for a 32-bit B moved to zn on target a2 (its LoadDataWithTranspose squares put two 16 x 8 fractals side by side along n, which zz keeps adjacent: no load turns nz 32-bit fractals into zn ones), got nz
 
 // -----
 // [L2] a5: a transposed b32 tile is padded to whole 16x16 blocks
