@@ -150,6 +150,9 @@ class LogicalTile:
     """Products summed into the accumulator (K, summed over mad_acc)."""
     source: str | None = None
     """Element type of the mad operands that made an accumulator's values."""
+    rel_error: float = 0.0
+    """Bound of |value - exact| / magnitude from earlier roundings: a Fixpipe into an L1/UB tile
+    rounds to the tile's type, and the executor's f32 sums may round the other way."""
     alias: list[LogicalTile] = field(default_factory=list)
     """The tiles that are views of the same buffer (pto.reinterpret), this one included."""
     _physical_index: np.ndarray | None = None
@@ -261,6 +264,24 @@ def _encode(values: np.ndarray, element: str) -> np.ndarray:
     return values.astype(numpy_dtype(element))
 
 
+def _stored(values: np.ndarray, element: str) -> np.ndarray:
+    """`values` as a tile of `element` holds them: rounded to the type (a Fixpipe into an L1 or
+    UB tile stores the converted values in the tile's type, like a store into GM)."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        return _decode(_encode(values, element), element)
+
+
+def _stored_error(acc: LogicalTile, element: str) -> float:
+    """Error bound, relative to the magnitude, of Fixpipe results of accumulator `acc` stored in
+    a tile of `element`: acc's own, its f32 sum (K * eps(f32)), and two roundings to a float
+    `element` (the executor's f32 value and the exact one may round to neighbouring values)."""
+    error = acc.rel_error + acc.products * (F32_EPS if (acc.source or acc.element) in
+                                            FLOAT_ELEMENTS or acc.source == "hif8" else 0.0)
+    if element in FLOAT_ELEMENTS:
+        error += 2 * float(ml_dtypes.finfo(numpy_dtype(element)).eps)
+    return error
+
+
 def _decoded(gm: np.ndarray, element: str) -> np.ndarray:
     """GM elements read into a tile of `element` (HiF8 GM holds bytes)."""
     return decode_hif8(gm) if element == "hif8" else gm
@@ -342,21 +363,24 @@ class Tolerance:
 
 
 def _output_tolerance(dtype: np.dtype, element_in: str, values: np.ndarray, magnitude: np.ndarray,
-                      products: int, quantized: bool) -> tuple[float, float]:
+                      products: int, quantized: bool, rel_error: float = 0.0) -> tuple[float, float]:
     """(rtol, atol) for a block of reference `values` stored as `dtype` (module docstring).
 
     Float outputs: the executor's result differs from the float64 one by the accumulation error,
     at most K * eps(f32) * sum|a*b| (`magnitude`), and then both are rounded to the output type,
     which can differ by one unit in the last place: rtol = 2 eps(out), atol = the accumulation
     bound plus the smallest subnormal (for results that round to zero). Integer outputs are exact,
-    or within 1 after a scaled (quantizing) conversion, which may round a .5 the other way."""
+    or within 1 after a scaled (quantizing) conversion, which may round a .5 the other way.
+    `rel_error` adds the inputs' own error bound (an operand that went through a Fixpipe into a
+    tile, `LogicalTile.rel_error`) relative to the same magnitude."""
     dtype = np.dtype(dtype)
     if dtype.kind in "iu":
         return 0.0, 1.0 if quantized else 0.0
     info = ml_dtypes.finfo(dtype)
     acc_eps = F32_EPS if element_in in FLOAT_ELEMENTS or element_in == "hif8" else 0.0
     bound = float(np.max(magnitude)) if magnitude.size else 0.0
-    return 2 * float(info.eps), products * acc_eps * bound + float(info.smallest_subnormal)
+    return 2 * float(info.eps), (products * acc_eps + rel_error) * bound \
+        + float(info.smallest_subnormal)
 
 
 @register_impls
@@ -470,6 +494,7 @@ class ReferencePtoFunctions(InterpreterFunctions):
             for mine, theirs in ((dst.values, src.values), (dst.magnitude, src.magnitude)):
                 region = theirs[row:row + need[0], col:col + need[1]]
                 mine[:rows, :cols] = region.T if transpose else region
+            dst.rel_error = max(dst.rel_error, src.rel_error)
             self._written(dst)
         return ()
 
@@ -518,12 +543,15 @@ class ReferencePtoFunctions(InterpreterFunctions):
         _fit("mad dst", (m, n), c.values.shape)
         product = a.values[:m, :k] @ b.values[:k, :n]
         magnitude = a.magnitude[:m, :k] @ b.magnitude[:k, :n]
+        rel_error = a.rel_error + b.rel_error
         if accumulate:
             product += c.values[:m, :n]
             magnitude += c.magnitude[:m, :n]
             c.products += k
+            rel_error = max(rel_error, c.rel_error)
         else:
             c.products = k
+        c.rel_error = rel_error
         if bias is not None:
             product += bias.values[0, :n]
             magnitude += np.abs(bias.values[0, :n])
@@ -576,12 +604,13 @@ class ReferencePtoFunctions(InterpreterFunctions):
             if layout == "nz2dn" and dst.layout != "dn":
                 y, magnitude = y.T, magnitude.T
             _fit("fixpipe destination", y.shape, dst.values.shape)
-            dst.values[:y.shape[0], :y.shape[1]] = y
+            dst.values[:y.shape[0], :y.shape[1]] = _stored(y, dst.element)
             dst.magnitude[:y.shape[0], :y.shape[1]] = magnitude
+            dst.rel_error = max(dst.rel_error, _stored_error(src, dst.element))
             self._written(dst)
             return ()
         rtol, atol = _output_tolerance(out_dtype, src.source or src.element, y, magnitude,
-                                       max(src.products, 1), quant != "none")
+                                       max(src.products, 1), quant != "none", src.rel_error)
         self.tolerances.setdefault(_base(dst), Tolerance()).widen(rtol, atol)
         if layout == "nz2nz":
             if dst.ndim != 4:
@@ -657,6 +686,7 @@ class ReferencePtoFunctions(InterpreterFunctions):
         dst.padded_values.reshape(-1)[dst_pos] = _bits_as(src.padded_values.reshape(-1)[src_pos],
                                                           src.element, dst.element)
         dst.padded_magnitude.reshape(-1)[dst_pos] = src.padded_magnitude.reshape(-1)[src_pos]
+        dst.rel_error = max(dst.rel_error, src.rel_error)
         self._written(dst)
         return ()
 
@@ -725,12 +755,15 @@ class ReferencePtoFunctions(InterpreterFunctions):
         magnitudes = [t.padded_magnitude.reshape(-1) for t in (a, b, c)]
         product = values[0][a_pos].astype(np.float64) @ values[1][b_pos].astype(np.float64)
         magnitude = magnitudes[0][a_pos] @ magnitudes[1][b_pos]
+        rel_error = a.rel_error + b.rel_error
         if not op.init_zero:
             product += values[2][c_pos]
             magnitude += magnitudes[2][c_pos]
             c.products += k
+            rel_error = max(rel_error, c.rel_error)
         else:
             c.products = k
+        c.rel_error = rel_error
         if bias is not None:
             bias_values = bias.physical("bias")[0]
             _raw_bounds(np.arange(n), bias_values.size, "bias (BT)")
@@ -783,15 +816,17 @@ class ReferencePtoFunctions(InterpreterFunctions):
         if to_tile:
             dvalues, dmagnitude = dst.physical("dst")
             _raw_bounds(d_idx, dvalues.size, "dst")
-            dvalues[d_idx] = y
+            dvalues[d_idx] = _stored(y, dst.element)
             dmagnitude[d_idx] = magnitude[s_idx]
+            dst.rel_error = max(dst.rel_error, _stored_error(src, dst.element))
             dst.store_physical(dvalues, dmagnitude)
             self._written(dst)
             return ()
         out = gm_linear(dst)
         _raw_bounds(d_idx, out.size, "dst")
         rtol, atol = _output_tolerance(out_dtype, src.source or src.element, y, magnitude[s_idx],
-                                       max(src.products, 1), op.quant.data != "none")
+                                       max(src.products, 1), op.quant.data != "none",
+                                       src.rel_error)
         self.tolerances.setdefault(_base(dst), Tolerance()).widen(rtol, atol)
         with np.errstate(over="ignore", invalid="ignore"):
             out[d_idx] = y.astype(out.dtype)
