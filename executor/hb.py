@@ -48,7 +48,7 @@ from mmair.isa.ascend.pipes import needs_same_pipe_barrier
 from mmair.isa.tcgen05.units import Unit, tmem_overlap_text, why_unordered
 
 PRUNE_EVERY = 2048
-"""Events between two `prune` passes."""
+"""Events between two `prune` passes (checked after each batch of the scheduler)."""
 
 
 def _record(ev: Event, a: Access, groups: dict, lane: int, n: int) -> None:
@@ -139,6 +139,7 @@ class HappensBefore:
         lazy = ev.lazy
         if lazy is not None and not self.record_preds:
             self._execute_op(ev, lazy)
+            self.tick(1)
             return
         lane = ev.lane
         n = self.count[lane] + 1
@@ -213,7 +214,7 @@ class HappensBefore:
         except Exception as err:
             raise op_fault(ev.op, err) from None
         # `_check` of every access, then `_record` of each, inlined (the common path: one call
-        # per op instead of two per access).
+        # per op instead of two per access and no call per record).
         records = self.records
         core = ev.core
         found = []
@@ -232,11 +233,26 @@ class HappensBefore:
                     continue
                 self._scan(ev, a, group, q == lane, bound)
             found.append(groups)
-        for a, groups in zip(accesses, found, strict=True):
-            _record(ev, a, groups, lane, n)
-        self._until_prune -= 1
-        if self._until_prune <= 0:
-            self.prune()
+        i = 0
+        for a in accesses:  # `_record`
+            groups = found[i]
+            i += 1
+            group = groups.get(lane)
+            if group is None:
+                group = groups[lane] = [{}, {}, 0, 0]
+            region = a[1:5]
+            if a.write:
+                wd = group[0]
+                wd.pop(region, None)
+                wd[region] = (n, ev, a)
+                group[1].pop(region, None)
+                group[2] = n
+            else:
+                rd = group[1]
+                rd.pop(region, None)
+                rd[region] = (n, ev, a)
+                group[3] = n
+        # no prune countdown here: `Scheduler.flush` counts the whole batch (`tick`)
 
     # Batched sync steps without an Event (`Scheduler.light_set` & co., when no predecessors are
     # recorded and nothing blocks): the same clock updates as `execute` of the events.
@@ -254,7 +270,8 @@ class HappensBefore:
             count[lane] += 1
             c = clock[lane]
             snapshot = self.flags.pop(item[2])[1]
-            c[:] = [x if x > y else y for x, y in zip(c, snapshot, strict=True)]
+            # every clock and snapshot has `lanes` entries: zip's strict check only costs here
+            c[:] = [x if x > y else y for x, y in zip(c, snapshot)]  # noqa: B905
         elif tag is SET:
             plan = item[1]
             lane = plan.src_lane
@@ -269,9 +286,13 @@ class HappensBefore:
             count[src] = n
             count[dst] += 1
             c = clock[dst]
-            c[:] = [x if x > y else y for x, y in zip(c, clock[src], strict=True)]
+            c[:] = [x if x > y else y for x, y in zip(c, clock[src])]  # noqa: B905 (as above)
             c[src] = n  # the set fired after every earlier event of its pipe (c[src] < n before)
-        self._until_prune -= 1
+
+    def tick(self, events: int) -> None:
+        """Count `events` executed through `light` or `_execute_op` (which do not count
+        themselves: the scheduler counts a whole batch at once) toward the next `prune`."""
+        self._until_prune -= events
         if self._until_prune <= 0:
             self.prune()
 
@@ -381,13 +402,21 @@ class HappensBefore:
     def _scan(self, ev: Event, a: Access, group: list, own: bool, bound: int) -> None:
         """Races of access `a` with the records of one lane (`group`) not ordered before it
         (epoch > `bound`); `own`: the lane of `ev` itself."""
+        a_start, a_end = a.start, a.end
         for recs in (group[0], group[1]) if a.write else (group[0],):
             for rec in reversed(recs.values()):
                 if rec[0] <= bound:
                     break
                 if own and rec[1].sequential:
                     continue  # finished before this op of its pipe reaches the bytes
-                hit = overlap(a, rec[2])
+                b = rec[2]
+                b_start = b.start
+                # disjoint byte hulls (`overlap`'s first test, without its calls): most
+                # unordered pairs are two different tiles of one memory (%a_l1 and %b_l1)
+                if b_start >= a_end or a_start >= (b_start + b.width if b.rows <= 1 else
+                                                   b_start + (b.rows - 1) * b.stride + b.width):
+                    continue
+                hit = overlap(a, b)
                 if hit is not None:
                     self._race(rec[1], rec[2], ev, a, hit)
 

@@ -156,7 +156,10 @@ class Scheduler:
             return False
         bits[key] = True
         self.seq += 1
-        self._batch((SET, plan, self.seq, iteration))
+        batch = self.batch  # `_batch`, inlined: one call less per flag step
+        batch.append((SET, plan, self.seq, iteration))
+        if len(batch) >= self.batch_size:
+            self.flush()
         if self.queues[plan.dst_lane]:
             self._drain(plan.dst_lane)
         return True
@@ -168,7 +171,10 @@ class Scheduler:
             return False
         del bits[key]
         self.seq += 1
-        self._batch(item)
+        batch = self.batch
+        batch.append(item)
+        if len(batch) >= self.batch_size:
+            self.flush()
         return True
 
     def light_set_wait(self, plan: FlagPlan) -> bool:
@@ -180,14 +186,11 @@ class Scheduler:
                 self.in_order[src] or self.in_order[dst]:
             return False
         self.seq += 2
-        self._batch(plan.pair_item)
-        return True
-
-    def _batch(self, item: Event | tuple) -> None:
         batch = self.batch
-        batch.append(item)
+        batch.append(plan.pair_item)
         if len(batch) >= self.batch_size:
             self.flush()
+        return True
 
     def _execute(self, ev: Event) -> None:
         kind = ev.kind
@@ -238,14 +241,18 @@ class Scheduler:
             self.settle()  # a kernel failed: the run ends there, not at a later race
         batch = self.batch
         if batch:
-            execute = self.hb.execute
-            light = self.hb.light
+            hb = self.hb
+            execute, execute_op, light = hb.execute, hb._execute_op, hb.light
+            direct = not hb.record_preds  # `execute` would hand a lazy pipe op to `_execute_op`
             self.batch = []
             for ev in batch:
                 if ev.__class__ is tuple:  # a sync step without an Event (`light_set` & co.)
                     light(ev)
+                elif direct and ev.lazy is not None:
+                    execute_op(ev, ev.lazy)
                 else:
                     execute(ev)
+            hb.tick(len(batch))  # `execute` counted its events too: a prune a little early
 
     def _drain(self, lane: int) -> None:
         """Run the queue of `lane` (and the queues its set_flags unblock) as far as it goes."""

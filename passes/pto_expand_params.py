@@ -25,8 +25,9 @@ tile is read with the sizes it was written with (true of every kernel pto-tile-m
 the Ascend C samples). A `dn2nz` load to an nz tile becomes `copy_dn2nz` {1, rows, cols, 0, GM row
 pitch, tile rows rounded to 16, 1, 0} (the transposed-A call of the Ascend C DN2NZ page). Not
 expanded (left as tile-level ops, which the executor runs): dn2nz to other layouts, hardware
-transposes of b8/b32 operands other than f32 B from zz and b8 B from nz (the
-SplitBTransposeForS4S8 squares: source starts provably multiples of 32, `_b8_nz_b_square_loads`),
+transposes of b8/b32 operands other than f32 B from zz, b8 B from nz (the
+SplitBTransposeForS4S8 squares: source starts provably multiples of 32, `_b8_nz_b_square_loads`)
+and b8 A from nz of A^T into a zz L0A (`_b8_nz_a_square_loads`),
 s4 operands, an `mte_l1_bt` whose tiles do not hold whole BT units.
 """
 
@@ -232,7 +233,22 @@ class _Expander:
                                                   bb.mul(bb.mul(j, mm1), frac), mm1, 1))
                 return True
             if bits != 16:
-                return False
+                if not _b8_nz_a_square_loads(op, self.target):
+                    return False
+                # L1 nz of A^T[k, m] (b8): LoadDataWithTranspose squares of two 16 x 32 fractals
+                # stacked along k (square (kb, mb) at mb*R1'/2 + kb), one load per 32 rows of m:
+                # square kb becomes Zz fractals (2mb, kb) and (2mb + 1, kb), K1 apart
+                half_r1 = -(-sr // M0) // 2
+                base = b.add(b.mul(b.div(col, 2 * M0), half_r1), b.div(row, 2 * M0))
+                gap = b.add(kk1, -1) if b.s(kk1) is None else b.s(kk1) - 1  # type: ignore[operator]
+
+                def body_a8(bb: _Builder, j: Index) -> None:
+                    s_off = bb.mul(bb.add(base, bb.mul(j, half_r1)), 2 * frac)
+                    d_off = bb.mul(bb.mul(j, bb.mul(kk1, 2)), frac)
+                    bb.emit(pto.Load2DTransposeOp(op.src, bb.v(s_off), op.dst, bb.v(d_off), bb.v(0),
+                                                  bb.v(kk1), bb.v(1), bb.v(0), bb.v(gap)))
+                b.loop(b.cdiv(m, 2 * M0), body_a8)
+                return True
             # L1 nz of A^T[k, m]: fractal (k1, m1) at m1*R1' + k1, transposed on the way
             r1t = -(-sr // M0)
             base = b.add(b.mul(b.div(col, M0), r1t), b.div(row, M0))
@@ -436,7 +452,7 @@ def _expandable(op: Operation, target: Target) -> bool:
         return True
     transpose = op.transpose is not None
     if isinstance(op, pto.MteL1L0AOp):
-        return not transpose or bits == 16
+        return not transpose or bits == 16 or _b8_nz_a_square_loads(op, target)
     if transpose or (src.layout_name in ("zz", "nz") and bits == 16):
         return True
     if _b8_nz_b_square_loads(op, target):
@@ -484,6 +500,26 @@ def _b8_nz_b_square_loads(op: pto.MteL1L0AOp | pto.MteL1L0BOp, target: Target) -
     n = pto.static_value(op.n)
     dst_n1 = -(-dst.matrix_shape[1] // M0)
     return dst_n1 % 2 == 0 or (n is not None and (-(-n // M0)) % 2 == 0)
+
+
+def _b8_nz_a_square_loads(op: pto.MteL1L0AOp, target: Target) -> bool:
+    """Whether a b8 A given transposed (nz of A^T in L1) moves to a zz L0A as LoadDataWithTranspose
+    squares (Ascend C `LoadDataWithTranspose`: A1/B1 -> A2/B2, int8 squares of two 16 x 32
+    fractals stacked along k): the L1 tile's fractal rows (k) come in pairs, the source start is a
+    known multiple of 32, and each 32 rows of m write two fractal rows of L0A, so with an odd
+    count (m = 32q + 16, or a dynamic m) the last square writes one row past the grid, which
+    must lie inside the L0A tile (even fractal rows, or a static m with an even count)."""
+    src, dst = op.src.type, op.dst.type
+    assert isinstance(src, pto.TileType) and isinstance(dst, pto.TileType)
+    if not (op.transpose is not None and src.element_bits == 8 and src.layout_name == "nz"
+            and dst.layout_name == "zz" and isa_params.load2d_transpose_supported(target)):
+        return False
+    if (-(-src.matrix_shape[0] // M0)) % 2:
+        return False
+    if not all(v is None or _known_multiple(v, 2 * M0) for v in (op.src_row, op.src_col)):
+        return False
+    m = pto.static_value(op.m)
+    return (-(-dst.matrix_shape[0] // M0)) % 2 == 0 or (m is not None and (-(-m // M0)) % 2 == 0)
 
 
 def _known_multiple(value: SSAValue, unit: int, depth: int = 8) -> bool:

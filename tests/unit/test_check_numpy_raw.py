@@ -206,6 +206,32 @@ def test_f16_nz_fixpipe_copy_and_gemv_rows(target):
                                atol=1e-5)
 
 
+@pytest.mark.parametrize("kernel, entry", [("MATMULS", "bias"), ("MATMULS", "transposes"),
+                                           ("MATMULS", "int8"), ("TWO_PRODUCTS", "k"),
+                                           ("REQ8", "rq"), ("REINTERPRET_MAD", "k")])
+def test_hand_written_kernels_in_raw_forms(tmp_path, capsys, kernel, entry):
+    """The hand-written kernels of test_check_numpy (bias, transposes, two accumulated products,
+    REQ8 / DEQF16 quantized outputs, a pto.reinterpret view feeding the mad) expanded to raw forms:
+    the check passes. They carry no flags, so they run in program order."""
+    from mmair.isa.ascend.quant import encode_quant_word
+    from tests.unit import test_check_numpy
+
+    path = tmp_path / "k.mlir"
+    path.write_text(getattr(test_check_numpy, kernel))
+    expanded = tmp_path / "raw.mlir"
+    from mmair.tools.opt import main as opt_main
+
+    assert opt_main([str(path), "-p", "mmair-lower,pto-expand-params", "-o", str(expanded)]) == 0
+    assert "pto.mmad" in expanded.read_text() and "pto.fixpipe_copy" in expanded.read_text()
+    word = ["--input", f"word={encode_quant_word(0.25, signed_output=True)}"]
+    extra = {"TWO_PRODUCTS": ["--input", "unused=1", *word],
+             "REQ8": [*word, "--input", f"dword={encode_quant_word(0.125)}"]}.get(kernel, [])
+    code, out, err = run(capsys, expanded, "--entry", entry, "--check-numpy", "--sync-check", "off",
+                         "--seed", "3", *extra)
+    assert code == 0, err
+    assert check_lines(out) and all(x.endswith(": ok") for x in check_lines(out)), out
+
+
 @pytest.mark.parametrize("fault", ["mmad drops the last k", "fixpipe_copy applies a ReLU"])
 def test_a_wrong_raw_executor_fails_the_check(capsys, monkeypatch, fault):
     """The check catches an executor whose raw kernels compute something else (the reference
