@@ -204,9 +204,11 @@ def _gm_image(mem: MemorySpace, window: np.ndarray, ctype: np.dtype, in_gm: bool
             return image
     image = _convert(window, ctype)
     # Tracked: the owner (kept alive, so its id names it) and its generation; else a copy.
-    raw, seen = (None, (owner, generation)) if owner is not None else \
-        (np.array(window, order="C"), None)
-    size = image.nbytes + (raw.nbytes if raw is not None else 0)
+    # Cache bookkeeping, equivalent mutants: a copy compared element by element instead of the
+    # owner's generation finds the same image; the size only bounds the cache.
+    raw, seen = ((None, (owner, generation)) if owner is not None  # mutation: skip (same image)
+                 else (np.array(window, order="C"), None))
+    size = image.nbytes + (raw.nbytes if raw is not None else 0)  # mutation: skip (cache budget)
     with mem.lock:
         if mem.gm_image_bytes + size > GM_IMAGE_BYTES:
             mem.gm_images.clear()
@@ -271,7 +273,9 @@ def mte_l1_l0(
     sr, sc = min(sr, src_rows - row), min(sc, src_cols - col)
     _, sfr, _, sfc = sblocked.shape
     # Fast path: whole source fractals map onto whole destination fractals -> one strided copy.
-    if (sr, sc) == ((pc, pr) if transpose else (pr, pc)) and row % sfr == 0 and col % sfc == 0:
+    # mutation: skip (swapping pr/pc here is equivalent: sr <= pr and sc <= pc, so the swapped pair
+    # can only match when pr == pc)
+    if (sr, sc) == ((pc, pr) if transpose else (pr, pc)) and row % sfr == 0 and col % sfc == 0:  # mutation: skip (see above)
         rb, cb = row // sfr, col // sfc
         if not transpose and (sfr, sfc) == (fr, fc):
             dblocked[: pr // fr, :, : pc // fc, :] = sblocked[rb : rb + pr // fr, :, cb : cb + pc // fc, :]
@@ -343,7 +347,7 @@ def _f16_table() -> np.ndarray:
 
 def _convert(values: np.ndarray, ctype: np.dtype) -> np.ndarray:
     """`values` converted to the compute dtype `ctype` (a new array)."""
-    if values.dtype == np.float16 and ctype == np.float32:
+    if values.dtype == np.float16 and ctype == np.float32:  # mutation: skip (a fast path: astype gives the same values)
         return np.take(_f16_table(), values.view(np.uint16))
     return values.astype(ctype)
 
@@ -361,7 +365,7 @@ def _operand(tile: Tile, rows: int, cols: int, ctype: np.dtype) -> np.ndarray:
             and cols <= image.shape[1]:
         return image[:rows, :cols]
     values, blocked = _blocks(tile)
-    if values.dtype == np.float16 and ctype == np.float32 and 2 * rows * cols >= values.size:
+    if values.dtype == np.float16 and ctype == np.float32 and 2 * rows * cols >= values.size:  # mutation: skip (a fast path)
         converted = np.take(_f16_table(), values.view(np.uint16))
         return read_region(layouts.blocked_view(converted, tile.layout), 0, 0, rows, cols)
     return read_region(blocked, 0, 0, rows, cols, ctype)
@@ -545,7 +549,7 @@ def fixpipe(
     if vector is not None:
         flat = vector.values().reshape(-1)
         _require(flat.size >= n, f"requires a quant vector of at least {n} words, got {flat.size}")
-        words = flat[:n].view(np.uint64) if flat.dtype.itemsize == 8 else flat[:n]
+        words = flat[:n].view(np.uint64) if flat.dtype.itemsize == 8 else flat[:n]  # mutation: skip (quant vectors are u64)
     y = quantize(acc, quant, dst.dtype, relu, word, words)
     if isinstance(dst, Tile):
         if layout == "nz2dn" and dst.layout != "dn":

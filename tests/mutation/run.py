@@ -33,6 +33,7 @@ import importlib.util
 import json
 import os
 import random
+import resource
 import shutil
 import signal
 import subprocess
@@ -181,6 +182,7 @@ class Runner:
         _copy(files, self.pristine / "mmair")
         self.workers = [Worker(self, i) for i in range(jobs)]
         self.dependents = dependents(package_modules(files))
+        self.cov_pid = 0  # the coverage run in progress (killed with the harness)
 
     def warm(self) -> None:
         """Import the third-party stack and every mmair module (unmutated) in the parent."""
@@ -221,6 +223,7 @@ class Runner:
             if pid == 0:
                 code = 3
                 try:
+                    signal.signal(signal.SIGTERM, signal.SIG_DFL)
                     code = _coverage_child(self, plan, py, lit, out)
                 except BaseException:  # noqa: BLE001 - report and exit the child
                     import traceback
@@ -229,7 +232,9 @@ class Runner:
                     sys.stdout.flush()
                     sys.stderr.flush()
                     os._exit(code)
+            self.cov_pid = pid
             _, status = os.waitpid(pid, 0)
+            self.cov_pid = 0
             if os.waitstatus_to_exitcode(status) != 0 or not out.exists():
                 log = (self.root / "coverage-log.txt").read_text(errors="replace")
                 raise SystemExit(f"[{plan.area.name}] the coverage run failed:\n{log[-3000:]}")
@@ -392,6 +397,7 @@ class Worker:
         pid = os.fork()
         if pid == 0:  # child
             try:
+                signal.signal(signal.SIGTERM, signal.SIG_DFL)
                 os.setpgid(0, 0)
                 self._stale(mutant)
                 code = self._child(chosen.pytest, chosen.lit)
@@ -555,8 +561,7 @@ def run(plans: list[Plan], jobs: int, verbose: bool, files: list[str], whole: bo
                 if not (chosen.pytest or chosen.lit):
                     results.append(Result(m, plan.area.name, "uncovered", 0.0,
                                           "no test of the subset runs these lines"))
-                    if verbose:
-                        print(f"  uncovered {m.path}:{m.line} [{m.op}] {m.description}")
+                    print(f"  uncovered {m.path}:{m.line} [{m.op}] {m.description}")
                     continue
                 queue.append((plan, m, chosen))
         _drain(runner, queue, results, verbose)
@@ -569,11 +574,14 @@ def run(plans: list[Plan], jobs: int, verbose: bool, files: list[str], whole: bo
             confirm_queue = [(plan_of[r.area], r.mutant, plan_of[r.area].selection(r.mutant, True))
                              for r in by_key.values()]
             redo: list[Result] = []
-            _drain(runner, confirm_queue, redo, verbose)
+            _drain(runner, confirm_queue, redo, verbose, save=False)
             outcome = {(r.area, r.mutant.key): r for r in redo}
             results = [outcome.get((r.area, r.mutant.key), r) if r.status in ("survived", "uncovered")
                        else r for r in results]
     finally:
+        if runner.cov_pid:
+            os.kill(runner.cov_pid, signal.SIGKILL)
+            os.waitpid(runner.cov_pid, 0)
         for w in runner.workers:
             if w.job is not None:
                 os.killpg(w.pid, signal.SIGKILL)
@@ -582,7 +590,7 @@ def run(plans: list[Plan], jobs: int, verbose: bool, files: list[str], whole: bo
 
 
 def _drain(runner: Runner, queue: list[tuple[Plan, Mutant, Selection]], results: list[Result],
-           verbose: bool) -> None:
+           verbose: bool, save: bool = True) -> None:
     total = len(queue) + len(results)
     t0 = time.monotonic()
     done_here = 0
@@ -605,6 +613,8 @@ def _drain(runner: Runner, queue: list[tuple[Plan, Mutant, Selection]], results:
             w.finish()
             results.append(r)
             done_here += 1
+            if save and done_here % 10 == 0:
+                write_json(results)
             if verbose or status == "survived":
                 print(f"  {len(results)}/{total} {status:8} {m.path}:{m.line} [{m.op}] "  # type: ignore[union-attr]
                       f"{m.description} ({r.tests} tests, {secs:.1f} s)"  # type: ignore[union-attr]
@@ -614,6 +624,17 @@ def _drain(runner: Runner, queue: list[tuple[Plan, Mutant, Selection]], results:
                 print(f"  {len(results)}/{total} done, ~{rate * len(queue) / 60:.0f}"
                       f" min left", flush=True)
         time.sleep(0.02)
+
+
+_JSON: list[Path] = []  # --json: rewritten as results come in (a stopped run keeps its results)
+
+
+def write_json(results: list[Result]) -> None:
+    for path in _JSON:
+        path.write_text(json.dumps([
+            {"area": r.area, "path": r.mutant.path, "line": r.mutant.line, "op": r.mutant.op,
+             "description": r.mutant.description, "status": r.status, "tests": r.tests,
+             "seconds": round(r.seconds, 2), "killer": r.killer} for r in results], indent=1))
 
 
 def report(plans: list[Plan], results: list[Result]) -> int:
@@ -674,15 +695,18 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     # A terminated run still removes its copies and its children (the `finally` of `run`).
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
+    if args.json:
+        _JSON.append(Path(args.json))
     t0 = time.monotonic()
     results = run(plans, args.jobs, args.verbose, files, args.whole, args.confirm)
     code = report(plans, results)
-    print(f"\n{len(results)} mutants in {(time.monotonic() - t0) / 60:.1f} min with {args.jobs} workers")
-    if args.json:
-        Path(args.json).write_text(json.dumps([
-            {"area": r.area, "path": r.mutant.path, "line": r.mutant.line, "op": r.mutant.op,
-             "description": r.mutant.description, "status": r.status, "tests": r.tests,
-             "seconds": round(r.seconds, 2), "killer": r.killer} for r in results], indent=1))
+    cpu = sum(getattr(resource.getrusage(who), f) for who in
+              (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN) for f in ("ru_utime", "ru_stime"))
+    # On a shared machine the wall time measures the load; the CPU time the harness used (its
+    # children included) is what an idle machine with `jobs` cores needs, divided by `jobs`.
+    print(f"\n{len(results)} mutants in {(time.monotonic() - t0) / 60:.1f} min with {args.jobs} "
+          f"workers; {cpu / 60:.1f} CPU-min (~{cpu / 60 / args.jobs:.1f} min on {args.jobs} idle cores)")
+    write_json(results)
     return code
 
 

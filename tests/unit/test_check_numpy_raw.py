@@ -232,6 +232,58 @@ def test_hand_written_kernels_in_raw_forms(tmp_path, capsys, kernel, entry):
     assert check_lines(out) and all(x.endswith(": ok") for x in check_lines(out)), out
 
 
+CHAIN = """builtin.module attributes {pto.target = "a2"} {
+  func.func @chain(%x: memref<32x32xf16>, %w: memref<32x32xf16>, %v: memref<32x16xf16>, %out: memref<32x16xf32>) {
+    %c32 = arith.constant 32 : index
+    %c16 = arith.constant 16 : index
+    %x1 = pto.alloc : !pto.tile<l1, 32x32xf16, nz>
+    %w1 = pto.alloc : !pto.tile<l1, 32x32xf16, zz>
+    %v1 = pto.alloc : !pto.tile<l1, 32x16xf16, zz>
+    %h1 = pto.alloc : !pto.tile<l1, 32x32xf16, nz>
+    %a0 = pto.alloc : !pto.tile<l0a, 32x32xf16, zz>
+    %b0 = pto.alloc : !pto.tile<l0b, 32x32xf16, zn>
+    %b1 = pto.alloc : !pto.tile<l0b, 32x16xf16, zn>
+    %acc = pto.alloc : !pto.tile<l0c, 32x32xf32, nz>
+    %acc2 = pto.alloc : !pto.tile<l0c, 32x16xf32, nz>
+    pto.mte_gm_l1 %x, %x1, %c32, %c32 : memref<32x32xf16>, !pto.tile<l1, 32x32xf16, nz>
+    pto.mte_gm_l1 %w, %w1, %c32, %c32 : memref<32x32xf16>, !pto.tile<l1, 32x32xf16, zz>
+    pto.mte_gm_l1 %v, %v1, %c32, %c16 : memref<32x16xf16>, !pto.tile<l1, 32x16xf16, zz>
+    pto.mte_l1_l0a %x1, %a0, %c32, %c32 : !pto.tile<l1, 32x32xf16, nz>, !pto.tile<l0a, 32x32xf16, zz>
+    pto.mte_l1_l0b %w1, %b0, %c32, %c32 : !pto.tile<l1, 32x32xf16, zz>, !pto.tile<l0b, 32x32xf16, zn>
+    pto.mad %a0, %b0, %acc, %c32, %c32, %c32 : !pto.tile<l0a, 32x32xf16, zz>, !pto.tile<l0b, 32x32xf16, zn>, !pto.tile<l0c, 32x32xf32, nz>
+    pto.fixpipe %acc, %h1, %c32, %c32 {layout = "nz2nz", quant = "f322f16"} : !pto.tile<l0c, 32x32xf32, nz>, !pto.tile<l1, 32x32xf16, nz>
+    pto.mte_l1_l0a %h1, %a0, %c32, %c32 : !pto.tile<l1, 32x32xf16, nz>, !pto.tile<l0a, 32x32xf16, zz>
+    pto.mte_l1_l0b %v1, %b1, %c32, %c16 : !pto.tile<l1, 32x16xf16, zz>, !pto.tile<l0b, 32x16xf16, zn>
+    pto.mad %a0, %b1, %acc2, %c32, %c16, %c32 : !pto.tile<l0a, 32x32xf16, zz>, !pto.tile<l0b, 32x16xf16, zn>, !pto.tile<l0c, 32x16xf32, nz>
+    pto.fixpipe %acc2, %out, %c32, %c16 : !pto.tile<l0c, 32x16xf32, nz>, memref<32x16xf32>
+    func.return
+  }
+}
+"""
+
+
+@pytest.mark.parametrize("passes", ["", "pto-expand-params"])
+def test_a_fixpipe_into_l1_feeds_a_second_matmul(tmp_path, capsys, passes):
+    """(X @ W) goes through a Fixpipe into an f16 L1 tile and is multiplied again: the reference
+    rounds the intermediate to f16 (it kept float64 and failed a correct kernel by 0.035), and
+    its tolerance carries the intermediate's rounding (`LogicalTile.rel_error`)."""
+    path = tmp_path / "chain.mlir"
+    path.write_text(CHAIN)
+    rng = np.random.default_rng(2)
+    x, w, v = (rng.uniform(-2, 2, shape).astype(np.float16)
+               for shape in ((32, 32), (32, 32), (32, 16)))
+    for name, value in (("x", x), ("w", w), ("v", v)):
+        np.save(tmp_path / f"{name}.npy", value)
+    code, out, err = run(capsys, path, "-p", passes, "--sync-check", "off", "--check-numpy",
+                         *[f"--input={n}={tmp_path / n}.npy" for n in "xwv"],
+                         "--output", f"out={tmp_path / 'out.npy'}")
+    assert code == 0, err
+    assert check_lines(out)[0].endswith(": ok"), out
+    h = (x.astype(np.float32) @ w.astype(np.float32)).astype(np.float16)
+    want = h.astype(np.float64) @ v.astype(np.float64)
+    np.testing.assert_allclose(np.load(tmp_path / "out.npy"), want, rtol=1e-3, atol=2e-2)
+
+
 @pytest.mark.parametrize("fault", ["mmad drops the last k", "fixpipe_copy applies a ReLU"])
 def test_a_wrong_raw_executor_fails_the_check(capsys, monkeypatch, fault):
     """The check catches an executor whose raw kernels compute something else (the reference

@@ -287,3 +287,14 @@ def test_smem_report_flags_the_fixed_bits_and_refuses_non_words():
     with pytest.raises(DescriptorError, match=r"^smem_desc = 0x10000000000000000 is not a 64-bit "
                                               r"word; legal: 0x0\.\.0xffffffffffffffff$"):
         smem_report(1 << 64)
+
+
+def test_idesc_and_zcmask_reports_refuse_words_of_the_wrong_width():
+    from mmair.isa.tcgen05 import DescriptorError
+    from mmair.isa.tcgen05.diagnose import read_idesc, zcmask_report
+
+    with pytest.raises(DescriptorError, match=r"^idesc = 0x100000000 is not a 32-bit word; "):
+        read_idesc(1 << 32, "f16")
+    with pytest.raises(DescriptorError, match=r"^zcmask = 0x10000000000000000 is not a 64-bit "
+                                              r"word; "):
+        zcmask_report(1 << 64, m=128)

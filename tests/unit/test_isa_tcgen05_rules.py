@@ -237,8 +237,8 @@ def test_unknown_target_is_rejected() -> None:
 # Each entry point checks its own inputs before (or besides) the rules it delegates, so a bad
 # value is reported as itself even when another field is also wrong.
 @pytest.mark.parametrize(("check", "pattern"), [
-    # check_idesc: the target first, before the descriptor's own fields (n = 40 is not an N)
-    (lambda: check_idesc(replace(F16, n=40), target="sm_90a"), r"^target = sm_90a "),
+    # check_idesc: the target first, before the descriptor's own fields (i8: n = 40 is not an N)
+    (lambda: check_idesc(replace(I8, n=40), target="sm_90a"), r"^target = sm_90a "),
     # block-scaled fields: the scale vector size of the kind (mxf8f6f4 is 1X)
     (lambda: check_idesc(MXF8, scale_vec="2X"), r"\[R30\]$"),
     # check_smem_desc: kind and target before the swizzle (sw16 is not a mode)
@@ -250,7 +250,8 @@ def test_unknown_target_is_rejected() -> None:
     (lambda: check_kind_target("f16", "sm_90a"), r"^target = sm_90a "),
     # check_mma delegates the descriptor (R7), .ashift (R28) and the zero-column mask (R25)
     (lambda: check_mma(replace(I8, n=40)), r"\[R7\]$"),
-    (lambda: check_mma(replace(F16, m=128), ashift=True), r"\[R28\]$"),
+    (lambda: check_mma(replace(F16, m=64), a_in_tmem=True, ashift=True),
+     r"^ashift = true is not legal with M = 64; .*\[R28\]$"),
     (lambda: check_mma(WS, ws=True, zcmask=replace(ZCM, shift=17)), r"\[R25\]$"),
 ])
 def test_entry_points_check_what_they_delegate(check: Check, pattern: str) -> None:

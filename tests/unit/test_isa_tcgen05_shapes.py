@@ -74,6 +74,9 @@ def test_valid_n_checks_its_kind_and_cta_group_and_names_an_empty_set() -> None:
         valid_n("f16", 3, False, False)
     assert valid_n("mxf4", 1, True, False) == ()  # no .ws form of a block-scaled kind
     assert n_legal_text(()) == "none (this MMA form does not exist)"
+    # PTX Table 41: dense f16 N is 8..256 step 8 with cta_group::1, step 16 with cta_group::2
+    assert n_legal_text(valid_n("f16", 1, False, False)) == "8..256 step 8"
+    assert n_legal_text(valid_n("f16", 2, False, False)) == "16..256 step 16"
 
 
 def test_mma_k_checks_its_kind() -> None:

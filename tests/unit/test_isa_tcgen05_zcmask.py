@@ -158,3 +158,26 @@ def test_random_words_decode_or_raise(word: int) -> None:
         assert err.rule == "R24"
         return
     assert encode_zcmask(z) == word
+
+
+def test_encode_refuses_a_non_boolean_nonzero_flag() -> None:
+    z = ZeroColumnMask((0, 0, 0, 0), (0, 0, 0, 0), 2, 2, 3, 16)  # type: ignore[arg-type]
+    with pytest.raises(DescriptorError, match=r"^nonzero = 2 is not a boolean; legal: true, false$"):
+        encode_zcmask(z)
+
+
+def test_decode_refuses_a_non_64_bit_word() -> None:
+    with pytest.raises(DescriptorError, match=r"^zcmask = 0x10000000000000000 is not a 64-bit word; "):
+        decode_zcmask(1 << 64)
+
+
+def test_ld_st_and_cp_tables_refuse_unknown_values() -> None:
+    from mmair.isa.tcgen05 import tmem_moves
+
+    with pytest.raises(DescriptorError, match=r"^num = 3 is not a tcgen05\.ld/st repetition count; "
+                                              r"legal: x1, x2, x4, .*\[R33\]$"):
+        tmem_moves.ld_st_registers("32x32b", 3)
+    with pytest.raises(DescriptorError, match=r"^warp = 4 is not a warp of a warpgroup; legal: 0\.\.3 "):
+        tmem_moves.check_lane_quarter("32x32b", 128, 4)
+    with pytest.raises(DescriptorError, match=r"^shape = 8x8b is not a tcgen05\.cp shape; legal: "):
+        tmem_moves.check_cp("8x8b", None, None)

@@ -152,10 +152,12 @@ def _module(text: str):
     return LocatingParser(ctx, text, "k.mlir").parse_module()
 
 
-def test_raw_fixpipe_copy_applies_the_per_column_quant_vector():
+@pytest.mark.parametrize("form", ["fixpipe_copy", "fixpipe"])
+def test_fixpipe_applies_the_per_column_quant_vector(form):
     # The raw kernel of test_pto_expand_params (a5: A^T and B through load_2d_v2, mmad, then
-    # fixpipe_copy), quantized to s8 by a vector of QUANT_PRE words, one per output column. The
-    # u64 words reach L1 through a u32 tile at the same address (GM -> L1 moves no u64).
+    # fixpipe_copy, or the tile-level fixpipe), quantized to s8 by a vector of QUANT_PRE words,
+    # one per output column. The u64 words reach L1 through a u32 tile at the same address
+    # (GM -> L1 moves no u64).
     from tests.unit.test_pto_expand_params import LOAD2D_V2_KERNEL
 
     text = LOAD2D_V2_KERNEL.replace(
@@ -168,6 +170,11 @@ def test_raw_fixpipe_copy_applies_the_per_column_quant_vector():
         "dst_nd_stride %c0 : !pto.tile<l0c, 48x64xf32, nz>, memref<40x50xf32>",
         'dst_nd_stride %c0 vector %v64 : !pto.tile<l1, 1x64xui64, nd> {quant = "vqf322b8_pre"} : '
         "!pto.tile<l0c, 48x64xf32, nz>, memref<40x50xi8>")
+    if form == "fixpipe":
+        raw = next(line for line in text.splitlines() if "pto.fixpipe_copy" in line)
+        text = text.replace(raw, '    pto.fixpipe %c1o, %c, %c40, %c50 vector %v64 : '
+                                 '!pto.tile<l1, 1x64xui64, nd> {quant = "vqf322b8_pre"} : '
+                                 '!pto.tile<l0c, 48x64xf32, nz>, memref<40x50xi8>')
     assert "vector %v64" in text
     rng = np.random.default_rng(5)
     a = rng.integers(-4, 5, (40, 70)).astype(np.float16)
@@ -194,10 +201,133 @@ def test_gather_mask_processes_exactly_the_simulators_limit():
         tiles[name] = mem.place("ub", (count,), "nd", "u32")
         tiles[name].physical[...] = np.arange(count, dtype=np.uint32) if name == "src" else 0
     limit = 1 << 22
-    kept = K.gather_mask(tiles["dst"], tiles["src"], limit, 1, 0, 0, 0, src1=tiles["pattern"],
+    # repeat_times (2) is ignored by method 2: the mask alone is the count
+    kept = K.gather_mask(tiles["dst"], tiles["src"], limit, 2, 0, 0, 0, src1=tiles["pattern"],
                          counter=True, method=2)
     assert kept == 0 and not tiles["dst"].physical.any()
     with pytest.raises(ExecutionError, match=rf"processes {limit + 1} elements in one instruction, "
                                              rf"more than the simulator's limit of {limit}$"):
         K.gather_mask(tiles["dst"], tiles["src"], limit + 1, 1, 0, 0, 0, src1=tiles["pattern"],
                       counter=True, method=2)
+
+
+def test_l1_to_l0_refuses_a_negative_source_start():
+    # A runtime start below 0 (e.g. a computed offset gone negative) is one error, not a read of
+    # numpy's negative indices from the end of the tile.
+    mem = Memory("a2")
+    src = mem.place("l1", (32, 32), "nz", "f16")
+    dst = mem.place("l0a", (16, 16), "zz", "f16")
+    for row, col in ((-16, 0), (0, -16)):
+        with pytest.raises(ExecutionError,
+                           match=rf"^requires a non-negative source start, got \[{row}, {col}\]$"):
+            K.mte_l1_l0(src, dst, 16, 16, row=row, col=col)
+    K.mte_l1_l0(src, dst, 16, 16, row=16, col=16)  # the last whole fractal is legal
+    assert not dst.physical.any()
+
+
+def test_l1_to_bias_table_checks_n_against_both_tiles():
+    mem = Memory("a2")
+    src = mem.place("l1", (1, 16), "nd", "f32")
+    src.physical[...] = np.arange(16, dtype=np.float32).reshape(src.physical.shape)
+    dst = mem.place("bt", (1, 32), "nd", "f32")
+    with pytest.raises(ExecutionError, match=r"^requires n in \[0, 16\] \(columns of the source .*\), "
+                                             r"got 32$"):
+        K.mte_l1_bt(src, dst, 32)
+    small = mem.place("bt", (1, 8), "nd", "f32")
+    with pytest.raises(ExecutionError, match=r"^requires n in \[0, 8\] \(columns of the destination "
+                                             r".*\), got 16$"):
+        K.mte_l1_bt(src, small, 16)
+    K.mte_l1_bt(src, dst, 16)
+    assert dst.physical.reshape(-1)[:16].tolist() == list(range(16))
+
+
+@pytest.mark.parametrize(("shapes", "mnk", "message"), [
+    # (lhs, rhs, dst) logical shapes; m, n, k; the extent the runtime size exceeds
+    (((16, 32), (32, 16), (32, 16)), (32, 16, 32), r"m in \[0, 16\] \(rows of the lhs"),
+    (((16, 16), (32, 16), (16, 16)), (16, 16, 32), r"k in \[0, 16\] \(columns of the lhs"),
+    (((16, 32), (16, 16), (16, 16)), (16, 16, 32), r"k in \[0, 16\] \(rows of the rhs"),
+    (((16, 32), (32, 16), (16, 32)), (16, 32, 32), r"n in \[0, 16\] \(columns of the rhs"),
+    (((32, 32), (32, 16), (16, 16)), (32, 16, 32), r"m in \[0, 16\] \(rows of the dst"),
+])
+def test_mad_checks_each_runtime_size_against_its_tile(shapes, mnk, message):
+    # Static sizes are the verifier's; runtime ones (index operands) reach these checks.
+    mem = Memory("a2")
+    a = mem.place("l0a", shapes[0], "zz", "f16")
+    b = mem.place("l0b", shapes[1], "zn", "f16")
+    c = mem.place("l0c", shapes[2], "nz", "f32")
+    m, n, k = mnk
+    with pytest.raises(ExecutionError, match=rf"^requires {message} .*\), got {max(mnk)}$"):
+        K.mad(a, b, c, m, n, k)
+
+
+def test_mad_bias_checks_n_against_the_bias_row():
+    mem = Memory("a2")
+    a = mem.place("l0a", (16, 16), "zz", "f16")
+    b = mem.place("l0b", (16, 32), "zn", "f16")
+    c = mem.place("l0c", (16, 32), "nz", "f32")
+    bias = mem.place("bt", (1, 16), "nd", "f32")
+    with pytest.raises(ExecutionError, match=r"^requires n in \[0, 16\] \(columns of the bias .*\), "
+                                             r"got 32$"):
+        K.mad(a, b, c, 16, 32, 16, bias=bias)
+
+
+def _quant_word(scale: float, signed: bool = True) -> int:
+    # QUANT_PRE (docs/ascend.md): f32 scale bits 0-31, shift - 1 in bits 32-35 (0 here), offset
+    # bits 37-45 (0), bit 46 = signed output
+    return int(np.float32(scale).view(np.uint32)) | int(signed) << 46
+
+
+def test_quant_converts_the_s32_accumulator_to_f32_before_scaling():
+    # The fixpipe datapath is f32 (docs/executor.md): x = 2^24 + 1 becomes 2^24 in f32, so
+    # x * 2^-25 is the tie 0.5, which rounds to even 0 (an f64 product would give 0.5 + 2^-25 -> 1).
+    acc = np.array([[2**24 + 1, -(2**24 + 1), 2**24 + 3]], np.int32)
+    got = K.quantize(acc, "req8", np.dtype(np.int8), word=_quant_word(2.0**-25))
+    # 2^24 + 3 is 2^24 + 4 in f32 (ties to even): x 2^-25 = 0.5 + 2^-23 -> 1
+    assert got.tolist() == [[0, 0, 1]]
+
+
+@pytest.mark.parametrize(("mode", "kwargs", "dtype", "message"), [
+    ("vreq8", {}, np.int8, r"^quant vreq8 requires a vector operand$"),
+    ("req8", {}, np.int8, r"^quant req8 requires a scalar operand$"),
+    ("vqf322f16_pre", {"words": np.zeros(16, np.uint64)}, np.float16,
+     r"^quant mode vqf322f16_pre is not supported by the executor$"),
+    ("req8", {"word": _quant_word(1.0)}, np.int16,
+     r"^quant req8 requires an s8 or u8 destination, got int16$"),
+])
+def test_quant_refuses_what_it_cannot_convert(mode, kwargs, dtype, message):
+    with pytest.raises(ExecutionError, match=message):
+        K.quantize(np.zeros((16, 16), np.int32), mode, np.dtype(dtype), **kwargs)
+
+
+def test_raw_operand_views_refuse_offsets_outside_the_tile_and_packed_tiles():
+    from mmair.executor.pto import gm_linear, tile_flat
+
+    mem = Memory("a2")
+    tile = mem.place("l1", (16, 16), "nz", "f16")
+    assert tile_flat(tile, 255, "src").size == 1  # the last element
+    for offset in (-1, 256):
+        with pytest.raises(ExecutionError, match=rf"^requires src offset in \[0, 256\), got {offset}$"):
+            tile_flat(tile, offset, "src")
+    packed = mem.place("l1", (16, 64), "nz", "s4")
+    with pytest.raises(ExecutionError, match=r"^raw forms of 4-bit dst tiles are not modelled"):
+        tile_flat(packed, 0, "dst")
+    gm = np.arange(64, dtype=np.float32).reshape(8, 8)
+    assert gm_linear(gm[2:, 3:]).tolist() == list(range(19, 64))  # to the end of the buffer
+    with pytest.raises(ExecutionError, match=r"^requires a contiguous GM buffer under the raw-form "
+                                             r"operand$"):
+        gm_linear(np.asfortranarray(gm)[2:, 3:])
+
+
+def test_gather_mask_reads_to_the_last_src_element_and_fills_dst_exactly():
+    # Pattern 7 keeps every element; u16 repeats are 128 elements (8 blocks of 16), the second
+    # one starts 1 block (16 elements) later: indices 0..127 then 16..143.
+    mem = Memory("a2")
+    src = mem.place("ub", (144,), "nd", "u16")
+    src.physical[...] = np.arange(144, dtype=np.uint16)
+    dst = mem.place("ub", (256,), "nd", "u16")  # exactly the 256 kept elements
+    assert K.gather_mask(dst, src, 0, 2, 1, 1, 0, pattern=7) == 256
+    assert dst.physical.tolist() == list(range(128)) + list(range(16, 144))
+    short = mem.place("ub", (143,), "nd", "u16")  # element 143 is one past its end
+    with pytest.raises(ExecutionError, match=r"^reads src0 element 143 \(byte 286\) beyond the "
+                                             r"143-element src0 tile"):
+        K.gather_mask(dst, short, 0, 2, 1, 1, 0, pattern=7)

@@ -95,3 +95,61 @@ def test_scale_factors_of_a_come_from_their_own_lane_and_of_b_from_quadrant_0():
     b = read_scale_factors(tmem, base, operand="b", rows=128, count=1, sf_id=0)
     assert a[:, 0].tolist() == (rows + 128 * (rows // 32 % 2)).tolist()  # lane m, column m // 32
     assert b[:, 0].tolist() == (rows % 32 + 128 * (rows // 32 % 2)).tolist()  # quadrant 0
+
+
+@pytest.mark.parametrize(("idesc", "kwargs", "message"), [
+    # a sparse MMA reads its metadata from TMEM: no address is one error
+    (InstrDesc(kind="f16", m=128, n=64, atype="bf16", btype="bf16", dtype="f32", sparse=True),
+     {"sparse": True}, r"^requires a sparse-metadata TMEM address for a sparse MMA$"),
+    # a sparsity selector other than 0 is legal PTX, not modelled
+    (InstrDesc(kind="f16", m=128, n=64, atype="bf16", btype="bf16", dtype="f32", sparse=True,
+               sparsity_selector=1),
+     {"sparse": True, "sparse_metadata": 0},
+     r"^uses sparsity selector 1 \(only 0 is modelled\), which the executor does not model$"),
+    # block-scaled kinds read both scale-factor tiles from TMEM
+    (InstrDesc(kind="mxf8f6f4", m=128, n=64, atype="e4m3", btype="e4m3", scale_type="ue8m0"),
+     {"scale_a": 0}, r"^requires scale_A and scale_B TMEM addresses for kind::mxf8f6f4$"),
+])
+def test_mma_refuses_missing_tmem_operands_and_unmodelled_forms(idesc, kwargs, message):
+    smem, tmem = SharedMemory(), TensorMemory()
+    d = tmem.alloc(64)
+    desc = encode_smem_desc(SmemDesc(start=0, lbo=128, sbo=256, base_offset=0, swizzle="none"))
+    with pytest.raises(Tcgen05ExecutionError, match=message):
+        mma(smem, tmem, kind=idesc.kind, d=d, a=desc, b=desc, idesc=encode_idesc(idesc),
+            enable_input_d=False, **kwargs)
+
+
+def test_memories_check_their_sizes_and_bounds_to_the_last_byte():
+    from mmair.isa.tcgen05.layouts import SMEM_BYTES_PER_CTA
+
+    assert SMEM_BYTES_PER_CTA == 228 * 1024  # 228 KB per CTA (sm_100)
+    smem = SharedMemory()
+    smem.check_range(0, SMEM_BYTES_PER_CTA, "the operand")  # ends exactly at the last byte
+    with pytest.raises(Tcgen05ExecutionError, match=r"^requires the operand inside the 233472-byte "
+                                                    r"shared memory, got bytes \[0x38f00, 0x39001\)$"):
+        smem.check_range(0x38F00, SMEM_BYTES_PER_CTA + 1, "the operand")
+    with pytest.raises(Tcgen05ExecutionError, match=r"got bytes \[-0x10, 0x10\)$"):
+        smem.check_range(-16, 16, "the operand")
+    with pytest.raises(ValueError, match=r"^shared memory must be 233472 uint8 bytes$"):
+        SharedMemory(np.zeros(1024, np.uint8))
+    with pytest.raises(ValueError, match=r"^tensor memory must be a \(128, 512\) uint32 array$"):
+        TensorMemory(np.zeros((128, 512), np.int32))
+    tmem = TensorMemory()
+    tmem.alloc(512)
+    tmem.check_access(96, 480, 32, 32, "D")  # the last lanes and columns: inside
+    with pytest.raises(Tcgen05ExecutionError, match=r"^requires D inside tensor memory \(128 lanes x "
+                                                    r"512 columns\), got lanes \[96, 128\) columns "
+                                                    r"\[481, 513\)$"):
+        tmem.check_access(96, 481, 32, 32, "D")
+
+
+def test_ue4m3_ignores_bit_7_and_integer_elements_decode_to_int64():
+    # UE4M3 is unsigned E4M3 (bias 7) in a byte whose bit 7 is ignored: 0x38 and 0xB8 are 1.0,
+    # 0x7F and 0xFF are NaN (OCP MX v1.0 / CUTLASS float_ue4m3_t)
+    got = decode_ue4m3(np.array([0x38, 0xB8, 0x7F, 0xFF, 0x01], np.uint8))
+    assert got.dtype == np.float32
+    assert got[:2].tolist() == [1.0, 1.0] and np.isnan(got[2:4]).all()
+    assert got[4] == np.float32(2.0**-9)  # subnormal: 1/8 * 2^-6
+    for type_name, expected in (("u8", [255, 128, 1]), ("s8", [-1, -128, 1])):
+        values = decode_elements(np.array([0xFF, 0x80, 0x01], np.uint8), type_name)
+        assert values.dtype == np.int64 and values.tolist() == expected

@@ -1532,3 +1532,12 @@ pto.copy_l1_bt %l1[%c0], %bt[%c8] block_count %c1 block_len %c1 src_gap %c0 dst_
 %l1, %bt = "test.op"() : () -> (!pto.tile<l1, 1x64xf32, nd>, !pto.tile<bt, 1x64xf32, nd>)
 pto.copy_l1_bt %l1[%c0], %bt[%c0] block_count %c2 block_len %c1 src_gap %c0 dst_gap %c4 : !pto.tile<l1, 1x64xf32, nd>, !pto.tile<bt, 1x64xf32, nd>
 // CHECK: error: 'pto.copy_l1_bt' op requires the bursts inside the 256-byte dst tile (64-byte units on target a2), they end at byte 384
+
+// -----
+// [raw M3] mmad: unitFlag exists on a2/a3/a5 only (not on 200i_a2)
+builtin.module attributes {pto.target = "200i_a2"} {
+  %c16 = arith.constant 16 : index
+  %a, %b, %c = "test.op"() : () -> (!pto.tile<l0a, 16x16xf16, zz>, !pto.tile<l0b, 16x16xf16, zn>, !pto.tile<l0c, 16x16xf32, nz>)
+  pto.mmad %a, %b, %c, %c16, %c16, %c16 {unit_flag = 2 : i64} : !pto.tile<l0a, 16x16xf16, zz>, !pto.tile<l0b, 16x16xf16, zn>, !pto.tile<l0c, 16x16xf32, nz>
+}
+// CHECK: error: 'pto.mmad' op unit_flag is not supported on target 200i_a2
