@@ -11,6 +11,8 @@ alternation; medians. "loaded": the same measurement while one busy process per 
 (started and stopped by this script; each also ends by itself after `--load-seconds`).
 Each shape is run with every `--jobs` value of `--jobs` (default: 1 and the CPU count), timed in
 rotation with the baseline, so the table shows what the thread pool over independent ops gives.
+`--pipelines` compares `-p` pipelines the same way (e.g. the default lowering against
+`mmair-lower{multi-buffer=2}`, every pipeline with every `--jobs` value).
 The notes give the median CPU time of the mmair run (all threads of the process), which moves
 much less than the wall time on a shared machine.
 """
@@ -53,7 +55,8 @@ def background_load(processes: int, seconds: float):
             p.wait()
 
 
-def case(tmp: Path, m: int, n: int, k: int, ab: str, jobs: int | None = None):
+def case(tmp: Path, m: int, n: int, k: int, ab: str, jobs: int | None = None,
+         pipeline: str | None = None):
     import numpy as np
 
     from mmair.executor.dtypes import numpy_dtype
@@ -72,6 +75,8 @@ def case(tmp: Path, m: int, n: int, k: int, ab: str, jobs: int | None = None):
         argv.append("--raw-bits")
     if jobs is not None:
         argv += ["--jobs", str(jobs)]
+    if pipeline is not None:
+        argv += ["-p", pipeline]
 
     def mmair() -> None:
         with contextlib.redirect_stdout(io.StringIO()):
@@ -123,6 +128,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--jobs", default=None,
                         help="comma-separated --jobs values to compare (default: 1 and the CPU "
                              "count)")
+    parser.add_argument("--pipelines", default=None,
+                        help="';'-separated mmair-run -p pipelines to compare, e.g. "
+                             "'mmair-lower;mmair-lower{multi-buffer=2}' (default: the automatic "
+                             "lowering)")
     parser.add_argument("--shapes", default=None,
                         help="only these shapes, e.g. 2048x2048x2048:f16,1024x1024x1024:s8")
     args = parser.parse_args(argv)
@@ -140,26 +149,31 @@ def main(argv: list[str] | None = None) -> int:
             m, n, k = (int(x) for x in dims.split("x"))
             shapes.append((m, n, k, ab or "f16", "goal" if (m, n, k) == (2048,) * 3 else None))
     jobs_list = [int(j) for j in args.jobs.split(",")] if args.jobs else sorted({1, cores})
+    pipelines: list[str | None] = args.pipelines.split(";") if args.pipelines else [None]
+    configs = [(j, p) for p in pipelines for j in jobs_list]
     rows: list[Row] = []
     with tempfile.TemporaryDirectory() as tmpdir:
         tmp = Path(tmpdir)
-        for j in jobs_list:
-            (tmp / f"j{j}").mkdir()
+        for c, _ in enumerate(configs):
+            (tmp / f"c{c}").mkdir()
         for mode in args.modes.split(","):
             load = (background_load(cores, args.load_seconds) if mode == "loaded"
                     else contextlib.nullcontext())
             goal = 3.0 if mode == "loaded" else 1.5
             with load:
                 for m, n, k, ab, tag in shapes:
-                    variants = [case(tmp / f"j{j}", m, n, k, ab, j) for j in jobs_list]
+                    variants = [case(tmp / f"c{c}", m, n, k, ab, j, p)
+                                for c, (j, p) in enumerate(configs)]
                     t_ms, t_b, cpus = measure([v[0] for v in variants], variants[0][1], reps)
                     flops = 2 * m * n * k
-                    for jobs, (_, _, (out, a32, b32)), t_m, cpu in zip(
-                            jobs_list, variants, t_ms, cpus, strict=True):
+                    for (jobs, pipeline), (_, _, (out, a32, b32)), t_m, cpu in zip(
+                            configs, variants, t_ms, cpus, strict=True):
                         err = check_matmul(np.load(out).astype(np.float64), a32, b32, ab)
                         rows.append(Row(
                             f"P1 {mode}",
-                            f"mmair-run --jobs {jobs} {ab} x {ab} -> {_ACC[ab]}, "
+                            f"mmair-run --jobs {jobs}"
+                            + (f" -p '{pipeline}'" if pipeline is not None else "")
+                            + f" {ab} x {ab} -> {_ACC[ab]}, "
                             f"M={m} N={n} K={k}",
                             f"{flops / 1e9:.2f} GFLOP", t_m, t_b, goal if tag else None,
                             rate=f"{flops / t_m / 1e9:.1f} GFLOP/s",

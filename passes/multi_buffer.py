@@ -18,6 +18,17 @@ separate tile, marked with the discardable attribute `pto.multi_buffer = <group>
 slots of a group are live together for `pto-assign-addresses` (distinct bytes, also when a short
 loop unrolls to straight-line code), and `pto-insert-sync` orders each slot with its own events.
 
+With `jam=True` the loop is unrolled and jammed (MLIR's `loopUnrollJamByFactor`): when the body
+holds exactly one inner `scf.for` (no iter_args) and no clone needs a guard, the n clones share
+one copy of that inner loop whose body runs the n clones' inner bodies in turn (clone prefixes
+before it, clone suffixes after it). The tiled matmul jams the loop of its L0C slots: each K step
+then feeds the K chains of n output tiles, which accumulate in different L0C slots and so are
+independent, instead of running chain j+1 after chain j on the same operand slots (the
+executor's `--jobs` pool then runs a mad of each chain side by side). The caller must also
+guarantee that the clones touch disjoint memory apart from the inner loop's tiles, which each
+inner iteration writes before reading (true of the tiled matmul: every output tile has its own
+C window and L0C slot).
+
 Preconditions (the caller's contract; the structural ones are checked, PreconditionError):
 * `loop` has constant bounds and step and no loop-carried values (`iter_args`);
 * every alloc is defined outside `loop`, and all its uses are inside `loop`;
@@ -94,7 +105,7 @@ def innermost_loop(alloc: pto.AllocOp) -> scf.ForOp | None:
 
 
 def multi_buffer(
-    allocs: Sequence[pto.AllocOp], loop: scf.ForOp, n: int
+    allocs: Sequence[pto.AllocOp], loop: scf.ForOp, n: int, jam: bool = False
 ) -> list[list[pto.AllocOp]]:
     """Give each alloc `n` slots used round-robin by the iterations of `loop` (module docstring).
 
@@ -172,7 +183,51 @@ def multi_buffer(
             else:
                 target.insert_op_before(new, before)
 
-    if rounds <= 1:  # at most one round: straight-line clones
+    inner = [op for op in body.ops if isinstance(op, scf.ForOp)]
+    jammed = jam and len(inner) == 1 and not inner[0].iter_args and (
+        rounds <= 1 or trips % n == 0)
+
+    def jam_bodies(target: Block, before: Operation | None, indices: list[SSAValue]) -> None:
+        """The clones of `indices` with their inner loops fused into one (unroll-and-jam)."""
+        mappings: list[dict[SSAValue, SSAValue]] = []
+        for s, index in enumerate(indices):
+            mapping = {iv: index}
+            mapping.update({row[0].buffer: row[s].buffer for row in slots})
+            mappings.append(mapping)
+
+        def put(op: Operation) -> None:
+            if before is None:
+                target.add_op(op)
+            else:
+                target.insert_op_before(op, before)
+
+        ops = [op for op in body.ops if not isinstance(op, scf.YieldOp)]
+        at = ops.index(inner[0])
+        for part in (ops[:at], ops[at:at + 1], ops[at + 1:]):
+            if part and part[0] is not inner[0]:
+                for mapping in mappings:
+                    for op in part:
+                        put(op.clone(value_mapper=mapping))
+                continue
+            old_loop = inner[0]
+            first = mappings[0]
+            fused = scf.ForOp(first.get(old_loop.lb, old_loop.lb),
+                              first.get(old_loop.ub, old_loop.ub),
+                              first.get(old_loop.step, old_loop.step), [],
+                              [_index_block(old_loop.body.block.args[0].name_hint)])
+            fused_iv = fused.body.block.args[0]
+            for mapping in mappings:
+                inner_map = dict(mapping)
+                inner_map[old_loop.body.block.args[0]] = fused_iv
+                for op in old_loop.body.block.ops:
+                    if not isinstance(op, scf.YieldOp):
+                        fused.body.block.add_op(op.clone(value_mapper=inner_map))
+            fused.body.block.add_op(scf.YieldOp())
+            put(fused)
+
+    if rounds <= 1 and jammed:
+        jam_bodies(block, loop, [const(lb + s * step) for s in range(trips)])
+    elif rounds <= 1:  # at most one round: straight-line clones
         for s in range(trips):
             clone_body(block, loop, const(lb + s * step), s)
     else:  # clone s runs iteration iv + s * step with slot s
@@ -180,7 +235,15 @@ def multi_buffer(
                              [_index_block(iv.name_hint)])
         new_body = new_loop.body.block
         new_iv = new_body.args[0]
-        for s in range(n):
+        if jammed:
+            indices: list[SSAValue] = [new_iv]
+            for s in range(1, n):
+                add = arith.AddiOp(new_iv, const(s * step))
+                add.result.name_hint = f"{iv.name_hint}{s}" if iv.name_hint else None
+                new_body.add_op(add)
+                indices.append(add.result)
+            jam_bodies(new_body, None, indices)
+        for s in range(n if not jammed else 0):
             if not s:
                 clone_body(new_body, None, new_iv, s)
                 continue

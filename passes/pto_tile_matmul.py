@@ -775,8 +775,12 @@ def multi_buffer_matmul(plan: MatmulPlan, allocs: Sequence[tuple[Buffer, pto.All
     def depth(loop: Operation) -> int:
         return 0 if loop.parent_op() is None else 1 + depth(loop.parent_op())  # type: ignore[arg-type]
 
+    # The loop of the L0C slots is jammed: one K loop feeds the chains of `multi_buffer`
+    # output tiles, which the executor's pool can run side by side (docs/benchmarks.md).
     for loop in sorted(by_loop, key=depth, reverse=True):
-        multi_buffer(by_loop[loop], loop, plan.multi_buffer)
+        jam = any(isinstance(a.buffer.type, pto.TileType) and a.buffer.type.space.data == "l0c"
+                  for a in by_loop[loop])
+        multi_buffer(by_loop[loop], loop, plan.multi_buffer, jam=jam)
 
 
 def pto_element_type(name: str) -> Attribute:
