@@ -756,7 +756,8 @@ def lower_matmul(op: pto.MatmulOp, plan: MatmulPlan) -> list[tuple[Buffer, pto.A
     return found
 
 
-def multi_buffer_matmul(plan: MatmulPlan, allocs: Sequence[tuple[Buffer, pto.AllocOp]]) -> None:
+def multi_buffer_matmul(plan: MatmulPlan, allocs: Sequence[tuple[Buffer, pto.AllocOp]],
+                        jam_l0c: bool = False) -> None:
     """Give every buffer of a lowered matmul `plan.slots(buffer)` ping-pong slots over the loop
     that reloads it (`multi_buffer`), innermost loops first: unrolling an outer loop clones the
     inner ones, whose slots are allocated outside the whole nest."""
@@ -775,10 +776,12 @@ def multi_buffer_matmul(plan: MatmulPlan, allocs: Sequence[tuple[Buffer, pto.All
     def depth(loop: Operation) -> int:
         return 0 if loop.parent_op() is None else 1 + depth(loop.parent_op())  # type: ignore[arg-type]
 
-    # The loop of the L0C slots is jammed: one K loop feeds the chains of `multi_buffer`
-    # output tiles, which the executor's pool can run side by side (docs/benchmarks.md).
+    # `jam_l0c`: the loop of the L0C slots is jammed, one K loop feeds the chains of
+    # `multi_buffer` output tiles, which the executor's pool can run side by side; on the
+    # hardware the chains then share the operand slots, so loads overlap mads less
+    # (docs/benchmarks.md).
     for loop in sorted(by_loop, key=depth, reverse=True):
-        jam = any(isinstance(a.buffer.type, pto.TileType) and a.buffer.type.space.data == "l0c"
+        jam = jam_l0c and any(isinstance(a.buffer.type, pto.TileType) and a.buffer.type.space.data == "l0c"
                   for a in by_loop[loop])
         multi_buffer(by_loop[loop], loop, plan.multi_buffer, jam=jam)
 
@@ -805,6 +808,11 @@ class PtoTileMatmulPass(ModulePass):
     blocks: int = 1
     """Cores the kernel is written for: > 1 splits the output tiles over the cores of the launch
     by `pto.block_idx` (module docstring); at most the target's AI Cores."""
+    jam_l0c: bool = False
+    """With multi-buffer > 1: unroll-and-jam the loop of the L0C slots (`multi_buffer(jam=True)`),
+    so that the K chains of consecutive output tiles are independent in every K step. For the
+    executor's `--jobs` pool (two mads in flight); the estimated cycles can be worse, as the
+    chains share the operand slots (docs/benchmarks.md)."""
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         resolve_target(op, self.target, self.name)
@@ -815,4 +823,4 @@ class PtoTileMatmulPass(ModulePass):
                 self.blocks,
             )
             allocs = lower_matmul(matmul, plan)
-            multi_buffer_matmul(plan, allocs)
+            multi_buffer_matmul(plan, allocs, self.jam_l0c)

@@ -13,13 +13,14 @@ import threading
 import time
 
 import numpy as np
+import pytest
 
 import mmair.executor.runner as runner
 from mmair.executor.scheduler import ThreadedRuns
 from mmair.tools.run import main as run_main
 
 SLOW_MAD_SECONDS = 0.05
-TILED = ("pto-tile-matmul{{tile-m=128 tile-n=128 tile-k=128 multi-buffer={multi_buffer}}},"
+TILED = ("pto-tile-matmul{{tile-m=128 tile-n=128 tile-k=128 multi-buffer={multi_buffer}{jam}}},"
          "pto-assign-addresses,pto-insert-sync")
 """2 x 2 output tiles, 4 K tiles each: 16 mads."""
 
@@ -79,19 +80,26 @@ def _max_mads_in_flight(monkeypatch, capsys, tmp_path, pipeline: str) -> tuple[i
     return running[1], outputs[0]
 
 
-def test_one_l0c_tile_runs_one_mad_at_a_time(monkeypatch, capsys, tmp_path):
-    """multi-buffer=1: every mad accumulates into the one L0C tile after the previous mad."""
-    most, _ = _max_mads_in_flight(monkeypatch, capsys, tmp_path, TILED.format(multi_buffer=1))
+@pytest.mark.parametrize("multi_buffer", [1, 2])
+def test_consecutive_k_chains_run_one_mad_at_a_time(monkeypatch, capsys, tmp_path,
+                                                    multi_buffer):
+    """One L0C tile (multi-buffer=1): every mad waits for the previous one. Two L0C slots
+    (multi-buffer=2) give the chains of output tiles j and j+1 different accumulators, but the
+    lowering runs chain j+1 after chain j with the same L0A/L0B slots, so its first load waits for
+    chain j's mads: the pool never has two mads to run."""
+    pipeline = TILED.format(multi_buffer=multi_buffer, jam="")
+    most, _ = _max_mads_in_flight(monkeypatch, capsys, tmp_path, pipeline)
     assert most == 1
 
 
-def test_two_l0c_slots_run_two_k_chains_side_by_side(monkeypatch, capsys, tmp_path):
-    """multi-buffer=2 jams the K chains of output tiles j and j+1 (`multi_buffer(jam=True)`):
+def test_jammed_l0c_slots_run_two_k_chains_side_by_side(monkeypatch, capsys, tmp_path):
+    """`jam-l0c=true` jams the K chains of output tiles j and j+1 (`multi_buffer(jam=True)`):
     each K step loads and multiplies for both tiles, into their own L0C slot, so the pool runs
     the mad of one chain while the other's runs; the output is bit-identical to the one-slot
     lowering with the same tiles (each C tile sees the same mads in the same K order)."""
     most, jammed = _max_mads_in_flight(monkeypatch, capsys, tmp_path,
-                                       TILED.format(multi_buffer=2))
+                                       TILED.format(multi_buffer=2, jam=" jam-l0c=true"))
     assert most == 2
-    _, single = _max_mads_in_flight(monkeypatch, capsys, tmp_path, TILED.format(multi_buffer=1))
+    _, single = _max_mads_in_flight(monkeypatch, capsys, tmp_path,
+                                    TILED.format(multi_buffer=1, jam=""))
     assert jammed.tobytes() == single.tobytes()

@@ -68,11 +68,12 @@ def test_double_buffering_is_bit_identical_to_single(m, n, k, combo, ta, tb, sma
     if bias:
         inputs["bias"] = random_operand(rng, acc, (n,))
     results = []
-    for slots in (1, 2):
-        module = lower(text, f"pto-tile-matmul{{{tiles} multi-buffer={slots}}},pto-assign-addresses")
+    for slots in ("multi-buffer=1", "multi-buffer=2", "multi-buffer=2 jam-l0c=true"):
+        module = lower(text, f"pto-tile-matmul{{{tiles} {slots}}},pto-assign-addresses")
         results.append(run_module(module, inputs=dict(inputs)).outputs["c"])
-    assert results[0].dtype == results[1].dtype
-    np.testing.assert_array_equal(results[1], results[0])
+    for result in results[1:]:
+        assert results[0].dtype == result.dtype
+        np.testing.assert_array_equal(result, results[0])
 
 
 def test_slots_are_separate_allocs_live_together():

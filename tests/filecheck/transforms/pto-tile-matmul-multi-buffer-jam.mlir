@@ -1,8 +1,8 @@
-// RUN: mmair-opt %s -p 'pto-tile-matmul{tile-m=32 tile-n=32 tile-k=32 multi-buffer=2}' | filecheck %s
+// RUN: mmair-opt %s -p 'pto-tile-matmul{tile-m=32 tile-n=32 tile-k=32 multi-buffer=2 jam-l0c=true}' | filecheck %s
 
-// Two L0C slots: the j loop is unrolled and jammed. One k loop multiplies for output tiles j
-// (slot 0) and j + 32 (slot 1), each K step of both chains in turn (so the executor's pool can
-// run a mad of each chain side by side); both fixpipes follow the fused k loop.
+// jam-l0c=true with two L0C slots: the j loop is unrolled and jammed. One k loop multiplies for
+// output tiles j (slot 0) and j + 32 (slot 1), each K step of both chains in turn (so the
+// executor's pool can run a mad of each chain side by side); both fixpipes follow the fused loop.
 
 builtin.module attributes {pto.target = "a2"} {
   func.func @jam(%a: memref<32x128xf16>, %b: memref<128x128xf16>, %c: memref<32x128xf32>) {
