@@ -1,4 +1,4 @@
-// GatherMask kernel on an Atlas A2 vector core (reference ascend-cube.md §9, worked vector 1):
+// GatherMask kernel on an Atlas A2 vector core (Ascend C GatherMask page, worked vector 1; docs/ascend.md):
 // keep the odd-indexed elements (built-in pattern 2, `1010...10`) of 128 u16 values.
 //   GM src --mte_gm_ub--> UB src0 --gather_mask (normal mode, 1 repeat of 256 B)--> UB dst --mte_ub_gm--> GM dst
 // With src = [1, 2, ..., 128]: dst[0:64] = [2, 4, ..., 128] and the kept count is 64. GatherMask

@@ -1,5 +1,5 @@
 // f16 GEMM tile kernel, C[128, 128] (f32) = A[128, 128] x B[128, 128], on an Atlas A2 cube
-// (seed-NZ flow, reference ascend-cube.md §6.2 and §10):
+// (the PTO NZ fractal flow, docs/ascend.md "Fractal layouts"):
 //   GM A (nd)  --mte_gm_l1--> L1 A nz (K1 M1 M0 K0) --mte_l1_l0a--> L0A zz (M1 K1 M0 K0)
 //   GM B (nd)  --mte_gm_l1--> L1 B zz (K1 N1 K0 N0) --mte_l1_l0b--> L0B zn (K1 N1 N0 K0)
 //   L0A x L0B --mad--> L0C nz (N1 M1 M0 N0, f32) --fixpipe nz2nd--> GM C (nd)

@@ -347,6 +347,9 @@ def run_module(
                 seam.finish()
         except RecursionError:
             raise ExecutionError("recursion too deep", entry_op) from None
+        except ExecutionError:
+            _report_race_first(seam)
+            raise
         finally:
             if getattr(seam, "threads", None) is not None:
                 seam.close()
@@ -360,6 +363,21 @@ def run_module(
         timeline=timeline,
         unwritten={n: cover.unwritten(n) for n in coverage} if cover is not None else {},
     )
+
+
+def _report_race_first(seam: Any) -> None:
+    """When a run stops on an error (an op fault, the op limit), events it executed may still
+    wait in the checker's batch: a race among them happened first and may explain the fault, so
+    it is the error reported."""
+    scheduler = getattr(seam, "scheduler", None)
+    if scheduler is None:
+        return
+    from mmair.executor.events import SyncError
+
+    try:
+        scheduler.flush()
+    except SyncError as race:
+        raise race from None
 
 
 def _run_blocks(module: ModuleOp, entry: str | None, inputs: dict[str, Any] | None,

@@ -1,7 +1,7 @@
 """`pto-tile-matmul`: lower `pto.matmul` on GM operands to tiled loops of the cube pipeline.
 
 The Ascend cube multiplies tiles held in small on-chip buffers, so a GEMM of any size is a loop nest
-over tiles (reference ascend-cube.md §5-§10, seed-NZ flow):
+over tiles (docs/ascend.md and docs/design.md, the PTO NZ fractal flow):
 
     GM A --mte_gm_l1--> L1 (Nz of A) --mte_l1_l0a--> L0A (Zz; Nz on a5) --+
     GM B --mte_gm_l1--> L1 (Zz of B; Nz for b8/b4) --mte_l1_l0b--> L0B (Zn) -+--mad/mad_acc--> L0C (Nz)

@@ -8,7 +8,7 @@ The cube unit multiplies matrices held in on-chip buffers in "fractal" layouts:
 and the vector unit's GatherMask compacts the elements of a UB buffer selected by a bit pattern.
 GM data are builtin memrefs (no memory space); every on-chip buffer has the type
 `!pto.tile<SPACE, RxCxELT, LAYOUT>`, whose layout (nd, dn, nz, zz, zn, nn) fixes the physical
-factorization (docs/design.md, reference ascend-cube.md §3-§4).
+factorization (docs/design.md, docs/ascend.md "Fractal layouts").
 
 Sizes the hardware reads from registers are `index` operands; a size is *static* when an
 `arith.constant` defines it. The verifiers check the static values and everything the types say

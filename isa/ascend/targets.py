@@ -7,8 +7,8 @@ per-column bias and quant parameters. Each product generation ("target") differs
 sizes, in the element types each instruction accepts and in a few features (NZ2DN, L0C->UB,
 fp8/hif8, GatherMask counter-mode method).
 
-Everything here comes from the mmair Ascend reference (`ascend-cube.md`, sections quoted in the
-comments); "[open]" marks a value no public source states and that we assumed.
+Everything here comes from public Ascend sources (Ascend C API pages, pto-isa, CANN docs; listed
+with the tables in docs/ascend.md and quoted in the comments); "[open]" marks a value no public source states and that we assumed.
 
 Conventions:
 * Element types are short isa names (`f16`, `s8`, `e4m3`, ...; see `ELEMENT_TYPES`).

@@ -1,8 +1,8 @@
-"""Reference tcgen05.md §11 instruction-descriptor test vectors, shared by the isa and dialect tests."""
+"""Instruction-descriptor test vectors (PTX Tables 42-44), shared by the isa and dialect tests."""
 
 from mmair.isa.tcgen05.idesc import InstrDesc
 
-# Reference §11 (computed from PTX Tables 42-44 and matched to CUTLASS bit for bit).
+# Computed from PTX Tables 42-44 and matched to CUTLASS bit for bit).
 IDESC_VECTORS: list[tuple[InstrDesc, int]] = [
     (InstrDesc("f16", 128, 256, "f16", "f16", "f32"), 0x08400010),
     (InstrDesc("f16", 64, 8, "bf16", "bf16", "f32", transpose_a=True), 0x04028490),

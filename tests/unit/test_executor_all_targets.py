@@ -8,7 +8,7 @@ executes it. For each output tile the operand panels A[m0:m0+ms, 0:K] and B[0:K,
 staged in L1, K slices of them move to L0A / L0B (`src[row, col]` starts), `pto.mad` then
 `pto.mad_acc` accumulate in L0C, and Fixpipe writes C to GM.
 
-The IR contains exactly the instructions the target has (reference §2 feature table, `Target`
+The IR contains exactly the instructions the target has (docs/ascend.md "Targets and buffers", `Target`
 fields); the test harness stands in for the pieces it lacks:
 
 | piece                  | in IR when                                   | otherwise (host, kernels API)  |
@@ -53,7 +53,7 @@ Reference (independent numpy, in f64 / int64 from the same rounded inputs, |A|, 
   |C - ref| <= S * 2^-11 * (1 + 2^-11)^S * (|A| @ |B|) + 2 * (K + 2) * 2^-24 * (|A| @ |B|) + S * 2^-25
   (one f16 rounding per Mmad, relative to a partial sum bounded by |A| @ |B|; the f32 sum; half the
   f16 subnormal step per rounding). Hardware that accumulates in f16 product by product is less
-  precise (reference §7.2: "cannot reach double-thousandth precision"); this bound is that of the
+  precise (Ascend C Mmad page: "cannot reach double-thousandth precision"); this bound is that of the
   executor's model, not of the hardware.
 
 hif8 x hif8 -> f32 (a5) is not in these plans (numpy has no HiFloat8 type to stage it with): the
@@ -134,7 +134,7 @@ def test_plans_cover_every_mmad_combination_but_hif8():
     covered = {(p.target, p.lhs, p.rhs, p.acc) for p in PLANS}
     every = {(t, *combo) for t in TARGET_NAMES for combo in get_target(t).mmad_types}
     assert every - covered == {("a5", "hif8", "hif8", "f32")}
-    # The pieces each target lacks are really staged by the host (reference §2).
+    # The pieces each target lacks are really staged by the host (docs/ascend.md "Targets and buffers").
     by = {(p.target, p.lhs, p.acc): p for p in PLANS}
     assert not by["910", "f16", "f16"].gm_l1 and not by["910", "f16", "f16"].fixpipe
     assert by["310p", "f16", "f32"].gm_l1 and not by["310p", "s8", "s32"].gm_l1

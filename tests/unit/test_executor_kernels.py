@@ -1,6 +1,6 @@
 """pto op kernels against independent numpy formulations.
 
-The expected arrangements are built from the explicit index formulas of the Ascend reference (§3, §5,
+The expected arrangements are built from the explicit index formulas of docs/ascend.md ("Fractal layouts",
 §6.2, §8.2) with np.indices, not with the layout helpers the executor uses.
 """
 
@@ -22,7 +22,7 @@ def ceil(a, b):
 
 
 def frac_offsets(layout: str, rows: int, cols: int, c0: int) -> np.ndarray:
-    """Flat element offset of padded-logical (r, c), reference §3 formulas."""
+    """Flat element offset of padded-logical (r, c), the Nz/Zz formulas of docs/ascend.md."""
     if layout in ("nz", "zz"):
         R1, C1 = ceil(rows, 16), ceil(cols, c0)
         r, c = np.indices((R1 * 16, C1 * c0))
@@ -81,7 +81,7 @@ def test_nd2nz_places_elements_zero_fills_the_c0_tail_and_keeps_other_rows(elem,
 
 
 def test_nd2zz_seed_staging_of_b():
-    # reference §5: element (k, n) of B lands at k1*N1*256 + n1*256 + k0*16 + n0
+    # Zn (docs/ascend.md): element (k, n) of B lands at k1*N1*256 + n1*256 + k0*16 + n0
     mem = Memory("a2")
     Kd, N = 48, 40
     b = np.arange(Kd * N).reshape(Kd, N).astype(np.float32).astype(np.float16)
@@ -135,7 +135,7 @@ def test_l1_l0a_nz_to_zz_moves_whole_fractals():
     do = frac_offsets("zz", M, Kd, 16)
     # padded 32 x 80 region: the padding travels with the data
     assert np.array_equal(dst.physical.reshape(-1)[do], src.physical.reshape(-1)[so])
-    # index check of reference §10: L0A[(m1*K1+k1)*256 + m0*16 + k0] = A[16m1+m0, 16k1+k0]
+    # index check of the L0A Zz layout (docs/ascend.md): L0A[(m1*K1+k1)*256 + m0*16 + k0] = A[16m1+m0, 16k1+k0]
     m, k = np.indices((M, Kd))
     pos = ((m // 16) * 5 + k // 16) * 256 + (m % 16) * 16 + k % 16
     assert np.array_equal(dst.physical.reshape(-1)[pos], src.physical.reshape(-1)[so[:M, :Kd]])
@@ -327,7 +327,7 @@ def test_fixpipe_float_conversions_and_relu():
 
 
 def _word(scale, shift=1, mcb=False, offset=0, signed=True):
-    # bit layout of reference §8.3, written out independently of isa.quant
+    # QUANT_PRE bit layout (docs/ascend.md "Quant modes"), written out independently of isa.quant
     bits = int(np.float32(scale).view(np.uint32))
     return bits | ((shift - 1) << 32) | (int(mcb) << 36) | ((offset & 0x1FF) << 37) | (int(signed) << 46)
 
@@ -401,7 +401,7 @@ def test_fixpipe_vector_operand_and_sign_mismatch():
 
 
 # ------------------------------------------------------------------------------------------------
-# GatherMask: the worked vectors of reference §9
+# GatherMask: the worked vectors of the Ascend C GatherMask page (docs/ascend.md "GatherMask")
 # ------------------------------------------------------------------------------------------------
 
 

@@ -45,7 +45,7 @@ def test_lowered_descriptor_is_the_encoded_word(tmp_path: Path) -> None:
     path.write_text(KERNEL)
     out = tmp_path / "out.npy"
     assert main([str(path), "-p", "mmair-lower", "--output", f"out={out}"]) == 0
-    # reference tcgen05.md §11: f16 dense, D f32, M = 128, N = 256 -> 0x08400010
+    # PTX instruction-descriptor tables: f16 dense, D f32, M = 128, N = 256 -> 0x08400010
     assert np.load(out).view(np.uint32)[0] == 0x08400010
 
 

@@ -1,4 +1,4 @@
-"""GatherMask facts of mmair.isa.ascend.gather (ascend-cube.md §9 worked vectors)."""
+"""GatherMask facts of mmair.isa.ascend.gather (the worked vectors of the Ascend C GatherMask page)."""
 
 from __future__ import annotations
 

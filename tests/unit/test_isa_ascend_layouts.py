@@ -1,4 +1,4 @@
-"""Fractal layouts of mmair.isa.ascend.layouts against the reference (ascend-cube.md §3-§6, §10)."""
+"""Fractal layouts of mmair.isa.ascend.layouts against the index formulas of docs/ascend.md ("Fractal layouts") and the PTO NZ fractal layout text."""
 
 from __future__ import annotations
 
@@ -114,7 +114,7 @@ def test_footprint_bytes(case: tuple[str, str, str, int, int]) -> None:
 
 
 # ---------------------------------------------------------------------------------------------
-# Index formulas of reference §3 (written out independently here)
+# Index formulas of docs/ascend.md "Fractal layouts" (written out independently here)
 # ---------------------------------------------------------------------------------------------
 
 
@@ -149,7 +149,7 @@ def test_offsets_match_reference_formulas(case: tuple[str, str, str, int, int]) 
 
 @pytest.mark.parametrize("rows,cols", [(20, 28), (16, 16), (1, 5), (33, 70)])
 def test_nz_matches_reference_numpy_recipe(rows: int, cols: int) -> None:
-    # Reference §3: Nz(X) = pad(X).reshape(R1,16,C1,c0).transpose(2,0,1,3)
+    # docs/ascend.md: Nz(X) = pad(X).reshape(R1,16,C1,c0).transpose(2,0,1,3)
     x = _logical((rows, cols))
     c0 = 16
     r1, c1 = _ceil(rows, 16), _ceil(cols, c0)

@@ -1,4 +1,4 @@
-"""Fixpipe QUANT_PRE word of mmair.isa.ascend.quant (ascend-cube.md §8.3)."""
+"""Fixpipe QUANT_PRE word of mmair.isa.ascend.quant (docs/ascend.md "Quant modes")."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Target tables of mmair.isa.ascend.targets, spot-checked against ascend-cube.md §2, §7-§9."""
+"""Target tables of mmair.isa.ascend.targets, spot-checked against docs/ascend.md (targets, type tables, quant modes, GatherMask)."""
 
 from __future__ import annotations
 

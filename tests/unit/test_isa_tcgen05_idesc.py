@@ -1,4 +1,4 @@
-"""tcgen05 instruction descriptor: reference §11 vectors, round trips, reserved bits, random words."""
+"""tcgen05 instruction descriptor: PTX-table test vectors, round trips, reserved bits, random words."""
 
 from __future__ import annotations
 
@@ -134,7 +134,7 @@ def test_encode_rejects_unencodable_fields(desc: InstrDesc, field: str) -> None:
 
 @st.composite
 def valid_idescs(draw: st.DrawFn) -> tuple[InstrDesc, dict[str, object]]:
-    """A descriptor together with an MMA context in which it is legal (reference §2, §5-§7)."""
+    """A descriptor together with an MMA context in which it is legal (PTX tcgen05.mma: kinds, shapes, block scaling)."""
     kind = draw(st.sampled_from(KINDS))
     block = kind in BLOCK_SCALED_KINDS
     ws = False if block else draw(st.booleans())

@@ -1,4 +1,4 @@
-"""tcgen05 validity rules R1-R32 (reference §9): one passing and at least one failing case each."""
+"""tcgen05 validity rules R1-R32 (docs/tcgen05-rules.md): one passing and at least one failing case each."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""tcgen05.mma shapes (reference §5, PTX Table 39)."""
+"""tcgen05.mma shapes (PTX Table 39)."""
 
 from __future__ import annotations
 

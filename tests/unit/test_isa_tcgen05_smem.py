@@ -1,4 +1,4 @@
-"""tcgen05 shared-memory matrix descriptor: reference §11 vectors, round trips, R17-R19 in decode."""
+"""tcgen05 shared-memory matrix descriptor: test vectors from PTX Table 40, round trips, R17-R19 in decode."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from mmair.isa.tcgen05.smem import (
     expected_base_offset,
 )
 
-# Reference §11 (from PTX Table 40; every row matches CUTLASS's SmemDescriptor).
+# Test vectors computed from PTX Table 40; every row matches CUTLASS's SmemDescriptor.
 VECTORS = [
     (SmemDesc(0x400, 16, 1024, 0, "relative", "sw128"), 0x4000404000010040),
     (SmemDesc(0, 256, 128, 0, "relative", "none"), 0x0000400800100000),  # PTX K-major tf32

@@ -19,7 +19,7 @@ from mmair.isa.tcgen05.zcmask import (
 
 
 def reference_submask(first: int, start: int, skip: int, use: int, width: int) -> int:
-    """Reference §4 written out run by run: 1-runs of skip+1, 0-runs of use+1, drop `start` bits."""
+    """The PTX zero-column mask descriptor written out run by run: 1-runs of skip+1, 0-runs of use+1, drop `start` bits."""
     bits: list[int] = []  # LSB first
     value = first
     while len(bits) < start + width:

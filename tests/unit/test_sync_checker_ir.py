@@ -10,6 +10,7 @@ import pytest
 from xdsl.context import Context
 
 from mmair.dialects import get_all_dialects
+from mmair.executor.errors import ExecutionError
 from mmair.executor.events import SyncError
 from mmair.executor.runner import run_module
 from mmair.tools.diagnostics import LocatingParser, op_location, verify_module
@@ -255,3 +256,19 @@ def test_raw_mmad_chain_needs_a_cube_barrier_only_when_small(size, races):
             run_module(module, sync_check=True)
     else:
         run_module(module, sync_check=True)
+
+
+@pytest.mark.parametrize("max_ops", range(7, 13))
+def test_a_race_before_the_op_limit_is_reported_not_the_limit(max_ops):
+    """The run stops at the op limit after the racy gather_mask ran (7 to 12 ops): the race, still
+    in the checker's batch, is reported instead of the limit."""
+    with pytest.raises(SyncError, match=r"race on ub bytes \[0, 256\) \(%ub_src\)"):
+        run_module(parse(without(GATHER, "A")), inputs=_inputs(), sync_check=True,
+                   max_ops=max_ops)
+
+
+def test_the_op_limit_is_reported_when_no_race_ran_before_it():
+    """At 6 ops the gather_mask has not run: no race yet, the limit is the error."""
+    with pytest.raises(ExecutionError, match=r"execution exceeded 6 operations") as info:
+        run_module(parse(without(GATHER, "A")), inputs=_inputs(), sync_check=True, max_ops=6)
+    assert not isinstance(info.value, SyncError)

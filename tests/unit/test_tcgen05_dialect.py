@@ -54,7 +54,7 @@ SMEM_VECTORS: list[tuple[SmemDesc, int]] = [
     (SmemDesc(0x2000, 512, 1024, 0, "relative", "sw64"), 0x8000404000200200),
 ]
 
-# PTX zero-column mask examples 1-4 (reference §4 table).
+# PTX zero-column mask examples 1-4 (PTX zero-column mask descriptor).
 ZCMASK_VECTORS: list[tuple[ZeroColumnMask, int]] = [
     (ZeroColumnMask((0, 0, 0, 0), (0, 0, 0, 0), False, 4, 3, 0), 0x0003040000000000),
     (ZeroColumnMask((0, 0, 0, 0), (0, 0, 0, 0), True, 2, 3, 0), 0x0003028000000000),
@@ -202,7 +202,7 @@ def test_zcmask_print_parse_keeps_the_word(
         (lambda: IdescAttr(InstrDesc("i8", 128, 256, "s8", "u8", "s32", negate_a=True)), "[R5]"),
         (lambda: SmemDescAttr(0x4020404000010040), "[R17]"),  # bit 53
         (lambda: SmemDescAttr(0x6000404000010040), "[R18]"),  # swizzle code 3
-        (lambda: SmemDescAttr(0x201640400002003F), "[R20]"),  # reference §11 negative vector
+        (lambda: SmemDescAttr(0x201640400002003F), "[R20]"),  # a failing test vector (R20)
         (lambda: ZcmaskAttr(0x4003028000000000), "[R24]"),  # bit 62
         (lambda: ZcmaskAttr(ZeroColumnMask(shift=40)), "[R25]"),
     ],

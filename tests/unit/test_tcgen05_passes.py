@@ -1,6 +1,6 @@
 """Tests of `tcgen05-materialize-descriptors` and `tcgen05-raise-descriptors`.
 
-Expected words are the tcgen05 reference §11 test vectors (and the §4 zero-column mask examples),
+Expected words are test vectors computed from the PTX descriptor tables (and the PTX zero-column mask examples),
 not values produced by the code under test. The round trip runs over every valid chunk of the
 repository's `.mlir` inputs that use the tcgen05 dialect.
 """
@@ -33,7 +33,7 @@ from mmair.tools.opt import main as opt_main
 ROOT = Path(__file__).resolve().parents[2]
 MAKE_OPS = (MakeIdescOp, MakeSmemDescOp, MakeZcmaskOp)
 
-# Reference §11: (kind, word, D memref type, extra mma modifiers) of every valid idesc vector.
+# PTX-table test vectors: (kind, word, D memref type, extra mma modifiers) of every valid idesc vector.
 IDESC_WORDS: list[tuple[str, int, str, str]] = [
     ("f16", 0x08400010, "128x256xf32", "cta_group(1)"),
     ("f16", 0x04028490, "64x8xf32", "cta_group(1)"),
@@ -47,7 +47,7 @@ IDESC_WORDS: list[tuple[str, int, str, str]] = [
     ("mxf8f6f4", 0x10A00000, "256x128xf32", "cta_group(2) block_scale(1X)"),
     ("mxf4nvf4", 0x10200480, "256x128xf32", "cta_group(2) block_scale(4X)"),
 ]
-# Reference §11 smem vectors and the PTX zero-column mask examples (reference §4).
+# PTX Table 40 smem vectors and the PTX zero-column mask examples 1-4.
 SMEM_WORDS = [0x4000404000010040, 0x0000400800100000, 0xC000402000100100, 0x8000404000200200]
 ZCMASK_WORDS = [0x0003040000000000, 0x0003028000000000, 0x0003028100000000, 0x0203028301020100]
 
@@ -384,7 +384,7 @@ def test_mmair_opt_runs_both_passes(tmp_path: Path, capsys: pytest.CaptureFixtur
 
 
 # ----------------------------------------------------------------------------------------------
-# isa helper the dialect now shares (reference §7 table: block32 = 1X for mxf8f6f4, 2X for mxf4*)
+# isa helper the dialect now shares (PTX block-scale table: block32 = 1X for mxf8f6f4, 2X for mxf4*)
 
 
 @pytest.mark.parametrize(

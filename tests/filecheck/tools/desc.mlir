@@ -1,4 +1,4 @@
-// mmair-desc: encode/decode the tcgen05 descriptor words (reference §11 vectors, PTX zero-column mask example 4).
+// mmair-desc: encode/decode the tcgen05 descriptor words (PTX-table test vectors, PTX zero-column mask example 4).
 
 // RUN: mmair-desc encode '#tcgen05.idesc<kind = f16, dtype = f32, atype = f16, btype = f16, m = 128, n = 256>' | filecheck %s --check-prefix=ENC-IDESC
 // ENC-IDESC: 0x08400010

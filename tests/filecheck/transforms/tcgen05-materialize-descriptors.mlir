@@ -2,7 +2,7 @@
 
 // Descriptor make-ops become the integer words hardware reads: i32 for the instruction descriptor,
 // i64 for shared-memory descriptors and zero-column masks (printed signed). The expected words are
-// the test vectors of the tcgen05 reference §11 (and §4 for the zero-column masks), written in hex
+// the descriptor test vectors of the PTX tables (and the PTX zero-column mask examples), written in hex
 // in the comments.
 
 // kind::f16 dense, M = 128, N = 256, A and B K-major with the 128-byte swizzle.

@@ -2,7 +2,7 @@
 // RUN: mmair-opt %s --split-input-file --disable-verify -p tcgen05-raise-descriptors | mmair-opt --split-input-file --verify-diagnostics | filecheck %s --check-prefix=VERIFY
 
 // Constant descriptor words, as another compiler dumps them, become make-ops with attributes. The
-// words are test vectors of the tcgen05 reference §11; the expected fields are the ones the
+// words are descriptor test vectors of the PTX tables; the expected fields are the ones the
 // reference lists for them. The first RUN line shows what the pass produces (without verifying),
 // the second feeds that to the verifier: raised words are checked field by field, and words the
 // pass cannot raise are left as constants, which the mma verifier reports with the raw word.

@@ -84,7 +84,7 @@ func.func @f(%a: memref<8x64xi4>, %b: memref<64x8xi4>, %c: memref<8x8xi32>) {
 // CHECK: error: 'pto.matmul' op requires a fractal transpose of 4-bit elements (s4) to load b, which is not supported on target a2 (transposable widths [16, 32, 8]); give b transposed (transpose_b)
 
 // -----
-// No bias form for s4 (reference §7.2).
+// No bias form for s4 (Ascend C Mmad type table, docs/ascend.md).
 func.func @f(%a: memref<8x64xi4>, %b: memref<8x64xi4>, %c: memref<8x8xi32>, %bias: memref<8xi32>) {
   pto.matmul %a, %b, %c transpose_b bias %bias : memref<8xi32> : memref<8x64xi4>, memref<8x64xi4>, memref<8x8xi32>
   func.return

@@ -1,5 +1,5 @@
 // RUN: mmair-opt %s --split-input-file --verify-diagnostics | filecheck %s
-// One chunk per verifier rule of the pto dialect (reference ascend-cube.md §11); the default
+// One chunk per verifier rule of the pto dialect (docs/ascend.md, docs/pto-raw-params.md); the default
 // target is a2. Rule ids in brackets.
 
 // [tile] explicit NZ factorization with the wrong K0 (f16: 32 B / 2 = 16)

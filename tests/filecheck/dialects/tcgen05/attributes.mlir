@@ -1,7 +1,7 @@
 // RUN: mmair-opt %s --split-input-file | filecheck %s
 // RUN: mmair-opt %s --split-input-file --print-op-generic | mmair-opt --split-input-file | filecheck %s
 
-// The test vectors of the tcgen05 reference §11: each packed word (written with `word = ...`)
+// The descriptor test vectors computed from the PTX tables: each packed word (written with `word = ...`)
 // prints as the fields the reference lists for it, and the field form prints the same way.
 
 // Instruction descriptors.
@@ -62,7 +62,7 @@
 
 // -----
 
-// Zero-column mask descriptors: PTX examples 1-4 (reference §4).
+// Zero-column mask descriptors: PTX examples 1-4.
 %ex1 = tcgen05.make_zcmask #tcgen05.zcmask<word = 0x0003040000000000>
 %ex2 = tcgen05.make_zcmask #tcgen05.zcmask<word = 0x0003028000000000>
 %ex3 = tcgen05.make_zcmask #tcgen05.zcmask<word = 0x0003028100000000>

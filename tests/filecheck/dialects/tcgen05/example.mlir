@@ -5,5 +5,5 @@
 // CHECK: tcgen05.make_idesc #tcgen05.idesc<kind = f16, dtype = f32, atype = f16, btype = f16, m = 128, n = 256>
 // CHECK: tcgen05.mma kind(f16) cta_group(1) %acc, %a_desc, %b_desc, %idesc, %overwrite
 
-// 0x08400010 = 138412048 (reference tcgen05.md §11, f16 dense M=128 N=256)
+// 0x08400010 = 138412048 (PTX instruction-descriptor tables, f16 dense M=128 N=256)
 // WORDS: %idesc = arith.constant 138412048 : i32

@@ -1,6 +1,6 @@
 // RUN: mmair-opt %s --split-input-file --verify-diagnostics | filecheck %s
 
-// One chunk per validity rule of the tcgen05 reference §9 (R1-R32), then the structural checks.
+// One chunk per validity rule in docs/tcgen05-rules.md (R1-R32), then the structural checks.
 // Descriptors known at compile time (attributes, make_* ops, arith.constant words) are decoded and
 // checked against the mma that uses them.
 
@@ -180,7 +180,7 @@ func.func @r14_vec(%en: i1, %desc: i64) {
 
 // -----
 
-// R16: K = 96 needs cta_group::2 and M = 256 (the failing vector of reference §11).
+// R16: K = 96 needs cta_group::2 and M = 256 (a failing test vector).
 %idesc = tcgen05.make_idesc #tcgen05.idesc<kind = mxf4, word = 0xc89004a0>
 // CHECK: error: k = 96 is not legal with cta_group::2, M = 128; legal: 64 (K = 96 needs cta_group::2 and M = 256) [R16]
 
@@ -230,7 +230,7 @@ func.func @r18(%en: i1, %b: i64) {
 
 // -----
 
-// R20: the absolute LBO mode needs swizzle sw128 (the failing vector of reference §11).
+// R20: the absolute LBO mode needs swizzle sw128 (a failing test vector).
 %desc = tcgen05.make_smem_desc #tcgen05.smem_desc<word = 0x201640400002003f>
 // CHECK: error: lbo_mode = absolute is not legal with swizzle = sw128_base32b; legal: relative (absolute needs swizzle = sw128) [R20]
 
