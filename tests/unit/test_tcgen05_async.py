@@ -9,12 +9,12 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from run_variants import run_lowered, write_variant
 
 from mmair.executor.events import LANE_SETS, NUM_PIPES, PIPES, lane_of
 from mmair.executor.hb import HappensBefore
 from mmair.isa.ascend.pipes import Pipe, needs_same_pipe_barrier
 from mmair.isa.tcgen05.units import UNITS, Unit
-from mmair.tools.run import main
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT / "examples" / "tcgen05_gemm_kloop.mlir"
@@ -31,9 +31,7 @@ def _line_in(path: Path, fragment: str) -> int:
 
 
 def _variant(tmp_path: Path, name: str, edit) -> Path:
-    path = tmp_path / f"{name}.mlir"
-    path.write_text("\n".join(edit(list(LINES))) + "\n")
-    return path
+    return write_variant(tmp_path, name, edit(list(LINES)))
 
 
 def _drop(fragment: str):
@@ -42,13 +40,6 @@ def _drop(fragment: str):
 
 def _replace(old: str, new: str):
     return lambda lines: [x.replace(old, new) for x in lines]
-
-
-def _run(capsys, path: Path, *extra: str) -> tuple[int, str]:
-    code = main([str(path), "-p", "mmair-lower", *extra])
-    err = capsys.readouterr().err
-    assert "Traceback" not in err
-    return code, err
 
 
 MMA = _line("tcgen05.mma kind(f16)")
@@ -62,7 +53,7 @@ def test_correct_kernel_is_race_free_and_matches_numpy(capsys, tmp_path: Path) -
     b = rng.integers(-4, 5, (64, 128)).astype(np.float16)
     np.save(tmp_path / "a.npy", a.reshape(128, 8, 8).transpose(1, 0, 2).copy())
     np.save(tmp_path / "b.npy", b.T.reshape(128, 8, 8).transpose(1, 0, 2).copy())
-    code, err = _run(capsys, EXAMPLE, "--input", f"a={tmp_path / 'a.npy'}", "--input",
+    code, err = run_lowered(capsys, EXAMPLE, "--input", f"a={tmp_path / 'a.npy'}", "--input",
                      f"b={tmp_path / 'b.npy'}", "--output", f"d={tmp_path / 'd.npy'}")
     assert code == 0, err
     assert np.array_equal(np.load(tmp_path / "d.npy"), a.astype(np.float32) @ b.astype(np.float32))
@@ -70,7 +61,7 @@ def test_correct_kernel_is_race_free_and_matches_numpy(capsys, tmp_path: Path) -
 
 def test_d_read_before_the_final_wait(capsys, tmp_path: Path) -> None:
     path = _variant(tmp_path, "no_final_wait", _drop("mbarrier_wait %bar1, %last"))
-    code, err = _run(capsys, path)
+    code, err = run_lowered(capsys, path)
     assert code == 1
     ld = LD0 - 1  # one line removed above it
     assert err.startswith(
@@ -84,7 +75,7 @@ def test_smem_stage_refilled_under_an_in_flight_mma(capsys, tmp_path: Path) -> N
     # No wait before refilling a stage: step 2 overwrites stage 0 that the MMA of step 0 reads.
     path = _variant(tmp_path, "early_refill", _replace("arith.cmpi uge, %k, %c2",
                                                        "arith.cmpi uge, %k, %ksteps"))
-    code, err = _run(capsys, path)
+    code, err = run_lowered(capsys, path)
     assert code == 1
     assert err.startswith(
         f"{path}:{COPY_A}:7: error: 'memref.copy' op race on smem bytes [0, 4096) (%a_stages): "
@@ -95,7 +86,7 @@ def test_smem_stage_refilled_under_an_in_flight_mma(capsys, tmp_path: Path) -> N
 
 def test_registers_used_before_wait_ld(capsys, tmp_path: Path) -> None:
     path = _variant(tmp_path, "no_wait_ld", _drop("tcgen05.wait_ld"))
-    code, err = _run(capsys, path)
+    code, err = run_lowered(capsys, path)
     assert code == 1
     copy = _line_in(path, '"memref.copy"(%r0, %d0)')
     ld = _line_in(path, 'tcgen05.ld shape("32x32b") num(128) warp(0)')
@@ -108,7 +99,7 @@ def test_registers_used_before_wait_ld(capsys, tmp_path: Path) -> None:
 def test_missing_commit_makes_a_wait_that_never_completes(capsys, tmp_path: Path) -> None:
     # Stage 1's commit removed: step 3 waits for phase 0 of %bar1, which nothing completes.
     path = _variant(tmp_path, "no_commit", _drop("tcgen05.commit cta_group(1) %bar1"))
-    code, err = _run(capsys, path)
+    code, err = run_lowered(capsys, path)
     assert code == 1
     wait = _line("tcgen05.mbarrier_wait %bar1, %parity")
     assert err.startswith(
@@ -122,14 +113,14 @@ def test_wrong_phase_can_return_early_and_race(capsys, tmp_path: Path) -> None:
     # running, the wait returns at once (phase 1 incomplete) and tcgen05.ld reads D under them.
     path = _variant(tmp_path, "wrong_phase", _replace("%last = arith.constant true",
                                                       "%last = arith.constant false"))
-    code, err = _run(capsys, path)
+    code, err = run_lowered(capsys, path)
     assert code == 1
     assert err.startswith(f"{path}:{LD0}:5: error: 'tcgen05.ld' op race on TMEM lanes [0, 32) x "
                           "columns [0, 128) (%acc)")
     assert f"'tcgen05.mma' at {path}:{MMA}:7 (the tensor core's async unit, iteration %k = 3)" \
         in err
     # The sequential model (checker off) completes every MMA at issue: the same wait deadlocks.
-    code, err = _run(capsys, path, "--sync-check=off")
+    code, err = run_lowered(capsys, path, "--sync-check=off")
     assert code == 1
     assert "waits on phase parity 0 of the mbarrier at SMEM 0x4008, which can never complete" \
         in err
@@ -142,7 +133,7 @@ def _no_epilogue(lines: list[str]) -> list[str]:
 
 def test_tmem_deallocated_under_an_in_flight_mma(capsys, tmp_path: Path) -> None:
     path = _variant(tmp_path, "early_dealloc", _no_epilogue)
-    code, err = _run(capsys, path)
+    code, err = run_lowered(capsys, path)
     assert code == 1
     assert re.match(
         rf"{re.escape(str(path))}:\d+:5: error: 'tcgen05.dealloc' op race on TMEM lanes \[0, "
@@ -153,7 +144,7 @@ def test_tmem_deallocated_under_an_in_flight_mma(capsys, tmp_path: Path) -> None
 def test_commit_never_waited(capsys, tmp_path: Path) -> None:
     path = _variant(tmp_path, "never_waited",
                     lambda lines: [x for x in _no_epilogue(lines) if "tcgen05.dealloc" not in x])
-    code, err = _run(capsys, path)
+    code, err = run_lowered(capsys, path)
     assert code == 1
     commit = _line_in(path, "tcgen05.commit cta_group(1) %bar0")
     assert err.startswith(
@@ -188,7 +179,7 @@ def test_scalar_store_into_smem_under_an_in_flight_mma(capsys, tmp_path: Path) -
         return lines[:at + 1] + store.splitlines() + lines[at + 1:]
 
     path = _variant(tmp_path, "scalar_store", edit)
-    code, err = _run(capsys, path)
+    code, err = run_lowered(capsys, path)
     assert code == 1
     assert err.startswith(
         f"{path}:{MMA + 2}:7: error: 'memref.store' op race on smem bytes [0, 2) (%a_stages): "
@@ -198,10 +189,10 @@ def test_scalar_store_into_smem_under_an_in_flight_mma(capsys, tmp_path: Path) -
 
 
 def test_check_coverage_sees_the_threads_gm_stores(capsys, tmp_path: Path) -> None:
-    code, err = _run(capsys, EXAMPLE, "--check-coverage", "d")
+    code, err = run_lowered(capsys, EXAMPLE, "--check-coverage", "d")
     assert code == 0, err
     path = _variant(tmp_path, "no_last_store", _drop('"memref.copy"(%r3, %d3)'))
-    code, err = _run(capsys, path, "--check-coverage", "d")
+    code, err = run_lowered(capsys, path, "--check-coverage", "d")
     assert code == 1
     # warp 3's 32 rows of the 128 x 128 f32 D: bytes [96 * 512, 128 * 512)
     assert "--check-coverage: 16384 bytes (4096 elements) of output 'd' were written by no " \

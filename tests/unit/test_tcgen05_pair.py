@@ -8,6 +8,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from run_variants import run_lowered, write_variant
 
 from mmair.executor.tcgen05_kernels import (
     SharedMemory,
@@ -40,23 +41,10 @@ def _inputs(tmp_path: Path) -> tuple[list[str], np.ndarray]:
     return args, a.astype(np.float32) @ b.astype(np.float32)
 
 
-def _variant(tmp_path: Path, name: str, lines: list[str]) -> Path:
-    path = tmp_path / f"{name}.mlir"
-    path.write_text("\n".join(lines) + "\n")
-    return path
-
-
-def _run(capsys, path: Path, *extra: str) -> tuple[int, str]:
-    code = main([str(path), "-p", "mmair-lower", *extra])
-    err = capsys.readouterr().err
-    assert "Traceback" not in err
-    return code, err
-
-
 def test_pair_gemm_matches_numpy(capsys, tmp_path: Path) -> None:
     args, expected = _inputs(tmp_path)
     for check in ("on", "off"):
-        code, err = _run(capsys, EXAMPLE, *args, f"--sync-check={check}", "--output",
+        code, err = run_lowered(capsys, EXAMPLE, *args, f"--sync-check={check}", "--output",
                          f"d={tmp_path / 'd.npy'}")
         assert code == 0, err
         np.testing.assert_array_equal(np.load(tmp_path / "d.npy"), expected)
@@ -64,10 +52,10 @@ def test_pair_gemm_matches_numpy(capsys, tmp_path: Path) -> None:
 
 def test_commit_without_the_peer_in_its_mask_leaves_the_peer_waiting(capsys,
                                                                        tmp_path: Path) -> None:
-    path = _variant(tmp_path, "mask1", [x.replace("%both = arith.constant 3 : i16",
+    path = write_variant(tmp_path, "mask1", [x.replace("%both = arith.constant 3 : i16",
                                                   "%both = arith.constant 1 : i16")
                                         for x in LINES])
-    code, err = _run(capsys, path)
+    code, err = run_lowered(capsys, path)
     assert code == 1
     wait = _line("tcgen05.mbarrier_wait %bar")
     assert err.startswith(
@@ -77,10 +65,10 @@ def test_commit_without_the_peer_in_its_mask_leaves_the_peer_waiting(capsys,
 
 
 def test_commit_mask_beyond_the_pair_is_refused(capsys, tmp_path: Path) -> None:
-    path = _variant(tmp_path, "mask4", [x.replace("%both = arith.constant 3 : i16",
+    path = write_variant(tmp_path, "mask4", [x.replace("%both = arith.constant 3 : i16",
                                                   "%both = arith.constant 7 : i16")
                                         for x in LINES])
-    code, err = _run(capsys, path)
+    code, err = run_lowered(capsys, path)
     assert code == 1
     assert "'tcgen05.commit' op multicasts to CTA mask 0x0007, which names CTAs beyond its " \
            "cluster of 2 CTAs (ranks 0, 1) (in CTA 0 of the CTA pair)" in err
@@ -91,10 +79,10 @@ def test_peer_smem_written_after_the_cluster_barrier_is_a_race(capsys, tmp_path:
     copy = lines.pop(_line('"memref.copy"(%b_half, %b_smem)') - 1)
     sync = next(i for i, x in enumerate(lines) if "tcgen05.cluster_sync" in x)
     lines.insert(sync + 1, copy)
-    path = _variant(tmp_path, "late_copy", lines)
+    path = write_variant(tmp_path, "late_copy", lines)
     mma = next(i + 1 for i, x in enumerate(lines) if "tcgen05.mma kind" in x)
     # The asynchronous checker (one engine for both CTAs; the default):
-    code, err = _run(capsys, path)
+    code, err = run_lowered(capsys, path)
     assert code == 1
     assert err.startswith(
         f"{path}:{mma}:7: error: 'tcgen05.mma' op race on smem bytes [4096, 6144) (%b_smem of "
@@ -103,7 +91,7 @@ def test_peer_smem_written_after_the_cluster_barrier_is_a_race(capsys, tmp_path:
         f"{path}:{sync + 2}:5 (the issuing thread, CTA 1) writes them; no tcgen05.cluster_sync "
         "(or mbarrier phase the thread waited) orders them")
     # --sync-check=off keeps the barrier-interval check of the pair:
-    code, err = _run(capsys, path, "--sync-check=off")
+    code, err = run_lowered(capsys, path, "--sync-check=off")
     assert code == 1
     assert err.startswith(
         f"{path}:{mma}:7: error: 'tcgen05.mma' op race on smem bytes [4096, 6144) of CTA 1 of the "
@@ -112,8 +100,8 @@ def test_peer_smem_written_after_the_cluster_barrier_is_a_race(capsys, tmp_path:
 
 
 def test_mma_before_the_peer_allocated_its_tmem(capsys, tmp_path: Path) -> None:
-    path = _variant(tmp_path, "no_sync", [x for x in LINES if "tcgen05.cluster_sync" not in x])
-    code, err = _run(capsys, path)
+    path = write_variant(tmp_path, "no_sync", [x for x in LINES if "tcgen05.cluster_sync" not in x])
+    code, err = run_lowered(capsys, path)
     assert code == 1
     assert "'tcgen05.mma' op requires D in allocated TMEM columns, got column 0, which is not " \
            "allocated (access to columns [0, 128)) (D rows 128..255 in the tensor memory of " \
@@ -121,7 +109,7 @@ def test_mma_before_the_peer_allocated_its_tmem(capsys, tmp_path: Path) -> None:
 
 
 def test_pair_kernel_refuses_coverage(capsys) -> None:
-    code, err = _run(capsys, EXAMPLE, "--check-coverage", "d")
+    code, err = run_lowered(capsys, EXAMPLE, "--check-coverage", "d")
     assert code == 1
     assert "error: --timing and --check-coverage are not modelled for a cta_group::2 kernel " \
            "(a CTA pair)" in err
@@ -199,8 +187,8 @@ def test_checker_sees_the_peer_reading_d_before_the_mma_completes(capsys, tmp_pa
     dealloc = _line("tcgen05.dealloc")
     lines.insert(dealloc - 1, "    tcgen05.cluster_sync")
     lines = "\n".join(lines).splitlines()
-    path = _variant(tmp_path, "early_d", lines)
-    code, err = _run(capsys, path)
+    path = write_variant(tmp_path, "early_d", lines)
+    code, err = run_lowered(capsys, path)
     assert code == 1
     mma = next(i + 1 for i, x in enumerate(lines) if "tcgen05.mma kind" in x)
     assert err.startswith(f"{path}:{mma}:7: error: 'tcgen05.mma' op race on TMEM lanes [96, 128) "
@@ -234,9 +222,9 @@ def test_pair_shift_moves_both_ctas_rows_and_cp_is_refused(capsys, tmp_path: Pat
              "memref<128x128xf32, strided<[128, 1], offset: ?>>) -> ()"]
     epilogue = [x for x in lines[wait:] if "tcgen05.ld" not in x and "tcgen05.wait_ld" not in x
                 and '"memref.copy"(%r' not in x]
-    path = _variant(tmp_path, "pair_shift", lines[:wait] + shift + epilogue)
+    path = write_variant(tmp_path, "pair_shift", lines[:wait] + shift + epilogue)
     args, expected = _inputs(tmp_path)
-    code, err = _run(capsys, path, *args, "--output", f"d={tmp_path / 'd.npy'}")
+    code, err = run_lowered(capsys, path, *args, "--output", f"d={tmp_path / 'd.npy'}")
     assert code == 0, err
     d = np.load(tmp_path / "d.npy")
     for base in (0, 128):  # each CTA's half
@@ -248,8 +236,8 @@ def test_pair_shift_moves_both_ctas_rows_and_cp_is_refused(capsys, tmp_path: Pat
           "base_offset = 0, lbo_mode = relative, swizzle = none>",
           '    tcgen05.cp cta_group(2) shape("128x256b") %acc, %src : '
           "memref<128x128xf32, #tcgen05.space<tmem>>"]
-    path = _variant(tmp_path, "pair_cp", lines[:wait] + cp + lines[wait:])
-    code, err = _run(capsys, path)
+    path = write_variant(tmp_path, "pair_cp", lines[:wait] + cp + lines[wait:])
+    code, err = run_lowered(capsys, path)
     assert code == 1
     assert "'tcgen05.cp' op uses tcgen05.cp with cta_group::2, which the executor does not " \
            "model" in err
