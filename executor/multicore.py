@@ -17,18 +17,14 @@ ordered by a `sync_all` are reported by the same race check as intra-core ones.
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable
 from typing import Any
 
 from mmair.executor.errors import ExecutionError
 from mmair.executor.events import SCALAR, Event, SyncError, op_where
+from mmair.executor.turns import Abort, TurnTaking
 from mmair.isa.ascend.pipes import Pipe
 
 _RUN, _WAIT, _DONE = "run", "wait", "done"
-
-
-class _Abort(BaseException):
-    """Ends a waiting core's thread after another core faulted (not an error of its own)."""
 
 
 class PeerFault(Exception):
@@ -56,7 +52,7 @@ def sync_all_one_core(core: int, op: Any, interp: Any) -> None:
                                       interp.iteration)])
 
 
-class Launch:
+class Launch(TurnTaking):
     """The hand-off between the cores of one launch (module docstring).
 
     `cores`: the block indices this launch runs (default all `blocks`); a worker process of the
@@ -99,7 +95,7 @@ class Launch:
             self.cond.wait_for(lambda: (self.turn == core and self.state[core] == _RUN)
                                or self.aborted)
             if self.aborted:
-                raise _Abort
+                raise Abort
 
     def _open(self) -> None:
         if self.scheduler is not None:
@@ -157,45 +153,16 @@ class Launch:
             f"reaching it: every core of the launch must reach every sync_all",
             op)
 
-    # --- the launch ---------------------------------------------------------------------------
+    # --- the launch (executor/turns.py) --------------------------------------------------------
 
-    def run(self, bodies: list[Callable[[], Any]]) -> list[Any]:
-        """Run `bodies[i]` as core i; returns their results or raises the first fault."""
-        results: list[Any] = [None] * len(self.cores)
+    def _mark_done(self, core: int) -> None:
+        self.state[core] = _DONE
 
-        def core_main(core: int) -> None:
-            with self.cond:
-                self.cond.wait_for(lambda: self.turn == core or self.aborted)
-                if self.aborted:
-                    return
-            try:
-                results[core] = bodies[core]()
-            except _Abort:
-                return
-            except BaseException as err:  # reported by the launching thread
-                if isinstance(err, ExecutionError) and not isinstance(err, SyncError):
-                    # a runtime fault of this block (a race or deadlock names its blocks)
-                    err.message += f" (in block {self.cores[core]} of {self.blocks})"
-                with self.cond:
-                    if self.error is None:
-                        self.error = err
-                    self.state[core] = _DONE
-                    self.aborted = True
-                    self.cond.notify_all()
-                return
-            with self.cond:
-                self.state[core] = _DONE
-                self._hand_off(core)
+    def _fault_label(self, core: int) -> str:
+        return f"in block {self.cores[core]} of {self.blocks}"
 
-        threads = [threading.Thread(target=core_main, args=(i,), name=f"mmair-block{self.cores[i]}",
-                                    daemon=True) for i in range(len(self.cores))]
-        for t in threads:
-            t.start()
-        for t in threads:
-            t.join()
-        if self.error is not None:
-            raise self.error
-        return results
+    def _thread_name(self, core: int) -> str:
+        return f"mmair-block{self.cores[core]}"
 
 
 def check_blocks(blocks: int, target: Any) -> None:

@@ -41,17 +41,13 @@ from collections.abc import Callable
 from typing import Any
 
 from mmair.executor.errors import ExecutionError
-from mmair.executor.events import SyncError
+from mmair.executor.turns import Abort, TurnTaking
 
 PAIR = 2
 """CTAs in the cluster of a `cta_group::2` kernel (one CTA pair)."""
 
 
-class _Abort(BaseException):
-    """Ends a waiting CTA's thread after the other CTA faulted (not an error of its own)."""
-
-
-class Cluster:
+class Cluster(TurnTaking):
     """The hand-off between the CTAs of one cluster (module docstring)."""
 
     def __init__(self, size: int = PAIR) -> None:
@@ -113,7 +109,7 @@ class Cluster:
             self._hand_off(rank)
             self.cond.wait_for(lambda: self.turn == rank or self.aborted)
             if self.turn != rank:  # deadlock or the other CTA faulted
-                raise _Abort
+                raise Abort
             del self.waiting[rank]
 
     def barrier(self, rank: int, op: Any) -> None:
@@ -161,44 +157,16 @@ class Cluster:
             f"reads the peer CTA's shared memory: a cluster barrier must order the peer's writes "
             f"before it)", op)
 
-    # --- the run ------------------------------------------------------------------------------
+    # --- the run (executor/turns.py) -----------------------------------------------------------
 
-    def run(self, bodies: list[Callable[[], Any]]) -> list[Any]:
-        """Run `bodies[r]` as CTA r; returns their results or raises the first fault."""
-        results: list[Any] = [None] * self.size
+    def _mark_done(self, rank: int) -> None:
+        self.done[rank] = True
 
-        def cta_main(rank: int) -> None:
-            with self.cond:
-                self.cond.wait_for(lambda: self.turn == rank or self.aborted)
-                if self.aborted:
-                    return
-            try:
-                results[rank] = bodies[rank]()
-            except _Abort:
-                return
-            except BaseException as err:  # reported by the launching thread
-                with self.cond:
-                    if self.error is None:
-                        if isinstance(err, ExecutionError) and not isinstance(err, SyncError):
-                            err.message += f" (in CTA {rank} of the CTA pair)"
-                        self.error = err
-                    self.done[rank] = True
-                    self.aborted = True
-                    self.cond.notify_all()
-                return
-            with self.cond:
-                self.done[rank] = True
-                self._hand_off(rank)
+    def _fault_label(self, rank: int) -> str:
+        return f"in CTA {rank} of the CTA pair"
 
-        threads = [threading.Thread(target=cta_main, args=(r,), name=f"mmair-cta{r}", daemon=True)
-                   for r in range(self.size)]
-        for t in threads:
-            t.start()
-        for t in threads:
-            t.join()
-        if self.error is not None:
-            raise self.error
-        return results
+    def _thread_name(self, rank: int) -> str:
+        return f"mmair-cta{rank}"
 
 
 def uses_cta_pair(module: Any) -> bool:
