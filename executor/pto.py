@@ -286,6 +286,14 @@ def gm_nibble_bytes(array: np.ndarray) -> raw_kernels.PackedNibbles:
     return raw_kernels.PackedNibbles(flat.view(np.uint8) & 0x0F)
 
 
+def gm_bytes(array: np.ndarray, offset: int, role: str) -> np.ndarray:
+    """1-D byte view of GM from element `offset` of `array` to the end of its buffer."""
+    flat = gm_linear(array)
+    if offset < 0 or offset >= flat.size:
+        raise ExecutionError(f"requires {role} offset in [0, {flat.size}), got {offset}")
+    return flat[offset:].view(np.uint8)
+
+
 @register_impls
 @dataclass
 class PtoParamsFunctions(InterpreterFunctions):
@@ -310,6 +318,19 @@ class PtoParamsFunctions(InterpreterFunctions):
         dst.will_write()
         raw_kernels.load2d(tile_bytes(src, soff, "src"), tile_bytes(dst, doff, "dst"), p,
                            element_bits(src.element), op.if_transpose is not None)
+        return ()
+
+    @impl(pto.Load2DGmOp)
+    def run_load_2d_gm(self, interp: Interpreter, op: pto.Load2DGmOp, args: PythonValues) -> PythonValues:
+        v = pto.operand_map(op, args)
+        src, soff, dst, doff = v["src"], v["src_offset"], v["dst"], v["dst_offset"]
+        target = _target_of(op)
+        p = raw_kernels.Load2D(*(v[name] for name in isa_params.LOAD2D_GM_FIELDS))
+        if p.dst_gap and not isa_params.load2d_gm_dst_gap_supported(target):
+            raise ExecutionError(f"requires dst_gap 0 on target {target.name}, got {p.dst_gap}")
+        dst.will_write()
+        raw_kernels.load2d(gm_bytes(src, soff, "src"), tile_bytes(dst, doff, "dst"), p,
+                           element_bits(dst.element), addr_mode=1 if op.decrements else 0)
         return ()
 
     @impl(pto.Load2DTransposeOp)

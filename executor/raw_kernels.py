@@ -8,7 +8,8 @@ kernels implement the documented index formulas on flat arrays:
 * `nd2nz`: DataCopy GM -> L1 with `Nd2NzParams` (CCE `copy_gm_to_cbuf_multi_nd2nz` loop; several ND
   matrices, strides in elements and C0 = 32 B units, zero-filled C0 tails).
 * `load2d`: LoadData with `LoadData2DParams` (Ascend C `load2d.py`; whole 512-byte fractals,
-  srcStride start to start, dstGap end to start, b16 `ifTranspose`).
+  srcStride start to start, dstGap end to start, b16 `ifTranspose`; from GM to L1, addrMode 1
+  reads the source fractals backwards).
 * `load2d_transpose`: LoadDataWithTranspose with `LoadData2dTransposeParams`
   (`load_data_with_transpose.py`; b8 32x32 and b32 16x16 square blocks of two fractals, b4 64x64
   squares of four).
@@ -204,12 +205,13 @@ def _take_blocks(flat: np.ndarray, starts: np.ndarray, width: int, role: str) ->
 
 def load2d(
     src: np.ndarray, dst: np.ndarray, p: Load2D, bits: int, transpose: bool = False,
-    dst_gap_effective: bool = True,
+    dst_gap_effective: bool = True, addr_mode: int = 0,
 ) -> None:
     """LoadData(dst, src, LoadData2DParams) on byte arrays from the operand starts: for
     i < repeatTimes, the 512-byte fractal at (startIndex + srcStride*i)*512 goes to
     (dstGap + 1)*512*i (dstGap is ignored on a5); with ifTranspose (b16 only) each 16x16
-    fractal is transposed."""
+    fractal is transposed. `addr_mode` 1 (dec, the GM -> L1 path only) reads fractal
+    startIndex - srcStride*i instead (Ascend C `load2d.py`: `addr_calc_mode = -1`)."""
     _check_fields(vars(p), isa_params.LOAD2D_FIELDS)
     if p.repeat_times == 0:
         return
@@ -217,7 +219,14 @@ def load2d(
         raise ExecutionError(f"ifTranspose requires b16 elements, got {bits}-bit elements")
     gap = p.dst_gap if dst_gap_effective else 0
     i = np.arange(p.repeat_times, dtype=np.int64)
-    blocks = _take_blocks(src, (p.start_index + p.src_stride * i) * FRACTAL_BYTES, FRACTAL_BYTES, "src")
+    sign = -1 if addr_mode == 1 else 1
+    if sign < 0 and p.start_index < p.src_stride * (p.repeat_times - 1):
+        raise ExecutionError(
+            f"addrMode 1 (dec) reads fractal start_index - src_stride*i, which is negative for "
+            f"i = {p.start_index // p.src_stride + 1} (start_index {p.start_index}, src_stride "
+            f"{p.src_stride}, repeat_times {p.repeat_times}): before the src operand's start")
+    blocks = _take_blocks(src, (p.start_index + sign * p.src_stride * i) * FRACTAL_BYTES,
+                          FRACTAL_BYTES, "src")
     if transpose:
         words = blocks.view(np.uint16).reshape(-1, M0, M0).transpose(0, 2, 1)
         blocks = np.ascontiguousarray(words).view(np.uint8).reshape(-1, FRACTAL_BYTES)

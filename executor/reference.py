@@ -15,8 +15,8 @@ no byte memory, no address), so the run only says which GM buffers feed which `m
 * `fixpipe`: the conversion written out in numpy from the op's quant mode and its QUANT_PRE word
   (fields decoded by `mmair.isa.ascend.quant`): ReLU, scale, shift, round half to even, offset,
   saturation; the value is then stored into the GM memref, i.e. rounded in the OUTPUT type.
-* the raw Ascend C parameter forms (`copy_nd2nz`, `copy_dn2nz`, `load_2d`, `load_2d_transpose`,
-  `load_2d_v2`, `copy_l1_bt`, `mmad`, `fixpipe_copy`): each tile is kept rounded up to whole
+* the raw Ascend C parameter forms (`copy_nd2nz`, `copy_dn2nz`, `load_2d`, `load_2d_gm`,
+  `load_2d_transpose`, `load_2d_v2`, `copy_l1_bt`, `mmad`, `fixpipe_copy`): each tile is kept rounded up to whole
   fractals, so that its physical image (`LogicalTile.physical`, the layout's index map) is
   exact, padding included; the parameters are followed with the executor's index math
   (`raw_kernels`), the arithmetic is the reference's own (float64 product, `convert`);
@@ -747,6 +747,29 @@ class ReferencePtoFunctions(InterpreterFunctions):
         transpose = op.if_transpose is not None
         return self._load(op, p, v["src"], v["src_offset"], v["dst"], v["dst_offset"],
                           lambda s, d: raw_kernels.load2d(s, d, p, bits, transpose, gap))
+
+    @impl(pto.Load2DGmOp)
+    def run_load_2d_gm(self, interp: Interpreter, op, args: PythonValues) -> PythonValues:
+        """LoadData GM -> L1 (addrMode inc / dec): the executor's byte kernel, as an element map
+        from the GM operand to the L1 tile's physical image."""
+        from mmair.executor.pto import gm_linear
+
+        v = pto.operand_map(op, args)
+        dst: LogicalTile = v["dst"]
+        p = raw_kernels.Load2D(*(v[name] for name in isa_params.LOAD2D_GM_FIELDS))
+        bits = element_bits(dst.element)
+        mode = 1 if op.decrements else 0
+        src = _decoded(gm_linear(v["src"]), dst.element)
+        values, magnitude = dst.physical("dst")
+        source = _element_map(lambda s, d: raw_kernels.load2d(s, d, p, bits, addr_mode=mode),
+                              bits, src.size, _raw_offset(v["src_offset"], src.size, "src"),
+                              values.size, _raw_offset(v["dst_offset"], values.size, "dst"))
+        written = np.nonzero(source >= 0)[0]
+        values[written] = src[source[written]]
+        magnitude[written] = np.abs(values[written].astype(np.float64))
+        dst.store_physical(values, magnitude)
+        self._written(dst)
+        return ()
 
     @impl(pto.Load2DTransposeOp)
     def run_load_2d_transpose(self, interp: Interpreter, op, args: PythonValues) -> PythonValues:

@@ -310,6 +310,9 @@ EFFECTS: dict[type[Operation], OpEffects] = {
         "load_2d", (_r("src", isa.LOAD2D_SRC_ALIGN), _w("dst", isa.LOAD2D_DST_ALIGN)),
         ("repeat_times",),
     ),
+    pto.Load2DGmOp: OpEffects(
+        "load_2d_gm", (_r("src"), _w("dst", isa.LOAD2D_GM_DST_ALIGN)), ("repeat_times",),
+    ),
     pto.Load2DTransposeOp: OpEffects(
         "load_2d_transpose", (_r("src", isa.LOAD2D_SRC_ALIGN), _w("dst", isa.LOAD2D_DST_ALIGN)),
         ("repeat_times",),
@@ -448,14 +451,14 @@ def _tile_box(tile: Any, offset: int, width: int, loops: _Loops, write: bool,
 
 
 def _gm_box(array: Any, width: int, loops: _Loops, write: bool,
-            roots: dict[int, tuple[Any, int]]) -> list[Access]:
-    """A box of GM addressed linearly from `array`'s first element (`executor.pto.gm_linear`),
-    `width` and strides in elements."""
+            roots: dict[int, tuple[Any, int]], offset_bytes: int = 0) -> list[Access]:
+    """A box of GM addressed linearly from `array`'s first element (`executor.pto.gm_linear`)
+    plus `offset_bytes`, `width` and strides in elements."""
     root = gm_root(array)
     hit = roots.get(id(root))
     if hit is None or hit[0] is not root:
         hit = roots[id(root)] = (root, root.__array_interface__["data"][0])
-    start = array.__array_interface__["data"][0] - hit[1]
+    start = array.__array_interface__["data"][0] - hit[1] + offset_bytes
     item = array.itemsize
     return _box("gm", start, width * item, [(c, s * item) for c, s in loops], write, "",
                 id(root), (0, root.nbytes))
@@ -520,6 +523,28 @@ def _exact_load_2d(op: Operation) -> _Exact:
                     ((r, values[stride] * frac),), False, s.name, None, _bytes(s)) + \
             _box(d.space, d.offset + _offset_bytes(d, values[doff]), frac, ((r, step),), True,
                  d.name, None, _bytes(d))
+
+    return exact
+
+
+def _exact_load_2d_gm(op: Operation) -> _Exact:
+    """LoadData 2D GM -> L1 (`raw_kernels.load2d` with addrMode): repeatTimes fractals of 512 B;
+    with addrMode 1 the source fractals run down from startIndex, the same set as the run up
+    from startIndex - srcStride*(repeatTimes - 1)."""
+    assert isinstance(op, pto.Load2DGmOp)
+    dec = op.decrements
+    src, soff, dst, doff, start, repeat, stride, gap = _indices(
+        op, "src", "src_offset", "dst", "dst_offset", "start_index", "repeat_times", "src_stride",
+        "dst_gap")
+    frac = isa.FRACTAL_BYTES
+
+    def exact(values: Sequence[Any], roots: dict[int, tuple[Any, int]]) -> list[Access]:
+        s, d, r, step = values[src], values[dst], values[repeat], values[stride]
+        first = values[start] - step * (r - 1) if dec else values[start]
+        return _gm_box(s, frac // s.itemsize, ((r, step * frac // s.itemsize),), False, roots,
+                       values[soff] * s.itemsize + first * frac) + \
+            _box(d.space, d.offset + values[doff] * d.physical.itemsize, frac,
+                 ((r, (values[gap] + 1) * frac),), True, d.name, None, _bytes(d))
 
     return exact
 
@@ -683,6 +708,7 @@ _RAW_EXACT: dict[type[Operation], Callable[[Operation], _Exact]] = {
     pto.CopyNd2NzOp: _exact_nz_copy,
     pto.CopyDn2NzOp: _exact_nz_copy,
     pto.Load2DOp: _exact_load_2d,
+    pto.Load2DGmOp: _exact_load_2d_gm,
     pto.Load2DTransposeOp: _exact_load_2d_transpose,
     pto.Load2DV2Op: _exact_load_2d_v2,
     pto.CopyL1BtOp: _exact_copy_l1_bt,
