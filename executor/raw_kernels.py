@@ -335,18 +335,18 @@ def load2d_v2(src: np.ndarray, dst: np.ndarray, p: Load2DV2, bits: int, transpos
     if not transpose:
         slots = (j * p.dst_stride + i).reshape(-1)
     else:
-        if bits < 8:
-            raise ExecutionError(f"ifTranspose of {bits}-bit elements is not modelled by the executor")
         field, multiple = isa_params.LOAD2D_V2_TRANSPOSE_MULTIPLE[bits]
         if getattr(p, field) % multiple:
             raise ExecutionError(f"ifTranspose of b{bits} requires {field} to be a multiple of "
                                  f"{multiple}, got {getattr(p, field)}")
         c0 = C0_BYTES * 8 // bits
-        words = blocks.view(np.dtype(f"u{bits // 8}")).reshape(p.m_step, p.k_step, M0, c0)
+        elements = unpack_codes(blocks) if bits == 4 else blocks.view(np.dtype(f"u{bits // 8}"))
+        words = elements.reshape(p.m_step, p.k_step, M0, c0)
         t = words.transpose(1, 3, 0, 2).reshape(p.k_step * c0, p.m_step * M0)  # R^T
         r1, c1 = p.k_step * c0 // M0, p.m_step * M0 // c0
-        out = t.reshape(r1, M0, c1, c0).transpose(2, 0, 1, 3)  # Nz fractals (c1, r1)
-        blocks = np.ascontiguousarray(out).view(np.uint8).reshape(-1, FRACTAL_BYTES)
+        out = np.ascontiguousarray(t.reshape(r1, M0, c1, c0).transpose(2, 0, 1, 3))  # Nz (c1, r1)
+        blocks = (pack_codes(out.reshape(-1, M0 * c0)) if bits == 4
+                  else out.view(np.uint8).reshape(-1, FRACTAL_BYTES))
         slots = (np.arange(c1, dtype=np.int64)[:, None] * p.dst_stride
                  + np.arange(r1, dtype=np.int64)[None, :]).reshape(-1)
     idx = slots[:, None] * FRACTAL_BYTES + np.arange(FRACTAL_BYTES, dtype=np.int64)[None, :]

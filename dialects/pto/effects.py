@@ -587,7 +587,7 @@ def _exact_load_2d_v2(op: Operation) -> _Exact:
         s, d, ms, ks = values[src], values[dst], values[m_step], values[k_step]
         rows, cols = ms, ks
         bits = isa.element_bits(s.element)
-        if transpose and bits >= 8:
+        if transpose:
             c0 = isa.C0_BYTES * 8 // bits
             rows, cols = ks * c0 // isa.M0, ms * isa.M0 // c0
         first = (values[k0] * values[sstride] + values[m0]) * frac

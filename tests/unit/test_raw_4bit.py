@@ -293,3 +293,39 @@ def test_s4_odd_k_keeps_the_gm_copy_tile_level():
     assert run(module, inputs).outputs["c"].tobytes() == base.tobytes()
     kinds = {type(op) for op in module.walk()}
     assert pto.MteGmL1Op in kinds and pto.CopyNd2NzOp not in kinds and pto.MmadOp in kinds
+
+
+@pytest.mark.parametrize("m_step, k_step, dst_stride", [(4, 1, 4), (4, 3, 12), (8, 2, 9)])
+def test_b4_load_2d_v2_transposes_the_window(m_step, k_step, dst_stride):
+    """LoadData2DParamsV2 with ifTranspose on b4 (a5; mStep a multiple of 4): the window of
+    mStep x kStep Nz fractals of 16 x 64, an [mStep*16, kStep*64] matrix R, is written as the Nz
+    of R^T with K-direction stride dstStride (the whole-window reading of the b8/b16/b32 forms),
+    and the footprint is exactly the fractals written."""
+    rows, cols = m_step * 16, k_step * 64
+    r = np.random.default_rng(m_step + k_step).integers(0, 16, (rows, cols)).astype(np.uint8)
+    nz = r.reshape(m_step, 16, k_step, 64).transpose(2, 0, 1, 3)  # fractal (k1, m1) at k1*M1 + m1
+    src = rk.pack_codes(np.ascontiguousarray(nz).reshape(-1, 1024)).reshape(-1)
+    size = 64 * 512
+    p = rk.Load2DV2(0, 0, m_step, k_step, m_step, dst_stride)
+    dst = np.zeros(size, np.uint8)
+    rk.load2d_v2(src, dst, p, 4, transpose=True)
+    fractals = rk.unpack_codes(dst.reshape(-1, 512)).reshape(-1, 16, 64)
+    t = r.T  # [k_step*64, m_step*16]
+    for r1 in range(cols // 16):
+        for c1 in range(rows // 64):
+            np.testing.assert_array_equal(fractals[c1 * dst_stride + r1],
+                                          t[16 * r1:16 * (r1 + 1), 64 * c1:64 * (c1 + 1)])
+    names = ["m0", "k0", "ms", "ks", "ss", "ds", "z"]
+    tile_a, tile_b = "!pto.tile<l1, 512x128xi4, nz>", "!pto.tile<l0b, 512x128xi4, zn>"
+    op = _op("a5", f"%a: {tile_a}, %b: {tile_b}, " + ", ".join(f"%{n}: index" for n in names),
+             f"pto.load_2d_v2 %a[%z], %b[%z] m_start_position %m0 k_start_position %k0 m_step %ms "
+             f"k_step %ks src_stride %ss dst_stride %ds if_transpose : {tile_a}, {tile_b}")
+    s_tile, d_tile = _tile("l1", size, "s4", np.uint8), _tile("l0b", size, "s4", np.uint8)
+    values = _values(op, {"src": s_tile, "dst": d_tile, "m_start_position": 0,
+                          "k_start_position": 0, "m_step": m_step, "k_step": k_step,
+                          "src_stride": m_step, "dst_stride": dst_stride, "src_offset": 0,
+                          "dst_offset": 0})
+    padded = np.zeros(size, np.uint8)
+    padded[:src.size] = src
+    written, _ = _written(lambda d: rk.load2d_v2(padded, d, p, 4, transpose=True), size)
+    assert (_mask(Footprint(op).accesses(values), "l0b", True, size) == written).all()
