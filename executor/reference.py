@@ -201,8 +201,6 @@ class LogicalTile:
     def physical_index(self, role: str) -> np.ndarray:
         """[padded rows, padded cols] -> element offset in the physical buffer (a bijection)."""
         if self._physical_index is None:
-            if element_bits(self.element) < 8:
-                raise ReferenceError(f"reference: raw forms of 4-bit {role} tiles are not modelled")
             g = layouts.geometry(self.layout, self.logical_shape, self.element, self.space)
             pr, pc = g.padded_shape
             rows = np.arange(pr, dtype=np.int64)[:, None]
@@ -357,15 +355,24 @@ def _element_map(kernel, bits: int, src_count: int, src_offset: int, dst_count: 
     The kernel runs on tags: every source element holds its index + 1, written in base
     2^bits digits, one run per digit (an element holds one digit), so the map comes from the
     executor's own index math whatever the buffer size."""
-    dtype = np.dtype(f"u{bits // 8}")
+    dtype = np.dtype(f"u{max(bits, 8) // 8}")
     base = 1 << bits
     tags = np.arange(1, src_count + 1, dtype=np.int64)
     source = np.zeros(dst_count, dtype=np.int64)
     scale = 1
+    if bits == 4 and (src_offset % 2 or dst_offset % 2):
+        raise ExecutionError("reference: requires 4-bit operand offsets on a byte boundary (even "
+                             f"elements), got {src_offset} and {dst_offset}")
     while scale <= src_count:
         src = ((tags // scale) % base).astype(dtype)
-        dst = np.zeros(dst_count, dtype)
-        kernel(src[src_offset:].view(np.uint8), dst[dst_offset:].view(np.uint8))
+        if bits == 4:  # nibble digits, packed two a byte as the tiles hold them
+            packed = raw_kernels.pack_codes(np.append(src, np.zeros(src.size % 2, dtype)))
+            out = np.zeros(-(-dst_count // 2), np.uint8)
+            kernel(packed[src_offset // 2:], out[dst_offset // 2:])
+            dst = raw_kernels.unpack_codes(out)[:dst_count]
+        else:
+            dst = np.zeros(dst_count, dtype)
+            kernel(src[src_offset:].view(np.uint8), dst[dst_offset:].view(np.uint8))
         source += dst.astype(np.int64) * scale
         scale *= base
     return source - 1
@@ -686,12 +693,19 @@ class ReferencePtoFunctions(InterpreterFunctions):
         v = pto.operand_map(op, args)
         dst: LogicalTile = v["dst"]
         p = raw_kernels.Nd2Nz(*(v[name] for name in op.FIELDS))
+        fields = op.fields(pto.target_of(op))
+        bits = element_bits(dst.element)
+        if bits < 8:  # the byte fields of a 4-bit copy, as the same copy on elements
+            if op.DN or op.small_c0 is not None:
+                raise ReferenceError("reference: copy_dn2nz and small_c0 of 4-bit elements are "
+                                     "not modelled")
+            p, fields = raw_kernels.nd2nz_in_elements(p, bits, fields), None
         c0 = c0_elements(dst.element, "l1")
         values, magnitude = dst.physical("dst")
         offset = _raw_offset(v["dst_offset"], values.size, "dst")
         src = _decoded(gm_linear(v["src"]), dst.element)
         written = np.zeros(values.size - offset)
-        kwargs = dict(fields=op.fields(pto.target_of(op)), dn=op.DN, small_c0=op.small_c0 is not None)
+        kwargs = dict(fields=fields, dn=op.DN, small_c0=op.small_c0 is not None)
         raw_kernels.nd2nz(src, values[offset:], p, c0, **kwargs)
         raw_kernels.nd2nz(np.broadcast_to(np.float64(1), src.shape), written, p, c0, **kwargs)
         tail = magnitude[offset:]

@@ -191,7 +191,9 @@ class CopyNd2NzOp(_NzCopyBase):
     d < ceil(d_value / c0) * c0 (c0 = 32 B / sizeof):
         dst[i*dst_nz_matrix_stride + (d//c0)*dst_nz_c0_stride*c0 + n*dst_nz_n_stride*c0 + d%c0]
           = d < d_value ? src[i*src_nd_matrix_stride + n*src_d_value + d] : 0.
-    `small_c0` (a5 enableSmallC0, d_value <= 4): rows of 4 elements at n*4 (executor/raw_kernels.py)."""
+    `small_c0` (a5 enableSmallC0, d_value <= 4): rows of 4 elements at n*4 (executor/raw_kernels.py).
+    4-bit (s4, e2m1) data is copied as b8 ("参数需要根据b8类型进行设置"): d_value, src_d_value and the
+    two matrix strides count bytes, two elements each."""
 
     name = "pto.copy_nd2nz"
     FIELDS: ClassVar[tuple[str, ...]] = tuple(isa_params.ND2NZ_FIELDS)
@@ -407,8 +409,9 @@ class Load2DGmOp(IRDLOperation):
 class Load2DTransposeOp(_Load2DBase):
     """LoadDataWithTranspose(dst[dst_offset], src[src_offset], LoadData2dTransposeParams): per
     iteration one square block (b8 32 x 32 of two fractals, b16 16 x 16, b32 16 x 16 of two 16 x 8
-    fractals) at start_index + src_stride*i squares is transposed into fractals at
-    (dst_gap + 1)*i and, for the second, dst_frac_gap + 1 fractals later."""
+    fractals, b4 64 x 64 of four 16 x 64 fractals, into L0B only) at start_index + src_stride*i
+    squares is transposed into fractals at (dst_gap + 1)*i and, for each further one,
+    dst_frac_gap + 1 fractals later."""
 
     name = "pto.load_2d_transpose"
     FIELDS: ClassVar[dict[str, isa_params.Field]] = dict(isa_params.LOAD2D_TRANSPOSE_FIELDS)
@@ -427,9 +430,12 @@ class Load2DTransposeOp(_Load2DBase):
         target = target_of(self)
         if not isa_params.load2d_transpose_supported(target):
             raise _error(self, f"load_2d_transpose is not supported on target {target.name}")
-        src, _dst = self._verify_common(target)
-        if src.element_bits not in (8, 16, 32):
-            raise _error(self, f"requires b8, b16 or b32 elements, got {src.element_name}")
+        src, dst = self._verify_common(target)
+        widths = isa_params.load2d_transpose_bits(target, dst.space_name)
+        if src.element_bits not in widths:
+            raise _error(self, f"requires element widths in {_fmt_set(widths)} for a "
+                               f"{dst.space_name} destination on target {target.name}, got "
+                               f"{src.element_name}")
 
 
 @irdl_op_definition

@@ -98,7 +98,8 @@ def _table(*fields: Field) -> Mapping[str, Field]:
 
 
 # The ranges live once, in isa/ascend/targets.py (ND2NZ_RANGES, ND2NZ_RANGES_A5, DN2NZ_RANGES);
-# these tables add each field's Ascend C name and unit.
+# these tables add each field's Ascend C name and unit. A 4-bit copy is the b8 one ("当输入数据类型
+# 是b4时，ND2NZ过程中数据是基于b8类型进行处理，因此参数需要根据b8类型进行设置"): its "elements" are bytes.
 ND2NZ_FIELDS: Mapping[str, Field] = _table(
     Field("nd_num", "ndNum", ND2NZ_RANGES["nd_num"], "matrices", size=True),
     Field("n_value", "nValue", ND2NZ_RANGES["n_value"], "rows", size=True),
@@ -322,6 +323,21 @@ def load2d_transpose_supported(target: Target) -> bool:
     return 8 in target.transpose_bits
 
 
+# LoadDataWithTranspose of int4b_t: "b4数据类型仅在目的操作数为L0B Buffer的时候支持" on A2/A3 (their
+# type lists: L0B int4b_t, int8_t, ...; L0A without int4b_t) and 200I/500 A2; Ascend 950's list
+# has no int4b_t (`LoadDataWithTranspose.md`, 数据类型 and 约束说明).
+LOAD2D_TRANSPOSE_B4_ARCHS = frozenset({2201, 3002})
+LOAD2D_TRANSPOSE_B4_DST = "l0b"
+
+
+def load2d_transpose_bits(target: Target, dst_space: str) -> frozenset[int]:
+    """Element widths LoadDataWithTranspose takes on `target` into `dst_space` (l0a / l0b)."""
+    if not load2d_transpose_supported(target):
+        return frozenset()
+    b4 = target.arch in LOAD2D_TRANSPOSE_B4_ARCHS and dst_space == LOAD2D_TRANSPOSE_B4_DST
+    return frozenset({8, 16, 32} | ({4} if b4 else set()))
+
+
 def load2d_dst_gap_effective(target: Target) -> bool:
     """Ascend C `LoadData_2D.md`: on Ascend 950 (a5) "setting dstGap has no effect"."""
     return target.arch != 3510
@@ -335,8 +351,11 @@ def fractal_elements(elem: str) -> int:
 def transpose_square(elem: str) -> tuple[int, int, int]:
     """LoadDataWithTranspose geometry for `elem`: (fractals per square block, square edge,
     fractal rows). b8: 2 fractals of 16 x 32 stacked into 32 x 32; b16: 1 fractal of 16 x 16;
-    b32: 2 fractals of 16 x 8 side by side into 16 x 16 (Ascend C `load_data_with_transpose.py`)."""
+    b32: 2 fractals of 16 x 8 side by side into 16 x 16 (Ascend C `load_data_with_transpose.py`);
+    b4: 4 fractals of 16 x 64 stacked into 64 x 64 (`LoadDataWithTranspose.md`, int4b_t)."""
     bits = element_bits(elem)
+    if bits == 4:
+        return (4, 64, 16)
     if bits == 8:
         return (2, 32, 16)
     if bits == 16:

@@ -28,6 +28,10 @@ builtin.module attributes {pto.target = "a2"} {
     // CHECK: pto.mmad %l0a, %l0b, %l0c, %c16, %c16, %c32 {cmatrix_init_val = false} : !pto.tile<l0a, 16x32xf16, zz>, !pto.tile<l0b, 32x16xf16, zn>, !pto.tile<l0c, 16x16xf32, nz>
     pto.fixpipe_copy %l0c[%c0], %out n_size %c16 m_size %c16 src_stride %c16 dst_stride %c16 nd_num %c1 src_nd_stride %c0 dst_nd_stride %c0 : !pto.tile<l0c, 16x16xf32, nz>, memref<16x16xf32>
     // CHECK: pto.fixpipe_copy %l0c[%c0], %out n_size %c16 m_size %c16 src_stride %c16 dst_stride %c16 nd_num %c1 src_nd_stride %c0 dst_nd_stride %c0 : !pto.tile<l0c, 16x16xf32, nz>, memref<16x16xf32>
+    %l1s4 = pto.alloc : !pto.tile<l1, 64x64xi4, nz>
+    %l0bs4 = pto.alloc : !pto.tile<l0b, 64x64xi4, zn>
+    pto.load_2d_transpose %l1s4[%c0], %l0bs4[%c0] start_index %c0 repeat_times %c1 src_stride %c1 dst_gap %c0 dst_frac_gap %c0 : !pto.tile<l1, 64x64xi4, nz>, !pto.tile<l0b, 64x64xi4, zn>
+    // CHECK: pto.load_2d_transpose %l1s4[%c0], %l0bs4[%c0] start_index %c0 repeat_times %c1 src_stride %c1 dst_gap %c0 dst_frac_gap %c0 : !pto.tile<l1, 64x64xi4, nz>, !pto.tile<l0b, 64x64xi4, zn>
     %l1b = pto.alloc : !pto.tile<l1, 1x32xf32, nd>
     %bt = pto.alloc : !pto.tile<bt, 1x32xf32, nd>
     pto.copy_l1_bt %l1b[%c0], %bt[%c0] block_count %c1 block_len %c1 src_gap %c0 dst_gap %c1 : !pto.tile<l1, 1x32xf32, nd>, !pto.tile<bt, 1x32xf32, nd>

@@ -1006,6 +1006,16 @@ builtin.module attributes {pto.target = "310p"} {
 // CHECK: error: 'pto.load_2d_transpose' op load_2d_transpose is not supported on target 310p
 
 // -----
+// [raw G2b] LoadDataWithTranspose takes b4 (int4b_t) into L0B only ("b4数据类型仅在目的操作数为L0B Buffer的时候支持")
+builtin.module attributes {pto.target = "a2"} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %l1, %l0a = "test.op"() : () -> (!pto.tile<l1, 64x64xi4, nz>, !pto.tile<l0a, 64x64xi4, zz>)
+  pto.load_2d_transpose %l1[%c0], %l0a[%c0] start_index %c0 repeat_times %c1 src_stride %c1 dst_gap %c0 dst_frac_gap %c0 : !pto.tile<l1, 64x64xi4, nz>, !pto.tile<l0a, 64x64xi4, zz>
+}
+// CHECK: error: 'pto.load_2d_transpose' op requires element widths in [16, 32, 8] for a l0a destination on target a2, got s4
+
+// -----
 // [raw M3] mmad: kDirectionAlign only on a2/a3 and only for f32
 %c16 = arith.constant 16 : index
 %a, %b, %c = "test.op"() : () -> (!pto.tile<l0a, 16x16xf16, zz>, !pto.tile<l0b, 16x16xf16, zn>, !pto.tile<l0c, 16x16xf32, nz>)
