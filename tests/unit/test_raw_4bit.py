@@ -259,24 +259,32 @@ S4_CASES = [
 
 
 @pytest.mark.parametrize("target", ["a2", "a3"])
+@pytest.mark.parametrize("transpose_b", [True, False])
 @pytest.mark.parametrize("m, n, k, tiles", S4_CASES)
-def test_s4_kernels_expand_end_to_end(target, m, n, k, tiles):
-    """s4 matmuls (B given transposed: no target transposes a 4-bit fractal on the way to L0A,
-    and the tile-level L1 -> L0B transpose of b4 is not offered) expand completely: copy_nd2nz
-    with byte fields, load_2d fractals, mmad on s4, fixpipe_copy; with the sync checker on, C is
-    the same bytes as tile level, equals the integer product, and passes --check-numpy."""
-    text = matmul_text(m, n, k, "s4", "s4", "s32", target, False, True)
+def test_s4_kernels_expand_end_to_end(target, transpose_b, m, n, k, tiles):
+    """s4 matmuls (A as is: no target transposes a 4-bit fractal on the way to L0A) expand
+    completely: copy_nd2nz with byte fields, load_2d fractals (B given transposed) or the
+    SplitBTransposeForS4S8 loop of LoadDataWithTranspose b4 squares (B as is, staged Nz), mmad on
+    s4, fixpipe_copy; with the sync checker on, C is the same bytes as tile level, equals the
+    integer product, and passes --check-numpy."""
+    text = matmul_text(m, n, k, "s4", "s4", "s32", target, False, transpose_b)
     rng = np.random.default_rng(m * n + k)
-    a, b = random_operand(rng, "s4", (m, k)), random_operand(rng, "s4", (n, k))
+    a = random_operand(rng, "s4", (m, k))
+    b = random_operand(rng, "s4", (n, k) if transpose_b else (k, n))
     inputs = {"a": a, "b": b}
     base = run(lowered(text, tiles, False), inputs).outputs["c"]
     module = lowered(text, tiles, True)
     result = run(module, inputs)
     assert result.outputs["c"].tobytes() == base.tobytes()
-    np.testing.assert_array_equal(base, a.astype(np.int64) @ b.T.astype(np.int64))
+    np.testing.assert_array_equal(base, a.astype(np.int64) @ (b.T if transpose_b else b)
+                                  .astype(np.int64))
     assert not {op.name for op in module.walk() if isinstance(op, TILE_LEVEL + (pto.MteGmL1Op,))}
     copies = [op for op in module.walk() if isinstance(op, pto.CopyNd2NzOp)]
-    assert {pto.static_value(op.src_d_value) for op in copies} == {k // 2}  # bytes
+    pitches = {k // 2} if transpose_b else {k // 2, n // 2}  # GM row pitches in bytes
+    assert {pto.static_value(op.src_d_value) for op in copies} == pitches
+    squares = [op for op in module.walk() if isinstance(op, pto.Load2DTransposeOp)]
+    assert bool(squares) is not transpose_b
+    assert all(pto.static_value(op.dst_gap) == 3 for op in squares)  # four fractals a square
     entry = next(op for op in module.walk() if op.name == "func.func")
     (ref,) = reference_outputs(module, entry, inputs, result, None)[0]
     np.testing.assert_array_equal(ref.values, base)
