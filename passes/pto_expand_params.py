@@ -28,7 +28,9 @@ expanded (left as tile-level ops, which the executor runs): dn2nz to other layou
 transposes of b8/b32 operands other than f32 B from zz, b8 B from nz (the
 SplitBTransposeForS4S8 squares: source starts provably multiples of 32, `_b8_nz_b_square_loads`)
 and b8 A from nz of A^T into a zz L0A (`_b8_nz_a_square_loads`),
-s4 operands, an `mte_l1_bt` whose tiles do not hold whole BT units.
+an `mte_l1_bt` whose tiles do not hold whole BT units. 4-bit (s4) copies take the b8 fields in
+bytes (cols / 2, pitch / 2), so a GM -> L1 copy whose columns or GM row pitch are not provably
+even (an odd K), or a 4-bit dn2nz, stays tile-level.
 """
 
 from __future__ import annotations
@@ -124,8 +126,6 @@ class _Expander:
     def gm_l1(self, op: pto.MteGmL1Op) -> bool:
         dst = op.dst.type
         assert isinstance(dst, pto.TileType)
-        if dst.element_bits < 8:
-            return False
         src_t = op.src.type
         assert isinstance(src_t, MemRefType)
         b = _Builder(op.parent_block(), op)  # type: ignore[arg-type]
@@ -139,9 +139,21 @@ class _Expander:
             pitch = strides[0]
         c0 = c0_elements(dst.element_name, "l1")
         r_tile, c_tile = dst.matrix_shape
+        # 4-bit: the b8 instruction, whose dValue, srcDValue and both matrix strides count bytes
+        # (two elements; Ascend C passes an int4b_t Nd2NzParams unchanged to the b8 copy, and
+        # CANN kernels halve dValue and srcDValue), so a row and the GM pitch must be whole bytes
+        per_byte = 8 // dst.element_bits if dst.element_bits < 8 else 1
+        if per_byte > 1 and (op.dn2nz is not None or not _known_multiple(cols, per_byte)
+                             or not _known_multiple(pitch, per_byte)):
+            return False
 
-        def nd2nz(bb: _Builder, src: SSAValue, off: Index, *params: Index) -> None:
-            bb.emit(pto.CopyNd2NzOp(src, op.dst, bb.v(off), *(bb.v(p) for p in params)))
+        def nd2nz(bb: _Builder, src: SSAValue, off: Index, nd: Index, n: Index, d: Index,
+                  src_matrix: Index, src_d: Index, c0_stride: Index, n_stride: Index,
+                  dst_matrix: Index) -> None:
+            d, src_matrix, src_d, dst_matrix = (bb.div(x, per_byte)
+                                                for x in (d, src_matrix, src_d, dst_matrix))
+            bb.emit(pto.CopyNd2NzOp(src, op.dst, bb.v(off), *(bb.v(p) for p in (
+                nd, n, d, src_matrix, src_d, c0_stride, n_stride, dst_matrix))))
 
         layout = dst.layout_name
         if op.dn2nz is not None:  # GM holds the cols x rows transpose: its row is a tile column
@@ -166,7 +178,7 @@ class _Expander:
             static_rows = _Builder.s(rows)
             tail_slabs = (static_rows // M0 if static_rows % M0 else 0) \
                 if static_rows is not None else (r_tile - 1) // M0
-            if max(slab, tail_slabs * slab) > \
+            if max(slab, tail_slabs * slab) // per_byte > \
                     isa_params.ND2NZ_FIELDS["dst_nz_matrix_stride"].range[1]:
                 return False
             full, rest = b.div(rows, M0), b.rem(rows, M0)
@@ -200,8 +212,6 @@ class _Expander:
         assert isinstance(src, pto.TileType) and isinstance(dst, pto.TileType)
         elem = src.element_name
         bits = element_bits(elem)
-        if bits < 8:
-            return False
         b = _Builder(op.parent_block(), op)  # type: ignore[arg-type]
         rows, cols = (op.m, op.k) if isinstance(op, pto.MteL1L0AOp) else (op.k, op.n)
         row: Index = op.src_row if op.src_row is not None else 0
@@ -337,10 +347,6 @@ class _Expander:
     # -- Mmad and Fixpipe -------------------------------------------------------------------
 
     def mad(self, op: pto.MadOp | pto.MadAccOp | pto.MadBiasOp) -> bool:
-        lhs = op.lhs.type
-        assert isinstance(lhs, pto.TileType)
-        if lhs.element_bits < 8:
-            return False
         bias = op.bias if isinstance(op, pto.MadBiasOp) else None
         new = pto.MmadOp(op.lhs, op.rhs, op.dst, op.m, op.n, op.k, bias=bias,
                          init_zero=not isinstance(op, pto.MadAccOp),
@@ -439,15 +445,13 @@ def _expandable(op: Operation, target: Target) -> bool:
     if isinstance(op, pto.MteGmL1Op | pto.MteL1BtOp):
         return True
     if isinstance(op, pto.MadOp | pto.MadAccOp | pto.MadBiasOp):
-        return op.lhs.type.element_bits >= 8  # type: ignore[union-attr]
+        return True
     if isinstance(op, pto.FixpipeOp):
         return op.layout.data != "nz2nz" or _fixpipe_nz_block(op) is not None
     assert isinstance(op, pto.MteL1L0AOp | pto.MteL1L0BOp)
     src, dst = op.src.type, op.dst.type
     assert isinstance(src, pto.TileType) and isinstance(dst, pto.TileType)
     bits = src.element_bits
-    if bits < 8:
-        return False
     if dst.layout_name == "nd":
         return True
     transpose = op.transpose is not None
@@ -522,11 +526,11 @@ def _b8_nz_a_square_loads(op: pto.MteL1L0AOp, target: Target) -> bool:
     return (-(-dst.matrix_shape[0] // M0)) % 2 == 0 or (m is not None and (-(-m // M0)) % 2 == 0)
 
 
-def _known_multiple(value: SSAValue, unit: int, depth: int = 8) -> bool:
+def _known_multiple(value: Index, unit: int, depth: int = 8) -> bool:
     """Whether `value` is provably a multiple of `unit`: a constant, a sum, difference, min or max
     of such values, a product with one, or the index of an `scf.for` whose lower bound and step
     are (the tile loops of pto-tile-matmul, and their unrolled multi-buffer copies)."""
-    known = pto.static_value(value)
+    known = value if isinstance(value, int) else pto.static_value(value)
     if known is not None:
         return known % unit == 0
     if depth == 0:
