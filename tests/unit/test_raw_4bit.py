@@ -337,3 +337,55 @@ def test_b4_load_2d_v2_transposes_the_window(m_step, k_step, dst_stride):
     padded[:src.size] = src
     written, _ = _written(lambda d: rk.load2d_v2(padded, d, p, 4, transpose=True), size)
     assert (_mask(Footprint(op).accesses(values), "l0b", True, size) == written).all()
+
+
+MOVES_A5 = """builtin.module attributes {{pto.target = "a5"}} {{
+  func.func @k(%a: memref<{m}x{k}x{t}>, %bt: memref<{n}x{k}x{t}>) {{
+    %cm = arith.constant {m} : index
+    %cn = arith.constant {n} : index
+    %ck = arith.constant {k} : index
+    %a1 = pto.alloc {{offset = 0 : i64}} : !pto.tile<l1, {m}x{k}x{t}, nz>
+    %b1 = pto.alloc {{offset = 65536 : i64}} : !pto.tile<l1, {n}x{k}x{t}, nz>
+    %a0 = pto.alloc {{offset = 0 : i64}} : !pto.tile<l0a, {m}x{k}x{t}, nz>
+    %b0 = pto.alloc {{offset = 0 : i64}} : !pto.tile<l0b, {k}x{n}x{t}, zn>
+    pto.mte_gm_l1 %a, %a1, %cm, %ck : memref<{m}x{k}x{t}>, !pto.tile<l1, {m}x{k}x{t}, nz>
+    pto.mte_gm_l1 %bt, %b1, %cn, %ck : memref<{n}x{k}x{t}>, !pto.tile<l1, {n}x{k}x{t}, nz>
+    pto.mte_l1_l0a %a1, %a0, %cm, %ck : !pto.tile<l1, {m}x{k}x{t}, nz>, !pto.tile<l0a, {m}x{k}x{t}, nz>
+    pto.mte_l1_l0b %b1, %b0, %ck, %cn transpose : !pto.tile<l1, {n}x{k}x{t}, nz>, !pto.tile<l0b, {k}x{n}x{t}, zn>
+    func.return
+  }}
+}}"""
+
+
+@pytest.mark.parametrize("element", ["e2m1", "s4"])
+def test_a5_4bit_moves_expand_to_the_same_bytes(element):
+    """a5 accepts e2m1 and s4 in ND2NZ and LoadData (no Mmad takes them there, so a kernel only
+    moves data): GM -> L1 -> L0A / L0B expanded to copy_nd2nz (byte fields) and load_2d leaves
+    L1, L0A and L0B with the same bytes as the tile-level moves."""
+    from xdsl.passes import PassPipeline
+
+    from mmair.executor.runner import make_interpreter
+    from mmair.passes import get_all_passes
+
+    m, n, k = 40, 24, 192
+    mlir = {"e2m1": "f4E2M1FN", "s4": "i4"}[element]
+    rng = np.random.default_rng(3)
+    dtype = ml_dtypes.float4_e2m1fn if element == "e2m1" else ml_dtypes.int4
+    a = rng.integers(0, 16, (m, k)).astype(np.uint8).view(dtype) if element == "e2m1" else \
+        random_operand(rng, "s4", (m, k))
+    bt = rng.integers(0, 16, (n, k)).astype(np.uint8).view(dtype) if element == "e2m1" else \
+        random_operand(rng, "s4", (n, k))
+    images = []
+    for expand in (False, True):
+        ctx, module = parse(MOVES_A5.format(m=m, n=n, k=k, t=mlir))
+        if expand:
+            PassPipeline.parse_spec(get_all_passes(), "pto-expand-params").apply(ctx, module)
+            kinds = {type(op) for op in module.walk()}
+            assert pto.CopyNd2NzOp in kinds and pto.Load2DOp in kinds
+            assert not kinds & {pto.MteGmL1Op, pto.MteL1L0AOp, pto.MteL1L0BOp}
+        interp, memory = make_interpreter(module, "a5")
+        interp.call_op("k", (a, bt))
+        images.append({s: memory.space(s).data.copy() for s in ("l1", "l0a", "l0b")})
+    for space in ("l1", "l0a", "l0b"):
+        assert images[0][space].tobytes() == images[1][space].tobytes(), space
+    assert images[0]["l0a"].any() and images[0]["l0b"].any()
