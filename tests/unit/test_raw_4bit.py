@@ -389,3 +389,31 @@ def test_a5_4bit_moves_expand_to_the_same_bytes(element):
     for space in ("l1", "l0a", "l0b"):
         assert images[0][space].tobytes() == images[1][space].tobytes(), space
     assert images[0]["l0a"].any() and images[0]["l0b"].any()
+
+
+def _nz_codes(x: np.ndarray) -> np.ndarray:
+    """The 512-byte Nz fractals (16 x 64 nibbles, fractal (r1, c1) at c1*R1 + r1) of `x`."""
+    r1, c1 = x.shape[0] // 16, x.shape[1] // 64
+    return x.reshape(r1, 16, c1, 64).transpose(2, 0, 1, 3).reshape(-1, 1024)
+
+
+@pytest.mark.parametrize("dst_gap, frac_gap, dst_step, layout", [(7, 0, 1, "nz"), (0, 2, 3, "zz")])
+def test_b4_load_with_transpose_doc_examples(dst_gap, frac_gap, dst_step, layout):
+    """The two int4b_t examples of LoadDataWithTranspose.md (分形转置): 12288 bytes (six 64 x 64
+    squares), an outer loop of 2 with source offset 3 squares, repeatTime 3, srcStride 1, and
+    (a) dstGap 7, dstFracGap 0, destination offset 1 square; (b) dstGap 0, dstFracGap 2,
+    destination offset 3 squares. With the source the Nz of X [192, 128] (square (rb, cb) at
+    3*cb + rb), (a) writes the Nz of X^T and (b) its Zz."""
+    x = np.random.default_rng(dst_gap).integers(0, 16, (192, 128)).astype(np.uint8)
+    src = rk.pack_codes(_nz_codes(x)).reshape(-1)
+    dst = np.zeros(12288, np.uint8)
+    p = rk.Load2DTranspose(0, 3, 1, dst_gap, frac_gap)
+    for outer in range(2):
+        rk.load2d_transpose(src[outer * 3 * 2048:], dst[outer * dst_step * 2048:], p, "s4")
+    got = rk.unpack_codes(dst.reshape(-1, 512))
+    t = x.T  # [128, 192]
+    if layout == "nz":
+        want = _nz_codes(t)
+    else:  # zz: fractal (r1, c1) at r1*C1 + c1
+        want = t.reshape(8, 16, 3, 64).transpose(0, 2, 1, 3).reshape(-1, 1024)
+    np.testing.assert_array_equal(got, want)
