@@ -220,7 +220,7 @@ class HappensBefore:
         found = []
         for a in accesses:
             mem = a.memory
-            key = (a.space, core if mem is None else mem)
+            key = (a.space, core if mem is None else mem)  # mutation: skip (only one-core runs take this path: multi-core runs record predecessors, so core is 0)
             groups = records.get(key)
             if groups is None:
                 groups = records[key] = {}
@@ -413,7 +413,7 @@ class HappensBefore:
                 b_start = b.start
                 # disjoint byte hulls (`overlap`'s first test, without its calls): most
                 # unordered pairs are two different tiles of one memory (%a_l1 and %b_l1)
-                if b_start >= a_end or a_start >= (b_start + b.width if b.rows <= 1 else
+                if b_start >= a_end or a_start >= (b_start + b.width if b.rows <= 1 else  # mutation: skip (one row: (rows - 1) * stride is 0, the same end)
                                                    b_start + (b.rows - 1) * b.stride + b.width):
                     continue
                 hit = overlap(a, b)

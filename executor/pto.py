@@ -441,7 +441,7 @@ def _decoded(flat: np.ndarray, element: str) -> np.ndarray:
         return flat
     from mmair.isa.ascend.hif8 import decode_hif8
 
-    return decode_hif8(flat).astype(np.float32)
+    return decode_hif8(flat).astype(np.float32)  # mutation: skip (raw mmad casts operands to its f32 compute type; HiF8 values are exact in both)
 
 
 def _nz_merged_block(op: pto.FixpipeOp) -> int:
@@ -449,8 +449,8 @@ def _nz_merged_block(op: pto.FixpipeOp) -> int:
     if op.layout.data != "nz2nz":
         return 0
     dst_t = op.dst.type
-    elem = dst_t.element_name if isinstance(dst_t, pto.TileType) else \
-        element_name_or_none(dst_t.element_type)  # type: ignore[union-attr]
+    # tiles and memrefs both carry element_type (None: no isa name)
+    elem = element_name_or_none(dst_t.element_type)  # type: ignore[union-attr]
     if elem is None:
         return 0
     merged = isa_params.fixpipe_nz_block_cols(element_bits(elem), False)

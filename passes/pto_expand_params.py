@@ -290,23 +290,25 @@ class _Expander:
                                           bb.mul(bb.mul(i, nn1), frac), nn1, k1t, True))
             return True
         if _b8_nz_b_square_loads(op, self.target):
-            # SplitBTransposeForS4S8: per 32-row k block, squares of two 16 x 32 fractals stacked
-            # along k (consecutive in Nz), one per 32 columns of n, transposed into Zn fractals
-            half_r1 = -(-sr // M0) // 2  # squares per L1 column of fractals
-            base = b.add(b.mul(b.div(col, 2 * M0), half_r1), b.div(row, 2 * M0))
-            squares = b.cdiv(n, 2 * M0)
-            # With an odd (or dynamic) fractal count the last square of a block writes the next
-            # block's first fractal, which that block rewrites: two MTE1 writes of the same
-            # bytes, ordered by a pipe_barrier(mte1) (docs/pipes.md, same-pipe rule).
-            overhang = b.s(nn1) is None or b.s(nn1) % 2 == 1
+            # SplitBTransposeForS4S8: per c0-row k block, squares of q fractals (b8: two 16 x 32,
+            # b4: four 16 x 64) stacked along k (consecutive in Nz), one per c0 columns of n,
+            # transposed into q Zn fractals
+            q = isa_params.transpose_square(elem)[0]
+            part_r1 = -(-sr // M0) // q  # squares per L1 column of fractals
+            base = b.add(b.mul(b.div(col, c0), part_r1), b.div(row, c0))
+            squares = b.cdiv(n, c0)
+            # With a fractal count not a multiple of q (or a dynamic one) the last square of a
+            # block writes the next block's first fractals, which that block rewrites: two MTE1
+            # writes of the same bytes, ordered by a pipe_barrier(mte1) (docs/pipes.md).
+            overhang = b.s(nn1) is None or b.s(nn1) % q != 0
 
             def body8(bb: _Builder, i: Index) -> None:
                 if overhang:
                     bb.emit(pto.PipeBarrierOp(Pipe.MTE1))
-                s_off = bb.mul(bb.add(base, i), 2 * frac)
+                s_off = bb.mul(bb.add(base, i), q * frac)
                 d_off = bb.mul(bb.mul(i, nn1), frac)
                 bb.emit(pto.Load2DTransposeOp(op.src, bb.v(s_off), op.dst, bb.v(d_off), bb.v(0),
-                                              bb.v(squares), bb.v(half_r1), bb.v(1), bb.v(0)))
+                                              bb.v(squares), bb.v(part_r1), bb.v(q - 1), bb.v(0)))
             b.loop(kk1, body8)
             return True
         if src.layout_name == "zz" and bits == 32 and isa_params.load2d_transpose_supported(self.target):
@@ -482,28 +484,31 @@ def _fixpipe_nz_block(op: pto.FixpipeOp) -> int | None:
 
 
 def _b8_nz_b_square_loads(op: pto.MteL1L0AOp | pto.MteL1L0BOp, target: Target) -> bool:
-    """Whether a b8 B move from an nz L1 tile to zn L0B is the SplitBTransposeForS4S8 loop of the
-    Ascend C sample: LoadDataWithTranspose squares of two fractals stacked along k. The L1 tile's
-    fractal rows come in pairs (rows a multiple of 32) and the source start is a multiple of 32
+    """Whether a b8 (or b4) B move from an nz L1 tile to zn L0B is the SplitBTransposeForS4S8
+    loop of the Ascend C sample: LoadDataWithTranspose squares of q fractals stacked along k (b8:
+    two 16 x 32, b4: four 16 x 64, into L0B on A2/A3/200I-500 A2). The L1 tile's fractal rows
+    come in groups of q (rows a multiple of c0 = 16q) and the source start is a multiple of c0
     (a constant, or a loop index of pto-tile-matmul stepping by tile sizes: `_known_multiple`).
-    Each square writes two 16-column Zn fractals, so with an odd number of them (n = 32q + 16,
-    or a dynamic n) the last square of a k block writes one fractal past the block's n: the next
-    block's first fractal, which that block rewrites, and for the last block one fractal past
-    the grid, which must lie inside the L0B tile (its fractal columns are even, or n is static
-    with an even count)."""
+    Each square writes q 16-column Zn fractals, so with a count not a multiple of q (b8: n =
+    32q + 16, or a dynamic n) the last square of a k block writes up to q - 1 fractals past the
+    block's n: the next block's first fractals, which that block rewrites, and for the last block
+    fractals past the grid, which must lie inside the L0B tile (its fractal columns a multiple of
+    q, or n static with such a count)."""
     src, dst = op.src.type, op.dst.type
     assert isinstance(src, pto.TileType) and isinstance(dst, pto.TileType)
-    if not (isinstance(op, pto.MteL1L0BOp) and op.transpose is None and src.element_bits == 8
+    bits = src.element_bits
+    if not (isinstance(op, pto.MteL1L0BOp) and op.transpose is None and bits in (4, 8)
             and src.layout_name == "nz" and dst.layout_name == "zn"
-            and isa_params.load2d_transpose_supported(target)):
+            and bits in isa_params.load2d_transpose_bits(target, "l0b")):
         return False
-    if (-(-src.matrix_shape[0] // M0)) % 2:
+    q = isa_params.transpose_square(src.element_name)[0]
+    if (-(-src.matrix_shape[0] // M0)) % q:
         return False
-    if not all(v is None or _known_multiple(v, 2 * M0) for v in (op.src_row, op.src_col)):
+    if not all(v is None or _known_multiple(v, q * M0) for v in (op.src_row, op.src_col)):
         return False
     n = pto.static_value(op.n)
     dst_n1 = -(-dst.matrix_shape[1] // M0)
-    return dst_n1 % 2 == 0 or (n is not None and (-(-n // M0)) % 2 == 0)
+    return dst_n1 % q == 0 or (n is not None and (-(-n // M0)) % q == 0)
 
 
 def _b8_nz_a_square_loads(op: pto.MteL1L0AOp, target: Target) -> bool:

@@ -338,6 +338,14 @@ def load2d_transpose_bits(target: Target, dst_space: str) -> frozenset[int]:
     return frozenset({8, 16, 32} | ({4} if b4 else set()))
 
 
+def fractal_transpose_bits(target: Target, dst_space: str) -> frozenset[int]:
+    """Element widths whose fractals an L1 -> `dst_space` (l0a / l0b) move can transpose on
+    `target`: the target's transposes (`Target.transpose_bits`: LoadData ifTranspose b16,
+    LoadDataWithTranspose b8/b32, Ascend 950's LoadData2DParamsV2 windows) plus the b4 squares
+    LoadDataWithTranspose writes into L0B on A2/A3 and 200I/500 A2 (SplitBTransposeForS4S8)."""
+    return target.transpose_bits | (load2d_transpose_bits(target, dst_space) & {4})
+
+
 def load2d_dst_gap_effective(target: Target) -> bool:
     """Ascend C `LoadData_2D.md`: on Ascend 950 (a5) "setting dstGap has no effect"."""
     return target.arch != 3510

@@ -58,12 +58,12 @@ COMBOS = [("a2", "f16", "f16", "f32"), ("a2", "bf16", "bf16", "f16"), ("a2", "f3
 def combo_constraints(lhs: str, tm: int, tk: int, ta: bool, tb: bool, bias: bool,
                       ) -> tuple[int, int, int, bool, bool, bool]:
     """(tile-m, tile-n, tile-k, transpose_a, transpose_b, bias) a combo's element type allows:
-    s8 tiles of 32 (k 64); s4 tiles of 64, A as is and B given transposed (no target transposes
-    a 4-bit fractal into L0A, and tile level offers no b4 transpose into L0B), no bias form."""
+    s8 tiles of 32 (k 64); s4 tiles of 64, A as is (no target transposes a 4-bit fractal into
+    L0A), no bias form."""
     if lhs == "s8":
         return (tm and 32), 32, (tk and 64), ta, tb, bias
     if lhs == "s4":
-        return (tm and 64), 64, (tk and 64), False, True, False
+        return (tm and 64), 64, (tk and 64), False, tb, False
     return tm, 32, tk, ta, tb, bias
 
 

@@ -259,24 +259,32 @@ S4_CASES = [
 
 
 @pytest.mark.parametrize("target", ["a2", "a3"])
+@pytest.mark.parametrize("transpose_b", [True, False])
 @pytest.mark.parametrize("m, n, k, tiles", S4_CASES)
-def test_s4_kernels_expand_end_to_end(target, m, n, k, tiles):
-    """s4 matmuls (B given transposed: no target transposes a 4-bit fractal on the way to L0A,
-    and the tile-level L1 -> L0B transpose of b4 is not offered) expand completely: copy_nd2nz
-    with byte fields, load_2d fractals, mmad on s4, fixpipe_copy; with the sync checker on, C is
-    the same bytes as tile level, equals the integer product, and passes --check-numpy."""
-    text = matmul_text(m, n, k, "s4", "s4", "s32", target, False, True)
+def test_s4_kernels_expand_end_to_end(target, transpose_b, m, n, k, tiles):
+    """s4 matmuls (A as is: no target transposes a 4-bit fractal on the way to L0A) expand
+    completely: copy_nd2nz with byte fields, load_2d fractals (B given transposed) or the
+    SplitBTransposeForS4S8 loop of LoadDataWithTranspose b4 squares (B as is, staged Nz), mmad on
+    s4, fixpipe_copy; with the sync checker on, C is the same bytes as tile level, equals the
+    integer product, and passes --check-numpy."""
+    text = matmul_text(m, n, k, "s4", "s4", "s32", target, False, transpose_b)
     rng = np.random.default_rng(m * n + k)
-    a, b = random_operand(rng, "s4", (m, k)), random_operand(rng, "s4", (n, k))
+    a = random_operand(rng, "s4", (m, k))
+    b = random_operand(rng, "s4", (n, k) if transpose_b else (k, n))
     inputs = {"a": a, "b": b}
     base = run(lowered(text, tiles, False), inputs).outputs["c"]
     module = lowered(text, tiles, True)
     result = run(module, inputs)
     assert result.outputs["c"].tobytes() == base.tobytes()
-    np.testing.assert_array_equal(base, a.astype(np.int64) @ b.T.astype(np.int64))
+    np.testing.assert_array_equal(base, a.astype(np.int64) @ (b.T if transpose_b else b)
+                                  .astype(np.int64))
     assert not {op.name for op in module.walk() if isinstance(op, TILE_LEVEL + (pto.MteGmL1Op,))}
     copies = [op for op in module.walk() if isinstance(op, pto.CopyNd2NzOp)]
-    assert {pto.static_value(op.src_d_value) for op in copies} == {k // 2}  # bytes
+    pitches = {k // 2} if transpose_b else {k // 2, n // 2}  # GM row pitches in bytes
+    assert {pto.static_value(op.src_d_value) for op in copies} == pitches
+    squares = [op for op in module.walk() if isinstance(op, pto.Load2DTransposeOp)]
+    assert bool(squares) is not transpose_b
+    assert all(pto.static_value(op.dst_gap) == 3 for op in squares)  # four fractals a square
     entry = next(op for op in module.walk() if op.name == "func.func")
     (ref,) = reference_outputs(module, entry, inputs, result, None)[0]
     np.testing.assert_array_equal(ref.values, base)
@@ -329,3 +337,83 @@ def test_b4_load_2d_v2_transposes_the_window(m_step, k_step, dst_stride):
     padded[:src.size] = src
     written, _ = _written(lambda d: rk.load2d_v2(padded, d, p, 4, transpose=True), size)
     assert (_mask(Footprint(op).accesses(values), "l0b", True, size) == written).all()
+
+
+MOVES_A5 = """builtin.module attributes {{pto.target = "a5"}} {{
+  func.func @k(%a: memref<{m}x{k}x{t}>, %bt: memref<{n}x{k}x{t}>) {{
+    %cm = arith.constant {m} : index
+    %cn = arith.constant {n} : index
+    %ck = arith.constant {k} : index
+    %a1 = pto.alloc {{offset = 0 : i64}} : !pto.tile<l1, {m}x{k}x{t}, nz>
+    %b1 = pto.alloc {{offset = 65536 : i64}} : !pto.tile<l1, {n}x{k}x{t}, nz>
+    %a0 = pto.alloc {{offset = 0 : i64}} : !pto.tile<l0a, {m}x{k}x{t}, nz>
+    %b0 = pto.alloc {{offset = 0 : i64}} : !pto.tile<l0b, {k}x{n}x{t}, zn>
+    pto.mte_gm_l1 %a, %a1, %cm, %ck : memref<{m}x{k}x{t}>, !pto.tile<l1, {m}x{k}x{t}, nz>
+    pto.mte_gm_l1 %bt, %b1, %cn, %ck : memref<{n}x{k}x{t}>, !pto.tile<l1, {n}x{k}x{t}, nz>
+    pto.mte_l1_l0a %a1, %a0, %cm, %ck : !pto.tile<l1, {m}x{k}x{t}, nz>, !pto.tile<l0a, {m}x{k}x{t}, nz>
+    pto.mte_l1_l0b %b1, %b0, %ck, %cn transpose : !pto.tile<l1, {n}x{k}x{t}, nz>, !pto.tile<l0b, {k}x{n}x{t}, zn>
+    func.return
+  }}
+}}"""
+
+
+@pytest.mark.parametrize("element", ["e2m1", "s4"])
+def test_a5_4bit_moves_expand_to_the_same_bytes(element):
+    """a5 accepts e2m1 and s4 in ND2NZ and LoadData (no Mmad takes them there, so a kernel only
+    moves data): GM -> L1 -> L0A / L0B expanded to copy_nd2nz (byte fields) and load_2d leaves
+    L1, L0A and L0B with the same bytes as the tile-level moves."""
+    from xdsl.passes import PassPipeline
+
+    from mmair.executor.runner import make_interpreter
+    from mmair.passes import get_all_passes
+
+    m, n, k = 40, 24, 192
+    mlir = {"e2m1": "f4E2M1FN", "s4": "i4"}[element]
+    rng = np.random.default_rng(3)
+    dtype = ml_dtypes.float4_e2m1fn if element == "e2m1" else ml_dtypes.int4
+    a = rng.integers(0, 16, (m, k)).astype(np.uint8).view(dtype) if element == "e2m1" else \
+        random_operand(rng, "s4", (m, k))
+    bt = rng.integers(0, 16, (n, k)).astype(np.uint8).view(dtype) if element == "e2m1" else \
+        random_operand(rng, "s4", (n, k))
+    images = []
+    for expand in (False, True):
+        ctx, module = parse(MOVES_A5.format(m=m, n=n, k=k, t=mlir))
+        if expand:
+            PassPipeline.parse_spec(get_all_passes(), "pto-expand-params").apply(ctx, module)
+            kinds = {type(op) for op in module.walk()}
+            assert pto.CopyNd2NzOp in kinds and pto.Load2DOp in kinds
+            assert not kinds & {pto.MteGmL1Op, pto.MteL1L0AOp, pto.MteL1L0BOp}
+        interp, memory = make_interpreter(module, "a5")
+        interp.call_op("k", (a, bt))
+        images.append({s: memory.space(s).data.copy() for s in ("l1", "l0a", "l0b")})
+    for space in ("l1", "l0a", "l0b"):
+        assert images[0][space].tobytes() == images[1][space].tobytes(), space
+    assert images[0]["l0a"].any() and images[0]["l0b"].any()
+
+
+def _nz_codes(x: np.ndarray) -> np.ndarray:
+    """The 512-byte Nz fractals (16 x 64 nibbles, fractal (r1, c1) at c1*R1 + r1) of `x`."""
+    r1, c1 = x.shape[0] // 16, x.shape[1] // 64
+    return x.reshape(r1, 16, c1, 64).transpose(2, 0, 1, 3).reshape(-1, 1024)
+
+
+@pytest.mark.parametrize("dst_gap, frac_gap, dst_step, layout", [(7, 0, 1, "nz"), (0, 2, 3, "zz")])
+def test_b4_load_with_transpose_doc_examples(dst_gap, frac_gap, dst_step, layout):
+    """The two int4b_t examples of LoadDataWithTranspose.md (分形转置): 12288 bytes (six 64 x 64
+    squares), an outer loop of 2 with source offset 3 squares, repeatTime 3, srcStride 1, and
+    (a) dstGap 7, dstFracGap 0, destination offset 1 square; (b) dstGap 0, dstFracGap 2,
+    destination offset 3 squares. With the source the Nz of X [192, 128] (square (rb, cb) at
+    3*cb + rb), (a) writes the Nz of X^T and (b) its Zz."""
+    x = np.random.default_rng(dst_gap).integers(0, 16, (192, 128)).astype(np.uint8)
+    src = rk.pack_codes(_nz_codes(x)).reshape(-1)
+    dst = np.zeros(12288, np.uint8)
+    p = rk.Load2DTranspose(0, 3, 1, dst_gap, frac_gap)
+    for outer in range(2):
+        rk.load2d_transpose(src[outer * 3 * 2048:], dst[outer * dst_step * 2048:], p, "s4")
+    got = rk.unpack_codes(dst.reshape(-1, 512))
+    t = x.T  # [128, 192]
+    if layout == "nz":
+        want = _nz_codes(t)
+    else:  # zz: fractal (r1, c1) at r1*C1 + c1
+        want = t.reshape(8, 16, 3, 64).transpose(0, 2, 1, 3).reshape(-1, 1024)
+    np.testing.assert_array_equal(got, want)
