@@ -97,7 +97,7 @@ class Event:
         self.preds: list[Event] = []  # filled by the hb engine when it records predecessors
         self.epoch = 0  # position in its pipe (1-based), set when it executes
         # `lane_of(core, pipe)`, unless the caller has it (hashing a Pipe runs Python code)
-        self.lane = lane if lane >= 0 else core * NUM_PIPES + PIPE_INDEX[pipe]
+        self.lane = lane if lane >= 0 else core * NUM_PIPES + PIPE_INDEX[pipe]  # mutation: skip (callers pass lane_of(core, pipe), the same value)
         # set_flag / wait_flag: the pipe pair and event id (`key` names the hardware bit; fixed
         # at construction: build a new Event for another id); pipe_barrier: all None.
         self.src = src
@@ -243,7 +243,7 @@ class FlagPlan:
         self.event_id = event_id
         self.src_lane = lane_of(core, src)
         self.dst_lane = lane_of(core, dst)
-        self.key = None if event_id is None else flag_key(core, src, dst, event_id)
+        self.key = None if event_id is None else flag_key(core, src, dst, event_id)  # mutation: skip (no lookup uses the key of a plan without a static id: the seam builds its flag at run time)
         self.wait_item = (WAIT, self.dst_lane, self.key)
         self.pair_item = (SET_WAIT, self.src_lane, self.dst_lane)
         self.fused = fused

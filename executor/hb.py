@@ -231,7 +231,7 @@ class HappensBefore:
         except Exception as err:
             raise op_fault(plan.op, err) from None
         cached = self._op_places.get(id(accesses))  # the same list: the same tiles again
-        if cached is not None and cached[0] is accesses and cached[1] == lane:
+        if cached is not None and cached[0] is accesses and cached[1] == lane:  # mutation: skip (a cache: `_places_of` finds the same places)
             places = cached[3]
         else:
             places = self._places_of(accesses, lane, plan.core)
@@ -247,7 +247,7 @@ class HappensBefore:
             mem = a.memory
             if mem is not None:
                 on_chip = False
-            key = (a.space, core if mem is None else mem)
+            key = (a.space, core if mem is None else mem)  # mutation: skip (only one-core runs take this path: multi-core runs record predecessors, so core is 0)
             groups = self.records.get(key)
             if groups is None:
                 groups = self.records[key] = {}
@@ -472,7 +472,7 @@ class HappensBefore:
                 b_start = b.start
                 # disjoint byte hulls (`overlap`'s first test, without its calls): most
                 # unordered pairs are two different tiles of one memory (%a_l1 and %b_l1)
-                if b_start >= a_end or a_start >= (b_start + b.width if b.rows <= 1 else
+                if b_start >= a_end or a_start >= (b_start + b.width if b.rows <= 1 else  # mutation: skip (one row: (rows - 1) * stride is 0, the same end)
                                                    b_start + (b.rows - 1) * b.stride + b.width):
                     continue
                 hit = overlap(a, b)

@@ -428,7 +428,7 @@ def mad(
     cphys, cblocked = _blocks(c)
     integer = cphys.dtype.kind in "iu"
     if integer:
-        prod = np.rint(prod).astype(np.int64)
+        prod = np.rint(prod).astype(np.int64)  # mutation: skip (f64 sums of integer products are exact integers below 2^53: rint only converts)
     elif accumulate and bias is None and cphys.dtype == prod.dtype and not c.packed:
         _, fr, _, fc = cblocked.shape
         if m % fr == 0 and n % fc == 0:  # whole fractals: add in place through the blocked view
@@ -504,8 +504,8 @@ def quantize(
         if word is None:
             raise ExecutionError(f"quant {mode} requires a scalar operand")
         w = decode_quant_word(word)
-        scale, shift, mcb = np.float32(w.scale), np.int64(w.shift), w.mcb
-        offset, signed = np.int64(w.offset), w.signed_output
+        scale, shift, mcb = w.scale, np.int64(w.shift), w.mcb  # the scale is cast to f32 where used
+        offset, signed = w.offset, w.signed_output
     if base in ("deqf16", "req8"):
         x = acc.astype(np.int64)
         if np.any(mcb):
@@ -515,13 +515,13 @@ def quantize(
         x = acc.astype(np.float32, copy=False)
     y = x * np.asarray(scale, dtype=np.float32)
     if relu:
-        y = np.where(x < 0, np.float32(0), y)
+        y = np.where(x < 0, np.float32(0), y)  # mutation: skip (0 is exact in any float type; y is converted at the end)
     if base == "deqf16":
         return np.clip(y, -F16_MAX, F16_MAX).astype(dst_dtype)
     if dst_dtype not in (np.dtype(np.int8), np.dtype(np.uint8)):
         raise ExecutionError(f"quant {mode} requires an s8 or u8 destination, got {dst_dtype}")
     _check_sign(signed, dst_dtype, mode)
-    q8 = np.clip(np.rint(y), -256, 255).astype(np.int64) + offset
+    q8 = np.clip(np.rint(y), -256, 255).astype(np.int64) + offset  # mutation: skip (integers in [-256, 255] are exact in f32)
     return _saturate(q8, dst_dtype)
 
 

@@ -205,6 +205,8 @@ class Tile:
         n = prod(self.physical_shape)
         signed = self.element == "s4"
         raw = layouts.unpack_nibbles(self.physical, n, signed=signed)
+        if self.element == "e2m1":  # the nibbles are codes (store_values packs them as such)
+            return raw.view(np.uint8).view(self.dtype).reshape(self.physical_shape)
         return raw.astype(self.dtype).reshape(self.physical_shape)
 
     def store_values(self, values: np.ndarray) -> None:

@@ -22,7 +22,7 @@ from mmair.executor.errors import ExecutionError
 from mmair.executor.memory import Memory, Tile
 from mmair.isa.ascend import params as isa_params
 from mmair.isa.ascend import targets as isa
-from mmair.isa.ascend.targets import c0_elements, element_bits
+from mmair.isa.ascend.targets import C0_BYTES, c0_elements, element_bits
 
 
 def _name(value) -> str:
@@ -252,17 +252,46 @@ def gm_linear(array: np.ndarray) -> np.ndarray:
 
 
 def tile_flat(tile: Tile, offset: int, role: str) -> np.ndarray:
-    """1-D element view of `tile` from element `offset` to the tile's end."""
-    if tile.packed:
-        raise ExecutionError(f"raw forms of 4-bit {role} tiles are not modelled by the executor")
-    flat = tile.physical.reshape(-1)
+    """1-D element view of `tile` from element `offset` to the tile's end; a 4-bit tile's
+    elements unpacked (a copy to read: the raw forms write 4-bit tiles as bytes, `tile_bytes`)."""
+    flat = tile.values().reshape(-1) if tile.packed else tile.physical.reshape(-1)
     if offset < 0 or offset >= flat.size:
         raise ExecutionError(f"requires {role} offset in [0, {flat.size}), got {offset}")
     return flat[offset:]
 
 
 def tile_bytes(tile: Tile, offset: int, role: str) -> np.ndarray:
-    return tile_flat(tile, offset, role).view(np.uint8)
+    """Byte view of `tile` from element `offset` (4-bit tiles: two elements a byte, so an even
+    offset) to the tile's end."""
+    if not tile.packed:
+        return tile_flat(tile, offset, role).view(np.uint8)
+    count = tile.physical.size * 2
+    if offset < 0 or offset >= count or offset % 2:
+        raise ExecutionError(f"requires {role} offset in [0, {count}) on a byte boundary (an even "
+                             f"element of a 4-bit tile), got {offset}")
+    return tile.physical.reshape(-1)[offset // 2:]
+
+
+def gm_nibble_bytes(array: np.ndarray) -> raw_kernels.PackedNibbles:
+    """The packed bytes of a 4-bit GM operand (numpy holds one element per byte) from its start,
+    which must be an even element: the instruction addresses GM in bytes."""
+    flat = gm_linear(array)
+    root = array
+    while root.base is not None and isinstance(root.base, np.ndarray):
+        root = root.base
+    start = array.__array_interface__["data"][0] - root.__array_interface__["data"][0]
+    if start % 2:
+        raise ExecutionError(f"requires a 4-bit GM operand to start on a byte boundary (an even "
+                             f"element), got element {start}")
+    return raw_kernels.PackedNibbles(flat.view(np.uint8) & 0x0F)
+
+
+def gm_bytes(array: np.ndarray, offset: int, role: str) -> np.ndarray:
+    """1-D byte view of GM from element `offset` of `array` to the end of its buffer."""
+    flat = gm_linear(array)
+    if offset < 0 or offset >= flat.size:
+        raise ExecutionError(f"requires {role} offset in [0, {flat.size}), got {offset}")
+    return flat[offset:].view(np.uint8)
 
 
 @register_impls
@@ -289,6 +318,19 @@ class PtoParamsFunctions(InterpreterFunctions):
         dst.will_write()
         raw_kernels.load2d(tile_bytes(src, soff, "src"), tile_bytes(dst, doff, "dst"), p,
                            element_bits(src.element), op.if_transpose is not None)
+        return ()
+
+    @impl(pto.Load2DGmOp)
+    def run_load_2d_gm(self, interp: Interpreter, op: pto.Load2DGmOp, args: PythonValues) -> PythonValues:
+        v = pto.operand_map(op, args)
+        src, soff, dst, doff = v["src"], v["src_offset"], v["dst"], v["dst_offset"]
+        target = _target_of(op)
+        p = raw_kernels.Load2D(*(v[name] for name in isa_params.LOAD2D_GM_FIELDS))
+        if p.dst_gap and not isa_params.load2d_gm_dst_gap_supported(target):
+            raise ExecutionError(f"requires dst_gap 0 on target {target.name}, got {p.dst_gap}")
+        dst.will_write()
+        raw_kernels.load2d(gm_bytes(src, soff, "src"), tile_bytes(dst, doff, "dst"), p,
+                           element_bits(dst.element), addr_mode=1 if op.decrements else 0)
         return ()
 
     @impl(pto.Load2DTransposeOp)
@@ -378,11 +420,18 @@ def _run_copy_nz(op: pto.CopyNd2NzOp | pto.CopyDn2NzOp, args: PythonValues) -> P
     """DataCopy GM -> L1 with Nd2NzParams / Dn2NzParams (`raw_kernels.nd2nz`)."""
     v = pto.operand_map(op, args)
     dst = v["dst"]
-    dst.will_write()
-    c0 = c0_elements(dst.element, "l1")
     p = raw_kernels.Nd2Nz(*(v[name] for name in op.FIELDS))
-    raw_kernels.nd2nz(gm_linear(v["src"]), tile_flat(dst, v["dst_offset"], "dst"), p, c0,
-                      op.fields(_target_of(op)), dn=op.DN, small_c0=op.small_c0 is not None)
+    small_c0 = op.small_c0 is not None
+    if dst.packed:  # the b8 instruction on bytes (raw_kernels module docstring)
+        if op.DN or small_c0:
+            raise ExecutionError(f"{'copy_dn2nz' if op.DN else 'small_c0'} of 4-bit elements is "
+                                 f"not modelled by the executor")
+        src, out, c0 = gm_nibble_bytes(v["src"]), tile_bytes(dst, v["dst_offset"], "dst"), C0_BYTES
+    else:
+        src, out = gm_linear(v["src"]), tile_flat(dst, v["dst_offset"], "dst")
+        c0 = c0_elements(dst.element, "l1")
+    dst.will_write()
+    raw_kernels.nd2nz(src, out, p, c0, op.fields(_target_of(op)), dn=op.DN, small_c0=small_c0)
     return ()
 
 
@@ -392,7 +441,7 @@ def _decoded(flat: np.ndarray, element: str) -> np.ndarray:
         return flat
     from mmair.isa.ascend.hif8 import decode_hif8
 
-    return decode_hif8(flat).astype(np.float32)
+    return decode_hif8(flat).astype(np.float32)  # mutation: skip (raw mmad casts operands to its f32 compute type; HiF8 values are exact in both)
 
 
 def _nz_merged_block(op: pto.FixpipeOp) -> int:
@@ -400,8 +449,8 @@ def _nz_merged_block(op: pto.FixpipeOp) -> int:
     if op.layout.data != "nz2nz":
         return 0
     dst_t = op.dst.type
-    elem = dst_t.element_name if isinstance(dst_t, pto.TileType) else \
-        element_name_or_none(dst_t.element_type)  # type: ignore[union-attr]
+    # tiles and memrefs both carry element_type (None: no isa name)
+    elem = element_name_or_none(dst_t.element_type)  # type: ignore[union-attr]
     if elem is None:
         return 0
     merged = isa_params.fixpipe_nz_block_cols(element_bits(elem), False)

@@ -8,9 +8,11 @@ kernels implement the documented index formulas on flat arrays:
 * `nd2nz`: DataCopy GM -> L1 with `Nd2NzParams` (CCE `copy_gm_to_cbuf_multi_nd2nz` loop; several ND
   matrices, strides in elements and C0 = 32 B units, zero-filled C0 tails).
 * `load2d`: LoadData with `LoadData2DParams` (Ascend C `load2d.py`; whole 512-byte fractals,
-  srcStride start to start, dstGap end to start, b16 `ifTranspose`).
+  srcStride start to start, dstGap end to start, b16 `ifTranspose`; from GM to L1, addrMode 1
+  reads the source fractals backwards).
 * `load2d_transpose`: LoadDataWithTranspose with `LoadData2dTransposeParams`
-  (`load_data_with_transpose.py`; b8 32x32 and b32 16x16 square blocks of two fractals).
+  (`load_data_with_transpose.py`; b8 32x32 and b32 16x16 square blocks of two fractals, b4 64x64
+  squares of four).
 * `copy_l1_bt`: DataCopy L1 -> BiasTable with `DataCopyParams` (CCE `copy_cbuf_to_bt`; bursts of
   64-byte units, 32 B on a5, gaps end to start).
 * `mmad`: Mmad with `MmadParams`: L0A Zz (Nz on a5) / L0B Zn / L0C Nz read with the fractal grids of
@@ -23,6 +25,13 @@ where its buffer ends, so a stride that leaves the buffer is an `ExecutionError`
 Index arrays are built with broadcasting (no per-element Python loops); overlapping writes (a
 destination stride of 0) keep one of the values, as the hardware "does not guarantee the order".
 A runtime size of 0 is a no-op (the instruction is not executed).
+
+Packed 4-bit operands (s4, e2m1; two per byte, element 2i in the low nibble of byte i:
+`layouts.pack_nibbles`, the int4b_t packing rule of the Ascend C `LoadDataWithTranspose` page)
+are moved as bytes, as the hardware moves them: ND2NZ runs the b8 instruction with the struct's
+fields in bytes (Ascend C passes an int4b_t `Nd2NzParams` unchanged to
+`copy_gm_to_cbuf_multi_nd2nz_b8`), LoadData moves 512-byte fractals, LoadDataWithTranspose turns
+64 x 64 squares of nibbles. Only the Mmad reads them as values.
 """
 
 from __future__ import annotations
@@ -32,6 +41,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from mmair.executor.errors import ExecutionError
+from mmair.isa.ascend import layouts
 from mmair.isa.ascend import params as isa_params
 from mmair.isa.ascend.targets import C0_BYTES, FRACTAL_BYTES, M0, element_bits
 
@@ -97,7 +107,9 @@ def nd2nz(src: np.ndarray, dst: np.ndarray, p: Nd2Nz, c0: int, fields: dict | No
     `dn` (Dn2NzParams: dnNum, srcDnMatrixStride in the same places) reads the source transposed,
     src[i*srcDnMatrixStride + d*srcDValue + n]: the D x N source's column n becomes NZ row n.
     `small_c0` (enableSmallC0, dValue <= 4): the row of n is 4 elements at n*4, zero-filled past
-    dValue, and each matrix's nValue*4 elements are zero-filled up to a whole 32-byte block."""
+    dValue, and each matrix's nValue*4 elements are zero-filled up to a whole 32-byte block.
+    A 4-bit copy runs on bytes (`src` a `PackedNibbles` view of GM, `dst` the tile's bytes, c0 32):
+    the fields count bytes, two elements each (`nd2nz_in_elements` is the same copy on elements)."""
     if fields is not None:
         _check_fields(vars(p), fields)
     if p.nd_num == 0 or p.n_value == 0 or p.d_value == 0:
@@ -131,6 +143,47 @@ def nd2nz(src: np.ndarray, dst: np.ndarray, p: Nd2Nz, c0: int, fields: dict | No
     dst[dst_idx] = rows
 
 
+class PackedNibbles:
+    """The bytes of a 4-bit GM operand that numpy holds one element per byte (`codes`: the 4-bit
+    codes from the operand start, an even element), packed as the hardware stores them
+    (`layouts.pack_nibbles`); indexing gathers only the bytes asked for."""
+
+    dtype = np.dtype(np.uint8)
+
+    def __init__(self, codes: np.ndarray) -> None:
+        self.codes = codes
+        self.size = codes.size // 2
+
+    def __getitem__(self, index: np.ndarray) -> np.ndarray:
+        pairs = np.stack([self.codes[2 * index], self.codes[2 * index + 1]], axis=-1)
+        return layouts.pack_nibbles(pairs).reshape(index.shape)
+
+
+def nd2nz_in_elements(p: Nd2Nz, bits: int, fields: dict | None = None) -> Nd2Nz:
+    """The ND2NZ of a `bits`-wide type with its fields in elements: a 4-bit copy's byte fields
+    (dValue, srcDValue, srcNdMatrixStride, dstNzMatrixStride) doubled, with c0 = 64 elements;
+    moving byte b moves elements 2b and 2b + 1, so both forms write the same nibbles. `fields`:
+    the struct's ranges, checked on the byte fields."""
+    if fields is not None:
+        _check_fields(vars(p), fields)
+    if bits >= 8:
+        return p
+    return Nd2Nz(p.nd_num, p.n_value, 2 * p.d_value, 2 * p.src_nd_matrix_stride, 2 * p.src_d_value,
+                 p.dst_nz_c0_stride, p.dst_nz_n_stride, 2 * p.dst_nz_matrix_stride)
+
+
+def unpack_codes(data: np.ndarray) -> np.ndarray:
+    """The 4-bit codes (0..15) of packed bytes `data` (any shape), two per byte along the last
+    axis (`layouts.unpack_nibbles`)."""
+    codes = layouts.unpack_nibbles(data, data.size * 2, signed=False).view(np.uint8)
+    return codes.reshape(*data.shape[:-1], data.shape[-1] * 2)
+
+
+def pack_codes(codes: np.ndarray) -> np.ndarray:
+    """Inverse of `unpack_codes` (the last axis even)."""
+    return layouts.pack_nibbles(codes).reshape(*codes.shape[:-1], codes.shape[-1] // 2)
+
+
 # ------------------------------------------------------------------------------------------------
 # L1 -> L0A / L0B: LoadData 2D
 # ------------------------------------------------------------------------------------------------
@@ -152,12 +205,13 @@ def _take_blocks(flat: np.ndarray, starts: np.ndarray, width: int, role: str) ->
 
 def load2d(
     src: np.ndarray, dst: np.ndarray, p: Load2D, bits: int, transpose: bool = False,
-    dst_gap_effective: bool = True,
+    dst_gap_effective: bool = True, addr_mode: int = 0,
 ) -> None:
     """LoadData(dst, src, LoadData2DParams) on byte arrays from the operand starts: for
     i < repeatTimes, the 512-byte fractal at (startIndex + srcStride*i)*512 goes to
     (dstGap + 1)*512*i (dstGap is ignored on a5); with ifTranspose (b16 only) each 16x16
-    fractal is transposed."""
+    fractal is transposed. `addr_mode` 1 (dec, the GM -> L1 path only) reads fractal
+    startIndex - srcStride*i instead (Ascend C `load2d.py`: `addr_calc_mode = -1`)."""
     _check_fields(vars(p), isa_params.LOAD2D_FIELDS)
     if p.repeat_times == 0:
         return
@@ -165,7 +219,14 @@ def load2d(
         raise ExecutionError(f"ifTranspose requires b16 elements, got {bits}-bit elements")
     gap = p.dst_gap if dst_gap_effective else 0
     i = np.arange(p.repeat_times, dtype=np.int64)
-    blocks = _take_blocks(src, (p.start_index + p.src_stride * i) * FRACTAL_BYTES, FRACTAL_BYTES, "src")
+    sign = -1 if addr_mode == 1 else 1
+    if sign < 0 and p.start_index < p.src_stride * (p.repeat_times - 1):
+        raise ExecutionError(
+            f"addrMode 1 (dec) reads fractal start_index - src_stride*i, which is negative for "
+            f"i = {p.start_index // p.src_stride + 1} (start_index {p.start_index}, src_stride "
+            f"{p.src_stride}, repeat_times {p.repeat_times}): before the src operand's start")
+    blocks = _take_blocks(src, (p.start_index + sign * p.src_stride * i) * FRACTAL_BYTES,
+                          FRACTAL_BYTES, "src")
     if transpose:
         words = blocks.view(np.uint16).reshape(-1, M0, M0).transpose(0, 2, 1)
         blocks = np.ascontiguousarray(words).view(np.uint8).reshape(-1, FRACTAL_BYTES)
@@ -187,7 +248,8 @@ def load2d_transpose(src: np.ndarray, dst: np.ndarray, p: Load2DTranspose, elem:
     """LoadDataWithTranspose(dst, src, LoadData2dTransposeParams) on byte arrays. Per iteration i the
     square block S at (startIndex + srcStride*i) squares is transposed: b16 one 16x16 fractal; b8 two
     16x32 fractals stacked into 32x32, T = S^T split into its two 16-row halves; b32 two 16x8
-    fractals side by side into 16x16, T split into its two 8-column halves. Destination fractal j of
+    fractals side by side into 16x16, T split into its two 8-column halves; b4 four 16x64
+    fractals stacked into 64x64, T split into its four 16-row quarters. Destination fractal j of
     iteration i starts at (dstGap + 1)*512*i + j*(dstFracGap + 1)*512 bytes."""
     _check_fields(vars(p), isa_params.LOAD2D_TRANSPOSE_FIELDS)
     if p.repeat_times == 0:
@@ -195,11 +257,14 @@ def load2d_transpose(src: np.ndarray, dst: np.ndarray, p: Load2DTranspose, elem:
     nfrac, _edge, _rows = isa_params.transpose_square(elem)
     bits = element_bits(elem)
     square_bytes = nfrac * FRACTAL_BYTES
-    dtype = np.dtype(f"u{bits // 8}")
+    dtype = np.dtype(f"u{max(bits, 8) // 8}")
     i = np.arange(p.repeat_times, dtype=np.int64)
     raw = _take_blocks(src, (p.start_index + p.src_stride * i) * square_bytes, square_bytes, "src")
-    words = raw.view(dtype)
-    if bits == 16:
+    words = unpack_codes(raw) if bits == 4 else raw.view(dtype)
+    if bits == 4:  # four 16 x 64 fractals stacked into 64 x 64, T split into its four 16-row quarters
+        t = words.reshape(-1, 64, 64).transpose(0, 2, 1)
+        halves = [t[:, 16 * q: 16 * (q + 1), :] for q in range(4)]
+    elif bits == 16:
         halves = [words.reshape(-1, 16, 16).transpose(0, 2, 1)]
     elif bits == 8:
         t = words.reshape(-1, 32, 32).transpose(0, 2, 1)
@@ -211,7 +276,9 @@ def load2d_transpose(src: np.ndarray, dst: np.ndarray, p: Load2DTranspose, elem:
         halves = [t[:, :, :8], t[:, :, 8:]]
     byte_range = np.arange(FRACTAL_BYTES, dtype=np.int64)[None, :]
     for j, half in enumerate(halves):
-        block = np.ascontiguousarray(half).view(np.uint8).reshape(-1, FRACTAL_BYTES)
+        half = np.ascontiguousarray(half)
+        block = (pack_codes(half.reshape(half.shape[0], -1)) if bits == 4
+                 else half.view(np.uint8).reshape(-1, FRACTAL_BYTES))
         idx = ((p.dst_gap + 1) * FRACTAL_BYTES * i + j * (p.dst_frac_gap + 1) * FRACTAL_BYTES)[:, None] \
             + byte_range
         _bounds(idx, dst.size, "dst", "byte")
@@ -268,18 +335,18 @@ def load2d_v2(src: np.ndarray, dst: np.ndarray, p: Load2DV2, bits: int, transpos
     if not transpose:
         slots = (j * p.dst_stride + i).reshape(-1)
     else:
-        if bits < 8:
-            raise ExecutionError(f"ifTranspose of {bits}-bit elements is not modelled by the executor")
         field, multiple = isa_params.LOAD2D_V2_TRANSPOSE_MULTIPLE[bits]
         if getattr(p, field) % multiple:
             raise ExecutionError(f"ifTranspose of b{bits} requires {field} to be a multiple of "
                                  f"{multiple}, got {getattr(p, field)}")
         c0 = C0_BYTES * 8 // bits
-        words = blocks.view(np.dtype(f"u{bits // 8}")).reshape(p.m_step, p.k_step, M0, c0)
+        elements = unpack_codes(blocks) if bits == 4 else blocks.view(np.dtype(f"u{bits // 8}"))
+        words = elements.reshape(p.m_step, p.k_step, M0, c0)
         t = words.transpose(1, 3, 0, 2).reshape(p.k_step * c0, p.m_step * M0)  # R^T
         r1, c1 = p.k_step * c0 // M0, p.m_step * M0 // c0
-        out = t.reshape(r1, M0, c1, c0).transpose(2, 0, 1, 3)  # Nz fractals (c1, r1)
-        blocks = np.ascontiguousarray(out).view(np.uint8).reshape(-1, FRACTAL_BYTES)
+        out = np.ascontiguousarray(t.reshape(r1, M0, c1, c0).transpose(2, 0, 1, 3))  # Nz (c1, r1)
+        blocks = (pack_codes(out.reshape(-1, M0 * c0)) if bits == 4
+                  else out.view(np.uint8).reshape(-1, FRACTAL_BYTES))
         slots = (np.arange(c1, dtype=np.int64)[:, None] * p.dst_stride
                  + np.arange(r1, dtype=np.int64)[None, :]).reshape(-1)
     idx = slots[:, None] * FRACTAL_BYTES + np.arange(FRACTAL_BYTES, dtype=np.int64)[None, :]

@@ -15,8 +15,8 @@ no byte memory, no address), so the run only says which GM buffers feed which `m
 * `fixpipe`: the conversion written out in numpy from the op's quant mode and its QUANT_PRE word
   (fields decoded by `mmair.isa.ascend.quant`): ReLU, scale, shift, round half to even, offset,
   saturation; the value is then stored into the GM memref, i.e. rounded in the OUTPUT type.
-* the raw Ascend C parameter forms (`copy_nd2nz`, `copy_dn2nz`, `load_2d`, `load_2d_transpose`,
-  `load_2d_v2`, `copy_l1_bt`, `mmad`, `fixpipe_copy`): each tile is kept rounded up to whole
+* the raw Ascend C parameter forms (`copy_nd2nz`, `copy_dn2nz`, `load_2d`, `load_2d_gm`,
+  `load_2d_transpose`, `load_2d_v2`, `copy_l1_bt`, `mmad`, `fixpipe_copy`): each tile is kept rounded up to whole
   fractals, so that its physical image (`LogicalTile.physical`, the layout's index map) is
   exact, padding included; the parameters are followed with the executor's index math
   (`raw_kernels`), the arithmetic is the reference's own (float64 product, `convert`);
@@ -201,8 +201,6 @@ class LogicalTile:
     def physical_index(self, role: str) -> np.ndarray:
         """[padded rows, padded cols] -> element offset in the physical buffer (a bijection)."""
         if self._physical_index is None:
-            if element_bits(self.element) < 8:
-                raise ReferenceError(f"reference: raw forms of 4-bit {role} tiles are not modelled")
             g = layouts.geometry(self.layout, self.logical_shape, self.element, self.space)
             pr, pc = g.padded_shape
             rows = np.arange(pr, dtype=np.int64)[:, None]
@@ -357,15 +355,24 @@ def _element_map(kernel, bits: int, src_count: int, src_offset: int, dst_count: 
     The kernel runs on tags: every source element holds its index + 1, written in base
     2^bits digits, one run per digit (an element holds one digit), so the map comes from the
     executor's own index math whatever the buffer size."""
-    dtype = np.dtype(f"u{bits // 8}")
+    dtype = np.dtype(f"u{max(bits, 8) // 8}")
     base = 1 << bits
     tags = np.arange(1, src_count + 1, dtype=np.int64)
     source = np.zeros(dst_count, dtype=np.int64)
     scale = 1
+    if bits == 4 and (src_offset % 2 or dst_offset % 2):
+        raise ExecutionError("reference: requires 4-bit operand offsets on a byte boundary (even "
+                             f"elements), got {src_offset} and {dst_offset}")
     while scale <= src_count:
         src = ((tags // scale) % base).astype(dtype)
-        dst = np.zeros(dst_count, dtype)
-        kernel(src[src_offset:].view(np.uint8), dst[dst_offset:].view(np.uint8))
+        if bits == 4:  # nibble digits, packed two a byte as the tiles hold them
+            packed = raw_kernels.pack_codes(np.append(src, np.zeros(src.size % 2, dtype)))
+            out = np.zeros(-(-dst_count // 2), np.uint8)
+            kernel(packed[src_offset // 2:], out[dst_offset // 2:])
+            dst = raw_kernels.unpack_codes(out)[:dst_count]
+        else:
+            dst = np.zeros(dst_count, dtype)
+            kernel(src[src_offset:].view(np.uint8), dst[dst_offset:].view(np.uint8))
         source += dst.astype(np.int64) * scale
         scale *= base
     return source - 1
@@ -686,12 +693,19 @@ class ReferencePtoFunctions(InterpreterFunctions):
         v = pto.operand_map(op, args)
         dst: LogicalTile = v["dst"]
         p = raw_kernels.Nd2Nz(*(v[name] for name in op.FIELDS))
+        fields = op.fields(pto.target_of(op))
+        bits = element_bits(dst.element)
+        if bits < 8:  # the byte fields of a 4-bit copy, as the same copy on elements
+            if op.DN or op.small_c0 is not None:
+                raise ReferenceError("reference: copy_dn2nz and small_c0 of 4-bit elements are "
+                                     "not modelled")
+            p, fields = raw_kernels.nd2nz_in_elements(p, bits, fields), None
         c0 = c0_elements(dst.element, "l1")
         values, magnitude = dst.physical("dst")
         offset = _raw_offset(v["dst_offset"], values.size, "dst")
         src = _decoded(gm_linear(v["src"]), dst.element)
         written = np.zeros(values.size - offset)
-        kwargs = dict(fields=op.fields(pto.target_of(op)), dn=op.DN, small_c0=op.small_c0 is not None)
+        kwargs = dict(fields=fields, dn=op.DN, small_c0=op.small_c0 is not None)
         raw_kernels.nd2nz(src, values[offset:], p, c0, **kwargs)
         raw_kernels.nd2nz(np.broadcast_to(np.float64(1), src.shape), written, p, c0, **kwargs)
         tail = magnitude[offset:]
@@ -733,6 +747,29 @@ class ReferencePtoFunctions(InterpreterFunctions):
         transpose = op.if_transpose is not None
         return self._load(op, p, v["src"], v["src_offset"], v["dst"], v["dst_offset"],
                           lambda s, d: raw_kernels.load2d(s, d, p, bits, transpose, gap))
+
+    @impl(pto.Load2DGmOp)
+    def run_load_2d_gm(self, interp: Interpreter, op, args: PythonValues) -> PythonValues:
+        """LoadData GM -> L1 (addrMode inc / dec): the executor's byte kernel, as an element map
+        from the GM operand to the L1 tile's physical image."""
+        from mmair.executor.pto import gm_linear
+
+        v = pto.operand_map(op, args)
+        dst: LogicalTile = v["dst"]
+        p = raw_kernels.Load2D(*(v[name] for name in isa_params.LOAD2D_GM_FIELDS))
+        bits = element_bits(dst.element)
+        mode = 1 if op.decrements else 0
+        src = _decoded(gm_linear(v["src"]), dst.element)
+        values, magnitude = dst.physical("dst")
+        source = _element_map(lambda s, d: raw_kernels.load2d(s, d, p, bits, addr_mode=mode),
+                              bits, src.size, _raw_offset(v["src_offset"], src.size, "src"),
+                              values.size, _raw_offset(v["dst_offset"], values.size, "dst"))
+        written = np.nonzero(source >= 0)[0]
+        values[written] = src[source[written]]
+        magnitude[written] = np.abs(values[written].astype(np.float64))
+        dst.store_physical(values, magnitude)
+        self._written(dst)
+        return ()
 
     @impl(pto.Load2DTransposeOp)
     def run_load_2d_transpose(self, interp: Interpreter, op, args: PythonValues) -> PythonValues:

@@ -248,10 +248,13 @@ class IssueSeam:
 
     def op_step(self, interp: Any, op: Operation) -> Callable[[], Any] | None:
         """The interpreter's call for `op` when it needs no operand values (a set_flag or
-        wait_flag with a static event id): its handler with the arguments bound, so the
-        interpreter skips reading operands and binding results. None for any other op."""
-        if not self.fast or not isinstance(op, _SET_FLAG | _WAIT_FLAG) or \
-                op.static_event is None or op.operands:
+        wait_flag with a static event id): the scheduler's light step bound to the op
+        (`Scheduler.set_step` & co.), which falls back to the op's handler when it does not
+        apply, so the interpreter skips reading operands and binding results. None for any
+        other op."""
+        if not self.fast:  # mutation: skip (the handler takes the same steps)
+            return None
+        if not isinstance(op, _SET_FLAG | _WAIT_FLAG) or op.static_event is None or op.operands:
             return None
         plan = self._flags.get(id(op))
         if plan is None:

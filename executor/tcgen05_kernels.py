@@ -257,9 +257,8 @@ def encode_elements(values: np.ndarray, type_name: str) -> np.ndarray:
     if type_name == "tf32":
         return values.astype(np.float32).view(np.uint32)
     if type_name in ("u8", "s8"):
-        return values.astype(np.int64).astype(np.int8 if type_name == "s8" else np.uint8).view(
-            np.uint8
-        )
+        # The low byte of the integer: two's complement for s8 (-1 -> 0xFF), as for u8.
+        return values.astype(np.int64).astype(np.uint8)  # mutation: skip (8-bit values are exact in f32)
     dtype = _FLOAT_TYPES[type_name]
     converted = values.astype(np.float32, copy=False).astype(dtype)
     return converted.view(np.uint8 if dtype.itemsize == 1 else np.uint16)
@@ -287,9 +286,9 @@ def encode_scale(values: np.ndarray, scale_type: str) -> np.ndarray:
         codes = values.astype(ml_dtypes.float8_e8m0fnu).view(np.uint8)
         decoded = decode_ue8m0(codes)
     else:
-        codes = np.abs(values).astype(ml_dtypes.float8_e4m3fn).view(np.uint8) & 0x7F
+        codes = np.abs(values).astype(ml_dtypes.float8_e4m3fn).view(np.uint8)  # sign bit clear
         decoded = decode_ue4m3(codes)
-    if not np.array_equal(decoded.astype(np.float64), values):
+    if not np.array_equal(decoded, values):
         raise ValueError(f"scale values are not exactly representable as {scale_type}")
     return codes
 
@@ -400,12 +399,11 @@ def _storage(kind: str, type_name: str) -> tuple[int, int]:
 
 
 def _checked_operand_map(
-    desc: SmemDesc | int, major: str, bits: int, mn: int, k: int, what: str,
-    width: int | None = None,
+    desc: SmemDesc | int, major: str, bits: int, mn: int, k: int, what: str, width: int,
 ) -> _OperandMap:
     d = _smem_desc(desc)
     try:
-        operand = _operand_map(d, major, bits, mn, k, bits if width is None else width)
+        operand = _operand_map(d, major, bits, mn, k, width)
     except DescriptorError as err:
         raise Tcgen05ExecutionError(f"requires a modelled layout for {what}: {err}") from None
     if operand.lowest < 0 or operand.end > SMEM_BYTES_PER_CTA:
@@ -417,20 +415,13 @@ def _checked_operand_map(
     return operand
 
 
-def operand_addresses(
-    desc: SmemDesc | int, major: str, bits: int, mn: int, k: int, what: str = "the operand"
-) -> np.ndarray:
-    """Bit addresses (mn, k) of an operand, checked to lie inside shared memory (read-only)."""
-    return _checked_operand_map(desc, major, bits, mn, k, what).addresses
-
-
 def _gather_raw(data: np.ndarray, operand: _OperandMap, bits: int) -> np.ndarray:
     if bits == 4:
-        return (data[operand.index] >> operand.shift) & 0xF
+        return (data[operand.index] >> operand.shift) & 0xF  # mutation: skip (decode_elements masks)
     if bits == 6:  # may straddle two bytes: read a little-endian 16-bit window
         index = operand.index
         window = data[index].astype(np.uint16) | (data[index + 1].astype(np.uint16) << 8)
-        return ((window >> operand.shift) & 0x3F).astype(np.uint8)
+        return ((window >> operand.shift) & 0x3F).astype(np.uint8)  # mutation: skip (decode masks)
     if bits == 8:
         return data[operand.index]
     return data.view(_RAW_DTYPES[bits])[operand.index]
@@ -441,16 +432,16 @@ def _scatter_raw(data: np.ndarray, operand: _OperandMap, bits: int, raw: np.ndar
         byte, shift = operand.index, operand.shift
         # ufunc.at is unbuffered: two nibbles of one byte in the same call both land.
         np.bitwise_and.at(data, byte, ~(np.uint8(0xF) << shift))
-        np.bitwise_or.at(data, byte, (raw.astype(np.uint8) & 0xF) << shift)
+        np.bitwise_or.at(data, byte, (raw.astype(np.uint8) & 0xF) << shift)  # mutation: skip (no high bits)
     elif bits == 6:  # read-modify-write of the two bytes an element may touch
         byte, shift = operand.index, operand.shift.astype(np.uint16)
         mask = np.uint16(0x3F) << shift
         value = (raw.astype(np.uint16) & 0x3F) << shift  # mutation: skip (no high bits)
         for offset, part in ((0, 0), (1, 8)):
             np.bitwise_and.at(data, byte + offset, (~(mask >> part) & 0xFF).astype(np.uint8))  # mutation: skip (astype)
-            np.bitwise_or.at(data, byte + offset, ((value >> part) & 0xFF).astype(np.uint8))
+            np.bitwise_or.at(data, byte + offset, ((value >> part) & 0xFF).astype(np.uint8))  # mutation: skip (astype)
     else:
-        slots = data if bits == 8 else data.view(_RAW_DTYPES[bits])
+        slots = data.view(_RAW_DTYPES[bits])
         dense = operand.dense
         if dense is None:
             slots[operand.index] = raw
@@ -503,9 +494,7 @@ def write_smem_operand(
         # f16 -> f32 -> f16 (encode_elements) is the identity on all 65536 bit patterns.
         raw = values.view(np.uint16)
     else:
-        raw = encode_elements(values, type_name)
-    if width < 8:
-        raw = raw & ((1 << width) - 1)
+        raw = encode_elements(values, type_name)  # (no bits above the 4/6-bit value)
     _scatter_raw(smem.data, operand, width, raw)
 
 
@@ -527,7 +516,7 @@ def read_tmem_operand(
     bits = layouts.smem_element_bits(kind, type_name)
     data = _tmem_row_bytes(tmem, address, rows, -(-k * bits // 8), what)
     if bits == 4:
-        raw = np.stack([data & 0xF, data >> 4], axis=-1).reshape(rows, -1)[:, :k]
+        raw = np.stack([data & 0xF, data >> 4], axis=-1).reshape(rows, -1)[:, :k]  # mutation: skip (decode masks)
     else:
         raw = np.ascontiguousarray(data).view(_RAW_DTYPES[bits])
     return decode_elements(raw, type_name)
@@ -542,8 +531,7 @@ def write_tmem_operand(
     rows, k = values.shape
     bits = layouts.smem_element_bits(kind, type_name)
     raw = encode_elements(values, type_name)
-    if bits == 4:
-        raw = raw & 0xF
+    if bits == 4:  # (encode_elements sets no bits above the 4-bit value)
         if k % 2:
             raw = np.concatenate([raw, np.zeros((rows, 1), np.uint8)], axis=1)
         raw = (raw[:, 0::2] | (raw[:, 1::2] << 4)).astype(np.uint8)
@@ -805,7 +793,7 @@ def mma(
         zcm = _memo(_decode, "zero-column mask", zero_column_mask, decode_zcmask)
     vec = scale_vec
     if vec in ("block32", "block16"):
-        vec = {"block16": "4X", "block32": "1X" if kind == "mxf8f6f4" else "2X"}[vec]
+        vec = {"block16": "4X", "block32": "1X" if kind == "mxf8f6f4" else "2X"}[vec]  # mutation: skip (1X, 2X: both 32-K blocks)
     _memo(_check_mma_form, idesc, kind, cta_group, ws, a_in_tmem, scale_vec, block_scale, target,
           ashift, collector, None if disable_output_lane is None else len(disable_output_lane),
           scale_input_d, zcm)
@@ -868,7 +856,7 @@ def mma(
     block = None
     if block_scale:
         assert scale_a is not None and scale_b is not None and desc.scale_type is not None
-        block = layouts.SCALE_BLOCK_K[vec or ("1X" if kind == "mxf8f6f4" else "2X")]
+        block = layouts.SCALE_BLOCK_K[vec or ("1X" if kind == "mxf8f6f4" else "2X")]  # mutation: skip (1X, 2X: both 32)
         count = k // block
         decode_scale = decode_ue8m0 if desc.scale_type == "ue8m0" else decode_ue4m3
         sfa = decode_scale(read_scale_factors(tmem, scale_a, operand="a", rows=m, count=count,
@@ -1196,7 +1184,6 @@ __all__ = [
     "mma_pair",
     "pair_smem_spans",
     "mma_footprint",
-    "operand_addresses",
     "read_d",
     "read_scale_factors",
     "read_smem_operand",

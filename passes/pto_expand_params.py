@@ -28,7 +28,9 @@ expanded (left as tile-level ops, which the executor runs): dn2nz to other layou
 transposes of b8/b32 operands other than f32 B from zz, b8 B from nz (the
 SplitBTransposeForS4S8 squares: source starts provably multiples of 32, `_b8_nz_b_square_loads`)
 and b8 A from nz of A^T into a zz L0A (`_b8_nz_a_square_loads`),
-s4 operands, an `mte_l1_bt` whose tiles do not hold whole BT units.
+an `mte_l1_bt` whose tiles do not hold whole BT units. 4-bit (s4) copies take the b8 fields in
+bytes (cols / 2, pitch / 2), so a GM -> L1 copy whose columns or GM row pitch are not provably
+even (an odd K), or a 4-bit dn2nz, stays tile-level.
 """
 
 from __future__ import annotations
@@ -124,8 +126,6 @@ class _Expander:
     def gm_l1(self, op: pto.MteGmL1Op) -> bool:
         dst = op.dst.type
         assert isinstance(dst, pto.TileType)
-        if dst.element_bits < 8:
-            return False
         src_t = op.src.type
         assert isinstance(src_t, MemRefType)
         b = _Builder(op.parent_block(), op)  # type: ignore[arg-type]
@@ -139,9 +139,21 @@ class _Expander:
             pitch = strides[0]
         c0 = c0_elements(dst.element_name, "l1")
         r_tile, c_tile = dst.matrix_shape
+        # 4-bit: the b8 instruction, whose dValue, srcDValue and both matrix strides count bytes
+        # (two elements; Ascend C passes an int4b_t Nd2NzParams unchanged to the b8 copy, and
+        # CANN kernels halve dValue and srcDValue), so a row and the GM pitch must be whole bytes
+        per_byte = 8 // dst.element_bits if dst.element_bits < 8 else 1
+        if per_byte > 1 and (op.dn2nz is not None or not _known_multiple(cols, per_byte)
+                             or not _known_multiple(pitch, per_byte)):
+            return False
 
-        def nd2nz(bb: _Builder, src: SSAValue, off: Index, *params: Index) -> None:
-            bb.emit(pto.CopyNd2NzOp(src, op.dst, bb.v(off), *(bb.v(p) for p in params)))
+        def nd2nz(bb: _Builder, src: SSAValue, off: Index, nd: Index, n: Index, d: Index,
+                  src_matrix: Index, src_d: Index, c0_stride: Index, n_stride: Index,
+                  dst_matrix: Index) -> None:
+            d, src_matrix, src_d, dst_matrix = (bb.div(x, per_byte)
+                                                for x in (d, src_matrix, src_d, dst_matrix))
+            bb.emit(pto.CopyNd2NzOp(src, op.dst, bb.v(off), *(bb.v(p) for p in (
+                nd, n, d, src_matrix, src_d, c0_stride, n_stride, dst_matrix))))
 
         layout = dst.layout_name
         if op.dn2nz is not None:  # GM holds the cols x rows transpose: its row is a tile column
@@ -166,7 +178,7 @@ class _Expander:
             static_rows = _Builder.s(rows)
             tail_slabs = (static_rows // M0 if static_rows % M0 else 0) \
                 if static_rows is not None else (r_tile - 1) // M0
-            if max(slab, tail_slabs * slab) > \
+            if max(slab, tail_slabs * slab) // per_byte > \
                     isa_params.ND2NZ_FIELDS["dst_nz_matrix_stride"].range[1]:
                 return False
             full, rest = b.div(rows, M0), b.rem(rows, M0)
@@ -200,8 +212,6 @@ class _Expander:
         assert isinstance(src, pto.TileType) and isinstance(dst, pto.TileType)
         elem = src.element_name
         bits = element_bits(elem)
-        if bits < 8:
-            return False
         b = _Builder(op.parent_block(), op)  # type: ignore[arg-type]
         rows, cols = (op.m, op.k) if isinstance(op, pto.MteL1L0AOp) else (op.k, op.n)
         row: Index = op.src_row if op.src_row is not None else 0
@@ -280,23 +290,25 @@ class _Expander:
                                           bb.mul(bb.mul(i, nn1), frac), nn1, k1t, True))
             return True
         if _b8_nz_b_square_loads(op, self.target):
-            # SplitBTransposeForS4S8: per 32-row k block, squares of two 16 x 32 fractals stacked
-            # along k (consecutive in Nz), one per 32 columns of n, transposed into Zn fractals
-            half_r1 = -(-sr // M0) // 2  # squares per L1 column of fractals
-            base = b.add(b.mul(b.div(col, 2 * M0), half_r1), b.div(row, 2 * M0))
-            squares = b.cdiv(n, 2 * M0)
-            # With an odd (or dynamic) fractal count the last square of a block writes the next
-            # block's first fractal, which that block rewrites: two MTE1 writes of the same
-            # bytes, ordered by a pipe_barrier(mte1) (docs/pipes.md, same-pipe rule).
-            overhang = b.s(nn1) is None or b.s(nn1) % 2 == 1
+            # SplitBTransposeForS4S8: per c0-row k block, squares of q fractals (b8: two 16 x 32,
+            # b4: four 16 x 64) stacked along k (consecutive in Nz), one per c0 columns of n,
+            # transposed into q Zn fractals
+            q = isa_params.transpose_square(elem)[0]
+            part_r1 = -(-sr // M0) // q  # squares per L1 column of fractals
+            base = b.add(b.mul(b.div(col, c0), part_r1), b.div(row, c0))
+            squares = b.cdiv(n, c0)
+            # With a fractal count not a multiple of q (or a dynamic one) the last square of a
+            # block writes the next block's first fractals, which that block rewrites: two MTE1
+            # writes of the same bytes, ordered by a pipe_barrier(mte1) (docs/pipes.md).
+            overhang = b.s(nn1) is None or b.s(nn1) % q != 0
 
             def body8(bb: _Builder, i: Index) -> None:
                 if overhang:
                     bb.emit(pto.PipeBarrierOp(Pipe.MTE1))
-                s_off = bb.mul(bb.add(base, i), 2 * frac)
+                s_off = bb.mul(bb.add(base, i), q * frac)
                 d_off = bb.mul(bb.mul(i, nn1), frac)
                 bb.emit(pto.Load2DTransposeOp(op.src, bb.v(s_off), op.dst, bb.v(d_off), bb.v(0),
-                                              bb.v(squares), bb.v(half_r1), bb.v(1), bb.v(0)))
+                                              bb.v(squares), bb.v(part_r1), bb.v(q - 1), bb.v(0)))
             b.loop(kk1, body8)
             return True
         if src.layout_name == "zz" and bits == 32 and isa_params.load2d_transpose_supported(self.target):
@@ -337,10 +349,6 @@ class _Expander:
     # -- Mmad and Fixpipe -------------------------------------------------------------------
 
     def mad(self, op: pto.MadOp | pto.MadAccOp | pto.MadBiasOp) -> bool:
-        lhs = op.lhs.type
-        assert isinstance(lhs, pto.TileType)
-        if lhs.element_bits < 8:
-            return False
         bias = op.bias if isinstance(op, pto.MadBiasOp) else None
         new = pto.MmadOp(op.lhs, op.rhs, op.dst, op.m, op.n, op.k, bias=bias,
                          init_zero=not isinstance(op, pto.MadAccOp),
@@ -439,15 +447,13 @@ def _expandable(op: Operation, target: Target) -> bool:
     if isinstance(op, pto.MteGmL1Op | pto.MteL1BtOp):
         return True
     if isinstance(op, pto.MadOp | pto.MadAccOp | pto.MadBiasOp):
-        return op.lhs.type.element_bits >= 8  # type: ignore[union-attr]
+        return True
     if isinstance(op, pto.FixpipeOp):
         return op.layout.data != "nz2nz" or _fixpipe_nz_block(op) is not None
     assert isinstance(op, pto.MteL1L0AOp | pto.MteL1L0BOp)
     src, dst = op.src.type, op.dst.type
     assert isinstance(src, pto.TileType) and isinstance(dst, pto.TileType)
     bits = src.element_bits
-    if bits < 8:
-        return False
     if dst.layout_name == "nd":
         return True
     transpose = op.transpose is not None
@@ -478,28 +484,31 @@ def _fixpipe_nz_block(op: pto.FixpipeOp) -> int | None:
 
 
 def _b8_nz_b_square_loads(op: pto.MteL1L0AOp | pto.MteL1L0BOp, target: Target) -> bool:
-    """Whether a b8 B move from an nz L1 tile to zn L0B is the SplitBTransposeForS4S8 loop of the
-    Ascend C sample: LoadDataWithTranspose squares of two fractals stacked along k. The L1 tile's
-    fractal rows come in pairs (rows a multiple of 32) and the source start is a multiple of 32
+    """Whether a b8 (or b4) B move from an nz L1 tile to zn L0B is the SplitBTransposeForS4S8
+    loop of the Ascend C sample: LoadDataWithTranspose squares of q fractals stacked along k (b8:
+    two 16 x 32, b4: four 16 x 64, into L0B on A2/A3/200I-500 A2). The L1 tile's fractal rows
+    come in groups of q (rows a multiple of c0 = 16q) and the source start is a multiple of c0
     (a constant, or a loop index of pto-tile-matmul stepping by tile sizes: `_known_multiple`).
-    Each square writes two 16-column Zn fractals, so with an odd number of them (n = 32q + 16,
-    or a dynamic n) the last square of a k block writes one fractal past the block's n: the next
-    block's first fractal, which that block rewrites, and for the last block one fractal past
-    the grid, which must lie inside the L0B tile (its fractal columns are even, or n is static
-    with an even count)."""
+    Each square writes q 16-column Zn fractals, so with a count not a multiple of q (b8: n =
+    32q + 16, or a dynamic n) the last square of a k block writes up to q - 1 fractals past the
+    block's n: the next block's first fractals, which that block rewrites, and for the last block
+    fractals past the grid, which must lie inside the L0B tile (its fractal columns a multiple of
+    q, or n static with such a count)."""
     src, dst = op.src.type, op.dst.type
     assert isinstance(src, pto.TileType) and isinstance(dst, pto.TileType)
-    if not (isinstance(op, pto.MteL1L0BOp) and op.transpose is None and src.element_bits == 8
+    bits = src.element_bits
+    if not (isinstance(op, pto.MteL1L0BOp) and op.transpose is None and bits in (4, 8)
             and src.layout_name == "nz" and dst.layout_name == "zn"
-            and isa_params.load2d_transpose_supported(target)):
+            and bits in isa_params.load2d_transpose_bits(target, "l0b")):
         return False
-    if (-(-src.matrix_shape[0] // M0)) % 2:
+    q = isa_params.transpose_square(src.element_name)[0]
+    if (-(-src.matrix_shape[0] // M0)) % q:
         return False
-    if not all(v is None or _known_multiple(v, 2 * M0) for v in (op.src_row, op.src_col)):
+    if not all(v is None or _known_multiple(v, q * M0) for v in (op.src_row, op.src_col)):
         return False
     n = pto.static_value(op.n)
     dst_n1 = -(-dst.matrix_shape[1] // M0)
-    return dst_n1 % 2 == 0 or (n is not None and (-(-n // M0)) % 2 == 0)
+    return dst_n1 % q == 0 or (n is not None and (-(-n // M0)) % q == 0)
 
 
 def _b8_nz_a_square_loads(op: pto.MteL1L0AOp, target: Target) -> bool:
@@ -522,11 +531,11 @@ def _b8_nz_a_square_loads(op: pto.MteL1L0AOp, target: Target) -> bool:
     return (-(-dst.matrix_shape[0] // M0)) % 2 == 0 or (m is not None and (-(-m // M0)) % 2 == 0)
 
 
-def _known_multiple(value: SSAValue, unit: int, depth: int = 8) -> bool:
+def _known_multiple(value: Index, unit: int, depth: int = 8) -> bool:
     """Whether `value` is provably a multiple of `unit`: a constant, a sum, difference, min or max
     of such values, a product with one, or the index of an `scf.for` whose lower bound and step
     are (the tile loops of pto-tile-matmul, and their unrolled multi-buffer copies)."""
-    known = pto.static_value(value)
+    known = value if isinstance(value, int) else pto.static_value(value)
     if known is not None:
         return known % unit == 0
     if depth == 0:

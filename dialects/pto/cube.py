@@ -215,12 +215,13 @@ class _MteL1L0Base(IRDLOperation):
     def _check_transpose(self, src: TileType, dst: TileType, target: Target) -> None:
         """L2: the target can transpose this element width, in whole transpose blocks."""
         bits = src.element_bits
-        if bits not in target.transpose_bits:
+        widths = isa_params.fractal_transpose_bits(target, dst.space_name)
+        if bits not in widths:
             raise _error(
                 self,
                 f"requires a fractal transpose of {bits}-bit elements ({src.element_name}) "
                 f"for this {src.layout_name} -> {dst.layout_name} move, which is not supported "
-                f"on target {target.name} (transposable widths {_fmt_set(target.transpose_bits)})",
+                f"on target {target.name} (transposable widths {_fmt_set(widths)})",
             )
         block = isa.TRANSPOSE_BLOCK_ELEMENTS[bits]
         for role, tile in (("src", src), ("dst", dst)):

@@ -154,7 +154,7 @@ def _address_reader() -> Callable[[np.ndarray], int]:
 
         base = np.arange(64, dtype=np.int32).reshape(8, 8)
         probes = (base, base[3:, 5:], base[::-2, 1::3], base.T[2:4], base[7:, 8:])
-        if all(fast(p) == portable(p) for p in probes):
+        if all(fast(p) == portable(p) for p in probes):  # mutation: skip (both readers give the same addresses)
             return fast
     except Exception:  # no ctypes, or reading the struct failed: the portable reader
         pass
@@ -340,6 +340,9 @@ EFFECTS: dict[type[Operation], OpEffects] = {
         "load_2d", (_r("src", isa.LOAD2D_SRC_ALIGN), _w("dst", isa.LOAD2D_DST_ALIGN)),
         ("repeat_times",),
     ),
+    pto.Load2DGmOp: OpEffects(
+        "load_2d_gm", (_r("src"), _w("dst", isa.LOAD2D_GM_DST_ALIGN)), ("repeat_times",),
+    ),
     pto.Load2DTransposeOp: OpEffects(
         "load_2d_transpose", (_r("src", isa.LOAD2D_SRC_ALIGN), _w("dst", isa.LOAD2D_DST_ALIGN)),
         ("repeat_times",),
@@ -452,23 +455,40 @@ def _bytes(tile: Any) -> tuple[int, int]:
     return tile.offset, tile.offset + tile.nbytes
 
 
-def _tile_box(tile: Any, offset: int, width: int, loops: _Loops, write: bool) -> list[Access]:
-    """A box of `tile` from element `offset`, `width` and strides in elements."""
-    item = tile.physical.itemsize
-    return _box(tile.space, tile.offset + offset * item, width * item,
-                [(c, s * item) for c, s in loops], write, tile.name, None,
-                (tile.offset, tile.offset + tile.nbytes))
+def _offset_bytes(tile: Any, offset: int) -> int:
+    """Bytes from `tile`'s start to its element `offset` (4-bit elements: two a byte)."""
+    return offset * isa.element_bits(tile.element) // 8
+
+
+def _tile_box(tile: Any, offset: int, width: int, loops: _Loops, write: bool,
+              unit_bits: int = 0) -> list[Access]:
+    """A box of `tile` from element `offset`, `width` and strides in units of `unit_bits` (default
+    the tile's elements). A box of 4-bit units covers the bytes holding its nibbles; strides of
+    a fraction of a byte (no raw form has them) give the conservative whole buffer."""
+    bits = isa.element_bits(tile.element)
+    unit_bits = unit_bits or bits
+    start = tile.offset + offset * bits // 8
+    buffer = (tile.offset, tile.offset + tile.nbytes)
+    if unit_bits % 8:
+        if any(s * unit_bits % 8 for _, s in loops):
+            return [Access(tile.space, start, buffer[1] - start, 1, 0, write, tile.name, None)]
+        end = tile.offset + -(-(offset * bits + width * unit_bits) // 8)
+        return _box(tile.space, start, end - start, [(c, s * unit_bits // 8) for c, s in loops],
+                    write, tile.name, None, buffer)
+    item = unit_bits // 8
+    return _box(tile.space, start, width * item, [(c, s * item) for c, s in loops], write,
+                tile.name, None, buffer)
 
 
 def _gm_box(array: Any, width: int, loops: _Loops, write: bool,
-            roots: dict[int, tuple[Any, int]]) -> list[Access]:
-    """A box of GM addressed linearly from `array`'s first element (`executor.pto.gm_linear`),
-    `width` and strides in elements."""
+            roots: dict[int, tuple[Any, int]], offset_bytes: int = 0) -> list[Access]:
+    """A box of GM addressed linearly from `array`'s first element (`executor.pto.gm_linear`)
+    plus `offset_bytes`, `width` and strides in elements."""
     root = gm_root(array)
     hit = roots.get(id(root))
     if hit is None or hit[0] is not root:
         hit = roots[id(root)] = (root, root.__array_interface__["data"][0])
-    start = data_address(array) - hit[1]
+    start = data_address(array) - hit[1] + offset_bytes
     item = array.itemsize
     return _box("gm", start, width * item, [(c, s * item) for c, s in loops], write, "",
                 id(root), (0, root.nbytes))
@@ -493,21 +513,26 @@ def _exact_nz_copy(op: Operation) -> _Exact:
     assert isinstance(op, pto.CopyNd2NzOp | pto.CopyDn2NzOp)
     dn, small = op.DN, op.small_c0 is not None
     src, dst, dst_off, *fields = _indices(op, "src", "dst", "dst_offset", *op.FIELDS)
-    c0 = isa.c0_elements(op.dst.type.element_name, "l1")  # pyright: ignore
+    elem_bits = op.dst.type.element_bits  # pyright: ignore
+    # 4-bit: the b8 copy (raw_kernels.nd2nz): fields and C0 in bytes, a byte two GM elements
+    unit_bits = max(elem_bits, 8)
+    per_unit = unit_bits // elem_bits
+    c0 = isa.C0_BYTES * 8 // unit_bits
 
     def exact(values: Sequence[Any], roots: dict[int, tuple[Any, int]]) -> list[Access]:
         nd, n, d, src_mat, src_d, c0_stride, n_stride, mat = (values[i] for i in fields)
+        g = per_unit
         if dn:  # src[i*mat + d*srcDValue + n]
-            out = _gm_box(values[src], n, ((d, src_d), (nd, src_mat)), False, roots)
+            out = _gm_box(values[src], n * g, ((d, src_d * g), (nd, src_mat * g)), False, roots)
         else:  # src[i*mat + n*srcDValue + d]
-            out = _gm_box(values[src], d, ((n, src_d), (nd, src_mat)), False, roots)
+            out = _gm_box(values[src], d * g, ((n, src_d * g), (nd, src_mat * g)), False, roots)
         tile, offset = values[dst], values[dst_off]
         if small:  # each matrix: n rows of 4 elements, zero-filled to whole 32-byte blocks
             tail = -(-n * isa_params.SMALL_C0_ELEMENTS // c0) * c0
-            return out + _tile_box(tile, offset, tail, ((nd, mat),), True)
+            return out + _tile_box(tile, offset, tail, ((nd, mat),), True, unit_bits)
         # dst[i*mat + (d//c0)*c0Stride*c0 + n*nStride*c0 + d%c0], d < ceil(dValue / c0) * c0
         return out + _tile_box(tile, offset, c0, ((n, n_stride * c0), (-(-d // c0), c0_stride * c0),
-                                                  (nd, mat)), True)
+                                                  (nd, mat)), True, unit_bits)
 
     return exact
 
@@ -523,18 +548,39 @@ def _exact_load_2d(op: Operation) -> _Exact:
 
     def exact(values: Sequence[Any], roots: dict[int, tuple[Any, int]]) -> list[Access]:
         s, d, r = values[src], values[dst], values[repeat]
-        sitem, ditem = s.physical.itemsize, d.physical.itemsize
         step = (values[gap] + 1 if gap_counts else 1) * frac
-        return _box(s.space, s.offset + values[soff] * sitem + values[start] * frac, frac,
+        return _box(s.space, s.offset + _offset_bytes(s, values[soff]) + values[start] * frac, frac,
                     ((r, values[stride] * frac),), False, s.name, None, _bytes(s)) + \
-            _box(d.space, d.offset + values[doff] * ditem, frac, ((r, step),), True, d.name, None,
-                 _bytes(d))
+            _box(d.space, d.offset + _offset_bytes(d, values[doff]), frac, ((r, step),), True,
+                 d.name, None, _bytes(d))
+
+    return exact
+
+
+def _exact_load_2d_gm(op: Operation) -> _Exact:
+    """LoadData 2D GM -> L1 (`raw_kernels.load2d` with addrMode): repeatTimes fractals of 512 B;
+    with addrMode 1 the source fractals run down from startIndex, the same set as the run up
+    from startIndex - srcStride*(repeatTimes - 1)."""
+    assert isinstance(op, pto.Load2DGmOp)
+    dec = op.decrements
+    src, soff, dst, doff, start, repeat, stride, gap = _indices(
+        op, "src", "src_offset", "dst", "dst_offset", "start_index", "repeat_times", "src_stride",
+        "dst_gap")
+    frac = isa.FRACTAL_BYTES
+
+    def exact(values: Sequence[Any], roots: dict[int, tuple[Any, int]]) -> list[Access]:
+        s, d, r, step = values[src], values[dst], values[repeat], values[stride]
+        first = values[start] - step * (r - 1) if dec else values[start]
+        return _gm_box(s, frac // s.itemsize, ((r, step * frac // s.itemsize),), False, roots,
+                       values[soff] * s.itemsize + first * frac) + \
+            _box(d.space, d.offset + values[doff] * d.physical.itemsize, frac,
+                 ((r, (values[gap] + 1) * frac),), True, d.name, None, _bytes(d))
 
     return exact
 
 
 def _exact_load_2d_transpose(op: Operation) -> _Exact:
-    """LoadDataWithTranspose (`raw_kernels.load2d_transpose`): square blocks of 1 or 2 fractals,
+    """LoadDataWithTranspose (`raw_kernels.load2d_transpose`): square blocks of 1, 2 or 4 fractals,
     each destination fractal of an iteration dstFracGap apart."""
     assert isinstance(op, pto.Load2DTransposeOp)
     src, soff, dst, doff, start, repeat, stride, gap, frac_gap = _indices(
@@ -546,8 +592,8 @@ def _exact_load_2d_transpose(op: Operation) -> _Exact:
         s, d, r = values[src], values[dst], values[repeat]
         nfrac = isa_params.transpose_square(s.element)[0]
         square = nfrac * frac
-        base = d.offset + values[doff] * d.physical.itemsize
-        out = _box(s.space, s.offset + values[soff] * s.physical.itemsize + values[start] * square,
+        base = d.offset + _offset_bytes(d, values[doff])
+        out = _box(s.space, s.offset + _offset_bytes(s, values[soff]) + values[start] * square,
                    square, ((r, values[stride] * square),), False, s.name, None, _bytes(s))
         for j in range(nfrac):
             out += _box(d.space, base + j * (values[frac_gap] + 1) * frac, frac,
@@ -571,14 +617,14 @@ def _exact_load_2d_v2(op: Operation) -> _Exact:
         s, d, ms, ks = values[src], values[dst], values[m_step], values[k_step]
         rows, cols = ms, ks
         bits = isa.element_bits(s.element)
-        if transpose and bits >= 8:
+        if transpose:
             c0 = isa.C0_BYTES * 8 // bits
             rows, cols = ks * c0 // isa.M0, ms * isa.M0 // c0
         first = (values[k0] * values[sstride] + values[m0]) * frac
-        return _box(s.space, s.offset + values[soff] * s.physical.itemsize + first, frac,
+        return _box(s.space, s.offset + _offset_bytes(s, values[soff]) + first, frac,
                     ((ms, frac), (ks, values[sstride] * frac)), False, s.name, None,
                     _bytes(s)) + \
-            _box(d.space, d.offset + values[doff] * d.physical.itemsize, frac,
+            _box(d.space, d.offset + _offset_bytes(d, values[doff]), frac,
                  ((rows, frac), (cols, values[dstride] * frac)), True, d.name, None, _bytes(d))
 
     return exact
@@ -597,9 +643,9 @@ def _exact_copy_l1_bt(op: Operation) -> _Exact:
         s, d, count = values[src], values[dst], values[count_i]
         burst = values[len_i] * unit
         src_step = burst + values[sgap] * isa_params.L1_BT_SRC_GAP_BYTES
-        return _box(s.space, s.offset + values[soff] * s.physical.itemsize, burst,
+        return _box(s.space, s.offset + _offset_bytes(s, values[soff]), burst,
                     ((count, src_step),), False, s.name, None, _bytes(s)) + \
-            _box(d.space, d.offset + values[doff] * d.physical.itemsize, burst,
+            _box(d.space, d.offset + _offset_bytes(d, values[doff]), burst,
                  ((count, burst + values[dgap] * unit),), True, d.name, None, _bytes(d))
 
     return exact
@@ -692,6 +738,7 @@ _RAW_EXACT: dict[type[Operation], Callable[[Operation], _Exact]] = {
     pto.CopyNd2NzOp: _exact_nz_copy,
     pto.CopyDn2NzOp: _exact_nz_copy,
     pto.Load2DOp: _exact_load_2d,
+    pto.Load2DGmOp: _exact_load_2d_gm,
     pto.Load2DTransposeOp: _exact_load_2d_transpose,
     pto.Load2DV2Op: _exact_load_2d_v2,
     pto.CopyL1BtOp: _exact_copy_l1_bt,

@@ -8,6 +8,7 @@ re-reads with stride 0, fractal reorders, GEMV with an explicit `disable_gemv`):
 
     pto.copy_nd2nz      DataCopy(dst, src, Nd2NzParams)                   GM -> L1
     pto.load_2d         LoadData(dst, src, LoadData2DParams)              L1 -> L0A / L0B
+    pto.load_2d_gm      LoadData(dst, src, LoadData2DParams) (load_gm_to_cbuf, addrMode)  GM -> L1
     pto.load_2d_transpose LoadDataWithTranspose(dst, src, LoadData2dTransposeParams)
     pto.copy_l1_bt      DataCopy(dst, src, DataCopyParams) (copy_cbuf_to_bt)   L1 -> BT
     pto.mmad            Mmad(dst, fm, filter[, bias], MmadParams)         L0A x L0B (+ BT) -> L0C
@@ -190,7 +191,9 @@ class CopyNd2NzOp(_NzCopyBase):
     d < ceil(d_value / c0) * c0 (c0 = 32 B / sizeof):
         dst[i*dst_nz_matrix_stride + (d//c0)*dst_nz_c0_stride*c0 + n*dst_nz_n_stride*c0 + d%c0]
           = d < d_value ? src[i*src_nd_matrix_stride + n*src_d_value + d] : 0.
-    `small_c0` (a5 enableSmallC0, d_value <= 4): rows of 4 elements at n*4 (executor/raw_kernels.py)."""
+    `small_c0` (a5 enableSmallC0, d_value <= 4): rows of 4 elements at n*4 (executor/raw_kernels.py).
+    4-bit (s4, e2m1) data is copied as b8 ("参数需要根据b8类型进行设置"): d_value, src_d_value and the
+    two matrix strides count bytes, two elements each."""
 
     name = "pto.copy_nd2nz"
     FIELDS: ClassVar[tuple[str, ...]] = tuple(isa_params.ND2NZ_FIELDS)
@@ -308,7 +311,7 @@ class Load2DOp(_Load2DBase):
                                f"{self.sid.value.data}")
         if self.addr_mode is not None and self.addr_mode.value.data not in isa_params.LOAD2D_L1_ADDR_MODES:
             raise _error(self, f"requires addr_mode in {_fmt_set(isa_params.LOAD2D_L1_ADDR_MODES)} "
-                               f"(addrMode 1 exists only on the GM -> L1 path), got "
+                               f"(addrMode 1 exists only on the GM -> L1 path, pto.load_2d_gm), got "
                                f"{self.addr_mode.value.data}")
         gap = static_value(self.dst_gap)
         if gap and not isa_params.load2d_dst_gap_effective(target):
@@ -317,11 +320,98 @@ class Load2DOp(_Load2DBase):
 
 
 @irdl_op_definition
+class Load2DGmOp(IRDLOperation):
+    """LoadData(dst[dst_offset], src[src_offset], LoadData2DParams) from GM to L1 (A1/B1), the CCE
+    `load_gm_to_cbuf` on PIPE_MTE2: for i < repeat_times the 512-B fractal
+    (start_index + src_stride*i), or with `addr_mode` 1 (dec) (start_index - src_stride*i), of
+    the GM source goes to fractal slot (dst_gap + 1)*i of L1. No transpose on this path. `sid`
+    is reserved (range-checked, not processed). Not on Ascend 950 (`isa_params.load2d_gm_supported`)."""
+
+    name = "pto.load_2d_gm"
+    MEMO_VERIFY: ClassVar[bool] = True
+    FIELDS: ClassVar[dict[str, isa_params.Field]] = dict(isa_params.LOAD2D_GM_FIELDS)
+
+    src = operand_def(MemRefType)
+    src_offset = operand_def(IndexType)
+    dst = operand_def(TileType)
+    dst_offset = operand_def(IndexType)
+    start_index = operand_def(IndexType)
+    repeat_times = operand_def(IndexType)
+    src_stride = operand_def(IndexType)
+    dst_gap = operand_def(IndexType)
+    sid = opt_prop_def(IntegerAttr)
+    addr_mode = opt_prop_def(IntegerAttr)
+
+    traits = _PARAM_TRAITS
+    irdl_options = (ParsePropInAttrDict(),)
+    assembly_format = _LOAD2D_FORMAT.format(tail="")
+
+    def __init__(self, src: Value, src_offset: Value, dst: Value, dst_offset: Value,
+                 start_index: Value, repeat_times: Value, src_stride: Value, dst_gap: Value,
+                 addr_mode: int = 0) -> None:
+        super().__init__(
+            operands=[src, src_offset, dst, dst_offset, start_index, repeat_times, src_stride,
+                      dst_gap],
+            properties={"addr_mode": IntegerAttr(addr_mode, i64) if addr_mode else None})
+
+    @property
+    def decrements(self) -> bool:
+        """addrMode 1: the source fractal index goes down by src_stride per repeat."""
+        return self.addr_mode is not None and self.addr_mode.value.data == 1
+
+    def verify_(self) -> None:
+        target = target_of(self)
+        if not isa_params.load2d_gm_supported(target):
+            raise _error(self, f"load_2d_gm is not supported on target {target.name} (Ascend 950 "
+                               f"loads GM -> L1 with LoadData2DParamsV2)")
+        src = _gm_memref(self, "src", self.src)
+        dst = _tile_in(self, "dst", self.dst, ("l1",))
+        elem = _memref_element(self, "src", src)
+        legal = isa_params.load2d_gm_types(target)
+        if dst.element_name not in legal:
+            raise _error(self, f"requires element type in {_fmt_set(legal)} on target "
+                               f"{target.name}, got {dst.element_name}")
+        if elem != dst.element_name:
+            raise _error(self, f"requires src element type {dst.element_name} (the dst type: "
+                               f"LoadData copies fractals bit for bit), got {elem}")
+        values = _check_fields(self, self.FIELDS)
+        if self.sid is not None and not 0 <= self.sid.value.data <= isa_params.SID_RANGE[1]:
+            raise _error(self, f"requires sid in [0, {isa_params.SID_RANGE[1]}], got "
+                               f"{self.sid.value.data}")
+        modes = isa_params.load2d_gm_addr_modes(target)
+        if self.addr_mode is not None and self.addr_mode.value.data not in modes:
+            raise _error(self, f"requires addr_mode in {_fmt_set(modes)} on target {target.name}, "
+                               f"got {self.addr_mode.value.data}")
+        gap = values["dst_gap"]
+        if gap and not isa_params.load2d_gm_dst_gap_supported(target):
+            raise _error(self, f"requires dst_gap 0 on target {target.name} (no dstGap on the "
+                               f"GM -> L1 LoadData of the training series), got {gap}")
+        start, repeat, stride = values["start_index"], values["repeat_times"], values["src_stride"]
+        if self.decrements and None not in (start, repeat, stride) and \
+                start < stride * (repeat - 1):  # type: ignore[operator]
+            raise _error(self, f"requires start_index >= src_stride * (repeat_times - 1) = "
+                               f"{stride * (repeat - 1)} with addr_mode 1 (the source fractal "  # type: ignore[operator]
+                               f"index decreases), got {start}")
+        _offset_bytes(self, "dst", self.dst_offset, dst, isa.LOAD2D_GM_DST_ALIGN)
+        off = static_value(self.dst_offset)
+        if None not in (off, repeat, gap):
+            end = off * dst.element_bits // 8 + \
+                ((repeat - 1) * (gap + 1) + 1) * isa.FRACTAL_BYTES  # type: ignore[operator]
+            if end > dst.footprint_bytes():
+                raise _error(self, f"requires the fractals inside the {dst.footprint_bytes()}-byte "
+                                   f"dst tile, they end at byte {end}")
+        soff = static_value(self.src_offset)
+        if soff is not None and soff < 0:
+            raise _error(self, f"requires src offset >= 0, got {soff}")
+
+
+@irdl_op_definition
 class Load2DTransposeOp(_Load2DBase):
     """LoadDataWithTranspose(dst[dst_offset], src[src_offset], LoadData2dTransposeParams): per
     iteration one square block (b8 32 x 32 of two fractals, b16 16 x 16, b32 16 x 16 of two 16 x 8
-    fractals) at start_index + src_stride*i squares is transposed into fractals at
-    (dst_gap + 1)*i and, for the second, dst_frac_gap + 1 fractals later."""
+    fractals, b4 64 x 64 of four 16 x 64 fractals, into L0B only) at start_index + src_stride*i
+    squares is transposed into fractals at (dst_gap + 1)*i and, for each further one,
+    dst_frac_gap + 1 fractals later."""
 
     name = "pto.load_2d_transpose"
     FIELDS: ClassVar[dict[str, isa_params.Field]] = dict(isa_params.LOAD2D_TRANSPOSE_FIELDS)
@@ -340,9 +430,12 @@ class Load2DTransposeOp(_Load2DBase):
         target = target_of(self)
         if not isa_params.load2d_transpose_supported(target):
             raise _error(self, f"load_2d_transpose is not supported on target {target.name}")
-        src, _dst = self._verify_common(target)
-        if src.element_bits not in (8, 16, 32):
-            raise _error(self, f"requires b8, b16 or b32 elements, got {src.element_name}")
+        src, dst = self._verify_common(target)
+        widths = isa_params.load2d_transpose_bits(target, dst.space_name)
+        if src.element_bits not in widths:
+            raise _error(self, f"requires element widths in {_fmt_set(widths)} for a "
+                               f"{dst.space_name} destination on target {target.name}, got "
+                               f"{src.element_name}")
 
 
 @irdl_op_definition
@@ -688,5 +781,6 @@ class FixpipeCopyOp(IRDLOperation):
 
 
 RAW_OPS: tuple[type[IRDLOperation], ...] = (
-    CopyNd2NzOp, CopyDn2NzOp, Load2DOp, Load2DTransposeOp, Load2DV2Op, MmadOp, FixpipeCopyOp,
+    CopyNd2NzOp, CopyDn2NzOp, Load2DOp, Load2DGmOp, Load2DTransposeOp, Load2DV2Op, MmadOp,
+    FixpipeCopyOp,
 )

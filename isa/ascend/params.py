@@ -98,7 +98,8 @@ def _table(*fields: Field) -> Mapping[str, Field]:
 
 
 # The ranges live once, in isa/ascend/targets.py (ND2NZ_RANGES, ND2NZ_RANGES_A5, DN2NZ_RANGES);
-# these tables add each field's Ascend C name and unit.
+# these tables add each field's Ascend C name and unit. A 4-bit copy is the b8 one ("当输入数据类型
+# 是b4时，ND2NZ过程中数据是基于b8类型进行处理，因此参数需要根据b8类型进行设置"): its "elements" are bytes.
 ND2NZ_FIELDS: Mapping[str, Field] = _table(
     Field("nd_num", "ndNum", ND2NZ_RANGES["nd_num"], "matrices", size=True),
     Field("n_value", "nValue", ND2NZ_RANGES["n_value"], "rows", size=True),
@@ -148,6 +149,48 @@ LOAD2D_FIELDS: Mapping[str, Field] = _table(
     Field("src_stride", "srcStride", LOAD2D_STRIDE_RANGE, "fractals (512 B), start to start"),
     Field("dst_gap", "dstGap", LOAD2D_STRIDE_RANGE, "fractals (512 B), end to start"),
 )
+# LoadData2DParams on the GM -> L1 (A1/B1) path, the CCE `load_gm_to_cbuf` (Ascend C
+# `GMToL1-2D矩阵搬运（LoadData）.md`, PIPE_MTE2): the L1 -> L0 fields and ranges (same objects), plus
+# addrMode, which only this path honours: 0 (inc) reads fractal startIndex + srcStride*i, 1 (dec)
+# startIndex - srcStride*i (`load2d.py`: `addr_calc_mode = 1 if addrMode == 0 else -1`).
+LOAD2D_GM_FIELDS: Mapping[str, Field] = LOAD2D_FIELDS
+LOAD2D_GM_ADDR_MODES: tuple[int, ...] = (0, 1)
+LOAD2D_GM_ADDR_MODE_NAMES: Mapping[int, str] = MappingProxyType({0: "inc", 1: "dec"})
+
+
+def load2d_gm_supported(target: Target) -> bool:
+    """LoadData2DParams GM -> L1 (`load_gm_to_cbuf`) on every target but Ascend 950: there
+    `LoadData_2D.md` lists only L1 -> L0A/L0B, and Ascend C maps the GM -> L1 call onto the V2
+    instruction `load_gm_to_cbuf_2dv2` (`impl/basic_api/dav_3510/kernel_operator_mm_impl.h`:
+    mStep = srcStride, kStep = repeatTimes), whose window is not the fractal sequence of the V1
+    formula (docs/pto-raw-params.md §3, decision "GM -> L1 LoadData on a5")."""
+    return target.arch != 3510
+
+
+def load2d_gm_types(target: Target) -> frozenset[str]:
+    """Element types of LoadData GM -> L1: the target's LoadData types without the 4-bit ones
+    (`LoadData_2D.md`: "int4b_t仅支持L1 Buffer->L0A Buffer、L1 Buffer->L0B Buffer通路"; the
+    GM -> L1 page lists b8/b16/b32 on A2/A3, u8 ... float on 200I/500 A2, u8/s8/u16/s16/half on
+    310P AI Core and 910)."""
+    if not load2d_gm_supported(target):
+        return frozenset()
+    return frozenset(e for e in target.load2d_types if element_bits(e) >= 8)
+
+
+def load2d_gm_addr_modes(target: Target) -> tuple[int, ...]:
+    """addrMode values of LoadData GM -> L1: inc and dec, except on 910 (arch 1001), where
+    Ascend C passes `(addr_cal_mode_t)0` whatever the struct says
+    (`impl/basic_api/dav_c100/kernel_operator_mm_impl.h`; dav_c220, dav_m200 and dav_m300 pass
+    `dec` for addrMode 1)."""
+    return (0,) if target.arch == 1001 else LOAD2D_GM_ADDR_MODES
+
+
+def load2d_gm_dst_gap_supported(target: Target) -> bool:
+    """GM -> L1 LoadData dstGap: "针对Atlas 训练系列产品不支持dstGap设置参数" (910; its
+    `load_gm_to_cbuf` call has no dstGap argument, dav_c100)."""
+    return target.arch != 1001
+
+
 LOAD2D_TRANSPOSE_FIELDS: Mapping[str, Field] = _table(
     Field("start_index", "startIndex", U16, "square blocks"),
     Field("repeat_times", "repeatTimes", LOAD2D_REPEAT_RANGE, "square blocks", size=True),
@@ -280,6 +323,29 @@ def load2d_transpose_supported(target: Target) -> bool:
     return 8 in target.transpose_bits
 
 
+# LoadDataWithTranspose of int4b_t: "b4数据类型仅在目的操作数为L0B Buffer的时候支持" on A2/A3 (their
+# type lists: L0B int4b_t, int8_t, ...; L0A without int4b_t) and 200I/500 A2; Ascend 950's list
+# has no int4b_t (`LoadDataWithTranspose.md`, 数据类型 and 约束说明).
+LOAD2D_TRANSPOSE_B4_ARCHS = frozenset({2201, 3002})
+LOAD2D_TRANSPOSE_B4_DST = "l0b"
+
+
+def load2d_transpose_bits(target: Target, dst_space: str) -> frozenset[int]:
+    """Element widths LoadDataWithTranspose takes on `target` into `dst_space` (l0a / l0b)."""
+    if not load2d_transpose_supported(target):
+        return frozenset()
+    b4 = target.arch in LOAD2D_TRANSPOSE_B4_ARCHS and dst_space == LOAD2D_TRANSPOSE_B4_DST
+    return frozenset({8, 16, 32} | ({4} if b4 else set()))
+
+
+def fractal_transpose_bits(target: Target, dst_space: str) -> frozenset[int]:
+    """Element widths whose fractals an L1 -> `dst_space` (l0a / l0b) move can transpose on
+    `target`: the target's transposes (`Target.transpose_bits`: LoadData ifTranspose b16,
+    LoadDataWithTranspose b8/b32, Ascend 950's LoadData2DParamsV2 windows) plus the b4 squares
+    LoadDataWithTranspose writes into L0B on A2/A3 and 200I/500 A2 (SplitBTransposeForS4S8)."""
+    return target.transpose_bits | (load2d_transpose_bits(target, dst_space) & {4})
+
+
 def load2d_dst_gap_effective(target: Target) -> bool:
     """Ascend C `LoadData_2D.md`: on Ascend 950 (a5) "setting dstGap has no effect"."""
     return target.arch != 3510
@@ -293,8 +359,11 @@ def fractal_elements(elem: str) -> int:
 def transpose_square(elem: str) -> tuple[int, int, int]:
     """LoadDataWithTranspose geometry for `elem`: (fractals per square block, square edge,
     fractal rows). b8: 2 fractals of 16 x 32 stacked into 32 x 32; b16: 1 fractal of 16 x 16;
-    b32: 2 fractals of 16 x 8 side by side into 16 x 16 (Ascend C `load_data_with_transpose.py`)."""
+    b32: 2 fractals of 16 x 8 side by side into 16 x 16 (Ascend C `load_data_with_transpose.py`);
+    b4: 4 fractals of 16 x 64 stacked into 64 x 64 (`LoadDataWithTranspose.md`, int4b_t)."""
     bits = element_bits(elem)
+    if bits == 4:
+        return (4, 64, 16)
     if bits == 8:
         return (2, 32, 16)
     if bits == 16:

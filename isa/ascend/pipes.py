@@ -82,6 +82,8 @@ _OP_PIPES: dict[str, dict[tuple[str, str], Pipe]] = {
     "copy_nd2nz": {("gm", "l1"): Pipe.MTE2},
     "copy_dn2nz": {("gm", "l1"): Pipe.MTE2},
     "load_2d": {("l1", "l0a"): Pipe.MTE1, ("l1", "l0b"): Pipe.MTE1},
+    # LoadData GM -> L1 (load_gm_to_cbuf): "指令执行占用的流水为PIPE_MTE2" (GMToL1-2D page)
+    "load_2d_gm": {("gm", "l1"): Pipe.MTE2},
     "load_2d_transpose": {("l1", "l0a"): Pipe.MTE1, ("l1", "l0b"): Pipe.MTE1},
     "load_2d_v2": {("l1", "l0a"): Pipe.MTE1, ("l1", "l0b"): Pipe.MTE1},
     "copy_l1_bt": {("l1", "bt"): Pipe.MTE1},  # copy_cbuf_to_bt: "流水类型 PIPE_MTE1"
@@ -112,6 +114,9 @@ def _target_problem(kind: str, dst: str, target: Target) -> str | None:
         return f"target {target.name} has no bias table (bt)"
     if kind == "load_2d_transpose" and 8 not in target.transpose_bits:
         return f"target {target.name} has no LoadDataWithTranspose"
+    if kind == "load_2d_gm" and target.arch == 3510:
+        return (f"target {target.name} has no LoadData2DParams gm->l1 (Ascend 950 loads "
+                f"gm->l1 with LoadData2DParamsV2)")
     if kind == "load_2d_v2" and target.arch != 3510:
         return f"target {target.name} has no LoadData2DParamsV2 (Ascend 950 only)"
     if kind == "gather_mask" and not target.has_gather_mask:

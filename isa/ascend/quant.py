@@ -47,7 +47,7 @@ def _f32_bits(x: float) -> int:
 
 
 def _is_normal_or_zero(x: float) -> bool:
-    f = np.float32(x)
+    f = np.float32(x)  # mutation: skip (scales are decoded from f32 bits: f64 judges them the same)
     return bool(np.isfinite(f) and (f == 0 or abs(f) >= np.finfo(np.float32).tiny))
 
 
@@ -70,7 +70,7 @@ class QuantWord:
 
 def decode_quant_word(word: int) -> QuantWord:
     """Split a 64-bit QUANT_PRE word into its fields (reserved bits are ignored)."""
-    word = int(word) & WORD_MASK
+    word = int(word) & WORD_MASK  # mutation: skip (every field lies in bits 0-46: bits past 64 or a negative int's sign bits never reach them)
     raw = word & 0xFFFFFFFF
     scale = float(round_scale_to_hw(np.uint32(raw).view(np.float32)))
     shift = ((word >> SHIFT_LSB) & ((1 << SHIFT_WIDTH) - 1)) + 1
@@ -124,7 +124,7 @@ class QuantVector:
 def decode_quant_words(words: np.ndarray) -> QuantVector:
     """Vectorized `decode_quant_word` over a uint64 array (any shape)."""
     w = np.asarray(words).astype(np.uint64)
-    raw = (w & np.uint64(0xFFFFFFFF)).astype(np.uint32)
+    raw = (w & np.uint64(0xFFFFFFFF)).astype(np.uint32)  # mutation: skip (the uint32 cast keeps the same low 32 bits)
     scale = round_scale_to_hw(raw.view(np.float32))
     shift = ((w >> np.uint64(SHIFT_LSB)) & np.uint64(0xF)).astype(np.int64) + 1
     offset = ((w >> np.uint64(OFFSET_LSB)) & np.uint64(0x1FF)).astype(np.int64)

@@ -169,6 +169,9 @@ LOAD2D_STRIDE_RANGE: tuple[int, int] = (0, 65535)  # u16 srcStride / dstGap (512
 LOAD2D_V2_STEP_RANGE: tuple[int, int] = (1, 255)  # a5 mStep / kStep
 LOAD2D_SRC_ALIGN = 32  # L1
 LOAD2D_DST_ALIGN = 512  # L0A / L0B
+# GM -> L1 LoadData (`GMToL1-2D矩阵搬运（LoadData）.md`): "目的地址必须32字节对齐。源地址必须1字节对齐".
+LOAD2D_GM_DST_ALIGN = 32  # L1
+LOAD2D_GM_SRC_ALIGN = 1  # GM
 # A hardware-transposed tile must be padded to whole transpose blocks (§6.2, [inf]):
 # element bits -> block edge in elements (b8: 32x32, b16: 16x16, b32: 16x16).
 TRANSPOSE_BLOCK_ELEMENTS: Mapping[int, int] = MappingProxyType({4: 64, 8: 32, 16: 16, 32: 16})

@@ -58,7 +58,7 @@ AREAS: tuple[Area, ...] = (
         ops=VERIFIER_OPS,
         pytest=("tests/unit/test_tcgen05_dialect*.py", "tests/unit/test_isa_tcgen05_*.py",
                 "tests/unit/test_verifier_api.py", "tests/unit/test_desc_cli.py",
-                "tests/unit/test_ptxas_forms.py"),
+                "tests/unit/test_ptxas_forms.py", "tests/unit/test_mut_tcgen05_other.py"),
         lit=("tests/filecheck/dialects/tcgen05", "tests/filecheck/tools/desc.mlir"),
     ),
     Area(
@@ -72,7 +72,7 @@ AREAS: tuple[Area, ...] = (
                 "tests/unit/test_executor_faults.py", "tests/unit/test_executor_memory.py",
                 "tests/unit/test_executor_all_targets.py", "tests/unit/test_mut_executor_pto.py",
                 "tests/unit/test_raw_params_examples.py", "tests/unit/test_pto_expand_params.py",
-                "tests/unit/test_perf_caches.py"),
+                "tests/unit/test_perf_caches.py", "tests/unit/test_mut_checkers_pto.py"),
     ),
     Area(
         "executor-tcgen05",
@@ -94,8 +94,10 @@ AREAS: tuple[Area, ...] = (
                 "tests/unit/test_hb*.py", "tests/unit/test_scheduler*.py",
                 "tests/unit/test_events*.py", "tests/unit/test_race*.py",
                 "tests/unit/test_deadlock*.py", "tests/unit/test_effects*.py",
-                "tests/unit/test_engine*.py", "tests/unit/test_mut_checkers.py",
+                "tests/unit/test_engine*.py", "tests/unit/test_mut_checkers*.py",
+                "tests/unit/test_raw_footprints.py",
                 "tests/unit/test_multicore.py", "tests/unit/test_tcgen05_async*.py",
+                "tests/unit/test_tcgen05_pair.py", "tests/unit/test_exec_jobs.py",
                 "tests/unit/test_tcgen05_gemm_example.py"),
     ),
 )

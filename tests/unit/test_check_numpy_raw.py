@@ -19,7 +19,7 @@ from mmair.executor import raw_kernels
 from mmair.executor.reference import _element_map, reference_outputs
 from mmair.executor.runner import run_module
 from mmair.tools.run import main
-from tests.unit.test_pto_expand_params import COMBOS, lowered
+from tests.unit.test_pto_expand_params import COMBOS, combo_constraints, lowered
 from tests.unit.test_pto_passes import matmul_text, random_operand
 
 EXAMPLES = pathlib.Path(__file__).parents[2] / "examples"
@@ -77,12 +77,11 @@ def test_random_lowered_matmuls_pass_and_equal_numpy(combo, m, n, k, tm, tk, ta,
     from mmair.isa.ascend import targets as isa
 
     acc = pto.matmul_accumulator(isa.get_target(target), lhs, rhs)
-    if lhs == "s8":
-        tm, tk = (tm and 32), (tk and 64)
+    tm, tn, tk, ta, tb, bias = combo_constraints(lhs, tm, tk, ta, tb, bias)
     if ta and m > 1 and tm and m % tm == 1 and not isa.get_target(target).gemv_disable:
         tm = 0  # a one-row tile of a transposed A is refused (test_gemv_rule)
     text = matmul_text(m, n, k, lhs, rhs, out, target, ta, tb, acc if bias else None)
-    module = lowered(text, f"tile-m={tm} tile-n=32 tile-k={tk}", True)
+    module = lowered(text, f"tile-m={tm} tile-n={tn} tile-k={tk}", True)
     assert any(isinstance(op, RAW) for op in module.walk())
     rng = np.random.default_rng(seed)
     inputs = {"a": random_operand(rng, lhs, (k, m) if ta else (m, k)),

@@ -300,7 +300,7 @@ def test_quant_refuses_what_it_cannot_convert(mode, kwargs, dtype, message):
 
 
 def test_raw_operand_views_refuse_offsets_outside_the_tile_and_packed_tiles():
-    from mmair.executor.pto import gm_linear, tile_flat
+    from mmair.executor.pto import gm_linear, tile_bytes, tile_flat
 
     mem = Memory("a2")
     tile = mem.place("l1", (16, 16), "nz", "f16")
@@ -308,9 +308,11 @@ def test_raw_operand_views_refuse_offsets_outside_the_tile_and_packed_tiles():
     for offset in (-1, 256):
         with pytest.raises(ExecutionError, match=rf"^requires src offset in \[0, 256\), got {offset}$"):
             tile_flat(tile, offset, "src")
-    packed = mem.place("l1", (16, 64), "nz", "s4")
-    with pytest.raises(ExecutionError, match=r"^raw forms of 4-bit dst tiles are not modelled"):
-        tile_flat(packed, 0, "dst")
+    packed = mem.place("l1", (16, 64), "nz", "s4")  # 4-bit: unpacked values, bytes at even offsets
+    assert tile_flat(packed, 2, "src").size == 1022
+    with pytest.raises(ExecutionError, match=r"^requires dst offset in \[0, 1024\) on a byte "
+                                             r"boundary \(an even element of a 4-bit tile\), got 3$"):
+        tile_bytes(packed, 3, "dst")
     gm = np.arange(64, dtype=np.float32).reshape(8, 8)
     assert gm_linear(gm[2:, 3:]).tolist() == list(range(19, 64))  # to the end of the buffer
     with pytest.raises(ExecutionError, match=r"^requires a contiguous GM buffer under the raw-form "

@@ -1006,6 +1006,16 @@ builtin.module attributes {pto.target = "310p"} {
 // CHECK: error: 'pto.load_2d_transpose' op load_2d_transpose is not supported on target 310p
 
 // -----
+// [raw G2b] LoadDataWithTranspose takes b4 (int4b_t) into L0B only ("b4数据类型仅在目的操作数为L0B Buffer的时候支持")
+builtin.module attributes {pto.target = "a2"} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %l1, %l0a = "test.op"() : () -> (!pto.tile<l1, 64x64xi4, nz>, !pto.tile<l0a, 64x64xi4, zz>)
+  pto.load_2d_transpose %l1[%c0], %l0a[%c0] start_index %c0 repeat_times %c1 src_stride %c1 dst_gap %c0 dst_frac_gap %c0 : !pto.tile<l1, 64x64xi4, nz>, !pto.tile<l0a, 64x64xi4, zz>
+}
+// CHECK: error: 'pto.load_2d_transpose' op requires element widths in [16, 32, 8] for a l0a destination on target a2, got s4
+
+// -----
 // [raw M3] mmad: kDirectionAlign only on a2/a3 and only for f32
 %c16 = arith.constant 16 : index
 %a, %b, %c = "test.op"() : () -> (!pto.tile<l0a, 16x16xf16, zz>, !pto.tile<l0b, 16x16xf16, zn>, !pto.tile<l0c, 16x16xf32, nz>)
@@ -1192,7 +1202,7 @@ builtin.module attributes {pto.target = "a5"} {
 %c1 = arith.constant 1 : index
 %l1, %l0a = "test.op"() : () -> (!pto.tile<l1, 16x16xf16, nz>, !pto.tile<l0a, 16x16xf16, zz>)
 pto.load_2d %l1[%c0], %l0a[%c0] start_index %c0 repeat_times %c1 src_stride %c1 dst_gap %c0 {addr_mode = 1 : i64} : !pto.tile<l1, 16x16xf16, nz>, !pto.tile<l0a, 16x16xf16, zz>
-// CHECK: error: 'pto.load_2d' op requires addr_mode in [0] (addrMode 1 exists only on the GM -> L1 path), got 1
+// CHECK: error: 'pto.load_2d' op requires addr_mode in [0] (addrMode 1 exists only on the GM -> L1 path, pto.load_2d_gm), got 1
 
 // -----
 // [raw G4] load_2d: sid is the struct's u8
@@ -1541,3 +1551,99 @@ builtin.module attributes {pto.target = "200i_a2"} {
   pto.mmad %a, %b, %c, %c16, %c16, %c16 {unit_flag = 2 : i64} : !pto.tile<l0a, 16x16xf16, zz>, !pto.tile<l0b, 16x16xf16, zn>, !pto.tile<l0c, 16x16xf32, nz>
 }
 // CHECK: error: 'pto.mmad' op unit_flag is not supported on target 200i_a2
+
+// -----
+// [raw GM1] load_2d_gm: no LoadData2DParams GM -> L1 on Ascend 950 (it uses the V2 instruction)
+builtin.module attributes {pto.target = "a5"} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %gm, %l1 = "test.op"() : () -> (memref<256xf16>, !pto.tile<l1, 16x16xf16, nz>)
+  pto.load_2d_gm %gm[%c0], %l1[%c0] start_index %c0 repeat_times %c1 src_stride %c1 dst_gap %c0 : memref<256xf16>, !pto.tile<l1, 16x16xf16, nz>
+}
+// CHECK: error: 'pto.load_2d_gm' op load_2d_gm is not supported on target a5 (Ascend 950 loads GM -> L1 with LoadData2DParamsV2)
+
+// -----
+// [raw GM2] load_2d_gm: the element types of the GM -> L1 path (no 4-bit; 310p: b8 and b16)
+builtin.module attributes {pto.target = "310p"} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %gm, %l1 = "test.op"() : () -> (memref<128xf32>, !pto.tile<l1, 16x8xf32, nz>)
+  pto.load_2d_gm %gm[%c0], %l1[%c0] start_index %c0 repeat_times %c1 src_stride %c1 dst_gap %c0 : memref<128xf32>, !pto.tile<l1, 16x8xf32, nz>
+}
+// CHECK: error: 'pto.load_2d_gm' op requires element type in [f16, s16, s8, u16, u8] on target 310p, got f32
+
+// -----
+// [raw GM2] load_2d_gm: src and dst have the same element type
+%c0 = arith.constant 0 : index
+%c1 = arith.constant 1 : index
+%gm, %l1 = "test.op"() : () -> (memref<256xi16>, !pto.tile<l1, 16x16xf16, nz>)
+pto.load_2d_gm %gm[%c0], %l1[%c0] start_index %c0 repeat_times %c1 src_stride %c1 dst_gap %c0 : memref<256xi16>, !pto.tile<l1, 16x16xf16, nz>
+// CHECK: error: 'pto.load_2d_gm' op requires src element type f16 (the dst type: LoadData copies fractals bit for bit), got s16
+
+// -----
+// [raw GM3] load_2d_gm: repeatTimes in [1, 255]
+%c0 = arith.constant 0 : index
+%c1 = arith.constant 1 : index
+%c256 = arith.constant 256 : index
+%gm, %l1 = "test.op"() : () -> (memref<256xf16>, !pto.tile<l1, 16x16xf16, nz>)
+pto.load_2d_gm %gm[%c0], %l1[%c0] start_index %c0 repeat_times %c256 src_stride %c1 dst_gap %c0 : memref<256xf16>, !pto.tile<l1, 16x16xf16, nz>
+// CHECK: error: 'pto.load_2d_gm' op requires repeat_times (repeatTimes) in [1, 255], got 256
+
+// -----
+// [raw GM4] load_2d_gm: addrMode is 0 (inc) or 1 (dec)
+%c0 = arith.constant 0 : index
+%c1 = arith.constant 1 : index
+%gm, %l1 = "test.op"() : () -> (memref<256xf16>, !pto.tile<l1, 16x16xf16, nz>)
+pto.load_2d_gm %gm[%c0], %l1[%c0] start_index %c0 repeat_times %c1 src_stride %c1 dst_gap %c0 {addr_mode = 2 : i64} : memref<256xf16>, !pto.tile<l1, 16x16xf16, nz>
+// CHECK: error: 'pto.load_2d_gm' op requires addr_mode in [0, 1] on target a2, got 2
+
+// -----
+// [raw GM4] load_2d_gm: 910's GM -> L1 LoadData is always inc (Ascend C dav_c100)
+builtin.module attributes {pto.target = "910"} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %gm, %l1 = "test.op"() : () -> (memref<256xf16>, !pto.tile<l1, 16x16xf16, nz>)
+  pto.load_2d_gm %gm[%c0], %l1[%c0] start_index %c0 repeat_times %c1 src_stride %c1 dst_gap %c0 {addr_mode = 1 : i64} : memref<256xf16>, !pto.tile<l1, 16x16xf16, nz>
+}
+// CHECK: error: 'pto.load_2d_gm' op requires addr_mode in [0] on target 910, got 1
+
+// -----
+// [raw GM5] load_2d_gm: addrMode 1 reads fractals start_index - src_stride*i, none below the operand start
+%c0 = arith.constant 0 : index
+%c1 = arith.constant 1 : index
+%c2 = arith.constant 2 : index
+%c4 = arith.constant 4 : index
+%c5 = arith.constant 5 : index
+%gm, %l1 = "test.op"() : () -> (memref<4096xf32>, !pto.tile<l1, 80x16xf32, nz>)
+pto.load_2d_gm %gm[%c0], %l1[%c0] start_index %c5 repeat_times %c4 src_stride %c2 dst_gap %c2 {addr_mode = 1 : i64} : memref<4096xf32>, !pto.tile<l1, 80x16xf32, nz>
+// CHECK: error: 'pto.load_2d_gm' op requires start_index >= src_stride * (repeat_times - 1) = 6 with addr_mode 1 (the source fractal index decreases), got 5
+
+// -----
+// [raw GM6] load_2d_gm: no dstGap on the training series (910)
+builtin.module attributes {pto.target = "910"} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %gm, %l1 = "test.op"() : () -> (memref<1024xf16>, !pto.tile<l1, 32x32xf16, nz>)
+  pto.load_2d_gm %gm[%c0], %l1[%c0] start_index %c0 repeat_times %c2 src_stride %c1 dst_gap %c1 : memref<1024xf16>, !pto.tile<l1, 32x32xf16, nz>
+}
+// CHECK: error: 'pto.load_2d_gm' op requires dst_gap 0 on target 910 (no dstGap on the GM -> L1 LoadData of the training series), got 1
+
+// -----
+// [raw GM7] load_2d_gm: the L1 destination offset is 32-byte aligned
+%c0 = arith.constant 0 : index
+%c1 = arith.constant 1 : index
+%c8 = arith.constant 8 : index
+%gm, %l1 = "test.op"() : () -> (memref<1024xf16>, !pto.tile<l1, 32x32xf16, nz>)
+pto.load_2d_gm %gm[%c0], %l1[%c8] start_index %c0 repeat_times %c1 src_stride %c1 dst_gap %c0 : memref<1024xf16>, !pto.tile<l1, 32x32xf16, nz>
+// CHECK: error: 'pto.load_2d_gm' op requires dst offset aligned to 32 bytes, got 8 elements
+
+// -----
+// [raw GM7] load_2d_gm: static fractals end inside the L1 tile
+%c0 = arith.constant 0 : index
+%c1 = arith.constant 1 : index
+%c2 = arith.constant 2 : index
+%c3 = arith.constant 3 : index
+%gm, %l1 = "test.op"() : () -> (memref<1024xf16>, !pto.tile<l1, 32x32xf16, nz>)
+pto.load_2d_gm %gm[%c0], %l1[%c0] start_index %c0 repeat_times %c2 src_stride %c1 dst_gap %c3 : memref<1024xf16>, !pto.tile<l1, 32x32xf16, nz>
+// CHECK: error: 'pto.load_2d_gm' op requires the fractals inside the 2048-byte dst tile, they end at byte 2560
