@@ -26,8 +26,9 @@ the Ascend C samples). A `dn2nz` load to an nz tile becomes `copy_dn2nz` {1, row
 pitch, tile rows rounded to 16, 1, 0} (the transposed-A call of the Ascend C DN2NZ page). Not
 expanded (left as tile-level ops, which the executor runs): dn2nz to other layouts, hardware
 transposes of b8/b32 operands other than f32 B from zz, b8 B from nz (the
-SplitBTransposeForS4S8 squares: source starts provably multiples of 32, `_b8_nz_b_square_loads`)
-and b8 A from nz of A^T into a zz L0A (`_b8_nz_a_square_loads`),
+SplitBTransposeForS4S8 squares: source starts provably multiples of 32, `_b8_nz_b_square_loads`),
+b8 A from nz of A^T into a zz L0A (`_b8_nz_a_square_loads`) and f32 A from zz of A^T into a zz
+L0A (`_b32_zz_a_square_loads`), an A in another L1 layout than nz (zz for a b32 A^T),
 an `mte_l1_bt` whose tiles do not hold whole BT units. 4-bit (s4) copies take the b8 fields in
 bytes (cols / 2, pitch / 2), so a GM -> L1 copy whose columns or GM row pitch are not provably
 even (an odd K), or a 4-bit dn2nz, stays tile-level.
@@ -241,6 +242,31 @@ class _Expander:
                 else:
                     b.loop(kk1, lambda bb, j: load(bb, bb.mul(bb.add(base, bb.mul(j, r1)), frac),
                                                   bb.mul(bb.mul(j, mm1), frac), mm1, 1))
+                return True
+            if bits == 32:
+                if not _b32_zz_a_square_loads(op, self.target):
+                    return False
+                # L1 zz of A^T[k, m] (b32): LoadDataWithTranspose squares of two 16 x 8 fractals
+                # side by side along m (square (kb, mb) at kb*C1/2 + mb), one load per 16 rows
+                # of m: square kb becomes Zz fractals (mb, 2kb) and (mb, 2kb + 1) (the float
+                # "Zz -> Zz" example of LoadDataWithTranspose.md, there with K padded to 16)
+                half_c1 = -(-sc // c0) // 2  # squares per L1 row of fractals
+                base = b.add(b.mul(b.div(row, M0), half_c1), b.div(col, M0))
+                squares = b.cdiv(k, M0)
+                # With an odd (or dynamic) K1 the last square of an m row writes one fractal past
+                # the row: the next row's first fractal, which that row's load rewrites (two MTE1
+                # writes of the same bytes, ordered by a pipe_barrier(mte1)), and for the last
+                # row one fractal past the grid, inside the tile (its K1 is even).
+                overhang = b.s(kk1) is None or b.s(kk1) % 2 == 1
+
+                def body_a32(bb: _Builder, i: Index) -> None:
+                    if overhang:
+                        bb.emit(pto.PipeBarrierOp(Pipe.MTE1))
+                    s_off = bb.mul(bb.add(base, i), 2 * frac)
+                    d_off = bb.mul(bb.mul(i, kk1), frac)
+                    bb.emit(pto.Load2DTransposeOp(op.src, bb.v(s_off), op.dst, bb.v(d_off), bb.v(0),
+                                                  bb.v(squares), bb.v(half_c1), bb.v(1), bb.v(0)))
+                b.loop(mm1, body_a32)
                 return True
             if bits != 16:
                 if not _b8_nz_a_square_loads(op, self.target):
@@ -458,7 +484,11 @@ def _expandable(op: Operation, target: Target) -> bool:
         return True
     transpose = op.transpose is not None
     if isinstance(op, pto.MteL1L0AOp):
-        return not transpose or bits == 16 or _b8_nz_a_square_loads(op, target)
+        if src.layout_name != isa_params.a_l1_layout_for_transpose(src.element_name) \
+                if transpose else src.layout_name != "nz":
+            return False  # the SplitA loops read A (A^T) in the layout pto-tile-matmul stages
+        return not transpose or bits == 16 or _b8_nz_a_square_loads(op, target) \
+            or _b32_zz_a_square_loads(op, target)
     if transpose or (src.layout_name in ("zz", "nz") and bits == 16):
         return True
     if _b8_nz_b_square_loads(op, target):
@@ -529,6 +559,26 @@ def _b8_nz_a_square_loads(op: pto.MteL1L0AOp, target: Target) -> bool:
         return False
     m = pto.static_value(op.m)
     return (-(-dst.matrix_shape[0] // M0)) % 2 == 0 or (m is not None and (-(-m // M0)) % 2 == 0)
+
+
+def _b32_zz_a_square_loads(op: pto.MteL1L0AOp, target: Target) -> bool:
+    """Whether a b32 A given transposed (zz of A^T in L1) moves to a zz L0A as LoadDataWithTranspose
+    squares (Ascend C `LoadDataWithTranspose.md`, float A: "Zz -> Zz"): squares of two 16 x 8
+    fractals side by side along m, so the L1 tile's fractal columns come in pairs and the source
+    start (k row, m column) is a known multiple of 16. Each square writes two 8-column Zz
+    fractals; with an odd K1 the last one of a row lands on the next row's first fractal (and,
+    for the last row, one fractal past the grid: inside a tile whose K1 is even, which the
+    transpose padding rule makes every b32 L0A tile's)."""
+    src, dst = op.src.type, op.dst.type
+    assert isinstance(src, pto.TileType) and isinstance(dst, pto.TileType)
+    if not (op.transpose is not None and src.element_bits == 32 and src.layout_name == "zz"
+            and dst.layout_name == "zz" and isa_params.load2d_transpose_supported(target)
+            and target.l0a_layout == "zz"):
+        return False
+    c0 = c0_elements(src.element_name, "l1")
+    if (-(-src.matrix_shape[1] // c0)) % 2 or (-(-dst.matrix_shape[1] // c0)) % 2:
+        return False
+    return all(v is None or _known_multiple(v, M0) for v in (op.src_row, op.src_col))
 
 
 def _known_multiple(value: Index, unit: int, depth: int = 8) -> bool:

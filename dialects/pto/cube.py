@@ -278,6 +278,25 @@ class MteL1L0AOp(_MteL1L0Base):
     def _hardware_transposes(self) -> bool:
         return self.transpose is not None
 
+    def _check_transpose_source(self, src: TileType) -> None:
+        target = target_of(self)
+        legal = isa_params.a_l1_layouts_for_transpose(src.element_name, target)
+        if src.layout_name in legal:
+            return
+        if src.element_bits == 32:
+            why = ("its LoadDataWithTranspose squares put two 16 x 8 fractals side by side along "
+                   "m, which zz keeps adjacent")
+        else:
+            why = ("LoadDataWithTranspose takes squares of two fractals stacked along k, which nz "
+                   "keeps adjacent")
+        raise _error(
+            self,
+            f"requires src layout in {_fmt_set(legal)} for a transposed {src.element_bits}-bit A "
+            f"moved to {target.l0a_layout} on target {target.name} ({why}: no load turns "
+            f"{src.layout_name} {src.element_bits}-bit fractals of A^T into zz ones of A), got "
+            f"{src.layout_name}",
+        )
+
 
 @irdl_op_definition
 class MteL1L0BOp(_MteL1L0Base):

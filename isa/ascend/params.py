@@ -131,6 +131,11 @@ DN2NZ_FIELDS: Mapping[str, Field] = _table(
                                        "dst_nz_matrix_stride")),
 )
 
+# DN2NZ of 4-bit data is the b8 copy as well; its source rows (the inner axis, nValue) must be of
+# an even length: Ascend C `DataCopyGM2L1DN2NZImpl` (dav_3510) asserts "if src datatype is 4bit,
+# the inner axis must be an even number" before the b8 call.
+DN2NZ_B4_N_MULTIPLE = 2
+
 # enableSmallC0 (template flag of DataCopy ND2NZ / DN2NZ, Ascend 950 only): with dValue <= 4 the C0
 # block is 4 elements (4 * sizeof(T) bytes), the d tail of each row is zero-filled to 4, the
 # C0/N strides are not used, and the whole destination matrix is zero-filled to 32 bytes.
@@ -395,3 +400,28 @@ def b_l1_layouts_for_transpose(elem: str, target: Target) -> tuple[str, ...]:
     if bits == 32:
         return ("nz", "zz") if load2d_v2_supported(target) else ("zz",)
     return ("nz",)
+
+
+def a_l1_layout_for_transpose(elem: str) -> str:
+    """The L1 layout of A^T[K, M] (an A given transposed) that the transposing L1 -> L0A (Zz)
+    load reads before Ascend 950: b16 and b8 `nz` (LoadData ifTranspose turns each fractal;
+    LoadDataWithTranspose b8 squares stack two 16 x 32 fractals along k, adjacent in Nz), b32 `zz`
+    (its squares put two 16 x 8 fractals side by side along m, adjacent in Zz: Ascend C
+    `LoadDataWithTranspose.md`, "fp32场景下，源操作数2个连续的16*8分形将被合并为1个16*16的方块矩阵
+    ... 要求L1 Buffer上的A矩阵满足ZZ或ZN排布", and its float example "A矩阵LoadDataWithTranspose:
+    Zz -> Zz")."""
+    return "zz" if element_bits(elem) == 32 else "nz"
+
+
+def a_l1_layouts_for_transpose(elem: str, target: Target) -> tuple[str, ...]:
+    """Every L1 layout of A^T[K, M] some transposing L1 -> L0A load on `target` reads: b16 nz and
+    zz (LoadData ifTranspose turns each fractal), b8/b4 nz, b32 zz (`a_l1_layout_for_transpose`).
+    On Ascend 950 (L0A Nz; LoadDataWithTranspose does not go to L0A there, LoadData2DParamsV2
+    transposes an Nz window) every tile layout is left to the tile-level executor, as before."""
+    if load2d_v2_supported(target):
+        return ("nz", "zz")
+    bits = element_bits(elem)
+    if bits == 16:
+        return ("nz", "zz")
+    return (a_l1_layout_for_transpose(elem),)
+

@@ -102,6 +102,9 @@ def test_expanded_kernels_equal_tile_level(combo, m, n, k, tm, tk, ta, tb, bias,
         np.testing.assert_allclose(raw, base, rtol=eps, atol=eps * scale)
     kinds = {type(op) for op in module.walk()}
     assert pto.CopyNd2NzOp in kinds or (lhs == "s4" and k % 2)  # odd K: no whole-byte GM rows
+    if ta and lhs == "f32" and not t.dn2nz and m > 1:  # A^T zz -> LoadDataWithTranspose squares
+        assert any(isinstance(op, pto.Load2DTransposeOp) and op.dst.type.space_name == "l0a"
+                   for op in module.walk())
     left = [op for op in module.walk() if isinstance(op, TILE_LEVEL)]
     if left:  # only a kernel with an L0 move the raw forms do not cover stays tile-level
         assert any(not _expandable(op, t) for op in left)
