@@ -391,16 +391,16 @@ class Load2DGmOp(IRDLOperation):
             raise _error(self, f"requires dst_gap 0 on target {target.name} (no dstGap on the "
                                f"GM -> L1 LoadData of the training series), got {gap}")
         start, repeat, stride = values["start_index"], values["repeat_times"], values["src_stride"]
-        if self.decrements and None not in (start, repeat, stride) and \
-                start < stride * (repeat - 1):  # type: ignore[operator]
-            raise _error(self, f"requires start_index >= src_stride * (repeat_times - 1) = "
-                               f"{stride * (repeat - 1)} with addr_mode 1 (the source fractal "  # type: ignore[operator]
-                               f"index decreases), got {start}")
+        if self.decrements and start is not None and repeat is not None and stride is not None:
+            lowest = stride * (repeat - 1)  # the last repeat reads fractal start - lowest
+            if start < lowest:
+                raise _error(self, f"requires start_index >= src_stride * (repeat_times - 1) = "
+                                   f"{lowest} with addr_mode 1 (the source fractal index "
+                                   f"decreases), got {start}")
         _offset_bytes(self, "dst", self.dst_offset, dst, isa.LOAD2D_GM_DST_ALIGN)
         off = static_value(self.dst_offset)
-        if None not in (off, repeat, gap):
-            end = off * dst.element_bits // 8 + \
-                ((repeat - 1) * (gap + 1) + 1) * isa.FRACTAL_BYTES  # type: ignore[operator]
+        if off is not None and repeat is not None and gap is not None:
+            end = off * dst.element_bits // 8 + ((repeat - 1) * (gap + 1) + 1) * isa.FRACTAL_BYTES
             if end > dst.footprint_bytes():
                 raise _error(self, f"requires the fractals inside the {dst.footprint_bytes()}-byte "
                                    f"dst tile, they end at byte {end}")
