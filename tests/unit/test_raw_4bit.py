@@ -464,3 +464,52 @@ def test_4bit_dn2nz_and_small_c0_run_as_b8_copies():
     with pytest.raises(ExecutionError, match=r"copy_dn2nz of 4-bit elements requires n_value "
                                              r"\(nValue\) to be a multiple of 2, got 31"):
         run_module(module, inputs={"g": g, "n": 31}, sync_check=True)
+
+
+@settings(max_examples=30, deadline=None)
+@given(nd=st.integers(1, 3), n=st.integers(1, 12), d=st.integers(1, 40), dn=st.booleans(),
+       c0_extra=st.integers(0, 4), mat_extra=st.integers(0, 32), src_extra=st.integers(0, 5),
+       gm_off=st.integers(0, 3), small=st.booleans())
+def test_4bit_nz_copy_footprint_is_exactly_its_bytes(nd, n, d, dn, c0_extra, mat_extra, src_extra,
+                                                     gm_off, small):
+    """The exact footprint of a 4-bit copy_nd2nz / copy_dn2nz (byte fields): the L1 bytes it
+    writes, nothing more, and GM reads covering every numpy element (two per field byte) the
+    copy reads."""
+    from mmair.executor.pto import gm_nibble_bytes
+
+    small = small and d <= 4
+    n = 2 * n if dn else n  # a 4-bit DN2NZ takes an even nValue
+    kind, count, mstride = ("copy_dn2nz", "dn_num", "src_dn_matrix_stride") if dn else \
+        ("copy_nd2nz", "nd_num", "src_nd_matrix_stride")
+    names = ["nd", "msd", "nv", "dv", "sdv", "c0s", "ns", "mat", "z"]
+    tile = "!pto.tile<l1, 256x256xf4E2M1FN, nz>"
+    flag = " small_c0" if small else ""
+    op = _op("a5", f"%g: memref<16384xf4E2M1FN>, %t: {tile}, "
+             + ", ".join(f"%{x}: index" for x in names),
+             f"pto.{kind} %g, %t[%z] {count} %nd n_value %nv d_value %dv {mstride} %msd "
+             f"src_d_value %sdv dst_nz_c0_stride %c0s dst_nz_n_stride %ns dst_nz_matrix_stride "
+             f"%mat{flag} : memref<16384xf4E2M1FN>, {tile}")
+    c0_stride = n + c0_extra
+    mat = -(-d // 32) * c0_stride * 32 + mat_extra
+    src_d = (n if dn else d) + src_extra
+    src_mat = (d if dn else n) * src_d + src_extra
+    root = np.random.default_rng(n).integers(0, 16, 16384).astype(np.uint8).view(
+        ml_dtypes.float4_e2m1fn).copy()  # owns its buffer: the GM footprint's memory
+    gm = root[2 * gm_off:]
+    size = 256 * 256 // 2
+    dst = _tile("l1", size, "e2m1", np.uint8)
+    values = _values(op, {"src": gm, "dst": dst, count: nd, "n_value": n, "d_value": d,
+                          mstride: src_mat, "src_d_value": src_d, "dst_nz_c0_stride": c0_stride,
+                          "dst_nz_n_stride": 1, "dst_nz_matrix_stride": mat, "dst_offset": 0})
+    got = Footprint(op).accesses(values)
+    p = rk.Nd2Nz(nd, n, d, src_mat, src_d, c0_stride, 1, mat)
+
+    def kernel(s: np.ndarray, out: np.ndarray) -> None:
+        rk.nd2nz(gm_nibble_bytes(s.view(ml_dtypes.float4_e2m1fn)[2 * gm_off:]), out, p, 32,
+                 dn=dn, small_c0=small)
+
+    root_bytes = root.view(np.uint8)
+    written, _ = _written(lambda out: kernel(root_bytes, out), size)
+    assert (_mask(got, "l1", True, size) == written).all()
+    read = _mask(got, "gm", False, root_bytes.size, base=0, memory=id(root))
+    assert _reads_covered(kernel, root_bytes, read, size)
