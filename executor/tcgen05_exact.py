@@ -98,7 +98,8 @@ def _round_to_d(value: np.ndarray, d_type: str) -> np.ndarray:
         # f32, more below 2**-126 where f32 keeps multiples of 2**-149); the rest converts exactly.
         bits = value.view(np.uint64)
         biased = (bits >> np.uint64(52)) & np.uint64(0x7FF)
-        below = np.clip(np.int64(1023 - 126) - biased.astype(np.int64), 0, 34)
+        gap = np.int64(1023 - 126) - biased.astype(np.int64)  # mutation: skip (ints < 2**12)
+        below = np.clip(gap, 0, 34)
         shift = (below + 29).astype(np.uint64)
         kept = bits & ~((np.uint64(1) << shift) - np.uint64(1))
         return kept.view(np.float64).astype(np.float32)
@@ -158,8 +159,11 @@ def fused_mma(
     else:
         assert scale_type is not None and block is not None
         sa_nan, sb_nan = np.isnan(scale_a).any(axis=1), np.isnan(scale_b).any(axis=1)
-        sa = np.where(np.isnan(scale_a), 1.0, scale_a).astype(np.float64)
-        sb = np.where(np.isnan(scale_b), 1.0, scale_b).astype(np.float64)
+        # A NaN scale's whole row (column) of D becomes the canonical NaN (sa_nan, sb_nan), so
+        # what its products compute is overwritten: 1.0 only keeps NaN out of the arithmetic.
+        sa = np.where(np.isnan(scale_a), 1.0, scale_a)  # mutation: skip (overwritten by NaN)
+        sb = np.where(np.isnan(scale_b), 1.0, scale_b)  # mutation: skip (overwritten by NaN)
+        sa, sb = sa.astype(np.float64), sb.astype(np.float64)
         esa, esb = term_exponents(sa, scale_type), term_exponents(sb, scale_type)
         if kind == "mxf8f6f4":
             if not finite or sa_nan.any() or sb_nan.any():
@@ -199,7 +203,9 @@ def _fused_products(a: np.ndarray, b: np.ndarray, c: np.ndarray, ea: np.ndarray,
     """
     m, n = c.shape
     k = a.shape[1]
-    a_t = np.ascontiguousarray(a.T, dtype=np.float32 if narrow else np.float64)  # (K, M)
+    # (mutation: narrow is a speed path: the float64 products and scaling are exact too)
+    work_dtype = np.float32 if narrow else np.float64  # mutation: skip (see above)
+    a_t = np.ascontiguousarray(a.T, dtype=work_dtype)  # (K, M)
     b_t = np.ascontiguousarray(b.T, dtype=a_t.dtype)  # (K, N)
     ea_t = np.ascontiguousarray(ea.T, dtype=np.int16)
     eb_t = np.ascontiguousarray(eb.T, dtype=np.int16)
@@ -209,11 +215,11 @@ def _fused_products(a: np.ndarray, b: np.ndarray, c: np.ndarray, ea: np.ndarray,
     scale = _pow2(shift)  # 2**(F - emax), float64
     if narrow:
         scale_work = ((np.minimum(shift, 127) + 127) << 23).astype(np.int32).view(np.float32)
-        integers = np.empty((k, _ROW_BLOCK, n), dtype=np.int32)
+        integers = np.empty((k, _ROW_BLOCK, n), dtype=np.int32)  # mutation: skip (the int64 reduction truncates floats as int32 does)
     else:
         scale_work = scale
     terms = np.empty((k, _ROW_BLOCK, n), dtype=a_t.dtype)
-    total = np.empty((m, n), dtype=np.int64 if narrow else np.float64)
+    total = np.empty((m, n), dtype=np.float64)  # exact: integers below 2**53
     for r0 in range(0, m, _ROW_BLOCK):
         r1 = min(r0 + _ROW_BLOCK, m)
         block = terms[:, :r1 - r0]
@@ -244,7 +250,7 @@ def _fused_groups(a: np.ndarray, b: np.ndarray, c: np.ndarray, sa: np.ndarray, s
     e_groups = (np.repeat(esa, per_scale, axis=1).T[:, :, None]
                 + np.repeat(esb, per_scale, axis=1).T[:, None, :])  # (groups, M, N)
     emax = np.maximum(np.maximum.reduce(e_groups, axis=0), ec)
-    scale = _pow2(frac - emax.astype(np.int64))
+    scale = _pow2(frac - emax)  # int16 exponents (|frac - emax| <= 219): _pow2 widens them
     terms = sums * sa_g.T[:, :, None] * sb_g.T[:, None, :]  # exact: 4-bit scale significands
     terms *= scale[None]
     np.trunc(terms, out=terms)

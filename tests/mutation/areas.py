@@ -58,7 +58,7 @@ AREAS: tuple[Area, ...] = (
         ops=VERIFIER_OPS,
         pytest=("tests/unit/test_tcgen05_dialect*.py", "tests/unit/test_isa_tcgen05_*.py",
                 "tests/unit/test_verifier_api.py", "tests/unit/test_desc_cli.py",
-                "tests/unit/test_ptxas_forms.py"),
+                "tests/unit/test_ptxas_forms.py", "tests/unit/test_mut_tcgen05_other.py"),
         lit=("tests/filecheck/dialects/tcgen05", "tests/filecheck/tools/desc.mlir"),
     ),
     Area(

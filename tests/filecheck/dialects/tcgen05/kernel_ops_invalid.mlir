@@ -135,3 +135,66 @@ tcgen05.relinquish_alloc_permit cta_group(3)
 %t, %desc = "test.op"() : () -> (memref<128x128xf32, #tcgen05.space<tmem>>, i64)
 tcgen05.cp cta_group(3) shape("128x256b") %t, %desc : memref<128x128xf32, #tcgen05.space<tmem>>
 // CHECK: error: 'tcgen05.cp' op requires cta_group in 1, 2, got 3
+
+// -----
+
+// split (immHalfSplitoff) is a column offset: not negative.
+%t = "test.op"() : () -> memref<128x64xf32, #tcgen05.space<tmem>>
+%r = tcgen05.ld shape("16x32bx2") num(4) warp(0) lane(0) column(0) split(-4) %t : memref<128x64xf32, #tcgen05.space<tmem>> -> memref<32x4xf32>
+// CHECK: error: 'tcgen05.ld' op requires split (immHalfSplitoff) >= 0, got -4
+
+// -----
+
+// tcgen05.commit arrives on an mbarrier: one 64-bit word in shared memory.
+%bar = "test.op"() : () -> memref<1xi32, #tcgen05.space<smem>>
+tcgen05.commit cta_group(1) %bar : memref<1xi32, #tcgen05.space<smem>>
+// CHECK: error: 'tcgen05.commit' op requires an mbarrier: memref<1xi64, #tcgen05.space<smem>>, got memref<1xi32, #tcgen05.space<smem>>
+
+// -----
+
+// mbarrier.init's expected arrival count is 1..2^20-1 (PTX ISA "mbarrier.init").
+%bar = "test.op"() : () -> memref<1xi64, #tcgen05.space<smem>>
+tcgen05.mbarrier_init %bar count(0) : memref<1xi64, #tcgen05.space<smem>>
+// CHECK: error: 'tcgen05.mbarrier_init' op requires count in 1..1048575, got 0
+
+// -----
+
+// mbarrier.arrive works on an mbarrier in shared memory (not a TMEM or GM word).
+%bar = "test.op"() : () -> memref<1xi64, #tcgen05.space<tmem>>
+tcgen05.mbarrier_arrive %bar : memref<1xi64, #tcgen05.space<tmem>>
+// CHECK: error: 'tcgen05.mbarrier_arrive' op requires an mbarrier: memref<1xi64, #tcgen05.space<smem>>, got memref<1xi64, #tcgen05.space<tmem>>
+
+// -----
+
+// expect_tx adds pending transaction bytes to the phase: 0..2^20-1, the range of count.
+%bar = "test.op"() : () -> memref<1xi64, #tcgen05.space<smem>>
+tcgen05.mbarrier_arrive %bar expect_tx(1048576) : memref<1xi64, #tcgen05.space<smem>>
+// CHECK: error: 'tcgen05.mbarrier_arrive' op requires expect_tx in 0..1048575, got 1048576
+
+// -----
+
+// mbarrier.try_wait.parity waits on an mbarrier: one 64-bit word.
+%bar, %parity = "test.op"() : () -> (memref<2xi64, #tcgen05.space<smem>>, i1)
+tcgen05.mbarrier_wait %bar, %parity : memref<2xi64, #tcgen05.space<smem>>
+// CHECK: error: 'tcgen05.mbarrier_wait' op requires an mbarrier: memref<1xi64, #tcgen05.space<smem>>, got memref<2xi64, #tcgen05.space<smem>>
+
+// -----
+
+// tcgen05.cp copies shared memory into tensor memory: the destination is TMEM.
+%t, %desc = "test.op"() : () -> (memref<128x128xf32, #tcgen05.space<smem>>, i64)
+tcgen05.cp cta_group(1) shape("128x256b") %t, %desc : memref<128x128xf32, #tcgen05.space<smem>>
+// CHECK: error: 'tcgen05.cp' op requires a tensor-memory destination, got memref<128x128xf32, #tcgen05.space<smem>>
+
+// -----
+
+// cta_group is 1 or 2.
+%t = "test.op"() : () -> memref<128x64xf32, #tcgen05.space<tmem>>
+tcgen05.shift cta_group(0) %t : memref<128x64xf32, #tcgen05.space<tmem>>
+// CHECK: error: 'tcgen05.shift' op requires cta_group in 1, 2, got 0
+
+// -----
+
+// tcgen05.shift moves rows of tensor memory: its operand is TMEM.
+%t = "test.op"() : () -> memref<128x64xf32, #tcgen05.space<smem>>
+tcgen05.shift cta_group(1) %t : memref<128x64xf32, #tcgen05.space<smem>>
+// CHECK: error: 'tcgen05.shift' op requires a tensor-memory operand, got memref<128x64xf32, #tcgen05.space<smem>>

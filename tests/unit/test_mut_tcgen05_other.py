@@ -1,0 +1,296 @@
+"""tcgen05 behaviours the mutation harness found unpinned (docs/mutation.md) outside
+executor/tcgen05_kernels.py: the exact-mode fused dot product (executor/tcgen05_exact.py), the CTA
+pair's cross-CTA shared-memory check (executor/tcgen05_cluster.py), and the isa/tcgen05 helpers that
+only the executor and the checkers call (areas `executor-tcgen05` and `verifiers-tcgen05`).
+
+Expected values are literals: hand-computed from the documented model (isa/tcgen05/numerics.py:
+every term truncated to F fraction bits below the largest term exponent, one exact sum, one
+rounding to D; the arithmetic is spelled out next to each case), the PTX ISA's layout and target
+rules, and the exact messages."""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pytest
+from xdsl.context import Context
+from xdsl.dialects import builtin, func
+from xdsl.dialects import test as test_dialect
+from xdsl.dialects.builtin import FileLineColLoc, IntAttr, StringAttr
+from xdsl.parser import Parser
+
+from mmair.dialects.tcgen05 import TCGEN05
+from mmair.executor.errors import ExecutionError
+from mmair.executor.tcgen05_cluster import Cluster, uses_cta_pair
+from mmair.executor.tcgen05_exact import fused_mma, term_exponents
+from mmair.executor.turns import Abort
+from mmair.isa.tcgen05 import SmemDesc, layouts, numerics, rules, units
+from mmair.isa.tcgen05.errors import DescriptorError
+
+# ----------------------------------------------------------------------------------------------
+# isa/tcgen05 helpers reached through the executor and the checkers only (Python API)
+
+
+def test_smem_element_bits_refuses_a_type_tcgen05_has_no_layout_for():
+    assert layouts.smem_element_bits("f16", "bf16") == 16
+    assert layouts.smem_element_bits("mxf4", "e2m1") == 4  # packed only for the fp4 kinds
+    assert layouts.smem_element_bits("f8f6f4", "e2m1") == 8
+    with pytest.raises(DescriptorError, match="type = f64 is not a tcgen05 operand type; legal: "
+                                              "f16, bf16, tf32, f32, s32, e4m3, e5m2, u8, s8, "):
+        layouts.smem_element_bits("f16", "f64")
+
+
+@pytest.mark.parametrize(("major", "swizzle", "message"), [
+    ("x", "none", r"major = x is not a major-ness; legal: k, mn$"),
+    ("k", "sw16", r"swizzle = sw16 is not a swizzle mode; legal: none, sw128_base32b, sw128, "
+                  r"sw64, sw32 \[R18\]"),
+    # R22 (docs/tcgen05-rules.md: PTX ISA descriptor tables; CUTLASS static_asserts it): the
+    # 128-byte swizzle with 32-byte atoms is for MN-major operands only.
+    ("k", "sw128_base32b", r"swizzle = sw128_base32b is not legal for a K-major operand; legal: "
+                           r"none, sw128, sw64, sw32 \(K-major operand\) \[R22\]"),
+])
+def test_canonical_layout_refuses_major_and_swizzle(major, swizzle, message):
+    with pytest.raises(DescriptorError, match=message):
+        layouts.canonical_element_offsets(major, swizzle, 16, 8, 8, 128, 256)
+
+
+def test_sw128_base32b_is_legal_for_an_mn_major_operand():
+    # MN-major, 32-bit elements: T = 4 elements per 16-byte unit, S = 8 units per 128-byte row,
+    # so the 32 MN elements of K-row 0 are contiguous (offsets 0..31) and K-row 1 starts one
+    # swizzle row (32 elements) later.
+    got = layouts.canonical_element_offsets("mn", "sw128_base32b", 32, 32, 2, 0, 1024)
+    assert got[:, 0].tolist() == list(range(32))
+    assert got[:, 1].tolist() == list(range(32, 64))
+
+
+def test_swizzle_addresses_refuses_an_unknown_mode():
+    with pytest.raises(DescriptorError, match=r"swizzle = sw16 is not a swizzle mode; legal: none, "
+                                              r"sw128_base32b, sw128, sw64, sw32 \[R18\]"):
+        layouts.swizzle_addresses(np.arange(4), "sw16")
+
+
+def test_absolute_lbo_mode_is_not_modelled():
+    desc = SmemDesc(start=0, lbo=128, sbo=256, lbo_mode="absolute")
+    with pytest.raises(DescriptorError, match=r"lbo_mode = absolute is not supported by the layout "
+                                              r"model; legal: relative \(absolute mode is not "
+                                              r"modelled\) \[R20\]"):
+        layouts.operand_bit_addresses(desc, "k", 16, 8, 8)
+
+
+def test_kind_i8_has_no_fraction_bits():
+    assert numerics.fraction_bits("mxf4") == 35 and numerics.fraction_bits("f16") == 25
+    with pytest.raises(ValueError, match="kind::i8 has no fused floating-point sum"):
+        numerics.fraction_bits("i8")
+
+
+def test_why_a_thread_access_is_not_ordered_before_a_later_async_access():
+    # A thread access followed by an async unit's: the async op was issued first, nothing orders
+    # it after the thread's later access (the report's reason; hb.py). Thread after thread, and an
+    # async unit first, take the per-unit reasons.
+    assert units.why_unordered(units.Unit.THREAD, units.Unit.TC) == (
+        "the access of the tensor core's async unit was issued before the thread's access, and "
+        "nothing orders an async op after later thread accesses")
+    assert units.why_unordered(units.Unit.THREAD, units.Unit.LD).startswith(
+        "the access of the TMEM load path was issued")
+    assert units.why_unordered(units.Unit.THREAD, units.Unit.THREAD) == (
+        "the async op does not wait for the thread's later accesses")
+    assert units.why_unordered(units.Unit.TC, units.Unit.THREAD) == (
+        "no tcgen05.commit after it whose mbarrier phase the thread waited "
+        "(tcgen05.mbarrier_wait) orders them")
+
+
+def test_shift_target_must_first_be_a_tcgen05_target():
+    # sm_90a is arch-specific but has no tcgen05: the target check comes first.
+    with pytest.raises(DescriptorError, match="target = sm_90a does not support tcgen05; legal: "
+                                              "sm_100a, sm_100f, "):
+        rules.check_shift_target("sm_90a")
+    with pytest.raises(DescriptorError, match=r"target = sm_100f does not support tcgen05.shift; "
+                                              r"legal: an arch-specific target"):
+        rules.check_shift_target("sm_100f")
+    rules.check_shift_target("sm_103a")
+    rules.check_shift_target("sm_101a")  # the alias of sm_110a
+
+
+# ----------------------------------------------------------------------------------------------
+# Exact mode (executor/tcgen05_exact.py): fused_mma on decoded values, as the executor calls it
+
+def f32_bits(values: np.ndarray) -> list[int]:
+    return np.asarray(values, np.float32).view(np.uint32).ravel().tolist()
+
+
+def one_row(a_row: list[float], b_row: list[float], k: int) -> tuple[np.ndarray, np.ndarray]:
+    """A (1, K) and B (1, K) float32 operands: the given leading values, zeros after."""
+    a, b = np.zeros((1, k), np.float32), np.zeros((1, k), np.float32)
+    a[0, :len(a_row)], b[0, :len(b_row)] = a_row, b_row
+    return a, b
+
+
+def test_term_exponents_clamp_subnormals_to_the_formats_minimum():
+    # floor(log2|x|), at least 1 - bias (f16: -14; e2m3: 0), and -126 for zero (MMA-Sim).
+    f16 = np.array([2.0**-24, 2.0**-15, 0.0, 1.5, -3.0, 65504.0], np.float32)
+    assert term_exponents(f16, "f16").tolist() == [-14, -14, -126, 0, 1, 15]
+    e2m3 = np.array([0.125, 0.875, 1.0, -7.5], np.float32)
+    assert term_exponents(e2m3, "e2m3").tolist() == [0, 0, 0, 2]
+
+
+def test_a_subnormal_factor_raises_the_largest_exponent():
+    # f16: 2^-24 (subnormal, exponent -14) * 2^15 = 2^-9 has term exponent -14 + 15 = 1, so the
+    # quantum is 2^(1 - 25) = 2^-24 and 2^-10 * 2^-20 = 2^-30 truncates: D = 2^-9. (With the
+    # subnormal's own exponent -24, emax = -9, the quantum 2^-34 keeps 2^-30: D = 2^-9 + 2^-30.)
+    a, b = one_row([2.0**-24, 2.0**-10], [2.0**15, 2.0**-20], 16)
+    got = fused_mma("f16", a, b, None, atype="f16", btype="f16", d_type="f32")
+    assert got.tolist() == [[2.0**-9]]
+
+
+def test_negative_f32_subnormal_result_rounds_toward_zero():
+    # tf32: -1.5 * 2^-100 * 2^-49 = -1.5 * 2^-149 is kept by the quantum 2^-151 (emax = -126, the
+    # zero C); toward zero it is -2^-149 (bits 0x80000001); to nearest-even -2^-148 (0x80000002).
+    a, b = one_row([-1.5 * 2.0**-100], [2.0**-49], 8)
+    got = fused_mma("tf32", a, b, None, atype="tf32", btype="tf32", d_type="f32")
+    assert f32_bits(got) == [0x80000001]
+    # A normal negative sum: -(1 + 2^-23 + 2^-24) truncates toward zero to -(1 + 2^-23).
+    a, b = one_row([-1.0, -(2.0**-23), -(2.0**-24)], [1.0, 1.0, 1.0], 8)
+    got = fused_mma("tf32", a, b, None, atype="tf32", btype="tf32", d_type="f32")
+    assert got.tolist() == [[-(1.0 + 2.0**-23)]]
+
+
+def test_scale_input_d_shifts_a_tiny_c_exactly():
+    # tf32: 2^-65 * 2^-65 = 2^-130 plus C * 2^-15 with C = -3 * 2^-140 (an f32 subnormal, term
+    # exponent -126 - 15 = -141): C * 2^-15 = -3 * 2^-155, below f32's range but exact in the
+    # fused sum (quantum 2^(-130 - 25) = 2^-155). 2^-130 - 3 * 2^-155 truncated toward zero to f32
+    # (subnormal quantum 2^-149) is 2^-130 - 2^-149: bits 0x00080000 - 1.
+    a, b = one_row([2.0**-65], [2.0**-65], 8)
+    c = np.array([[-3 * 2.0**-140]], np.float32)
+    got = fused_mma("tf32", a, b, c, atype="tf32", btype="tf32", d_type="f32", c_shift=15)
+    assert f32_bits(got) == [0x0007FFFF]
+
+
+def test_scale_input_d_leaves_a_zero_cs_exponent_at_minus_126():
+    # tf32: 2^-65 * 2^-65 = 2^-130 and -2^-76 * 2^-77 = -2^-153, C = 0 with scale-input-d 15. The
+    # zero C keeps exponent -126 (a zero has no exponent to shift), so emax = -126, the quantum is
+    # 2^-151 and -2^-153 truncates to 0: D = 2^-130 (bits 0x00080000). (Shifted to -141, emax would
+    # be -130 and -2^-153 would be kept: 2^-130 - 2^-149 toward zero.)
+    a, b = one_row([2.0**-65, -(2.0**-76)], [2.0**-65, 2.0**-77], 8)
+    got = fused_mma("tf32", a, b, np.zeros((1, 1), np.float32), atype="tf32", btype="tf32",
+                    d_type="f32", c_shift=15)
+    assert f32_bits(got) == [0x00080000]
+
+
+def test_fp4_kinds_keep_an_infinite_c():
+    # mxf4: zero products, C = +inf / -inf / 1 / 0: D = C (mmair's decision where MMA-Sim raises,
+    # isa/tcgen05/numerics.py [inf]).
+    a, b = np.zeros((2, 64), np.float32), np.zeros((2, 64), np.float32)
+    ones_a, ones_b = np.ones((2, 2), np.float32), np.ones((2, 2), np.float32)
+    c = np.array([[np.inf, 1.0], [-np.inf, 0.0]], np.float32)
+    got = fused_mma("mxf4", a, b, c, atype="e2m1", btype="e2m1", d_type="f32", scale_a=ones_a,
+                    scale_b=ones_b, scale_type="ue8m0", block=32)
+    assert got.tolist() == [[np.inf, 1.0], [-np.inf, 0.0]]
+
+
+def test_fp4_kinds_align_group_terms_to_c_when_c_is_largest():
+    # mxf4 (block 32, UE8M0 scales 2^-10 everywhere): group 0 sums 1 * -1 = -1, its term is
+    # -1 * 2^-20 with alignment exponent -10 - 10 = -20; C = 2^30 has exponent 30 and is the
+    # largest, so the quantum is 2^(30 - 35) = 2^-5 and the group term truncates to 0: D = 2^30.
+    # (Aligned without C, at emax = -20, it would be kept: 2^30 - 2^-20 toward zero = 2^30 - 64.)
+    a, b = one_row([1.0], [-1.0], 64)
+    scales = np.full((1, 2), 2.0**-10, np.float32)
+    got = fused_mma("mxf4", a, b, np.array([[2.0**30]], np.float32), atype="e2m1", btype="e2m1",
+                    d_type="f32", scale_a=scales, scale_b=scales, scale_type="ue8m0", block=32)
+    assert got.tolist() == [[2.0**30]]
+
+
+def test_narrow_products_with_a_tiny_c_scale_by_a_finite_power_of_two():
+    # f16 x f16, all products zero (term exponents -252) and C = 2^-103: emax = -103, so the
+    # scale 2^(25 + 103) = 2^128 is beyond float32; the float32 path clips it (zeros times any
+    # finite power of two are zero) and D = C exactly.
+    a, b = np.zeros((2, 16), np.float32), np.zeros((3, 16), np.float32)
+    c = np.full((2, 3), 2.0**-103, np.float32)
+    got = fused_mma("f16", a, b, c, atype="f16", btype="f16", d_type="f32")
+    assert got.tolist() == [[2.0**-103] * 3] * 2
+
+
+def test_extreme_scale_on_b_does_not_overflow():
+    # mxf8f6f4: A = 1 with scale 2^-127, B = e4m3 448 with scale 2^127 (the mirror of
+    # test_tcgen05_exact's A-side case): the scaled B operand 448 * 2^127 overflows float32, the
+    # exact product is 448.
+    a, b = one_row([1.0], [448.0], 32)
+    got = fused_mma("mxf8f6f4", a, b, None, atype="e4m3", btype="e4m3", d_type="f32",
+                    scale_a=np.array([[2.0**-127]], np.float32),
+                    scale_b=np.array([[2.0**127]], np.float32), scale_type="ue8m0", block=32)
+    assert got.tolist() == [[448.0]]
+
+
+# ----------------------------------------------------------------------------------------------
+# The CTA pair (executor/tcgen05_cluster.py): the barrier-interval race check and the hand-off
+
+
+def located_op(line: int) -> test_dialect.TestOp:
+    op = test_dialect.TestOp()
+    op.location = FileLineColLoc(StringAttr("k.mlir"), IntAttr(line), IntAttr(5))
+    return op
+
+
+RACE_TAIL = ("in the same interval between tcgen05.cluster_sync barriers (a cta_group::2 MMA "
+             "reads the peer CTA's shared memory: a cluster barrier must order the peer's writes "
+             "before it)")
+
+
+def test_a_peer_write_after_a_pair_mma_read_in_the_same_interval_is_a_race():
+    # CTA 0's pair MMA reads CTA 1's SMEM bytes [4096, 6144) before either CTA passed a barrier.
+    cluster, mma = Cluster(), located_op(9)
+    cluster.peer_read(0, 1, 4096, 6144, mma)
+    # Writes that do not overlap those bytes (the ends are exclusive), or CTA 0's writes to its own
+    # SMEM, are no race; neither is CTA 1's write once it passed the next cluster barrier.
+    cluster.smem_write(1, 6144, 8192, located_op(3))
+    cluster.smem_write(1, 0, 4096, located_op(3))
+    cluster.smem_write(0, 4096, 6144, located_op(3))
+    cluster.passed[1] = 1
+    cluster.smem_write(1, 4096, 6144, located_op(3))
+    cluster.passed[1] = 0
+    with pytest.raises(ExecutionError, match=re.escape(
+            "race on smem bytes [6000, 6144) of CTA 1 of the CTA pair: 'test.op' writes them, "
+            f"'test.op' at k.mlir:9:5 reads them, {RACE_TAIL}")):
+        cluster.smem_write(1, 6000, 6200, located_op(4))
+
+
+def test_a_pair_mma_reading_bytes_the_peer_wrote_in_the_same_interval_is_a_race():
+    # CTA 1's thread wrote its SMEM bytes [4096, 6144); then CTA 0's pair MMA reads CTA 1's SMEM.
+    cluster = Cluster()
+    cluster.smem_write(1, 4096, 6144, located_op(3))
+    cluster.peer_read(0, 1, 6144, 8192, located_op(9))  # adjacent: no overlap
+    cluster.peer_read(0, 1, 0, 4096, located_op(9))
+    cluster.peer_read(1, 0, 4096, 6144, located_op(9))  # CTA 0's SMEM, which nobody wrote
+    with pytest.raises(ExecutionError, match=re.escape(
+            "race on smem bytes [4096, 4097) of CTA 1 of the CTA pair: 'test.op' reads them, "
+            f"'test.op' at k.mlir:3:5 writes them, {RACE_TAIL}")):
+        cluster.peer_read(0, 1, 2048, 4097, located_op(9))
+
+
+def test_a_cta_waiting_when_no_cta_can_run_aborts_with_a_deadlock_report():
+    # CTA 1 ended; CTA 0 waits for a phase that never completes: the hand-off finds no runnable
+    # CTA, records the deadlock, and CTA 0's thread must not go on past its wait.
+    cluster, wait = Cluster(), located_op(7)
+    cluster.done[1] = True
+    with pytest.raises(Abort, match="^$"):
+        cluster.wait_until(0, lambda: False, "waits on phase parity 0 of the mbarrier", wait)
+    assert cluster.aborted and cluster.turn == -1
+    assert str(cluster.error) == ("'test.op' op deadlock: CTA 0 of the CTA pair waits on phase "
+                                  "parity 0 of the mbarrier, which can never happen (CTA 1 ended)")
+    assert 0 in cluster.waiting
+
+
+TCGEN05_CONTEXT = Context()
+for _dialect in (builtin.Builtin, func.Func, TCGEN05):
+    TCGEN05_CONTEXT.load_dialect(_dialect)
+
+PAIR_KERNEL = """func.func @k() {{
+  tcgen05.relinquish_alloc_permit cta_group({group})
+  func.return
+}}"""
+
+
+@pytest.mark.parametrize(("group", "pair"), [(2, True), (1, False)])
+def test_a_cta_group_2_op_makes_the_kernel_a_cta_pair(group, pair):
+    module = Parser(TCGEN05_CONTEXT, PAIR_KERNEL.format(group=group)).parse_module()
+    assert uses_cta_pair(module) is pair
