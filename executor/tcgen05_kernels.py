@@ -258,7 +258,7 @@ def encode_elements(values: np.ndarray, type_name: str) -> np.ndarray:
         return values.astype(np.float32).view(np.uint32)
     if type_name in ("u8", "s8"):
         # The low byte of the integer: two's complement for s8 (-1 -> 0xFF), as for u8.
-        return values.astype(np.int64).astype(np.uint8)  # mutation: skip (8-bit values are exact in f32)
+        return values.astype(np.int64).astype(np.uint8)
     dtype = _FLOAT_TYPES[type_name]
     converted = values.astype(np.float32, copy=False).astype(dtype)
     return converted.view(np.uint8 if dtype.itemsize == 1 else np.uint16)

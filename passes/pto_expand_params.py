@@ -26,8 +26,9 @@ the Ascend C samples). A `dn2nz` load to an nz tile becomes `copy_dn2nz` {1, row
 pitch, tile rows rounded to 16, 1, 0} (the transposed-A call of the Ascend C DN2NZ page). Not
 expanded (left as tile-level ops, which the executor runs): dn2nz to other layouts, hardware
 transposes of b8/b32 operands other than f32 B from zz, b8 B from nz (the
-SplitBTransposeForS4S8 squares: source starts provably multiples of 32, `_b8_nz_b_square_loads`)
-and b8 A from nz of A^T into a zz L0A (`_b8_nz_a_square_loads`),
+SplitBTransposeForS4S8 squares: source starts provably multiples of 32, `_b8_nz_b_square_loads`),
+b8 A from nz of A^T into a zz L0A (`_b8_nz_a_square_loads`) and f32 A from zz of A^T into a zz
+L0A (`_b32_zz_a_square_loads`), a 4-bit A in a zz L1 tile,
 an `mte_l1_bt` whose tiles do not hold whole BT units. 4-bit (s4) copies take the b8 fields in
 bytes (cols / 2, pitch / 2), so a GM -> L1 copy whose columns or GM row pitch are not provably
 even (an odd K), or a 4-bit dn2nz, stays tile-level.
@@ -232,6 +233,27 @@ class _Expander:
         if isinstance(op, pto.MteL1L0AOp):
             m, k = rows, cols
             mm1, kk1 = b.cdiv(m, M0), b.cdiv(k, c0)
+            if not transpose and src.layout_name == "zz":  # fractal (r1, c1) at r1*C1 + c1
+                c1 = -(-sc // c0)
+                base = b.add(b.mul(b.div(row, M0), c1), b.div(col, c0))
+                if self.target.l0a_layout == "zz":
+                    b.loop(mm1, lambda bb, i: load(bb, bb.mul(bb.add(base, bb.mul(i, c1)), frac),
+                                                  bb.mul(bb.mul(i, kk1), frac), kk1, 1))
+                else:
+                    b.loop(kk1, lambda bb, j: load(bb, bb.mul(bb.add(base, j), frac),
+                                                  bb.mul(bb.mul(j, mm1), frac), mm1, c1))
+                return True
+            if transpose and bits == 16 and src.layout_name == "zz":
+                # L1 zz of A^T[k, m]: fractal (k1, m1) at k1*C1 + m1, transposed on the way
+                c1 = -(-sc // M0)
+                base = b.add(b.mul(b.div(row, M0), c1), b.div(col, M0))
+                if self.target.l0a_layout == "zz":
+                    b.loop(mm1, lambda bb, i: load(bb, bb.mul(bb.add(base, i), frac),
+                                                  bb.mul(bb.mul(i, kk1), frac), kk1, c1, True))
+                else:
+                    b.loop(kk1, lambda bb, j: load(bb, bb.mul(bb.add(base, bb.mul(j, c1)), frac),
+                                                  bb.mul(bb.mul(j, mm1), frac), mm1, 1, True))
+                return True
             if not transpose:  # L1 nz of A: fractal (r1, c1) at c1*R1 + r1
                 r1 = -(-sr // M0)
                 base = b.add(b.mul(b.div(col, c0), r1), b.div(row, M0))
@@ -241,6 +263,31 @@ class _Expander:
                 else:
                     b.loop(kk1, lambda bb, j: load(bb, bb.mul(bb.add(base, bb.mul(j, r1)), frac),
                                                   bb.mul(bb.mul(j, mm1), frac), mm1, 1))
+                return True
+            if bits == 32:
+                if not _b32_zz_a_square_loads(op, self.target):
+                    return False
+                # L1 zz of A^T[k, m] (b32): LoadDataWithTranspose squares of two 16 x 8 fractals
+                # side by side along m (square (kb, mb) at kb*C1/2 + mb), one load per 16 rows
+                # of m: square kb becomes Zz fractals (mb, 2kb) and (mb, 2kb + 1) (the float
+                # "Zz -> Zz" example of LoadDataWithTranspose.md, there with K padded to 16)
+                half_c1 = -(-sc // c0) // 2  # squares per L1 row of fractals
+                base = b.add(b.mul(b.div(row, M0), half_c1), b.div(col, M0))
+                squares = b.cdiv(k, M0)
+                # With an odd (or dynamic) K1 the last square of an m row writes one fractal past
+                # the row: the next row's first fractal, which that row's load rewrites (two MTE1
+                # writes of the same bytes, ordered by a pipe_barrier(mte1)), and for the last
+                # row one fractal past the grid, inside the tile (its K1 is even).
+                overhang = b.s(kk1) is None or b.s(kk1) % 2 == 1
+
+                def body_a32(bb: _Builder, i: Index) -> None:
+                    if overhang:
+                        bb.emit(pto.PipeBarrierOp(Pipe.MTE1))
+                    s_off = bb.mul(bb.add(base, i), 2 * frac)
+                    d_off = bb.mul(bb.mul(i, kk1), frac)
+                    bb.emit(pto.Load2DTransposeOp(op.src, bb.v(s_off), op.dst, bb.v(d_off), bb.v(0),
+                                                  bb.v(squares), bb.v(half_c1), bb.v(1), bb.v(0)))
+                b.loop(mm1, body_a32)
                 return True
             if bits != 16:
                 if not _b8_nz_a_square_loads(op, self.target):
@@ -290,23 +337,25 @@ class _Expander:
                                           bb.mul(bb.mul(i, nn1), frac), nn1, k1t, True))
             return True
         if _b8_nz_b_square_loads(op, self.target):
-            # SplitBTransposeForS4S8: per 32-row k block, squares of two 16 x 32 fractals stacked
-            # along k (consecutive in Nz), one per 32 columns of n, transposed into Zn fractals
-            half_r1 = -(-sr // M0) // 2  # squares per L1 column of fractals
-            base = b.add(b.mul(b.div(col, 2 * M0), half_r1), b.div(row, 2 * M0))
-            squares = b.cdiv(n, 2 * M0)
-            # With an odd (or dynamic) fractal count the last square of a block writes the next
-            # block's first fractal, which that block rewrites: two MTE1 writes of the same
-            # bytes, ordered by a pipe_barrier(mte1) (docs/pipes.md, same-pipe rule).
-            overhang = b.s(nn1) is None or b.s(nn1) % 2 == 1
+            # SplitBTransposeForS4S8: per c0-row k block, squares of q fractals (b8: two 16 x 32,
+            # b4: four 16 x 64) stacked along k (consecutive in Nz), one per c0 columns of n,
+            # transposed into q Zn fractals
+            q = isa_params.transpose_square(elem)[0]
+            part_r1 = -(-sr // M0) // q  # squares per L1 column of fractals
+            base = b.add(b.mul(b.div(col, c0), part_r1), b.div(row, c0))
+            squares = b.cdiv(n, c0)
+            # With a fractal count not a multiple of q (or a dynamic one) the last square of a
+            # block writes the next block's first fractals, which that block rewrites: two MTE1
+            # writes of the same bytes, ordered by a pipe_barrier(mte1) (docs/pipes.md).
+            overhang = b.s(nn1) is None or b.s(nn1) % q != 0
 
             def body8(bb: _Builder, i: Index) -> None:
                 if overhang:
                     bb.emit(pto.PipeBarrierOp(Pipe.MTE1))
-                s_off = bb.mul(bb.add(base, i), 2 * frac)
+                s_off = bb.mul(bb.add(base, i), q * frac)
                 d_off = bb.mul(bb.mul(i, nn1), frac)
                 bb.emit(pto.Load2DTransposeOp(op.src, bb.v(s_off), op.dst, bb.v(d_off), bb.v(0),
-                                              bb.v(squares), bb.v(half_r1), bb.v(1), bb.v(0)))
+                                              bb.v(squares), bb.v(part_r1), bb.v(q - 1), bb.v(0)))
             b.loop(kk1, body8)
             return True
         if src.layout_name == "zz" and bits == 32 and isa_params.load2d_transpose_supported(self.target):
@@ -456,7 +505,14 @@ def _expandable(op: Operation, target: Target) -> bool:
         return True
     transpose = op.transpose is not None
     if isinstance(op, pto.MteL1L0AOp):
-        return not transpose or bits == 16 or _b8_nz_a_square_loads(op, target)
+        # the SplitA loops read A in nz or (b8 and wider) zz, A^T in the layout pto-tile-matmul
+        # stages (nz; zz for b32) or, b16, in zz
+        staged = src.layout_name == isa_params.a_l1_layout_for_transpose(src.element_name)
+        if not (staged if transpose else src.layout_name == "nz") \
+                and not (src.layout_name == "zz" and (bits == 16 or not transpose and bits >= 8)):
+            return False
+        return not transpose or bits == 16 or _b8_nz_a_square_loads(op, target) \
+            or _b32_zz_a_square_loads(op, target)
     if transpose or (src.layout_name in ("zz", "nz") and bits == 16):
         return True
     if _b8_nz_b_square_loads(op, target):
@@ -482,28 +538,31 @@ def _fixpipe_nz_block(op: pto.FixpipeOp) -> int | None:
 
 
 def _b8_nz_b_square_loads(op: pto.MteL1L0AOp | pto.MteL1L0BOp, target: Target) -> bool:
-    """Whether a b8 B move from an nz L1 tile to zn L0B is the SplitBTransposeForS4S8 loop of the
-    Ascend C sample: LoadDataWithTranspose squares of two fractals stacked along k. The L1 tile's
-    fractal rows come in pairs (rows a multiple of 32) and the source start is a multiple of 32
+    """Whether a b8 (or b4) B move from an nz L1 tile to zn L0B is the SplitBTransposeForS4S8
+    loop of the Ascend C sample: LoadDataWithTranspose squares of q fractals stacked along k (b8:
+    two 16 x 32, b4: four 16 x 64, into L0B on A2/A3/200I-500 A2). The L1 tile's fractal rows
+    come in groups of q (rows a multiple of c0 = 16q) and the source start is a multiple of c0
     (a constant, or a loop index of pto-tile-matmul stepping by tile sizes: `_known_multiple`).
-    Each square writes two 16-column Zn fractals, so with an odd number of them (n = 32q + 16,
-    or a dynamic n) the last square of a k block writes one fractal past the block's n: the next
-    block's first fractal, which that block rewrites, and for the last block one fractal past
-    the grid, which must lie inside the L0B tile (its fractal columns are even, or n is static
-    with an even count)."""
+    Each square writes q 16-column Zn fractals, so with a count not a multiple of q (b8: n =
+    32q + 16, or a dynamic n) the last square of a k block writes up to q - 1 fractals past the
+    block's n: the next block's first fractals, which that block rewrites, and for the last block
+    fractals past the grid, which must lie inside the L0B tile (its fractal columns a multiple of
+    q, or n static with such a count)."""
     src, dst = op.src.type, op.dst.type
     assert isinstance(src, pto.TileType) and isinstance(dst, pto.TileType)
-    if not (isinstance(op, pto.MteL1L0BOp) and op.transpose is None and src.element_bits == 8
+    bits = src.element_bits
+    if not (isinstance(op, pto.MteL1L0BOp) and op.transpose is None and bits in (4, 8)
             and src.layout_name == "nz" and dst.layout_name == "zn"
-            and isa_params.load2d_transpose_supported(target)):
+            and bits in isa_params.load2d_transpose_bits(target, "l0b")):
         return False
-    if (-(-src.matrix_shape[0] // M0)) % 2:
+    q = isa_params.transpose_square(src.element_name)[0]
+    if (-(-src.matrix_shape[0] // M0)) % q:
         return False
-    if not all(v is None or _known_multiple(v, 2 * M0) for v in (op.src_row, op.src_col)):
+    if not all(v is None or _known_multiple(v, q * M0) for v in (op.src_row, op.src_col)):
         return False
     n = pto.static_value(op.n)
     dst_n1 = -(-dst.matrix_shape[1] // M0)
-    return dst_n1 % 2 == 0 or (n is not None and (-(-n // M0)) % 2 == 0)
+    return dst_n1 % q == 0 or (n is not None and (-(-n // M0)) % q == 0)
 
 
 def _b8_nz_a_square_loads(op: pto.MteL1L0AOp, target: Target) -> bool:
@@ -524,6 +583,26 @@ def _b8_nz_a_square_loads(op: pto.MteL1L0AOp, target: Target) -> bool:
         return False
     m = pto.static_value(op.m)
     return (-(-dst.matrix_shape[0] // M0)) % 2 == 0 or (m is not None and (-(-m // M0)) % 2 == 0)
+
+
+def _b32_zz_a_square_loads(op: pto.MteL1L0AOp, target: Target) -> bool:
+    """Whether a b32 A given transposed (zz of A^T in L1) moves to a zz L0A as LoadDataWithTranspose
+    squares (Ascend C `LoadDataWithTranspose.md`, float A: "Zz -> Zz"): squares of two 16 x 8
+    fractals side by side along m, so the L1 tile's fractal columns come in pairs and the source
+    start (k row, m column) is a known multiple of 16. Each square writes two 8-column Zz
+    fractals; with an odd K1 the last one of a row lands on the next row's first fractal (and,
+    for the last row, one fractal past the grid: inside a tile whose K1 is even, which the
+    transpose padding rule makes every b32 L0A tile's)."""
+    src, dst = op.src.type, op.dst.type
+    assert isinstance(src, pto.TileType) and isinstance(dst, pto.TileType)
+    if not (op.transpose is not None and src.element_bits == 32 and src.layout_name == "zz"
+            and dst.layout_name == "zz" and isa_params.load2d_transpose_supported(target)
+            and target.l0a_layout == "zz"):
+        return False
+    c0 = c0_elements(src.element_name, "l1")
+    if (-(-src.matrix_shape[1] // c0)) % 2 or (-(-dst.matrix_shape[1] // c0)) % 2:
+        return False
+    return all(v is None or _known_multiple(v, M0) for v in (op.src_row, op.src_col))
 
 
 def _known_multiple(value: Index, unit: int, depth: int = 8) -> bool:

@@ -174,7 +174,7 @@ class MatmulPlan:
 
     @property
     def a_staged_transposed(self) -> bool:
-        """L1 holds Nz of A^T (moved to L0A with `transpose`)."""
+        """L1 holds A^T (Nz; Zz for b32) and the move to L0A transposes it (`transpose`)."""
         return self.transpose_a and not self.target.dn2nz
 
     @property
@@ -203,8 +203,10 @@ class MatmulPlan:
         kk = _round_up(self.k, self.granularity) if self.a_panel else self.tk
         if self.m == 1 and self.gemv_nd:
             return self.a_row_buffers()[0]
-        shape = (kk, self.tm) if self.a_staged_transposed else (self.tm, kk)
-        return Buffer("A", "l1", shape, self.lhs, "nz")
+        if self.a_staged_transposed:  # A^T, in the layout the transposing load reads (b32: zz)
+            return Buffer("A", "l1", (kk, self.tm), self.lhs,
+                          isa_params.a_l1_layout_for_transpose(self.lhs))
+        return Buffer("A", "l1", (self.tm, kk), self.lhs, "nz")
 
     def b_l1(self) -> Buffer:
         g = self.granularity

@@ -215,12 +215,13 @@ class _MteL1L0Base(IRDLOperation):
     def _check_transpose(self, src: TileType, dst: TileType, target: Target) -> None:
         """L2: the target can transpose this element width, in whole transpose blocks."""
         bits = src.element_bits
-        if bits not in target.transpose_bits:
+        widths = isa_params.fractal_transpose_bits(target, dst.space_name)
+        if bits not in widths:
             raise _error(
                 self,
                 f"requires a fractal transpose of {bits}-bit elements ({src.element_name}) "
                 f"for this {src.layout_name} -> {dst.layout_name} move, which is not supported "
-                f"on target {target.name} (transposable widths {_fmt_set(target.transpose_bits)})",
+                f"on target {target.name} (transposable widths {_fmt_set(widths)})",
             )
         block = isa.TRANSPOSE_BLOCK_ELEMENTS[bits]
         for role, tile in (("src", src), ("dst", dst)):
@@ -276,6 +277,25 @@ class MteL1L0AOp(_MteL1L0Base):
 
     def _hardware_transposes(self) -> bool:
         return self.transpose is not None
+
+    def _check_transpose_source(self, src: TileType) -> None:
+        target = target_of(self)
+        legal = isa_params.a_l1_layouts_for_transpose(src.element_name, target)
+        if src.layout_name in legal:
+            return
+        if src.element_bits == 32:
+            why = ("its LoadDataWithTranspose squares put two 16 x 8 fractals side by side along "
+                   "m, which zz keeps adjacent")
+        else:
+            why = ("LoadDataWithTranspose takes squares of two fractals stacked along k, which nz "
+                   "keeps adjacent")
+        raise _error(
+            self,
+            f"requires src layout in {_fmt_set(legal)} for a transposed {src.element_bits}-bit A "
+            f"moved to {target.l0a_layout} on target {target.name} ({why}: no load turns "
+            f"{src.layout_name} {src.element_bits}-bit fractals of A^T into zz ones of A), got "
+            f"{src.layout_name}",
+        )
 
 
 @irdl_op_definition

@@ -29,6 +29,7 @@ from mmair.dialects.pto._verify import (
     target_of,
 )
 from mmair.dialects.types import element_name_or_none
+from mmair.isa.ascend import params as isa_params
 from mmair.isa.ascend import targets as isa
 from mmair.isa.ascend.targets import Target
 
@@ -222,12 +223,13 @@ class MatmulOp(IRDLOperation):
             strict=True,
         ):
             bits = isa.element_bits(elem)
-            if needed and bits not in target.transpose_bits:
+            widths = isa_params.fractal_transpose_bits(target, "l0a" if role == "a" else "l0b")
+            if needed and bits not in widths:
                 raise _error(
                     self,
                     f"requires a fractal transpose of {bits}-bit elements ({elem}) to load {role}, "
                     f"which is not supported on target {target.name} (transposable widths "
-                    f"{_fmt_set(target.transpose_bits)}){hint}",
+                    f"{_fmt_set(widths)}){hint}",
                 )
         if self.bias is not None:
             if (ea, eb, acc) not in target.mmad_bias_types:

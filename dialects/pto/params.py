@@ -165,6 +165,10 @@ class _NzCopyBase(IRDLOperation):
             raise _error(self, f"requires src and dst element widths to match, got {elem} and "
                                f"{dst.element_name}")
         values = _check_fields(self, self.fields(target))
+        n, multiple = values["n_value"], isa_params.DN2NZ_B4_N_MULTIPLE
+        if self.DN and dst.element_bits < 8 and n is not None and n % multiple:
+            raise _error(self, f"copy_dn2nz of 4-bit elements requires n_value (nValue) to be a "
+                               f"multiple of {multiple} (Ascend C DataCopyGM2L1DN2NZImpl), got {n}")
         if self.small_c0 is not None:
             if not isa_params.small_c0_supported(target):
                 raise _error(self, f"small_c0 (enableSmallC0) is not supported on target "

@@ -131,6 +131,11 @@ DN2NZ_FIELDS: Mapping[str, Field] = _table(
                                        "dst_nz_matrix_stride")),
 )
 
+# DN2NZ of 4-bit data is the b8 copy as well; its source rows (the inner axis, nValue) must be of
+# an even length: Ascend C `DataCopyGM2L1DN2NZImpl` (dav_3510) asserts "if src datatype is 4bit,
+# the inner axis must be an even number" before the b8 call.
+DN2NZ_B4_N_MULTIPLE = 2
+
 # enableSmallC0 (template flag of DataCopy ND2NZ / DN2NZ, Ascend 950 only): with dValue <= 4 the C0
 # block is 4 elements (4 * sizeof(T) bytes), the d tail of each row is zero-filled to 4, the
 # C0/N strides are not used, and the whole destination matrix is zero-filled to 32 bytes.
@@ -338,6 +343,14 @@ def load2d_transpose_bits(target: Target, dst_space: str) -> frozenset[int]:
     return frozenset({8, 16, 32} | ({4} if b4 else set()))
 
 
+def fractal_transpose_bits(target: Target, dst_space: str) -> frozenset[int]:
+    """Element widths whose fractals an L1 -> `dst_space` (l0a / l0b) move can transpose on
+    `target`: the target's transposes (`Target.transpose_bits`: LoadData ifTranspose b16,
+    LoadDataWithTranspose b8/b32, Ascend 950's LoadData2DParamsV2 windows) plus the b4 squares
+    LoadDataWithTranspose writes into L0B on A2/A3 and 200I/500 A2 (SplitBTransposeForS4S8)."""
+    return target.transpose_bits | (load2d_transpose_bits(target, dst_space) & {4})
+
+
 def load2d_dst_gap_effective(target: Target) -> bool:
     """Ascend C `LoadData_2D.md`: on Ascend 950 (a5) "setting dstGap has no effect"."""
     return target.arch != 3510
@@ -387,3 +400,28 @@ def b_l1_layouts_for_transpose(elem: str, target: Target) -> tuple[str, ...]:
     if bits == 32:
         return ("nz", "zz") if load2d_v2_supported(target) else ("zz",)
     return ("nz",)
+
+
+def a_l1_layout_for_transpose(elem: str) -> str:
+    """The L1 layout of A^T[K, M] (an A given transposed) that the transposing L1 -> L0A (Zz)
+    load reads before Ascend 950: b16 and b8 `nz` (LoadData ifTranspose turns each fractal;
+    LoadDataWithTranspose b8 squares stack two 16 x 32 fractals along k, adjacent in Nz), b32 `zz`
+    (its squares put two 16 x 8 fractals side by side along m, adjacent in Zz: Ascend C
+    `LoadDataWithTranspose.md`, "fp32场景下，源操作数2个连续的16*8分形将被合并为1个16*16的方块矩阵
+    ... 要求L1 Buffer上的A矩阵满足ZZ或ZN排布", and its float example "A矩阵LoadDataWithTranspose:
+    Zz -> Zz")."""
+    return "zz" if element_bits(elem) == 32 else "nz"
+
+
+def a_l1_layouts_for_transpose(elem: str, target: Target) -> tuple[str, ...]:
+    """Every L1 layout of A^T[K, M] some transposing L1 -> L0A load on `target` reads: b16 nz and
+    zz (LoadData ifTranspose turns each fractal), b8/b4 nz, b32 zz (`a_l1_layout_for_transpose`).
+    On Ascend 950 (L0A Nz; LoadDataWithTranspose does not go to L0A there, LoadData2DParamsV2
+    transposes an Nz window) every tile layout is left to the tile-level executor, as before."""
+    if load2d_v2_supported(target):
+        return ("nz", "zz")
+    bits = element_bits(elem)
+    if bits == 16:
+        return ("nz", "zz")
+    return (a_l1_layout_for_transpose(elem),)
+

@@ -23,8 +23,8 @@ fields); the test harness stands in for the pieces it lacks:
 |                        |                                              | with `layouts.unpack`          |
 
 B reaches L0B either as Zz of B in L1 with a per-fractal hardware transpose, or, when the target
-cannot transpose fractals of the rhs width (`transpose_bits`: 4-bit everywhere, 8-bit on 310p and
-910) or hypothesis asks for it, as B^T (GM holds B^T[N, K]) in Nz with the `transpose` flag.
+cannot transpose fractals of the rhs width into L0B (`fractal_transpose_bits`: 4-bit except
+on a2/a3, 8-bit on 310p and 910) or hypothesis asks for it, as B^T (GM holds B^T[N, K]) in Nz with the `transpose` flag.
 
 What each target exercises (every combination of its Mmad table, hif8 excepted, see below):
 
@@ -118,7 +118,7 @@ def make_plan(target_name: str, lhs: str, rhs: str, acc: str) -> Plan:
         gm_l1=t.nd2nz and {lhs, rhs} <= t.nd2nz_types,
         l1_l0={lhs, rhs} <= t.load2d_types,
         fixpipe=t.fixpipe_quant_ok("gm", "none", acc, acc),
-        must_transpose_b=element_bits(rhs) not in t.transpose_bits,
+        must_transpose_b=element_bits(rhs) not in isa_params.fractal_transpose_bits(t, "l0b"),
     )
 
 

@@ -20,6 +20,7 @@ from mmair.executor.tcgen05_kernels import (
     Tcgen05ExecutionError,
     TensorMemory,
     cp,
+    decode_elements,
     densify_sparse_a,
     encode_elements,
     encode_scale,
@@ -97,6 +98,20 @@ def test_values_reach_the_element_type_through_f32_and_integers_keep_their_low_b
     assert encode_elements(np.array([1 + 2.0**-8 + 2.0**-30]), "bf16").tolist() == [0x3F80]
     assert encode_elements(np.array([-1, -128, 127, 5]), "s8").tolist() == [0xFF, 0x80, 0x7F, 5]
     assert encode_elements(np.array([255, 128, 0]), "u8").tolist() == [0xFF, 0x80, 0x00]
+    # the container is the integer's low byte, also past 2^24 (where an f32 would round it)
+    assert encode_elements(np.array([2**24 + 1, -129]), "s8").tolist() == [0x01, 0x7F]
+
+
+@pytest.mark.parametrize(("type_name", "width"), [("e2m1", 4), ("e2m3", 6), ("e3m2", 6)])
+def test_narrow_float_encodings_leave_the_container_high_bits_clear(type_name, width):
+    # The SMEM/TMEM stores rely on it (they OR the value into bytes shared with neighbours):
+    # every value of the type, and NaN, infinities and out-of-range values, encode below 2^width.
+    every_code = np.arange(1 << width, dtype=np.uint8)
+    values = np.concatenate([decode_elements(every_code, type_name),
+                             [np.nan, np.inf, -np.inf, 1e9, -1e9, -0.0]])
+    codes = encode_elements(values, type_name)
+    assert codes.dtype == np.uint8 and int(codes.max()) < 1 << width
+    assert np.array_equal(codes[:1 << width], every_code)  # and each code round-trips
 
 
 def test_ue4m3_scales_are_unsigned():

@@ -58,12 +58,12 @@ COMBOS = [("a2", "f16", "f16", "f32"), ("a2", "bf16", "bf16", "f16"), ("a2", "f3
 def combo_constraints(lhs: str, tm: int, tk: int, ta: bool, tb: bool, bias: bool,
                       ) -> tuple[int, int, int, bool, bool, bool]:
     """(tile-m, tile-n, tile-k, transpose_a, transpose_b, bias) a combo's element type allows:
-    s8 tiles of 32 (k 64); s4 tiles of 64, A as is and B given transposed (no target transposes
-    a 4-bit fractal into L0A, and tile level offers no b4 transpose into L0B), no bias form."""
+    s8 tiles of 32 (k 64); s4 tiles of 64, A as is (no target transposes a 4-bit fractal into
+    L0A), no bias form."""
     if lhs == "s8":
         return (tm and 32), 32, (tk and 64), ta, tb, bias
     if lhs == "s4":
-        return (tm and 64), 64, (tk and 64), False, True, False
+        return (tm and 64), 64, (tk and 64), False, tb, False
     return tm, 32, tk, ta, tb, bias
 
 
@@ -102,6 +102,9 @@ def test_expanded_kernels_equal_tile_level(combo, m, n, k, tm, tk, ta, tb, bias,
         np.testing.assert_allclose(raw, base, rtol=eps, atol=eps * scale)
     kinds = {type(op) for op in module.walk()}
     assert pto.CopyNd2NzOp in kinds or (lhs == "s4" and k % 2)  # odd K: no whole-byte GM rows
+    if ta and lhs == "f32" and not t.dn2nz and m > 1:  # A^T zz -> LoadDataWithTranspose squares
+        assert any(isinstance(op, pto.Load2DTransposeOp) and op.dst.type.space_name == "l0a"
+                   for op in module.walk())
     left = [op for op in module.walk() if isinstance(op, TILE_LEVEL)]
     if left:  # only a kernel with an L0 move the raw forms do not cover stays tile-level
         assert any(not _expandable(op, t) for op in left)

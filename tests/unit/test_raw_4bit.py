@@ -115,28 +115,46 @@ def test_s4_nd2nz_rejects_a_gm_start_inside_a_byte_and_checks_byte_fields():
     with pytest.raises(ExecutionError, match="start on a byte boundary"):
         gm_nibble_bytes(g[1:])
     with pytest.raises(ExecutionError, match=r"requires d_value \(dValue\) in \[0, 65535\], got 70000"):
-        rk.nd2nz_in_elements(rk.Nd2Nz(1, 1, 70000, 0, 1, 1, 1, 0), 4,
-                             dict(isa_params.ND2NZ_FIELDS))
+        rk.nd2nz(rk.PackedNibbles(np.zeros(64, np.uint8)), np.zeros(64, np.uint8),
+                 rk.Nd2Nz(1, 1, 70000, 0, 1, 1, 1, 0), 32, dict(isa_params.ND2NZ_FIELDS))
 
 
 @settings(max_examples=30, deadline=None)
 @given(nd=st.integers(1, 3), n=st.integers(1, 20), d=st.integers(1, 40),
        c0_extra=st.integers(0, 4), mat_extra=st.integers(0, 32), src_extra=st.integers(0, 5),
-       gm_off=st.integers(0, 3))
-def test_s4_nd2nz_bytes_equal_the_element_form(nd, n, d, c0_extra, mat_extra, src_extra, gm_off):
-    """The executor runs the 4-bit copy on bytes (`PackedNibbles`), the reference on elements
-    (`nd2nz_in_elements`: byte fields doubled, c0 64): the same nibbles, zero tails included."""
+       gm_off=st.integers(0, 3), dn=st.booleans(), small=st.booleans())
+def test_s4_nd2nz_bytes_equal_the_element_form(nd, n, d, c0_extra, mat_extra, src_extra, gm_off,
+                                               dn, small):
+    """The 4-bit copy on bytes (`PackedNibbles`, c0 32 bytes) writes the nibbles the same ND2NZ
+    on elements would with the byte fields doubled and c0 = 64 (moving byte b moves elements 2b
+    and 2b + 1), zero tails included; the --check-numpy reference (byte tags) agrees with the
+    executor for ND2NZ, DN2NZ and SmallC0 alike (dav_3510 runs all three as b8 copies)."""
+    from mmair.executor.reference import ReferencePtoFunctions
+
+    small = small and d <= 4
     c0_stride = n + c0_extra
     mat = -(-d // 32) * c0_stride * 32 + mat_extra
-    src_d = d + src_extra
-    p = rk.Nd2Nz(nd, n, d, n * src_d + src_extra, src_d, c0_stride, 1, mat)
+    src_d = (n if dn else d) + src_extra
+    p = rk.Nd2Nz(nd, n, d, (d if dn else n) * src_d + src_extra, src_d, c0_stride, 1, mat)
     codes = np.random.default_rng(d).integers(0, 16, 8192).astype(np.uint8)
     start = 2 * gm_off
     out = np.full(16384, 0xA5, np.uint8)
-    rk.nd2nz(rk.PackedNibbles(codes[start:]), out, p, 32)
-    elements = rk.unpack_codes(np.full(16384, 0xA5, np.uint8))
-    rk.nd2nz(codes[start:], elements, rk.nd2nz_in_elements(p, 4), 64)
-    assert (rk.unpack_codes(out) == elements).all()
+    rk.nd2nz(rk.PackedNibbles(codes[start:]), out, p, 32, dn=dn, small_c0=small)
+    if not (dn or small):
+        elements = rk.unpack_codes(np.full(16384, 0xA5, np.uint8))
+        doubled = rk.Nd2Nz(nd, n, 2 * d, 2 * p.src_nd_matrix_stride, 2 * src_d, c0_stride, 1,
+                           2 * mat)
+        rk.nd2nz(codes[start:], elements, doubled, 64)
+        assert (rk.unpack_codes(out) == elements).all()
+    values = rk.unpack_codes(np.full(16384, 0xA5, np.uint8)).astype(np.float64)
+    written = np.zeros(values.size)
+    ReferencePtoFunctions._copy_nz_4bit(codes[start:].astype(np.float64), values, written, p, 0,
+                                        {"fields": None, "dn": dn, "small_c0": small})
+    assert (values == rk.unpack_codes(out)).all()
+    lo, hi = np.zeros(16384, np.uint8), np.full(16384, 0xFF, np.uint8)
+    for fill in (lo, hi):
+        rk.nd2nz(rk.PackedNibbles(codes[start:]), fill, p, 32, dn=dn, small_c0=small)
+    assert ((written != 0) == np.repeat(lo == hi, 2)).all()  # the bytes the copy writes
 
 
 @pytest.mark.parametrize("repeat, src_stride, dst_gap, frac_gap", [
@@ -259,24 +277,32 @@ S4_CASES = [
 
 
 @pytest.mark.parametrize("target", ["a2", "a3"])
+@pytest.mark.parametrize("transpose_b", [True, False])
 @pytest.mark.parametrize("m, n, k, tiles", S4_CASES)
-def test_s4_kernels_expand_end_to_end(target, m, n, k, tiles):
-    """s4 matmuls (B given transposed: no target transposes a 4-bit fractal on the way to L0A,
-    and the tile-level L1 -> L0B transpose of b4 is not offered) expand completely: copy_nd2nz
-    with byte fields, load_2d fractals, mmad on s4, fixpipe_copy; with the sync checker on, C is
-    the same bytes as tile level, equals the integer product, and passes --check-numpy."""
-    text = matmul_text(m, n, k, "s4", "s4", "s32", target, False, True)
+def test_s4_kernels_expand_end_to_end(target, transpose_b, m, n, k, tiles):
+    """s4 matmuls (A as is: no target transposes a 4-bit fractal on the way to L0A) expand
+    completely: copy_nd2nz with byte fields, load_2d fractals (B given transposed) or the
+    SplitBTransposeForS4S8 loop of LoadDataWithTranspose b4 squares (B as is, staged Nz), mmad on
+    s4, fixpipe_copy; with the sync checker on, C is the same bytes as tile level, equals the
+    integer product, and passes --check-numpy."""
+    text = matmul_text(m, n, k, "s4", "s4", "s32", target, False, transpose_b)
     rng = np.random.default_rng(m * n + k)
-    a, b = random_operand(rng, "s4", (m, k)), random_operand(rng, "s4", (n, k))
+    a = random_operand(rng, "s4", (m, k))
+    b = random_operand(rng, "s4", (n, k) if transpose_b else (k, n))
     inputs = {"a": a, "b": b}
     base = run(lowered(text, tiles, False), inputs).outputs["c"]
     module = lowered(text, tiles, True)
     result = run(module, inputs)
     assert result.outputs["c"].tobytes() == base.tobytes()
-    np.testing.assert_array_equal(base, a.astype(np.int64) @ b.T.astype(np.int64))
+    np.testing.assert_array_equal(base, a.astype(np.int64) @ (b.T if transpose_b else b)
+                                  .astype(np.int64))
     assert not {op.name for op in module.walk() if isinstance(op, TILE_LEVEL + (pto.MteGmL1Op,))}
     copies = [op for op in module.walk() if isinstance(op, pto.CopyNd2NzOp)]
-    assert {pto.static_value(op.src_d_value) for op in copies} == {k // 2}  # bytes
+    pitches = {k // 2} if transpose_b else {k // 2, n // 2}  # GM row pitches in bytes
+    assert {pto.static_value(op.src_d_value) for op in copies} == pitches
+    squares = [op for op in module.walk() if isinstance(op, pto.Load2DTransposeOp)]
+    assert bool(squares) is not transpose_b
+    assert all(pto.static_value(op.dst_gap) == 3 for op in squares)  # four fractals a square
     entry = next(op for op in module.walk() if op.name == "func.func")
     (ref,) = reference_outputs(module, entry, inputs, result, None)[0]
     np.testing.assert_array_equal(ref.values, base)
@@ -329,3 +355,161 @@ def test_b4_load_2d_v2_transposes_the_window(m_step, k_step, dst_stride):
     padded[:src.size] = src
     written, _ = _written(lambda d: rk.load2d_v2(padded, d, p, 4, transpose=True), size)
     assert (_mask(Footprint(op).accesses(values), "l0b", True, size) == written).all()
+
+
+MOVES_A5 = """builtin.module attributes {{pto.target = "a5"}} {{
+  func.func @k(%a: memref<{m}x{k}x{t}>, %bt: memref<{n}x{k}x{t}>) {{
+    %cm = arith.constant {m} : index
+    %cn = arith.constant {n} : index
+    %ck = arith.constant {k} : index
+    %a1 = pto.alloc {{offset = 0 : i64}} : !pto.tile<l1, {m}x{k}x{t}, nz>
+    %b1 = pto.alloc {{offset = 65536 : i64}} : !pto.tile<l1, {n}x{k}x{t}, nz>
+    %a0 = pto.alloc {{offset = 0 : i64}} : !pto.tile<l0a, {m}x{k}x{t}, nz>
+    %b0 = pto.alloc {{offset = 0 : i64}} : !pto.tile<l0b, {k}x{n}x{t}, zn>
+    pto.mte_gm_l1 %a, %a1, %cm, %ck : memref<{m}x{k}x{t}>, !pto.tile<l1, {m}x{k}x{t}, nz>
+    pto.mte_gm_l1 %bt, %b1, %cn, %ck : memref<{n}x{k}x{t}>, !pto.tile<l1, {n}x{k}x{t}, nz>
+    pto.mte_l1_l0a %a1, %a0, %cm, %ck : !pto.tile<l1, {m}x{k}x{t}, nz>, !pto.tile<l0a, {m}x{k}x{t}, nz>
+    pto.mte_l1_l0b %b1, %b0, %ck, %cn transpose : !pto.tile<l1, {n}x{k}x{t}, nz>, !pto.tile<l0b, {k}x{n}x{t}, zn>
+    func.return
+  }}
+}}"""
+
+
+@pytest.mark.parametrize("element", ["e2m1", "s4"])
+def test_a5_4bit_moves_expand_to_the_same_bytes(element):
+    """a5 accepts e2m1 and s4 in ND2NZ and LoadData (no Mmad takes them there, so a kernel only
+    moves data): GM -> L1 -> L0A / L0B expanded to copy_nd2nz (byte fields) and load_2d leaves
+    L1, L0A and L0B with the same bytes as the tile-level moves."""
+    from xdsl.passes import PassPipeline
+
+    from mmair.executor.runner import make_interpreter
+    from mmair.passes import get_all_passes
+
+    m, n, k = 40, 24, 192
+    mlir = {"e2m1": "f4E2M1FN", "s4": "i4"}[element]
+    rng = np.random.default_rng(3)
+    dtype = ml_dtypes.float4_e2m1fn if element == "e2m1" else ml_dtypes.int4
+    a = rng.integers(0, 16, (m, k)).astype(np.uint8).view(dtype) if element == "e2m1" else \
+        random_operand(rng, "s4", (m, k))
+    bt = rng.integers(0, 16, (n, k)).astype(np.uint8).view(dtype) if element == "e2m1" else \
+        random_operand(rng, "s4", (n, k))
+    images = []
+    for expand in (False, True):
+        ctx, module = parse(MOVES_A5.format(m=m, n=n, k=k, t=mlir))
+        if expand:
+            PassPipeline.parse_spec(get_all_passes(), "pto-expand-params").apply(ctx, module)
+            kinds = {type(op) for op in module.walk()}
+            assert pto.CopyNd2NzOp in kinds and pto.Load2DOp in kinds
+            assert not kinds & {pto.MteGmL1Op, pto.MteL1L0AOp, pto.MteL1L0BOp}
+        interp, memory = make_interpreter(module, "a5")
+        interp.call_op("k", (a, bt))
+        images.append({s: memory.space(s).data.copy() for s in ("l1", "l0a", "l0b")})
+    for space in ("l1", "l0a", "l0b"):
+        assert images[0][space].tobytes() == images[1][space].tobytes(), space
+    assert images[0]["l0a"].any() and images[0]["l0b"].any()
+
+
+def _nz_codes(x: np.ndarray) -> np.ndarray:
+    """The 512-byte Nz fractals (16 x 64 nibbles, fractal (r1, c1) at c1*R1 + r1) of `x`."""
+    r1, c1 = x.shape[0] // 16, x.shape[1] // 64
+    return x.reshape(r1, 16, c1, 64).transpose(2, 0, 1, 3).reshape(-1, 1024)
+
+
+@pytest.mark.parametrize("dst_gap, frac_gap, dst_step, layout", [(7, 0, 1, "nz"), (0, 2, 3, "zz")])
+def test_b4_load_with_transpose_doc_examples(dst_gap, frac_gap, dst_step, layout):
+    """The two int4b_t examples of LoadDataWithTranspose.md (分形转置): 12288 bytes (six 64 x 64
+    squares), an outer loop of 2 with source offset 3 squares, repeatTime 3, srcStride 1, and
+    (a) dstGap 7, dstFracGap 0, destination offset 1 square; (b) dstGap 0, dstFracGap 2,
+    destination offset 3 squares. With the source the Nz of X [192, 128] (square (rb, cb) at
+    3*cb + rb), (a) writes the Nz of X^T and (b) its Zz."""
+    x = np.random.default_rng(dst_gap).integers(0, 16, (192, 128)).astype(np.uint8)
+    src = rk.pack_codes(_nz_codes(x)).reshape(-1)
+    dst = np.zeros(12288, np.uint8)
+    p = rk.Load2DTranspose(0, 3, 1, dst_gap, frac_gap)
+    for outer in range(2):
+        rk.load2d_transpose(src[outer * 3 * 2048:], dst[outer * dst_step * 2048:], p, "s4")
+    got = rk.unpack_codes(dst.reshape(-1, 512))
+    t = x.T  # [128, 192]
+    if layout == "nz":
+        want = _nz_codes(t)
+    else:  # zz: fractal (r1, c1) at r1*C1 + c1
+        want = t.reshape(8, 16, 3, 64).transpose(0, 2, 1, 3).reshape(-1, 1024)
+    np.testing.assert_array_equal(got, want)
+
+
+DN_A5 = """builtin.module attributes {pto.target = "a5"} {
+  func.func @k(%g: memref<32x64xf4E2M1FN>, %n: index) {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c3 = arith.constant 3 : index
+    %c16 = arith.constant 16 : index
+    %c32 = arith.constant 32 : index
+    %t = pto.alloc : !pto.tile<l1, 64x64xf4E2M1FN, nz>
+    %u = pto.alloc : !pto.tile<l1, 64x64xf4E2M1FN, nz>
+    pto.copy_dn2nz %g, %t[%c0] dn_num %c1 n_value %n d_value %c16 src_dn_matrix_stride %c0 src_d_value %c32 dst_nz_c0_stride %c32 dst_nz_n_stride %c1 dst_nz_matrix_stride %c0 : memref<32x64xf4E2M1FN>, !pto.tile<l1, 64x64xf4E2M1FN, nz>
+    pto.copy_nd2nz %g, %u[%c0] nd_num %c1 n_value %c16 d_value %c3 src_nd_matrix_stride %c0 src_d_value %c32 dst_nz_c0_stride %c1 dst_nz_n_stride %c1 dst_nz_matrix_stride %c0 small_c0 : memref<32x64xf4E2M1FN>, !pto.tile<l1, 64x64xf4E2M1FN, nz>
+    func.return
+  }
+}"""
+
+
+def test_4bit_dn2nz_and_small_c0_run_as_b8_copies():
+    """a5 copies fp4x2 data with DN2NZ and SmallC0 as b8 copies (dav_3510
+    DataCopyGM2L1DN2NZImpl / ND2NZImpl); the race checker sees their byte footprints, and an odd
+    DN2NZ nValue (the inner axis) is an execution error, as the implementation asserts."""
+    _ctx, module = parse(DN_A5)
+    g = np.random.default_rng(2).integers(0, 16, (32, 64)).astype(np.uint8).view(
+        ml_dtypes.float4_e2m1fn)
+    run_module(module, inputs={"g": g, "n": 32}, sync_check=True)
+    with pytest.raises(ExecutionError, match=r"copy_dn2nz of 4-bit elements requires n_value "
+                                             r"\(nValue\) to be a multiple of 2, got 31"):
+        run_module(module, inputs={"g": g, "n": 31}, sync_check=True)
+
+
+@settings(max_examples=30, deadline=None)
+@given(nd=st.integers(1, 3), n=st.integers(1, 12), d=st.integers(1, 40), dn=st.booleans(),
+       c0_extra=st.integers(0, 4), mat_extra=st.integers(0, 32), src_extra=st.integers(0, 5),
+       gm_off=st.integers(0, 3), small=st.booleans())
+def test_4bit_nz_copy_footprint_is_exactly_its_bytes(nd, n, d, dn, c0_extra, mat_extra, src_extra,
+                                                     gm_off, small):
+    """The exact footprint of a 4-bit copy_nd2nz / copy_dn2nz (byte fields): the L1 bytes it
+    writes, nothing more, and GM reads covering every numpy element (two per field byte) the
+    copy reads."""
+    from mmair.executor.pto import gm_nibble_bytes
+
+    small = small and d <= 4
+    n = 2 * n if dn else n  # a 4-bit DN2NZ takes an even nValue
+    kind, count, mstride = ("copy_dn2nz", "dn_num", "src_dn_matrix_stride") if dn else \
+        ("copy_nd2nz", "nd_num", "src_nd_matrix_stride")
+    names = ["nd", "msd", "nv", "dv", "sdv", "c0s", "ns", "mat", "z"]
+    tile = "!pto.tile<l1, 256x256xf4E2M1FN, nz>"
+    flag = " small_c0" if small else ""
+    op = _op("a5", f"%g: memref<16384xf4E2M1FN>, %t: {tile}, "
+             + ", ".join(f"%{x}: index" for x in names),
+             f"pto.{kind} %g, %t[%z] {count} %nd n_value %nv d_value %dv {mstride} %msd "
+             f"src_d_value %sdv dst_nz_c0_stride %c0s dst_nz_n_stride %ns dst_nz_matrix_stride "
+             f"%mat{flag} : memref<16384xf4E2M1FN>, {tile}")
+    c0_stride = n + c0_extra
+    mat = -(-d // 32) * c0_stride * 32 + mat_extra
+    src_d = (n if dn else d) + src_extra
+    src_mat = (d if dn else n) * src_d + src_extra
+    root = np.random.default_rng(n).integers(0, 16, 16384).astype(np.uint8).view(
+        ml_dtypes.float4_e2m1fn).copy()  # owns its buffer: the GM footprint's memory
+    gm = root[2 * gm_off:]
+    size = 256 * 256 // 2
+    dst = _tile("l1", size, "e2m1", np.uint8)
+    values = _values(op, {"src": gm, "dst": dst, count: nd, "n_value": n, "d_value": d,
+                          mstride: src_mat, "src_d_value": src_d, "dst_nz_c0_stride": c0_stride,
+                          "dst_nz_n_stride": 1, "dst_nz_matrix_stride": mat, "dst_offset": 0})
+    got = Footprint(op).accesses(values)
+    p = rk.Nd2Nz(nd, n, d, src_mat, src_d, c0_stride, 1, mat)
+
+    def kernel(s: np.ndarray, out: np.ndarray) -> None:
+        rk.nd2nz(gm_nibble_bytes(s.view(ml_dtypes.float4_e2m1fn)[2 * gm_off:]), out, p, 32,
+                 dn=dn, small_c0=small)
+
+    root_bytes = root.view(np.uint8)
+    written, _ = _written(lambda out: kernel(root_bytes, out), size)
+    assert (_mask(got, "l1", True, size) == written).all()
+    read = _mask(got, "gm", False, root_bytes.size, base=0, memory=id(root))
+    assert _reads_covered(kernel, root_bytes, read, size)

@@ -143,7 +143,8 @@ builtin.module attributes {pto.target = "a2"} {
 
 // -----
 
-// Transposed operands on a2: Nz of A^T moved to L0A with `transpose`; Nz of B^T moved to L0B with
+// Transposed operands on a2: A^T moved to L0A with `transpose`, staged Zz for f32 (the
+// LoadDataWithTranspose squares of two 16 x 8 fractals side by side); Nz of B^T moved to L0B with
 // `transpose` (no fractal transpose needed).
 builtin.module attributes {pto.target = "a2"} {
   func.func @transposed(%a: memref<70x30xf32>, %b: memref<40x70xf32>, %c: memref<30x40xf32>) {
@@ -152,10 +153,10 @@ builtin.module attributes {pto.target = "a2"} {
   }
 }
 // CHECK-LABEL: func.func @transposed
-// CHECK:         %a_l1 = pto.alloc : !pto.tile<l1, 80x32xf32, nz>
+// CHECK:         %a_l1 = pto.alloc : !pto.tile<l1, 80x32xf32, zz>
 // CHECK-NEXT:    %b_l1 = pto.alloc : !pto.tile<l1, 48x80xf32, nz>
-// CHECK:         pto.mte_gm_l1 %a, %a_l1, %c70, %c30 : memref<70x30xf32>, !pto.tile<l1, 80x32xf32, nz>
-// CHECK-NEXT:    pto.mte_l1_l0a %a_l1, %a_l0a, %c30, %c70 transpose : !pto.tile<l1, 80x32xf32, nz>, !pto.tile<l0a, 32x80xf32, zz>
+// CHECK:         pto.mte_gm_l1 %a, %a_l1, %c70, %c30 : memref<70x30xf32>, !pto.tile<l1, 80x32xf32, zz>
+// CHECK-NEXT:    pto.mte_l1_l0a %a_l1, %a_l0a, %c30, %c70 transpose : !pto.tile<l1, 80x32xf32, zz>, !pto.tile<l0a, 32x80xf32, zz>
 // CHECK-NEXT:    pto.mte_gm_l1 %b, %b_l1, %c40, %c70 : memref<40x70xf32>, !pto.tile<l1, 48x80xf32, nz>
 // CHECK-NEXT:    pto.mte_l1_l0b %b_l1, %b_l0b, %c70, %c40 transpose : !pto.tile<l1, 48x80xf32, nz>, !pto.tile<l0b, 80x48xf32, zn>
 // CHECK-NEXT:    pto.mad %a_l0a, %b_l0b, %c_l0c, %c30, %c40, %c70 :

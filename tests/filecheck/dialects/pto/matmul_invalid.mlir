@@ -76,12 +76,13 @@ func.func @f(%a: memref<8x8xi8>, %b: memref<8x8xi8>, %c: memref<8x8xf16>) {
 // CHECK: error: 'pto.matmul' op requires c element type in [s32] for a s32 accumulator on target a2, got f16
 
 // -----
-// s4 B would be transposed inside its fractals on the way to L0B: a2 cannot transpose 4-bit data.
-func.func @f(%a: memref<8x64xi4>, %b: memref<64x8xi4>, %c: memref<8x8xi32>) {
-  pto.matmul %a, %b, %c : memref<8x64xi4>, memref<64x8xi4>, memref<8x8xi32>
+// s4 A^T would be transposed inside its fractals on the way to L0A: a2 transposes 4-bit data
+// only into L0B (LoadDataWithTranspose b4 squares), so B may come as is but A may not.
+func.func @f(%a: memref<64x8xi4>, %b: memref<64x8xi4>, %c: memref<8x8xi32>) {
+  pto.matmul %a, %b, %c transpose_a : memref<64x8xi4>, memref<64x8xi4>, memref<8x8xi32>
   func.return
 }
-// CHECK: error: 'pto.matmul' op requires a fractal transpose of 4-bit elements (s4) to load b, which is not supported on target a2 (transposable widths [16, 32, 8]); give b transposed (transpose_b)
+// CHECK: error: 'pto.matmul' op requires a fractal transpose of 4-bit elements (s4) to load a, which is not supported on target a2 (transposable widths [16, 32, 8])
 
 // -----
 // No bias form for s4 (Ascend C Mmad type table, docs/ascend.md).

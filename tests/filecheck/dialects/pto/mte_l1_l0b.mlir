@@ -35,3 +35,11 @@ pto.mte_l1_l0b %bt, %l0b, %c32, %c16 transpose : !pto.tile<l1, 16x32xf32, nz>, !
 // CHECK: pto.mte_l1_l0b %bt, %l0b, %c32, %c16 transpose : !pto.tile<l1, 16x32xf32, nz>, !pto.tile<l0b, 32x16xf32, zn>
 pto.mte_l1_l0b %b, %l0b, %c32, %c16 : !pto.tile<l1, 32x16xf32, zz>, !pto.tile<l0b, 32x16xf32, zn>
 // CHECK: pto.mte_l1_l0b %b, %l0b, %c32, %c16 : !pto.tile<l1, 32x16xf32, zz>, !pto.tile<l0b, 32x16xf32, zn>
+
+// -----
+// s4 B from Nz on a2: the LoadDataWithTranspose b4 squares (four 16 x 64 fractals) into L0B.
+%c64 = arith.constant 64 : index
+%b4_nz = pto.alloc : !pto.tile<l1, 64x64xi4, nz>
+%b4_l0b = pto.alloc : !pto.tile<l0b, 64x64xi4, zn>
+pto.mte_l1_l0b %b4_nz, %b4_l0b, %c64, %c64 : !pto.tile<l1, 64x64xi4, nz>, !pto.tile<l0b, 64x64xi4, zn>
+// CHECK: pto.mte_l1_l0b %b4_nz, %b4_l0b, %c64, %c64 : !pto.tile<l1, 64x64xi4, nz>, !pto.tile<l0b, 64x64xi4, zn>

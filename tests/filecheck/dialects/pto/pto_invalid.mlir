@@ -1138,6 +1138,18 @@ builtin.module attributes {pto.target = "a5"} {
 // CHECK: error: 'pto.copy_dn2nz' op requires d_value (dValue) in [1, 2097151], got 2097152
 
 // -----
+// [raw D1b] copy_dn2nz of 4-bit data (the b8 copy): the inner axis nValue is even (Ascend C DataCopyGM2L1DN2NZImpl)
+builtin.module attributes {pto.target = "a5"} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c3 = arith.constant 3 : index
+  %c16 = arith.constant 16 : index
+  %gm, %l1 = "test.op"() : () -> (memref<16x64xf4E2M1FN>, !pto.tile<l1, 64x64xf4E2M1FN, nz>)
+  pto.copy_dn2nz %gm, %l1[%c0] dn_num %c1 n_value %c3 d_value %c16 src_dn_matrix_stride %c0 src_d_value %c16 dst_nz_c0_stride %c16 dst_nz_n_stride %c1 dst_nz_matrix_stride %c0 : memref<16x64xf4E2M1FN>, !pto.tile<l1, 64x64xf4E2M1FN, nz>
+}
+// CHECK: error: 'pto.copy_dn2nz' op copy_dn2nz of 4-bit elements requires n_value (nValue) to be a multiple of 2 (Ascend C DataCopyGM2L1DN2NZImpl), got 3
+
+// -----
 // [raw D2] small_c0: enableSmallC0 exists on a5 only
 %c0 = arith.constant 0 : index
 %c1 = arith.constant 1 : index
@@ -1647,3 +1659,17 @@ pto.load_2d_gm %gm[%c0], %l1[%c8] start_index %c0 repeat_times %c1 src_stride %c
 %gm, %l1 = "test.op"() : () -> (memref<1024xf16>, !pto.tile<l1, 32x32xf16, nz>)
 pto.load_2d_gm %gm[%c0], %l1[%c0] start_index %c0 repeat_times %c2 src_stride %c1 dst_gap %c3 : memref<1024xf16>, !pto.tile<l1, 32x32xf16, nz>
 // CHECK: error: 'pto.load_2d_gm' op requires the fractals inside the 2048-byte dst tile, they end at byte 2560
+
+// -----
+// [L2] a transposed b32 A needs zz of A^T in L1 before a5 (LoadDataWithTranspose squares of two 16 x 8 fractals side by side)
+%c32 = arith.constant 32 : index
+%l1, %l0a = "test.op"() : () -> (!pto.tile<l1, 32x32xf32, nz>, !pto.tile<l0a, 32x32xf32, zz>)
+pto.mte_l1_l0a %l1, %l0a, %c32, %c32 transpose : !pto.tile<l1, 32x32xf32, nz>, !pto.tile<l0a, 32x32xf32, zz>
+// CHECK: error: 'pto.mte_l1_l0a' op requires src layout in [zz] for a transposed 32-bit A moved to zz on target a2 (its LoadDataWithTranspose squares put two 16 x 8 fractals side by side along m, which zz keeps adjacent: no load turns nz 32-bit fractals of A^T into zz ones of A), got nz
+
+// -----
+// [L2] a transposed b8 A needs nz of A^T in L1 (squares of two 16 x 32 fractals stacked along k)
+%c32 = arith.constant 32 : index
+%l1, %l0a = "test.op"() : () -> (!pto.tile<l1, 32x32xi8, zz>, !pto.tile<l0a, 32x32xi8, zz>)
+pto.mte_l1_l0a %l1, %l0a, %c32, %c32 transpose : !pto.tile<l1, 32x32xi8, zz>, !pto.tile<l0a, 32x32xi8, zz>
+// CHECK: error: 'pto.mte_l1_l0a' op requires src layout in [nz] for a transposed 8-bit A moved to zz on target a2 (LoadDataWithTranspose takes squares of two fractals stacked along k, which nz keeps adjacent: no load turns zz 8-bit fractals of A^T into zz ones of A), got zz
