@@ -57,7 +57,8 @@ PLACES = 4096
 
 def _record(ev: Event, a: Access, groups: dict, lane: int, n: int) -> None:
     """Record access `a` of `ev` (epoch `n` of `lane`) in `groups`, the records of its memory:
-    it replaces the lane's earlier record of the same byte set (a write also its read)."""
+    it replaces the lane's earlier record of the same byte set (a write also its read). A
+    record is (epoch, event, access, first byte, end of the byte hull)."""
     group = groups.get(lane)
     if group is None:
         group = groups[lane] = [{}, {}, 0, 0]
@@ -65,13 +66,13 @@ def _record(ev: Event, a: Access, groups: dict, lane: int, n: int) -> None:
     if a.write:
         wd = group[0]
         wd.pop(region, None)
-        wd[region] = (n, ev, a)
+        wd[region] = (n, ev, a, a.start, a.end)
         group[1].pop(region, None)
         group[2] = n
     else:
         rd = group[1]
         rd.pop(region, None)
-        rd[region] = (n, ev, a)
+        rd[region] = (n, ev, a, a.start, a.end)
         group[3] = n
 
 
@@ -254,7 +255,7 @@ class HappensBefore:
             group = groups.get(lane)
             if group is None:  # [write records, read records, last write epoch, last read's]
                 group = groups[lane] = [{}, {}, 0, 0]
-            places.append((a, groups, group, a[1:5], a.write))
+            places.append((a, groups, group, a[1:5], a.write, a.start, a.end))
         if on_chip:
             cache = self._op_places
             if len(cache) >= PLACES:  # lists built anew each time (raw forms): bounded
@@ -271,25 +272,33 @@ class HappensBefore:
         in_order = self.in_order[lane]
         if in_order:
             clock[lane] = n
-        for a, groups, _, _, write in places:
+        for a, groups, _, _, write, start, end in places:
             for q, group in groups.items():
                 bound = clock[q]
                 if group[2] <= bound and (not write or group[3] <= bound):
                     continue  # every record of lane q is ordered before this access
                 if q == lane and in_order:
                     continue
-                self._scan(owner, a, group, q == lane, bound)
-        for a, _, group, region, write in places:  # `_record`
+                # `_scan`, inlined up to the byte hulls: most unordered records are another
+                # tile of the same memory (%a_l1 and %b_l1)
+                for recs in (group[0], group[1]) if write else (group[0],):
+                    for rec in reversed(recs.values()):
+                        if rec[0] <= bound:
+                            break
+                        if rec[3] >= end or start >= rec[4]:
+                            continue
+                        self._scan_record(owner, a, rec, q == lane)
+        for a, _, group, region, write, start, end in places:  # `_record`
             if write:
                 wd = group[0]
                 wd.pop(region, None)
-                wd[region] = (n, owner, a)
+                wd[region] = (n, owner, a, start, end)
                 group[1].pop(region, None)
                 group[2] = n
             else:
                 rd = group[1]
                 rd.pop(region, None)
-                rd[region] = (n, owner, a)
+                rd[region] = (n, owner, a, start, end)
                 group[3] = n
         # no prune countdown here: `Scheduler.flush` counts the whole batch (`tick`)
 
@@ -466,18 +475,21 @@ class HappensBefore:
             for rec in reversed(recs.values()):
                 if rec[0] <= bound:
                     break
-                if own and (rec[1].sequential if rec[1].__class__ is not tuple else rec[1][5]):
-                    continue  # finished before this op of its pipe reaches the bytes
-                b = rec[2]
-                b_start = b.start
                 # disjoint byte hulls (`overlap`'s first test, without its calls): most
                 # unordered pairs are two different tiles of one memory (%a_l1 and %b_l1)
-                if b_start >= a_end or a_start >= (b_start + b.width if b.rows <= 1 else  # mutation: skip (one row: (rows - 1) * stride is 0, the same end)
-                                                   b_start + (b.rows - 1) * b.stride + b.width):
+                if rec[3] >= a_end or a_start >= rec[4]:
                     continue
-                hit = overlap(a, b)
-                if hit is not None:
-                    self._race(rec[1], rec[2], ev, a, hit, rec[0])
+                self._scan_record(ev, a, rec, own)
+
+    def _scan_record(self, ev: Event | tuple, a: Access, rec: tuple, own: bool) -> None:
+        """The race of access `a` of `ev` with record `rec` (not ordered before it, byte hulls
+        meeting), if their bytes overlap."""
+        first = rec[1]
+        if own and (first.sequential if first.__class__ is not tuple else first[5]):
+            return  # finished before this op of its pipe reaches the bytes
+        hit = overlap(a, rec[2])
+        if hit is not None:
+            self._race(first, rec[2], ev, a, hit, rec[0])
 
     def _buffer_name(self, a: Access, b: Access) -> str:
         names = [x.buffer or self.gm_names.get(x.memory, "") for x in (a, b)]

@@ -356,6 +356,17 @@ class PtoParamsFunctions(InterpreterFunctions):
                               element_bits(src.element), op.if_transpose is not None)
         return ()
 
+    @impl(pto.Load2DV2GmOp)
+    def run_load_2d_v2_gm(self, interp: Interpreter, op: pto.Load2DV2GmOp,
+                          args: PythonValues) -> PythonValues:
+        v = pto.operand_map(op, args)
+        dst = v["dst"]
+        dst.will_write()
+        p = raw_kernels.Load2DV2(*(v[name] for name in isa_params.LOAD2D_V2_GM_FIELDS))
+        raw_kernels.load2d_v2(gm_bytes(v["src"], v["src_offset"], "src"),
+                              tile_bytes(dst, v["dst_offset"], "dst"), p, element_bits(dst.element))
+        return ()
+
     @impl(pto.CopyL1BtOp)
     def run_copy_l1_bt(self, interp: Interpreter, op: pto.CopyL1BtOp, args: PythonValues) -> PythonValues:
         v = pto.operand_map(op, args)
