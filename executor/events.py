@@ -157,6 +157,39 @@ def op_event(seq: int, core: int, pipe: Pipe, op: Any, kind: str, iteration: tup
 
 _new_event = object.__new__
 
+OP = "op"
+"""Tag of a batched pipe op without an Event (the seam's fast path for a result-less op that runs
+at once): `(OP, plan, args, seq, iteration, sequential)` with `plan` an `OpPlan`. The engine
+records the tuple itself and builds the Event only for a message (`as_event`)."""
+
+
+class OpPlan:
+    """What an `Event` of one pipe op holds that does not change between its executions: its
+    footprint (`effects.Footprint`), op, core, pipe, kind and lane."""
+
+    __slots__ = ("footprint", "op", "core", "pipe", "kind", "lane")
+
+    def __init__(self, footprint: Any, op: Any, core: int, pipe: Pipe, lane: int):
+        self.footprint = footprint
+        self.op = op
+        self.core = core
+        self.pipe = pipe
+        self.kind = footprint.kind
+        self.lane = lane
+
+
+def as_event(x: Any, epoch: int) -> Event:
+    """The Event of a recorded access's owner: an Event, or an `OP` batch item (executed as
+    `epoch` of its lane)."""
+    if x.__class__ is not tuple:
+        return x
+    _, plan, _, seq, iteration, sequential = x
+    ev = op_event(seq, plan.core, plan.pipe, plan.op, plan.kind, iteration, plan.lane,
+                  sequential)
+    ev.epoch = epoch
+    ev.done = True
+    return ev
+
 
 def format_iteration(iteration: tuple) -> str:
     """`iteration %i = 0, %k = 256` (empty outside loops)."""

@@ -37,11 +37,13 @@ from mmair.executor.errors import op_fault
 from mmair.executor.events import (
     BARRIER,
     NUM_PIPES,
+    OP,
     PIPES,
     SET,
     WAIT,
     Event,
     SyncError,
+    as_event,
     flag_event,
 )
 from mmair.isa.ascend.pipes import needs_same_pipe_barrier
@@ -49,11 +51,14 @@ from mmair.isa.tcgen05.units import Unit, tmem_overlap_text, why_unordered
 
 PRUNE_EVERY = 2048
 """Events between two `prune` passes (checked after each batch of the scheduler)."""
+PLACES = 4096
+"""Access lists whose records lookups `HappensBefore._places_of` keeps at most."""
 
 
 def _record(ev: Event, a: Access, groups: dict, lane: int, n: int) -> None:
     """Record access `a` of `ev` (epoch `n` of `lane`) in `groups`, the records of its memory:
-    it replaces the lane's earlier record of the same byte set (a write also its read)."""
+    it replaces the lane's earlier record of the same byte set (a write also its read). A
+    record is (epoch, event, access, first byte, end of the byte hull)."""
     group = groups.get(lane)
     if group is None:
         group = groups[lane] = [{}, {}, 0, 0]
@@ -61,13 +66,13 @@ def _record(ev: Event, a: Access, groups: dict, lane: int, n: int) -> None:
     if a.write:
         wd = group[0]
         wd.pop(region, None)
-        wd[region] = (n, ev, a)
+        wd[region] = (n, ev, a, a.start, a.end)
         group[1].pop(region, None)
         group[2] = n
     else:
         rd = group[1]
         rd.pop(region, None)
-        rd[region] = (n, ev, a)
+        rd[region] = (n, ev, a, a.start, a.end)
         group[3] = n
 
 
@@ -130,6 +135,10 @@ class HappensBefore:
         self.faults: list[SyncError] = []
         """Collect mode: the non-race faults (overflow), in the order found."""
         self._until_prune = PRUNE_EVERY
+        self._lane_range = range(lanes)
+        self._op_places: dict[int, tuple] = {}
+        """`_places_of` of on-chip access lists, by id of the list (the entry holds it: ids
+        stay unique while kept)."""
 
     # --- execution ------------------------------------------------------------------------
 
@@ -204,53 +213,92 @@ class HappensBefore:
         n = self.count[lane] + 1
         self.count[lane] = n
         ev.epoch = n
-        clock = self.clock[lane]
-        in_order = self.in_order[lane]
-        if in_order:
-            clock[lane] = n
         ev.lazy = None
         try:
             accesses = ev.accesses = lazy[0].accesses(lazy[1])
         except Exception as err:
             raise op_fault(ev.op, err) from None
-        # `_check` of every access, then `_record` of each, inlined (the common path: one call
-        # per op instead of two per access and no call per record).
-        records = self.records
-        core = ev.core
-        found = []
+        self._check_record(ev, self._places_of(accesses, lane, ev.core), lane, n)
+
+    def execute_item(self, item: tuple) -> None:
+        """`_execute_op` of a pipe op batched without an Event (`events.OP` item): its records
+        hold the item, `events.as_event` builds the Event for a message."""
+        plan = item[1]
+        lane = plan.lane
+        n = self.count[lane] + 1
+        self.count[lane] = n
+        try:
+            accesses = plan.footprint.accesses(item[2])
+        except Exception as err:
+            raise op_fault(plan.op, err) from None
+        cached = self._op_places.get(id(accesses))  # the same list: the same tiles again
+        if cached is not None and cached[0] is accesses and cached[1] == lane:  # mutation: skip (a cache: `_places_of` finds the same places)
+            places = cached[3]
+        else:
+            places = self._places_of(accesses, lane, plan.core)
+        self._check_record(item, places, lane, n)
+
+    def _places_of(self, accesses: list[Access], lane: int, core: int) -> list[tuple]:
+        """Per access of a pipe op on `lane`: (access, the records of its memory, the records
+        of its lane there, its byte set, write). Kept for a list of on-chip accesses
+        (`effects.Footprint` returns the same list for the same tiles)."""
+        places = []
+        on_chip = True
         for a in accesses:
             mem = a.memory
+            if mem is not None:
+                on_chip = False
             key = (a.space, core if mem is None else mem)  # mutation: skip (only one-core runs take this path: multi-core runs record predecessors, so core is 0)
-            groups = records.get(key)
+            groups = self.records.get(key)
             if groups is None:
-                groups = records[key] = {}
-            write = a.write
+                groups = self.records[key] = {}
+            group = groups.get(lane)
+            if group is None:  # [write records, read records, last write epoch, last read's]
+                group = groups[lane] = [{}, {}, 0, 0]
+            places.append((a, groups, group, a[1:5], a.write, a.start, a.end))
+        if on_chip:
+            cache = self._op_places
+            if len(cache) >= PLACES:  # lists built anew each time (raw forms): bounded
+                cache.clear()
+            cache[id(accesses)] = (accesses, lane, core, places)
+        return places
+
+    def _check_record(self, owner: Event | tuple, places: list[tuple], lane: int,
+                      n: int) -> None:
+        """`_check` of every access of a pipe op (epoch `n` of `lane`; `places`:
+        `_places_of`), then `_record` of each, inlined: an op's own accesses (mad_acc reads
+        and writes C) never conflict with each other."""
+        clock = self.clock[lane]
+        in_order = self.in_order[lane]
+        if in_order:
+            clock[lane] = n
+        for a, groups, _, _, write, start, end in places:
             for q, group in groups.items():
                 bound = clock[q]
                 if group[2] <= bound and (not write or group[3] <= bound):
                     continue  # every record of lane q is ordered before this access
                 if q == lane and in_order:
                     continue
-                self._scan(ev, a, group, q == lane, bound)
-            found.append(groups)
-        i = 0
-        for a in accesses:  # `_record`
-            groups = found[i]
-            i += 1
-            group = groups.get(lane)
-            if group is None:
-                group = groups[lane] = [{}, {}, 0, 0]
-            region = a[1:5]
-            if a.write:
+                # `_scan`, inlined up to the byte hulls: most unordered records are another
+                # tile of the same memory (%a_l1 and %b_l1)
+                for recs in (group[0], group[1]) if write else (group[0],):
+                    for rec in reversed(recs.values()):
+                        if rec[0] <= bound:
+                            break
+                        if rec[3] >= end or start >= rec[4]:
+                            continue
+                        self._scan_record(owner, a, rec, q == lane)
+        for a, _, group, region, write, start, end in places:  # `_record`
+            if write:
                 wd = group[0]
                 wd.pop(region, None)
-                wd[region] = (n, ev, a)
+                wd[region] = (n, owner, a, start, end)
                 group[1].pop(region, None)
                 group[2] = n
             else:
                 rd = group[1]
                 rd.pop(region, None)
-                rd[region] = (n, ev, a)
+                rd[region] = (n, owner, a, start, end)
                 group[3] = n
         # no prune countdown here: `Scheduler.flush` counts the whole batch (`tick`)
 
@@ -258,36 +306,56 @@ class HappensBefore:
     # recorded and nothing blocks): the same clock updates as `execute` of the events.
 
     def light(self, item: tuple) -> None:
-        """One batched sync step: `(SET, plan, seq, iteration)`, `(WAIT, lane, key)` or
+        """One batched step without an Event (`run_batch`)."""
+        self.run_batch((item,))
+
+    def run_batch(self, batch: list | tuple) -> None:
+        """Execute the scheduler's batch in order (`Scheduler.flush`, which counts it toward
+        the next prune): Events, `events.OP` items (`execute_item`), and sync steps without an
+        Event, inlined here: `(SET, plan, seq, iteration)`, `(WAIT, lane, key)` or
         `(SET_WAIT, src lane, dst lane)` (a set_flag whose wait_flag is issued right after it
-        and runs at once: the set's clock goes straight into the waiting lane). `plan`:
-        `FlagPlan` of the set_flag op."""
-        tag = item[0]
-        count = self.count
-        clock = self.clock
-        if tag is WAIT:
-            lane = item[1]
-            count[lane] += 1
-            c = clock[lane]
-            snapshot = self.flags.pop(item[2])[1]
-            # every clock and snapshot has `lanes` entries: zip's strict check only costs here
-            c[:] = [x if x > y else y for x, y in zip(c, snapshot)]  # noqa: B905
-        elif tag is SET:
-            plan = item[1]
-            lane = plan.src_lane
-            n = count[lane] + 1
-            count[lane] = n
-            snapshot = clock[lane][:]
-            snapshot[lane] = n  # fires after every earlier event of its own pipe
-            self.flags[plan.key] = (item, snapshot)
-        else:
-            src, dst = item[1], item[2]
-            n = count[src] + 1
-            count[src] = n
-            count[dst] += 1
-            c = clock[dst]
-            c[:] = [x if x > y else y for x, y in zip(c, clock[src])]  # noqa: B905 (as above)
-            c[src] = n  # the set fired after every earlier event of its pipe (c[src] < n before)
+        and runs at once: the set's clock goes straight into the waiting lane), `plan` the
+        `FlagPlan` of the set_flag op; the same clock updates as `execute` of their events."""
+        count, clock, flags, lanes = self.count, self.clock, self.flags, self._lane_range
+        execute_item = self.execute_item
+        direct = not self.record_preds  # `execute` would hand a lazy pipe op to `_execute_op`
+        for item in batch:
+            if item.__class__ is not tuple:
+                if direct and item.lazy is not None:
+                    self._execute_op(item, item.lazy)
+                else:
+                    self.execute(item)
+                continue
+            tag = item[0]
+            if tag is OP:
+                execute_item(item)
+            elif tag is WAIT:
+                lane = item[1]
+                count[lane] += 1
+                c = clock[lane]
+                snapshot = flags.pop(item[2])[1]
+                for i in lanes:  # the join, in place (3x a list comprehension's speed)
+                    if snapshot[i] > c[i]:
+                        c[i] = snapshot[i]
+            elif tag is SET:
+                plan = item[1]
+                lane = plan.src_lane
+                n = count[lane] + 1
+                count[lane] = n
+                snapshot = clock[lane][:]
+                snapshot[lane] = n  # fires after every earlier event of its own pipe
+                flags[plan.key] = (item, snapshot)
+            else:
+                src, dst = item[1], item[2]
+                n = count[src] + 1
+                count[src] = n
+                count[dst] += 1
+                c = clock[dst]
+                snapshot = clock[src]
+                for i in lanes:  # the join (as above)
+                    if snapshot[i] > c[i]:
+                        c[i] = snapshot[i]
+                c[src] = n  # the set fired after every earlier event of its pipe
 
     def tick(self, events: int) -> None:
         """Count `events` executed through `light` or `_execute_op` (which do not count
@@ -399,7 +467,7 @@ class HappensBefore:
             self._scan(ev, a, group, q == lane, bound)
         return groups
 
-    def _scan(self, ev: Event, a: Access, group: list, own: bool, bound: int) -> None:
+    def _scan(self, ev: Event | tuple, a: Access, group: list, own: bool, bound: int) -> None:
         """Races of access `a` with the records of one lane (`group`) not ordered before it
         (epoch > `bound`); `own`: the lane of `ev` itself."""
         a_start, a_end = a.start, a.end
@@ -407,18 +475,21 @@ class HappensBefore:
             for rec in reversed(recs.values()):
                 if rec[0] <= bound:
                     break
-                if own and rec[1].sequential:
-                    continue  # finished before this op of its pipe reaches the bytes
-                b = rec[2]
-                b_start = b.start
                 # disjoint byte hulls (`overlap`'s first test, without its calls): most
                 # unordered pairs are two different tiles of one memory (%a_l1 and %b_l1)
-                if b_start >= a_end or a_start >= (b_start + b.width if b.rows <= 1 else  # mutation: skip (one row: (rows - 1) * stride is 0, the same end)
-                                                   b_start + (b.rows - 1) * b.stride + b.width):
+                if rec[3] >= a_end or a_start >= rec[4]:
                     continue
-                hit = overlap(a, b)
-                if hit is not None:
-                    self._race(rec[1], rec[2], ev, a, hit)
+                self._scan_record(ev, a, rec, own)
+
+    def _scan_record(self, ev: Event | tuple, a: Access, rec: tuple, own: bool) -> None:
+        """The race of access `a` of `ev` with record `rec` (not ordered before it, byte hulls
+        meeting), if their bytes overlap."""
+        first = rec[1]
+        if own and (first.sequential if first.__class__ is not tuple else first[5]):
+            return  # finished before this op of its pipe reaches the bytes
+        hit = overlap(a, rec[2])
+        if hit is not None:
+            self._race(first, rec[2], ev, a, hit, rec[0])
 
     def _buffer_name(self, a: Access, b: Access) -> str:
         names = [x.buffer or self.gm_names.get(x.memory, "") for x in (a, b)]
@@ -427,9 +498,15 @@ class HappensBefore:
             return f"{a.space} buffer"
         return " / ".join(names)
 
-    def _race(self, first: Event, fa: Access, second: Event, sa: Access,
-              hit: tuple[int, int]) -> None:
+    def _race(self, first: Event | tuple, fa: Access, second: Event | tuple, sa: Access,
+              hit: tuple[int, int], epoch: int) -> None:
+        """Report (or collect) the race of `second`'s access `sa` with `fa` of `first`, which
+        ran as `epoch` of its lane."""
         lo, hi = hit
+        if first.__class__ is tuple or second.__class__ is tuple:  # `OP` items: their Events
+            first = as_event(first, epoch)
+            second = as_event(second, self.count[second[1].lane] if second.__class__ is tuple
+                              else second.epoch)
         if self.collect:
             self.conflicts.append(Conflict(first, second, fa, sa, lo, hi))
             return

@@ -43,6 +43,7 @@ _CALL_VALUES = 1  # the function under xDSL's `@impl` wrapper, which returns the
 _HANDLER = 2  # the seam's handler (a pipe or sync op with the checker on)
 _COUNT = 3  # nothing to run (a sync op without the checker)
 _MISSING = 4  # no implementation: an error when it runs
+_STEP = 5  # the seam's step without operands (`op_step`: a set_flag / wait_flag with a static id)
 
 
 def _unimplemented(op: Operation) -> ExecutionError:
@@ -153,7 +154,13 @@ class MmairInterpreter(Interpreter):
             handler = handlers.get(type(op))
             entry = impls.get(type(op))
             ft = fn = None
+            step = None
             if handler is not None:
+                op_step = getattr(seam, "op_step", None)
+                step = op_step(self, op) if op_step is not None else None
+            if step is not None:
+                how, fn = _STEP, step
+            elif handler is not None:
                 how, fn = _HANDLER, handler
             elif seam is None and isinstance(op, _SYNC_OPS):
                 how = _COUNT
@@ -189,6 +196,14 @@ class MmairInterpreter(Interpreter):
                 if self._ops_left < 0:
                     raise self._over_budget(op)
                 if how == _COUNT:
+                    continue
+                if how == _STEP:  # no operands to read, no values to bind
+                    try:
+                        fn()
+                    except RecursionError:
+                        raise
+                    except Exception as err:
+                        raise op_fault(op, err) from None
                     continue
                 args = tuple([env[v] for v in operands])
                 try:

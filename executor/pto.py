@@ -423,9 +423,9 @@ def _run_copy_nz(op: pto.CopyNd2NzOp | pto.CopyDn2NzOp, args: PythonValues) -> P
     p = raw_kernels.Nd2Nz(*(v[name] for name in op.FIELDS))
     small_c0 = op.small_c0 is not None
     if dst.packed:  # the b8 instruction on bytes (raw_kernels module docstring)
-        if op.DN or small_c0:
-            raise ExecutionError(f"{'copy_dn2nz' if op.DN else 'small_c0'} of 4-bit elements is "
-                                 f"not modelled by the executor")
+        if op.DN and p.n_value % isa_params.DN2NZ_B4_N_MULTIPLE:
+            raise ExecutionError(f"copy_dn2nz of 4-bit elements requires n_value (nValue) to be "
+                                 f"a multiple of {isa_params.DN2NZ_B4_N_MULTIPLE}, got {p.n_value}")
         src, out, c0 = gm_nibble_bytes(v["src"]), tile_bytes(dst, v["dst_offset"], "dst"), C0_BYTES
     else:
         src, out = gm_linear(v["src"]), tile_flat(dst, v["dst_offset"], "dst")

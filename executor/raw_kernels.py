@@ -109,7 +109,7 @@ def nd2nz(src: np.ndarray, dst: np.ndarray, p: Nd2Nz, c0: int, fields: dict | No
     `small_c0` (enableSmallC0, dValue <= 4): the row of n is 4 elements at n*4, zero-filled past
     dValue, and each matrix's nValue*4 elements are zero-filled up to a whole 32-byte block.
     A 4-bit copy runs on bytes (`src` a `PackedNibbles` view of GM, `dst` the tile's bytes, c0 32):
-    the fields count bytes, two elements each (`nd2nz_in_elements` is the same copy on elements)."""
+    the fields count bytes, two elements each (dav_3510 copies fp4x2 DN2NZ and SmallC0 the same way)."""
     if fields is not None:
         _check_fields(vars(p), fields)
     if p.nd_num == 0 or p.n_value == 0 or p.d_value == 0:
@@ -157,19 +157,6 @@ class PackedNibbles:
     def __getitem__(self, index: np.ndarray) -> np.ndarray:
         pairs = np.stack([self.codes[2 * index], self.codes[2 * index + 1]], axis=-1)
         return layouts.pack_nibbles(pairs).reshape(index.shape)
-
-
-def nd2nz_in_elements(p: Nd2Nz, bits: int, fields: dict | None = None) -> Nd2Nz:
-    """The ND2NZ of a `bits`-wide type with its fields in elements: a 4-bit copy's byte fields
-    (dValue, srcDValue, srcNdMatrixStride, dstNzMatrixStride) doubled, with c0 = 64 elements;
-    moving byte b moves elements 2b and 2b + 1, so both forms write the same nibbles. `fields`:
-    the struct's ranges, checked on the byte fields."""
-    if fields is not None:
-        _check_fields(vars(p), fields)
-    if bits >= 8:
-        return p
-    return Nd2Nz(p.nd_num, p.n_value, 2 * p.d_value, 2 * p.src_nd_matrix_stride, 2 * p.src_d_value,
-                 p.dst_nz_c0_stride, p.dst_nz_n_stride, 2 * p.dst_nz_matrix_stride)
 
 
 def unpack_codes(data: np.ndarray) -> np.ndarray:

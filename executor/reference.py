@@ -65,7 +65,7 @@ from mmair.executor.errors import ExecutionError
 from mmair.isa.ascend import layouts
 from mmair.isa.ascend import params as isa_params
 from mmair.isa.ascend.hif8 import HIF8_VALUES, decode_hif8, encode_hif8_exact
-from mmair.isa.ascend.targets import c0_elements, element_bits
+from mmair.isa.ascend.targets import C0_BYTES, c0_elements, element_bits
 
 F32_EPS = float(np.finfo(np.float32).eps)
 
@@ -693,26 +693,41 @@ class ReferencePtoFunctions(InterpreterFunctions):
         v = pto.operand_map(op, args)
         dst: LogicalTile = v["dst"]
         p = raw_kernels.Nd2Nz(*(v[name] for name in op.FIELDS))
-        fields = op.fields(pto.target_of(op))
-        bits = element_bits(dst.element)
-        if bits < 8:  # the byte fields of a 4-bit copy, as the same copy on elements
-            if op.DN or op.small_c0 is not None:
-                raise ReferenceError("reference: copy_dn2nz and small_c0 of 4-bit elements are "
-                                     "not modelled")
-            p, fields = raw_kernels.nd2nz_in_elements(p, bits, fields), None
+        kwargs = dict(fields=op.fields(pto.target_of(op)), dn=op.DN,
+                      small_c0=op.small_c0 is not None)
         c0 = c0_elements(dst.element, "l1")
         values, magnitude = dst.physical("dst")
         offset = _raw_offset(v["dst_offset"], values.size, "dst")
         src = _decoded(gm_linear(v["src"]), dst.element)
         written = np.zeros(values.size - offset)
-        kwargs = dict(fields=fields, dn=op.DN, small_c0=op.small_c0 is not None)
-        raw_kernels.nd2nz(src, values[offset:], p, c0, **kwargs)
-        raw_kernels.nd2nz(np.broadcast_to(np.float64(1), src.shape), written, p, c0, **kwargs)
+        if element_bits(dst.element) < 8:
+            self._copy_nz_4bit(src, values[offset:], written, p, offset, kwargs)
+        else:
+            raw_kernels.nd2nz(src, values[offset:], p, c0, **kwargs)
+            raw_kernels.nd2nz(np.broadcast_to(np.float64(1), src.shape), written, p, c0, **kwargs)
         tail = magnitude[offset:]
         tail[written != 0] = np.abs(values[offset:][written != 0].astype(np.float64))
         dst.store_physical(values, magnitude)
         self._written(dst)
         return ()
+
+    @staticmethod
+    def _copy_nz_4bit(src: np.ndarray, values: np.ndarray, written: np.ndarray, p, offset: int,
+                      kwargs: dict) -> None:
+        """A 4-bit copy is the b8 copy on bytes (`raw_kernels` module docstring): run it on byte
+        tags (source byte b + 1; 0 where it zero-fills) and move both nibbles of each byte."""
+        if offset % 2:
+            raise ExecutionError(f"reference: requires a 4-bit dst offset on a byte boundary (an "
+                                 f"even element), got {offset}")
+        tags = np.arange(1, src.size // 2 + 1, dtype=np.int64)
+        moved = np.full(-(-values.size // 2), -1, np.int64)
+        raw_kernels.nd2nz(tags, moved, p, C0_BYTES, **kwargs)
+        nibbles = np.repeat(moved, 2)[: values.size]  # dst nibble 2j + h <- src byte moved[j] - 1
+        half = np.tile(np.arange(2), moved.size)[: values.size]
+        copied, zeroed = nibbles > 0, nibbles == 0
+        values[copied] = src[2 * (nibbles[copied] - 1) + half[copied]]
+        values[zeroed] = 0
+        written[copied | zeroed] = 1
 
     def _load(self, op, key: tuple, src: LogicalTile, src_offset: int, dst: LogicalTile,
               dst_offset: int, kernel) -> PythonValues:

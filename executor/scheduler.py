@@ -192,6 +192,68 @@ class Scheduler:
             self.flush()
         return True
 
+    # The same steps bound to one static set_flag / wait_flag op (`IssueSeam.op_step`): the
+    # interpreter calls them without arguments; `fallback` is the op's handler, for when the
+    # light step does not apply (it then takes the checks above again and issues an Event).
+
+    def light_steps_apply(self, plan: FlagPlan) -> bool:
+        """Whether the light steps can ever apply to `plan` (no timeline, no in-order lane)."""
+        return not (self.record_preds or self.in_order[plan.src_lane] or
+                    self.in_order[plan.dst_lane])
+
+    def set_step(self, plan: FlagPlan, interp: Any, fallback: Callable[[], Any]) -> Callable[[], Any]:
+        """`light_set` of `plan` at `interp.iteration`."""
+        key, dst = plan.key, plan.dst_lane
+        bits, src_queue, dst_queue = self.flag_bits, self.queues[plan.src_lane], self.queues[dst]
+
+        def step() -> Any:
+            if key in bits or src_queue:
+                return fallback()
+            bits[key] = True
+            self.seq += 1
+            batch = self.batch
+            batch.append((SET, plan, self.seq, interp.iteration))
+            if len(batch) >= self.batch_size:
+                self.flush()
+            if dst_queue:
+                self._drain(dst)
+        return step
+
+    def set_wait_step(self, plan: FlagPlan, fallback: Callable[[], Any],
+                      fused: Callable[[], Any]) -> Callable[[], Any]:
+        """`light_set_wait` of `plan`; calls `fused` (the seam skips the wait_flag) when it
+        applies."""
+        key, item = plan.key, plan.pair_item
+        bits, src_queue, dst_queue = self.flag_bits, self.queues[plan.src_lane], \
+            self.queues[plan.dst_lane]
+
+        def step() -> Any:
+            if key in bits or src_queue or dst_queue:
+                return fallback()
+            self.seq += 2
+            batch = self.batch
+            batch.append(item)
+            if len(batch) >= self.batch_size:
+                self.flush()
+            fused()
+        return step
+
+    def wait_step(self, plan: FlagPlan, fallback: Callable[[], Any]) -> Callable[[], Any]:
+        """`light_wait` of `plan`."""
+        key, item = plan.key, plan.wait_item
+        bits, queue = self.flag_bits, self.queues[plan.dst_lane]
+
+        def step() -> Any:
+            if key not in bits or queue:
+                return fallback()
+            del bits[key]
+            self.seq += 1
+            batch = self.batch
+            batch.append(item)
+            if len(batch) >= self.batch_size:
+                self.flush()
+        return step
+
     def _execute(self, ev: Event) -> None:
         kind = ev.kind
         if kind == SET:
@@ -242,16 +304,8 @@ class Scheduler:
         batch = self.batch
         if batch:
             hb = self.hb
-            execute, execute_op, light = hb.execute, hb._execute_op, hb.light
-            direct = not hb.record_preds  # `execute` would hand a lazy pipe op to `_execute_op`
             self.batch = []
-            for ev in batch:
-                if ev.__class__ is tuple:  # a sync step without an Event (`light_set` & co.)
-                    light(ev)
-                elif direct and ev.lazy is not None:
-                    execute_op(ev, ev.lazy)
-                else:
-                    execute(ev)
+            hb.run_batch(batch)
             hb.tick(len(batch))  # `execute` counted its events too: a prune a little early
 
     def _drain(self, lane: int) -> None:

@@ -24,10 +24,12 @@ from mmair.executor.errors import op_fault
 from mmair.executor.events import (
     BARRIER,
     BARRIER_ALL,
+    OP,
     SET,
     WAIT,
     Event,
     FlagPlan,
+    OpPlan,
     SyncError,
     flag_key,
     format_iteration,
@@ -148,16 +150,17 @@ class IssueSeam:
         from mmair.executor.interpreter import _values_function
 
         pipe = op_pipe(op, self.target)
-        decoded = self._decoded[id(op)] = (Footprint(op), pipe, lane_of(self.core, pipe),
-                                           *entry, _mad_sizes(op), bool(op.results),
-                                           _values_function(entry[1]))
+        footprint, lane = Footprint(op), lane_of(self.core, pipe)
+        decoded = self._decoded[id(op)] = (footprint, pipe, lane, *entry, _mad_sizes(op),
+                                           bool(op.results), _values_function(entry[1]),
+                                           OpPlan(footprint, op, self.core, pipe, lane))
         return decoded
 
     def _issue_op(self, interp: Any, op: Operation, args: tuple) -> Any:
         decoded = self._decoded.get(id(op))
         if decoded is None:
             decoded = self._decode(interp, op)
-        footprint, pipe, lane, ft, fn, mad, results, values_fn = decoded
+        footprint, pipe, lane, ft, fn, mad, results, values_fn, plan = decoded
         sched = self.scheduler
         sequential = mad is not None and not mad_needs_barrier(args[mad[0]], args[mad[1]])
         if self.fast and sched.threads is None and not sched.queues[lane] and \
@@ -165,6 +168,23 @@ class IssueSeam:
             # The op runs now (its queue is empty) on this thread: the same steps as
             # `Scheduler.issue` -> `_execute`, without the deferred `run` closure.
             sched.seq += 1
+            if not results:  # nothing reads it later: a batch item instead of an Event
+                batch = sched.batch
+                batch.append((OP, plan, args, sched.seq, interp.iteration, sequential))
+                if self.numerics:
+                    try:
+                        if values_fn is not None:  # under xDSL's @impl wrapper
+                            values_fn(ft, interp, op, args)
+                        else:
+                            fn(ft, interp, op, args)
+                    except RecursionError:
+                        raise
+                    except Exception as err:  # reported at the op, unless a race before it
+                        sched.flush()
+                        raise op_fault(op, err) from None
+                if len(batch) >= sched.batch_size:
+                    sched.flush()
+                return (), None
             ev = op_event(sched.seq, self.core, pipe, op, footprint.kind, interp.iteration,
                           lane, sequential)
             ev.lazy = (footprint, args)
@@ -225,6 +245,40 @@ class IssueSeam:
             fused = after
         plan = self._flags[id(op)] = FlagPlan(op, self.core, src, dst, event_id, fused)
         return plan
+
+    def op_step(self, interp: Any, op: Operation) -> Callable[[], Any] | None:
+        """The interpreter's call for `op` when it needs no operand values (a set_flag or
+        wait_flag with a static event id): the scheduler's light step bound to the op
+        (`Scheduler.set_step` & co.), which falls back to the op's handler when it does not
+        apply, so the interpreter skips reading operands and binding results. None for any
+        other op."""
+        if not self.fast:  # mutation: skip (the handler takes the same steps)
+            return None
+        if not isinstance(op, _SET_FLAG | _WAIT_FLAG) or op.static_event is None or op.operands:
+            return None
+        plan = self._flags.get(id(op))
+        if plan is None:
+            plan = self._flag_plan(op)
+        sched = self.scheduler
+        if isinstance(op, _SET_FLAG):
+            fallback = partial(self._issue_set, interp, op, ())
+            if not sched.light_steps_apply(plan):
+                return fallback
+            if plan.fused is not None:
+                return sched.set_wait_step(plan, fallback, partial(setattr, self, "_skip",
+                                                                   plan.fused))
+            return sched.set_step(plan, interp, fallback)
+        fallback = partial(self._issue_wait, interp, op, ())
+        if not sched.light_steps_apply(plan):
+            return fallback
+        wait = sched.wait_step(plan, fallback)
+
+        def step() -> Any:
+            if op is self._skip:  # issued with its set_flag (`light_set_wait`)
+                self._skip = None
+                return None
+            return wait()
+        return step
 
     def _event_id(self, op: Any, src: Pipe, dst: Pipe, args: tuple) -> int:
         event_id = args[0]

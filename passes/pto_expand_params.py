@@ -28,7 +28,7 @@ expanded (left as tile-level ops, which the executor runs): dn2nz to other layou
 transposes of b8/b32 operands other than f32 B from zz, b8 B from nz (the
 SplitBTransposeForS4S8 squares: source starts provably multiples of 32, `_b8_nz_b_square_loads`),
 b8 A from nz of A^T into a zz L0A (`_b8_nz_a_square_loads`) and f32 A from zz of A^T into a zz
-L0A (`_b32_zz_a_square_loads`), an A in another L1 layout than nz (zz for a b32 A^T),
+L0A (`_b32_zz_a_square_loads`), a 4-bit A in a zz L1 tile,
 an `mte_l1_bt` whose tiles do not hold whole BT units. 4-bit (s4) copies take the b8 fields in
 bytes (cols / 2, pitch / 2), so a GM -> L1 copy whose columns or GM row pitch are not provably
 even (an odd K), or a 4-bit dn2nz, stays tile-level.
@@ -233,6 +233,27 @@ class _Expander:
         if isinstance(op, pto.MteL1L0AOp):
             m, k = rows, cols
             mm1, kk1 = b.cdiv(m, M0), b.cdiv(k, c0)
+            if not transpose and src.layout_name == "zz":  # fractal (r1, c1) at r1*C1 + c1
+                c1 = -(-sc // c0)
+                base = b.add(b.mul(b.div(row, M0), c1), b.div(col, c0))
+                if self.target.l0a_layout == "zz":
+                    b.loop(mm1, lambda bb, i: load(bb, bb.mul(bb.add(base, bb.mul(i, c1)), frac),
+                                                  bb.mul(bb.mul(i, kk1), frac), kk1, 1))
+                else:
+                    b.loop(kk1, lambda bb, j: load(bb, bb.mul(bb.add(base, j), frac),
+                                                  bb.mul(bb.mul(j, mm1), frac), mm1, c1))
+                return True
+            if transpose and bits == 16 and src.layout_name == "zz":
+                # L1 zz of A^T[k, m]: fractal (k1, m1) at k1*C1 + m1, transposed on the way
+                c1 = -(-sc // M0)
+                base = b.add(b.mul(b.div(row, M0), c1), b.div(col, M0))
+                if self.target.l0a_layout == "zz":
+                    b.loop(mm1, lambda bb, i: load(bb, bb.mul(bb.add(base, i), frac),
+                                                  bb.mul(bb.mul(i, kk1), frac), kk1, c1, True))
+                else:
+                    b.loop(kk1, lambda bb, j: load(bb, bb.mul(bb.add(base, bb.mul(j, c1)), frac),
+                                                  bb.mul(bb.mul(j, mm1), frac), mm1, 1, True))
+                return True
             if not transpose:  # L1 nz of A: fractal (r1, c1) at c1*R1 + r1
                 r1 = -(-sr // M0)
                 base = b.add(b.mul(b.div(col, c0), r1), b.div(row, M0))
@@ -484,9 +505,12 @@ def _expandable(op: Operation, target: Target) -> bool:
         return True
     transpose = op.transpose is not None
     if isinstance(op, pto.MteL1L0AOp):
-        if src.layout_name != isa_params.a_l1_layout_for_transpose(src.element_name) \
-                if transpose else src.layout_name != "nz":
-            return False  # the SplitA loops read A (A^T) in the layout pto-tile-matmul stages
+        # the SplitA loops read A in nz or (b8 and wider) zz, A^T in the layout pto-tile-matmul
+        # stages (nz; zz for b32) or, b16, in zz
+        staged = src.layout_name == isa_params.a_l1_layout_for_transpose(src.element_name)
+        if not (staged if transpose else src.layout_name == "nz") \
+                and not (src.layout_name == "zz" and (bits == 16 or not transpose and bits >= 8)):
+            return False
         return not transpose or bits == 16 or _b8_nz_a_square_loads(op, target) \
             or _b32_zz_a_square_loads(op, target)
     if transpose or (src.layout_name in ("zz", "nz") and bits == 16):

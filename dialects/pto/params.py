@@ -20,6 +20,12 @@ buffers (space, element type, size); the layout inside is whatever the parameter
 Parameters are `index` operands (registers); static ones are checked against the struct's
 ranges on the module's target, runtime ones by the executor. `pto-expand-params` lowers the
 tile-level ops to these forms.
+
+Packed 4-bit operands (s4 / int4b_t, e2m1 / fp4x2_e2m1_t; element 2i in the low nibble of byte i)
+are moved as bytes: ND2NZ / DN2NZ are the b8 copies with their element fields counting bytes
+("参数需要根据b8类型进行设置"), LoadData moves their 512-byte fractals, LoadDataWithTranspose
+turns 64 x 64 squares of four 16 x 64 fractals (into L0B only), and Mmad reads the nibbles.
+Element offsets `[%off]` of 4-bit tiles are even (byte boundaries).
 """
 
 from __future__ import annotations
@@ -165,6 +171,10 @@ class _NzCopyBase(IRDLOperation):
             raise _error(self, f"requires src and dst element widths to match, got {elem} and "
                                f"{dst.element_name}")
         values = _check_fields(self, self.fields(target))
+        n, multiple = values["n_value"], isa_params.DN2NZ_B4_N_MULTIPLE
+        if self.DN and dst.element_bits < 8 and n is not None and n % multiple:
+            raise _error(self, f"copy_dn2nz of 4-bit elements requires n_value (nValue) to be a "
+                               f"multiple of {multiple} (Ascend C DataCopyGM2L1DN2NZImpl), got {n}")
         if self.small_c0 is not None:
             if not isa_params.small_c0_supported(target):
                 raise _error(self, f"small_c0 (enableSmallC0) is not supported on target "

@@ -131,6 +131,11 @@ DN2NZ_FIELDS: Mapping[str, Field] = _table(
                                        "dst_nz_matrix_stride")),
 )
 
+# DN2NZ of 4-bit data is the b8 copy as well; its source rows (the inner axis, nValue) must be of
+# an even length: Ascend C `DataCopyGM2L1DN2NZImpl` (dav_3510) asserts "if src datatype is 4bit,
+# the inner axis must be an even number" before the b8 call.
+DN2NZ_B4_N_MULTIPLE = 2
+
 # enableSmallC0 (template flag of DataCopy ND2NZ / DN2NZ, Ascend 950 only): with dValue <= 4 the C0
 # block is 4 elements (4 * sizeof(T) bytes), the d tail of each row is zero-filled to 4, the
 # C0/N strides are not used, and the whole destination matrix is zero-filled to 32 bytes.

@@ -18,7 +18,6 @@ from mmair.dialects import pto
 from mmair.executor import raw_kernels as rk
 from mmair.isa.ascend import params as isa_params
 from mmair.isa.ascend.targets import TARGET_NAMES, get_target
-from mmair.passes.pto_expand_params import _expandable
 from mmair.tools.diagnostics import OpVerifyError
 from tests.unit.test_pto_expand_params import lowered, run, synced
 from tests.unit.test_pto_passes import matmul_text, parse
@@ -138,40 +137,49 @@ def test_legal_transposed_a_layouts():
     parse(kernel("a5", "f32", "nz"))
 
 
-HAND = """builtin.module attributes {pto.target = "a2"} {
-  func.func @k(%at: memref<32x32xf16>, %b: memref<32x32xf16>, %c: memref<32x32xf32>) {
+HAND = """builtin.module attributes {pto.target = "TARGET"} {
+  func.func @k(%at: memref<48x32xELEM>, %b: memref<32x32xELEM>, %c: memref<48x32xf32>) {
     %c32 = arith.constant 32 : index
-    %a1 = pto.alloc : !pto.tile<l1, 32x32xf16, zz>
-    %b1 = pto.alloc : !pto.tile<l1, 32x32xf16, zz>
-    %a2 = pto.alloc : !pto.tile<l0a, 32x32xf16, zz>
-    %b2 = pto.alloc : !pto.tile<l0b, 32x32xf16, zn>
-    %acc = pto.alloc : !pto.tile<l0c, 32x32xf32, nz>
-    pto.mte_gm_l1 %at, %a1, %c32, %c32 : memref<32x32xf16>, !pto.tile<l1, 32x32xf16, zz>
-    pto.mte_gm_l1 %b, %b1, %c32, %c32 : memref<32x32xf16>, !pto.tile<l1, 32x32xf16, zz>
-    pto.mte_l1_l0a %a1, %a2, %c32, %c32 transpose : !pto.tile<l1, 32x32xf16, zz>, !pto.tile<l0a, 32x32xf16, zz>
-    pto.mte_l1_l0b %b1, %b2, %c32, %c32 : !pto.tile<l1, 32x32xf16, zz>, !pto.tile<l0b, 32x32xf16, zn>
-    pto.mad %a2, %b2, %acc, %c32, %c32, %c32 : !pto.tile<l0a, 32x32xf16, zz>, !pto.tile<l0b, 32x32xf16, zn>, !pto.tile<l0c, 32x32xf32, nz>
-    pto.fixpipe %acc, %c, %c32, %c32 : !pto.tile<l0c, 32x32xf32, nz>, memref<32x32xf32>
+    %c48 = arith.constant 48 : index
+    %a1 = pto.alloc : !pto.tile<l1, SRCxELEM, zz>
+    %b1 = pto.alloc : !pto.tile<l1, 32x32xELEM, zz>
+    %a2 = pto.alloc : !pto.tile<l0a, 48x32xELEM, L0A>
+    %b2 = pto.alloc : !pto.tile<l0b, 32x32xELEM, zn>
+    %acc = pto.alloc : !pto.tile<l0c, 48x32xf32, nz>
+    pto.mte_gm_l1 %at, %a1, ROWS, COLS : memref<48x32xELEM>, !pto.tile<l1, SRCxELEM, zz>
+    pto.mte_gm_l1 %b, %b1, %c32, %c32 : memref<32x32xELEM>, !pto.tile<l1, 32x32xELEM, zz>
+    pto.mte_l1_l0a %a1, %a2, %c48, %c32 FLAG: !pto.tile<l1, SRCxELEM, zz>, !pto.tile<l0a, 48x32xELEM, L0A>
+    pto.mte_l1_l0b %b1, %b2, %c32, %c32 : !pto.tile<l1, 32x32xELEM, zz>, !pto.tile<l0b, 32x32xELEM, zn>
+    pto.mad %a2, %b2, %acc, %c48, %c32, %c32 : !pto.tile<l0a, 48x32xELEM, L0A>, !pto.tile<l0b, 32x32xELEM, zn>, !pto.tile<l0c, 48x32xf32, nz>
+    pto.fixpipe %acc, %c, %c48, %c32 : !pto.tile<l0c, 48x32xf32, nz>, memref<48x32xf32>
     func.return
   }
 }
 """
 
 
-@pytest.mark.parametrize("transpose", [True, False])
-def test_a_from_a_zz_tile_stays_tile_level(transpose):
-    """The SplitA loops of pto-expand-params read A (or A^T) in the L1 layout pto-tile-matmul
-    stages (nz; zz for a b32 A^T). A hand-written f16 A in a zz tile used to be expanded as if it
-    were nz (other fractals, a wrong C); it now keeps its tile-level moves and computes A x B."""
-    text = HAND if transpose else HAND.replace(" transpose :", " :")
+@pytest.mark.parametrize("target", ["a2", "a5"])
+@pytest.mark.parametrize(("elem", "transpose"), [("f16", True), ("f16", False), ("f32", False)])
+def test_a_from_a_zz_tile_expands(target, elem, transpose):
+    """A (or, b16, A^T) in a zz L1 tile: the SplitA loops read its fractals row by row (fractal
+    (r1, c1) at r1*C1 + c1). Such a hand-written kernel used to be expanded as if the tile were nz
+    (other fractals, a wrong C); it now expands with the zz strides and computes A x B."""
+    mlir, dtype = elem, {"f16": np.float16, "f32": np.float32}[elem]
+    text = (HAND.replace("TARGET", target).replace("ELEM", mlir)
+            .replace("L0A", get_target(target).l0a_layout)
+            .replace("SRC", "32x48" if transpose else "48x32")
+            .replace("ROWS, COLS", "%c32, %c48" if transpose else "%c48, %c32")
+            .replace("FLAG", "transpose " if transpose else "")
+            .replace("%at: memref<48x32x", "%at: memref<32x48x" if transpose else "%at: memref<48x32x")
+            .replace(": memref<48x32x" + mlir + ">, !pto.tile<l1, 32x48",
+                     ": memref<32x48x" + mlir + ">, !pto.tile<l1, 32x48"))
     ctx, module = parse(text)
     synced(ctx, module, "pto-expand-params")
+    assert not [op for op in module.walk() if isinstance(op, pto.MteL1L0AOp | pto.MadOp)]
     rng = np.random.default_rng(4)
-    x = rng.standard_normal((32, 32)).astype(np.float16)
-    b = rng.standard_normal((32, 32)).astype(np.float16)
-    a = x.T if transpose else x  # %at holds A^T when the move transposes
-    got = run(module, {"at": x, "b": b}).outputs["c"]
+    a = rng.standard_normal((48, 32)).astype(dtype)
+    b = rng.standard_normal((32, 32)).astype(dtype)
+    given = np.ascontiguousarray(a.T) if transpose else a  # %at holds A^T when the move transposes
+    got = run(module, {"at": given, "b": b}).outputs["c"]
     np.testing.assert_allclose(got, a.astype(np.float32) @ b.astype(np.float32), rtol=1e-3,
                                atol=1e-3)
-    (move,) = [op for op in module.walk() if isinstance(op, pto.MteL1L0AOp)]
-    assert not _expandable(move, get_target("a2"))

@@ -257,6 +257,7 @@ def test_struct_field_ranges_have_one_home():
             field.name, field.name)
         assert field.range is get_target("a5").nd2nz_ranges(dn=True)[key]
     assert params.LOAD2D_FIELDS["repeat_times"].range is targets.LOAD2D_REPEAT_RANGE
+    assert params.LOAD2D_GM_FIELDS["src_stride"].range is targets.LOAD2D_STRIDE_RANGE
     assert params.LOAD2D_V2_FIELDS["m_step"].range is targets.LOAD2D_V2_STEP_RANGE
     assert params.FIXPIPE_V220_FIELDS["n_size"].range is targets.FIXPIPE_N_SIZE_RANGE
     assert params.FIXPIPE_ND_M_MAX == targets.FIXPIPE_M_SIZE_RANGE["nz2nd"][1]

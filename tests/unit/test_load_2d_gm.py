@@ -10,6 +10,8 @@ Expected layouts are written out from the documented formulas here, never from t
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 
@@ -156,6 +158,39 @@ def test_reference_follows_the_dec_order():
     entry = next(op for op in module.walk() if op.name == "func.func")
     refs, _ = reference_outputs(module, entry, inputs, result, None)
     np.testing.assert_allclose(refs[0].values, result.outputs["c"], rtol=1e-3, atol=1e-3)
+
+
+RUNTIME = """builtin.module attributes {pto.target = "TARGET"} {
+  func.func @k(%gm: memref<4096xf16>, %s: index, %g: index) {
+    %c0 = arith.constant 0 : index
+    %c2 = arith.constant 2 : index
+    %c4 = arith.constant 4 : index
+    %l1 = pto.alloc : !pto.tile<l1, 160x16xf16, nz>
+    pto.load_2d_gm %gm[%c0], %l1[%c0] start_index %s repeat_times %c4 src_stride %c2 dst_gap %g ATTRS : memref<4096xf16>, !pto.tile<l1, 160x16xf16, nz>
+    func.return
+  }
+}
+"""
+
+
+@pytest.mark.parametrize(("target", "attrs", "start", "gap", "message"), [
+    ("a2", "{addr_mode = 1 : i64}", 5, 0, r"7:5: error: 'pto.load_2d_gm' op addrMode 1 \(dec\) reads "
+     r"fractal start_index - src_stride\*i, which is negative for i = 3"),
+    ("a2", "{addr_mode = 1 : i64}", 6, 5, r"7:5: error: 'pto.load_2d_gm' op dst byte 9727 is beyond "
+     r"the 5120-byte dst buffer"),
+    ("a2", "", 10, 0, r"7:5: error: 'pto.load_2d_gm' op src byte 8703 is beyond the 8192-byte src"),
+    ("910", "", 0, 1, r"7:5: error: 'pto.load_2d_gm' op requires dst_gap 0 on target 910, got 1"),
+])
+def test_runtime_values_are_checked(tmp_path, capsys, target, attrs, start, gap, message):
+    """Runtime parameters the verifier cannot see: one diagnostic at the op, exit 1."""
+    from mmair.tools.run import main
+
+    path = tmp_path / "k.mlir"
+    path.write_text(RUNTIME.replace("TARGET", target).replace("ATTRS", attrs))
+    assert main([str(path), "--input", f"s={start}", "--input", f"g={gap}"]) == 1
+    _out, err = capsys.readouterr()
+    assert "Traceback" not in err
+    assert len(re.findall(message, err)) == 1, err
 
 
 def test_pipe_is_mte2_and_not_on_a5():

@@ -115,28 +115,46 @@ def test_s4_nd2nz_rejects_a_gm_start_inside_a_byte_and_checks_byte_fields():
     with pytest.raises(ExecutionError, match="start on a byte boundary"):
         gm_nibble_bytes(g[1:])
     with pytest.raises(ExecutionError, match=r"requires d_value \(dValue\) in \[0, 65535\], got 70000"):
-        rk.nd2nz_in_elements(rk.Nd2Nz(1, 1, 70000, 0, 1, 1, 1, 0), 4,
-                             dict(isa_params.ND2NZ_FIELDS))
+        rk.nd2nz(rk.PackedNibbles(np.zeros(64, np.uint8)), np.zeros(64, np.uint8),
+                 rk.Nd2Nz(1, 1, 70000, 0, 1, 1, 1, 0), 32, dict(isa_params.ND2NZ_FIELDS))
 
 
 @settings(max_examples=30, deadline=None)
 @given(nd=st.integers(1, 3), n=st.integers(1, 20), d=st.integers(1, 40),
        c0_extra=st.integers(0, 4), mat_extra=st.integers(0, 32), src_extra=st.integers(0, 5),
-       gm_off=st.integers(0, 3))
-def test_s4_nd2nz_bytes_equal_the_element_form(nd, n, d, c0_extra, mat_extra, src_extra, gm_off):
-    """The executor runs the 4-bit copy on bytes (`PackedNibbles`), the reference on elements
-    (`nd2nz_in_elements`: byte fields doubled, c0 64): the same nibbles, zero tails included."""
+       gm_off=st.integers(0, 3), dn=st.booleans(), small=st.booleans())
+def test_s4_nd2nz_bytes_equal_the_element_form(nd, n, d, c0_extra, mat_extra, src_extra, gm_off,
+                                               dn, small):
+    """The 4-bit copy on bytes (`PackedNibbles`, c0 32 bytes) writes the nibbles the same ND2NZ
+    on elements would with the byte fields doubled and c0 = 64 (moving byte b moves elements 2b
+    and 2b + 1), zero tails included; the --check-numpy reference (byte tags) agrees with the
+    executor for ND2NZ, DN2NZ and SmallC0 alike (dav_3510 runs all three as b8 copies)."""
+    from mmair.executor.reference import ReferencePtoFunctions
+
+    small = small and d <= 4
     c0_stride = n + c0_extra
     mat = -(-d // 32) * c0_stride * 32 + mat_extra
-    src_d = d + src_extra
-    p = rk.Nd2Nz(nd, n, d, n * src_d + src_extra, src_d, c0_stride, 1, mat)
+    src_d = (n if dn else d) + src_extra
+    p = rk.Nd2Nz(nd, n, d, (d if dn else n) * src_d + src_extra, src_d, c0_stride, 1, mat)
     codes = np.random.default_rng(d).integers(0, 16, 8192).astype(np.uint8)
     start = 2 * gm_off
     out = np.full(16384, 0xA5, np.uint8)
-    rk.nd2nz(rk.PackedNibbles(codes[start:]), out, p, 32)
-    elements = rk.unpack_codes(np.full(16384, 0xA5, np.uint8))
-    rk.nd2nz(codes[start:], elements, rk.nd2nz_in_elements(p, 4), 64)
-    assert (rk.unpack_codes(out) == elements).all()
+    rk.nd2nz(rk.PackedNibbles(codes[start:]), out, p, 32, dn=dn, small_c0=small)
+    if not (dn or small):
+        elements = rk.unpack_codes(np.full(16384, 0xA5, np.uint8))
+        doubled = rk.Nd2Nz(nd, n, 2 * d, 2 * p.src_nd_matrix_stride, 2 * src_d, c0_stride, 1,
+                           2 * mat)
+        rk.nd2nz(codes[start:], elements, doubled, 64)
+        assert (rk.unpack_codes(out) == elements).all()
+    values = rk.unpack_codes(np.full(16384, 0xA5, np.uint8)).astype(np.float64)
+    written = np.zeros(values.size)
+    ReferencePtoFunctions._copy_nz_4bit(codes[start:].astype(np.float64), values, written, p, 0,
+                                        {"fields": None, "dn": dn, "small_c0": small})
+    assert (values == rk.unpack_codes(out)).all()
+    lo, hi = np.zeros(16384, np.uint8), np.full(16384, 0xFF, np.uint8)
+    for fill in (lo, hi):
+        rk.nd2nz(rk.PackedNibbles(codes[start:]), fill, p, 32, dn=dn, small_c0=small)
+    assert ((written != 0) == np.repeat(lo == hi, 2)).all()  # the bytes the copy writes
 
 
 @pytest.mark.parametrize("repeat, src_stride, dst_gap, frac_gap", [
@@ -417,3 +435,111 @@ def test_b4_load_with_transpose_doc_examples(dst_gap, frac_gap, dst_step, layout
     else:  # zz: fractal (r1, c1) at r1*C1 + c1
         want = t.reshape(8, 16, 3, 64).transpose(0, 2, 1, 3).reshape(-1, 1024)
     np.testing.assert_array_equal(got, want)
+
+
+DN_A5 = """builtin.module attributes {pto.target = "a5"} {
+  func.func @k(%g: memref<32x64xf4E2M1FN>, %n: index) {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c3 = arith.constant 3 : index
+    %c16 = arith.constant 16 : index
+    %c32 = arith.constant 32 : index
+    %t = pto.alloc : !pto.tile<l1, 64x64xf4E2M1FN, nz>
+    %u = pto.alloc : !pto.tile<l1, 64x64xf4E2M1FN, nz>
+    pto.copy_dn2nz %g, %t[%c0] dn_num %c1 n_value %n d_value %c16 src_dn_matrix_stride %c0 src_d_value %c32 dst_nz_c0_stride %c32 dst_nz_n_stride %c1 dst_nz_matrix_stride %c0 : memref<32x64xf4E2M1FN>, !pto.tile<l1, 64x64xf4E2M1FN, nz>
+    pto.copy_nd2nz %g, %u[%c0] nd_num %c1 n_value %c16 d_value %c3 src_nd_matrix_stride %c0 src_d_value %c32 dst_nz_c0_stride %c1 dst_nz_n_stride %c1 dst_nz_matrix_stride %c0 small_c0 : memref<32x64xf4E2M1FN>, !pto.tile<l1, 64x64xf4E2M1FN, nz>
+    func.return
+  }
+}"""
+
+
+def test_4bit_dn2nz_and_small_c0_run_as_b8_copies():
+    """a5 copies fp4x2 data with DN2NZ and SmallC0 as b8 copies (dav_3510
+    DataCopyGM2L1DN2NZImpl / ND2NZImpl); the race checker sees their byte footprints, and an odd
+    DN2NZ nValue (the inner axis) is an execution error, as the implementation asserts."""
+    _ctx, module = parse(DN_A5)
+    g = np.random.default_rng(2).integers(0, 16, (32, 64)).astype(np.uint8).view(
+        ml_dtypes.float4_e2m1fn)
+    run_module(module, inputs={"g": g, "n": 32}, sync_check=True)
+    with pytest.raises(ExecutionError, match=r"copy_dn2nz of 4-bit elements requires n_value "
+                                             r"\(nValue\) to be a multiple of 2, got 31"):
+        run_module(module, inputs={"g": g, "n": 31}, sync_check=True)
+
+
+@settings(max_examples=30, deadline=None)
+@given(nd=st.integers(1, 3), n=st.integers(1, 12), d=st.integers(1, 40), dn=st.booleans(),
+       c0_extra=st.integers(0, 4), mat_extra=st.integers(0, 32), src_extra=st.integers(0, 5),
+       gm_off=st.integers(0, 3), small=st.booleans())
+def test_4bit_nz_copy_footprint_is_exactly_its_bytes(nd, n, d, dn, c0_extra, mat_extra, src_extra,
+                                                     gm_off, small):
+    """The exact footprint of a 4-bit copy_nd2nz / copy_dn2nz (byte fields): the L1 bytes it
+    writes, nothing more, and GM reads covering every numpy element (two per field byte) the
+    copy reads."""
+    from mmair.executor.pto import gm_nibble_bytes
+
+    small = small and d <= 4
+    n = 2 * n if dn else n  # a 4-bit DN2NZ takes an even nValue
+    kind, count, mstride = ("copy_dn2nz", "dn_num", "src_dn_matrix_stride") if dn else \
+        ("copy_nd2nz", "nd_num", "src_nd_matrix_stride")
+    names = ["nd", "msd", "nv", "dv", "sdv", "c0s", "ns", "mat", "z"]
+    tile = "!pto.tile<l1, 256x256xf4E2M1FN, nz>"
+    flag = " small_c0" if small else ""
+    op = _op("a5", f"%g: memref<16384xf4E2M1FN>, %t: {tile}, "
+             + ", ".join(f"%{x}: index" for x in names),
+             f"pto.{kind} %g, %t[%z] {count} %nd n_value %nv d_value %dv {mstride} %msd "
+             f"src_d_value %sdv dst_nz_c0_stride %c0s dst_nz_n_stride %ns dst_nz_matrix_stride "
+             f"%mat{flag} : memref<16384xf4E2M1FN>, {tile}")
+    c0_stride = n + c0_extra
+    mat = -(-d // 32) * c0_stride * 32 + mat_extra
+    src_d = (n if dn else d) + src_extra
+    src_mat = (d if dn else n) * src_d + src_extra
+    root = np.random.default_rng(n).integers(0, 16, 16384).astype(np.uint8).view(
+        ml_dtypes.float4_e2m1fn).copy()  # owns its buffer: the GM footprint's memory
+    gm = root[2 * gm_off:]
+    size = 256 * 256 // 2
+    dst = _tile("l1", size, "e2m1", np.uint8)
+    values = _values(op, {"src": gm, "dst": dst, count: nd, "n_value": n, "d_value": d,
+                          mstride: src_mat, "src_d_value": src_d, "dst_nz_c0_stride": c0_stride,
+                          "dst_nz_n_stride": 1, "dst_nz_matrix_stride": mat, "dst_offset": 0})
+    got = Footprint(op).accesses(values)
+    p = rk.Nd2Nz(nd, n, d, src_mat, src_d, c0_stride, 1, mat)
+
+    def kernel(s: np.ndarray, out: np.ndarray) -> None:
+        rk.nd2nz(gm_nibble_bytes(s.view(ml_dtypes.float4_e2m1fn)[2 * gm_off:]), out, p, 32,
+                 dn=dn, small_c0=small)
+
+    root_bytes = root.view(np.uint8)
+    written, _ = _written(lambda out: kernel(root_bytes, out), size)
+    assert (_mask(got, "l1", True, size) == written).all()
+    read = _mask(got, "gm", False, root_bytes.size, base=0, memory=id(root))
+    assert _reads_covered(kernel, root_bytes, read, size)
+
+
+ODD_GM = """builtin.module attributes {pto.target = "a2"} {
+  func.func @k(%g: memref<16x130xi4>) {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c16 = arith.constant 16 : index
+    %c32 = arith.constant 32 : index
+    %c65 = arith.constant 65 : index
+    %t = pto.alloc : !pto.tile<l1, 16x128xi4, nz>
+    %w = memref.subview %g[0, 1] [16, 128] [1, 1] : memref<16x130xi4> to memref<16x128xi4, strided<[130, 1], offset: 1>>
+    pto.copy_nd2nz %w, %t[%c0] nd_num %c1 n_value %c16 d_value %c32 src_nd_matrix_stride %c0 src_d_value %c65 dst_nz_c0_stride %c16 dst_nz_n_stride %c1 dst_nz_matrix_stride %c0 : memref<16x128xi4, strided<[130, 1], offset: 1>>, !pto.tile<l1, 16x128xi4, nz>
+    func.return
+  }
+}
+"""
+
+
+def test_odd_4bit_gm_start_is_one_diagnostic(tmp_path, capsys):
+    """mmair-run on a raw copy from a 4-bit GM window that starts inside a byte: one
+    file:line:col error with the source line, exit 1, no traceback."""
+    from mmair.tools.run import main
+
+    path = tmp_path / "odd.mlir"
+    path.write_text(ODD_GM)
+    assert main([str(path)]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith(f"{path}:10:5: error: 'pto.copy_nd2nz' op requires a 4-bit GM operand "
+                          f"to start on a byte boundary (an even element), got element 1\n")
+    assert "Traceback" not in err and "pto.copy_nd2nz %w" in err

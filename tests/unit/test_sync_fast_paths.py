@@ -12,6 +12,7 @@ from test_pto_insert_sync import HAND_WRITTEN, LOWERED, _build, _kernels, inputs
 from mmair.dialects import pto
 from mmair.executor import events, seam
 from mmair.executor.events import SyncError
+from mmair.executor.hb import HappensBefore
 from mmair.executor.seam import IssueSeam
 
 
@@ -37,8 +38,9 @@ def _outcome(name: str, index: int) -> tuple:
                                          *_kernels()])
 def test_fast_paths_match_the_event_path(monkeypatch, name, index):
     made = []
-    real = events.op_event
+    real, item = events.op_event, HappensBefore.execute_item
     monkeypatch.setattr(seam, "op_event", lambda *a: made.append(a) or real(*a))
+    monkeypatch.setattr(HappensBefore, "execute_item", lambda *a: made.append(a) or item(*a))
     outcomes = {}
     for fast in (True, False):
         monkeypatch.setattr(IssueSeam, "fast", fast)

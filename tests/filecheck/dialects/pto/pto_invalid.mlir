@@ -1138,6 +1138,18 @@ builtin.module attributes {pto.target = "a5"} {
 // CHECK: error: 'pto.copy_dn2nz' op requires d_value (dValue) in [1, 2097151], got 2097152
 
 // -----
+// [raw D1b] copy_dn2nz of 4-bit data (the b8 copy): the inner axis nValue is even (Ascend C DataCopyGM2L1DN2NZImpl)
+builtin.module attributes {pto.target = "a5"} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c3 = arith.constant 3 : index
+  %c16 = arith.constant 16 : index
+  %gm, %l1 = "test.op"() : () -> (memref<16x64xf4E2M1FN>, !pto.tile<l1, 64x64xf4E2M1FN, nz>)
+  pto.copy_dn2nz %gm, %l1[%c0] dn_num %c1 n_value %c3 d_value %c16 src_dn_matrix_stride %c0 src_d_value %c16 dst_nz_c0_stride %c16 dst_nz_n_stride %c1 dst_nz_matrix_stride %c0 : memref<16x64xf4E2M1FN>, !pto.tile<l1, 64x64xf4E2M1FN, nz>
+}
+// CHECK: error: 'pto.copy_dn2nz' op copy_dn2nz of 4-bit elements requires n_value (nValue) to be a multiple of 2 (Ascend C DataCopyGM2L1DN2NZImpl), got 3
+
+// -----
 // [raw D2] small_c0: enableSmallC0 exists on a5 only
 %c0 = arith.constant 0 : index
 %c1 = arith.constant 1 : index

@@ -1,0 +1,134 @@
+"""The checker's cheap paths for the steady state of a loop (docs/benchmarks.md, "Sixth
+session"): a result-less pipe op batched as an `events.OP` item instead of an Event, the same
+footprint list for the same tiles (`effects.Footprint`), the engine's records lookups kept per
+list (`HappensBefore._places_of`), static set_flag / wait_flag ops stepped without operands
+(`IssueSeam.op_step`) and the GM window address read without `__array_interface__`. A race that
+only the second iteration of a loop has (the op's cached list and lookups in use) must be
+reported exactly as the Event path reports it."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from test_sync_checker_ir import line_of, parse, without
+
+from mmair.dialects import pto
+from mmair.dialects.pto import effects
+from mmair.executor import hb as hb_module
+from mmair.executor.events import SyncError
+from mmair.executor.hb import HappensBefore
+from mmair.executor.memory import Memory
+from mmair.executor.runner import run_module
+from mmair.executor.seam import IssueSeam
+
+_A_L1 = "!pto.tile<l1, 128x256xf16, nz>"
+_B_L1 = "!pto.tile<l1, 256x256xf16, zz>"
+_A_L0 = "!pto.tile<l0a, 128x256xf16, zz>"
+_B_L0 = "!pto.tile<l0b, 256x128xf16, zn>"
+_C_L0 = "!pto.tile<l0c, 128x128xf32, nz>"
+
+# Two mads over the columns of B; the lines marked B order each L0B load after the previous mad
+# (and the previous load: pipe MTE1 needs that order between its own writes too).
+LOOP = f"""builtin.module attributes {{pto.target = "a2"}} {{
+  func.func @k(%a: memref<128x256xf16>, %b: memref<256x256xf16>) {{
+    %c0 = arith.constant 0 : index
+    %c128 = arith.constant 128 : index
+    %c256 = arith.constant 256 : index
+    %a_l1 = pto.alloc {{offset = 131072 : i64}} : {_A_L1}
+    %b_l1 = pto.alloc {{offset = 0 : i64}} : {_B_L1}
+    %a_l0a = pto.alloc {{offset = 0 : i64}} : {_A_L0}
+    %b_l0b = pto.alloc {{offset = 0 : i64}} : {_B_L0}
+    %c_l0c = pto.alloc {{offset = 0 : i64}} : {_C_L0}
+    pto.mte_gm_l1 %a, %a_l1, %c128, %c256 : memref<128x256xf16>, {_A_L1}
+    pto.mte_gm_l1 %b, %b_l1, %c256, %c256 : memref<256x256xf16>, {_B_L1}
+    pto.set_flag mte2 -> mte1, 0
+    pto.wait_flag mte2 -> mte1, 0
+    pto.mte_l1_l0a %a_l1, %a_l0a, %c128, %c256 : {_A_L1}, {_A_L0}
+    pto.set_flag m -> mte1, 0 // B
+    scf.for %j = %c0 to %c256 step %c128 {{
+      pto.wait_flag m -> mte1, 0 // B
+      pto.mte_l1_l0b %b_l1[%c0, %j], %b_l0b, %c256, %c128 : {_B_L1}, {_B_L0}
+      pto.set_flag mte1 -> m, 0
+      pto.wait_flag mte1 -> m, 0
+      pto.mad %a_l0a, %b_l0b, %c_l0c, %c128, %c128, %c256 : {_A_L0}, {_B_L0}, {_C_L0}
+      pto.set_flag m -> mte1, 0 // B
+    }}
+    pto.wait_flag m -> mte1, 0 // B
+    func.return
+  }}
+}}
+"""
+
+
+def _inputs() -> dict:
+    rng = np.random.default_rng(0)
+    return {"a": rng.standard_normal((128, 256)).astype(np.float16),
+            "b": rng.standard_normal((256, 256)).astype(np.float16)}
+
+
+def _outcome(text: str, fast: bool, monkeypatch) -> tuple:
+    monkeypatch.setattr(IssueSeam, "fast", fast)
+    items = []
+    real = HappensBefore.execute_item
+    monkeypatch.setattr(HappensBefore, "execute_item", lambda *a: items.append(a) or real(*a))
+    try:
+        result = run_module(parse(text), inputs=_inputs(), sync_check=True)
+    except SyncError as err:  # the diagnostic is the outcome to compare
+        outcome = (err.kind, err.message, [(ev.seq, ev.kind, ev.epoch) for ev in err.events])
+    else:
+        outcome = ("clean", dict(result.op_counts))
+    return outcome, items
+
+
+def test_the_loop_runs_clean_both_ways(monkeypatch):
+    fast, items = _outcome(LOOP, True, monkeypatch)
+    assert fast[0] == "clean" and len(items) == 2 + 1 + 2 * 2  # every pipe op as an OP item
+    assert _outcome(LOOP, False, monkeypatch) == (fast, [])
+
+
+def test_a_race_of_the_second_iteration_is_found_through_the_cached_lookups(monkeypatch):
+    text = without(LOOP, "B")
+    fast, items = _outcome(text, True, monkeypatch)
+    assert items  # the OP items ran
+    assert _outcome(text, False, monkeypatch)[0] == fast  # the Event path: the same report
+    kind, message, _ = fast
+    line = line_of(text, "pto.mte_l1_l0b")
+    assert kind == "race"
+    assert message.startswith(
+        f"race on l0b bytes [0, 65536) (%b_l0b): 'pto.mte_l1_l0b' at k.mlir:{line}:7 (pipe mte1, "
+        f"iteration %j = 128) writes them, 'pto.mte_l1_l0b' at k.mlir:{line}:7 (pipe mte1, "
+        f"iteration %j = 0) writes them; no pipe_barrier(mte1) between them")
+
+
+def test_a_footprint_list_is_reused_only_for_the_same_tiles():
+    module = parse(LOOP)
+    move = next(op for op in module.walk() if isinstance(op, pto.MteL1L0AOp))
+    memory = Memory("a2")
+    a_l1 = memory.place("l1", (128, 256), "nz", "f16", 131072, "%a_l1")
+    a_l0a = memory.place("l0a", (128, 256), "zz", "f16", 0, "%a_l0a")
+    other = memory.place("l1", (128, 256), "nz", "f16", 0, "%other")
+    footprint = effects.Footprint(move)
+    first = footprint.accesses((a_l1, a_l0a, 128, 256))
+    assert footprint.accesses((a_l1, a_l0a, 64, 256)) is first  # whole tiles: sizes aside
+    moved = footprint.accesses((other, a_l0a, 128, 256))
+    assert moved is not first and moved[0][:3] == ("l1", 0, 128 * 256 * 2)
+    assert first[0][:3] == ("l1", 131072, 128 * 256 * 2)
+    assert footprint.accesses((other, a_l0a, 0, 256)) == []  # size 0: a no-op, never cached
+
+
+@pytest.mark.parametrize("view", [
+    lambda a: a, lambda a: a[3:, 5:], lambda a: a[::-2, 1::3], lambda a: a.T[2:4],
+    lambda a: a[7:, 8:], lambda a: a.reshape(-1)[17:40], lambda a: a[:, ::-1],
+])
+def test_gm_window_address_is_the_array_interface_address(view):
+    array = view(np.arange(8 * 12, dtype=np.float32).reshape(8, 12))
+    assert effects.data_address(array) == array.__array_interface__["data"][0]
+
+
+def test_the_records_lookups_kept_per_list_are_bounded(monkeypatch):
+    monkeypatch.setattr(hb_module, "PLACES", 8)
+    engine = HappensBefore()
+    for i in range(20):  # fresh lists (as the raw forms build): kept at most PLACES at once
+        engine._places_of([effects.Access("l1", 64 * i, 64)], 3, 0)
+        assert len(engine._op_places) <= 8
+    assert engine.record_count() == 0  # looking up records records nothing
