@@ -945,10 +945,13 @@ class MmaOp(IRDLOperation):
             raise _error(self, "requires a metadata operand exactly when the mma is sparse, got "
                                f"sparse = {str(sparse).lower()} with "
                                f"{'a' if self.sparse_metadata else 'no'} metadata operand")
-        if block_scale != (self.scale_a is not None and self.scale_b is not None):
+        scales = [name for name, operand in (("scale_a", self.scale_a), ("scale_b", self.scale_b))
+                  if operand is not None]
+        if block_scale != (len(scales) == 2):
+            given = {0: "no scale operands", 2: "both scale operands"}.get(
+                len(scales), f"only the {''.join(scales)} operand")
             raise _error(self, "requires scale_a and scale_b operands exactly with block_scale, got "
-                               f"block_scale = {str(block_scale).lower()} with "
-                               f"{'both' if self.scale_a and self.scale_b else 'no'} scale operands")
+                               f"block_scale = {str(block_scale).lower()} with {given}")
         if block_scale and kind not in BLOCK_SCALED_KINDS:
             raise _error(self, f"requires kind in {', '.join(BLOCK_SCALED_KINDS)} with block_scale, "
                                f"got {kind}")

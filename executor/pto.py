@@ -283,7 +283,7 @@ def gm_nibble_bytes(array: np.ndarray) -> raw_kernels.PackedNibbles:
     if start % 2:
         raise ExecutionError(f"requires a 4-bit GM operand to start on a byte boundary (an even "
                              f"element), got element {start}")
-    return raw_kernels.PackedNibbles(flat.view(np.uint8) & 0x0F)
+    return raw_kernels.PackedNibbles(flat.view(np.uint8) & 0x0F)  # mutation: skip (layouts.pack_nibbles masks every code to its low nibble)
 
 
 def gm_bytes(array: np.ndarray, offset: int, role: str) -> np.ndarray:
@@ -354,6 +354,17 @@ class PtoParamsFunctions(InterpreterFunctions):
         raw_kernels.load2d_v2(tile_bytes(src, v["src_offset"], "src"),
                               tile_bytes(dst, v["dst_offset"], "dst"), p,
                               element_bits(src.element), op.if_transpose is not None)
+        return ()
+
+    @impl(pto.Load2DV2GmOp)
+    def run_load_2d_v2_gm(self, interp: Interpreter, op: pto.Load2DV2GmOp,
+                          args: PythonValues) -> PythonValues:
+        v = pto.operand_map(op, args)
+        dst = v["dst"]
+        dst.will_write()
+        p = raw_kernels.Load2DV2(*(v[name] for name in isa_params.LOAD2D_V2_GM_FIELDS))
+        raw_kernels.load2d_v2(gm_bytes(v["src"], v["src_offset"], "src"),
+                              tile_bytes(dst, v["dst_offset"], "dst"), p, element_bits(dst.element))
         return ()
 
     @impl(pto.CopyL1BtOp)

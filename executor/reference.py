@@ -16,7 +16,7 @@ no byte memory, no address), so the run only says which GM buffers feed which `m
   (fields decoded by `mmair.isa.ascend.quant`): ReLU, scale, shift, round half to even, offset,
   saturation; the value is then stored into the GM memref, i.e. rounded in the OUTPUT type.
 * the raw Ascend C parameter forms (`copy_nd2nz`, `copy_dn2nz`, `load_2d`, `load_2d_gm`,
-  `load_2d_transpose`, `load_2d_v2`, `copy_l1_bt`, `mmad`, `fixpipe_copy`): each tile is kept rounded up to whole
+  `load_2d_transpose`, `load_2d_v2`, `load_2d_v2_gm`, `copy_l1_bt`, `mmad`, `fixpipe_copy`): each tile is kept rounded up to whole
   fractals, so that its physical image (`LogicalTile.physical`, the layout's index map) is
   exact, padding included; the parameters are followed with the executor's index math
   (`raw_kernels`), the arithmetic is the reference's own (float64 product, `convert`);
@@ -765,20 +765,32 @@ class ReferencePtoFunctions(InterpreterFunctions):
 
     @impl(pto.Load2DGmOp)
     def run_load_2d_gm(self, interp: Interpreter, op, args: PythonValues) -> PythonValues:
-        """LoadData GM -> L1 (addrMode inc / dec): the executor's byte kernel, as an element map
-        from the GM operand to the L1 tile's physical image."""
+        """LoadData GM -> L1 (addrMode inc / dec): the executor's byte kernel as an element map."""
+        v = pto.operand_map(op, args)
+        p = raw_kernels.Load2D(*(v[name] for name in isa_params.LOAD2D_GM_FIELDS))
+        bits = element_bits(v["dst"].element)
+        mode = 1 if op.decrements else 0
+        return self._gm_load(v, lambda s, d: raw_kernels.load2d(s, d, p, bits, addr_mode=mode))
+
+    @impl(pto.Load2DV2GmOp)
+    def run_load_2d_v2_gm(self, interp: Interpreter, op, args: PythonValues) -> PythonValues:
+        """LoadData2DParamsV2 GM -> L1 (a5): the executor's byte kernel as an element map."""
+        v = pto.operand_map(op, args)
+        p = raw_kernels.Load2DV2(*(v[name] for name in isa_params.LOAD2D_V2_GM_FIELDS))
+        bits = element_bits(v["dst"].element)
+        return self._gm_load(v, lambda s, d: raw_kernels.load2d_v2(s, d, p, bits))
+
+    def _gm_load(self, v: dict, kernel) -> PythonValues:
+        """A LoadData from GM to an L1 tile: `kernel(src_bytes, dst_bytes)` is the executor's
+        byte kernel, run as an element map from the GM operand to the tile's physical image."""
         from mmair.executor.pto import gm_linear
 
-        v = pto.operand_map(op, args)
         dst: LogicalTile = v["dst"]
-        p = raw_kernels.Load2D(*(v[name] for name in isa_params.LOAD2D_GM_FIELDS))
-        bits = element_bits(dst.element)
-        mode = 1 if op.decrements else 0
         src = _decoded(gm_linear(v["src"]), dst.element)
         values, magnitude = dst.physical("dst")
-        source = _element_map(lambda s, d: raw_kernels.load2d(s, d, p, bits, addr_mode=mode),
-                              bits, src.size, _raw_offset(v["src_offset"], src.size, "src"),
-                              values.size, _raw_offset(v["dst_offset"], values.size, "dst"))
+        source = _element_map(kernel, element_bits(dst.element), src.size,
+                              _raw_offset(v["src_offset"], src.size, "src"), values.size,
+                              _raw_offset(v["dst_offset"], values.size, "dst"))
         written = np.nonzero(source >= 0)[0]
         values[written] = src[source[written]]
         magnitude[written] = np.abs(values[written].astype(np.float64))

@@ -355,6 +355,9 @@ EFFECTS: dict[type[Operation], OpEffects] = {
         "load_2d_v2", (_r("src", isa.LOAD2D_SRC_ALIGN), _w("dst", isa.LOAD2D_DST_ALIGN)),
         ("m_step", "k_step"),
     ),
+    pto.Load2DV2GmOp: OpEffects(
+        "load_2d_v2_gm", (_r("src"), _w("dst", isa.LOAD2D_GM_DST_ALIGN)), ("m_step", "k_step"),
+    ),
     pto.CopyL1BtOp: OpEffects(
         "copy_l1_bt", (_r("src", isa.L1_BT_SRC_ALIGN), _w("dst", isa.MMAD_BIAS_ALIGN)),
         ("block_count", "block_len"),
@@ -634,6 +637,27 @@ def _exact_load_2d_v2(op: Operation) -> _Exact:
     return exact
 
 
+def _exact_load_2d_v2_gm(op: Operation) -> _Exact:
+    """LoadData2DParamsV2 GM -> L1 (`raw_kernels.load2d_v2`, no transpose): the mStep x kStep
+    window of GM fractals (kStep columns srcStride apart) to kStep columns dstStride apart."""
+    assert isinstance(op, pto.Load2DV2GmOp)
+    src, soff, dst, doff, m0, k0, m_step, k_step, sstride, dstride = _indices(
+        op, "src", "src_offset", "dst", "dst_offset", "m_start_position", "k_start_position",
+        "m_step", "k_step", "src_stride", "dst_stride")
+    frac = isa.FRACTAL_BYTES
+
+    def exact(values: Sequence[Any], roots: dict[int, tuple[Any, int]]) -> list[Access]:
+        s, d, ms, ks = values[src], values[dst], values[m_step], values[k_step]
+        item = s.itemsize
+        first = (values[k0] * values[sstride] + values[m0]) * frac
+        return _gm_box(s, frac // item, ((ms, frac // item), (ks, values[sstride] * frac // item)),
+                       False, roots, values[soff] * item + first) + \
+            _box(d.space, d.offset + values[doff] * d.physical.itemsize, frac,
+                 ((ms, frac), (ks, values[dstride] * frac)), True, d.name, None, _bytes(d))
+
+    return exact
+
+
 def _exact_copy_l1_bt(op: Operation) -> _Exact:
     """DataCopy L1 -> BiasTable (`raw_kernels.copy_l1_bt`): blockCount bursts of blockLen units,
     the gaps end to start (srcGap in 32 B, dstGap in units)."""
@@ -745,6 +769,7 @@ _RAW_EXACT: dict[type[Operation], Callable[[Operation], _Exact]] = {
     pto.Load2DGmOp: _exact_load_2d_gm,
     pto.Load2DTransposeOp: _exact_load_2d_transpose,
     pto.Load2DV2Op: _exact_load_2d_v2,
+    pto.Load2DV2GmOp: _exact_load_2d_v2_gm,
     pto.CopyL1BtOp: _exact_copy_l1_bt,
     pto.MmadOp: _exact_mmad,
     pto.FixpipeCopyOp: _exact_fixpipe_copy,

@@ -9,6 +9,7 @@ re-reads with stride 0, fractal reorders, GEMV with an explicit `disable_gemv`):
     pto.copy_nd2nz      DataCopy(dst, src, Nd2NzParams)                   GM -> L1
     pto.load_2d         LoadData(dst, src, LoadData2DParams)              L1 -> L0A / L0B
     pto.load_2d_gm      LoadData(dst, src, LoadData2DParams) (load_gm_to_cbuf, addrMode)  GM -> L1
+    pto.load_2d_v2_gm   LoadData(dst, src, LoadData2DParamsV2) (a5 load_gm_to_cbuf_2dv2)  GM -> L1
     pto.load_2d_transpose LoadDataWithTranspose(dst, src, LoadData2dTransposeParams)
     pto.copy_l1_bt      DataCopy(dst, src, DataCopyParams) (copy_cbuf_to_bt)   L1 -> BT
     pto.mmad            Mmad(dst, fm, filter[, bias], MmadParams)         L0A x L0B (+ BT) -> L0C
@@ -20,6 +21,12 @@ buffers (space, element type, size); the layout inside is whatever the parameter
 Parameters are `index` operands (registers); static ones are checked against the struct's
 ranges on the module's target, runtime ones by the executor. `pto-expand-params` lowers the
 tile-level ops to these forms.
+
+Packed 4-bit operands (s4 / int4b_t, e2m1 / fp4x2_e2m1_t; element 2i in the low nibble of byte i)
+are moved as bytes: ND2NZ / DN2NZ are the b8 copies with their element fields counting bytes
+("参数需要根据b8类型进行设置"), LoadData moves their 512-byte fractals, LoadDataWithTranspose
+turns 64 x 64 squares of four 16 x 64 fractals (into L0B only), and Mmad reads the nibbles.
+Element offsets `[%off]` of 4-bit tiles are even (byte boundaries).
 """
 
 from __future__ import annotations
@@ -391,16 +398,16 @@ class Load2DGmOp(IRDLOperation):
             raise _error(self, f"requires dst_gap 0 on target {target.name} (no dstGap on the "
                                f"GM -> L1 LoadData of the training series), got {gap}")
         start, repeat, stride = values["start_index"], values["repeat_times"], values["src_stride"]
-        if self.decrements and None not in (start, repeat, stride) and \
-                start < stride * (repeat - 1):  # type: ignore[operator]
-            raise _error(self, f"requires start_index >= src_stride * (repeat_times - 1) = "
-                               f"{stride * (repeat - 1)} with addr_mode 1 (the source fractal "  # type: ignore[operator]
-                               f"index decreases), got {start}")
+        if self.decrements and start is not None and repeat is not None and stride is not None:
+            lowest = stride * (repeat - 1)  # the last repeat reads fractal start - lowest
+            if start < lowest:
+                raise _error(self, f"requires start_index >= src_stride * (repeat_times - 1) = "
+                                   f"{lowest} with addr_mode 1 (the source fractal index "
+                                   f"decreases), got {start}")
         _offset_bytes(self, "dst", self.dst_offset, dst, isa.LOAD2D_GM_DST_ALIGN)
         off = static_value(self.dst_offset)
-        if None not in (off, repeat, gap):
-            end = off * dst.element_bits // 8 + \
-                ((repeat - 1) * (gap + 1) + 1) * isa.FRACTAL_BYTES  # type: ignore[operator]
+        if off is not None and repeat is not None and gap is not None:
+            end = off * dst.element_bits // 8 + ((repeat - 1) * (gap + 1) + 1) * isa.FRACTAL_BYTES
             if end > dst.footprint_bytes():
                 raise _error(self, f"requires the fractals inside the {dst.footprint_bytes()}-byte "
                                    f"dst tile, they end at byte {end}")
@@ -491,6 +498,69 @@ class Load2DV2Op(_L1L0Base):
             if v is not None and v % multiple:
                 raise _error(self, f"if_transpose of b{src.element_bits} requires {field} to be a "
                                    f"multiple of {multiple}, got {v}")
+
+
+@irdl_op_definition
+class Load2DV2GmOp(IRDLOperation):
+    """LoadData(dst[dst_offset], src[src_offset], LoadData2DParamsV2) from GM to L1 (Ascend 950, CCE
+    `load_gm_to_cbuf_2dv2`, PIPE_MTE2): the window of m_step x k_step 512-B fractals of the Nz GM
+    source starting at fractal (k_start_position * src_stride + m_start_position), fractal (i, j)
+    at (k_start_position + j) * src_stride + m_start_position + i, goes to L1 fractal
+    (j * dst_stride + i). No transpose on this path; `sid` is reserved."""
+
+    name = "pto.load_2d_v2_gm"
+    MEMO_VERIFY: ClassVar[bool] = True
+    FIELDS: ClassVar[dict[str, isa_params.Field]] = dict(isa_params.LOAD2D_V2_GM_FIELDS)
+
+    src = operand_def(MemRefType)
+    src_offset = operand_def(IndexType)
+    dst = operand_def(TileType)
+    dst_offset = operand_def(IndexType)
+    m_start_position = operand_def(IndexType)
+    k_start_position = operand_def(IndexType)
+    m_step = operand_def(IndexType)
+    k_step = operand_def(IndexType)
+    src_stride = operand_def(IndexType)
+    dst_stride = operand_def(IndexType)
+    sid = opt_prop_def(IntegerAttr)
+
+    traits = _PARAM_TRAITS
+    irdl_options = (ParsePropInAttrDict(),)
+    assembly_format = (
+        "$src `[` $src_offset `]` `,` $dst `[` $dst_offset `]` `m_start_position` $m_start_position "
+        "`k_start_position` $k_start_position `m_step` $m_step `k_step` $k_step `src_stride` "
+        "$src_stride `dst_stride` $dst_stride attr-dict `:` type($src) `,` type($dst)"
+    )
+
+    def __init__(self, src: Value, src_offset: Value, dst: Value, dst_offset: Value,
+                 *params: Value) -> None:
+        values = {"src": src, "src_offset": src_offset, "dst": dst, "dst_offset": dst_offset,
+                  **dict(zip(self.FIELDS, params, strict=True))}
+        super().__init__(operands=_ordered(type(self), values))
+
+    def verify_(self) -> None:
+        target = target_of(self)
+        if not isa_params.load2d_v2_supported(target):
+            raise _error(self, f"load_2d_v2_gm is not supported on target {target.name} "
+                               f"(LoadData2DParamsV2 is Ascend 950 only)")
+        src = _gm_memref(self, "src", self.src)
+        dst = _tile_in(self, "dst", self.dst, ("l1",))
+        elem = _memref_element(self, "src", src)
+        legal = isa_params.load2d_v2_gm_types(target)
+        if dst.element_name not in legal:
+            raise _error(self, f"requires element type in {_fmt_set(legal)} on target "
+                               f"{target.name}, got {dst.element_name}")
+        if elem != dst.element_name:
+            raise _error(self, f"requires src element type {dst.element_name} (the dst type: "
+                               f"LoadData copies fractals bit for bit), got {elem}")
+        _check_fields(self, self.FIELDS)
+        if self.sid is not None and not 0 <= self.sid.value.data <= isa_params.SID_RANGE[1]:
+            raise _error(self, f"requires sid in [0, {isa_params.SID_RANGE[1]}], got "
+                               f"{self.sid.value.data}")
+        _offset_bytes(self, "dst", self.dst_offset, dst, isa.LOAD2D_GM_DST_ALIGN)
+        soff = static_value(self.src_offset)
+        if soff is not None and soff < 0:
+            raise _error(self, f"requires src offset >= 0, got {soff}")
 
 
 # ----------------------------------------------------------------------------------------------
@@ -785,6 +855,6 @@ class FixpipeCopyOp(IRDLOperation):
 
 
 RAW_OPS: tuple[type[IRDLOperation], ...] = (
-    CopyNd2NzOp, CopyDn2NzOp, Load2DOp, Load2DGmOp, Load2DTransposeOp, Load2DV2Op, MmadOp,
-    FixpipeCopyOp,
+    CopyNd2NzOp, CopyDn2NzOp, Load2DOp, Load2DGmOp, Load2DTransposeOp, Load2DV2Op, Load2DV2GmOp,
+    MmadOp, FixpipeCopyOp,
 )

@@ -229,6 +229,19 @@ def load2d_v2_supported(target: Target) -> bool:
     return target.arch == 3510
 
 
+# LoadData2DParamsV2 from GM to L1 (Ascend 950: `GMToL1-2D矩阵搬运V2（LoadData）.md`, CCE
+# `load_gm_to_cbuf_2dv2`, PIPE_MTE2): the L1 -> L0 fields (same objects), no ifTranspose ("本通路场景
+# 下不支持转置"). Types as the page lists them, without the fp4x2 ones (mmair's GM side of a 4-bit
+# operand is not modelled for this path) and with no 16-bit integers (the page has none).
+LOAD2D_V2_GM_FIELDS: Mapping[str, Field] = LOAD2D_V2_FIELDS
+LOAD2D_V2_GM_TYPES: frozenset[str] = frozenset("u8 s8 hif8 e5m2 e4m3 f16 bf16 u32 s32 f32".split())
+
+
+def load2d_v2_gm_types(target: Target) -> frozenset[str]:
+    """Element types of LoadData2DParamsV2 GM -> L1 on `target` (Ascend 950 only)."""
+    return LOAD2D_V2_GM_TYPES if load2d_v2_supported(target) else frozenset()
+
+
 # DataCopy L1 -> BiasTable (Ascend C `DataCopy(dst, src, DataCopyParams)` with dst in C2 and src in
 # C1; the CCE intrinsic `copy_cbuf_to_bt(dst, src, convControl, nBurst, lenBurst, sourceGap,
 # dstGap)`, PIPE_MTE1): blockCount bursts of blockLen units, gaps end to start. CCE page: lenBurst

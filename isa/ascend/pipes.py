@@ -86,6 +86,7 @@ _OP_PIPES: dict[str, dict[tuple[str, str], Pipe]] = {
     "load_2d_gm": {("gm", "l1"): Pipe.MTE2},
     "load_2d_transpose": {("l1", "l0a"): Pipe.MTE1, ("l1", "l0b"): Pipe.MTE1},
     "load_2d_v2": {("l1", "l0a"): Pipe.MTE1, ("l1", "l0b"): Pipe.MTE1},
+    "load_2d_v2_gm": {("gm", "l1"): Pipe.MTE2},  # load_gm_to_cbuf_2dv2 (GMToL1-2D V2 page)
     "copy_l1_bt": {("l1", "bt"): Pipe.MTE1},  # copy_cbuf_to_bt: "流水类型 PIPE_MTE1"
     "mmad": {("l0a", "l0c"): Pipe.M},
     "fixpipe_copy": {("l0c", "gm"): Pipe.FIX, ("l0c", "l1"): Pipe.FIX, ("l0c", "ub"): Pipe.FIX},
@@ -117,7 +118,7 @@ def _target_problem(kind: str, dst: str, target: Target) -> str | None:
     if kind == "load_2d_gm" and target.arch == 3510:
         return (f"target {target.name} has no LoadData2DParams gm->l1 (Ascend 950 loads "
                 f"gm->l1 with LoadData2DParamsV2)")
-    if kind == "load_2d_v2" and target.arch != 3510:
+    if kind in ("load_2d_v2", "load_2d_v2_gm") and target.arch != 3510:
         return f"target {target.name} has no LoadData2DParamsV2 (Ascend 950 only)"
     if kind == "gather_mask" and not target.has_gather_mask:
         return f"target {target.name} has no GatherMask"

@@ -193,14 +193,17 @@ def test_runtime_values_are_checked(tmp_path, capsys, target, attrs, start, gap,
     assert len(re.findall(message, err)) == 1, err
 
 
-def test_pipe_is_mte2_and_not_on_a5():
+def test_pipe_is_mte2_v1_before_a5_v2_on_a5():
     for name in TARGET_NAMES:
         target = get_target(name)
         if name == "a5":
             with pytest.raises(PipeError, match="has no LoadData2DParams gm->l1"):
                 pipe_of("load_2d_gm", "gm", "l1", target)
+            assert pipe_of("load_2d_v2_gm", "gm", "l1", target) is Pipe.MTE2
         else:
             assert pipe_of("load_2d_gm", "gm", "l1", target) is Pipe.MTE2
+            with pytest.raises(PipeError, match="has no LoadData2DParamsV2"):
+                pipe_of("load_2d_v2_gm", "gm", "l1", target)
 
 
 def test_exact_footprint_of_a_dec_load():
@@ -295,3 +298,122 @@ def test_gm_types_drop_the_4_bit_ones():
             continue
         assert types == frozenset(e for e in target.load2d_types if e != "s4")
     assert isa_params.load2d_gm_types(get_target("910")) == frozenset("s8 u8 s16 u16 f16".split())
+
+
+# ------------------------------------------------------------------------------------------------
+# Ascend 950: LoadData2DParamsV2 from GM to L1 (`GMToL1-2D矩阵搬运V2（LoadData）.md`)
+# ------------------------------------------------------------------------------------------------
+
+
+def test_v2_gm_doc_example():
+    """调用示例 (half): GM holds an 80 x 80 Nz matrix (5 x 5 fractals, fractal (m1, k1) at
+    k1*5 + m1); {mStartPosition 2, kStartPosition 2, mStep 2, kStep 3, srcStride 5, dstStride 3}
+    moves the 2 x 3 window from fractal (2, 2) into 9 L1 fractals: window fractal (i, j) to slot
+    j*3 + i (slots 2, 5, 8 stay untouched)."""
+    gm = np.repeat(np.arange(25), 256).astype(np.float16)  # fractal f holds f
+    l1 = np.full(9 * 256, -1, np.float16)
+    rk.load2d_v2(gm.view(np.uint8), l1.view(np.uint8), rk.Load2DV2(2, 2, 2, 3, 5, 3), bits=16)
+    expect = [-1] * 9
+    for i in range(2):
+        for j in range(3):
+            expect[j * 3 + i] = (2 + j) * 5 + 2 + i
+    assert fractal_ids(l1, 256) == expect == [12, 13, -1, 17, 18, -1, 22, 23, -1]
+
+
+V2_KERNEL = """builtin.module attributes {pto.target = "a5"} {
+  func.func @k(%a: memref<1024xf16>, %b: memref<32x32xf16>, %c: memref<32x32xf32>) {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c2 = arith.constant 2 : index
+    %c32 = arith.constant 32 : index
+    %a1 = pto.alloc : !pto.tile<l1, 32x32xf16, nz>
+    %b1 = pto.alloc : !pto.tile<l1, 32x32xf16, nz>
+    %a2 = pto.alloc : !pto.tile<l0a, 32x32xf16, nz>
+    %b2 = pto.alloc : !pto.tile<l0b, 32x32xf16, zn>
+    %acc = pto.alloc : !pto.tile<l0c, 32x32xf32, nz>
+    pto.load_2d_v2_gm %a[%c0], %a1[%c0] m_start_position %c0 k_start_position %c0 m_step %c2 k_step %c2 src_stride %c2 dst_stride %c2 : memref<1024xf16>, !pto.tile<l1, 32x32xf16, nz>
+    pto.copy_nd2nz %b, %b1[%c0] nd_num %c1 n_value %c32 d_value %c32 src_nd_matrix_stride %c0 src_d_value %c32 dst_nz_c0_stride %c32 dst_nz_n_stride %c1 dst_nz_matrix_stride %c0 : memref<32x32xf16>, !pto.tile<l1, 32x32xf16, nz>
+    pto.load_2d_v2 %a1[%c0], %a2[%c0] m_start_position %c0 k_start_position %c0 m_step %c2 k_step %c2 src_stride %c2 dst_stride %c2 : !pto.tile<l1, 32x32xf16, nz>, !pto.tile<l0a, 32x32xf16, nz>
+    pto.load_2d_v2 %b1[%c0], %b2[%c0] m_start_position %c0 k_start_position %c0 m_step %c2 k_step %c2 src_stride %c2 dst_stride %c2 if_transpose : !pto.tile<l1, 32x32xf16, nz>, !pto.tile<l0b, 32x32xf16, zn>
+    pto.mmad %a2, %b2, %acc, %c32, %c32, %c32 : !pto.tile<l0a, 32x32xf16, nz>, !pto.tile<l0b, 32x32xf16, zn>, !pto.tile<l0c, 32x32xf32, nz>
+    pto.fixpipe_copy %acc[%c0], %c n_size %c32 m_size %c32 src_stride %c32 dst_stride %c32 nd_num %c1 src_nd_stride %c0 dst_nd_stride %c0 : !pto.tile<l0c, 32x32xf32, nz>, memref<32x32xf32>
+    func.return
+  }
+}
+"""
+
+
+def nz_flat(a: np.ndarray) -> np.ndarray:
+    """Nz of a 32 x 32 matrix (fractal (m1, k1) at k1*2 + m1), flat."""
+    return np.ascontiguousarray(a.reshape(2, 16, 2, 16).transpose(2, 0, 1, 3)).reshape(-1)
+
+
+def test_v2_gm_kernel_computes_a_times_b():
+    """a5: A given in GM as Nz fractals, LoadData2DParamsV2 GM -> L1 (one 2 x 2 window), then the
+    V2 L1 -> L0A / L0B loads, Mmad and Fixpipe: A x B, with the sync checker on."""
+    ctx, module = parse(V2_KERNEL)
+    synced(ctx, module)
+    rng = np.random.default_rng(9)
+    a = rng.standard_normal((32, 32)).astype(np.float16)
+    b = rng.standard_normal((32, 32)).astype(np.float16)
+    got = run_module(module, inputs={"a": nz_flat(a), "b": b}, sync_check=True).outputs["c"]
+    np.testing.assert_allclose(got, a.astype(np.float32) @ b.astype(np.float32), rtol=1e-3,
+                               atol=1e-3)
+
+
+def test_v2_gm_kernel_passes_check_numpy(tmp_path, capsys):
+    from mmair.tools.run import main
+
+    path = tmp_path / "k.mlir"
+    path.write_text(V2_KERNEL)
+    assert main([str(path), "-p", "pto-insert-sync", "--check-numpy"]) == 0
+    out, _err = capsys.readouterr()
+    checks = [line for line in out.splitlines() if line.startswith("check ")]
+    assert checks and all(line.endswith(": ok") for line in checks), out
+
+
+def test_v2_gm_exact_footprint():
+    """The doc example's window: GM fractals 12, 13 / 17, 18 / 22, 23 (runs of two, 5 apart),
+    L1 slots 0-1, 3-4, 6-7 (runs of two, 3 apart)."""
+    text = V2_KERNEL.replace("m_start_position %c0 k_start_position %c0 m_step %c2 k_step %c2 "
+                             "src_stride %c2 dst_stride %c2 : memref", "m_start_position %m0 "
+                             "k_start_position %k0 m_step %ms k_step %ks src_stride %ss "
+                             "dst_stride %ds : memref")
+    text = text.replace("    %c32 = arith.constant 32 : index\n", "    %c32 = arith.constant 32 : "
+                        "index\n    %m0, %k0, %ms, %ks, %ss, %ds = \"test.op\"() : () -> (index, "
+                        "index, index, index, index, index)\n")
+    _ctx, module = parse(text)
+    op = next(o for o in module.walk() if isinstance(o, pto.Load2DV2GmOp))
+    gm = np.zeros(25 * 256, np.float16)
+
+    class Tile:  # the executor Tile fields the footprint reads
+        space, offset, nbytes, name, element = "l1", 0, 9 * 512, "%a1", "f16"
+        physical = np.zeros(9 * 256, np.float16)
+
+    values = [gm, 0, Tile(), 0, 2, 2, 2, 3, 5, 3]
+    acc = effects.Footprint(op).accesses(values)
+    assert sorted((a.space, a.write, a.start, a.width, a.rows, a.stride) for a in acc) == [
+        ("gm", False, 12 * 512, 1024, 3, 5 * 512), ("l1", True, 0, 1024, 3, 3 * 512)]
+
+
+V2_ONE = """builtin.module attributes {pto.target = "TARGET"} {
+  %c0 = arith.constant 0 : index
+  %c2 = arith.constant 2 : index
+  %gm, %l1 = "test.op"() : () -> (memref<1024xSRC>, !pto.tile<l1, 32x32xDST, nz>)
+  pto.load_2d_v2_gm %gm[%c0], %l1[%c0] m_start_position %c0 k_start_position %c0 m_step %c2 k_step %c2 src_stride %c2 dst_stride %c2 : memref<1024xSRC>, !pto.tile<l1, 32x32xDST, nz>
+}
+"""
+
+
+@pytest.mark.parametrize(("target", "src", "dst", "message"), [
+    ("a2", "f16", "f16", r"load_2d_v2_gm is not supported on target a2 \(LoadData2DParamsV2 is "
+                         r"Ascend 950 only\)"),
+    ("a5", "i16", "i16", r"requires element type in \[.*\] on target a5, got s16"),
+    ("a5", "bf16", "f16", r"requires src element type f16 \(the dst type.*got bf16"),
+])
+def test_v2_gm_verifier_rules(target, src, dst, message):
+    text = V2_ONE.replace("TARGET", target).replace("SRC", src).replace("DST", dst)
+    with pytest.raises(OpVerifyError, match=message):
+        parse(text)
+    _ctx, module = parse(V2_ONE.replace("TARGET", "a5").replace("SRC", "f16").replace("DST", "f16"))
+    assert [op for op in module.walk() if isinstance(op, pto.Load2DV2GmOp)]

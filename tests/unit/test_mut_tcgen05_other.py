@@ -19,14 +19,21 @@ from xdsl.dialects import builtin, func
 from xdsl.dialects import test as test_dialect
 from xdsl.dialects.builtin import FileLineColLoc, IntAttr, StringAttr
 from xdsl.parser import Parser
+from xdsl.utils.exceptions import VerifyException
 
 from mmair.dialects.tcgen05 import TCGEN05
 from mmair.executor.errors import ExecutionError
 from mmair.executor.tcgen05_cluster import Cluster, uses_cta_pair
 from mmair.executor.tcgen05_exact import fused_mma, term_exponents
 from mmair.executor.turns import Abort
-from mmair.isa.tcgen05 import SmemDesc, layouts, numerics, rules, units
+from mmair.isa.tcgen05 import SmemDesc, layouts, numerics, rules, tmem_moves, units
+from mmair.isa.tcgen05.diagnose import idesc_report, smem_report
 from mmair.isa.tcgen05.errors import DescriptorError
+from mmair.isa.tcgen05.text import parse_descriptor_body
+
+TCGEN05_CONTEXT = Context()
+for _dialect in (builtin.Builtin, func.Func, test_dialect.Test, TCGEN05):
+    TCGEN05_CONTEXT.load_dialect(_dialect)
 
 # ----------------------------------------------------------------------------------------------
 # isa/tcgen05 helpers reached through the executor and the checkers only (Python API)
@@ -110,6 +117,73 @@ def test_shift_target_must_first_be_a_tcgen05_target():
         rules.check_shift_target("sm_100f")
     rules.check_shift_target("sm_103a")
     rules.check_shift_target("sm_101a")  # the alias of sm_110a
+
+
+ZERO_D_KERNEL = """func.func @k(%en: i1, %desc: i64) {{
+  %d = "test.op"() : () -> memref<{shape}xf32, #tcgen05.space<tmem>>
+  %idesc = tcgen05.make_idesc #tcgen05.idesc<kind = f16, dtype = f32, atype = f16, btype = f16, m = 128, n = 128>
+  tcgen05.mma kind(f16) cta_group(1) %d, %desc, %desc, %idesc, %en : memref<{shape}xf32, #tcgen05.space<tmem>>, i64
+  func.return
+}}"""
+
+ZERO_LD_KERNEL = """func.func @k(%t: memref<0x128xf32, #tcgen05.space<tmem>>) {
+  %r = tcgen05.ld shape("32x32b") num(8) warp(0) lane(0) column(0) %t : memref<0x128xf32, #tcgen05.space<tmem>> -> memref<32x8xf32>
+  func.return
+}"""
+
+
+def verify_text(text: str) -> None:
+    Parser(TCGEN05_CONTEXT, text).parse_module().verify()
+
+
+@pytest.mark.parametrize("shape", ["0x128", "128x0"])
+def test_a_zero_extent_d_is_too_small_for_the_tile(shape):
+    # A static extent of 0 is a size (too small), not a dynamic one (xDSL: -1).
+    with pytest.raises(VerifyException, match=re.escape(
+            f"requires d to hold the 128x128 tile of the idesc, got memref<{shape}xf32, "
+            "#tcgen05.space<tmem>>")):
+        verify_text(ZERO_D_KERNEL.format(shape=shape))
+
+
+def test_a_zero_lane_tmem_operand_is_too_small_for_the_access():
+    with pytest.raises(VerifyException, match=re.escape(
+            "requires lanes 0..31 and columns 0..7 inside the TMEM operand 0x128")):
+        verify_text(ZERO_LD_KERNEL)
+
+
+def test_descriptor_text_ending_where_a_value_is_due_is_a_syntax_error():
+    with pytest.raises(DescriptorError, match=re.escape(
+            "attribute text = 'end of text' is unexpected at offset 7; legal: an ident")):
+        parse_descriptor_body("smem_desc", "start =")
+
+
+def test_ld_st_may_use_all_128_registers_of_a_thread():
+    # R33: at most 128 32-bit registers per thread; .16x256b holds 4 per repetition, .32x32b 1.
+    assert tmem_moves.ld_st_registers("16x256b", 32) == 128
+    assert tmem_moves.ld_st_registers("32x32b", 128) == 128
+
+
+def test_idesc_report_leaves_out_rule_errors_of_stand_in_fields():
+    # kind::i8 with dtype code 3 (no such code): the decoder reports the code and lets the rules
+    # see a stand-in dtype (f16), whose own R2 error ("f16 is not a kind::i8 accumulator type")
+    # says nothing about the word and is left out. M = 128 (bits 24-28 = 8), N = 64 (17-22 = 8).
+    word = (3 << 4) | (8 << 24) | (8 << 17)
+    _, errors = idesc_report(word, "i8")
+    assert [str(e) for e in errors] == [
+        "dtype = 3 is not a valid kind::i8 dtype code; legal: 0 (f16), 1 (f32), 2 (s32) [R2]"]
+
+
+def test_smem_report_keeps_the_other_rules_of_a_word_with_an_invalid_swizzle_code():
+    # Swizzle code 3 (invalid) and LBO absolute mode (bit 52) on an MN-major operand: the decode
+    # error for the code, and R20's MN-major rule, which does not depend on the swizzle.
+    word = 0x6010404000010040
+    _, errors = smem_report(word, major="mn")
+    texts = [str(e) for e in errors]
+    assert texts[0] == ("swizzle = 3 is not a valid swizzle code; legal: 0 (none), "
+                        "1 (sw128_base32b), 2 (sw128), 4 (sw64), 6 (sw32) [R18]")
+    assert ("lbo_mode = absolute is not legal for an MN-major operand; legal: relative "
+            "(absolute needs a K-major operand) [R20]") in texts
+    assert [e.field for e in errors].count("swizzle") == 1
 
 
 # ----------------------------------------------------------------------------------------------
@@ -279,10 +353,6 @@ def test_a_cta_waiting_when_no_cta_can_run_aborts_with_a_deadlock_report():
                                   "parity 0 of the mbarrier, which can never happen (CTA 1 ended)")
     assert 0 in cluster.waiting
 
-
-TCGEN05_CONTEXT = Context()
-for _dialect in (builtin.Builtin, func.Func, TCGEN05):
-    TCGEN05_CONTEXT.load_dialect(_dialect)
 
 PAIR_KERNEL = """func.func @k() {{
   tcgen05.relinquish_alloc_permit cta_group({group})

@@ -513,3 +513,33 @@ def test_4bit_nz_copy_footprint_is_exactly_its_bytes(nd, n, d, dn, c0_extra, mat
     assert (_mask(got, "l1", True, size) == written).all()
     read = _mask(got, "gm", False, root_bytes.size, base=0, memory=id(root))
     assert _reads_covered(kernel, root_bytes, read, size)
+
+
+ODD_GM = """builtin.module attributes {pto.target = "a2"} {
+  func.func @k(%g: memref<16x130xi4>) {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c16 = arith.constant 16 : index
+    %c32 = arith.constant 32 : index
+    %c65 = arith.constant 65 : index
+    %t = pto.alloc : !pto.tile<l1, 16x128xi4, nz>
+    %w = memref.subview %g[0, 1] [16, 128] [1, 1] : memref<16x130xi4> to memref<16x128xi4, strided<[130, 1], offset: 1>>
+    pto.copy_nd2nz %w, %t[%c0] nd_num %c1 n_value %c16 d_value %c32 src_nd_matrix_stride %c0 src_d_value %c65 dst_nz_c0_stride %c16 dst_nz_n_stride %c1 dst_nz_matrix_stride %c0 : memref<16x128xi4, strided<[130, 1], offset: 1>>, !pto.tile<l1, 16x128xi4, nz>
+    func.return
+  }
+}
+"""
+
+
+def test_odd_4bit_gm_start_is_one_diagnostic(tmp_path, capsys):
+    """mmair-run on a raw copy from a 4-bit GM window that starts inside a byte: one
+    file:line:col error with the source line, exit 1, no traceback."""
+    from mmair.tools.run import main
+
+    path = tmp_path / "odd.mlir"
+    path.write_text(ODD_GM)
+    assert main([str(path)]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith(f"{path}:10:5: error: 'pto.copy_nd2nz' op requires a 4-bit GM operand "
+                          f"to start on a byte boundary (an even element), got element 1\n")
+    assert "Traceback" not in err and "pto.copy_nd2nz %w" in err

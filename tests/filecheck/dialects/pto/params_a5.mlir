@@ -1,7 +1,7 @@
 // RUN: mmair-opt %s | filecheck %s
 // RUN: MMAIR_ROUNDTRIP
 // The a5 (Ascend 950) data-movement forms: DataCopy with Dn2NzParams, enableSmallC0, and
-// LoadData with LoadData2DParamsV2.
+// LoadData with LoadData2DParamsV2 (L1 -> L0 and, load_2d_v2_gm, GM -> L1).
 builtin.module attributes {pto.target = "a5"} {
   func.func @k(%at: memref<56x40xf16>, %v: memref<5x3xf16>) {
     %c0 = arith.constant 0 : index
@@ -19,6 +19,8 @@ builtin.module attributes {pto.target = "a5"} {
     // CHECK: pto.copy_nd2nz %v, %s[%c0] nd_num %c1 n_value %c5 d_value %c3 src_nd_matrix_stride %c0 src_d_value %c3 dst_nz_c0_stride %c1 dst_nz_n_stride %c1 dst_nz_matrix_stride %c0 small_c0 : memref<5x3xf16>, !pto.tile<l1, 16x16xf16, nd>
     %l0a = pto.alloc : !pto.tile<l0a, 48x64xf16, nz>
     %c4 = arith.constant 4 : index
+    pto.load_2d_v2_gm %at[%c40], %l1[%c0] m_start_position %c0 k_start_position %c1 m_step %c3 k_step %c3 src_stride %c5 dst_stride %c3 {sid = 0 : i64} : memref<56x40xf16>, !pto.tile<l1, 48x64xf16, nz>
+    // CHECK: pto.load_2d_v2_gm %at[%c40], %l1[%c0] m_start_position %c0 k_start_position %c1 m_step %c3 k_step %c3 src_stride %c5 dst_stride %c3 {sid = 0 : i64} : memref<56x40xf16>, !pto.tile<l1, 48x64xf16, nz>
     pto.load_2d_v2 %l1[%c0], %l0a[%c0] m_start_position %c0 k_start_position %c0 m_step %c3 k_step %c4 src_stride %c3 dst_stride %c3 : !pto.tile<l1, 48x64xf16, nz>, !pto.tile<l0a, 48x64xf16, nz>
     // CHECK: pto.load_2d_v2 %l1[%c0], %l0a[%c0] m_start_position %c0 k_start_position %c0 m_step %c3 k_step %c4 src_stride %c3 dst_stride %c3 : !pto.tile<l1, 48x64xf16, nz>, !pto.tile<l0a, 48x64xf16, nz>
     pto.load_2d_v2 %l1[%c0], %l0a[%c0] m_start_position %c0 k_start_position %c0 m_step %c3 k_step %c3 src_stride %c3 dst_stride %c3 if_transpose {sid = 0 : i64} : !pto.tile<l1, 48x64xf16, nz>, !pto.tile<l0a, 48x64xf16, nz>

@@ -1673,3 +1673,32 @@ pto.mte_l1_l0a %l1, %l0a, %c32, %c32 transpose : !pto.tile<l1, 32x32xf32, nz>, !
 %l1, %l0a = "test.op"() : () -> (!pto.tile<l1, 32x32xi8, zz>, !pto.tile<l0a, 32x32xi8, zz>)
 pto.mte_l1_l0a %l1, %l0a, %c32, %c32 transpose : !pto.tile<l1, 32x32xi8, zz>, !pto.tile<l0a, 32x32xi8, zz>
 // CHECK: error: 'pto.mte_l1_l0a' op requires src layout in [nz] for a transposed 8-bit A moved to zz on target a2 (LoadDataWithTranspose takes squares of two fractals stacked along k, which nz keeps adjacent: no load turns zz 8-bit fractals of A^T into zz ones of A), got zz
+
+// -----
+// [raw GM1] load_2d_v2_gm: LoadData2DParamsV2 GM -> L1 is Ascend 950 only
+%c0 = arith.constant 0 : index
+%c1 = arith.constant 1 : index
+%gm, %l1 = "test.op"() : () -> (memref<256xf16>, !pto.tile<l1, 16x16xf16, nz>)
+pto.load_2d_v2_gm %gm[%c0], %l1[%c0] m_start_position %c0 k_start_position %c0 m_step %c1 k_step %c1 src_stride %c1 dst_stride %c1 : memref<256xf16>, !pto.tile<l1, 16x16xf16, nz>
+// CHECK: error: 'pto.load_2d_v2_gm' op load_2d_v2_gm is not supported on target a2 (LoadData2DParamsV2 is Ascend 950 only)
+
+// -----
+// [raw GM2] load_2d_v2_gm: the types of the GMToL1 V2 page (no 16-bit integers)
+builtin.module attributes {pto.target = "a5"} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %gm, %l1 = "test.op"() : () -> (memref<256xi16>, !pto.tile<l1, 16x16xi16, nz>)
+  pto.load_2d_v2_gm %gm[%c0], %l1[%c0] m_start_position %c0 k_start_position %c0 m_step %c1 k_step %c1 src_stride %c1 dst_stride %c1 : memref<256xi16>, !pto.tile<l1, 16x16xi16, nz>
+}
+// CHECK: error: 'pto.load_2d_v2_gm' op requires element type in [bf16, e4m3, e5m2, f16, f32, hif8, s32, s8, u32, u8] on target a5, got s16
+
+// -----
+// [raw GM3] load_2d_v2_gm: mStep in [1, 255]
+builtin.module attributes {pto.target = "a5"} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c256 = arith.constant 256 : index
+  %gm, %l1 = "test.op"() : () -> (memref<256xf16>, !pto.tile<l1, 16x16xf16, nz>)
+  pto.load_2d_v2_gm %gm[%c0], %l1[%c0] m_start_position %c0 k_start_position %c0 m_step %c256 k_step %c1 src_stride %c1 dst_stride %c1 : memref<256xf16>, !pto.tile<l1, 16x16xf16, nz>
+}
+// CHECK: error: 'pto.load_2d_v2_gm' op requires m_step (mStep) in [1, 255], got 256

@@ -659,6 +659,17 @@ func.func @scales_without_block_scale(%en: i1, %desc: i64, %idesc: i32) {
 
 // -----
 
+// block_scale needs both scale-factor operands (generic form: the custom form ties them).
+func.func @one_scale_operand(%en: i1, %desc: i64, %idesc: i32) {
+  %d = "test.op"() : () -> memref<128x128xf32, #tcgen05.space<tmem>>
+  %sf = "test.op"() : () -> memref<128x4xf8E8M0FNU, #tcgen05.space<tmem>>
+  "tcgen05.mma"(%d, %desc, %desc, %idesc, %en, %sf) <{kind = "mxf8f6f4", cta_group = 1 : i32, block_scale, operandSegmentSizes = array<i32: 1, 1, 1, 1, 1, 0, 1, 0, 0, 0>}> : (memref<128x128xf32, #tcgen05.space<tmem>>, i64, i64, i32, i1, memref<128x4xf8E8M0FNU, #tcgen05.space<tmem>>) -> ()
+  func.return
+}
+// CHECK: 'tcgen05.mma' op requires scale_a and scale_b operands exactly with block_scale, got block_scale = true with only the scale_a operand
+
+// -----
+
 // scale_vec only with block_scale.
 func.func @scale_vec_without_block_scale(%en: i1, %desc: i64, %idesc: i32) {
   %d = "test.op"() : () -> memref<128x128xf32, #tcgen05.space<tmem>>
