@@ -1702,3 +1702,54 @@ builtin.module attributes {pto.target = "a5"} {
   pto.load_2d_v2_gm %gm[%c0], %l1[%c0] m_start_position %c0 k_start_position %c0 m_step %c256 k_step %c1 src_stride %c1 dst_stride %c1 : memref<256xf16>, !pto.tile<l1, 16x16xf16, nz>
 }
 // CHECK: error: 'pto.load_2d_v2_gm' op requires m_step (mStep) in [1, 255], got 256
+
+// -----
+// [raw GM8] load_2d_gm: sid is the struct's u8
+%c0 = arith.constant 0 : index
+%c1 = arith.constant 1 : index
+%m1 = arith.constant -1 : index
+%gm, %l1 = "test.op"() : () -> (memref<256xf16>, !pto.tile<l1, 16x16xf16, nz>)
+pto.load_2d_gm %gm[%c0], %l1[%c0] start_index %c0 repeat_times %c1 src_stride %c1 dst_gap %c0 {sid = 256 : i64} : memref<256xf16>, !pto.tile<l1, 16x16xf16, nz>
+// CHECK: error: 'pto.load_2d_gm' op requires sid in [0, 255], got 256
+
+// -----
+// [raw GM8] load_2d_gm: a static GM source offset is not negative
+%c0 = arith.constant 0 : index
+%c1 = arith.constant 1 : index
+%m1 = arith.constant -1 : index
+%gm, %l1 = "test.op"() : () -> (memref<256xf16>, !pto.tile<l1, 16x16xf16, nz>)
+pto.load_2d_gm %gm[%m1], %l1[%c0] start_index %c0 repeat_times %c1 src_stride %c1 dst_gap %c0 : memref<256xf16>, !pto.tile<l1, 16x16xf16, nz>
+// CHECK: error: 'pto.load_2d_gm' op requires src offset >= 0, got -1
+
+// -----
+// [raw GM2] load_2d_v2_gm: src and dst have the same element type
+builtin.module attributes {pto.target = "a5"} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %m1 = arith.constant -1 : index
+  %gm, %l1 = "test.op"() : () -> (memref<256xbf16>, !pto.tile<l1, 16x16xf16, nz>)
+  pto.load_2d_v2_gm %gm[%c0], %l1[%c0] m_start_position %c0 k_start_position %c0 m_step %c1 k_step %c1 src_stride %c1 dst_stride %c1 : memref<256xbf16>, !pto.tile<l1, 16x16xf16, nz>
+}
+// CHECK: error: 'pto.load_2d_v2_gm' op requires src element type f16 (the dst type: LoadData copies fractals bit for bit), got bf16
+
+// -----
+// [raw GM8] load_2d_v2_gm: sid is the struct's u8
+builtin.module attributes {pto.target = "a5"} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %m1 = arith.constant -1 : index
+  %gm, %l1 = "test.op"() : () -> (memref<256xf16>, !pto.tile<l1, 16x16xf16, nz>)
+  pto.load_2d_v2_gm %gm[%c0], %l1[%c0] m_start_position %c0 k_start_position %c0 m_step %c1 k_step %c1 src_stride %c1 dst_stride %c1 {sid = 256 : i64} : memref<256xf16>, !pto.tile<l1, 16x16xf16, nz>
+}
+// CHECK: error: 'pto.load_2d_v2_gm' op requires sid in [0, 255], got 256
+
+// -----
+// [raw GM8] load_2d_v2_gm: a static GM source offset is not negative
+builtin.module attributes {pto.target = "a5"} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %m1 = arith.constant -1 : index
+  %gm, %l1 = "test.op"() : () -> (memref<256xf16>, !pto.tile<l1, 16x16xf16, nz>)
+  pto.load_2d_v2_gm %gm[%m1], %l1[%c0] m_start_position %c0 k_start_position %c0 m_step %c1 k_step %c1 src_stride %c1 dst_stride %c1 : memref<256xf16>, !pto.tile<l1, 16x16xf16, nz>
+}
+// CHECK: error: 'pto.load_2d_v2_gm' op requires src offset >= 0, got -1
