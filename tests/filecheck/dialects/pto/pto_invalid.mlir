@@ -1037,6 +1037,29 @@ pto.mmad %a, %b, %c, %c16, %c16, %c16 {cmatrix_source} : !pto.tile<l0a, 16x16xf1
 // CHECK: error: 'pto.mmad' op requires a bias operand in bt exactly when cmatrix_source is set
 
 // -----
+// [raw M2] mmad: the bias form needs a bias table (310p has none)
+builtin.module attributes {pto.target = "310p"} {
+  %c16 = arith.constant 16 : index
+  %a, %b, %c, %bt = "test.op"() : () -> (!pto.tile<l0a, 16x16xf16, zz>, !pto.tile<l0b, 16x16xf16, zn>, !pto.tile<l0c, 16x16xf32, nz>, !pto.tile<bt, 1x16xf32, nd>)
+  pto.mmad %a, %b, %c bias %bt : !pto.tile<bt, 1x16xf32, nd>, %c16, %c16, %c16 {cmatrix_source} : !pto.tile<l0a, 16x16xf16, zz>, !pto.tile<l0b, 16x16xf16, zn>, !pto.tile<l0c, 16x16xf32, nz>
+}
+// CHECK: error: 'pto.mmad' op cmatrix_source (bias) is not supported on target 310p
+
+// -----
+// [raw M2] mmad: the bias has the accumulator's element type
+%c16 = arith.constant 16 : index
+%a, %b, %c, %bt = "test.op"() : () -> (!pto.tile<l0a, 16x16xf16, zz>, !pto.tile<l0b, 16x16xf16, zn>, !pto.tile<l0c, 16x16xf32, nz>, !pto.tile<bt, 1x16xf16, nd>)
+pto.mmad %a, %b, %c bias %bt : !pto.tile<bt, 1x16xf16, nd>, %c16, %c16, %c16 {cmatrix_source} : !pto.tile<l0a, 16x16xf16, zz>, !pto.tile<l0b, 16x16xf16, zn>, !pto.tile<l0c, 16x16xf32, nz>
+// CHECK: error: 'pto.mmad' op requires bias element type f32, got f16
+
+// -----
+// [raw M2] mmad: with a bias, C is not read from L0C
+%c16 = arith.constant 16 : index
+%a, %b, %c, %bt = "test.op"() : () -> (!pto.tile<l0a, 16x16xf16, zz>, !pto.tile<l0b, 16x16xf16, zn>, !pto.tile<l0c, 16x16xf32, nz>, !pto.tile<bt, 1x16xf32, nd>)
+pto.mmad %a, %b, %c bias %bt : !pto.tile<bt, 1x16xf32, nd>, %c16, %c16, %c16 {cmatrix_source, cmatrix_init_val = false} : !pto.tile<l0a, 16x16xf16, zz>, !pto.tile<l0b, 16x16xf16, zn>, !pto.tile<l0c, 16x16xf32, nz>
+// CHECK: error: 'pto.mmad' op cmatrix_init_val = false takes C from L0C, not from the bias
+
+// -----
 // [raw F2] fixpipe_copy: NZ output moves whole 16-column fractals
 %c0 = arith.constant 0 : index
 %c1 = arith.constant 1 : index
@@ -1115,6 +1138,17 @@ builtin.module attributes {pto.target = "a5"} {
   pto.fixpipe_copy %c[%c0], %gm n_size %c16 m_size %c16 src_stride %c16 dst_stride %c16 nd_num %c1 src_nd_stride %c0 dst_nd_stride %c0 src_nz_c0_stride %c1 : !pto.tile<l0c, 16x16xf32, nz>, memref<16x16xf32>
 }
 // CHECK: error: 'pto.fixpipe_copy' op requires src_nz_c0_stride exactly with layout nz2dn
+
+// -----
+// [raw F1] fixpipe_copy: srcNzC0Stride in [1, 65535]
+builtin.module attributes {pto.target = "a5"} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c16 = arith.constant 16 : index
+  %c, %gm = "test.op"() : () -> (!pto.tile<l0c, 16x16xf32, nz>, memref<16x16xf32>)
+  pto.fixpipe_copy %c[%c0], %gm n_size %c16 m_size %c16 src_stride %c16 dst_stride %c16 nd_num %c1 src_nd_stride %c0 dst_nd_stride %c0 src_nz_c0_stride %c0 {layout = "nz2dn"} : !pto.tile<l0c, 16x16xf32, nz>, memref<16x16xf32>
+}
+// CHECK: error: 'pto.fixpipe_copy' op requires src_nz_c0_stride (srcNzC0Stride) in [1, 65535], got 0
 
 // -----
 // [raw D1] copy_dn2nz: DN2NZ exists on a5 only
