@@ -7,6 +7,9 @@ time with exact footprints (`dialects/pto/effects.py`); `pto-insert-sync` create
 with conservative ones; the scheduler (`executor/scheduler.py`) executes them in an order the
 hardware could produce and the happens-before engine (`executor/hb.py`) fills in `epoch` and
 `preds`. A timeline (start/end cycles from isa costs) or a multi-core run consumes the same events.
+When nothing needs the Event itself (no timeline, no queue, no result read later), the seam's
+fast path batches a tuple that stands for it instead: a sync step (`FlagPlan`'s items) or a
+result-less pipe op (`OP`, `OpPlan`); the engine builds the Event only for a message.
 
 Happens-before predecessors (`preds`), filled when the event executes: the previous event of the
 same in-order pipe (S); on the other pipes, which need `pipe_barrier` between dependent ops

@@ -136,6 +136,8 @@ class HappensBefore:
         """Collect mode: the non-race faults (overflow), in the order found."""
         self._until_prune = PRUNE_EVERY
         self._lane_range = range(lanes)
+        self._tile_places: dict[int, tuple] = {}
+        """The place of an on-chip Access on a lane (`_places_of`), by id of the Access."""
         self._op_places: dict[int, tuple] = {}
         """`_places_of` of on-chip access lists, by id of the list (the entry holds it: ids
         stay unique while kept)."""
@@ -244,9 +246,15 @@ class HappensBefore:
         (`effects.Footprint` returns the same list for the same tiles)."""
         places = []
         on_chip = True
+        tiles = self._tile_places
         for a in accesses:
             mem = a.memory
-            if mem is not None:
+            if mem is None:  # a tile's Access, the same object for the same tile
+                hit = tiles.get(id(a))
+                if hit is not None and hit[0] is a and hit[1] == lane:  # mutation: skip (a cache: the same place again)
+                    places.append(hit[2])
+                    continue
+            else:
                 on_chip = False
             key = (a.space, core if mem is None else mem)  # mutation: skip (only one-core runs take this path: multi-core runs record predecessors, so core is 0)
             groups = self.records.get(key)
@@ -255,7 +263,12 @@ class HappensBefore:
             group = groups.get(lane)
             if group is None:  # [write records, read records, last write epoch, last read's]
                 group = groups[lane] = [{}, {}, 0, 0]
-            places.append((a, groups, group, a[1:5], a.write, a.start, a.end))
+            place = (a, groups, group, a[1:5], a.write, a.start, a.end)
+            places.append(place)
+            if mem is None:
+                if len(tiles) >= PLACES:  # accesses built anew each time (raw forms): bounded
+                    tiles.clear()
+                tiles[id(a)] = (a, lane, place)
         if on_chip:
             cache = self._op_places
             if len(cache) >= PLACES:  # lists built anew each time (raw forms): bounded

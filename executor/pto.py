@@ -283,7 +283,7 @@ def gm_nibble_bytes(array: np.ndarray) -> raw_kernels.PackedNibbles:
     if start % 2:
         raise ExecutionError(f"requires a 4-bit GM operand to start on a byte boundary (an even "
                              f"element), got element {start}")
-    return raw_kernels.PackedNibbles(flat.view(np.uint8) & 0x0F)
+    return raw_kernels.PackedNibbles(flat.view(np.uint8) & 0x0F)  # mutation: skip (layouts.pack_nibbles masks every code to its low nibble)
 
 
 def gm_bytes(array: np.ndarray, offset: int, role: str) -> np.ndarray:

@@ -599,9 +599,8 @@ def _b32_zz_a_square_loads(op: pto.MteL1L0AOp, target: Target) -> bool:
             and dst.layout_name == "zz" and isa_params.load2d_transpose_supported(target)
             and target.l0a_layout == "zz"):
         return False
-    c0 = c0_elements(src.element_name, "l1")
-    if (-(-src.matrix_shape[1] // c0)) % 2 or (-(-dst.matrix_shape[1] // c0)) % 2:
-        return False
+    # Both tiles' fractal columns come in pairs: the verifier's transpose padding rule makes a
+    # transposed b32 tile's padded extents multiples of 16 (isa TRANSPOSE_BLOCK_ELEMENTS).
     return all(v is None or _known_multiple(v, M0) for v in (op.src_row, op.src_col))
 
 

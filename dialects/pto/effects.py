@@ -172,6 +172,10 @@ def gm_root(array: Any) -> Any:
     return root
 
 
+_new_access = tuple.__new__
+"""`Access(*fields)` without the Python-level `__new__` of a NamedTuple (once per GM access)."""
+
+
 def gm_access(array: Any, write: bool, region: tuple[int, int] | None = None,
               roots: dict[int, tuple[Any, int]] | None = None) -> Access:
     """The bytes of GM view `array` (optionally only its logical [0:rows, 0:cols] `region` of a
@@ -193,9 +197,9 @@ def gm_access(array: Any, write: bool, region: tuple[int, int] | None = None,
         rows, cols = region if region is not None else shape
         inner = (cols - 1) * strides[1] + item  # one row: the first to the last element
         if rows <= 1 or strides[0] <= inner:  # contiguous (or overlapping) rows: one segment
-            return Access("gm", start, (rows - 1) * strides[0] + inner if rows else 0, 1, 0,
-                          write, "", id(root))
-        return Access("gm", start, inner, rows, strides[0], write, "", id(root))
+            return _new_access(Access, ("gm", start, (rows - 1) * strides[0] + inner if rows else 0,
+                                        1, 0, write, "", id(root)))
+        return _new_access(Access, ("gm", start, inner, rows, strides[0], write, "", id(root)))
     if array.flags.c_contiguous:
         return Access("gm", start, array.nbytes, 1, 0, write, "", id(root))
     extent = sum((d - 1) * s for d, s in zip(shape, strides, strict=True)) + item

@@ -683,6 +683,13 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--json", help="write the results to this file")
     p.add_argument("-v", "--verbose", action="store_true")
     args = p.parse_args(argv)
+    if not args.list:
+        try:  # the per-test coverage map (selection.py) needs coverage.py
+            import coverage  # noqa: F401
+        except ImportError:
+            print("error: the mutation harness needs coverage.py: pip install -e \".[test,mutation]\"",
+                  file=sys.stderr)
+            return 2
     files = repo_files()
     plans = build_plans(args, files)
     if args.list:

@@ -183,3 +183,46 @@ def test_a_from_a_zz_tile_expands(target, elem, transpose):
     got = run(module, {"at": given, "b": b}).outputs["c"]
     np.testing.assert_allclose(got, a.astype(np.float32) @ b.astype(np.float32), rtol=1e-3,
                                atol=1e-3)
+
+
+START8 = """builtin.module attributes {pto.target = "a2"} {
+  func.func @k(%at: memref<32x48xf32>, %b: memref<32x32xf32>, %c: memref<32x32xf32>) {
+    %c0 = arith.constant 0 : index
+    %c8 = arith.constant 8 : index
+    %c32 = arith.constant 32 : index
+    %c48 = arith.constant 48 : index
+    %a1 = pto.alloc : !pto.tile<l1, 32x48xf32, zz>
+    %b1 = pto.alloc : !pto.tile<l1, 32x32xf32, zz>
+    %a2 = pto.alloc : !pto.tile<l0a, 32x32xf32, zz>
+    %b2 = pto.alloc : !pto.tile<l0b, 32x32xf32, zn>
+    %acc = pto.alloc : !pto.tile<l0c, 32x32xf32, nz>
+    pto.mte_gm_l1 %at, %a1, %c32, %c48 : memref<32x48xf32>, !pto.tile<l1, 32x48xf32, zz>
+    pto.mte_gm_l1 %b, %b1, %c32, %c32 : memref<32x32xf32>, !pto.tile<l1, 32x32xf32, zz>
+    pto.mte_l1_l0a %a1[%c0, %START], %a2, %c32, %c32 transpose : !pto.tile<l1, 32x48xf32, zz>, !pto.tile<l0a, 32x32xf32, zz>
+    pto.mte_l1_l0b %b1, %b2, %c32, %c32 : !pto.tile<l1, 32x32xf32, zz>, !pto.tile<l0b, 32x32xf32, zn>
+    pto.mad %a2, %b2, %acc, %c32, %c32, %c32 : !pto.tile<l0a, 32x32xf32, zz>, !pto.tile<l0b, 32x32xf32, zn>, !pto.tile<l0c, 32x32xf32, nz>
+    pto.fixpipe %acc, %c, %c32, %c32 : !pto.tile<l0c, 32x32xf32, nz>, memref<32x32xf32>
+    func.return
+  }
+}
+"""
+
+
+@pytest.mark.parametrize(("start", "squares"), [("c0", True), ("c8", False)])
+def test_b32_square_loads_need_a_start_on_a_square(start, squares):
+    """A^T's columns (m) start at 8: inside a 16-column square, which no LoadDataWithTranspose
+    start reaches (startIndex counts squares), so the move stays tile-level; from 0 it expands.
+    Both compute A x B for the m window."""
+    ctx, module = parse(START8.replace("%START", "%" + start))
+    synced(ctx, module, "pto-expand-params")
+    loads = [op for op in module.walk() if isinstance(op, pto.Load2DTransposeOp)
+             and op.dst.type.space_name == "l0a"]
+    assert bool(loads) == squares
+    assert bool([op for op in module.walk() if isinstance(op, pto.MteL1L0AOp)]) != squares
+    rng = np.random.default_rng(6)
+    at = rng.standard_normal((32, 48)).astype(np.float32)
+    b = rng.standard_normal((32, 32)).astype(np.float32)
+    m0 = int(start[1:])
+    got = run(module, {"at": at, "b": b}).outputs["c"]
+    np.testing.assert_allclose(got, at[:, m0:m0 + 32].T.astype(np.float64) @ b, rtol=1e-4,
+                               atol=1e-4)

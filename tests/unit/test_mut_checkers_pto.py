@@ -85,6 +85,51 @@ def test_load_2d_refuses_a_runtime_dst_gap_where_it_has_no_effect(target, l0a):
     assert np.array_equal(dst.physical.reshape(-1)[:256], np.arange(256, dtype=np.float16))
 
 
+LOAD_2D_GM = ("pto.load_2d_gm %gm[%so], %l1[%z] start_index %z repeat_times %one src_stride %one "
+              "dst_gap %g : memref<1024xf16>, !pto.tile<l1, 32x32xf16, nz>")
+
+
+@pytest.mark.parametrize("target", ["910", "a2"])
+def test_load_2d_gm_checks_its_runtime_dst_gap_and_src_offset(target):
+    # GM -> L1 LoadData has no dstGap on the 910 (`load_gm_to_cbuf` takes none); the source
+    # offset addresses GM elements [0, 1024) of the buffer. Run without the sync checker, whose
+    # footprints would report first: these are the executor's own checks.
+    op = _op(target, "%gm: memref<1024xf16>, %l1: !pto.tile<l1, 32x32xf16, nz>, %so: index, "
+             "%z: index, %one: index, %g: index", LOAD_2D_GM, pto.Load2DGmOp)
+    mem = Memory(target)
+    dst = mem.place("l1", (32, 32), "nz", "f16")
+    gm = np.arange(1024, dtype=np.float16)
+    run = PtoParamsFunctions().run_load_2d_gm
+
+    def call(src_offset: int, dst_gap: int) -> None:
+        run(None, op, _args(op, src=gm, src_offset=src_offset, dst=dst, dst_offset=0,
+                            start_index=0, repeat_times=1, src_stride=1, dst_gap=dst_gap))
+
+    if target == "910":
+        with pytest.raises(ExecutionError, match=r"^requires dst_gap 0 on target 910, got 1$"):
+            call(0, 1)
+    else:
+        call(0, 1)  # a2 has the gap: it only spaces repeats, one fractal lands at the start
+        assert np.array_equal(dst.physical.reshape(-1)[:256], gm[:256])
+    for bad in (-1, 1024):
+        with pytest.raises(ExecutionError, match=rf"^requires src offset in \[0, 1024\), got {bad}$"):
+            call(bad, 0)
+    call(768, 0)  # the last whole fractal of the buffer
+    assert np.array_equal(dst.physical.reshape(-1)[:256], gm[768:])
+
+
+def test_4bit_tile_bytes_refuse_offsets_past_the_tile_or_inside_a_byte():
+    from mmair.executor.pto import tile_bytes
+
+    tile = Memory("a2").place("l1", (16, 64), "nz", "s4")  # 1024 elements in 512 bytes
+    assert tile_bytes(tile, 1022, "dst").size == 1  # the last byte
+    for bad in (-2, 1024, 3):
+        with pytest.raises(ExecutionError, match=rf"^requires dst offset in \[0, 1024\) on a byte "
+                                                 rf"boundary \(an even element of a 4-bit tile\), "
+                                                 rf"got {bad}$"):
+            tile_bytes(tile, bad, "dst")
+
+
 MMAD = ("pto.mmad %a, %b, %c, %m, %n, %k : !pto.tile<l0a, 16x16xf16, zz>, "
         "!pto.tile<l0b, 16x16xf16, zn>, !pto.tile<l0c, 16x16xf32, nz>")
 

@@ -78,3 +78,19 @@ def test_a_mutant_selects_the_tests_that_run_its_statement():
     cov.lines["m.py"][7] = {_SEL.COLLECT}  # run while collecting: the whole subset
     whole = _SEL.select(cov, "m.py", [7], ["t.py"], ["x.mlir"])
     assert (whole.pytest, whole.lit, whole.whole) == (["t.py"], ["x.mlir"], True)
+
+
+def test_harness_without_coverage_is_one_clear_error():
+    # Without the `mutation` extra the coverage map cannot be made: one line and exit 2, not a
+    # traceback from the coverage child.
+    import subprocess
+
+    run = Path(__file__).resolve().parents[1] / "mutation" / "run.py"
+    script = ("import runpy, sys; sys.modules['coverage'] = None; "
+              f"sys.argv = ['run.py', '--area', 'checkers']; runpy.run_path({str(run)!r}, "
+              "run_name='__main__')")
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 2
+    assert done.stderr == ('error: the mutation harness needs coverage.py: '
+                           'pip install -e ".[test,mutation]"\n')

@@ -421,3 +421,164 @@ def test_cp_checks_its_tmem_destination():
         cp(smem, tmem, taddr=tmem_address(0, 28), desc=word, shape="128x256b")
     footprint = cp(smem, tmem, taddr=tmem_address(0, 24), desc=word, shape="128x256b")
     assert (footprint.column, footprint.column_end) == (24, 32)
+
+
+# ----------------------------------------------------------------------------------------------
+# The interpreter (executor/tcgen05.py): runtime words are bit patterns, whatever their sign
+
+SIGNED_KERNEL = """
+func.func @k(%a_img: memref<4096xui8>, %b_img: memref<2048xui8>, %c: memref<128x64xf32>) {{
+  %en = arith.constant true
+  %idesc = arith.constant {idesc} : i32
+  %a_desc = arith.constant {a_desc} : i64
+  %b_desc = arith.constant {b_desc} : i64
+  %all = arith.constant -1 : i32
+  %none = arith.constant 0 : i32
+  %a = tcgen05.smem_alloc offset(0) : memref<4096xui8, #tcgen05.space<smem>>
+  %b = tcgen05.smem_alloc offset(8192) : memref<2048xui8, #tcgen05.space<smem>>
+  "memref.copy"(%a_img, %a) : (memref<4096xui8>, memref<4096xui8, #tcgen05.space<smem>>) -> ()
+  "memref.copy"(%b_img, %b) : (memref<2048xui8>, memref<2048xui8, #tcgen05.space<smem>>) -> ()
+  %d = tcgen05.alloc cta_group(1) columns(64) : memref<128x64xf32, #tcgen05.space<tmem>>
+  "memref.copy"(%c, %d) : (memref<128x64xf32>, memref<128x64xf32, #tcgen05.space<tmem>>) -> ()
+  tcgen05.mma kind(f16) cta_group(1) {ws}%d, %a_desc, %b_desc, %idesc, %en{lanes} : memref<128x64xf32, #tcgen05.space<tmem>>, i64
+  "memref.copy"(%d, %c) : (memref<128x64xf32, #tcgen05.space<tmem>>, memref<128x64xf32>) -> ()
+  tcgen05.dealloc cta_group(1) %d : memref<128x64xf32, #tcgen05.space<tmem>>
+  func.return
+}}
+"""
+
+
+def _signed(word: int, bits: int) -> int:
+    """The word as MLIR prints a signless integer constant with its top bit set: negative."""
+    return word - (1 << bits) if word >> (bits - 1) else word
+
+
+@pytest.mark.parametrize("ws", [False, True])
+def test_interpreter_takes_descriptor_and_lane_words_given_as_negative_constants(ws):
+    from test_tcgen05_kernels import run_kernel
+
+    # sw32 puts swizzle code 6 in bits 61-63 of the descriptor: bit 63 is set, so the i64
+    # constants are negative; the lane-mask word -1 disables lanes 32..63. With .ws, max_shift
+    # 32 (code 3 in bits 30-31) makes the i32 instruction descriptor negative.
+    a, b = ints((128, 16)), ints((16, 64))
+    scratch = SharedMemory()
+    a_desc = SmemDesc(0, 16, 256, swizzle="sw32")
+    b_desc = SmemDesc(0x2000, 16, 256, swizzle="sw32")
+    write_smem_operand(scratch, a_desc, a, major="k", type_name="f16", kind="f16")
+    write_smem_operand(scratch, b_desc, b.T, major="k", type_name="f16", kind="f16")
+    idesc = _signed(encode_idesc(InstrDesc(kind="f16", m=128, n=64, atype="f16", btype="f16",
+                                           dtype="f32", max_shift=32 if ws else 0)), 32)
+    a_word, b_word = _signed(encode_smem_desc(a_desc), 64), _signed(encode_smem_desc(b_desc), 64)
+    assert a_word < 0 and b_word < 0 and (idesc < 0) == ws
+    lanes = "" if ws else " disable_output_lane(%none, %all, %none, %none)"
+    source = SIGNED_KERNEL.format(idesc=idesc, a_desc=a_word, b_desc=b_word,
+                                  ws="ws " if ws else "", lanes=lanes)
+    old = ints((128, 64))
+    c = old.astype(np.float32)
+    run_kernel(source, scratch.data[:4096].copy(), scratch.data[0x2000:0x2800].copy(), c)
+    expected = old + a @ b
+    if not ws:
+        expected[32:64] = old[32:64]
+    assert np.array_equal(c, expected)
+
+
+def _kernel(body: str, *params: str) -> str:
+    return "func.func @k(" + ", ".join(params) + ") {\n" + body + "\n  func.return\n}\n"
+
+
+BAR = "memref<1xi64, #tcgen05.space<smem>>"
+
+
+@pytest.mark.parametrize(("body", "message"), [
+    # (in another function: the verifier sees only the alloc's own block)
+    ("  tcgen05.relinquish_alloc_permit cta_group(1)\n"
+     "  func.call @alloc() : () -> ()\n  func.return\n}\nfunc.func @alloc() {\n"
+     "  %d = tcgen05.alloc cta_group(1) columns(32) : memref<128x32xf32, #tcgen05.space<tmem>>",
+     r"requires no tcgen05.alloc after tcgen05.relinquish_alloc_permit$"),
+    (f"  %bar = tcgen05.smem_alloc offset(64) : {BAR}\n"
+     f"  tcgen05.mbarrier_arrive %bar : {BAR}",
+     r"uses the mbarrier at SMEM 0x40 before tcgen05.mbarrier_init$"),
+    # an arrival that expects 16 transaction bytes leaves the phase open until they arrive
+    (f"  %bar = tcgen05.smem_alloc offset(64) : {BAR}\n"
+     "  %p = arith.constant false\n"
+     f"  tcgen05.mbarrier_init %bar count(1) : {BAR}\n"
+     f"  tcgen05.mbarrier_arrive %bar expect_tx(16) : {BAR}\n"
+     f"  tcgen05.mbarrier_wait %bar, %p : {BAR}",
+     r"waits on phase parity 0 of the mbarrier at SMEM 0x40, which can never complete "
+     r"\(deadlock: 0 of 1 arrivals and 16 transaction bytes pending, nothing left to arrive\)$"),
+    # an arrival without expect_tx completes phase 0 (the first wait returns): parity 1 is open
+    (f"  %bar = tcgen05.smem_alloc offset(64) : {BAR}\n"
+     "  %p0 = arith.constant false\n  %p1 = arith.constant true\n"
+     f"  tcgen05.mbarrier_init %bar count(1) : {BAR}\n"
+     f"  tcgen05.mbarrier_arrive %bar : {BAR}\n"
+     f"  tcgen05.mbarrier_wait %bar, %p0 : {BAR}\n"
+     f"  tcgen05.mbarrier_wait %bar, %p1 : {BAR}",
+     r"waits on phase parity 1 of the mbarrier at SMEM 0x40, which can never complete "
+     r"\(deadlock: 1 of 1 arrivals and 0 transaction bytes pending, nothing left to arrive\)$"),
+    ("  %b = tcgen05.smem_alloc offset(0) : memref<64xf4E2M1FN, #tcgen05.space<smem>>",
+     r"cannot view f4E2M1FN elements in shared memory \(sub-byte types: use an i8/ui8 "
+     r"container buffer\)$"),
+])
+def test_interpreter_refuses_what_it_cannot_run(body, message):
+    from test_tcgen05_kernels import run_kernel
+
+    from mmair.executor.errors import ExecutionError
+
+    with pytest.raises(ExecutionError, match=message):
+        run_kernel(_kernel(body))
+
+
+def test_interpreter_tmem_address_of_a_view():
+    from mmair.executor.errors import ExecutionError
+    from mmair.executor.tcgen05 import Tcgen05Functions
+
+    f = Tcgen05Functions()
+    assert f.tmem_address(f.tmem.cells[3, 5:], "d") == (3 << 16) | 5
+    with pytest.raises(ExecutionError, match=r"^requires d to be a tensor-memory buffer$"):
+        f.tmem_address(np.zeros((128, 4), np.uint32), "d")
+    with pytest.raises(ExecutionError, match=r"^requires d to start on a 32-bit TMEM cell, got "
+                                             r"byte 2 of a cell$"):
+        f.tmem_address(f.tmem.cells.view(np.uint16).reshape(-1)[1:], "d")
+
+
+def test_interpreter_cp_takes_a_negative_descriptor_constant():
+    from test_tcgen05_kernels import run_kernel
+
+    # 128 rows x 32 bytes, K-major sw32 (bit 63 set: a negative i64); row r lands in lane r
+    rows = RNG.integers(0, 256, (128, 32)).astype(np.uint8)
+    desc = SmemDesc(0, 16, 256, swizzle="sw32")
+    scratch = SharedMemory()
+    write_smem_operand(scratch, desc, rows, major="k", type_name="u8", kind="i8")
+    tmem = "memref<128x8xi32, #tcgen05.space<tmem>>"
+    body = (f"  %img = tcgen05.smem_alloc offset(0) : memref<4096xui8, #tcgen05.space<smem>>\n"
+            f'  "memref.copy"(%in, %img) : (memref<4096xui8>, '
+            f"memref<4096xui8, #tcgen05.space<smem>>) -> ()\n"
+            f"  %t = tcgen05.alloc cta_group(1) columns(32) : {tmem}\n"
+            f"  %desc = arith.constant {_signed(encode_smem_desc(desc), 64)} : i64\n"
+            f'  tcgen05.cp cta_group(1) shape("128x256b") %t, %desc : {tmem}\n'
+            f'  "memref.copy"(%t, %out) : ({tmem}, memref<128x8xi32>) -> ()')
+    out = np.zeros((128, 8), np.int32)
+    run_kernel(_kernel(body, "%in: memref<4096xui8>", "%out: memref<128x8xi32>"),
+               scratch.data[:4096].copy(), out)
+    assert np.array_equal(out.view(np.uint8), rows)  # each row's bytes little-endian in 8 cells
+
+
+PAIR_D = "memref<128x128xf32, #tcgen05.space<tmem>>"
+
+
+@pytest.mark.parametrize("op", [
+    "  %idesc = tcgen05.make_idesc #tcgen05.idesc<kind = f16, dtype = f32, atype = f16, "
+    "btype = f16, m = 256, n = 128>\n"
+    f"  %w = arith.constant {encode_smem_desc(SmemDesc(0, 2048, 128))} : i64\n"
+    "  %en = arith.constant false\n"
+    f"  tcgen05.mma kind(f16) cta_group(2) %d, %w, %w, %idesc, %en : {PAIR_D}, i64",
+    f"  tcgen05.shift cta_group(2) %d : {PAIR_D}",
+])
+def test_interpreter_refuses_cta_group_2_outside_a_pair(op):
+    from test_tcgen05_kernels import run_kernel
+
+    from mmair.executor.errors import ExecutionError
+
+    body = f"  %d = tcgen05.alloc cta_group(2) columns(128) : {PAIR_D}\n{op}"
+    with pytest.raises(ExecutionError, match=r"op uses cta_group::2 outside a CTA pair$"):
+        run_kernel(_kernel(body))

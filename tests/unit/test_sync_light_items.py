@@ -130,5 +130,5 @@ def test_the_records_lookups_kept_per_list_are_bounded(monkeypatch):
     engine = HappensBefore()
     for i in range(20):  # fresh lists (as the raw forms build): kept at most PLACES at once
         engine._places_of([effects.Access("l1", 64 * i, 64)], 3, 0)
-        assert len(engine._op_places) <= 8
+        assert len(engine._op_places) <= 8 and len(engine._tile_places) <= 8
     assert engine.record_count() == 0  # looking up records records nothing
