@@ -49,7 +49,8 @@ AREAS: tuple[Area, ...] = (
         ops=VERIFIER_OPS,
         pytest=("tests/unit/test_pto_dialect*.py", "tests/unit/test_pto_sync*.py",
                 "tests/unit/test_verifier_api.py",
-                "tests/unit/test_isa_ascend_*.py", "tests/unit/test_parser_fast_paths.py"),
+                "tests/unit/test_isa_ascend_*.py", "tests/unit/test_parser_fast_paths.py",
+                "tests/unit/test_load_2d_gm.py"),
         lit=("tests/filecheck/dialects/pto",),
     ),
     Area(

@@ -226,3 +226,59 @@ def test_b32_square_loads_need_a_start_on_a_square(start, squares):
     got = run(module, {"at": at, "b": b}).outputs["c"]
     np.testing.assert_allclose(got, at[:, m0:m0 + 32].T.astype(np.float64) @ b, rtol=1e-4,
                                atol=1e-4)
+
+
+KERNEL_200I = """builtin.module attributes {pto.target = "200i_a2"} {
+  func.func @k(%at: memref<FRxf32>, %b: memref<FRxf32>, %c: memref<40x40xf32>) {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %frac = arith.constant FRACS : index
+    %c40 = arith.constant 40 : index
+    %ck = arith.constant K : index
+    %a1 = pto.alloc : !pto.tile<l1, KPx48xf32, zz>
+    %b1 = pto.alloc : !pto.tile<l1, KPx48xf32, zz>
+    %a2 = pto.alloc : !pto.tile<l0a, 48xKPxf32, zz>
+    %b2 = pto.alloc : !pto.tile<l0b, KPx48xf32, zn>
+    %acc = pto.alloc : !pto.tile<l0c, 48x48xf32, nz>
+    pto.load_2d_gm %at[%c0], %a1[%c0] start_index %c0 repeat_times %frac src_stride %c1 dst_gap %c0 : memref<FRxf32>, !pto.tile<l1, KPx48xf32, zz>
+    pto.load_2d_gm %b[%c0], %b1[%c0] start_index %c0 repeat_times %frac src_stride %c1 dst_gap %c0 : memref<FRxf32>, !pto.tile<l1, KPx48xf32, zz>
+    pto.mte_l1_l0a %a1, %a2, %c40, %ck transpose : !pto.tile<l1, KPx48xf32, zz>, !pto.tile<l0a, 48xKPxf32, zz>
+    pto.mte_l1_l0b %b1, %b2, %ck, %c40 : !pto.tile<l1, KPx48xf32, zz>, !pto.tile<l0b, KPx48xf32, zn>
+    pto.mad %a2, %b2, %acc, %c40, %c40, %ck : !pto.tile<l0a, 48xKPxf32, zz>, !pto.tile<l0b, KPx48xf32, zn>, !pto.tile<l0c, 48x48xf32, nz>
+    pto.fixpipe %acc, %c, %c40, %c40 : !pto.tile<l0c, 48x48xf32, nz>, memref<40x40xf32>
+    func.return
+  }
+}
+"""
+
+
+@pytest.mark.parametrize("k", [32, 40])
+def test_200i_a2_b32_transposed_a_from_gm_fractals(k):
+    """200I/500 A2 has LoadDataWithTranspose but neither ND2NZ nor kDirectionAlign: A^T and B come
+    from GM already in Zz fractals by LoadData GM -> L1 (`load_2d_gm`), and the transposed f32 A
+    expands to the square loads on the Mmad's own K grid (K1 = 5 is odd for k = 40: the overhang
+    and its pipe_barrier). The kernel computes A x B and passes --check-numpy."""
+    kp = cdiv(k, 16) * 16
+    fracs = kp * 48 // 128
+    text = (KERNEL_200I.replace("FRACS", str(fracs)).replace("FR", str(fracs * 128))
+            .replace("KP", str(kp)).replace("%ck = arith.constant K", f"%ck = arith.constant {k}"))
+    ctx, module = parse(text)
+    synced(ctx, module, "pto-expand-params")
+    assert not [op for op in module.walk() if isinstance(op, pto.MteL1L0AOp | pto.MadOp)]
+    assert all(op.k_direction_align is None for op in module.walk() if isinstance(op, pto.MmadOp))
+    barriers = [op for op in module.walk() if isinstance(op, pto.PipeBarrierOp)
+                and op.pipe.data == "mte1"]
+    assert bool(barriers) == (cdiv(k, 8) % 2 == 1)
+    rng = np.random.default_rng(k)
+    a = rng.standard_normal((40, k)).astype(np.float32)
+    b = rng.standard_normal((k, 40)).astype(np.float32)
+    inputs = {"at": zz(a.T, 8, col_pad=16), "b": zz(b, 8, col_pad=16)}
+    got = run(module, inputs).outputs["c"]
+    np.testing.assert_allclose(got, a.astype(np.float64) @ b, rtol=1e-4, atol=1e-4)
+    from mmair.executor.reference import reference_outputs
+    from mmair.executor.runner import run_module
+
+    result = run_module(module, inputs=inputs)
+    entry = next(op for op in module.walk() if op.name == "func.func")
+    (ref,), _ = reference_outputs(module, entry, inputs, result, None)
+    np.testing.assert_allclose(ref.values, got, rtol=1e-5, atol=1e-5)

@@ -11,6 +11,7 @@ once more to an f16 D; block-scaled kinds scaled and summed exactly, rounded onc
 from __future__ import annotations
 
 import warnings
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -582,3 +583,36 @@ def test_interpreter_refuses_cta_group_2_outside_a_pair(op):
     body = f"  %d = tcgen05.alloc cta_group(2) columns(128) : {PAIR_D}\n{op}"
     with pytest.raises(ExecutionError, match=r"op uses cta_group::2 outside a CTA pair$"):
         run_kernel(_kernel(body))
+
+
+def _pair_example_with_mask(tmp_path, constant: str):
+    from run_variants import write_variant
+
+    example = Path(__file__).resolve().parents[2] / "examples" / "tcgen05_gemm_pair.mlir"
+    lines = example.read_text().splitlines()
+    edited = [x.replace("%both = arith.constant 3 : i16", f"%both = arith.constant {constant}")
+              for x in lines]
+    wait = next(i + 1 for i, x in enumerate(lines) if "tcgen05.mbarrier_wait %bar" in x)
+    return write_variant(tmp_path, "mask", edited), wait
+
+
+def test_pair_commit_to_the_peer_only_leaves_the_issuer_waiting(capsys, tmp_path):
+    from run_variants import run_lowered
+
+    # mask 0b10: the arrival goes to CTA 1 only; CTA 0 (the issuer) waits for ever
+    path, wait = _pair_example_with_mask(tmp_path, "2 : i16")
+    code, err = run_lowered(capsys, path)
+    assert code == 1
+    assert err.startswith(
+        f"{path}:{wait}:5: error: 'tcgen05.mbarrier_wait' op deadlock: CTA 0 of the CTA pair "
+        "waits on phase parity 0 of the mbarrier at SMEM 0x1800, which can never happen")
+
+
+def test_pair_commit_mask_is_the_i16_bit_pattern(capsys, tmp_path):
+    from run_variants import run_lowered
+
+    path, _ = _pair_example_with_mask(tmp_path, "-1 : i16")  # 0xFFFF: every CTA of 16
+    code, err = run_lowered(capsys, path)
+    assert code == 1
+    assert "'tcgen05.commit' op multicasts to CTA mask 0xffff, which names CTAs beyond its " \
+           "cluster of 2 CTAs (ranks 0, 1) (in CTA 0 of the CTA pair)" in err

@@ -651,6 +651,24 @@ builtin.module attributes {pto.target = "a5"} {
 // CHECK: error: 'pto.fixpipe' op requires an nz2nz dst block width (c0) in [16] for f32 output to l1 (the Fixpipe writes Z blocks of 16 channels, 32 for 8-bit output by channel merge, 8 for f32 by channel split to gm only), got 8
 
 // -----
+// [F2 dst] nz2dn into a tile writes C^T: the tile holds n x m
+builtin.module attributes {pto.target = "a5"} {
+  %c16 = arith.constant 16 : index
+  %c32 = arith.constant 32 : index
+  %c, %ub = "test.op"() : () -> (!pto.tile<l0c, 16x32xf32, nz>, !pto.tile<ub, 16x32xf32, nd>)
+  pto.fixpipe %c, %ub, %c16, %c32 {layout = "nz2dn"} : !pto.tile<l0c, 16x32xf32, nz>, !pto.tile<ub, 16x32xf32, nd>
+}
+// CHECK: error: 'pto.fixpipe' op requires dst tile of at least 32x16 (n x m), got 16x32
+
+// -----
+// [F2 dst] nz2nz into GM needs the 4-D Nz memref (N1, M1, 16, c0)
+%c16 = arith.constant 16 : index
+%c32 = arith.constant 32 : index
+%c, %gm = "test.op"() : () -> (!pto.tile<l0c, 16x32xf32, nz>, memref<512xf32>)
+pto.fixpipe %c, %gm, %c16, %c32 {layout = "nz2nz"} : !pto.tile<l0c, 16x32xf32, nz>, memref<512xf32>
+// CHECK: error: 'pto.fixpipe' op requires an nz2nz dst memref of rank 4 (N1, M1, 16, c0), got rank 1
+
+// -----
 // [F2 blocks] NZ output: 8-bit output is channel-merged into 16 x 32 blocks, so a GM memref of
 // 16-wide blocks cannot receive it
 %c16 = arith.constant 16 : index
@@ -1037,6 +1055,29 @@ pto.mmad %a, %b, %c, %c16, %c16, %c16 {cmatrix_source} : !pto.tile<l0a, 16x16xf1
 // CHECK: error: 'pto.mmad' op requires a bias operand in bt exactly when cmatrix_source is set
 
 // -----
+// [raw M2] mmad: the bias form needs a bias table (310p has none)
+builtin.module attributes {pto.target = "310p"} {
+  %c16 = arith.constant 16 : index
+  %a, %b, %c, %bt = "test.op"() : () -> (!pto.tile<l0a, 16x16xf16, zz>, !pto.tile<l0b, 16x16xf16, zn>, !pto.tile<l0c, 16x16xf32, nz>, !pto.tile<bt, 1x16xf32, nd>)
+  pto.mmad %a, %b, %c bias %bt : !pto.tile<bt, 1x16xf32, nd>, %c16, %c16, %c16 {cmatrix_source} : !pto.tile<l0a, 16x16xf16, zz>, !pto.tile<l0b, 16x16xf16, zn>, !pto.tile<l0c, 16x16xf32, nz>
+}
+// CHECK: error: 'pto.mmad' op cmatrix_source (bias) is not supported on target 310p
+
+// -----
+// [raw M2] mmad: the bias has the accumulator's element type
+%c16 = arith.constant 16 : index
+%a, %b, %c, %bt = "test.op"() : () -> (!pto.tile<l0a, 16x16xf16, zz>, !pto.tile<l0b, 16x16xf16, zn>, !pto.tile<l0c, 16x16xf32, nz>, !pto.tile<bt, 1x16xf16, nd>)
+pto.mmad %a, %b, %c bias %bt : !pto.tile<bt, 1x16xf16, nd>, %c16, %c16, %c16 {cmatrix_source} : !pto.tile<l0a, 16x16xf16, zz>, !pto.tile<l0b, 16x16xf16, zn>, !pto.tile<l0c, 16x16xf32, nz>
+// CHECK: error: 'pto.mmad' op requires bias element type f32, got f16
+
+// -----
+// [raw M2] mmad: with a bias, C is not read from L0C
+%c16 = arith.constant 16 : index
+%a, %b, %c, %bt = "test.op"() : () -> (!pto.tile<l0a, 16x16xf16, zz>, !pto.tile<l0b, 16x16xf16, zn>, !pto.tile<l0c, 16x16xf32, nz>, !pto.tile<bt, 1x16xf32, nd>)
+pto.mmad %a, %b, %c bias %bt : !pto.tile<bt, 1x16xf32, nd>, %c16, %c16, %c16 {cmatrix_source, cmatrix_init_val = false} : !pto.tile<l0a, 16x16xf16, zz>, !pto.tile<l0b, 16x16xf16, zn>, !pto.tile<l0c, 16x16xf32, nz>
+// CHECK: error: 'pto.mmad' op cmatrix_init_val = false takes C from L0C, not from the bias
+
+// -----
 // [raw F2] fixpipe_copy: NZ output moves whole 16-column fractals
 %c0 = arith.constant 0 : index
 %c1 = arith.constant 1 : index
@@ -1115,6 +1156,17 @@ builtin.module attributes {pto.target = "a5"} {
   pto.fixpipe_copy %c[%c0], %gm n_size %c16 m_size %c16 src_stride %c16 dst_stride %c16 nd_num %c1 src_nd_stride %c0 dst_nd_stride %c0 src_nz_c0_stride %c1 : !pto.tile<l0c, 16x16xf32, nz>, memref<16x16xf32>
 }
 // CHECK: error: 'pto.fixpipe_copy' op requires src_nz_c0_stride exactly with layout nz2dn
+
+// -----
+// [raw F1] fixpipe_copy: srcNzC0Stride in [1, 65535]
+builtin.module attributes {pto.target = "a5"} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c16 = arith.constant 16 : index
+  %c, %gm = "test.op"() : () -> (!pto.tile<l0c, 16x16xf32, nz>, memref<16x16xf32>)
+  pto.fixpipe_copy %c[%c0], %gm n_size %c16 m_size %c16 src_stride %c16 dst_stride %c16 nd_num %c1 src_nd_stride %c0 dst_nd_stride %c0 src_nz_c0_stride %c0 {layout = "nz2dn"} : !pto.tile<l0c, 16x16xf32, nz>, memref<16x16xf32>
+}
+// CHECK: error: 'pto.fixpipe_copy' op requires src_nz_c0_stride (srcNzC0Stride) in [1, 65535], got 0
 
 // -----
 // [raw D1] copy_dn2nz: DN2NZ exists on a5 only
@@ -1702,3 +1754,54 @@ builtin.module attributes {pto.target = "a5"} {
   pto.load_2d_v2_gm %gm[%c0], %l1[%c0] m_start_position %c0 k_start_position %c0 m_step %c256 k_step %c1 src_stride %c1 dst_stride %c1 : memref<256xf16>, !pto.tile<l1, 16x16xf16, nz>
 }
 // CHECK: error: 'pto.load_2d_v2_gm' op requires m_step (mStep) in [1, 255], got 256
+
+// -----
+// [raw GM8] load_2d_gm: sid is the struct's u8
+%c0 = arith.constant 0 : index
+%c1 = arith.constant 1 : index
+%m1 = arith.constant -1 : index
+%gm, %l1 = "test.op"() : () -> (memref<256xf16>, !pto.tile<l1, 16x16xf16, nz>)
+pto.load_2d_gm %gm[%c0], %l1[%c0] start_index %c0 repeat_times %c1 src_stride %c1 dst_gap %c0 {sid = 256 : i64} : memref<256xf16>, !pto.tile<l1, 16x16xf16, nz>
+// CHECK: error: 'pto.load_2d_gm' op requires sid in [0, 255], got 256
+
+// -----
+// [raw GM8] load_2d_gm: a static GM source offset is not negative
+%c0 = arith.constant 0 : index
+%c1 = arith.constant 1 : index
+%m1 = arith.constant -1 : index
+%gm, %l1 = "test.op"() : () -> (memref<256xf16>, !pto.tile<l1, 16x16xf16, nz>)
+pto.load_2d_gm %gm[%m1], %l1[%c0] start_index %c0 repeat_times %c1 src_stride %c1 dst_gap %c0 : memref<256xf16>, !pto.tile<l1, 16x16xf16, nz>
+// CHECK: error: 'pto.load_2d_gm' op requires src offset >= 0, got -1
+
+// -----
+// [raw GM2] load_2d_v2_gm: src and dst have the same element type
+builtin.module attributes {pto.target = "a5"} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %m1 = arith.constant -1 : index
+  %gm, %l1 = "test.op"() : () -> (memref<256xbf16>, !pto.tile<l1, 16x16xf16, nz>)
+  pto.load_2d_v2_gm %gm[%c0], %l1[%c0] m_start_position %c0 k_start_position %c0 m_step %c1 k_step %c1 src_stride %c1 dst_stride %c1 : memref<256xbf16>, !pto.tile<l1, 16x16xf16, nz>
+}
+// CHECK: error: 'pto.load_2d_v2_gm' op requires src element type f16 (the dst type: LoadData copies fractals bit for bit), got bf16
+
+// -----
+// [raw GM8] load_2d_v2_gm: sid is the struct's u8
+builtin.module attributes {pto.target = "a5"} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %m1 = arith.constant -1 : index
+  %gm, %l1 = "test.op"() : () -> (memref<256xf16>, !pto.tile<l1, 16x16xf16, nz>)
+  pto.load_2d_v2_gm %gm[%c0], %l1[%c0] m_start_position %c0 k_start_position %c0 m_step %c1 k_step %c1 src_stride %c1 dst_stride %c1 {sid = 256 : i64} : memref<256xf16>, !pto.tile<l1, 16x16xf16, nz>
+}
+// CHECK: error: 'pto.load_2d_v2_gm' op requires sid in [0, 255], got 256
+
+// -----
+// [raw GM8] load_2d_v2_gm: a static GM source offset is not negative
+builtin.module attributes {pto.target = "a5"} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %m1 = arith.constant -1 : index
+  %gm, %l1 = "test.op"() : () -> (memref<256xf16>, !pto.tile<l1, 16x16xf16, nz>)
+  pto.load_2d_v2_gm %gm[%m1], %l1[%c0] m_start_position %c0 k_start_position %c0 m_step %c1 k_step %c1 src_stride %c1 dst_stride %c1 : memref<256xf16>, !pto.tile<l1, 16x16xf16, nz>
+}
+// CHECK: error: 'pto.load_2d_v2_gm' op requires src offset >= 0, got -1
