@@ -146,3 +146,14 @@ def test_pipe_barrier_operands(target: str) -> None:
     if not has_fix:
         with pytest.raises(PipeError, match=f"pipe 'fix' is not legal in pipe_barrier on target {target}"):
             pipes.check_barrier("fix", t)
+
+
+def test_launch_size_is_between_one_block_and_the_core_count():
+    a2 = get_target("a2")
+    assert pipes.core_count(a2) == 24  # Atlas A2: 24 AI Cores (docs/multicore.md)
+    pipes.check_blocks(1, a2)
+    pipes.check_blocks(24, a2)
+    for blocks in (0, 25):
+        with pytest.raises(PipeError, match=rf"^launch size {blocks} blocks is not in 1\.\.24: "
+                                            r"target a2 has 24 AI Cores$"):
+            pipes.check_blocks(blocks, a2)

@@ -23,7 +23,7 @@ from xdsl.utils.exceptions import VerifyException
 
 from mmair.dialects.tcgen05 import TCGEN05
 from mmair.executor.errors import ExecutionError
-from mmair.executor.tcgen05_cluster import Cluster, uses_cta_pair
+from mmair.executor.tcgen05_cluster import Cluster, PairSeam, uses_cta_pair
 from mmair.executor.tcgen05_exact import fused_mma, term_exponents
 from mmair.executor.turns import Abort
 from mmair.isa.tcgen05 import SmemDesc, layouts, numerics, rules, tmem_moves, units
@@ -295,6 +295,40 @@ def test_extreme_scale_on_b_does_not_overflow():
     assert got.tolist() == [[448.0]]
 
 
+def test_special_values_follow_ieee_sums_of_the_products():
+    # Every sign of inf times a positive, negative and zero factor, on either side, and a +inf and
+    # a -inf product together: D is NaN, +inf or -inf exactly as the float64 (IEEE) sum of the
+    # products says (isa/tcgen05/numerics.py "Special values"), NaN as the canonical f32 NaN.
+    specials = [np.inf, -np.inf, 2.0, -2.0, 0.0]
+    a = np.zeros((len(specials) + 1, 16), np.float32)
+    b = np.zeros((len(specials) + 1, 16), np.float32)
+    for i, value in enumerate(specials):
+        a[i, 0] = b[i, 0] = value
+    a[-1, :2], b[-1, :2] = [np.inf, np.inf], [1.0, -1.0]  # +inf + -inf in one dot product
+    with np.errstate(invalid="ignore"):
+        ieee = a.astype(np.float64) @ b.T.astype(np.float64)
+    got = fused_mma("f16", a, b, None, atype="f16", btype="f16", d_type="f32")
+    special = ~np.isfinite(ieee)
+    # NaN: +-inf * 0 either way (4 cells), and all of row 5: its second inf meets a zero in
+    # columns 0-4, and +inf - inf in column 5. The other 14 cells with an inf factor are +-inf.
+    assert np.isnan(ieee).sum() == 10 and np.isinf(ieee).sum() == 14
+    assert (got.view(np.uint32)[np.isnan(ieee)] == 0x7FFFFFFF).all()
+    np.testing.assert_array_equal(got[np.isinf(ieee)], ieee[np.isinf(ieee)])
+    np.testing.assert_array_equal(got[~special], ieee[~special])
+
+
+def test_a_nan_scale_of_mxf8f6f4_makes_its_row_the_canonical_nan():
+    # mxf8f6f4 (block 32): row 1's scale is NaN (UE8M0 0xFF), inputs are finite: D's row 1 is
+    # the canonical NaN, the other rows are the plain products 1 * 1.
+    a, b = np.ones((3, 32), np.float32), np.ones((2, 32), np.float32)
+    scale_a, scale_b = np.ones((3, 1), np.float32), np.ones((2, 1), np.float32)
+    scale_a[1, 0] = np.nan
+    got = fused_mma("mxf8f6f4", a, b, None, atype="e4m3", btype="e4m3", d_type="f32",
+                    scale_a=scale_a, scale_b=scale_b, scale_type="ue8m0", block=32)
+    assert (got.view(np.uint32)[1] == 0x7FFFFFFF).all()
+    assert got[[0, 2]].tolist() == [[32.0, 32.0], [32.0, 32.0]]
+
+
 # ----------------------------------------------------------------------------------------------
 # The CTA pair (executor/tcgen05_cluster.py): the barrier-interval race check and the hand-off
 
@@ -364,3 +398,39 @@ PAIR_KERNEL = """func.func @k() {{
 def test_a_cta_group_2_op_makes_the_kernel_a_cta_pair(group, pair):
     module = Parser(TCGEN05_CONTEXT, PAIR_KERNEL.format(group=group)).parse_module()
     assert uses_cta_pair(module) is pair
+
+
+class _Cta:
+    """The part of a CTA's `Tcgen05Functions` PairSeam reads: its shared memory's bytes."""
+
+    def __init__(self, size: int) -> None:
+        self.smem = type("Smem", (), {"data": np.zeros(size, np.uint8)})()
+
+
+def test_pair_seam_records_the_byte_span_of_a_thread_write_into_its_smem():
+    cluster = Cluster()
+    cluster.ctas = [_Cta(8192), _Cta(8192)]
+    seam = PairSeam(cluster, 1)
+    smem = cluster.ctas[1].smem.data
+    copy, store = located_op(3), located_op(4)
+    # A strided (4, 8) float32 view at byte 4096 with rows 64 bytes apart: the copy's bytes run
+    # from the first element to the end of the last, 4096 + 3 * 64 + 7 * 4 + 4 = 4320.
+    view = smem[4096:4096 + 256].view(np.float32).reshape(4, 16)[:, :8]
+    seam._record(view, copy)
+    # One stored element (2, 5) of that view: byte 4096 + 2 * 64 + 5 * 4 = 4244, four bytes.
+    seam._record(view, store, (2, 5))
+    # Not recorded: an empty view, memory outside the CTA's SMEM (a GM array), a non-array value.
+    seam._record(view[:0], copy)
+    seam._record(np.zeros((4, 8), np.float32), copy)
+    seam._record(None, copy)
+    assert [(r, lo, end, interval) for r, lo, end, interval, _ in cluster.smem_writes] == [
+        (1, 4096, 4320, 0), (1, 4244, 4248, 0)]
+
+
+def test_the_hand_off_passes_the_turn_to_the_other_cta():
+    # CTA 0 waits; CTA 1 is runnable and takes the turn (no deadlock, nothing aborted).
+    cluster = Cluster()
+    with cluster.cond:
+        cluster.waiting[0] = (lambda: False, "waits", None)
+        cluster._hand_off(0)
+    assert cluster.turn == 1 and not cluster.aborted and cluster.error is None

@@ -651,6 +651,24 @@ builtin.module attributes {pto.target = "a5"} {
 // CHECK: error: 'pto.fixpipe' op requires an nz2nz dst block width (c0) in [16] for f32 output to l1 (the Fixpipe writes Z blocks of 16 channels, 32 for 8-bit output by channel merge, 8 for f32 by channel split to gm only), got 8
 
 // -----
+// [F2 dst] nz2dn into a tile writes C^T: the tile holds n x m
+builtin.module attributes {pto.target = "a5"} {
+  %c16 = arith.constant 16 : index
+  %c32 = arith.constant 32 : index
+  %c, %ub = "test.op"() : () -> (!pto.tile<l0c, 16x32xf32, nz>, !pto.tile<ub, 16x32xf32, nd>)
+  pto.fixpipe %c, %ub, %c16, %c32 {layout = "nz2dn"} : !pto.tile<l0c, 16x32xf32, nz>, !pto.tile<ub, 16x32xf32, nd>
+}
+// CHECK: error: 'pto.fixpipe' op requires dst tile of at least 32x16 (n x m), got 16x32
+
+// -----
+// [F2 dst] nz2nz into GM needs the 4-D Nz memref (N1, M1, 16, c0)
+%c16 = arith.constant 16 : index
+%c32 = arith.constant 32 : index
+%c, %gm = "test.op"() : () -> (!pto.tile<l0c, 16x32xf32, nz>, memref<512xf32>)
+pto.fixpipe %c, %gm, %c16, %c32 {layout = "nz2nz"} : !pto.tile<l0c, 16x32xf32, nz>, memref<512xf32>
+// CHECK: error: 'pto.fixpipe' op requires an nz2nz dst memref of rank 4 (N1, M1, 16, c0), got rank 1
+
+// -----
 // [F2 blocks] NZ output: 8-bit output is channel-merged into 16 x 32 blocks, so a GM memref of
 // 16-wide blocks cannot receive it
 %c16 = arith.constant 16 : index
