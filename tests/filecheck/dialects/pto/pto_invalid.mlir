@@ -1742,7 +1742,7 @@ builtin.module attributes {pto.target = "a5"} {
   %gm, %l1 = "test.op"() : () -> (memref<256xi16>, !pto.tile<l1, 16x16xi16, nz>)
   pto.load_2d_v2_gm %gm[%c0], %l1[%c0] m_start_position %c0 k_start_position %c0 m_step %c1 k_step %c1 src_stride %c1 dst_stride %c1 : memref<256xi16>, !pto.tile<l1, 16x16xi16, nz>
 }
-// CHECK: error: 'pto.load_2d_v2_gm' op requires element type in [bf16, e4m3, e5m2, f16, f32, hif8, s32, s8, u32, u8] on target a5, got s16
+// CHECK: error: 'pto.load_2d_v2_gm' op requires element type in [bf16, e2m1, e4m3, e5m2, f16, f32, hif8, s32, s8, u32, u8] on target a5, got s16
 
 // -----
 // [raw GM3] load_2d_v2_gm: mStep in [1, 255]
