@@ -212,7 +212,8 @@ def bench_sync_check(size: int, reps: int) -> list[Row]:
     """The race checker's cost: the same flagged kernel with `sync_check` on and off, alternating
     in this process, idle and again with one busy process per CPU beside it (the load of
     `p1_cli.py`). The ratio is of median wall times; the note gives the ratio of the median CPU
-    times of this thread (what the checker adds, less sensitive to the other processes)."""
+    times of this thread (what the checker adds, less sensitive to the other processes) and the
+    median of the per-repetition CPU differences over the median checker-off time ("paired")."""
     import numpy as np
 
     from mmair.executor.runner import run_module
@@ -247,13 +248,18 @@ def bench_sync_check(size: int, reps: int) -> list[Row]:
                     runs[check][1].append(time.thread_time() - c0)
         t_on, t_off = (statistics.median(runs[c][0]) for c in (True, False))
         c_on, c_off = (statistics.median(runs[c][1]) for c in (True, False))
+        # The on and off runs of one repetition run back to back: the median of their
+        # differences moves less with the machine's load than the difference of the medians.
+        paired = statistics.median(a - b for a, b in zip(runs[True][1], runs[False][1],
+                                                         strict=True))
         busy = f"; {os.cpu_count() or 2} busy processes beside it" if mode == "loaded" else ""
         rows.append(Row(
             "P1", f"sync checker on vs off ({mode}): flagged lowered f16 matmul, {size}^3",
             f"{events} pipe events ({flags} set/wait)", t_on, t_off, 1.15,
             rate=f"{(c_on - c_off) / events * 1e6:.1f} µs CPU/event",
             note=f"baseline: the same run with the checker off; CPU time {c_on:.2f} s vs "
-                 f"{c_off:.2f} s = {c_on / c_off:.2f}x{busy}"))
+                 f"{c_off:.2f} s = {c_on / c_off:.2f}x; paired: +{paired * 1e3:.0f} ms = "
+                 f"{1 + paired / c_off:.2f}x{busy}"))
     return rows
 
 

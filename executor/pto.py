@@ -286,12 +286,17 @@ def gm_nibble_bytes(array: np.ndarray) -> raw_kernels.PackedNibbles:
     return raw_kernels.PackedNibbles(flat.view(np.uint8) & 0x0F)  # mutation: skip (layouts.pack_nibbles masks every code to its low nibble)
 
 
-def gm_bytes(array: np.ndarray, offset: int, role: str) -> np.ndarray:
-    """1-D byte view of GM from element `offset` of `array` to the end of its buffer."""
+def gm_window(array: np.ndarray, offset: int, role: str) -> np.ndarray:
+    """1-D element view of GM from element `offset` of `array` to the end of its buffer."""
     flat = gm_linear(array)
     if offset < 0 or offset >= flat.size:
         raise ExecutionError(f"requires {role} offset in [0, {flat.size}), got {offset}")
-    return flat[offset:].view(np.uint8)
+    return flat[offset:]
+
+
+def gm_bytes(array: np.ndarray, offset: int, role: str) -> np.ndarray:
+    """1-D byte view of GM from element `offset` of `array` to the end of its buffer."""
+    return gm_window(array, offset, role).view(np.uint8)
 
 
 @register_impls
@@ -363,8 +368,10 @@ class PtoParamsFunctions(InterpreterFunctions):
         dst = v["dst"]
         dst.will_write()
         p = raw_kernels.Load2DV2(*(v[name] for name in isa_params.LOAD2D_V2_GM_FIELDS))
-        raw_kernels.load2d_v2(gm_bytes(v["src"], v["src_offset"], "src"),
-                              tile_bytes(dst, v["dst_offset"], "dst"), p, element_bits(dst.element))
+        src = (gm_nibble_bytes(gm_window(v["src"], v["src_offset"], "src")) if dst.packed
+               else gm_bytes(v["src"], v["src_offset"], "src"))
+        raw_kernels.load2d_v2(src, tile_bytes(dst, v["dst_offset"], "dst"), p,
+                              element_bits(dst.element))
         return ()
 
     @impl(pto.CopyL1BtOp)

@@ -649,10 +649,11 @@ def _exact_load_2d_v2_gm(op: Operation) -> _Exact:
     def exact(values: Sequence[Any], roots: dict[int, tuple[Any, int]]) -> list[Access]:
         s, d, ms, ks = values[src], values[dst], values[m_step], values[k_step]
         item = s.itemsize
-        first = (values[k0] * values[sstride] + values[m0]) * frac
-        return _gm_box(s, frac // item, ((ms, frac // item), (ks, values[sstride] * frac // item)),
-                       False, roots, values[soff] * item + first) + \
-            _box(d.space, d.offset + values[doff] * d.physical.itemsize, frac,
+        per = frac * 8 // isa.element_bits(d.element)  # GM elements a fractal (4-bit: 1024)
+        first = (values[k0] * values[sstride] + values[m0]) * per
+        return _gm_box(s, per, ((ms, per), (ks, values[sstride] * per)),
+                       False, roots, (values[soff] + first) * item) + \
+            _box(d.space, d.offset + _offset_bytes(d, values[doff]), frac,
                  ((ms, frac), (ks, values[dstride] * frac)), True, d.name, None, _bytes(d))
 
     return exact

@@ -231,10 +231,13 @@ def load2d_v2_supported(target: Target) -> bool:
 
 # LoadData2DParamsV2 from GM to L1 (Ascend 950: `GMToL1-2D矩阵搬运V2（LoadData）.md`, CCE
 # `load_gm_to_cbuf_2dv2`, PIPE_MTE2): the L1 -> L0 fields (same objects), no ifTranspose ("本通路场景
-# 下不支持转置"). Types as the page lists them, without the fp4x2 ones (mmair's GM side of a 4-bit
-# operand is not modelled for this path) and with no 16-bit integers (the page has none).
+# 下不支持转置"). Types as the page lists them, with no 16-bit integers (the page has none); its
+# fp4x2_e2m1_t is mmair's e2m1 (fp4x2_e1m2_t has no mmair element type). The instruction moves
+# 512-byte fractals, so a 4-bit window is 16 x 64 elements a fractal, two a byte (the packed bytes
+# of GM, `layouts.pack_nibbles`), as for the other raw 4-bit copies.
 LOAD2D_V2_GM_FIELDS: Mapping[str, Field] = LOAD2D_V2_FIELDS
-LOAD2D_V2_GM_TYPES: frozenset[str] = frozenset("u8 s8 hif8 e5m2 e4m3 f16 bf16 u32 s32 f32".split())
+LOAD2D_V2_GM_TYPES: frozenset[str] = frozenset(
+    "u8 s8 hif8 e5m2 e4m3 e2m1 f16 bf16 u32 s32 f32".split())
 
 
 def load2d_v2_gm_types(target: Target) -> frozenset[str]:

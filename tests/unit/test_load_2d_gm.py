@@ -417,3 +417,80 @@ def test_v2_gm_verifier_rules(target, src, dst, message):
         parse(text)
     _ctx, module = parse(V2_ONE.replace("TARGET", "a5").replace("SRC", "f16").replace("DST", "f16"))
     assert [op for op in module.walk() if isinstance(op, pto.Load2DV2GmOp)]
+
+
+# ------------------------------------------------------------------------------------------------
+# Ascend 950: fp4x2_e2m1_t through LoadData2DParamsV2 GM -> L1 (packed bytes, 16 x 64 fractals)
+# ------------------------------------------------------------------------------------------------
+
+V2_FP4 = """builtin.module attributes {pto.target = "a5"} {
+  func.func @k(%g: memref<4096xf4E2M1FN>, %off: index) {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c2 = arith.constant 2 : index
+    %l1 = pto.alloc : !pto.tile<l1, 32x64xf4E2M1FN, nz>
+    pto.load_2d_v2_gm %g[%off], %l1[%c0] m_start_position %c1 k_start_position %c0 m_step %c1 k_step %c2 src_stride %c2 dst_stride %c1 : memref<4096xf4E2M1FN>, !pto.tile<l1, 32x64xf4E2M1FN, nz>
+    func.return
+  }
+}
+"""
+
+
+@pytest.mark.parametrize("offset", [0, 2, 6])
+def test_v2_gm_fp4x2_moves_packed_fractals(offset):
+    """fp4x2_e2m1_t (listed by `GMToL1-2D矩阵搬运V2（LoadData）.md`): a 512-byte fractal holds
+    1024 e2m1 codes, two a byte (code 2b in the low nibble of byte b, the int4b_t/fp4x2 packing).
+    The window {mStart 1, kStart 0, mStep 1, kStep 2, srcStride 2, dstStride 1} moves GM fractals
+    1 and 3 (counted from the operand start, `offset` elements into GM) to L1 fractals 0 and 1."""
+    import ml_dtypes
+
+    from mmair.executor.runner import make_interpreter
+
+    _ctx, module = parse(V2_FP4)
+    codes = np.random.default_rng(offset).integers(0, 16, 4096 + offset).astype(np.uint8)
+    gm = codes.view(ml_dtypes.float4_e2m1fn)
+    interp, memory = make_interpreter(module, "a5")
+    interp.call_op("k", (gm, offset))
+    window = codes[offset:]
+    want = []
+    for f in (1, 3):
+        frac = window[f * 1024:(f + 1) * 1024]
+        want.append(frac[0::2] | (frac[1::2] << 4))  # low nibble first, written out here
+    got = memory.space("l1").data[:1024]
+    assert got.tobytes() == np.concatenate(want).astype(np.uint8).tobytes()
+    run_module(module, inputs={"g": gm[:4096], "off": 0}, sync_check=True)  # the race checker too
+
+
+def test_v2_gm_fp4x2_needs_a_byte_aligned_gm_start():
+    """A 4-bit GM operand starting inside a byte (an odd element) cannot be addressed."""
+    import ml_dtypes
+
+    _ctx, module = parse(V2_FP4)
+    gm = np.zeros(4096, np.uint8).view(ml_dtypes.float4_e2m1fn)
+    with pytest.raises(ExecutionError, match=r"requires a 4-bit GM operand to start on a byte "
+                                             r"boundary \(an even element\), got element 3"):
+        run_module(module, inputs={"g": gm, "off": 3})
+
+
+def test_v2_gm_fp4x2_exact_footprint():
+    """The race checker's boxes of the fp4x2 window, in bytes: GM holds one e2m1 element a numpy
+    byte, so a fractal is 1024 GM bytes (fractals 1 and 3 from element 2: bytes 1026 and 3074);
+    the L1 tile holds two a byte, so a fractal is 512 L1 bytes (slots 0 and 1)."""
+    import ml_dtypes
+
+    _ctx, module = parse(V2_FP4)
+    op = next(o for o in module.walk() if isinstance(o, pto.Load2DV2GmOp))
+    gm = np.zeros(4098, np.uint8).view(ml_dtypes.float4_e2m1fn)  # 2 + four fractals
+
+    class Tile:  # the executor Tile fields the footprint reads
+        space, offset, nbytes, name, element = "l1", 0, 1024, "%l1", "e2m1"
+        physical = np.zeros(1024, np.uint8)
+
+    values = [gm, 2, Tile(), 0, 1, 0, 1, 2, 2, 1]
+    acc = effects.Footprint(op).accesses(values)
+    cells = {(a.space, a.start + r * a.stride + w)
+             for a in acc for r in range(a.rows) for w in range(a.width)}
+    gm_bytes = {c for s, c in cells if s == "gm"}
+    l1_bytes = {c for s, c in cells if s == "l1"}
+    assert gm_bytes == set(range(2 + 1024, 2 + 2048)) | set(range(2 + 3072, 2 + 4096))
+    assert l1_bytes == set(range(1024))

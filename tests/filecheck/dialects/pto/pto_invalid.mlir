@@ -1202,6 +1202,18 @@ builtin.module attributes {pto.target = "a5"} {
 // CHECK: error: 'pto.copy_dn2nz' op copy_dn2nz of 4-bit elements requires n_value (nValue) to be a multiple of 2 (Ascend C DataCopyGM2L1DN2NZImpl), got 3
 
 // -----
+// [raw D1c] copy_nd2nz on a5: the Ascend 950 ND2NZ types have fp4x2_e2m1_t but no int4b_t (s4)
+builtin.module attributes {pto.target = "a5"} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c16 = arith.constant 16 : index
+  %c32 = arith.constant 32 : index
+  %gm, %l1 = "test.op"() : () -> (memref<16x64xi4>, !pto.tile<l1, 16x64xi4, nz>)
+  pto.copy_nd2nz %gm, %l1[%c0] nd_num %c1 n_value %c16 d_value %c32 src_nd_matrix_stride %c0 src_d_value %c32 dst_nz_c0_stride %c16 dst_nz_n_stride %c1 dst_nz_matrix_stride %c0 : memref<16x64xi4>, !pto.tile<l1, 16x64xi4, nz>
+}
+// CHECK: error: 'pto.copy_nd2nz' op requires element type in [bf16, e2m1, e4m3, e5m2, f16, f32, hif8, s16, s32, s8, u16, u32, u8] on target a5, got s4
+
+// -----
 // [raw D2] small_c0: enableSmallC0 exists on a5 only
 %c0 = arith.constant 0 : index
 %c1 = arith.constant 1 : index
@@ -1742,7 +1754,7 @@ builtin.module attributes {pto.target = "a5"} {
   %gm, %l1 = "test.op"() : () -> (memref<256xi16>, !pto.tile<l1, 16x16xi16, nz>)
   pto.load_2d_v2_gm %gm[%c0], %l1[%c0] m_start_position %c0 k_start_position %c0 m_step %c1 k_step %c1 src_stride %c1 dst_stride %c1 : memref<256xi16>, !pto.tile<l1, 16x16xi16, nz>
 }
-// CHECK: error: 'pto.load_2d_v2_gm' op requires element type in [bf16, e4m3, e5m2, f16, f32, hif8, s32, s8, u32, u8] on target a5, got s16
+// CHECK: error: 'pto.load_2d_v2_gm' op requires element type in [bf16, e2m1, e4m3, e5m2, f16, f32, hif8, s32, s8, u32, u8] on target a5, got s16
 
 // -----
 // [raw GM3] load_2d_v2_gm: mStep in [1, 255]
