@@ -1281,6 +1281,14 @@ pto.load_2d %l1[%c0], %l0a[%c0] start_index %c0 repeat_times %c1 src_stride %c1 
 // CHECK: error: 'pto.load_2d' op requires addr_mode in [0] (addrMode 1 exists only on the GM -> L1 path, pto.load_2d_gm), got 1
 
 // -----
+// [raw G4b] load_2d_transpose: addrMode 0 only (the a2 implementation issues inc)
+%c0 = arith.constant 0 : index
+%c1 = arith.constant 1 : index
+%l1, %l0b = "test.op"() : () -> (!pto.tile<l1, 16x16xf16, zz>, !pto.tile<l0b, 16x16xf16, zn>)
+pto.load_2d_transpose %l1[%c0], %l0b[%c0] start_index %c0 repeat_times %c1 src_stride %c1 dst_gap %c0 dst_frac_gap %c0 {addr_mode = 1 : i64} : !pto.tile<l1, 16x16xf16, zz>, !pto.tile<l0b, 16x16xf16, zn>
+// CHECK: error: 'pto.load_2d_transpose' op requires addr_mode in [0] (the Ascend C a2 implementation of LoadDataWithTranspose issues inc only), got 1
+
+// -----
 // [raw G4] load_2d: sid is the struct's u8
 %c0 = arith.constant 0 : index
 %c1 = arith.constant 1 : index
