@@ -79,7 +79,8 @@ AREAS: tuple[Area, ...] = (
                 "tests/unit/test_raw_*.py", "tests/unit/test_mut_raw_kernels.py",
                 "tests/unit/test_b32_transposed_a.py",
                 "tests/unit/test_check_numpy_raw.py", "tests/unit/test_hif8.py",
-                "tests/unit/test_gm_generations.py", "tests/unit/test_multicore*.py"),
+                "tests/unit/test_gm_generations.py", "tests/unit/test_multicore*.py",
+                "tests/unit/test_mut_misc.py"),
     ),
     Area(
         "executor-tcgen05",
