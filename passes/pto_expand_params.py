@@ -28,10 +28,10 @@ expanded (left as tile-level ops, which the executor runs): dn2nz to other layou
 transposes of b8/b32 operands other than f32 B from zz, b8 B from nz (the
 SplitBTransposeForS4S8 squares: source starts provably multiples of 32, `_b8_nz_b_square_loads`),
 b8 A from nz of A^T into a zz L0A (`_b8_nz_a_square_loads`), f32 A from zz of A^T into a zz
-L0A (`_b32_zz_a_square_loads`) and, on a5, b8/b32 A from nz of A^T into the Nz L0A (the
-LoadData2DParamsV2 ifTranspose windows, `_v2_transposed_a_windows`), a 4-bit A in a zz L1 tile,
-a b8/b32 A^T in a zz L1 tile on a5 (the V2 windows read Nz), a b32 B from nz and a 4-bit B moved
-nz -> zn without `transpose` on a5,
+L0A (`_b32_zz_a_square_loads`) and, on a5, b8/b32 A from nz of A^T into the Nz L0A and b32 B
+from nz into Zn (the LoadData2DParamsV2 ifTranspose windows, `_v2_transposed_a_windows`,
+`_v2_transposed_b32_b_window`), a 4-bit A in a zz L1 tile, a b8/b32 A^T in a zz L1 tile on a5
+(the V2 windows read Nz), a 4-bit B moved nz -> zn without `transpose` on a5,
 an `mte_l1_bt` whose tiles do not hold whole BT units. 4-bit (s4) copies take the b8 fields in
 bytes (cols / 2, pitch / 2), so a GM -> L1 copy whose columns or GM row pitch are not provably
 even (an odd K), or a 4-bit dn2nz, stays tile-level.
@@ -290,7 +290,7 @@ class _Expander:
             if bits in (8, 32) and self.target.l0a_layout == "nz":
                 if not _v2_transposed_a_windows(op, self.target):
                     return False
-                self.v2_transposed_a(b, op, src, mm1, kk1, bits)
+                self.v2_transposed_windows(b, op, src, mm1, kk1, bits)
                 return True
             if bits == 32:
                 if not _b32_zz_a_square_loads(op, self.target):
@@ -386,6 +386,9 @@ class _Expander:
                                               bb.v(squares), bb.v(part_r1), bb.v(q - 1), bb.v(0)))
             b.loop(kk1, body8)
             return True
+        if _v2_transposed_b32_b_window(op, self.target):  # a5: B nz, one V2 window (as A^T)
+            self.v2_transposed_windows(b, op, src, nn1, kk1, bits)
+            return True
         if src.layout_name == "zz" and bits == 32 and isa_params.load2d_transpose_supported(self.target):
             # SplitBTransposeForB32: per 16-row k slab, squares of two 16 x 8 fractals along n
             n1t = -(-sc // c0)  # 8-column fractals per L1 row of fractals
@@ -402,10 +405,12 @@ class _Expander:
             return True
         return False
 
-    def v2_transposed_a(self, b: _Builder, op: pto.MteL1L0AOp, src: pto.TileType, mm1: Index,
-                        kk1: Index, bits: int) -> None:
+    def v2_transposed_windows(self, b: _Builder, op: pto.MteL1L0AOp | pto.MteL1L0BOp,
+                              src: pto.TileType, mm1: Index, kk1: Index, bits: int) -> None:
         """Ascend 950: A^T[k, m] in an nz L1 tile (fractal (k1, m1) at m1*R1 + k1, fractals of 16
-        rows x C0) to an Nz L0A (fractal (m1, k1) at k1*M1 + m1) with LoadData2DParamsV2
+        rows x C0) to an Nz L0A (fractal (m1, k1) at k1*M1 + m1), or (b32 only, `mm1` = N1) B[k, n]
+        in an nz L1 tile to the Zn L0B (fractal (k1, n1) at k1*N1 + n1, each the 16 x 8 block of
+        B^T: Nz of B^T), with LoadData2DParamsV2
         ifTranspose, which transposes its window [mStep*16, kStep*C0] as a whole and writes it Nz
         with K-direction stride dstStride (`load2d_v2`). mStep counts 16-row fractals of k, kStep
         C0-column fractals of m.
@@ -586,7 +591,7 @@ def _expandable(op: Operation, target: Target) -> bool:
             or _b32_zz_a_square_loads(op, target)
     if transpose or (src.layout_name in ("zz", "nz") and bits == 16):
         return True
-    if _b8_nz_b_square_loads(op, target):
+    if _b8_nz_b_square_loads(op, target) or _v2_transposed_b32_b_window(op, target):
         return True
     return src.layout_name == "zz" and bits == 32 and isa_params.load2d_transpose_supported(target)
 
@@ -690,6 +695,19 @@ def _v2_transposed_a_windows(op: pto.MteL1L0AOp, target: Target) -> bool:
         return False
     unit = 2 * M0 if bits == 8 else M0
     return all(v is None or _known_multiple(v, unit) for v in (op.src_row, op.src_col))
+
+
+def _v2_transposed_b32_b_window(op: pto.MteL1L0AOp | pto.MteL1L0BOp, target: Target) -> bool:
+    """Whether a b32 B in an nz L1 tile moves to the Zn L0B (Ascend 950) as one LoadData2DParamsV2
+    ifTranspose window (the `load_data_2dv2_l12l0` sample's float B): Zn of B is Nz of B^T, so
+    the window is the b32 A^T one with n for m; its starts are known multiples of 16."""
+    src, dst = op.src.type, op.dst.type
+    assert isinstance(src, pto.TileType) and isinstance(dst, pto.TileType)
+    if not (isinstance(op, pto.MteL1L0BOp) and op.transpose is None and src.element_bits == 32
+            and src.layout_name == "nz" and dst.layout_name == "zn"
+            and isa_params.load2d_v2_supported(target)):
+        return False
+    return all(v is None or _known_multiple(v, M0) for v in (op.src_row, op.src_col))
 
 
 def _known_multiple(value: Index, unit: int, depth: int = 8) -> bool:

@@ -67,6 +67,20 @@ def hand(elem: str, m: int, n: int, k: int, row: int = 0, col: int = 0) -> str:
     return text
 
 
+def b_as_is(text: str, n: int, k: int) -> str:
+    """The kernel with B [k, n] given as is: Nz in L1, moved to Zn without `transpose`."""
+    nt, kt = (cdiv(x, 16) * 16 for x in (n, k))
+    return (text.replace(f"%bt: memref<{n}x{k}xf32>", f"%bt: memref<{k}x{n}xf32>")
+            .replace(f"%b1 = pto.alloc : !pto.tile<l1, {nt}x{kt}xf32, nz>",
+                     f"%b1 = pto.alloc : !pto.tile<l1, {kt}x{nt}xf32, nz>")
+            .replace(f"pto.mte_gm_l1 %bt, %b1, %cn, %ck : memref<{n}x{k}xf32>, "
+                     f"!pto.tile<l1, {nt}x{kt}xf32, nz>",
+                     f"pto.mte_gm_l1 %bt, %b1, %ck, %cn : memref<{k}x{n}xf32>, "
+                     f"!pto.tile<l1, {kt}x{nt}xf32, nz>")
+            .replace(f"pto.mte_l1_l0b %b1, %b2, %ck, %cn transpose : !pto.tile<l1, {nt}x{kt}xf32, nz>",
+                     f"pto.mte_l1_l0b %b1, %b2, %ck, %cn : !pto.tile<l1, {kt}x{nt}xf32, nz>"))
+
+
 CASES = [
     ("i8", 48, 32, 64, 0, 0),    # M1 = 3 odd: one window per 32 columns of k, barriers
     ("i8", 64, 32, 96, 0, 0),    # M1 = 4 even: one window
@@ -74,18 +88,24 @@ CASES = [
     ("f32", 40, 24, 40, 0, 0),   # K1 = 5 odd: the last column past the grid
     ("f32", 32, 16, 32, 16, 16),  # source start (16, 16)
 ]
+B_AS_IS = [("f32", 40, 24, 40, 0, 0), ("f32", 24, 40, 56, 0, 0)]  # K1 5 and 7: odd
 
 
-@pytest.mark.parametrize("elem, m, n, k, row, col", CASES)
-def test_a5_transposed_a_expands_to_v2_windows(elem, m, n, k, row, col):
+@pytest.mark.parametrize("elem, m, n, k, row, col, b_nz", [
+    *(case + (False,) for case in CASES), *(case + (True,) for case in B_AS_IS)])
+def test_a5_transposed_a_expands_to_v2_windows(elem, m, n, k, row, col, b_nz):
+    """b_nz: an f32 B given as is, Nz in L1 (the sample's float B), moved to Zn by one V2 window
+    with ifTranspose as well (Zn of B is Nz of B^T)."""
     text = hand(elem, m, n, k, row, col)
+    if b_nz:
+        text = b_as_is(text, n, k)
     rng = np.random.default_rng(m * n + k)
     dtype = np.int8 if elem == "i8" else np.float32
     a = rng.integers(-8, 8, (m, k)).astype(dtype)
     b = rng.integers(-8, 8, (k, n)).astype(dtype)
     at = rng.integers(-8, 8, (row + k, col + m)).astype(dtype)
     at[row:, col:] = a.T
-    inputs = {"at": at, "bt": np.ascontiguousarray(b.T)}
+    inputs = {"at": at, "bt": b if b_nz else np.ascontiguousarray(b.T)}
     expect = a.astype(np.int64) @ b.astype(np.int64)
 
     ctx, tile_level = parse(text)
@@ -94,9 +114,11 @@ def test_a5_transposed_a_expands_to_v2_windows(elem, m, n, k, row, col):
 
     ctx, module = parse(text)
     synced(ctx, module, "pto-expand-params")
-    assert not [op for op in module.walk() if isinstance(op, pto.MteL1L0AOp | pto.MadOp)]
+    assert not [op for op in module.walk()
+                if isinstance(op, pto.MteL1L0AOp | pto.MteL1L0BOp | pto.MadOp)]
     windows = [op for op in module.walk() if isinstance(op, pto.Load2DV2Op)]
     assert windows and all(op.if_transpose is not None for op in windows)
+    assert any(op.dst.type.space_name == "l0b" for op in windows) == b_nz
     odd_m1 = elem == "i8" and cdiv(m, 16) % 2 == 1
     barriers = [op for op in module.walk() if isinstance(op, pto.PipeBarrierOp)]
     assert bool(barriers) == odd_m1
