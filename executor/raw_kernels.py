@@ -206,8 +206,9 @@ def load2d(
         raise ExecutionError(f"ifTranspose requires b16 elements, got {bits}-bit elements")
     gap = p.dst_gap if dst_gap_effective else 0
     i = np.arange(p.repeat_times, dtype=np.int64)
-    sign = -1 if addr_mode == 1 else 1
-    if sign < 0 and p.start_index < p.src_stride * (p.repeat_times - 1):
+    decrement = addr_mode == 1
+    sign = -1 if decrement else 1
+    if decrement and p.start_index < p.src_stride * (p.repeat_times - 1):
         raise ExecutionError(
             f"addrMode 1 (dec) reads fractal start_index - src_stride*i, which is negative for "
             f"i = {p.start_index // p.src_stride + 1} (start_index {p.start_index}, src_stride "
@@ -404,7 +405,8 @@ def mmad(
     prod = av @ bv
     integer = c.dtype.kind in "iu"
     if integer:
-        prod = np.rint(prod).astype(np.int64)
+        prod = np.rint(prod)  # mutation: skip (integer operands in f64 give integral sums: any rounding agrees)
+        prod = prod.astype(np.int64)
     if not init_zero:
         prod = prod + c[c_idx].astype(prod.dtype)
     if bias is not None:

@@ -245,8 +245,8 @@ class Tcgen05Functions(InterpreterFunctions):
             scale_a=address("scale_a"),
             scale_b=address("scale_b"),
             scale_vec=None if op.scale_vec is None else op.scale_vec.data,
-            disable_output_lane=[int(values[v]) & _MASK32 for v in op.disable_output_lane]
-            or None,
+            disable_output_lane=[int(values[v]) & _MASK32  # mutation: skip (the kernel masks each word again)
+                                 for v in op.disable_output_lane] or None,
             zero_column_mask=None if op.zero_column_mask is None
             else int(values[op.zero_column_mask]) & _MASK64,
             scale_input_d=scale_input_d.value.data if isinstance(scale_input_d, IntegerAttr)
@@ -265,6 +265,7 @@ class Tcgen05Functions(InterpreterFunctions):
             raise ExecutionError("uses cta_group::2 outside a CTA pair")
         first = self.rank & ~1
         pair = self.cluster.ctas[first:first + 2]
+        idesc = int(values[op.idesc]) & _MASK32
         mma_pair(
             [(cta.smem, cta.tmem) for cta in pair],
             kind=op.kind.data,
@@ -272,12 +273,12 @@ class Tcgen05Functions(InterpreterFunctions):
             a=self.tmem_address(values[op.a], "a") if op.a_in_tmem else int(values[op.a]) & _MASK64,
             a_in_tmem=op.a_in_tmem,
             b=int(values[op.b]) & _MASK64,
-            idesc=int(values[op.idesc]) & _MASK32,
+            idesc=idesc,
             enable_input_d=bool(values[op.enable_input_d]),
             sparse=op.sparse is not None,
             scale_vec=None if op.scale_vec is None else op.scale_vec.data,
-            disable_output_lane=[int(values[v]) & _MASK32 for v in op.disable_output_lane]
-            or None,
+            disable_output_lane=[int(values[v]) & _MASK32  # mutation: skip (the kernel masks each word again)
+                                 for v in op.disable_output_lane] or None,
             scale_input_d=scale_input_d.value.data if isinstance(scale_input_d, IntegerAttr)
             else None,
             ashift=op.ashift is not None,
@@ -285,7 +286,7 @@ class Tcgen05Functions(InterpreterFunctions):
             target=self._target(op),
             numerics=self.numerics,
         )
-        for lo, end in pair_smem_spans(op.kind.data, int(values[op.idesc]) & _MASK32,
+        for lo, end in pair_smem_spans(op.kind.data, idesc,
                                        int(values[op.a]) & _MASK64, int(values[op.b]) & _MASK64):
             for rank in range(first, first + 2):
                 if rank != self.rank:
@@ -338,7 +339,8 @@ class Tcgen05Functions(InterpreterFunctions):
         dtype = numpy_dtype(element_name_of_type(t.element_type))
         cells = self.tmem.cells[lanes, columns]  # (fancy indexing copies)
         if op.pack is not None:  # two 16-bit elements (low halves) per register
-            cells = (cells[..., 0] & 0xFFFF) | ((cells[..., 1] & 0xFFFF) << 16)
+            # (the uint32 shift drops the second cell's high half: no mask needed there)
+            cells = (cells[..., 0] & 0xFFFF) | (cells[..., 1] << 16)
         return (cells.view(dtype),)
 
     @impl(tcgen05.StOp)

@@ -32,7 +32,9 @@ from typing import Any
 from mmair.executor.events import BARRIER, BARRIER_ALL, SET, WAIT, Event, op_where
 from mmair.executor.scheduler import Scheduler
 from mmair.isa.ascend import costs as isa_costs
+from mmair.isa.ascend import params as isa_params
 from mmair.isa.ascend.pipes import Pipe
+from mmair.isa.ascend.targets import FRACTAL_BYTES, get_target
 
 PIPE_ORDER: tuple[Pipe, ...] = (Pipe.S, Pipe.MTE2, Pipe.MTE1, Pipe.M, Pipe.FIX, Pipe.V, Pipe.MTE3)
 """Rows of the timeline, in data-flow order."""
@@ -333,7 +335,86 @@ def op_cost(target: str, op: Any, kind: str, args: Sequence[Any]) -> tuple[int, 
         tile = args[list(op.operands).index(op.src0)]
         nbytes = int(getattr(tile, "nbytes", 0))
         return isa_costs.gather_mask_cycles(target, nbytes), f"{nbytes} B"
+    if kind in _RAW_COSTS:
+        return _RAW_COSTS[kind](target, op, args)
     return isa_costs.costs(target).issue_cycles, ""
+
+
+# The raw Ascend C parameter forms (dialects/pto/params.py): the tile-level cost model of the same
+# data path (`isa_costs.RAW_MOVE_PATHS`, `mad_cycles`, `fixpipe_cycles`) applied to the bytes or
+# the m x k x n their parameters give. A copy counts the data bytes it reads (as the tile-level
+# rows x cols); a LoadData counts whole 512-byte fractals, which is what it moves.
+
+
+def _unit_bytes(elem_bits: int) -> int:
+    """Bytes of one field unit: an element, or a byte for 4-bit data (the b8 copy)."""
+    return max(elem_bits, 8) // 8
+
+
+def _cost_nz_copy(target: str, op: Any, args: Sequence[Any]) -> tuple[int, str]:
+    count, n, d = _sizes(op, args, *list(op.FIELDS)[:3])
+    nbytes = count * n * d * _unit_bytes(op.dst.type.element_bits)
+    return isa_costs.move_cycles(target, op.name.removeprefix("pto."), nbytes), f"{count}x{n}x{d}"
+
+
+def _cost_fractals(*count_fields: str, squares: bool = False):
+    def cost(target: str, op: Any, args: Sequence[Any]) -> tuple[int, str]:
+        counts = _sizes(op, args, *count_fields)
+        fractals = 1
+        for c in counts:
+            fractals *= c
+        if squares:  # LoadDataWithTranspose: repeatTimes square blocks of 1, 2 or 4 fractals
+            fractals *= isa_params.transpose_square(op.src.type.element_name)[0]
+        nbytes = fractals * FRACTAL_BYTES
+        return (isa_costs.move_cycles(target, op.name.removeprefix("pto."), nbytes,
+                                      op.dst.type.space_name), f"{fractals} fractals")
+    return cost
+
+
+def _cost_copy_l1_bt(target: str, op: Any, args: Sequence[Any]) -> tuple[int, str]:
+    count, length = _sizes(op, args, "block_count", "block_len")
+    nbytes = count * length * isa_params.l1_bt_unit_bytes(get_target(target))
+    return isa_costs.move_cycles(target, "copy_l1_bt", nbytes), f"{nbytes} B"
+
+
+def _cost_mmad(target: str, op: Any, args: Sequence[Any]) -> tuple[int, str]:
+    m, n, k = _sizes(op, args, "m", "n", "k")
+    elem = op.lhs.type.element_name
+    return isa_costs.mad_cycles(target, m, n, k, elem), f"{m}x{k}x{n} {elem}"
+
+
+def _cost_fixpipe_copy(target: str, op: Any, args: Sequence[Any]) -> tuple[int, str]:
+    n, m, count = _sizes(op, args, "n_size", "m_size", "nd_num")
+    dst_t = op.dst.type
+    if hasattr(dst_t, "space_name"):
+        space, bits = dst_t.space_name, dst_t.element_bits
+    else:  # a GM memref
+        from mmair.executor.memref import memref_dtype
+
+        space, bits = "gm", memref_dtype(dst_t).itemsize * 8
+    quant = op.quant.data != "none"
+    return (isa_costs.fixpipe_cycles(target, count * m * n * bits // 8, space, quant),
+            f"{count}x{m}x{n} -> {space}{' ' + op.quant.data if quant else ''}")
+
+
+_RAW_COSTS = {
+    "copy_nd2nz": _cost_nz_copy,
+    "copy_dn2nz": _cost_nz_copy,
+    "load_2d": _cost_fractals("repeat_times"),
+    "load_2d_gm": _cost_fractals("repeat_times"),
+    "load_2d_transpose": _cost_fractals("repeat_times", squares=True),
+    "load_2d_v2": _cost_fractals("m_step", "k_step"),
+    "load_2d_v2_gm": _cost_fractals("m_step", "k_step"),
+    "copy_l1_bt": _cost_copy_l1_bt,
+    "mmad": _cost_mmad,
+    "fixpipe_copy": _cost_fixpipe_copy,
+}
+
+COSTED_KINDS: frozenset[str] = frozenset(
+    (*_MADS, "fixpipe", "mte_l1_l0a", "mte_l1_l0b", "mte_l1_bt", "mte_gm_l1", "mte_gm_ub",
+     "mte_ub_gm", "gather_mask", *_RAW_COSTS)
+)
+"""The op kinds `op_cost` charges from their sizes (any other pipe op: its issue cycles only)."""
 
 
 # ------------------------------------------------------------------------------------------------
@@ -412,5 +493,5 @@ def write_gantt_png(slices: Sequence[Slice], path: str, title: str = "") -> None
     plt.close(fig)
 
 
-__all__ = ["PIPE_ORDER", "Slice", "Summary", "TimedScheduler", "Timeline", "op_cost",
+__all__ = ["COSTED_KINDS", "PIPE_ORDER", "Slice", "Summary", "TimedScheduler", "Timeline", "op_cost",
            "trace_events", "write_gantt_png", "write_trace_json"]

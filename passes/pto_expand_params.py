@@ -173,16 +173,24 @@ class _Expander:
             c1 = -(-c_tile // c0)
             slab = c1 * M0 * c0  # elements of one row of fractals
             # dstNzMatrixStride is `slab` for the full slabs and full * slab for a partial last
-            # slab (`_zz_tail`); beyond the field's range copy_nd2nz cannot express the staging,
-            # and the op stays tile-level (an L1 layout both forms share). Checked before any
-            # emission, with the largest `full` a dynamic row count allows.
+            # slab (`_zz_tail`); past the field's range a static staging copies the partial slab
+            # first (`_zz_tail_first`), a dynamic one stays tile-level (an L1 layout both forms
+            # share). Checked before any emission, with the largest `full` a dynamic count allows.
             static_rows = _Builder.s(rows)
             tail_slabs = (static_rows // M0 if static_rows % M0 else 0) \
                 if static_rows is not None else (r_tile - 1) // M0
-            if max(slab, tail_slabs * slab) // per_byte > \
-                    isa_params.ND2NZ_FIELDS["dst_nz_matrix_stride"].range[1]:
+            stride_max = isa_params.ND2NZ_FIELDS["dst_nz_matrix_stride"].range[1]
+            if slab // per_byte > stride_max:
                 return False
             full, rest = b.div(rows, M0), b.rem(rows, M0)
+            if tail_slabs * slab // per_byte > stride_max:
+                if static_rows is None:
+                    return False
+                # The partial slab is too far from slab 0 for one matrix stride: copy it first as
+                # matrix 1 of a transfer based at the last full slab (matrix 0 lands there), then
+                # let the full-slab transfer rewrite that slab; the barrier orders the overlap.
+                self._zz_tail_first(b, op, tail_slabs, rest, cols, pitch, slab, nd2nz)
+                return True
             if b.s(full) != 0:
                 nd2nz(b, op.src, 0, full, M0, cols, M0 * pitch, pitch, M0, 1, slab)
             if b.s(rest) != 0:
@@ -190,6 +198,18 @@ class _Expander:
         else:
             return False
         return True
+
+    @staticmethod
+    def _zz_tail_first(b: _Builder, op: pto.MteGmL1Op, full: int, rest: Index, cols: Index,
+                       pitch: int, slab: int, nd2nz) -> None:
+        """A zz staging of `full` (>= 1, static) whole slabs and a partial one whose slab offset
+        exceeds dstNzMatrixStride's range: a two-matrix transfer at slab `full - 1` (matrix 0: GM
+        rows [0, rest), a placeholder; matrix 1: the partial slab at one slab stride), then,
+        after a `pipe_barrier(mte2)` (overlapping MTE2 destinations), the full-slab transfer,
+        which rewrites slab `full - 1` with its own rows."""
+        nd2nz(b, op.src, (full - 1) * slab, 2, rest, cols, full * M0 * pitch, pitch, M0, 1, slab)
+        b.emit(pto.PipeBarrierOp(Pipe.MTE2))
+        nd2nz(b, op.src, 0, full, M0, cols, M0 * pitch, pitch, M0, 1, slab)
 
     def _zz_tail(self, op, b: _Builder, full: Index, rest: Index, cols: Index, pitch: int,
                  slab: int, nd2nz) -> None:

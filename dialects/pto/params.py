@@ -422,12 +422,16 @@ class Load2DTransposeOp(_Load2DBase):
     iteration one square block (b8 32 x 32 of two fractals, b16 16 x 16, b32 16 x 16 of two 16 x 8
     fractals, b4 64 x 64 of four 16 x 64 fractals, into L0B only) at start_index + src_stride*i
     squares is transposed into fractals at (dst_gap + 1)*i and, for each further one,
-    dst_frac_gap + 1 fractals later."""
+    dst_frac_gap + 1 fractals later. `addr_mode` (LoadData2dTransposeParams.addrMode) takes 0
+    only: the Ascend C a2 implementation (dav_c220) passes inc (docs/pto-raw-params.md, §3)."""
 
     name = "pto.load_2d_transpose"
     FIELDS: ClassVar[dict[str, isa_params.Field]] = dict(isa_params.LOAD2D_TRANSPOSE_FIELDS)
 
     dst_frac_gap = operand_def(IndexType)
+    addr_mode = opt_prop_def(IntegerAttr)
+
+    irdl_options = (ParsePropInAttrDict(),)
 
     assembly_format = _LOAD2D_FORMAT.format(tail="`dst_frac_gap` $dst_frac_gap")
 
@@ -441,6 +445,10 @@ class Load2DTransposeOp(_Load2DBase):
         target = target_of(self)
         if not isa_params.load2d_transpose_supported(target):
             raise _error(self, f"load_2d_transpose is not supported on target {target.name}")
+        if self.addr_mode is not None and self.addr_mode.value.data not in isa_params.LOAD2D_L1_ADDR_MODES:
+            raise _error(self, f"requires addr_mode in {_fmt_set(isa_params.LOAD2D_L1_ADDR_MODES)} "
+                               f"(the Ascend C a2 implementation of "
+                               f"LoadDataWithTranspose issues inc only), got {self.addr_mode.value.data}")
         src, dst = self._verify_common(target)
         widths = isa_params.load2d_transpose_bits(target, dst.space_name)
         if src.element_bits not in widths:

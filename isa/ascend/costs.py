@@ -147,9 +147,28 @@ def mad_cycles(target: str, m: int, n: int, k: int, elem: str) -> int:
     return costs(target).mad_latency + mad_steps(m, n, k, elem)
 
 
+# The raw Ascend C parameter forms (dialects/pto/params.py) run on the data paths of the tile-level
+# moves they lower from (`pipes.pipe_of`: the same pipe and memories), so each is charged the rate
+# of that path: kind -> the tile-level kind, or None where the L0 destination picks it.
+RAW_MOVE_PATHS: dict[str, str | None] = {
+    "copy_nd2nz": "mte_gm_l1",  # DataCopy Nd2NzParams: GM -> L1, MTE2
+    "copy_dn2nz": "mte_gm_l1",  # DataCopy Dn2NzParams: GM -> L1, MTE2
+    "load_2d_gm": "mte_gm_l1",  # load_gm_to_cbuf: GM -> L1, MTE2
+    "load_2d_v2_gm": "mte_gm_l1",  # load_gm_to_cbuf_2dv2: GM -> L1, MTE2
+    "load_2d": None,  # LoadData: L1 -> L0A / L0B, MTE1
+    "load_2d_transpose": None,
+    "load_2d_v2": None,
+    "copy_l1_bt": "mte_l1_bt",  # copy_cbuf_to_bt: L1 -> BT, MTE1
+}
+
+
 def move_cycles(target: str, kind: str, nbytes: int, dst_space: str = "") -> int:
-    """Cycles of a data move of `nbytes` (the bytes written) by op kind (`pipes.pipe_of` kinds)."""
+    """Cycles of a data move of `nbytes` (the bytes written) by op kind (`pipes.pipe_of` kinds;
+    a raw form is charged as the tile-level move on its path, `RAW_MOVE_PATHS`, the L1 -> L0
+    loads by `dst_space`)."""
     c = costs(target)
+    if kind in RAW_MOVE_PATHS:
+        kind = RAW_MOVE_PATHS[kind] or ("mte_l1_l0a" if dst_space == "l0a" else "mte_l1_l0b")
     if kind in ("mte_gm_l1", "mte_gm_ub"):
         return c.gm_read.cycles(nbytes)
     if kind == "mte_ub_gm":
@@ -192,6 +211,6 @@ def seconds(target: str, cycles: int) -> float:
 
 
 __all__ = [
-    "Costs", "Rate", "costs", "cube_k0", "fixpipe_cycles", "gather_mask_cycles", "mad_cycles",
+    "RAW_MOVE_PATHS", "Costs", "Rate", "costs", "cube_k0", "fixpipe_cycles", "gather_mask_cycles", "mad_cycles",
     "mad_steps", "move_cycles", "seconds", "sync_cycles",
 ]

@@ -65,7 +65,7 @@ def hif8_value(code: int) -> float:
                 magnitude = (1 << (exp_bits - 1)) + (field & ((1 << (exp_bits - 1)) - 1))
                 exponent = -magnitude if negative else magnitude
             return sign * math.ldexp(1.0 + mantissa / (1 << man_bits), exponent)
-    mantissa = body & 0x7  # dot 0000: denormal, 2^(M - 23); M = 0 is zero
+    mantissa = body  # dot 0000 (no prefix matched: body < 8): denormal 2^(M - 23); M = 0 is zero
     return 0.0 if mantissa == 0 else sign * math.ldexp(1.0, mantissa - 23)
 
 
@@ -87,12 +87,14 @@ def encode_hif8_exact(values: np.ndarray) -> np.ndarray:
     order = np.argsort(HIF8_VALUES[:0x80])  # the non-negative codes, by value
     positive = HIF8_VALUES[:0x80][order]
     magnitude = np.abs(values[finite])
-    where = np.clip(np.searchsorted(positive, magnitude), 0, positive.size - 1)
+    # `positive` ends with +inf (0x6F), so no non-NaN magnitude sorts past its last index
+    where = np.searchsorted(positive, magnitude)
     exact = positive[where] == magnitude
     if not exact.all():
         bad = float(values[finite][~exact][0])
         raise ValueError(f"{bad!r} is not a HiF8 value")
     found = order[where].astype(np.uint8)
-    found = np.where((values[finite] < 0) & (found != 0), found | 0x80, found)
+    # -0.0 is not < 0: it stays code 0x00 (0x80 is NaN, not -0)
+    found = np.where(values[finite] < 0, found | 0x80, found)
     codes[finite] = found
     return codes

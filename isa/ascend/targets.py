@@ -543,7 +543,9 @@ _TARGETS: dict[str, Target] = {
         nd2nz=True,
         dn2nz=True,
         small_c0=True,
-        nd2nz_types=_ND2NZ_2201 | _FP8_KINDS,
+        # Ascend 950 ND2NZ / DN2NZ GM -> A1/B1 type lists: fp4x2_e2m1_t, no int4b_t
+        # (docs/pto-raw-params.md, decisions: "s4 ND2NZ on a5").
+        nd2nz_types=(_ND2NZ_2201 - {"s4"}) | _FP8_KINDS,
         # Not listed per type in the sources [open]: the a2 set plus the fp8/hif8/fp4 kinds.
         load2d_types=_LOAD2D_2201 | _FP8_KINDS,
         transpose_bits=frozenset({4, 8, 16, 32}),

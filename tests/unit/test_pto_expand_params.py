@@ -13,6 +13,8 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from xdsl.dialects import arith
+from xdsl.dialects.builtin import IntegerAttr
 from xdsl.passes import PassPipeline
 
 from mmair.dialects import pto
@@ -337,14 +339,17 @@ def test_sid_is_not_processed():
                                   run(plain, {"at": at, "b": bb}).outputs["c"])
 
 
-def test_zz_staging_beyond_the_matrix_stride_range_stays_tile_level():
+def test_zz_staging_beyond_the_matrix_stride_range_copies_the_partial_slab_first():
     """examples/matmul_f16.mlir: B (100 x 200 f16) is staged zz in L1 with 13 fractal columns, so
     one row of fractals is 13 * 16 * 16 = 3328 elements and the partial last slab (100 = 6 * 16 + 4
-    rows) would need dstNzMatrixStride = 6 * 3328 = 19968 > 16384. That GM -> L1 copy stays
-    tile-level (the pass used to emit an invalid copy_nd2nz); the rest expands, same bytes, and
-    runs clean under the sync checker (the expanded load_2d loop, each iteration writing its own
-    fractals of L0A, was reported as a WAW race when raw-form footprints were whole tiles)."""
+    rows) is 6 * 3328 = 19968 > 16384 elements from slab 0, past dstNzMatrixStride's range. The
+    pass copies it first, as matrix 1 of a transfer based at slab 5 (one slab stride), then the six
+    full slabs after a `pipe_barrier mte2`, rewriting slab 5. Same bytes as tile level, clean under
+    the sync checker (which also catches the overlapping MTE2 writes if the barrier is missing)."""
     from pathlib import Path
+
+    from mmair.executor.errors import ExecutionError
+    from mmair.tools.diagnostics import verify_module
 
     text = (Path(__file__).parents[2] / "examples" / "matmul_f16.mlir").read_text()
     rng = np.random.default_rng(7)
@@ -353,16 +358,34 @@ def test_zz_staging_beyond_the_matrix_stride_range_stays_tile_level():
     for spec in ("mmair-lower", "mmair-lower,pto-expand-params"):
         ctx, module = parse(text)
         PassPipeline.parse_spec(get_all_passes(), spec).apply(ctx, module)
-        from mmair.tools.diagnostics import verify_module
-
         verify_module(module)
         outputs.append((module, run(module, inputs).outputs["c"]))
     (_, base), (module, raw) = outputs
     assert raw.tobytes() == base.tobytes()
-    kept = [op for op in module.walk() if isinstance(op, pto.MteGmL1Op)]
-    assert len(kept) == 1 and kept[0].dst.type.layout_name == "zz"
-    assert kept[0].dst.type.matrix_shape[1] == 208  # 13 fractal columns of 16
-    assert any(isinstance(op, pto.CopyNd2NzOp) for op in module.walk())
+    np.testing.assert_allclose(raw, inputs["a"].astype(np.float32) @ inputs["b"].astype(np.float32),
+                               rtol=1e-5, atol=1e-3)
+    assert not any(isinstance(op, pto.MteGmL1Op) for op in module.walk())
+    b_copies = [op for op in module.walk()
+                if isinstance(op, pto.CopyNd2NzOp) and op.dst.type.layout_name == "zz"]
+    assert len(b_copies) == 2
+    tail, whole = b_copies
+    consts = {op.result: op.value.value.data for op in module.walk()
+              if isinstance(op, arith.ConstantOp) and isinstance(op.value, IntegerAttr)}
+    fields = ("nd_num", "n_value", "src_nd_matrix_stride", "dst_nz_matrix_stride")
+    assert [consts[getattr(tail, f)] for f in fields] == [2, 4, 6 * 16 * 200, 3328]
+    assert consts[tail.dst_offset] == 5 * 3328
+    assert [consts[getattr(whole, f)] for f in fields] == [6, 16, 16 * 200, 3328]
+    barrier = tail.next_op
+    assert isinstance(barrier, pto.PipeBarrierOp) and barrier.pipe.data == "mte2"
+    between = barrier.next_op
+    while between is not whole:  # only the field constants of the second copy
+        assert isinstance(between, arith.ConstantOp)
+        between = between.next_op
+    # without the barrier the two MTE2 transfers race on slab 5
+    barrier.detach()
+    barrier.erase()
+    with pytest.raises(ExecutionError, match="race"):
+        run(module, inputs)
 
 
 @pytest.mark.parametrize("target", ["a2", "a3", "a5"])

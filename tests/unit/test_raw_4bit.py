@@ -375,11 +375,12 @@ MOVES_A5 = """builtin.module attributes {{pto.target = "a5"}} {{
 }}"""
 
 
-@pytest.mark.parametrize("element", ["e2m1", "s4"])
+@pytest.mark.parametrize("element", ["e2m1"])
 def test_a5_4bit_moves_expand_to_the_same_bytes(element):
-    """a5 accepts e2m1 and s4 in ND2NZ and LoadData (no Mmad takes them there, so a kernel only
-    moves data): GM -> L1 -> L0A / L0B expanded to copy_nd2nz (byte fields) and load_2d leaves
-    L1, L0A and L0B with the same bytes as the tile-level moves."""
+    """a5 accepts e2m1 in ND2NZ and LoadData (no Mmad takes it there, so a kernel only moves
+    data): GM -> L1 -> L0A / L0B expanded to copy_nd2nz (byte fields) and load_2d leaves L1, L0A
+    and L0B with the same bytes as the tile-level moves. (s4 has no ND2NZ on a5:
+    `test_a5_has_no_s4_nd2nz`.)"""
     from xdsl.passes import PassPipeline
 
     from mmair.executor.runner import make_interpreter
@@ -543,3 +544,21 @@ def test_odd_4bit_gm_start_is_one_diagnostic(tmp_path, capsys):
     assert err.startswith(f"{path}:10:5: error: 'pto.copy_nd2nz' op requires a 4-bit GM operand "
                           f"to start on a byte boundary (an even element), got element 1\n")
     assert "Traceback" not in err and "pto.copy_nd2nz %w" in err
+
+
+def test_a5_has_no_s4_nd2nz():
+    """The Ascend 950 ND2NZ and DN2NZ pages list fp4x2_e2m1_t and no int4b_t for GM -> A1/B1, so on
+    a5 an s4 copy_nd2nz, an s4 mte_gm_l1 (what pto-expand-params would lower to copy_nd2nz) and an
+    s4 pto.matmul (what pto-tile-matmul would tile into mte_gm_l1) are verifier errors: no pass
+    can emit an s4 ND2NZ there. a2 keeps it (its page lists int4b_t)."""
+    from mmair.isa.ascend.targets import get_target
+    from mmair.tools.diagnostics import OpVerifyError
+
+    assert "s4" not in get_target("a5").nd2nz_types and "e2m1" in get_target("a5").nd2nz_types
+    assert "s4" in get_target("a2").nd2nz_types
+    legal = r"requires element type in \[bf16, e2m1, e4m3, e5m2, f16, f32, hif8, s16, s32, s8, u16, u32, u8\] on target a5, got s4"
+    with pytest.raises(OpVerifyError, match=r"'pto.mte_gm_l1' op " + legal):
+        parse(MOVES_A5.format(m=40, n=24, k=192, t="i4"))
+    with pytest.raises(OpVerifyError, match=r"'pto.matmul' op requires \(a, b\) element types in "
+                                            r"\[.*\] on target a5, got \(s4, s4\)"):
+        parse(matmul_text(32, 32, 64, "s4", "s4", "s32", target="a5"))

@@ -1202,6 +1202,18 @@ builtin.module attributes {pto.target = "a5"} {
 // CHECK: error: 'pto.copy_dn2nz' op copy_dn2nz of 4-bit elements requires n_value (nValue) to be a multiple of 2 (Ascend C DataCopyGM2L1DN2NZImpl), got 3
 
 // -----
+// [raw D1c] copy_nd2nz on a5: the Ascend 950 ND2NZ types have fp4x2_e2m1_t but no int4b_t (s4)
+builtin.module attributes {pto.target = "a5"} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c16 = arith.constant 16 : index
+  %c32 = arith.constant 32 : index
+  %gm, %l1 = "test.op"() : () -> (memref<16x64xi4>, !pto.tile<l1, 16x64xi4, nz>)
+  pto.copy_nd2nz %gm, %l1[%c0] nd_num %c1 n_value %c16 d_value %c32 src_nd_matrix_stride %c0 src_d_value %c32 dst_nz_c0_stride %c16 dst_nz_n_stride %c1 dst_nz_matrix_stride %c0 : memref<16x64xi4>, !pto.tile<l1, 16x64xi4, nz>
+}
+// CHECK: error: 'pto.copy_nd2nz' op requires element type in [bf16, e2m1, e4m3, e5m2, f16, f32, hif8, s16, s32, s8, u16, u32, u8] on target a5, got s4
+
+// -----
 // [raw D2] small_c0: enableSmallC0 exists on a5 only
 %c0 = arith.constant 0 : index
 %c1 = arith.constant 1 : index
@@ -1267,6 +1279,14 @@ builtin.module attributes {pto.target = "a5"} {
 %l1, %l0a = "test.op"() : () -> (!pto.tile<l1, 16x16xf16, nz>, !pto.tile<l0a, 16x16xf16, zz>)
 pto.load_2d %l1[%c0], %l0a[%c0] start_index %c0 repeat_times %c1 src_stride %c1 dst_gap %c0 {addr_mode = 1 : i64} : !pto.tile<l1, 16x16xf16, nz>, !pto.tile<l0a, 16x16xf16, zz>
 // CHECK: error: 'pto.load_2d' op requires addr_mode in [0] (addrMode 1 exists only on the GM -> L1 path, pto.load_2d_gm), got 1
+
+// -----
+// [raw G4b] load_2d_transpose: addrMode 0 only (the a2 implementation issues inc)
+%c0 = arith.constant 0 : index
+%c1 = arith.constant 1 : index
+%l1, %l0b = "test.op"() : () -> (!pto.tile<l1, 16x16xf16, zz>, !pto.tile<l0b, 16x16xf16, zn>)
+pto.load_2d_transpose %l1[%c0], %l0b[%c0] start_index %c0 repeat_times %c1 src_stride %c1 dst_gap %c0 dst_frac_gap %c0 {addr_mode = 1 : i64} : !pto.tile<l1, 16x16xf16, zz>, !pto.tile<l0b, 16x16xf16, zn>
+// CHECK: error: 'pto.load_2d_transpose' op requires addr_mode in [0] (the Ascend C a2 implementation of LoadDataWithTranspose issues inc only), got 1
 
 // -----
 // [raw G4] load_2d: sid is the struct's u8
