@@ -27,8 +27,11 @@ pitch, tile rows rounded to 16, 1, 0} (the transposed-A call of the Ascend C DN2
 expanded (left as tile-level ops, which the executor runs): dn2nz to other layouts, hardware
 transposes of b8/b32 operands other than f32 B from zz, b8 B from nz (the
 SplitBTransposeForS4S8 squares: source starts provably multiples of 32, `_b8_nz_b_square_loads`),
-b8 A from nz of A^T into a zz L0A (`_b8_nz_a_square_loads`) and f32 A from zz of A^T into a zz
-L0A (`_b32_zz_a_square_loads`), a 4-bit A in a zz L1 tile,
+b8 A from nz of A^T into a zz L0A (`_b8_nz_a_square_loads`), f32 A from zz of A^T into a zz
+L0A (`_b32_zz_a_square_loads`) and, on a5, b8/b32 A from nz of A^T into the Nz L0A (the
+LoadData2DParamsV2 ifTranspose windows, `_v2_transposed_a_windows`), a 4-bit A in a zz L1 tile,
+a b8/b32 A^T in a zz L1 tile on a5 (the V2 windows read Nz), a b32 B from nz and a 4-bit B moved
+nz -> zn without `transpose` on a5,
 an `mte_l1_bt` whose tiles do not hold whole BT units. 4-bit (s4) copies take the b8 fields in
 bytes (cols / 2, pitch / 2), so a GM -> L1 copy whose columns or GM row pitch are not provably
 even (an odd K), or a 4-bit dn2nz, stays tile-level.
@@ -284,6 +287,11 @@ class _Expander:
                     b.loop(kk1, lambda bb, j: load(bb, bb.mul(bb.add(base, bb.mul(j, r1)), frac),
                                                   bb.mul(bb.mul(j, mm1), frac), mm1, 1))
                 return True
+            if bits in (8, 32) and self.target.l0a_layout == "nz":
+                if not _v2_transposed_a_windows(op, self.target):
+                    return False
+                self.v2_transposed_a(b, op, src, mm1, kk1, bits)
+                return True
             if bits == 32:
                 if not _b32_zz_a_square_loads(op, self.target):
                     return False
@@ -393,6 +401,47 @@ class _Expander:
             b.loop(slabs, body)
             return True
         return False
+
+    def v2_transposed_a(self, b: _Builder, op: pto.MteL1L0AOp, src: pto.TileType, mm1: Index,
+                        kk1: Index, bits: int) -> None:
+        """Ascend 950: A^T[k, m] in an nz L1 tile (fractal (k1, m1) at m1*R1 + k1, fractals of 16
+        rows x C0) to an Nz L0A (fractal (m1, k1) at k1*M1 + m1) with LoadData2DParamsV2
+        ifTranspose, which transposes its window [mStep*16, kStep*C0] as a whole and writes it Nz
+        with K-direction stride dstStride (`load2d_v2`). mStep counts 16-row fractals of k, kStep
+        C0-column fractals of m.
+        * b32 (C0 8, kStep even): one window of ceil(k/16) x 2*M1 fractals, dstStride M1: M1
+          rows and 2*ceil(k/16) columns of L0A, the last one past the K1 grid when K1 is odd
+          (inside the tile, whose K1 the transpose padding rule makes even).
+        * b8 (C0 32, mStep even): a window of 2*K1 x ceil(m/32) fractals writes 2*ceil(m/32)
+          fractal rows. With M1 even that is one window (dstStride M1). Otherwise one window per
+          32 columns of k (mStep 2): its extra row lands on the next column's first fractal,
+          which the next load rewrites (a pipe_barrier(mte1) orders the two MTE1 writes), and
+          for the last column one fractal past the grid, inside the tile (even fractal rows)."""
+        r1 = -(-src.matrix_shape[0] // M0)  # the source's fractal rows: srcStride
+        row: Index = op.src_row if op.src_row is not None else 0
+        col: Index = op.src_col if op.src_col is not None else 0
+        c0 = c0_elements(src.element_name, "l1")
+        frac = isa_params.fractal_elements(src.element_name)
+        m_start, k_start = b.div(row, M0), b.div(col, c0)
+
+        def window(bb: _Builder, d_off: Index, m_pos: Index, m_step: Index, k_step: Index) -> None:
+            bb.emit(pto.Load2DV2Op(op.src, bb.v(0), op.dst, bb.v(d_off), bb.v(m_pos),
+                                   bb.v(k_start), bb.v(m_step), bb.v(k_step), bb.v(r1),
+                                   bb.v(mm1), if_transpose=True))
+
+        if bits == 32:
+            window(b, 0, m_start, b.cdiv(op.k, M0), b.mul(mm1, 2))
+            return
+        m_windows = b.cdiv(op.m, 2 * M0)
+        static_m1 = b.s(mm1)
+        if static_m1 is not None and static_m1 % 2 == 0:
+            window(b, 0, m_start, b.mul(kk1, 2), m_windows)
+            return
+
+        def column(bb: _Builder, j: Index) -> None:
+            bb.emit(pto.PipeBarrierOp(Pipe.MTE1))
+            window(bb, bb.mul(bb.mul(j, mm1), frac), bb.add(m_start, bb.mul(j, 2)), 2, m_windows)
+        b.loop(kk1, column)
 
     # -- L1 -> BT ---------------------------------------------------------------------------
 
@@ -525,6 +574,8 @@ def _expandable(op: Operation, target: Target) -> bool:
         return True
     transpose = op.transpose is not None
     if isinstance(op, pto.MteL1L0AOp):
+        if transpose and bits in (8, 32) and target.l0a_layout == "nz":  # a5: V2 windows of nz
+            return _v2_transposed_a_windows(op, target)
         # the SplitA loops read A in nz or (b8 and wider) zz, A^T in the layout pto-tile-matmul
         # stages (nz; zz for b32) or, b16, in zz
         staged = src.layout_name == isa_params.a_l1_layout_for_transpose(src.element_name)
@@ -622,6 +673,23 @@ def _b32_zz_a_square_loads(op: pto.MteL1L0AOp, target: Target) -> bool:
     # Both tiles' fractal columns come in pairs: the verifier's transpose padding rule makes a
     # transposed b32 tile's padded extents multiples of 16 (isa TRANSPOSE_BLOCK_ELEMENTS).
     return all(v is None or _known_multiple(v, M0) for v in (op.src_row, op.src_col))
+
+
+def _v2_transposed_a_windows(op: pto.MteL1L0AOp, target: Target) -> bool:
+    """Whether a b8 or b32 A given transposed (nz of A^T in L1) moves to an Nz L0A (Ascend 950) as
+    LoadData2DParamsV2 ifTranspose windows: the window starts count whole fractals of the source
+    (16 rows of k, C0 columns of m) and its transposed extents whole L0A fractals, so the source
+    starts are known multiples of 32 (b8: a window holds 32 rows of k and 32 columns of m) or 16
+    (b32: two 8-column fractals of m), which with the transpose padding rule (extents multiples of
+    32 / 16) keeps every window inside both tiles."""
+    src, dst = op.src.type, op.dst.type
+    assert isinstance(src, pto.TileType) and isinstance(dst, pto.TileType)
+    bits = src.element_bits
+    if not (op.transpose is not None and bits in (8, 32) and src.layout_name == "nz"
+            and dst.layout_name == "nz" and isa_params.load2d_v2_supported(target)):
+        return False
+    unit = 2 * M0 if bits == 8 else M0
+    return all(v is None or _known_multiple(v, unit) for v in (op.src_row, op.src_col))
 
 
 def _known_multiple(value: Index, unit: int, depth: int = 8) -> bool:
