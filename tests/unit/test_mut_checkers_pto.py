@@ -398,3 +398,34 @@ def test_kernel_fault_on_a_thread_is_reported_at_the_first_failing_op(capsys, tm
     lines = [line for line in err.splitlines() if "error:" in line]
     assert lines == [f"{path}:8:5: error: 'pto.mad' op requires n in [0, 16] (columns of the dst "
                      f"tile %c), got 32"], err
+
+
+WAR = """builtin.module attributes {pto.target = "a2"} {
+  func.func @k(%a: memref<16x16xf16>) {
+    %c16 = arith.constant 16 : index
+    %t = pto.alloc {offset = 0 : i64} : !pto.tile<l1, 16x16xf16, nz>
+    %l0a = pto.alloc {offset = 0 : i64} : !pto.tile<l0a, 16x16xf16, zz>
+    pto.mte_gm_l1 %a, %t, %c16, %c16 : memref<16x16xf16>, !pto.tile<l1, 16x16xf16, nz>
+    pto.set_flag mte2 -> mte1, 0
+    pto.wait_flag mte2 -> mte1, 0
+    pto.mte_l1_l0a %t, %l0a, %c16, %c16 : !pto.tile<l1, 16x16xf16, nz>, !pto.tile<l0a, 16x16xf16, zz>
+    pto.pipe_barrier mte2
+    pto.mte_gm_l1 %a, %t, %c16, %c16 : memref<16x16xf16>, !pto.tile<l1, 16x16xf16, nz>
+    func.return
+  }
+}
+"""
+
+
+def test_write_after_an_unordered_read_is_a_race():
+    # The second load (ordered after the first by the barrier) overwrites %t while MTE1 may
+    # still read it (no set_flag mte1 -> mte2):
+    # a write is checked against the reads not ordered before it, not only the writes.
+    from mmair.executor.events import SyncError
+    from mmair.executor.runner import run_module
+
+    module = parse(WAR)
+    module.verify()
+    with pytest.raises(SyncError, match=r"race on l1 bytes \[0, 512\) \(%t\): .*mte_gm_l1.* "
+                                        r"writes them, .*mte_l1_l0a.* reads them"):
+        run_module(module, inputs={"a": np.ones((16, 16), np.float16)}, sync_check=True)
