@@ -432,8 +432,9 @@ def a_l1_layout_for_transpose(elem: str) -> str:
 def a_l1_layouts_for_transpose(elem: str, target: Target) -> tuple[str, ...]:
     """Every L1 layout of A^T[K, M] some transposing L1 -> L0A load on `target` reads: b16 nz and
     zz (LoadData ifTranspose turns each fractal), b8/b4 nz, b32 zz (`a_l1_layout_for_transpose`).
-    On Ascend 950 (L0A Nz; LoadDataWithTranspose does not go to L0A there, LoadData2DParamsV2
-    transposes an Nz window) every tile layout is left to the tile-level executor, as before."""
+    On Ascend 950 (L0A Nz; LoadData2DParamsV2 transposes an Nz window) both layouts are accepted:
+    pto-expand-params lowers b16 from either and b8/b32 from nz (V2 windows); a b8/b32 A^T in zz
+    stays tile-level (no raw form in mmair: an open point, docs/pto-raw-params.md)."""
     if load2d_v2_supported(target):
         return ("nz", "zz")
     bits = element_bits(elem)
