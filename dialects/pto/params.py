@@ -31,6 +31,7 @@ Element offsets `[%off]` of 4-bit tiles are even (byte boundaries).
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from typing import ClassVar
 
 from xdsl.dialects.builtin import IndexType, IntegerAttr, MemRefType, StringAttr, UnitAttr, i64
@@ -99,6 +100,35 @@ def _offset_bytes(op: Operation, role: str, value: SSAValue, tile: TileType, ali
         raise _error(
             op, f"requires {role} offset inside the {tile.footprint_bytes()}-byte tile, got {v}"
         )
+
+
+def _check_sid(op: Operation, sid: IntegerAttr | None) -> None:
+    """The optional `sid` property (the stream id of a load) is in the field's range."""
+    if sid is not None and not 0 <= sid.value.data <= isa_params.SID_RANGE[1]:
+        raise _error(op, f"requires sid in [0, {isa_params.SID_RANGE[1]}], got {sid.value.data}")
+
+
+def _check_src_offset(op: Operation, offset: SSAValue) -> None:
+    """A static GM source offset is not negative."""
+    soff = static_value(offset)
+    if soff is not None and soff < 0:
+        raise _error(op, f"requires src offset >= 0, got {soff}")
+
+
+def _gm_l1_load_operands(op: Operation, src_value: SSAValue, dst_value: SSAValue, target: Target,
+                         legal: Collection[str]) -> tuple[MemRefType, TileType]:
+    """The GM source and L1 destination of a GM -> L1 LoadData: the element type is one the target
+    loads, and the same on both sides (LoadData copies fractals bit for bit)."""
+    src = _gm_memref(op, "src", src_value)
+    dst = _tile_in(op, "dst", dst_value, ("l1",))
+    elem = _memref_element(op, "src", src)
+    if dst.element_name not in legal:
+        raise _error(op, f"requires element type in {_fmt_set(legal)} on target "
+                         f"{target.name}, got {dst.element_name}")
+    if elem != dst.element_name:
+        raise _error(op, f"requires src element type {dst.element_name} (the dst type: "
+                         f"LoadData copies fractals bit for bit), got {elem}")
+    return src, dst
 
 
 _PARAM_TRAITS = traits_def(MemoryReadEffect(), MemoryWriteEffect())
@@ -317,9 +347,7 @@ class Load2DOp(_Load2DBase):
         src, _dst = self._verify_common(target)
         if self.if_transpose is not None and src.element_bits != 16:
             raise _error(self, f"if_transpose requires b16 elements, got {src.element_name}")
-        if self.sid is not None and not 0 <= self.sid.value.data <= isa_params.SID_RANGE[1]:
-            raise _error(self, f"requires sid in [0, {isa_params.SID_RANGE[1]}], got "
-                               f"{self.sid.value.data}")
+        _check_sid(self, self.sid)
         if self.addr_mode is not None and self.addr_mode.value.data not in isa_params.LOAD2D_L1_ADDR_MODES:
             raise _error(self, f"requires addr_mode in {_fmt_set(isa_params.LOAD2D_L1_ADDR_MODES)} "
                                f"(addrMode 1 exists only on the GM -> L1 path, pto.load_2d_gm), got "
@@ -375,20 +403,9 @@ class Load2DGmOp(IRDLOperation):
         if not isa_params.load2d_gm_supported(target):
             raise _error(self, f"load_2d_gm is not supported on target {target.name} (Ascend 950 "
                                f"loads GM -> L1 with LoadData2DParamsV2)")
-        src = _gm_memref(self, "src", self.src)
-        dst = _tile_in(self, "dst", self.dst, ("l1",))
-        elem = _memref_element(self, "src", src)
-        legal = isa_params.load2d_gm_types(target)
-        if dst.element_name not in legal:
-            raise _error(self, f"requires element type in {_fmt_set(legal)} on target "
-                               f"{target.name}, got {dst.element_name}")
-        if elem != dst.element_name:
-            raise _error(self, f"requires src element type {dst.element_name} (the dst type: "
-                               f"LoadData copies fractals bit for bit), got {elem}")
+        src, dst = _gm_l1_load_operands(self, self.src, self.dst, target, isa_params.load2d_gm_types(target))
         values = _check_fields(self, self.FIELDS)
-        if self.sid is not None and not 0 <= self.sid.value.data <= isa_params.SID_RANGE[1]:
-            raise _error(self, f"requires sid in [0, {isa_params.SID_RANGE[1]}], got "
-                               f"{self.sid.value.data}")
+        _check_sid(self, self.sid)
         modes = isa_params.load2d_gm_addr_modes(target)
         if self.addr_mode is not None and self.addr_mode.value.data not in modes:
             raise _error(self, f"requires addr_mode in {_fmt_set(modes)} on target {target.name}, "
@@ -411,9 +428,7 @@ class Load2DGmOp(IRDLOperation):
             if end > dst.footprint_bytes():
                 raise _error(self, f"requires the fractals inside the {dst.footprint_bytes()}-byte "
                                    f"dst tile, they end at byte {end}")
-        soff = static_value(self.src_offset)
-        if soff is not None and soff < 0:
-            raise _error(self, f"requires src offset >= 0, got {soff}")
+        _check_src_offset(self, self.src_offset)
 
 
 @irdl_op_definition
@@ -497,9 +512,7 @@ class Load2DV2Op(_L1L0Base):
         if not isa_params.load2d_v2_supported(target):
             raise _error(self, f"load_2d_v2 is not supported on target {target.name}")
         src, _dst = self._verify_common(target)
-        if self.sid is not None and not 0 <= self.sid.value.data <= isa_params.SID_RANGE[1]:
-            raise _error(self, f"requires sid in [0, {isa_params.SID_RANGE[1]}], got "
-                               f"{self.sid.value.data}")
+        _check_sid(self, self.sid)
         if self.if_transpose is not None:
             field, multiple = isa_params.LOAD2D_V2_TRANSPOSE_MULTIPLE[src.element_bits]
             v = static_value(getattr(self, field))
@@ -551,24 +564,11 @@ class Load2DV2GmOp(IRDLOperation):
         if not isa_params.load2d_v2_supported(target):
             raise _error(self, f"load_2d_v2_gm is not supported on target {target.name} "
                                f"(LoadData2DParamsV2 is Ascend 950 only)")
-        src = _gm_memref(self, "src", self.src)
-        dst = _tile_in(self, "dst", self.dst, ("l1",))
-        elem = _memref_element(self, "src", src)
-        legal = isa_params.load2d_v2_gm_types(target)
-        if dst.element_name not in legal:
-            raise _error(self, f"requires element type in {_fmt_set(legal)} on target "
-                               f"{target.name}, got {dst.element_name}")
-        if elem != dst.element_name:
-            raise _error(self, f"requires src element type {dst.element_name} (the dst type: "
-                               f"LoadData copies fractals bit for bit), got {elem}")
+        src, dst = _gm_l1_load_operands(self, self.src, self.dst, target, isa_params.load2d_v2_gm_types(target))
         _check_fields(self, self.FIELDS)
-        if self.sid is not None and not 0 <= self.sid.value.data <= isa_params.SID_RANGE[1]:
-            raise _error(self, f"requires sid in [0, {isa_params.SID_RANGE[1]}], got "
-                               f"{self.sid.value.data}")
+        _check_sid(self, self.sid)
         _offset_bytes(self, "dst", self.dst_offset, dst, isa.LOAD2D_GM_DST_ALIGN)
-        soff = static_value(self.src_offset)
-        if soff is not None and soff < 0:
-            raise _error(self, f"requires src offset >= 0, got {soff}")
+        _check_src_offset(self, self.src_offset)
 
 
 # ----------------------------------------------------------------------------------------------
