@@ -192,9 +192,12 @@ class TensorMemory:
         return self.undefined[lanes, columns] & (self.cells[lanes, columns] == UNDEFINED_CELL)
 
     def check_defined(self, lanes: np.ndarray, columns: np.ndarray, what: str) -> None:
-        """Raise when `what` reads a cell the ISA left undefined (lanes/columns: index arrays)."""
+        """Raise when `what` reads a cell the ISA left undefined (lanes/columns: index arrays
+        of any broadcastable shapes, e.g. (L, 1) and (1, C))."""
         bad = self.undefined_cells(lanes, columns)
         if bad.any():
+            # `bad` has the broadcast shape: index the broadcast arrays, not the operands.
+            lanes, columns = np.broadcast_arrays(lanes, columns)
             at = tuple(int(x[0]) for x in np.nonzero(bad))
             raise Tcgen05ExecutionError(
                 f"reads TMEM lane {int(lanes[at])} column {int(columns[at])} with {what}, whose "
