@@ -4,8 +4,9 @@
 (a reserved bit, an undefined type or swizzle code) and the `rules.check_*` functions at the first
 broken rule. A user debugging a word wants all of it: `read_*` return the fields as they are in the
 word (a name where the code is defined, else the raw code), and `*_report` adds every error —
-the decode errors, then the rule errors (`rules.collect_errors`). Where a field could not be
-decoded the rules run on a stand-in value for it, and errors about that field are not repeated.
+the decode errors, then the rule errors (`rules.collect_errors`). Where an idesc field could not
+be decoded the rules run on a stand-in value for it, and errors about that field are not repeated;
+an undefined swizzle code reaches the rules as itself, and they skip what depends on the swizzle.
 """
 
 from __future__ import annotations
@@ -159,7 +160,10 @@ def smem_report(word: int, *, verify: bool = True, **context: object) -> Report:
                                       "is not a valid swizzle code"))
     if verify:
         keys = ("start", "lbo", "sbo", "base_offset", "lbo_mode")
-        desc = SmemDesc(**{k: fields[k] for k in keys}, swizzle=swizzle or "none")  # type: ignore[arg-type]
+        # An undefined code goes to the rules as the raw number: they skip what depends on the
+        # swizzle (a stand-in mode would make them report its consequences, e.g. "lbo_mode =
+        # absolute is not legal with swizzle = none"), and their own swizzle error repeats ours.
+        desc = SmemDesc(**{k: fields[k] for k in keys}, swizzle=fields["swizzle"])  # type: ignore[arg-type]
         for err in rules.collect_errors(rules.check_smem_desc, desc, **context):
             if not (swizzle is None and err.field == "swizzle"):
                 errors.append(err)

@@ -186,6 +186,23 @@ def test_smem_report_keeps_the_other_rules_of_a_word_with_an_invalid_swizzle_cod
     assert [e.field for e in errors].count("swizzle") == 1
 
 
+def test_smem_report_judges_no_rule_against_a_stand_in_for_an_invalid_swizzle_code():
+    # Swizzle code 5 (invalid), LBO absolute mode, base offset 1 (bits 49-51), buffer start 0:
+    # R20 needs sw128 and R21's expected base offset depends on the swizzle, so with the swizzle
+    # unknown neither is judged; R20's base-offset rule does not depend on it and stays.
+    word = 0xA012404000010040
+    _, errors = smem_report(word, pattern_start=0)
+    assert [str(e) for e in errors] == [
+        "swizzle = 5 is not a valid swizzle code; legal: 0 (none), 1 (sw128_base32b), 2 (sw128), "
+        "4 (sw64), 6 (sw32) [R18]",
+        "lbo_mode = absolute is not legal with base_offset = 1; legal: relative (absolute needs "
+        "base_offset = 0) [R20]",
+    ]
+    # MN-major tf32 (R22 wants sw128_base32b): not judged against an unknown swizzle either.
+    _, errors = smem_report(0xA000404000010040, major="mn", kind="tf32")
+    assert [e.rule for e in errors] == ["R18"]
+
+
 # ----------------------------------------------------------------------------------------------
 # Exact mode (executor/tcgen05_exact.py): fused_mma on decoded values, as the executor calls it
 
