@@ -173,6 +173,23 @@ def test_idesc_report_leaves_out_rule_errors_of_stand_in_fields():
         "dtype = 3 is not a valid kind::i8 dtype code; legal: 0 (f16), 1 (f32), 2 (s32) [R2]"]
 
 
+def test_idesc_report_judges_no_rule_against_a_stand_in_for_an_undecodable_field():
+    # kind::f16 with atype code 2 (no such code) and btype bf16: "btype = bf16 differs from
+    # atype" would be judged against the stand-in atype f16, not the word; only the code is
+    # reported. dtype f16 (bits 4-5 = 0) with that atype: R3's "dtype f16 needs atype f16" is
+    # likewise about the guess. M = 128, N = 64.
+    word = (2 << 7) | (1 << 10) | (8 << 24) | (8 << 17)
+    for dtype_code in (0, 1):
+        _, errors = idesc_report(word | dtype_code << 4, "f16")
+        assert [str(e) for e in errors] == [
+            "atype = 2 is not a valid kind::f16 atype code; legal: 0 (f16), 1 (bf16) [R3]"]
+    # A rule that does not depend on the undecodable field stays: negate_a on kind::i8 (R5)
+    # with btype code 7 (no such i8 code).
+    word = (2 << 4) | (7 << 10) | (1 << 13) | (8 << 24) | (8 << 17)
+    _, errors = idesc_report(word, "i8")
+    assert [e.rule for e in errors] == ["R3", "R5"] and errors[1].field == "negate_a"
+
+
 def test_smem_report_keeps_the_other_rules_of_a_word_with_an_invalid_swizzle_code():
     # Swizzle code 3 (invalid) and LBO absolute mode (bit 52) on an MN-major operand: the decode
     # error for the code, and R20's MN-major rule, which does not depend on the swizzle.
