@@ -532,6 +532,14 @@ def _memref_bytes(type_: MemRefType) -> int | None:
     return -(-count * bits // 8)
 
 
+def _check_not_empty(op: Operation, type_: MemRefType) -> None:
+    """An allocation of an empty matrix (a zero dimension) holds nothing: refuse it."""
+    shape = type_.get_shape()
+    if 0 in shape:
+        raise _error(op, f"requires a result memref whose dimensions are each at least 1, "
+                         f"got shape {'x'.join(map(str, shape))} ({type_})")
+
+
 @irdl_op_definition
 class SmemAllocOp(IRDLOperation):
     """`%s = tcgen05.smem_alloc offset(1024) : memref<128x64xf16, #tcgen05.space<smem>>`.
@@ -564,6 +572,7 @@ class SmemAllocOp(IRDLOperation):
         size = _memref_bytes(type_)
         if size is None:
             raise _error(self, f"requires a static shape and a sized element type, got {type_}")
+        _check_not_empty(self, type_)
         # The CTA's shared memory (228 KB) is smaller than the descriptor address range (2^18).
         limit = min(ADDRESS_LIMIT, SMEM_BYTES_PER_CTA)
         if offset + size > limit:
@@ -617,6 +626,7 @@ class AllocOp(IRDLOperation):
         bits = getattr(type_.element_type, "bitwidth", None)
         if len(shape) != 2 or any(dim < 0 for dim in shape) or not isinstance(bits, int):
             raise _error(self, f"requires a static 2-D memref of a sized element type, got {type_}")
+        _check_not_empty(self, type_)
         # A lower bound: 16-bit A operands pack two per cell; 32-bit data need one column each.
         needed = -(-shape[1] * bits // 32)
         if needed > columns:

@@ -23,7 +23,7 @@ from xdsl.dialects.builtin import (
     ModuleOp,
     StringAttr,
 )
-from xdsl.ir import Attribute
+from xdsl.ir import Attribute, SSAValue
 
 from mmair.executor.arith import ArithFunctions
 from mmair.executor.dtypes import element_name_of_type
@@ -65,6 +65,27 @@ all of `arith`. A one-core run of a module made of these lets the GM conversion 
 def gm_writes_known(module: ModuleOp) -> bool:
     """True when every op of `module` is in `GM_WRITES_KNOWN` (or is an `arith` op)."""
     return all(op.name in GM_WRITES_KNOWN or op.name.startswith("arith.") for op in module.walk())
+
+
+def read_only_gm(module: ModuleOp) -> frozenset[SSAValue]:
+    """The GM arguments of `module`'s functions that no op of it can write: every op is in
+    `GM_WRITES_KNOWN` (or `arith`) but `func.call` (a callee's argument may be the caller's
+    buffer), and every GM write of a pto op reaches a function argument or an allocation
+    (`effects.gm_written_roots`), not this one. Empty when that is not known. With distinct
+    arrays per argument (`run_module` copies its inputs), no access to such a buffer can
+    race: the checker does not record its reads (`IssueSeam.read_only`)."""
+    from mmair.dialects.pto.effects import gm_written_roots
+
+    for op in module.walk():
+        name = op.name
+        if name == "func.call" or not (name in GM_WRITES_KNOWN or name.startswith("arith.")):
+            return frozenset()
+    written = gm_written_roots(module)
+    if written is None:
+        return frozenset()
+    return frozenset(arg for fn in module.walk() if isinstance(fn, func.FuncOp) and fn.body.blocks
+                     for arg in fn.body.blocks.first.args
+                     if isinstance(arg.type, MemRefType) and arg not in written)
 
 
 class InputError(Exception):
@@ -328,6 +349,7 @@ def run_module(
                                              descriptor_level=is_descriptor_level(module))
         else:
             seam = interp.seam = IssueSeam(memory.target, gm_names, scheduler=scheduler)
+            seam.read_only = read_only_gm(module)  # the arguments are distinct copies
         seam.timing = timeline
         seam.numerics = not timing_only
         if seam.numerics and isinstance(seam, IssueSeam):  # Ascend pipes (not tcgen05 yet)

@@ -19,7 +19,7 @@ from typing import Any
 from xdsl.ir import Operation, SSAValue
 
 from mmair.dialects import pto
-from mmair.dialects.pto.effects import EFFECTS, Footprint, memory_operands
+from mmair.dialects.pto.effects import EFFECTS, Footprint, memory_operands, root_value
 from mmair.executor.errors import op_fault
 from mmair.executor.events import (
     BARRIER,
@@ -114,6 +114,11 @@ class IssueSeam:
         self.threads: Any = None
         """`scheduler.ThreadedRuns` while pipe kernels run on threads (`start_threads`)."""
         self._scalar_safe: dict[type, bool] = {}
+        self.read_only: frozenset[SSAValue] = frozenset()
+        """GM buffers (function arguments) that no op of the kernel writes and that no other
+        argument aliases (`runner.read_only_gm`, set by `run_module`, whose GM arguments are
+        distinct copies): a race needs a write, so the checker leaves their reads out of its
+        footprints (a timeline or a coverage observer still gets every access)."""
 
     # --- threads ------------------------------------------------------------------------------
 
@@ -151,9 +156,15 @@ class IssueSeam:
 
         pipe = op_pipe(op, self.target)
         footprint, lane = Footprint(op), lane_of(self.core, pipe)
+        checked = footprint
+        if self.read_only:
+            unread = frozenset(i for i, role in memory_operands(op)
+                               if not role.write and root_value(op.operands[i]) in self.read_only)
+            if unread:  # reads no op writes: no race can involve them, nothing to record
+                checked = Footprint(op, unread)
         decoded = self._decoded[id(op)] = (footprint, pipe, lane, *entry, _mad_sizes(op),
                                            bool(op.results), _values_function(entry[1]),
-                                           OpPlan(footprint, op, self.core, pipe, lane))
+                                           OpPlan(checked, op, self.core, pipe, lane))
         return decoded
 
     def _issue_op(self, interp: Any, op: Operation, args: tuple) -> Any:
@@ -187,7 +198,7 @@ class IssueSeam:
                 return (), None
             ev = op_event(sched.seq, self.core, pipe, op, footprint.kind, interp.iteration,
                           lane, sequential)
-            ev.lazy = (footprint, args)
+            ev.lazy = (plan.footprint, args)
             batch = sched.batch
             batch.append(ev)
             if self.numerics or results:
@@ -216,7 +227,7 @@ class IssueSeam:
                    if self.numerics or results else None,
                    sequential=sequential, lane=lane)
         if not eager:
-            ev.lazy = (footprint, args)
+            ev.lazy = (plan.footprint, args)
         if self.timing is not None:
             self.timing.op_issued(ev, args)
         if self.observer is not None:

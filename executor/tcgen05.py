@@ -286,8 +286,8 @@ class Tcgen05Functions(InterpreterFunctions):
             target=self._target(op),
             numerics=self.numerics,
         )
-        for lo, end in pair_smem_spans(op.kind.data, idesc,
-                                       int(values[op.a]) & _MASK64, int(values[op.b]) & _MASK64):
+        a_word = None if op.a_in_tmem else int(values[op.a]) & _MASK64  # TMEM A: no SMEM span
+        for lo, end in pair_smem_spans(op.kind.data, idesc, a_word, int(values[op.b]) & _MASK64):
             for rank in range(first, first + 2):
                 if rank != self.rank:
                     self.cluster.peer_read(self.rank, rank, lo, end, op)

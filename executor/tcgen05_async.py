@@ -354,17 +354,19 @@ class Tcgen05Seam:
         D's 128 rows in the TMEM of both (`tcgen05_kernels.mma_pair`), on this CTA's unit."""
         from mmair.executor.tcgen05_kernels import PAIR_ROWS, pair_smem_spans
 
-        self._run(interp, op, args)
+        self._run(interp, op, args)  # refuses what mma_pair does not model, A in TMEM included
         fn = self._fn(interp)
         values = dict(zip(op.operands, args, strict=True))
         d = fn.tmem_address(values[op.d], "d")
         idesc = int(values[op.idesc]) & _MASK32
         n = _idesc_n(op.kind.data, idesc)
+        # (Were A in TMEM modelled, its cells would be a TMEM read here, as in `_mma`.)
+        a_word = None if op.a_in_tmem else int(values[op.a]) & _MASK64
         accesses = []
         assert self.pair is not None
         first = self.core & ~1
         for seam in self.pair.seams[first:first + 2]:
-            for lo, end in pair_smem_spans(op.kind.data, idesc, int(values[op.a]) & _MASK64,
+            for lo, end in pair_smem_spans(op.kind.data, idesc, a_word,
                                            int(values[op.b]) & _MASK64):
                 accesses.append(seam._smem_span(lo, end, False))
             accesses.append(seam._tmem(op.d, values[op.d], layouts.tmem_lane(d),

@@ -192,9 +192,12 @@ class TensorMemory:
         return self.undefined[lanes, columns] & (self.cells[lanes, columns] == UNDEFINED_CELL)
 
     def check_defined(self, lanes: np.ndarray, columns: np.ndarray, what: str) -> None:
-        """Raise when `what` reads a cell the ISA left undefined (lanes/columns: index arrays)."""
+        """Raise when `what` reads a cell the ISA left undefined (lanes/columns: index arrays
+        of any broadcastable shapes, e.g. (L, 1) and (1, C))."""
         bad = self.undefined_cells(lanes, columns)
         if bad.any():
+            # `bad` has the broadcast shape: index the broadcast arrays, not the operands.
+            lanes, columns = np.broadcast_arrays(lanes, columns)
             at = tuple(int(x[0]) for x in np.nonzero(bad))
             raise Tcgen05ExecutionError(
                 f"reads TMEM lane {int(lanes[at])} column {int(columns[at])} with {what}, whose "
@@ -1045,14 +1048,18 @@ def mma_pair(
     return desc
 
 
-def pair_smem_spans(kind: str, idesc: int, a: int, b: int) -> tuple[tuple[int, int], ...]:
+def pair_smem_spans(kind: str, idesc: int, a: int | None, b: int) -> tuple[tuple[int, int], ...]:
     """The SMEM byte ranges [lo, end) a `cta_group::2` M = 256 MMA that `mma_pair` ran reads in
-    EACH CTA of the pair: its 128-row A half and its N/2-column B half (each operand's hull)."""
+    EACH CTA of the pair: its 128-row A half and its N/2-column B half (each operand's hull).
+    `a` is A's SMEM descriptor word, None when A is in TMEM (no SMEM span; `mma_pair` refuses
+    A in TMEM today, so callers never reach here with it, but a TMEM address is no descriptor)."""
     desc = _memo(_decode, "instruction descriptor", idesc, decode_idesc, kind)
     _, n, k = _memo(rules.mma_shape, desc)
     spans = []
-    for word, type_name, transposed, mn in ((a, desc.atype, desc.transpose_a, PAIR_ROWS),
-                                            (b, desc.btype, desc.transpose_b, n // 2)):
+    operands = [(b, desc.btype, desc.transpose_b, n // 2)]
+    if a is not None:
+        operands.insert(0, (a, desc.atype, desc.transpose_a, PAIR_ROWS))
+    for word, type_name, transposed, mn in operands:
         bits, width = _storage(kind, type_name)
         operand = _checked_operand_map(_smem_desc(word), "mn" if transposed else "k", bits, mn,
                                        k, "operand", width)

@@ -33,7 +33,7 @@ from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 import numpy as np
-from xdsl.dialects import memref
+from xdsl.dialects import func, memref
 from xdsl.dialects.builtin import MemRefType
 from xdsl.ir import BlockArgument, Operation, SSAValue
 
@@ -206,7 +206,7 @@ def gm_access(array: Any, write: bool, region: tuple[int, int] | None = None,
     return Access("gm", start, extent, 1, 0, write, "", id(root))
 
 
-def _root_value(value: SSAValue) -> SSAValue:
+def root_value(value: SSAValue) -> SSAValue:
     """The SSA value a tile or memref is a view of (through `pto.reinterpret`, `memref.subview`)."""
     while True:
         owner = value.owner
@@ -218,6 +218,37 @@ def _root_value(value: SSAValue) -> SSAValue:
             return value
 
 
+def _is_function_argument(value: SSAValue) -> bool:
+    """An argument of a `func.func` (its entry block's), not a loop's or a branch target's."""
+    if not isinstance(value, BlockArgument):
+        return False
+    parent = value.owner.parent_op()
+    return isinstance(parent, func.FuncOp) and value.owner is parent.body.blocks.first
+
+
+def gm_written_roots(module: Operation) -> set[SSAValue] | None:
+    """The GM buffers the pto ops of `module` may write, as the SSA values they are views of
+    (`root_value`): function arguments and `memref.alloc` / `memref.alloca` results. None when
+    a GM write reaches any other value (a cast, a loop-carried memref): then any buffer may be
+    written. Only the pto ops' footprints are looked at: the caller
+    checks that no other op writes GM (`executor.runner.read_only_gm`)."""
+    written: set[SSAValue] = set()
+    for op in module.walk():
+        for index, role in memory_operands(op):
+            value = op.operands[index]
+            if not role.write or not isinstance(value.type, MemRefType):
+                continue
+            root = root_value(value)
+            owner = root.owner
+            if isinstance(owner, memref.AllocOp | memref.AllocaOp):
+                written.add(root)
+            elif _is_function_argument(root):
+                written.add(root)
+            else:
+                return None
+    return written
+
+
 def _value_name(value: SSAValue) -> str:
     return f"%{value.name_hint}" if value.name_hint else ""
 
@@ -227,7 +258,7 @@ def static_access(value: SSAValue, write: bool) -> Access:
     whole GM buffer it views."""
     t = value.type
     if isinstance(t, pto.TileType):
-        root = _root_value(value)
+        root = root_value(value)
         alloc = root.owner
         size = max(t.footprint_bytes(), root.type.footprint_bytes()
                    if isinstance(root.type, pto.TileType) else 0)
@@ -236,7 +267,7 @@ def static_access(value: SSAValue, write: bool) -> Access:
                           _value_name(root), None)
         return Access(t.space_name, 0, size, 1, 0, write, _value_name(root), root)
     assert isinstance(t, MemRefType)
-    root = _root_value(value)
+    root = root_value(value)
     rt = root.type
     nbytes = 1 << 62
     if isinstance(rt, MemRefType) and rt.has_static_shape():
@@ -785,12 +816,17 @@ class Footprint:
     __slots__ = ("op", "kind", "_plan", "_sizes", "_tiles", "_roots", "_exact", "_operands",
                  "_last")
 
-    def __init__(self, op: Operation):
+    def __init__(self, op: Operation, unread: frozenset[int] = frozenset()):
+        """`unread`: indices of read-only operands whose reads are left out (the race checker's
+        footprint of a GM buffer that nothing writes, `gm_written_roots`; not for the raw
+        forms, whose exact footprint is one function of all operands)."""
         eff = EFFECTS[type(op)]
         self.op = op
         self.kind = eff.kind
         plan = []
         for index, role in memory_operands(op):
+            if index in unread and not role.write:
+                continue
             region = eff.region(op, role.name) if eff.region is not None else None
             if region is not None:
                 rows_i, cols_i = _operand_index(op, region[0]), _operand_index(op, region[1])

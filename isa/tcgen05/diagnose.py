@@ -4,11 +4,16 @@
 (a reserved bit, an undefined type or swizzle code) and the `rules.check_*` functions at the first
 broken rule. A user debugging a word wants all of it: `read_*` return the fields as they are in the
 word (a name where the code is defined, else the raw code), and `*_report` adds every error —
-the decode errors, then the rule errors (`rules.collect_errors`). Where a field could not be
-decoded the rules run on a stand-in value for it, and errors about that field are not repeated.
+the decode errors, then the rule errors (`rules.collect_errors`). Where an idesc field could not
+be decoded the rules run on a stand-in value for it; errors about that field are not repeated, and
+an error is kept only if every value of the field gives it word for word (so nothing derived from
+the guess is reported). An undefined swizzle code reaches the rules as itself, and they skip what
+depends on the swizzle.
 """
 
 from __future__ import annotations
+
+from dataclasses import replace
 
 from mmair.isa.tcgen05 import rules
 from mmair.isa.tcgen05.errors import DescriptorError
@@ -124,10 +129,33 @@ def idesc_report(word: int, kind: str, *, verify: bool = True, **context: object
     cta_group, ws, target, None = unknown)."""
     fields, errors, desc, stand_in = read_idesc(word, kind)
     if verify:
-        for err in rules.collect_errors(rules.check_idesc, desc, **context):
+        found = rules.collect_errors(rules.check_idesc, desc, **context)
+        # An error that changes with the stand-in is about the guess, not the word (e.g. "btype
+        # = bf16 differs from atype" when atype is an undefined code): keep only the errors
+        # reported, word for word, whatever value each undecodable field takes.
+        for name in stand_in:
+            for value in _field_values(name, desc.kind):
+                other = rules.collect_errors(rules.check_idesc, replace(desc, **{name: value}),
+                                             **context)
+                texts = {str(e) for e in other}
+                found = [err for err in found if str(err) in texts]
+        for err in found:
             if err.field not in stand_in and all(str(err) != str(e) for e in errors):
                 errors.append(err)
     return fields, errors
+
+
+def _field_values(name: str, kind: str) -> list[object]:
+    """Every value the idesc field `name` can hold under `kind` (what a stand-in ranges over)."""
+    if name == "dtype":
+        return list(D_TYPE_CODES)
+    if name in ("atype", "btype"):
+        return list(AB_TYPE_CODES[kind])
+    if name == "scale_type":
+        return list(SCALE_TYPE_CODES[kind])
+    if name == "m":
+        return list(ANY_M[kind])
+    return list(range(N_MIN, N_MAX + 1, 8))  # n
 
 
 def smem_report(word: int, *, verify: bool = True, **context: object) -> Report:
@@ -159,7 +187,10 @@ def smem_report(word: int, *, verify: bool = True, **context: object) -> Report:
                                       "is not a valid swizzle code"))
     if verify:
         keys = ("start", "lbo", "sbo", "base_offset", "lbo_mode")
-        desc = SmemDesc(**{k: fields[k] for k in keys}, swizzle=swizzle or "none")  # type: ignore[arg-type]
+        # An undefined code goes to the rules as the raw number: they skip what depends on the
+        # swizzle (a stand-in mode would make them report its consequences, e.g. "lbo_mode =
+        # absolute is not legal with swizzle = none"), and their own swizzle error repeats ours.
+        desc = SmemDesc(**{k: fields[k] for k in keys}, swizzle=fields["swizzle"])  # type: ignore[arg-type]
         for err in rules.collect_errors(rules.check_smem_desc, desc, **context):
             if not (swizzle is None and err.field == "swizzle"):
                 errors.append(err)

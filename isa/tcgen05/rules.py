@@ -338,7 +338,10 @@ def check_smem_desc(
         _fail(DescriptorError("major", major, "k, mn", None, "is not a major-ness"))
     if target is not None:
         check_target(target)
-    if d.swizzle not in SWIZZLES:
+    # An invalid swizzle is reported once; when collecting every error, the rules that depend on
+    # the swizzle are then skipped (judged against no swizzle they would report consequences).
+    swizzle_known = d.swizzle in SWIZZLES
+    if not swizzle_known:
         _fail(DescriptorError("swizzle", d.swizzle, ", ".join(SWIZZLES), "R18", "is not a swizzle mode"))
     for name in ("start", "lbo", "sbo"):
         check_byte_field(name, getattr(d, name))
@@ -347,7 +350,7 @@ def check_smem_desc(
     if not isinstance(d.base_offset, int) or not 0 <= d.base_offset <= 7:
         _fail(DescriptorError("base_offset", d.base_offset, "0..7", "R21", "does not fit bits 49-51"))
     if d.lbo_mode == "absolute":
-        if d.swizzle != "sw128":
+        if swizzle_known and d.swizzle != "sw128":
             _fail(DescriptorError("lbo_mode", "absolute", "relative (absolute needs swizzle = sw128)",
                                   "R20", f"is not legal with swizzle = {d.swizzle}"))
         if d.base_offset != 0:
@@ -360,7 +363,7 @@ def check_smem_desc(
             _fail(DescriptorError("lbo_mode", "absolute",
                                   f"relative (absolute needs {', '.join(SM103_FEATURE_TARGETS)})",
                                   "R20", f"is not legal on {target}"))
-    if pattern_start is not None and d.swizzle in SWIZZLES:
+    if pattern_start is not None and swizzle_known:
         expected = expected_base_offset(pattern_start, d.swizzle)
         if d.base_offset != expected:
             _fail(DescriptorError(
@@ -376,7 +379,7 @@ def check_smem_desc(
             _fail(DescriptorError("swizzle", d.swizzle,
                                   "none, sw128, sw64, sw32 (sw128_base32b is for MN-major tf32)",
                                   "R22", f"is not legal for kind::{kind}"))
-    elif major == "mn" and kind == "tf32":
+    elif swizzle_known and major == "mn" and kind == "tf32":
         _fail(DescriptorError("swizzle", d.swizzle, "sw128_base32b (MN-major tf32 operand)", "R22",
                               "is not legal for an MN-major tf32 operand"))
 

@@ -15,6 +15,7 @@ from mmair.executor.tcgen05_kernels import (
     Tcgen05ExecutionError,
     TensorMemory,
     mma_pair,
+    pair_smem_spans,
     read_d,
     write_d,
     write_smem_operand,
@@ -155,6 +156,38 @@ def test_mma_pair_refuses_what_it_does_not_model() -> None:
     with pytest.raises(Tcgen05ExecutionError, match=r"cta_group::2 with M = 128 \(Layout B/C; "
                        r"only M = 256, Layout A, is modelled\)"):
         mma_pair(ctas, kind="f16", d=0, a=a_word, b=b_word, idesc=idesc, enable_input_d=False)
+
+
+def test_pair_mma_with_a_in_tmem_is_refused_at_the_op(capsys, tmp_path: Path) -> None:
+    # A in tensor memory on a CTA pair is not modelled: one diagnostic at the MMA, with and
+    # without the asynchronous checker (never a crash reading a TMEM memref as a descriptor).
+    lines = list(LINES)
+    mma = _line("tcgen05.mma kind")
+    alloc = _line("%acc = tcgen05.alloc")
+    tmem_a = "memref<128x16xf16, #tcgen05.space<tmem>>"
+    lines[alloc - 1] += f"\n    %a_tmem = tcgen05.alloc cta_group(2) columns(32) : {tmem_a}"
+    lines[mma - 1] = lines[mma - 1].replace("%acc, %a_desc,", "%acc, %a_tmem,").replace(
+        "#tcgen05.space<tmem>>, i64", f"#tcgen05.space<tmem>>, {tmem_a}")
+    lines = "\n".join(lines).splitlines()
+    path = write_variant(tmp_path, "pair_a_tmem", lines)
+    mma = next(i + 1 for i, x in enumerate(lines) if "tcgen05.mma kind" in x)
+    for check in ("on", "off"):
+        code, err = run_lowered(capsys, path, f"--sync-check={check}")
+        assert code == 1
+        assert err.startswith(f"{path}:{mma}:7: error: 'tcgen05.mma' op uses cta_group::2 with A "
+                              "in tensor memory, which the executor does not model"), err
+
+
+def test_pair_smem_spans_of_a_in_tmem_are_b_only() -> None:
+    # A in TMEM (a = None) has no SMEM span: only B's half is read from each CTA's SMEM.
+    idesc = encode_idesc(InstrDesc(kind="f16", m=256, n=64, atype="f16", btype="f16",
+                                   dtype="f32"))
+    b_word = encode_smem_desc(SmemDesc(start=0x4000, lbo=512, sbo=128))
+    a_word = encode_smem_desc(SmemDesc(start=0, lbo=2048, sbo=128))
+    with_a = pair_smem_spans("f16", idesc, a_word, b_word)
+    # A: 128 rows x 16 f16 = 4096 bytes; B's half: 32 columns x 16 f16 = 1024 bytes.
+    assert with_a == ((0, 4096), (0x4000, 0x4000 + 1024))
+    assert pair_smem_spans("f16", idesc, None, b_word) == with_a[1:]
 
 
 def test_check_numpy_reference_runs_the_pair_and_catches_a_wrong_executor(capsys, monkeypatch,

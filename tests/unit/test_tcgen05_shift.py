@@ -63,6 +63,19 @@ def test_shift_moves_a_32_byte_element_per_lane_and_leaves_the_first_lane_undefi
     assert at == 0
 
 
+def test_check_defined_names_the_cell_for_broadcast_index_arrays() -> None:
+    """Lanes (L, 1) and columns (1, C) broadcast to the (L, C) cells read: the report names the
+    first undefined cell of that grid (indexing the operands with its position would raise)."""
+    tmem = TensorMemory()
+    tmem.alloc(32)
+    tmem.mark_undefined(5, slice(3, 4))
+    with pytest.raises(Tcgen05ExecutionError, match=r"reads TMEM lane 5 column 3 with tcgen05.ld"):
+        tmem.check_defined(np.arange(8)[:, None], np.arange(8)[None, :], "tcgen05.ld")
+    with pytest.raises(Tcgen05ExecutionError, match=r"reads TMEM lane 5 column 3 with tcgen05.ld"):
+        tmem.check_defined(np.array([[5]]), np.arange(2, 6)[None, :], "tcgen05.ld")
+    tmem.check_defined(np.arange(5)[:, None], np.arange(8)[None, :], "tcgen05.ld")  # lanes 0-4
+
+
 def test_shift_lane_must_be_aligned_to_32() -> None:
     tmem = TensorMemory()
     tmem.alloc(32)

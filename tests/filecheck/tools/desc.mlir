@@ -33,6 +33,20 @@
 // ERR-SWIZZLE: error: swizzle = 3 is not a valid swizzle code; legal: 0 (none), 1 (sw128_base32b), 2 (sw128), 4 (sw64), 6 (sw32) [R18]
 // ERR-SWIZZLE-NOT: Traceback
 
+// An undefined swizzle code with LBO absolute mode, base offset 1 and a buffer start: the code is
+// reported, and no rule is judged against a stand-in swizzle ("... with swizzle = none").
+// RUN: not mmair-desc decode smem 0x6012404000010040 --buffer-start 0x0 2>&1 >/dev/null | filecheck %s --check-prefix=ERR-SWIZZLE-ABS
+// ERR-SWIZZLE-ABS-NOT: swizzle = none
+// ERR-SWIZZLE-ABS:      error: swizzle = 3 is not a valid swizzle code; legal: 0 (none), 1 (sw128_base32b), 2 (sw128), 4 (sw64), 6 (sw32) [R18]
+// ERR-SWIZZLE-ABS-NEXT: error: lbo_mode = absolute is not legal with base_offset = 1; legal: relative (absolute needs base_offset = 0) [R20]
+// ERR-SWIZZLE-ABS-NOT: {{.}}
+
+// Likewise an undefined atype code (2) with btype bf16 and dtype f16: no "btype differs from
+// atype" or "dtype f16 needs atype f16" judged against a stand-in atype.
+// RUN: not mmair-desc decode idesc 0x08100500 --kind f16 2>&1 >/dev/null | filecheck %s --check-prefix=ERR-ATYPE
+// ERR-ATYPE:      error: atype = 2 is not a valid kind::f16 atype code; legal: 0 (f16), 1 (bf16) [R3]
+// ERR-ATYPE-NOT: {{.}}
+
 // RUN: not mmair-desc decode idesc 0x084020a8 --kind i8 2>&1 | filecheck %s --check-prefix=ERR-NEG
 // ERR-NEG: error: negate_a = true is not legal for kind::i8; legal: false (kind::i8 cannot negate) [R5]
 

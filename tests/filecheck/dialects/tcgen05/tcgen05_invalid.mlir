@@ -616,6 +616,12 @@ builtin.module attributes {tcgen05.target = 100 : i32} {
 
 // -----
 
+// An SMEM buffer holds a non-empty matrix.
+%s = tcgen05.smem_alloc offset(0) : memref<0x64xf16, #tcgen05.space<smem>>
+// CHECK: 'tcgen05.smem_alloc' op requires a result memref whose dimensions are each at least 1, got shape 0x64 (memref<0x64xf16, #tcgen05.space<smem>>)
+
+// -----
+
 // alloc allocates tensor memory.
 %t = tcgen05.alloc cta_group(1) columns(128) : memref<128x128xf32, #tcgen05.space<smem>>
 // CHECK: 'tcgen05.alloc' op requires a result in tensor memory (a memref in #tcgen05.space<tmem>), got memref<128x128xf32, #tcgen05.space<smem>>
@@ -625,6 +631,12 @@ builtin.module attributes {tcgen05.target = 100 : i32} {
 // A TMEM allocation holds a static 2-D matrix.
 %t = tcgen05.alloc cta_group(1) columns(128) : memref<128x?xf32, #tcgen05.space<tmem>>
 // CHECK: 'tcgen05.alloc' op requires a static 2-D memref of a sized element type, got memref<128x?xf32, #tcgen05.space<tmem>>
+
+// -----
+
+// A TMEM allocation holds a non-empty matrix.
+%t = tcgen05.alloc cta_group(1) columns(32) : memref<128x0xf32, #tcgen05.space<tmem>>
+// CHECK: 'tcgen05.alloc' op requires a result memref whose dimensions are each at least 1, got shape 128x0 (memref<128x0xf32, #tcgen05.space<tmem>>)
 
 // -----
 
