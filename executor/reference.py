@@ -174,15 +174,15 @@ class LogicalTile:
         self.error = self.padded_error[:rows, :cols]
 
     @classmethod
-    def of_type(cls, t: pto.TileType) -> LogicalTile:
-        """A zero tile of type `t`."""
+    def of_type(cls, t: pto.TileType, fill: float = 0.0) -> LogicalTile:
+        """A tile of type `t` holding `fill` (zero: the reference's fresh buffer)."""
         shape = tuple(int(d) for d in t.logical_shape)
         rows, cols = shape if len(shape) == 2 else (1, int(np.prod(shape)))
         try:
             padded = layouts.padded_shape(t.layout_name, shape, t.element_name, t.space_name)
         except ValueError:  # no fractal geometry (e.g. a vector tile of a type without C0)
             padded = (rows, cols)
-        return cls(t.element_name, t.layout_name, np.zeros(padded, _tile_dtype(t.element_name)),
+        return cls(t.element_name, t.layout_name, np.full(padded, fill, _tile_dtype(t.element_name)),
                    np.zeros(padded), (rows, cols), t.space_name, shape)
 
     @property
@@ -437,6 +437,10 @@ class ReferencePtoFunctions(InterpreterFunctions):
     """Multi-core: this core's block index, the launch size and the `multicore.Launch` hand-off
     (the reference cores take the executor's deterministic turns, so GM exchanged across a
     `pto.sync_all` is seen as on the hardware)."""
+    fresh: dict[Operation | None, float] = field(default_factory=dict)
+    """What a `pto.alloc` tile holds before any op writes it, per alloc op (key None: every
+    other one): 0 by default. `unwritten_reads` fills tiles with 1 to find outputs that depend
+    on bytes no op wrote."""
 
     @impl(pto.BlockIdxOp)
     def run_block_idx(self, interp: Interpreter, op: pto.BlockIdxOp,
@@ -461,7 +465,8 @@ class ReferencePtoFunctions(InterpreterFunctions):
         if tile is None:
             t = op.buffer.type
             assert isinstance(t, pto.TileType)
-            tile = self._tiles[op] = LogicalTile.of_type(t)
+            fill = self.fresh.get(op, self.fresh.get(None, 0.0))
+            tile = self._tiles[op] = LogicalTile.of_type(t, fill)
         return (tile,)
 
     # The reference runs in program order: the pipe synchronization has nothing to order.
@@ -1278,10 +1283,12 @@ class Reference:
 
 def reference_outputs(module, entry, inputs: dict[str, Any], result, target: str | None,
                       max_ops: int | None = None, blocks: int = 1,
+                      fresh: dict[Operation | None, float] | None = None,
                       ) -> tuple[list[Reference], tuple[Any, ...]]:
     """References of the GM memrefs that the run (`result`, from `run_module` on `inputs`) or the
     reference run changed, and the reference run's return values (block 0's on `blocks` cores:
-    every core runs the reference on the shared GM arrays, in the executor's turns)."""
+    every core runs the reference on the shared GM arrays, in the executor's turns). `fresh`:
+    `ReferencePtoFunctions.fresh`."""
     from mmair.executor.arith import ArithFunctions
     from mmair.executor.func import FuncFunctions
     from mmair.executor.interpreter import MmairInterpreter
@@ -1292,7 +1299,7 @@ def reference_outputs(module, entry, inputs: dict[str, Any], result, target: str
 
     names, values = prepare_arguments(entry, dict(inputs), 0, None)
     before = {n: v.copy() for n, v in zip(names, values, strict=True) if isinstance(v, np.ndarray)}
-    cube = ReferencePtoFunctions(target=module_target(module, target))
+    cube = ReferencePtoFunctions(target=module_target(module, target), fresh=dict(fresh or {}))
     uses_tcgen05 = any(op.name.startswith("tcgen05.") for op in module.walk())
     interp = MmairInterpreter(module, max_ops=max_ops)
     functions: list[InterpreterFunctions] = [FuncFunctions(), ScfFunctions(), ArithFunctions(),
@@ -1351,6 +1358,57 @@ def reference_outputs(module, entry, inputs: dict[str, Any], result, target: str
     return refs, results
 
 
+UNWRITTEN_TILES_NAMED = 16
+"""`unwritten_reads` names the tiles among the first this many `pto.alloc` ops (one reference run
+each; the diagnosis runs only after a failed comparison)."""
+
+
+def unwritten_reads(module, entry, inputs: dict[str, Any], result, target: str | None,
+                    bad: dict[str, np.ndarray], max_ops: int | None = None,
+                    blocks: int = 1) -> list[str] | None:
+    """Why an output differs from its reference, when the kernel read on-chip bytes that no op
+    wrote: the executor's buffers are byte memories that keep an earlier tile's data at the same
+    address (as the hardware does), the reference's tiles start as zeros. `bad` holds, per GM
+    output name, the elements that failed the comparison. If every one of them changes when the
+    reference's fresh tiles hold 1 instead of 0, returns the names of the tiles (their
+    `pto.alloc` results) whose fresh content reaches them (possibly none found among the first
+    `UNWRITTEN_TILES_NAMED`); otherwise None: the difference is not explained that way."""
+
+    def changed(fresh: dict[Operation | None, float]) -> dict[str, np.ndarray] | None:
+        try:
+            refs, _ = reference_outputs(module, entry, inputs, result, target, max_ops, blocks,
+                                        fresh)
+        except ExecutionError:
+            return None
+        by_name = {ref.name: ref.values for ref in refs}
+        out = {}
+        for name, mask in bad.items():
+            if name not in by_name or by_name[name].shape != mask.shape:
+                return None
+            zero = np.asarray(zeros[name], np.float64)
+            one = np.asarray(by_name[name], np.float64)
+            out[name] = ~((zero == one) | (np.isnan(zero) & np.isnan(one)))
+        return out
+
+    if any(op.name.startswith("tcgen05.") for op in module.walk()):
+        return None  # its buffers are the executor's memories: nothing starts as zeros
+    try:
+        zeros = {ref.name: ref.values for ref in reference_outputs(
+            module, entry, inputs, result, target, max_ops, blocks)[0]}
+    except ExecutionError:
+        return None
+    every = changed({None: 1.0})
+    if every is None or not all(np.all(every[n] | ~mask) for n, mask in bad.items()):
+        return None
+    names = []
+    allocs = [op for op in module.walk() if isinstance(op, pto.AllocOp)]
+    for op in allocs[:UNWRITTEN_TILES_NAMED]:
+        one = changed({op: 1.0})
+        if one is not None and any(np.any(one[n] & mask) for n, mask in bad.items()):
+            names.append(f"%{op.buffer.name_hint}" if op.buffer.name_hint else str(op.buffer))
+    return names
+
+
 def _run_reference_blocks(module, entry, values: list[Any], cube: ReferencePtoFunctions,
                           blocks: int, max_ops: int | None) -> tuple[Any, ...]:
     """The reference on `blocks` cores sharing the GM `values`: each core has its own logical
@@ -1368,7 +1426,8 @@ def _run_reference_blocks(module, entry, values: list[Any], cube: ReferencePtoFu
     launch = Launch(blocks)
     cores = []
     for block in range(blocks):
-        core = ReferencePtoFunctions(target=cube.target, block=block, blocks=blocks, launch=launch)
+        core = ReferencePtoFunctions(target=cube.target, block=block, blocks=blocks, launch=launch,
+                                     fresh=cube.fresh)
         interp = MmairInterpreter(module, max_ops=max_ops)
         for f in (FuncFunctions(), ScfFunctions(), ArithFunctions(),
                   MemRefFunctions(max_gm_bytes=None), core):

@@ -265,18 +265,25 @@ def compare(label: str, got: np.ndarray, expected: np.ndarray, rtol: float | Non
         return Check(label, False, r, a, note=(
             f"shape {'x'.join(map(str, got.shape)) or 'scalar'} differs from the expected "
             f"{'x'.join(map(str, expected.shape)) or 'scalar'}"))
+    diff, bad = _differences(got, expected, r, a)
+    max_abs = float(np.max(diff)) if diff.size else 0.0
+    y = expected.astype(np.float64)
+    nonzero = np.abs(y) > 0
+    max_rel = float(np.max(diff[nonzero] / np.abs(y[nonzero]))) if np.any(nonzero) else None
+    failed = int(bad.sum())
+    return Check(label, failed == 0, r, a, max_abs, max_rel, failed, int(bad.size))
+
+
+def _differences(got: np.ndarray, expected: np.ndarray, rtol: float,
+                 atol: float) -> tuple[np.ndarray, np.ndarray]:
+    """(|got - expected| with NaN = NaN as 0, the elements outside atol + rtol * |expected|)."""
     x = got.astype(np.float64)
     y = expected.astype(np.float64)
     both_nan = np.isnan(x) & np.isnan(y)
     with np.errstate(invalid="ignore"):
         diff = np.where(both_nan, 0.0, np.abs(x - y))
         diff = np.where(np.isnan(diff), np.inf, diff)  # NaN against a number, inf - inf
-    max_abs = float(np.max(diff)) if diff.size else 0.0
-    nonzero = np.abs(y) > 0
-    max_rel = float(np.max(diff[nonzero] / np.abs(y[nonzero]))) if np.any(nonzero) else None
-    bad = ~(diff <= a + r * np.abs(np.nan_to_num(y)))
-    failed = int(bad.sum())
-    return Check(label, failed == 0, r, a, max_abs, max_rel, failed, int(bad.size))
+    return diff, ~(diff <= atol + rtol * np.abs(np.nan_to_num(y)))
 
 
 # ---- the steps of a run ------------------------------------------------------------------------
@@ -620,16 +627,45 @@ def _numpy_checks(module, entry, inputs, result, args, source: SourceFile) -> li
             if err.op is not None else format_diagnostic(f"--check-numpy: {err}")
         raise UserError(where) from None
     checks = []
+    bad: dict[str, np.ndarray] = {}
     for ref in refs:
         rtol = ref.rtol if args.rtol is None else args.rtol
         atol = ref.atol if args.atol is None else args.atol
-        checks.append(compare(f"{ref.name} = {ref.description}", result.outputs[ref.name],
-                              ref.values, rtol, atol))
+        got = result.outputs[ref.name]
+        checks.append(compare(f"{ref.name} = {ref.description}", got, ref.values, rtol, atol))
+        if not checks[-1].ok and got.shape == ref.values.shape:
+            bad[ref.name] = _differences(got, ref.values, checks[-1].rtol, checks[-1].atol)[1]
+    if bad:
+        _report_unwritten_reads(module, entry, inputs, result, args, source, bad)
     for i, (got, want) in enumerate(zip(result.results, ref_results, strict=False)):
         if isinstance(got, int | np.integer | float | np.floating) and not isinstance(got, bool):
             checks.append(compare(f"result {i} = numpy reference of the IR", np.asarray(got),
                                   np.asarray(want), 0.0, 0.0))
     return checks
+
+
+def _report_unwritten_reads(module, entry, inputs, result, args, source: SourceFile,
+                            bad: dict[str, np.ndarray]) -> None:
+    """A failed --check-numpy whose differences all come from on-chip bytes the kernel read
+    before any op wrote them ends in one error that says so, not in a numeric mismatch: the
+    executor reads the buffer's earlier data there (as the hardware does), the reference zeros,
+    so the comparison says nothing about the kernel's arithmetic."""
+    from mmair.executor.reference import unwritten_reads
+
+    with np.errstate(all="ignore"):
+        tiles = unwritten_reads(module, entry, inputs, result, ascend_target(args.target), bad,
+                                blocks=args.blocks)
+    if tiles is None:
+        return
+    count = sum(int(mask.sum()) for mask in bad.values())
+    where = f"bytes of {', '.join(tiles)}" if tiles else "on-chip bytes"
+    raise UserError(format_diagnostic(
+        f"--check-numpy: the {count} elements of {', '.join(bad)} that differ from the reference "
+        f"all depend on {where} that no op wrote before the kernel read them: the executor reads "
+        "what the buffer held before (an earlier tile's data at the same address, as the "
+        "hardware would), the reference zeros, so the comparison cannot judge the kernel; write "
+        "those bytes first (check the sizes, strides and gaps of the copies into them)",
+        file=source.name))
 
 
 def _print_summary(args, entry, passes, result, checks, outputs_spec) -> None:

@@ -117,6 +117,11 @@ RUN_EXTRAS = ([], [], ["--timing"], ["--blocks", "2"], ["--sync-check=off"], ["-
               ["--check-coverage", "c"], ["--jobs", "2"], ["--stats"])
 
 
+def _seed_chunks(name: str) -> list[str]:
+    """The `// -----` chunks of an IR fuzzer seed file."""
+    return (FUZZ_DIR / "seeds" / name).read_text().split("// -----")
+
+
 def make_files(root: Path) -> dict[str, str]:
     """The file kinds the mutations draw from (name -> path)."""
     files: dict[str, str] = {}
@@ -136,6 +141,10 @@ def make_files(root: Path) -> dict[str, str]:
     put("gemm.mlir", GEMM)
     put("matmul.mlir", MATMUL)
     put("tcgen05.mlir", (REPO_ROOT / "examples" / "tcgen05_mma_f16.mlir").read_text())
+    # Raw Ascend C parameter forms (the IR fuzzer's seeds): the s4 matmul expanded to copy_nd2nz /
+    # load_2d / load_2d_transpose / mmad / fixpipe_copy, and a5's fp4x2 DN2NZ with a runtime nValue.
+    put("raw_s4.mlir", _seed_chunks("raw_matmuls.mlir")[0])
+    put("raw_dn.mlir", _seed_chunks("raw_4bit.mlir")[1])
     put("tcgen05_kloop.mlir", (REPO_ROOT / "examples" / "tcgen05_gemm_kloop.mlir").read_text())
     put("empty.mlir", "")
     put("junk.bin", bytes(range(256)) * 4)
@@ -169,6 +178,9 @@ def make_files(root: Path) -> dict[str, str]:
     npy("e5m2.npy", np.zeros((30, 40), ml_dtypes.float8_e5m2))
     npy("u16.npy", np.zeros((20, 24), np.uint16))
     npy("u8.npy", np.full((30, 40), 0xFF, np.uint8))
+    npy("s4.npy", rng.integers(-8, 8, (70, 130)).astype(ml_dtypes.int4))
+    npy("s4_bits.npy", rng.integers(0, 16, (70, 130)).astype(np.uint8))
+    npy("e2m1.npy", rng.integers(0, 16, (32, 64)).astype(np.uint8).view(ml_dtypes.float4_e2m1fn))
     npy("fortran.npy", np.asfortranarray(rng.uniform(-1, 1, (30, 40)).astype(np.float16)))
     good = (root / "a.npy").read_bytes()
     put("truncated.npy", good[: len(good) // 2])
@@ -188,7 +200,7 @@ class Command:
 
 def _base(tool: str, files: dict[str, str], rng: random.Random, out: str) -> list[str]:
     if tool == "mmair-opt":
-        return [files[rng.choice(["gemm.mlir", "matmul.mlir"])], "-o", out] + \
+        return [files[rng.choice(["gemm.mlir", "matmul.mlir", "raw_s4.mlir"])], "-o", out] + \
             rng.choice([[], ["-p", "mmair-lower"], ["--split-input-file"], ["--target", "a5"]])
     if tool == "mmair-run":
         base = [files["gemm.mlir"], "--check-numpy", "--input", f"a={files['a.npy']}",
@@ -200,8 +212,16 @@ def _base(tool: str, files: dict[str, str], rng: random.Random, out: str) -> lis
         if pick < 0.25:
             return [files["gemm.mlir"], "--timeline", rng.choice([out + ".json", out + ".png"]),
                     "--input", f"a={files['a.npy']}"] + rng.choice([[], ["--timing-only"]])
-        if pick < 0.7:
+        if pick < 0.6:
             return base + rng.choice(RUN_EXTRAS)
+        if pick < 0.7:
+            return rng.choice([
+                [files["raw_s4.mlir"], "--check-numpy", "--input", f"a={files['s4.npy']}",
+                 "--output", f"c={out}"],
+                [files["raw_s4.mlir"], "--raw-bits", "--input", f"a={files['s4_bits.npy']}",
+                 "--output", f"c={out}"],
+                [files["raw_dn.mlir"], "--input", "n=32", "--input", f"g={files['e2m1.npy']}"],
+            ]) + rng.choice(RUN_EXTRAS)
         return [files["matmul.mlir"], "--check-numpy", "--json", "--input",
                 f"a={files['bf16.npy']}"]
     if tool == "mmair-translate":

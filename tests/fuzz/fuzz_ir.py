@@ -8,8 +8,9 @@ The corpus is every `// -----` chunk (comments removed) of the files named in
 Each mutant is written to a temporary file and given, IN-PROCESS, to `mmair.tools.opt.main` and to
 `mmair.tools.run.main`, both with the pass pipeline of its corpus file's RUN line (70% of the time;
 `mmair-lower` for chunks with `pto.matmul` or tcgen05 make-ops); mmair-run also gets `--max-ops`, `--max-gm-bytes`,
-random values for the scalar entry arguments, sometimes a `--target`, and an `--output` file for
-the last memref argument. Mutants of kind `inputs_only` (12%) keep the IR and vary only those
+random values for the scalar entry arguments, sometimes a `--target`, an `--output` file for
+the last memref argument, and a mode (`RUN_MODES`: --check-numpy, --timing, --timing-only,
+--sync-check=off, --numerics=exact, --jobs 2, --blocks 2, --inputs=int; `--run-mode`). Mutants of kind `inputs_only` (12%) keep the IR and vary only those
 scalar arguments. Each tool run is classified:
 
 * `ok`        exit 0;
@@ -18,6 +19,8 @@ scalar arguments. Each tool run is classified:
               i.e. a crash turned into a message by a catch-all: counted as a failure;
 * `crash`     an exception escaped `main` (traceback recorded), any other exit code, exit 1
               without `error:`, a traceback printed, or an `--output` file left after a failure;
+* `wrong`     exit 1 because a `--check-numpy` comparison FAILED: the executor and its numpy
+              reference disagree on a kernel both accepted (a silently wrong result);
 * `hang`      the run exceeded the time bound (`--timeout`, SIGALRM in the worker's main thread;
               a worker silent for 3x the bound is killed and its mutant counted as a hang);
 * `oom`       `MemoryError` escaped (each worker runs under an RLIMIT_AS of `--memory-limit`),
@@ -68,8 +71,8 @@ def _load_mutators():
 
 mutators = _load_mutators()
 
-OUTCOMES: tuple[str, ...] = ("ok", "diag", "internal", "crash", "hang", "oom")
-FAILURES: frozenset[str] = frozenset({"internal", "crash", "hang", "oom"})
+OUTCOMES: tuple[str, ...] = ("ok", "diag", "internal", "crash", "wrong", "hang", "oom")
+FAILURES: frozenset[str] = frozenset({"internal", "crash", "wrong", "hang", "oom"})
 # A diagnostic that merely relays a Python exception raised inside the tools.
 _INTERNAL_RE = re.compile(
     r"op failed: \w+:|\b(?:KeyError|IndexError|TypeError|AttributeError|AssertionError|ZeroDivisionError|"
@@ -79,6 +82,21 @@ _INTERNAL_RE = re.compile(
 SCALAR_VALUES: tuple[int, ...] = (0, 1, 16, 16, 32, 32, 48, 64, 64, 128, 128, 256, 1024, -1, -16,
                                   2**31, 2**63, 10**20)
 TARGETS: tuple[str, ...] = ("a2", "a5", "310p", "910")
+# mmair-run's modes (`--run-mode`): by default each mutant draws one, so the reference, the timing
+# model, the sync checker switched off and the threaded and multi-core executors all see mutants.
+RUN_MODES: dict[str, tuple[str, ...]] = {
+    "plain": (),
+    "check-numpy": ("--check-numpy",),
+    "timing": ("--timing",),
+    "timing-only": ("--timing-only",),
+    "sync-off": ("--sync-check=off",),
+    "check-numpy-sync-off": ("--check-numpy", "--sync-check=off"),
+    "exact": ("--numerics=exact", "--check-numpy"),
+    "jobs2": ("--jobs", "2"),
+    "blocks2": ("--blocks", "2"),
+    "int-inputs": ("--inputs=int", "--check-numpy", "--stats"),
+}
+MIXED_MODES: tuple[str, ...] = ("plain", "plain", "plain", *[m for m in RUN_MODES if m != "plain"])
 INPUTS_ONLY = 0.12  # share of mutants that keep the IR and vary only the scalar arguments
 
 
@@ -178,6 +196,10 @@ def run_tool(main: Callable[[Sequence[str]], int], argv: Sequence[str], timeout:
         if _INTERNAL_RE.search(first):
             return ToolResult("internal", 1, stderr[-2000:], first)
         return ToolResult("diag", 1, stderr[:300])
+    failed_checks = [line for line in stdout.splitlines()
+                     if line.startswith("check ") and ": FAILED" in line]
+    if rc == 1 and failed_checks:
+        return ToolResult("wrong", 1, stderr[-2000:], "\n".join(failed_checks)[-2000:])
     return ToolResult("crash", rc if isinstance(rc, int) else None, stderr[-2000:],
                       f"exit code {rc!r} {'without an error: line' if rc == 1 else ''}".strip())
 
@@ -192,6 +214,8 @@ class Config:
     max_ops: int = 200_000
     max_gm_bytes: int = 64 << 20
     save_dir: str | None = None
+    run_mode: str = "mixed"
+    """A key of RUN_MODES for every mutant, or "mixed": one drawn per mutant."""
 
 
 @dataclass
@@ -241,16 +265,30 @@ class Fuzzer:
         data, applied = mutators.mutate(rng, entry.text, self.vocab)
         return entry, data, applied, rng
 
-    def run_argv(self, path: str, text: str, rng: random.Random) -> tuple[list[str], str | None]:
+    def run_mode(self, index: int) -> str:
+        """The mmair-run mode of mutant `index` (its own random stream: the mutants and their
+        other arguments stay those of runs without modes)."""
+        if self.config.run_mode != "mixed":
+            return self.config.run_mode
+        return random.Random(f"{self.config.seed}:{index}:mode").choice(MIXED_MODES)
+
+    @staticmethod
+    def _mode_for(mode: str, text: str) -> str:
+        """--numerics=exact is an error without a tcgen05 op: compare with numpy instead."""
+        return "check-numpy" if mode == "exact" and "tcgen05." not in text else mode
+
+    def run_argv(self, path: str, text: str, rng: random.Random,
+                 mode: str = "plain") -> tuple[list[str], str | None]:
         argv = [path, "--max-ops", str(self.config.max_ops), "--max-gm-bytes",
-                str(self.config.max_gm_bytes), "--seed", str(rng.randrange(4))]
+                str(self.config.max_gm_bytes), "--seed", str(rng.randrange(4)),
+                *RUN_MODES[self._mode_for(mode, text)]]
         output = None
         m = _ENTRY_RE.search(text)
         if m is not None:
             for name in _SCALAR_ARG_RE.findall(m.group(1)):
                 argv += ["--input", f"{name}={rng.choice(SCALAR_VALUES)}"]
             memrefs = _MEMREF_ARG_RE.findall(m.group(1))
-            if memrefs:
+            if memrefs and mode != "timing-only":  # --timing-only computes no outputs
                 output = os.path.join(self.workdir, "out.npy")
                 argv += ["--output", f"{memrefs[-1]}={output}"]
         if rng.random() < 0.1:
@@ -269,12 +307,13 @@ class Fuzzer:
             passes = ["-p", entry.passes] if entry.passes and rng.random() < 0.7 else []
             opt_argv = [path, *passes]
             opt_result = run_tool(opt.main, opt_argv, self.config.timeout)
-            run_argv, output = self.run_argv(path, text, rng)
+            run_argv, output = self.run_argv(path, text, rng, self.run_mode(index))
             run_argv += passes
             if output is not None and os.path.exists(output):
                 os.unlink(output)
             run_result = run_tool(run.main, run_argv, self.config.timeout)
-            half = output is not None and run_result.rc != 0 and os.path.exists(output)
+            half = output is not None and run_result.rc != 0 and run_result.outcome != "wrong" \
+                and os.path.exists(output)
             if half:
                 run_result = ToolResult("crash", run_result.rc, run_result.stderr,
                                         "an --output file exists after a failed run")
@@ -476,15 +515,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--replay", type=int, action="append", default=[],
                    help="re-run this mutant in-process and print both tool results")
     p.add_argument("--json", help="write the summary as JSON to this file")
+    p.add_argument("--run-mode", default="mixed", choices=["mixed", *RUN_MODES],
+                   help="mmair-run's extra options for every mutant (mixed: one mode drawn per mutant)")
     args = p.parse_args(argv)
-    config = Config(args.seed, args.timeout, args.max_ops, args.max_gm_bytes, args.save_dir)
+    config = Config(args.seed, args.timeout, args.max_ops, args.max_gm_bytes, args.save_dir,
+                    args.run_mode)
 
     if args.replay:
         fuzzer = Fuzzer(load_corpus(), config)
         for index in args.replay:
             entry, data, applied, _ = fuzzer.mutant(index)
             record = fuzzer.run_one(index)
-            print(f"== mutant {index} of {entry.name}: {', '.join(applied)}")
+            print(f"== mutant {index} of {entry.name}: {', '.join(applied)} "
+                  f"(mmair-run mode {fuzzer.run_mode(index)})")
             print(data.decode("utf-8", "replace"))
             for name, result in (("mmair-opt", record.opt), ("mmair-run", record.run)):
                 print(f"-- {name}: {result.outcome} (exit {result.rc})")

@@ -7,6 +7,7 @@ given, so a mutant is reproducible from (seed, index).
 
 Mutations (`MUTATORS`): bit and byte flips, token deletion / duplication / swapping (two SSA
 operands, two numbers, two words), numeric extremes (0, -1, 2^31, 2^63, 2^64, huge floats),
+integer constants nudged by +-1, +-16, doubled or halved,
 huge or zero shape dimensions, unknown or swapped op names, unknown or renamed attributes, words
 replaced by other words of the corpus (spaces, layouts, element types), line deletion / duplication
 / swapping, splicing a line of another corpus entry, truncation and deep nesting.
@@ -167,6 +168,19 @@ def constant_value(rng: random.Random, text: str, vocab: Vocabulary) -> str:
     return text[: m.start()] + rng.choice(INT_EXTREMES[:23]) + text[m.end():]
 
 
+def constant_nudge(rng: random.Random, text: str, vocab: Vocabulary) -> str:
+    """An integer `arith.constant` moved a little (+-1, +-16, doubled, halved, 0): a raw form's
+    start index, repeat, stride or gap just past a buffer or a field's range, which a static
+    verifier or the executor's runtime bounds must catch (extremes rarely get that far)."""
+    found = list(_CONSTANT_RE.finditer(text))
+    if not found:
+        return text
+    m = rng.choice(found)
+    value = int(m.group())
+    new = rng.choice([value + 1, value - 1, value + 16, value - 16, 2 * value, value // 2, 0])
+    return text[: m.start()] + str(new) + text[m.end():]
+
+
 def huge_shape(rng: random.Random, text: str, vocab: Vocabulary) -> str:
     dims = list(SHAPE_DIM_RE.finditer(text))
     if not dims:
@@ -280,6 +294,7 @@ MUTATORS: tuple[tuple[Mutator, int], ...] = (
     (swap_tokens, 10),
     (numeric_extreme, 12),
     (constant_value, 10),
+    (constant_nudge, 10),
     (huge_shape, 12),
     (replace_op_name, 8),
     (unknown_attribute, 6),

@@ -57,6 +57,30 @@ def test_corpus_covers_examples_and_filecheck():
     assert any(name.startswith("tests/filecheck/dialects/tcgen05/") for name in names)
 
 
+def test_seed_kernels_cover_every_raw_form_and_4_bit_type():
+    """Every raw Ascend C parameter op of the pto dialect is in a runnable seed (a kernel that
+    mmair-run executes as is, not only a parse test of tests/filecheck), and so are the packed
+    4-bit types: mutants of their operands reach the executor's runtime checks."""
+    from xdsl.irdl import IRDLOperation
+
+    from mmair.dialects.pto import params
+
+    raw_ops = {op.name for op in vars(params).values() if isinstance(op, type)
+               and issubclass(op, IRDLOperation) and hasattr(op, "name")}
+    assert {"pto.load_2d_gm", "pto.load_2d_v2_gm", "pto.load_2d_transpose"} <= raw_ops
+    seeds = "\n".join(entry.text for entry in fuzz_ir.load_corpus()
+                      if entry.name.startswith(("tests/fuzz/seeds/", "examples/")))
+    assert {name for name in raw_ops if name + " " not in seeds} == set()
+    assert "xi4>" in seeds and "xf4E2M1FN>" in seeds and "addr_mode = 1" in seeds
+
+
+def test_mixed_run_modes_reach_every_mode():
+    fuzzer = fuzz_ir.Fuzzer(fuzz_ir.load_corpus(), fuzz_ir.Config(seed=3))
+    assert {fuzzer.run_mode(i) for i in range(200)} == set(fuzz_ir.RUN_MODES)
+    argv, _ = fuzzer.run_argv("k.mlir", "func.func @k() {", fuzzer.mutant(0)[3], "timing")
+    assert "--timing" in argv
+
+
 # ---- the harness classifies every failure mode ------------------------------------------------
 
 
@@ -84,6 +108,12 @@ def _allocates(argv):
     raise MemoryError()
 
 
+def _check_failed(argv):
+    print("check c = numpy reference of the IR: max abs error 4, max rel error 1; pass if "
+          "|got - ref| <= atol + rtol * |ref| with rtol 0, atol 0: FAILED (3 of 16 elements)")
+    return 1
+
+
 def _diagnostic(argv):
     print("k.mlir:1:1: error: 'pto.mad' op requires m in [0, 16], got 17", file=sys.stderr)
     return 1
@@ -96,6 +126,7 @@ def _diagnostic(argv):
     (_no_diagnostic, "crash"),
     (lambda argv: 2, "crash"),
     (_relays_exception, "internal"),
+    (_check_failed, "wrong"),
     (_sleeps, "hang"),
     (_allocates, "oom"),
 ])

@@ -227,3 +227,70 @@ def test_index_arithmetic_wraps_to_64_bits():
     assert time.perf_counter() - start < 2.0
     expected = pow(3, 2**40, 2**64)
     assert result == (expected - 2**64 if expected >= 2**63 else expected)
+
+
+# ---- a "wrong" result: --check-numpy FAILED on a kernel that reads bytes no op wrote -----------
+# Found by seed 72 of the raw-form seeds (examples/matmul_s4.mlir expanded, B's copy_nd2nz with
+# d_value 17 instead of 45 or dst_nz_c0_stride 193 instead of 192): B's L1 tile shares its address
+# with A's, so the bytes the copy skips still hold A's data on the executor (as on the hardware)
+# while the reference's fresh tile holds zeros. The check reported 1820 mismatching elements and
+# nothing about why; it now says which tile was read before it was written (executor/reference.py
+# unwritten_reads). Here the same at tile level: %b1 gets n of its 32 columns.
+
+STALE = """builtin.module attributes {pto.target = "a2"} {
+  func.func @k(%a: memref<32x32xf16>, %b: memref<32x32xf16>, %c: memref<32x32xf32>, %n: index) {
+    %c32 = arith.constant 32 : index
+    %a1 = pto.alloc {offset = 0 : i64} : !pto.tile<l1, 32x32xf16, nz>
+    %b1 = pto.alloc {offset = 0 : i64} : !pto.tile<l1, 32x32xf16, zz>
+    %a0 = pto.alloc : !pto.tile<l0a, 32x32xf16, zz>
+    %b0 = pto.alloc : !pto.tile<l0b, 32x32xf16, zn>
+    %acc = pto.alloc : !pto.tile<l0c, 32x32xf32, nz>
+    pto.mte_gm_l1 %a, %a1, %c32, %c32 : memref<32x32xf16>, !pto.tile<l1, 32x32xf16, nz>
+    pto.mte_l1_l0a %a1, %a0, %c32, %c32 : !pto.tile<l1, 32x32xf16, nz>, !pto.tile<l0a, 32x32xf16, zz>
+    pto.mte_gm_l1 %b, %b1, %c32, %n : memref<32x32xf16>, !pto.tile<l1, 32x32xf16, zz>
+    pto.mte_l1_l0b %b1, %b0, %c32, %c32 : !pto.tile<l1, 32x32xf16, zz>, !pto.tile<l0b, 32x32xf16, zn>
+    pto.mad %a0, %b0, %acc, %c32, %c32, %c32 : !pto.tile<l0a, 32x32xf16, zz>, !pto.tile<l0b, 32x32xf16, zn>, !pto.tile<l0c, 32x32xf32, nz>
+    pto.fixpipe %acc, %c, %c32, %c32 : !pto.tile<l0c, 32x32xf32, nz>, memref<32x32xf32>
+    func.return
+  }
+}
+"""
+
+
+def test_check_numpy_names_a_tile_read_before_it_was_written(capsys, tmp_path):
+    args = ("-p", "pto-insert-sync", "--check-numpy", "--input")
+    code, err = call(capsys, tmp_path, run, STALE, *args, "n=32")
+    assert code == 0, err
+    out = tmp_path / "c.npy"
+    code, err = call(capsys, tmp_path, run, STALE, *args, "n=16", "--output", f"c={out}")
+    assert code == 1
+    assert re.search(r"k\.mlir: error: --check-numpy: the 512 elements of c that differ from the "
+                     r"reference all depend on bytes of %b1 that no op wrote before the kernel "
+                     r"read them: the executor reads what the buffer held before", only_error(err))
+    assert not out.exists()
+
+
+def test_unwritten_reads_explains_only_differences_that_come_from_fresh_tiles():
+    """With B fully written nothing depends on fresh tile content: a difference there is not
+    explained (None, the check stays a numeric FAILED); with half of B written exactly the
+    columns n >= 16 of C depend on %b1."""
+    import numpy as np
+    from xdsl.passes import PassPipeline
+
+    from mmair.executor.reference import unwritten_reads
+    from mmair.executor.runner import run_module
+    from mmair.passes import get_all_passes
+    from tests.unit.test_pto_passes import parse
+
+    ctx, module = parse(STALE)
+    PassPipeline.parse_spec(get_all_passes(), "pto-insert-sync").apply(ctx, module)
+    entry = next(op for op in module.walk() if op.name == "func.func")
+    rng = np.random.default_rng(1)
+    a, b = (rng.standard_normal((32, 32)).astype(np.float16) for _ in range(2))
+    every = {"c": np.ones((32, 32), bool)}
+    full = run_module(module, inputs={"a": a, "b": b, "n": 32})
+    assert unwritten_reads(module, entry, {"a": a, "b": b, "n": 32}, full, None, every) is None
+    half = run_module(module, inputs={"a": a, "b": b, "n": 16})
+    right = {"c": np.arange(32)[None, :].repeat(32, 0) >= 16}
+    assert unwritten_reads(module, entry, {"a": a, "b": b, "n": 16}, half, None, right) == ["%b1"]
+    assert unwritten_reads(module, entry, {"a": a, "b": b, "n": 16}, half, None, every) is None
