@@ -177,3 +177,39 @@ def test_result_less_pipe_ops_run_as_bound_steps_on_the_fast_path(monkeypatch):
     assert set(kinds[True].values()) == {interpreter._PIPE_STEP}
     assert set(kinds[False].values()) == {interpreter._HANDLER}
     assert set(kinds[True]) == {"pto.mte_gm_l1", "pto.mte_l1_l0a", "pto.mte_l1_l0b", "pto.mad"}
+
+
+class _Reads:
+    """A footprint that returns the same list every time (as `effects.Footprint` does for the
+    same tiles), so the engine keeps its checks."""
+
+    kind = "mte_l1_l0a"
+
+    def __init__(self, accesses: list):
+        self.list = accesses
+
+    def accesses(self, args: tuple) -> list:
+        return self.list
+
+
+def test_kept_checks_see_a_lane_that_starts_writing_the_memory_later():
+    """MTE1 reads an L1 range twice (its checks kept after the first read, when no other lane
+    had records in L1); in between MTE2 writes the range, ordered after the first read by a
+    flag but not before the second: the second read must be checked against MTE2's new
+    records (`HappensBefore._groups_made`)."""
+    from mmair.executor.events import OP, SET, WAIT, FlagPlan, OpPlan, lane_of
+    from mmair.isa.ascend.pipes import Pipe
+
+    engine = HappensBefore(record_preds=False)
+    mte1, mte2 = lane_of(0, Pipe.MTE1), lane_of(0, Pipe.MTE2)
+    read = OpPlan(_Reads([effects.Access("l1", 0, 64, buffer="%t")]), None, 0, Pipe.MTE1, mte1)
+    write = OpPlan(_Reads([effects.Access("l1", 0, 64, write=True, buffer="%t")]), None, 0,
+                   Pipe.MTE2, mte2)
+    flag = FlagPlan(None, 0, Pipe.MTE1, Pipe.MTE2, 0)
+    engine.run_batch([(OP, read, (), 1, (), False), (SET, flag, 2, ()),
+                      (WAIT, mte2, flag.key), (OP, write, (), 4, (), False)])
+    assert engine.record_count() == 2
+    with pytest.raises(SyncError, match=r"race on l1 bytes \[0, 64\) \(%t\): mte_l1_l0a "
+                                        r"\(pipe mte1\) reads them, mte_l1_l0a \(pipe mte2\) "
+                                        r"writes them"):
+        engine.run_batch([(OP, read, (), 5, (), False)])
