@@ -300,7 +300,10 @@ class IssueSeam:
             return None
         decoded = self._decoded.get(id(op))
         if decoded is None:
-            decoded = self._decode(interp, op)
+            try:
+                decoded = self._decode(interp, op)
+            except Exception:  # (no implementation, no pipe): `_issue_op` reports it when the
+                return None  # op runs, after the ops before it, as without the bound step
         _, _, lane, ft, fn, mad, _, values_fn, plan = decoded
         sched = self.scheduler
         if sched.record_preds:  # a timeline's scheduler: every op is an Event
