@@ -15,7 +15,9 @@ Workloads (issue 6):
   op count (subprocesses); parse + verify of generated pto kernels against the stock xDSL parser and
   verifier (what `xdsl-opt` runs) on arith-only modules of the same op count (in process).
 * P1 sync: the race checker's cost, the flagged 2048^3 kernel with `sync_check` on against off,
-  idle and with one busy process per CPU beside it (`--only SYNC` runs just these rows).
+  idle and with one busy process per CPU beside it (`--only SYNC` runs just these rows; 15
+  repetitions unless `--reps` or `--quick`): CPU time, the median of the paired differences
+  over the median checker-off time.
 * MEM: peak RSS of a fresh process that runs the 2048^3 f16 matmul, against 3x the bytes of the
   three matrices in f32.
 
@@ -208,12 +210,33 @@ def flagged_matmul(size: int):
     return module
 
 
+SYNC_REPS = 15
+"""Default repetitions of the sync rows (each about 1.3 s idle): the checker adds about a tenth
+of the run, less than the run-to-run spread of the checker-off time alone, so the figure needs
+the paired differences of many repetitions."""
+
+
+def paired_figure(on: list[float], off: list[float]) -> tuple[float, float, float, float]:
+    """(median checker-off time, median of the per-repetition differences on - off, their
+    lower and upper quartiles) of CPU times measured back to back: the headline ratio is
+    1 + median difference / median off time, which moves less with the machine's load than the
+    ratio of the medians (both runs of one repetition see the same load)."""
+    diffs = sorted(a - b for a, b in zip(on, off, strict=True))
+    if len(diffs) >= 2:
+        q1, _, q3 = statistics.quantiles(diffs, n=4)
+    else:
+        q1 = q3 = diffs[0]
+    return statistics.median(off), statistics.median(diffs), q1, q3
+
+
 def bench_sync_check(size: int, reps: int) -> list[Row]:
-    """The race checker's cost: the same flagged kernel with `sync_check` on and off, alternating
-    in this process, idle and again with one busy process per CPU beside it (the load of
-    `p1_cli.py`). The ratio is of median wall times; the note gives the ratio of the median CPU
-    times of this thread (what the checker adds, less sensitive to the other processes) and the
-    median of the per-repetition CPU differences over the median checker-off time ("paired")."""
+    """The race checker's cost: the same flagged kernel with `sync_check` on and off, back to
+    back in this process (the order flips every repetition), idle and again with one busy
+    process per CPU beside it (the load of `p1_cli.py`). Measured in CPU time of this thread
+    (the executor runs on it: one job, one BLAS thread); the ratio is 1 + the median of the
+    per-repetition differences over the median checker-off time (`paired_figure`, the
+    headline), the note gives the quartiles of the differences, the ratio of the median CPU
+    times and of the median wall times, and the load average before and after the row."""
     import numpy as np
 
     from mmair.executor.runner import run_module
@@ -233,6 +256,7 @@ def bench_sync_check(size: int, reps: int) -> list[Row]:
     for mode in ("idle", "loaded"):
         from p1_cli import background_load
 
+        load_before = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
         load = background_load(os.cpu_count() or 2, 900) if mode == "loaded" \
             else contextlib.nullcontext()
         with load:
@@ -246,20 +270,20 @@ def bench_sync_check(size: int, reps: int) -> list[Row]:
                     run_module(module, "matmul", inputs, sync_check=check)
                     runs[check][0].append(time.perf_counter() - t0)
                     runs[check][1].append(time.thread_time() - c0)
+        load_after = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
         t_on, t_off = (statistics.median(runs[c][0]) for c in (True, False))
-        c_on, c_off = (statistics.median(runs[c][1]) for c in (True, False))
-        # The on and off runs of one repetition run back to back: the median of their
-        # differences moves less with the machine's load than the difference of the medians.
-        paired = statistics.median(a - b for a, b in zip(runs[True][1], runs[False][1],
-                                                         strict=True))
+        c_on = statistics.median(runs[True][1])
+        c_off, paired, q1, q3 = paired_figure(runs[True][1], runs[False][1])
         busy = f"; {os.cpu_count() or 2} busy processes beside it" if mode == "loaded" else ""
         rows.append(Row(
             "P1", f"sync checker on vs off ({mode}): flagged lowered f16 matmul, {size}^3",
-            f"{events} pipe events ({flags} set/wait)", t_on, t_off, 1.15,
-            rate=f"{(c_on - c_off) / events * 1e6:.1f} µs CPU/event",
-            note=f"baseline: the same run with the checker off; CPU time {c_on:.2f} s vs "
-                 f"{c_off:.2f} s = {c_on / c_off:.2f}x; paired: +{paired * 1e3:.0f} ms = "
-                 f"{1 + paired / c_off:.2f}x{busy}"))
+            f"{events} pipe events ({flags} set/wait)", c_off + paired, c_off, 1.15,
+            rate=f"{paired / events * 1e6:.1f} µs CPU/event",
+            note=f"CPU: checker off {c_off:.3f} s, the checker adds {paired * 1e3:+.0f} ms "
+                 f"(median of {reps} back-to-back differences; quartiles {q1 * 1e3:+.0f} / "
+                 f"{q3 * 1e3:+.0f} ms); ratio of the median CPU times {c_on / c_off:.2f}x, "
+                 f"of the median wall times {t_on / t_off:.2f}x; load average "
+                 f"{load_before:.1f} -> {load_after:.1f}{busy}"))
     return rows
 
 
@@ -495,7 +519,7 @@ def main(argv: list[str] | None = None) -> int:
         rows += [bench_matmul(*case, reps) for case in cases]
         rows.append(bench_mad_floor(2048, reps))
     if "P1" in groups or "SYNC" in groups:
-        rows += bench_sync_check(2048, reps)
+        rows += bench_sync_check(2048, args.reps or (reps if args.quick else SYNC_REPS))
     if "P2" in groups:
         rows += bench_p2(reps)
     if "P3" in groups:

@@ -55,12 +55,14 @@ PLACES = 4096
 """Access lists whose records lookups `HappensBefore._places_of` keeps at most."""
 
 
-def _record(ev: Event, a: Access, groups: dict, lane: int, n: int) -> None:
+def _record(ev: Event, a: Access, groups: dict, lane: int, n: int) -> bool:
     """Record access `a` of `ev` (epoch `n` of `lane`) in `groups`, the records of its memory:
     it replaces the lane's earlier record of the same byte set (a write also its read). A
-    record is (epoch, event, access, first byte, end of the byte hull)."""
+    record is (epoch, event, access, first byte, end of the byte hull). True when it is the
+    lane's first record of the memory (`HappensBefore._groups_made`)."""
     group = groups.get(lane)
-    if group is None:
+    made = group is None
+    if made:
         group = groups[lane] = [{}, {}, 0, 0]
     region = a[1:5]  # (start, width, rows, stride)
     if a.write:
@@ -74,6 +76,7 @@ def _record(ev: Event, a: Access, groups: dict, lane: int, n: int) -> None:
         rd.pop(region, None)
         rd[region] = (n, ev, a, a.start, a.end)
         group[3] = n
+    return made
 
 
 class Conflict:
@@ -141,6 +144,9 @@ class HappensBefore:
         self._op_places: dict[int, tuple] = {}
         """`_places_of` of on-chip access lists, by id of the list (the entry holds it: ids
         stay unique while kept)."""
+        self._groups_made = 0
+        """How many (memory, lane) record groups exist: a kept `_places_of` entry made before
+        the last one was added misses a lane to check."""
 
     # --- execution ------------------------------------------------------------------------
 
@@ -198,12 +204,11 @@ class HappensBefore:
                 a, b = accesses
                 ga = check(ev, a, clock, lane, in_order)
                 gb = check(ev, b, clock, lane, in_order)
-                _record(ev, a, ga, lane, n)
-                _record(ev, b, gb, lane, n)
+                self._groups_made += _record(ev, a, ga, lane, n) + _record(ev, b, gb, lane, n)
             else:
                 groups = [check(ev, access, clock, lane, in_order) for access in accesses]
                 for access, group in zip(accesses, groups, strict=True):
-                    _record(ev, access, group, lane, n)
+                    self._groups_made += _record(ev, access, group, lane, n)
         self._until_prune -= 1
         if self._until_prune <= 0:
             self.prune()
@@ -234,49 +239,62 @@ class HappensBefore:
         except Exception as err:
             raise op_fault(plan.op, err) from None
         cached = self._op_places.get(id(accesses))  # the same list: the same tiles again
-        if cached is not None and cached[0] is accesses and cached[1] == lane:  # mutation: skip (a cache: `_places_of` finds the same places)
+        if cached is not None and cached[0] is accesses and cached[1] == lane and \
+                cached[2] == self._groups_made:  # mutation: skip (a cache: `_places_of` finds the same places)
             places = cached[3]
         else:
             places = self._places_of(accesses, lane, plan.core)
         self._check_record(item, places, lane, n)
 
-    def _places_of(self, accesses: list[Access], lane: int, core: int) -> list[tuple]:
-        """Per access of a pipe op on `lane`: (access, the records of its memory, the records
-        of its lane there, its byte set, write). Kept for a list of on-chip accesses
-        (`effects.Footprint` returns the same list for the same tiles)."""
-        places = []
+    def _places_of(self, accesses: list[Access], lane: int, core: int) -> tuple[tuple, tuple]:
+        """What checking and recording the accesses of a pipe op on `lane` looks at:
+        (checks, records). `checks`: per access and per lane q with records of its memory, in
+        that order, (access, q, q's records there, write, first byte, end of the byte hull);
+        `records`: per access, (access, its lane's records, its byte set, write, first byte,
+        end). Kept for a list of on-chip accesses (`effects.Footprint` returns the same list
+        for the same tiles) until some lane makes its first record of some memory
+        (`_groups_made`), which adds a lane to check."""
+        checks = []
+        records = []
         on_chip = True
         tiles = self._tile_places
         for a in accesses:
             mem = a.memory
+            place = None
             if mem is None:  # a tile's Access, the same object for the same tile
                 hit = tiles.get(id(a))
                 if hit is not None and hit[0] is a and hit[1] == lane:  # mutation: skip (a cache: the same place again)
-                    places.append(hit[2])
-                    continue
+                    place = hit[2]
             else:
                 on_chip = False
-            key = (a.space, core if mem is None else mem)  # mutation: skip (only one-core runs take this path: multi-core runs record predecessors, so core is 0)
-            groups = self.records.get(key)
-            if groups is None:
-                groups = self.records[key] = {}
-            group = groups.get(lane)
-            if group is None:  # [write records, read records, last write epoch, last read's]
-                group = groups[lane] = [{}, {}, 0, 0]
-            place = (a, groups, group, a[1:5], a.write, a.start, a.end)
-            places.append(place)
-            if mem is None:
-                if len(tiles) >= PLACES:  # accesses built anew each time (raw forms): bounded
-                    tiles.clear()
-                tiles[id(a)] = (a, lane, place)
+            if place is None:
+                key = (a.space, core if mem is None else mem)  # mutation: skip (only one-core runs take this path: multi-core runs record predecessors, so core is 0)
+                groups = self.records.get(key)
+                if groups is None:
+                    groups = self.records[key] = {}
+                group = groups.get(lane)
+                if group is None:  # [write records, read records, last write epoch, last read's]
+                    group = groups[lane] = [{}, {}, 0, 0]
+                    self._groups_made += 1
+                place = (groups, (a, group, a[1:5], a.write, a.start, a.end))
+                if mem is None:
+                    if len(tiles) >= PLACES:  # accesses built anew each time (raw forms): bounded
+                        tiles.clear()
+                    tiles[id(a)] = (a, lane, place)
+            groups, record = place
+            write, start, end = record[3], record[4], record[5]
+            for q, group in groups.items():
+                checks.append((a, q, group, write, start, end))
+            records.append(record)
+        places = (tuple(checks), tuple(records))
         if on_chip:
             cache = self._op_places
             if len(cache) >= PLACES:  # lists built anew each time (raw forms): bounded
                 cache.clear()
-            cache[id(accesses)] = (accesses, lane, core, places)
+            cache[id(accesses)] = (accesses, lane, self._groups_made, places)
         return places
 
-    def _check_record(self, owner: Event | tuple, places: list[tuple], lane: int,
+    def _check_record(self, owner: Event | tuple, places: tuple[tuple, tuple], lane: int,
                       n: int) -> None:
         """`_check` of every access of a pipe op (epoch `n` of `lane`; `places`:
         `_places_of`), then `_record` of each, inlined: an op's own accesses (mad_acc reads
@@ -285,23 +303,23 @@ class HappensBefore:
         in_order = self.in_order[lane]
         if in_order:
             clock[lane] = n
-        for a, groups, _, _, write, start, end in places:
-            for q, group in groups.items():
-                bound = clock[q]
-                if group[2] <= bound and (not write or group[3] <= bound):
-                    continue  # every record of lane q is ordered before this access
-                if q == lane and in_order:
-                    continue
-                # `_scan`, inlined up to the byte hulls: most unordered records are another
-                # tile of the same memory (%a_l1 and %b_l1)
-                for recs in (group[0], group[1]) if write else (group[0],):
-                    for rec in reversed(recs.values()):
-                        if rec[0] <= bound:
-                            break
-                        if rec[3] >= end or start >= rec[4]:
-                            continue
-                        self._scan_record(owner, a, rec, q == lane)
-        for a, _, group, region, write, start, end in places:  # `_record`
+        checks, records = places
+        for a, q, group, write, start, end in checks:
+            bound = clock[q]
+            if group[2] <= bound and (not write or group[3] <= bound):
+                continue  # every record of lane q is ordered before this access
+            if q == lane and in_order:
+                continue
+            # `_scan`, inlined up to the byte hulls: most unordered records are another tile of
+            # the same memory (%a_l1 and %b_l1)
+            for recs in (group[0], group[1]) if write else (group[0],):
+                for rec in reversed(recs.values()):
+                    if rec[0] <= bound:
+                        break
+                    if rec[3] >= end or start >= rec[4]:
+                        continue
+                    self._scan_record(owner, a, rec, q == lane)
+        for a, group, region, write, start, end in records:  # `_record`
             if write:
                 wd = group[0]
                 wd.pop(region, None)

@@ -44,6 +44,7 @@ _HANDLER = 2  # the seam's handler (a pipe or sync op with the checker on)
 _COUNT = 3  # nothing to run (a sync op without the checker)
 _MISSING = 4  # no implementation: an error when it runs
 _STEP = 5  # the seam's step without operands (`op_step`: a set_flag / wait_flag with a static id)
+_PIPE_STEP = 6  # the seam's step of a result-less pipe op, called with the operands (`pipe_step`)
 
 
 def _unimplemented(op: Operation) -> ExecutionError:
@@ -155,11 +156,16 @@ class MmairInterpreter(Interpreter):
             entry = impls.get(type(op))
             ft = fn = None
             step = None
+            pipe_step = None
             if handler is not None:
                 op_step = getattr(seam, "op_step", None)
                 step = op_step(self, op) if op_step is not None else None
+                if step is None and hasattr(seam, "pipe_step"):
+                    pipe_step = seam.pipe_step(self, op)
             if step is not None:
                 how, fn = _STEP, step
+            elif pipe_step is not None:
+                how, fn = _PIPE_STEP, pipe_step
             elif handler is not None:
                 how, fn = _HANDLER, handler
             elif seam is None and isinstance(op, _SYNC_OPS):
@@ -206,6 +212,16 @@ class MmairInterpreter(Interpreter):
                         raise op_fault(op, err) from None
                     continue
                 args = tuple([env[v] for v in operands])
+                if how == _PIPE_STEP:  # no values to bind
+                    try:
+                        if seam.produced:
+                            args = seam.scalar_reads(self, op, args)
+                        fn(args)
+                    except RecursionError:
+                        raise
+                    except Exception as err:
+                        raise op_fault(op, err) from None
+                    continue
                 try:
                     if seam is not None:
                         if seam.produced:

@@ -368,9 +368,10 @@ def run_module(
             if seam is not None:
                 seam.finish()
         except RecursionError:
+            _report_race_first(getattr(seam, "scheduler", None))
             raise ExecutionError("recursion too deep", entry_op) from None
         except ExecutionError:
-            _report_race_first(seam)
+            _report_race_first(getattr(seam, "scheduler", None))
             raise
         finally:
             if getattr(seam, "threads", None) is not None:
@@ -387,11 +388,10 @@ def run_module(
     )
 
 
-def _report_race_first(seam: Any) -> None:
-    """When a run stops on an error (an op fault, the op limit), events it executed may still
-    wait in the checker's batch: a race among them happened first and may explain the fault, so
-    it is the error reported."""
-    scheduler = getattr(seam, "scheduler", None)
+def _report_race_first(scheduler: Any) -> None:
+    """When a run stops on an error (an op fault, the op limit, recursion too deep), events it
+    executed may still wait in the checker's batch (`scheduler`'s; None: no checker): a race
+    among them happened first and may explain the fault, so it is the error reported."""
     if scheduler is None:
         return
     from mmair.executor.events import SyncError
@@ -466,7 +466,11 @@ def _run_blocks(module: ModuleOp, entry: str | None, inputs: dict[str, Any] | No
             raise ExecutionError("recursion too deep", entry_op) from None
 
     with one_blas_thread():
-        results = launch.run([lambda i=i: body(i) for i in interps])
+        try:
+            results = launch.run([lambda i=i: body(i) for i in interps])
+        except ExecutionError:
+            _report_race_first(scheduler)
+            raise
         if scheduler is not None:
             scheduler.finish()
     counts: dict[str, int] = {}

@@ -291,6 +291,45 @@ class IssueSeam:
             return wait()
         return step
 
+    def pipe_step(self, interp: Any, op: Operation) -> Callable[[tuple], Any] | None:
+        """The interpreter's call for a result-less pipe op: `_issue_op`'s fast path bound to
+        the op once (its decode, plan, queue and kernel), called with the operand values; it
+        takes `_issue_op` itself when the fast path does not apply (a queued op, threads, a
+        timeline or an observer). None for any other op."""
+        if not self.fast or type(op) not in EFFECTS or op.results:
+            return None
+        decoded = self._decoded.get(id(op))
+        if decoded is None:
+            decoded = self._decode(interp, op)
+        _, _, lane, ft, fn, mad, _, values_fn, plan = decoded
+        sched = self.scheduler
+        if sched.record_preds:  # a timeline's scheduler: every op is an Event
+            return partial(self._issue_op, interp, op)
+        queue = sched.queues[lane]
+        issue = self._issue_op
+        kernel = values_fn if values_fn is not None else fn  # the same arguments
+
+        def step(args: tuple) -> Any:
+            if queue or sched.threads is not None or self.timing is not None or \
+                    self.observer is not None:
+                return issue(interp, op, args)
+            sequential = mad is not None and not mad_needs_barrier(args[mad[0]], args[mad[1]])
+            sched.seq += 1
+            batch = sched.batch
+            batch.append((OP, plan, args, sched.seq, interp.iteration, sequential))
+            if self.numerics:
+                try:
+                    kernel(ft, interp, op, args)
+                except RecursionError:
+                    raise
+                except Exception as err:  # reported at the op, unless a race before it
+                    sched.flush()
+                    raise op_fault(op, err) from None
+            if len(batch) >= sched.batch_size:
+                sched.flush()
+            return None
+        return step
+
     def _event_id(self, op: Any, src: Pipe, dst: Pipe, args: tuple) -> int:
         event_id = args[0]
         if not 0 <= event_id < self.event_ids:

@@ -272,3 +272,36 @@ def test_the_op_limit_is_reported_when_no_race_ran_before_it():
     with pytest.raises(ExecutionError, match=r"execution exceeded 6 operations") as info:
         run_module(parse(without(GATHER, "A")), inputs=_inputs(), sync_check=True, max_ops=6)
     assert not isinstance(info.value, SyncError)
+
+
+@pytest.mark.parametrize("max_ops", range(7, 13))
+def test_a_race_before_the_op_limit_is_reported_on_a_multi_core_launch(max_ops):
+    """The same on two blocks (`_run_blocks`): block 0 stops at the limit with the race still in
+    the shared checker's batch."""
+    with pytest.raises(SyncError, match=r"race on ub bytes \[0, 256\) \(%ub_src\)"):
+        run_module(parse(without(GATHER, "A")), inputs=_inputs(), sync_check=True,
+                   max_ops=max_ops, blocks=2)
+
+
+def _recursing(text: str) -> str:
+    """`text` with a call that recurses without end before its return."""
+    end = "    func.return %kept : index\n  }\n}"
+    assert end in text
+    return text.replace(end, """    func.call @forever() : () -> ()
+    func.return %kept : index
+  }
+  func.func @forever() {
+    func.call @forever() : () -> ()
+    func.return
+  }
+}""")
+
+
+def test_a_race_before_a_too_deep_recursion_is_reported_not_the_recursion():
+    """The racy gather_mask runs, then a call recurses without end (Python's RecursionError,
+    which the runner turns into 'recursion too deep'): the race comes first."""
+    with pytest.raises(SyncError, match=r"race on ub bytes \[0, 256\) \(%ub_src\)"):
+        run_module(parse(_recursing(without(GATHER, "A"))), inputs=_inputs(), sync_check=True)
+    with pytest.raises(ExecutionError, match=r"recursion too deep") as info:
+        run_module(parse(_recursing(GATHER)), inputs=_inputs(), sync_check=True)
+    assert not isinstance(info.value, SyncError)

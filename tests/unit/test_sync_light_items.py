@@ -15,6 +15,7 @@ from test_sync_checker_ir import line_of, parse, without
 from mmair.dialects import pto
 from mmair.dialects.pto import effects
 from mmair.executor import hb as hb_module
+from mmair.executor.errors import ExecutionError
 from mmair.executor.events import SyncError
 from mmair.executor.hb import HappensBefore
 from mmair.executor.memory import Memory
@@ -132,3 +133,83 @@ def test_the_records_lookups_kept_per_list_are_bounded(monkeypatch):
         engine._places_of([effects.Access("l1", 64 * i, 64)], 3, 0)
         assert len(engine._op_places) <= 8 and len(engine._tile_places) <= 8
     assert engine.record_count() == 0  # looking up records records nothing
+
+
+def _past_the_tile(text: str) -> str:
+    """The loop of `text` runs a third iteration, whose L0B load reads past %b_l1 (a fault)."""
+    return text.replace("scf.for %j = %c0 to %c256 step %c128",
+                        "scf.for %j = %c0 to %c384 step %c128").replace(
+        "%c256 = arith.constant 256 : index",
+        "%c256 = arith.constant 256 : index\n    %c384 = arith.constant 384 : index")
+
+
+@pytest.mark.parametrize("fast", [True, False])
+def test_an_op_fault_after_a_race_in_the_batch_reports_the_race(monkeypatch, fast):
+    """The pipe op's step (`IssueSeam.pipe_step`, or the Event path) flushes the batch before
+    it reports a fault of its kernel: the race of the second iteration comes first."""
+    monkeypatch.setattr(IssueSeam, "fast", fast)
+    with pytest.raises(ExecutionError, match=r"reads source \[0:256, 256:384\] beyond the "
+                                             r"256x256 source tile %b_l1") as info:
+        run_module(parse(_past_the_tile(LOOP)), inputs=_inputs(), sync_check=True)
+    assert not isinstance(info.value, SyncError)
+    with pytest.raises(SyncError, match=r"race on l0b bytes \[0, 65536\) \(%b_l0b\): "
+                                        r"'pto.mte_l1_l0b' at k.mlir:\d+:7 \(pipe mte1, "
+                                        r"iteration %j = 128\) writes them"):
+        run_module(parse(_past_the_tile(without(LOOP, "B"))), inputs=_inputs(), sync_check=True)
+
+
+def test_result_less_pipe_ops_run_as_bound_steps_on_the_fast_path(monkeypatch):
+    """With `IssueSeam.fast` the interpreter's plan calls the op's bound step
+    (`IssueSeam.pipe_step`); without it the handler (`_issue_op`)."""
+    from mmair.executor import interpreter
+
+    kinds = {}
+    plans: list[tuple] = []
+    real = interpreter.MmairInterpreter._plan
+    monkeypatch.setattr(interpreter.MmairInterpreter, "_plan",
+                        lambda self, block: plans.append(real(self, block)) or plans[-1])
+    for fast in (True, False):
+        monkeypatch.setattr(IssueSeam, "fast", fast)
+        plans.clear()
+        run_module(parse(LOOP), inputs=_inputs(), sync_check=True)
+        kinds[fast] = {entry[4]: entry[0] for plan in plans for entry in plan[2]
+                       if entry[4].startswith("pto.m")}
+    assert set(kinds[True].values()) == {interpreter._PIPE_STEP}
+    assert set(kinds[False].values()) == {interpreter._HANDLER}
+    assert set(kinds[True]) == {"pto.mte_gm_l1", "pto.mte_l1_l0a", "pto.mte_l1_l0b", "pto.mad"}
+
+
+class _Reads:
+    """A footprint that returns the same list every time (as `effects.Footprint` does for the
+    same tiles), so the engine keeps its checks."""
+
+    kind = "mte_l1_l0a"
+
+    def __init__(self, accesses: list):
+        self.list = accesses
+
+    def accesses(self, args: tuple) -> list:
+        return self.list
+
+
+def test_kept_checks_see_a_lane_that_starts_writing_the_memory_later():
+    """MTE1 reads an L1 range twice (its checks kept after the first read, when no other lane
+    had records in L1); in between MTE2 writes the range, ordered after the first read by a
+    flag but not before the second: the second read must be checked against MTE2's new
+    records (`HappensBefore._groups_made`)."""
+    from mmair.executor.events import OP, SET, WAIT, FlagPlan, OpPlan, lane_of
+    from mmair.isa.ascend.pipes import Pipe
+
+    engine = HappensBefore(record_preds=False)
+    mte1, mte2 = lane_of(0, Pipe.MTE1), lane_of(0, Pipe.MTE2)
+    read = OpPlan(_Reads([effects.Access("l1", 0, 64, buffer="%t")]), None, 0, Pipe.MTE1, mte1)
+    write = OpPlan(_Reads([effects.Access("l1", 0, 64, write=True, buffer="%t")]), None, 0,
+                   Pipe.MTE2, mte2)
+    flag = FlagPlan(None, 0, Pipe.MTE1, Pipe.MTE2, 0)
+    engine.run_batch([(OP, read, (), 1, (), False), (SET, flag, 2, ()),
+                      (WAIT, mte2, flag.key), (OP, write, (), 4, (), False)])
+    assert engine.record_count() == 2
+    with pytest.raises(SyncError, match=r"race on l1 bytes \[0, 64\) \(%t\): mte_l1_l0a "
+                                        r"\(pipe mte1\) reads them, mte_l1_l0a \(pipe mte2\) "
+                                        r"writes them"):
+        engine.run_batch([(OP, read, (), 5, (), False)])
