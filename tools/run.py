@@ -489,6 +489,7 @@ def run(args: argparse.Namespace) -> int:
     if args.timing or args.timing_only or args.timeline is not None:
         _check_timed_kernel(module, source.name)
     _check_kernel_options(module, args, source.name)
+    _check_nested_targets(module, source)
 
     try:
         entry = find_entry(module, args.entry)
@@ -580,6 +581,27 @@ def _check_kernel_options(module, args, file: str) -> None:
         raise UserError(format_diagnostic(
             f"--blocks {args.blocks} launches Ascend AI Cores; this is a tcgen05 kernel, which "
             "runs on one CTA", file=file))
+
+
+def _check_nested_targets(module, source: SourceFile) -> None:
+    """The verifier and the passes take an op's target from the nearest enclosing module, the
+    executor's memories and pipes from the outermost one: a nested module whose `pto.target` or
+    `tcgen05.target` differs would run its ops on another target than they were verified for
+    (silently with --sync-check=off). A file with ops beside its `builtin.module` is parsed as an
+    implicit outer module holding both, so a stray line is enough (found by the IR fuzzer)."""
+    from xdsl.dialects.builtin import ModuleOp
+
+    for op in module.walk():
+        if not isinstance(op, ModuleOp) or op is module:
+            continue
+        for name in ("pto.target", "tcgen05.target"):
+            inner, outer = op.attributes.get(name), module.attributes.get(name)
+            if inner is not None and inner != outer:
+                around = f"with {name} = {outer}" if outer is not None else "without one"
+                raise UserError(format_op_error(op, (
+                    f"sets {name} = {inner} inside a module {around}; mmair-run runs the "
+                    "outermost module's target: put the attribute there (a file with ops beside "
+                    "its builtin.module is parsed as an implicit module holding both)"), source))
 
 
 def _check_timed_kernel(module, file: str) -> None:

@@ -294,3 +294,39 @@ def test_unwritten_reads_explains_only_differences_that_come_from_fresh_tiles():
     right = {"c": np.arange(32)[None, :].repeat(32, 0) >= 16}
     assert unwritten_reads(module, entry, {"a": a, "b": b, "n": 16}, half, None, right) == ["%b1"]
     assert unwritten_reads(module, entry, {"a": a, "b": b, "n": 16}, half, None, every) is None
+
+
+# ---- relayed PipeError: a nested module's target (tools/run.py _check_nested_targets) ----------
+# Found by seed 73 (a line of another chunk spliced before the module, or a line moved after it):
+# the file is then an implicit module holding the stray op and the `builtin.module`, whose
+# pto.target = "a5" the verifier used while the executor took the outer module's default a2:
+# "'pto.load_2d_v2_gm' op failed: PipeError: ... target a2 has no LoadData2DParamsV2", and with
+# --sync-check=off the a5 kernel ran on a2 without a word.
+
+NESTED = """"test.op"() : () -> ()
+builtin.module attributes {pto.target = "a5"} {
+  func.func @k(%a: memref<1024xf16>) {
+    %c0 = arith.constant 0 : index
+    %c2 = arith.constant 2 : index
+    %a1 = pto.alloc : !pto.tile<l1, 32x32xf16, nz>
+    pto.load_2d_v2_gm %a[%c0], %a1[%c0] m_start_position %c0 k_start_position %c0 m_step %c2 k_step %c2 src_stride %c2 dst_stride %c2 : memref<1024xf16>, !pto.tile<l1, 32x32xf16, nz>
+    func.return
+  }
+}
+"""
+
+
+@pytest.mark.parametrize("argv", [(), ("--sync-check=off",), ("--target", "a2")])
+def test_nested_module_target_differing_from_the_run_is_one_error(capsys, tmp_path, argv):
+    code, err = call(capsys, tmp_path, run, NESTED, *argv)
+    assert code == 1
+    outer = 'with pto.target = "a2"' if argv == ("--target", "a2") else "without one"
+    assert re.fullmatch(
+        rf'.*k\.mlir:2:1: error: \'builtin.module\' op sets pto.target = "a5" inside a module '
+        rf"{outer}; mmair-run runs the outermost module's target: put the attribute there .*",
+        only_error(err))
+
+
+def test_nested_module_with_the_run_target_runs(capsys, tmp_path):
+    code, err = call(capsys, tmp_path, run, NESTED, "--target", "a5")
+    assert code == 0, err
