@@ -168,9 +168,10 @@ records the tuple itself and builds the Event only for a message (`as_event`).""
 
 class OpPlan:
     """What an `Event` of one pipe op holds that does not change between its executions: its
-    footprint (`effects.Footprint`), op, core, pipe, kind and lane."""
+    footprint (`effects.Footprint`), op, core, pipe, kind and lane; `kept`: the engine's
+    lookups for its last access list (`HappensBefore.execute_item`)."""
 
-    __slots__ = ("footprint", "op", "core", "pipe", "kind", "lane")
+    __slots__ = ("footprint", "op", "core", "pipe", "kind", "lane", "kept")
 
     def __init__(self, footprint: Any, op: Any, core: int, pipe: Pipe, lane: int):
         self.footprint = footprint
@@ -179,6 +180,7 @@ class OpPlan:
         self.pipe = pipe
         self.kind = footprint.kind
         self.lane = lane
+        self.kept: tuple | None = None
 
 
 def as_event(x: Any, epoch: int) -> Event:

@@ -52,7 +52,7 @@ from mmair.isa.tcgen05.units import Unit, tmem_overlap_text, why_unordered
 PRUNE_EVERY = 2048
 """Events between two `prune` passes (checked after each batch of the scheduler)."""
 PLACES = 4096
-"""Access lists whose records lookups `HappensBefore._places_of` keeps at most."""
+"""On-chip accesses whose records lookups `HappensBefore._places_of` keeps at most."""
 
 
 def _record(ev: Event, a: Access, groups: dict, lane: int, n: int) -> bool:
@@ -141,9 +141,8 @@ class HappensBefore:
         self._lane_range = range(lanes)
         self._tile_places: dict[int, tuple] = {}
         """The place of an on-chip Access on a lane (`_places_of`), by id of the Access."""
-        self._op_places: dict[int, tuple] = {}
-        """`_places_of` of on-chip access lists, by id of the list (the entry holds it: ids
-        stay unique while kept)."""
+        self._token = object()
+        """Names this engine in the lookups an `OpPlan` keeps (`execute_item`)."""
         self._groups_made = 0
         """How many (memory, lane) record groups exist: a kept `_places_of` entry made before
         the last one was added misses a lane to check."""
@@ -238,22 +237,24 @@ class HappensBefore:
             accesses = plan.footprint.accesses(item[2])
         except Exception as err:
             raise op_fault(plan.op, err) from None
-        cached = self._op_places.get(id(accesses))  # the same list: the same tiles again
-        if cached is not None and cached[0] is accesses and cached[1] == lane and \
-                cached[2] == self._groups_made:  # mutation: skip (a cache: `_places_of` finds the same places)
-            places = cached[3]
+        kept = plan.kept  # the same list: the same tiles again
+        if kept is not None and kept[1] is accesses and kept[0] is self._token and \
+                kept[2] == self._groups_made:  # mutation: skip (a cache: `_places_of` finds the same places)
+            places = kept[3]
         else:
             places = self._places_of(accesses, lane, plan.core)
+            if places[2]:
+                plan.kept = (self._token, accesses, self._groups_made, places)
         self._check_record(item, places, lane, n)
 
-    def _places_of(self, accesses: list[Access], lane: int, core: int) -> tuple[tuple, tuple]:
+    def _places_of(self, accesses: list[Access], lane: int, core: int) -> tuple:
         """What checking and recording the accesses of a pipe op on `lane` looks at:
-        (checks, records). `checks`: per access and per lane q with records of its memory, in
-        that order, (access, q, q's records there, write, first byte, end of the byte hull);
-        `records`: per access, (access, its lane's records, its byte set, write, first byte,
-        end). Kept for a list of on-chip accesses (`effects.Footprint` returns the same list
-        for the same tiles) until some lane makes its first record of some memory
-        (`_groups_made`), which adds a lane to check."""
+        (checks, records, on chip). `checks`: per access and per lane q with records of its
+        memory, in that order, (access, q, q's records there, write, first byte, end of the
+        byte hull); `records`: per access, (access, its lane's records, its byte set, write,
+        first byte, end). For a list of on-chip accesses (`effects.Footprint` returns the same
+        list for the same tiles) `execute_item` keeps it with the op's plan until some lane
+        makes its first record of some memory (`_groups_made`), which adds a lane to check."""
         checks = []
         records = []
         on_chip = True
@@ -286,15 +287,9 @@ class HappensBefore:
             for q, group in groups.items():
                 checks.append((a, q, group, write, start, end))
             records.append(record)
-        places = (tuple(checks), tuple(records))
-        if on_chip:
-            cache = self._op_places
-            if len(cache) >= PLACES:  # lists built anew each time (raw forms): bounded
-                cache.clear()
-            cache[id(accesses)] = (accesses, lane, self._groups_made, places)
-        return places
+        return tuple(checks), tuple(records), on_chip
 
-    def _check_record(self, owner: Event | tuple, places: tuple[tuple, tuple], lane: int,
+    def _check_record(self, owner: Event | tuple, places: tuple, lane: int,
                       n: int) -> None:
         """`_check` of every access of a pipe op (epoch `n` of `lane`; `places`:
         `_places_of`), then `_record` of each, inlined: an op's own accesses (mad_acc reads
@@ -303,7 +298,7 @@ class HappensBefore:
         in_order = self.in_order[lane]
         if in_order:
             clock[lane] = n
-        checks, records = places
+        checks, records, _ = places
         for a, q, group, write, start, end in checks:
             bound = clock[q]
             if group[2] <= bound and (not write or group[3] <= bound):

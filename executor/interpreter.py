@@ -186,7 +186,9 @@ class MmairInterpreter(Interpreter):
         env = self._env
         counts = self.op_counts
         seam = self.seam
-        threaded = seam is not None and hasattr(seam, "threads")
+        # kernels on threads (`IssueSeam.start_threads`, before the run): ops touching memory
+        # wait for them
+        threaded = seam is not None and getattr(seam, "threads", None) is not None
         plans = self._plans
         while block is not None:
             plan = plans.get(id(block))

@@ -75,6 +75,9 @@ class Scheduler:
         self.batch: list[Event | tuple] = []
         """Executed events whose happens-before bookkeeping is still to do (`flush`)."""
         self.batch_size = BATCH
+        self.skip: Any = None
+        """The wait_flag op issued together with its set_flag (`light_set_wait`): its own
+        issue does nothing."""
         self.threads: ThreadedRuns | None = None
         """`start_threads`: the pool that runs the ops' kernels (None: run at once)."""
 
@@ -188,6 +191,7 @@ class Scheduler:
         self.seq += 2
         batch = self.batch
         batch.append(plan.pair_item)
+        self.skip = plan.fused
         if len(batch) >= self.batch_size:
             self.flush()
         return True
@@ -219,11 +223,9 @@ class Scheduler:
                 self._drain(dst)
         return step
 
-    def set_wait_step(self, plan: FlagPlan, fallback: Callable[[], Any],
-                      fused: Callable[[], Any]) -> Callable[[], Any]:
-        """`light_set_wait` of `plan`; calls `fused` (the seam skips the wait_flag) when it
-        applies."""
-        key, item = plan.key, plan.pair_item
+    def set_wait_step(self, plan: FlagPlan, fallback: Callable[[], Any]) -> Callable[[], Any]:
+        """`light_set_wait` of `plan` (its wait_flag op becomes `skip`)."""
+        key, item, fused = plan.key, plan.pair_item, plan.fused
         bits, src_queue, dst_queue = self.flag_bits, self.queues[plan.src_lane], \
             self.queues[plan.dst_lane]
 
@@ -233,17 +235,20 @@ class Scheduler:
             self.seq += 2
             batch = self.batch
             batch.append(item)
+            self.skip = fused
             if len(batch) >= self.batch_size:
                 self.flush()
-            fused()
         return step
 
     def wait_step(self, plan: FlagPlan, fallback: Callable[[], Any]) -> Callable[[], Any]:
-        """`light_wait` of `plan`."""
-        key, item = plan.key, plan.wait_item
+        """`light_wait` of `plan`, or nothing when its op is `skip`."""
+        key, item, op = plan.key, plan.wait_item, plan.op
         bits, queue = self.flag_bits, self.queues[plan.dst_lane]
 
         def step() -> Any:
+            if op is self.skip:  # issued with its set_flag (`light_set_wait`)
+                self.skip = None
+                return None
             if key not in bits or queue:
                 return fallback()
             del bits[key]

@@ -276,20 +276,12 @@ class IssueSeam:
             if not sched.light_steps_apply(plan):
                 return fallback
             if plan.fused is not None:
-                return sched.set_wait_step(plan, fallback, partial(setattr, self, "_skip",
-                                                                   plan.fused))
+                return sched.set_wait_step(plan, fallback)
             return sched.set_step(plan, interp, fallback)
         fallback = partial(self._issue_wait, interp, op, ())
         if not sched.light_steps_apply(plan):
             return fallback
-        wait = sched.wait_step(plan, fallback)
-
-        def step() -> Any:
-            if op is self._skip:  # issued with its set_flag (`light_set_wait`)
-                self._skip = None
-                return None
-            return wait()
-        return step
+        return sched.wait_step(plan, fallback)
 
     def pipe_step(self, interp: Any, op: Operation) -> Callable[[tuple], Any] | None:
         """The interpreter's call for a result-less pipe op: `_issue_op`'s fast path bound to
@@ -300,7 +292,10 @@ class IssueSeam:
             return None
         decoded = self._decoded.get(id(op))
         if decoded is None:
-            decoded = self._decode(interp, op)
+            try:
+                decoded = self._decode(interp, op)
+            except Exception:  # (no implementation, no pipe): `_issue_op` reports it when the
+                return None  # op runs, after the ops before it, as without the bound step
         _, _, lane, ft, fn, mad, _, values_fn, plan = decoded
         sched = self.scheduler
         if sched.record_preds:  # a timeline's scheduler: every op is an Event
@@ -349,7 +344,6 @@ class IssueSeam:
         if event_id is None:
             event_id = self._event_id(op, plan.src, plan.dst, args)
         elif plan.fused is not None and sched.light_set_wait(plan):
-            self._skip = plan.fused  # already issued with this set
             return (), None
         elif sched.light_set(plan, interp.iteration):
             return (), None
@@ -358,8 +352,9 @@ class IssueSeam:
         return (), None
 
     def _issue_wait(self, interp: Any, op: Any, args: tuple) -> Any:
-        if op is self._skip:
-            self._skip = None
+        sched = self.scheduler
+        if op is sched.skip:  # issued with its set_flag (`light_set_wait`)
+            sched.skip = None
             return (), None
         plan = self._flags.get(id(op))
         if plan is None:

@@ -305,3 +305,27 @@ def test_a_race_before_a_too_deep_recursion_is_reported_not_the_recursion():
     with pytest.raises(ExecutionError, match=r"recursion too deep") as info:
         run_module(parse(_recursing(GATHER)), inputs=_inputs(), sync_check=True)
     assert not isinstance(info.value, SyncError)
+
+
+def _with_matmul(text: str) -> str:
+    """`text` with an unlowered `pto.matmul` (no implementation) before its return."""
+    end = "    func.return %kept : index\n"
+    assert end in text
+    mm = "memref<16x16xf16>, memref<16x16xf16>, memref<16x16xf32>"
+    return text.replace(
+        "%dst: memref<128xui16>) -> index {",
+        "%dst: memref<128xui16>, %x: memref<16x16xf16>, %y: memref<16x16xf16>, "
+        "%z: memref<16x16xf32>) -> index {").replace(
+        end, f"    pto.matmul %x, %y, %z : {mm}\n" + end)
+
+
+def test_an_op_without_implementation_fails_when_it_runs_after_the_ops_before_it():
+    """The bound steps of a block's pipe ops are made when the block is first planned; an op
+    the executor cannot run (an unlowered pto.matmul) is still reported when it runs, after
+    the ops before it: a race among them comes first."""
+    with pytest.raises(SyncError, match=r"race on ub bytes \[0, 256\) \(%ub_src\)"):
+        run_module(parse(_with_matmul(without(GATHER, "A"))), inputs=_inputs(),
+                   sync_check=True)
+    with pytest.raises(ExecutionError, match=r"no implementation for op 'pto.matmul'") as info:
+        run_module(parse(_with_matmul(GATHER)), inputs=_inputs(), sync_check=True)
+    assert info.value.op.name == "pto.matmul"

@@ -1,7 +1,7 @@
 """The checker's cheap paths for the steady state of a loop (docs/benchmarks.md, "Sixth
 session"): a result-less pipe op batched as an `events.OP` item instead of an Event, the same
-footprint list for the same tiles (`effects.Footprint`), the engine's records lookups kept per
-list (`HappensBefore._places_of`), static set_flag / wait_flag ops stepped without operands
+footprint list for the same tiles (`effects.Footprint`), the engine's records lookups kept with
+the op's plan (`HappensBefore.execute_item`, `_places_of`), static set_flag / wait_flag ops stepped without operands
 (`IssueSeam.op_step`) and the GM window address read without `__array_interface__`. A race that
 only the second iteration of a loop has (the op's cached list and lookups in use) must be
 reported exactly as the Event path reports it."""
@@ -126,12 +126,12 @@ def test_gm_window_address_is_the_array_interface_address(view):
     assert effects.data_address(array) == array.__array_interface__["data"][0]
 
 
-def test_the_records_lookups_kept_per_list_are_bounded(monkeypatch):
+def test_the_records_lookups_kept_per_access_are_bounded(monkeypatch):
     monkeypatch.setattr(hb_module, "PLACES", 8)
     engine = HappensBefore()
-    for i in range(20):  # fresh lists (as the raw forms build): kept at most PLACES at once
+    for i in range(20):  # fresh accesses (as the raw forms build): kept at most PLACES at once
         engine._places_of([effects.Access("l1", 64 * i, 64)], 3, 0)
-        assert len(engine._op_places) <= 8 and len(engine._tile_places) <= 8
+        assert len(engine._tile_places) <= 8
     assert engine.record_count() == 0  # looking up records records nothing
 
 
@@ -213,3 +213,25 @@ def test_kept_checks_see_a_lane_that_starts_writing_the_memory_later():
                                         r"\(pipe mte1\) reads them, mte_l1_l0a \(pipe mte2\) "
                                         r"writes them"):
         engine.run_batch([(OP, read, (), 5, (), False)])
+
+
+def test_kept_lookups_belong_to_one_engine():
+    """An op's plan keeps the lookups of the engine that ran it last; another engine (a second
+    run of the same seam's plans) makes its own: here it has an unordered MTE2 write the read
+    races with."""
+    from mmair.executor.events import OP, OpPlan, lane_of
+    from mmair.isa.ascend.pipes import Pipe
+
+    mte1, mte2 = lane_of(0, Pipe.MTE1), lane_of(0, Pipe.MTE2)
+    read = OpPlan(_Reads([effects.Access("l1", 0, 64, buffer="%t")]), None, 0, Pipe.MTE1, mte1)
+    write = OpPlan(_Reads([effects.Access("l1", 0, 64, write=True, buffer="%t")]), None, 0,
+                   Pipe.MTE2, mte2)
+    first = HappensBefore(record_preds=False)
+    first.run_batch([(OP, read, (), 1, (), False), (OP, read, (), 2, (), False)])
+    assert read.kept is not None and read.kept[0] is first._token
+    second = HappensBefore(record_preds=False)
+    second.run_batch([(OP, write, (), 1, (), False)])
+    with pytest.raises(SyncError, match=r"race on l1 bytes \[0, 64\) \(%t\): mte_l1_l0a "
+                                        r"\(pipe mte1\) reads them, mte_l1_l0a \(pipe mte2\) "
+                                        r"writes them"):
+        second.run_batch([(OP, read, (), 2, (), False)])
