@@ -11,7 +11,9 @@ M x N). Half of the words are uniform; the other half are valid encodings with o
 flipped bits, so that the decoders are also exercised past their reserved-bit checks.
 
 A word that decodes must re-encode to itself and survive the attribute-text round trip
-(`format_descriptor` -> `parse_descriptor_text`). The only exception allowed anywhere is the
+(`format_descriptor` -> `parse_descriptor_text`). Every fourth word also goes through the report
+of `mmair-desc decode` (`idesc_report`, `smem_report`, `zcmask_report` in the same context),
+which must list an error exactly when the decoder or the rule check refused the word. The only exception allowed anywhere is the
 documented `DescriptorError`; anything else is a failure, reported with the word and traceback.
 `fuzz_words` is the entry point of the pytest run (`tests/unit/test_desc_random_words.py`).
 """
@@ -40,6 +42,7 @@ from mmair.isa.tcgen05 import (
     kinds_for_idesc,
     zcmask_columns,
 )
+from mmair.isa.tcgen05.diagnose import idesc_report, smem_report, zcmask_report
 from mmair.isa.tcgen05.rules import TCGEN05_TARGETS, check_idesc, check_smem_desc, check_zcmask
 from mmair.isa.tcgen05.text import format_descriptor, parse_descriptor_text
 
@@ -107,6 +110,35 @@ def _check_round_trip(result: DescFuzzResult, name: str, word: int, d: object,
         result.failures.append(f"{name} round trip {word:#x}:\n{traceback.format_exc()}")
 
 
+REPORT_EVERY = 4
+"""Every REPORT_EVERY-th word also goes through the `mmair-desc decode` report."""
+
+
+def _check_report(result: DescFuzzResult, name: str, word: int, report: Callable[[], object],
+                  refused: bool) -> None:
+    """`mmair-desc decode`'s report of a word (`isa/tcgen05/diagnose.py`, every field and every
+    error) must not raise, and must list an error exactly when the decoder or the rule check in
+    the same context refused the word (`refused`): a word reported clean that the verifier
+    refuses, or the other way round, is a failure."""
+    out = _attempt(result, name, word, report)
+    if out is None:
+        return
+    errors = out[1]  # type: ignore[index]
+    if bool(errors) != refused:
+        result.failures.append(
+            f"{name} {word:#x}: the report lists {len(errors)} error(s) "
+            f"({'; '.join(map(str, errors))}) but the decoder and rules "
+            f"{'refuse' if refused else 'accept'} the word")
+
+
+def _refuses(fn: Callable[[], object]) -> bool:
+    try:
+        fn()
+    except DescriptorError:
+        return True
+    return False
+
+
 def fuzz_words(count: int, seed: int = 1, max_failures: int = 20) -> DescFuzzResult:
     """`count` 32-bit and `count` 64-bit random words through the decoders (see module doc)."""
     rng = np.random.default_rng(seed)
@@ -126,12 +158,20 @@ def fuzz_words(count: int, seed: int = 1, max_failures: int = 20) -> DescFuzzRes
                                targets[int(pick.integers(0, len(targets)))])
             _attempt(result, "check_idesc(context)", word,
                      lambda d=d, c=cta, w=ws, t=target: check_idesc(d, cta_group=c, ws=w, target=t))
+        if i % REPORT_EVERY == 0:
+            cta, ws, target = (int(pick.integers(1, 3)), bool(pick.integers(0, 2)),
+                               targets[int(pick.integers(0, len(targets)))])
+            refused = d is None or _refuses(
+                lambda d=d, c=cta, w=ws, t=target: check_idesc(d, cta_group=c, ws=w, target=t))
+            _check_report(result, "idesc_report", word,
+                          lambda w=word, k=kind, c=cta, s=ws, t=target: idesc_report(
+                              w, k, cta_group=c, ws=s, target=t), refused)
         if i % 16 == 0:
             _attempt(result, "kinds_for_idesc", word, lambda w=word: kinds_for_idesc(w))
         if len(result.failures) >= max_failures:
             break
     majors = [None, "k", "mn"]
-    for word in _words(rng, count, 64, SMEM_SEEDS + ZCMASK_SEEDS):
+    for i, word in enumerate(_words(rng, count, 64, SMEM_SEEDS + ZCMASK_SEEDS)):
         s = _attempt(result, "decode_smem_desc", word, lambda w=word: decode_smem_desc(w))
         if s is not None:
             _check_round_trip(result, "smem_desc", word, s, encode_smem_desc)  # type: ignore[arg-type]
@@ -141,11 +181,26 @@ def fuzz_words(count: int, seed: int = 1, max_failures: int = 20) -> DescFuzzRes
             _attempt(result, "check_smem_desc", word,
                      lambda s=s, k=kind, m=major, t=target, known=(s.start if word & 1 else None): check_smem_desc(
                          s, kind=k, major=m, pattern_start=known, target=t))
+        if i % REPORT_EVERY == 0:
+            kind = [None, *kinds][int(pick.integers(0, len(kinds) + 1))]
+            major = majors[int(pick.integers(0, 3))]
+            target = targets[int(pick.integers(0, len(targets)))]
+            known = s.start if s is not None and word & 1 else None
+            refused = s is None or _refuses(
+                lambda s=s, k=kind, m=major, p=known, t=target: check_smem_desc(
+                    s, kind=k, major=m, pattern_start=p, target=t))
+            _check_report(result, "smem_report", word,
+                          lambda w=word, k=kind, m=major, p=known, t=target: smem_report(
+                              w, kind=k, major=m, pattern_start=p, target=t), refused)
         z = _attempt(result, "decode_zcmask", word, lambda w=word: decode_zcmask(w))
         if z is not None:
             _check_round_trip(result, "zcmask", word, z, encode_zcmask)  # type: ignore[arg-type]
             m = [None, 32, 64, 128, 256][int(pick.integers(0, 5))]
             _attempt(result, "check_zcmask", word, lambda z=z, m=m: check_zcmask(z, m=m))
+            if i % REPORT_EVERY == 0:
+                _check_report(result, "zcmask_report", word,
+                              lambda w=word, m=m: zcmask_report(w, m=m),
+                              _refuses(lambda z=z, m=m: check_zcmask(z, m=m)))
             n = int(pick.integers(0, 34)) * 8
             _attempt(result, "zcmask_columns", word,
                      lambda z=z, m=m, n=n: zcmask_columns(z, m if m is not None else 128, n))

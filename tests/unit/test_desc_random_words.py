@@ -1,6 +1,7 @@
 """Random 32-bit and 64-bit words through the tcgen05 descriptor decoders and validators: only the
 documented `DescriptorError` may be raised, and every word that decodes re-encodes to itself and
-survives the attribute-text round trip. 20 000 words of each width here; the full million is
+survives the attribute-text round trip; `mmair-desc decode`'s reports agree with them. 20 000
+words of each width here; the full million is
 `python tests/fuzz/fuzz_desc.py --words 1000000`."""
 
 from __future__ import annotations
@@ -41,6 +42,20 @@ def test_random_words():
     for checker in ("check_idesc(any context)", "check_idesc(context)", "check_smem_desc",
                     "check_zcmask", "zcmask_columns", "kinds_for_idesc"):
         assert result.outcomes[(checker, "ok")] > 0
+    # mmair-desc decode's reports ran on every 4th word, each listing an error exactly when the
+    # decoder or the rules refused the word (else a failure above).
+    for report in ("idesc_report", "smem_report", "zcmask_report"):
+        assert result.outcomes[(report, "ok")] > 500
+
+
+def test_a_report_that_disagrees_with_the_verifier_is_a_failure():
+    result = fuzz_desc.DescFuzzResult()
+    fuzz_desc._check_report(result, "idesc_report", 0x10, lambda: ({}, []), refused=True)
+    fuzz_desc._check_report(result, "idesc_report", 0x10, lambda: ({}, ["R1"]), refused=False)
+    fuzz_desc._check_report(result, "idesc_report", 0x10, lambda: ({}, ["R1"]), refused=True)
+    assert [f.split(":")[1].strip() for f in result.failures] == [
+        "the report lists 0 error(s) () but the decoder and rules refuse the word",
+        "the report lists 1 error(s) (R1) but the decoder and rules accept the word"]
 
 
 @pytest.mark.parametrize("word", [-1, 1 << 64, 2**200, 1.5, "0x10", None, True])
