@@ -298,8 +298,8 @@ class IssueSeam:
                 return None  # op runs, after the ops before it, as without the bound step
         _, _, lane, ft, fn, mad, _, values_fn, plan = decoded
         sched = self.scheduler
-        if sched.record_preds:  # a timeline's scheduler: every op is an Event
-            return partial(self._issue_op, interp, op)
+        if sched.record_preds:  # a timeline's scheduler: every op is an Event (the handler)
+            return None
         queue = sched.queues[lane]
         issue = self._issue_op
         kernel = values_fn if values_fn is not None else fn  # the same arguments
