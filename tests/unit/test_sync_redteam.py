@@ -42,8 +42,10 @@ def _run(text: str, inputs: dict, read_only: bool, monkeypatch) -> tuple:
     try:
         result = run_module(parse(text), inputs=dict(inputs), sync_check=True)
     except SyncError as err:  # the diagnostic is the outcome to compare
-        return err.kind, err.message
-    return "clean", {k: v.tobytes() for k, v in result.outputs.items()}
+        outcome: tuple = (err.kind, err.message)
+    else:
+        outcome = ("clean", {k: v.tobytes() for k, v in result.outputs.items()})
+    return outcome
 
 
 def _run_all_ways(text: str, monkeypatch, inputs: dict | None = None) -> tuple:
@@ -439,3 +441,104 @@ def test_alternating_tiles_race_when_the_first_tile_comes_back(monkeypatch):
         f"race on l1 bytes [0, 8192) (%slot_a): 'pto.mte_gm_l1' at k.mlir:{load}:7 (pipe mte2, "
         f"iteration %i = 2) writes them, 'pto.mte_l1_l0a' at k.mlir:{move}:7 (pipe mte1, "
         f"iteration %i = 1) reads them")
+
+
+# ---- scalar accesses of GM (memref.load / store / copy on pipe S) ---------------------------
+
+_UB16 = "!pto.tile<ub, 128xi16, nd>"
+
+# MTE2 copies %src to UB, MTE3 writes it to %dst, the scalar unit reads %dst[3] (LOAD). The flag
+# pair R orders the read after MTE3's write.
+_SCALAR_READ = _HEAD + f"""  func.func @k(%src: memref<128xi16>, %dst: memref<128xi16>) -> i16 {{
+    %c3 = arith.constant 3 : index
+    %ub = pto.alloc {{offset = 0 : i64}} : {_UB16}
+    pto.mte_gm_ub %src, %ub : memref<128xi16>, {_UB16}
+    pto.set_flag mte2 -> mte3, 0
+    pto.wait_flag mte2 -> mte3, 0
+    pto.mte_ub_gm %ub, %dst : {_UB16}, memref<128xi16>
+    pto.set_flag mte3 -> s, 0 // R
+    pto.wait_flag mte3 -> s, 0 // R
+    %v = memref.load %dst[%c3] : memref<128xi16>
+    func.return %v : i16
+  }}
+}}
+"""
+
+# The scalar unit stores into %src[5] before MTE2 reads %src: the pair W orders the read after
+# the store.
+_SCALAR_WRITE = _kernel("%src: memref<128xi16>, %dst: memref<128xi16>", f"""    %c5 = arith.constant 5 : index
+    %seven = arith.constant 7 : i16
+    %ub = pto.alloc {{offset = 0 : i64}} : {_UB16}
+    memref.store %seven, %src[%c5] : memref<128xi16>
+    pto.set_flag s -> mte2, 0 // W
+    pto.wait_flag s -> mte2, 0 // W
+    pto.mte_gm_ub %src, %ub : memref<128xi16>, {_UB16}
+    pto.set_flag mte2 -> mte3, 0
+    pto.wait_flag mte2 -> mte3, 0
+    pto.mte_ub_gm %ub, %dst : {_UB16}, memref<128xi16>
+""")
+
+
+def test_a_scalar_load_after_its_flag_reads_what_mte3_wrote(monkeypatch):
+    src = np.arange(128, dtype=np.int16)
+    assert _run_all_ways(_SCALAR_READ, monkeypatch, {"src": src})[0] == "clean"
+    assert run_module(parse(_SCALAR_READ), inputs={"src": src}, sync_check=True).results == (3,)
+
+
+def test_a_scalar_load_of_gm_that_mte3_writes_unordered_is_a_race(monkeypatch):
+    text = without(_SCALAR_READ, "R")
+    kind, message = _run_all_ways(text, monkeypatch)
+    assert kind == "race"
+    assert message == (
+        f"race on bytes [6, 8) of GM buffer %dst: 'memref.load' at "
+        f"k.mlir:{line_of(text, 'memref.load')}:5 (pipe s) reads them, 'pto.mte_ub_gm' at "
+        f"k.mlir:{line_of(text, 'pto.mte_ub_gm')}:5 (pipe mte3) writes them; no "
+        f"set_flag/wait_flag chain or pipe_barrier orders them")
+
+
+def test_a_scalar_store_before_its_flag_is_what_mte2_reads(monkeypatch):
+    src = np.arange(128, dtype=np.int16)
+    kind, outputs = _run_all_ways(_SCALAR_WRITE, monkeypatch, {"src": src})
+    assert kind == "clean"
+    assert np.frombuffer(outputs["dst"], np.int16)[4:7].tolist() == [4, 7, 6]
+
+
+def test_a_scalar_store_to_gm_that_mte2_reads_unordered_is_a_race(monkeypatch):
+    text = without(_SCALAR_WRITE, "W")
+    kind, message = _run_all_ways(text, monkeypatch)
+    assert kind == "race"
+    assert message == (
+        f"race on bytes [10, 12) of GM buffer %src: 'pto.mte_gm_ub' at "
+        f"k.mlir:{line_of(text, 'pto.mte_gm_ub')}:5 (pipe mte2) reads them, 'memref.store' at "
+        f"k.mlir:{line_of(text, 'memref.store')}:5 (pipe s) writes them; no "
+        f"set_flag/wait_flag chain or pipe_barrier orders them")
+
+
+def test_a_scalar_copy_over_gm_that_mte2_still_reads_is_a_race(monkeypatch):
+    """WAR: MTE2 reads %src, then the scalar unit copies %dst over it with no mte2 -> s flag."""
+    text = _kernel("%src: memref<128xi16>, %dst: memref<128xi16>", f"""    %ub = pto.alloc {{offset = 0 : i64}} : {_UB16}
+    pto.mte_gm_ub %src, %ub : memref<128xi16>, {_UB16}
+    pto.set_flag mte2 -> s, 0 // C
+    pto.wait_flag mte2 -> s, 0 // C
+    "memref.copy"(%dst, %src) : (memref<128xi16>, memref<128xi16>) -> ()
+""")
+    assert _run_all_ways(text, monkeypatch)[0] == "clean"
+    text = without(text, "C")
+    kind, message = _run_all_ways(text, monkeypatch)
+    assert kind == "race"
+    assert message.startswith(
+        f"race on bytes [0, 256) of GM buffer %src: 'memref.copy' at "
+        f"k.mlir:{line_of(text, 'memref.copy')}:5 (pipe s) writes them, 'pto.mte_gm_ub' at "
+        f"k.mlir:{line_of(text, 'pto.mte_gm_ub')}:5 (pipe mte2) reads them")
+
+
+def test_scalar_stores_of_two_blocks_to_one_element_race():
+    text = _kernel("%a: memref<4xi32>", """    %c0 = arith.constant 0 : index
+    %i = pto.block_idx
+    %v = arith.index_cast %i : index to i32
+    memref.store %v, %a[%c0] : memref<4xi32>
+""")
+    with pytest.raises(SyncError, match=r"race on bytes \[0, 4\) of GM buffer %a between blocks "
+                                        r"0 and 1: block 1 'memref.store' at k.mlir:6:5 \(pipe "
+                                        r"s, core 1\) writes them"):
+        run_module(parse(text), blocks=2, sync_check=True)
