@@ -542,3 +542,30 @@ def test_scalar_stores_of_two_blocks_to_one_element_race():
                                         r"0 and 1: block 1 'memref.store' at k.mlir:6:5 \(pipe "
                                         r"s, core 1\) writes them"):
         run_module(parse(text), blocks=2, sync_check=True)
+
+
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_a_scalar_load_of_another_block_window_races_in_process_and_on_the_pool(jobs):
+    """Block i writes %c[16i:16i+16] on MTE3, then every block reads %c[0] on its scalar unit
+    after its own MTE3 (wait_flag mte3 -> s) but with no pto.sync_all: block 1 reads block 0's
+    bytes. On the pool (jobs 2) the load is in the workers' logs, so the launch is re-run in
+    process and gives the same diagnostic."""
+    text = _kernel("%a: memref<64xf16>, %c: memref<64xf16>", """    %i = pto.block_idx
+    %c0 = arith.constant 0 : index
+    %c16 = arith.constant 16 : index
+    %o = arith.muli %i, %c16 : index
+    %ub = pto.alloc {offset = 0 : i64} : !pto.tile<ub, 16xf16, nd>
+    %src = memref.subview %a[%o] [16] [1] : memref<64xf16> to memref<16xf16, strided<[1], offset: ?>>
+    %dst = memref.subview %c[%o] [16] [1] : memref<64xf16> to memref<16xf16, strided<[1], offset: ?>>
+    pto.mte_gm_ub %src, %ub : memref<16xf16, strided<[1], offset: ?>>, !pto.tile<ub, 16xf16, nd>
+    pto.set_flag mte2 -> mte3, 0
+    pto.wait_flag mte2 -> mte3, 0
+    pto.mte_ub_gm %ub, %dst : !pto.tile<ub, 16xf16, nd>, memref<16xf16, strided<[1], offset: ?>>
+    pto.set_flag mte3 -> s, 0
+    pto.wait_flag mte3 -> s, 0
+    %q = memref.load %c[%c0] : memref<64xf16>
+""")
+    with pytest.raises(SyncError, match=r"race on bytes \[0, 2\) of GM buffer %c between blocks "
+                                        r"0 and 1: block 1 'memref.load' at k.mlir:\d+:5 \(pipe s, "
+                                        r"core 1\) reads them, block 0 'pto.mte_ub_gm'"):
+        run_module(parse(text), blocks=2, jobs=jobs, sync_check=True)
