@@ -368,6 +368,13 @@ def verify_module(module: ModuleOp) -> None:
             op.verify(verify_nested_ops=False)
         except VerifyException as err:
             raise OpVerifyError(op, str(err)) from None
+        except Exception as err:  # noqa: BLE001 - see below
+            # A few xDSL verifiers raise a bare Exception (memref.load/store: "expected an index
+            # for each dimension", scf.while: "Block arguments with wrong type"): a verifier
+            # message all the same. Anything else is a bug and keeps its traceback.
+            if type(err) is not Exception:
+                raise
+            raise OpVerifyError(op, str(err)) from None
         if key is not None:
             verified.add(key)
 

@@ -7,7 +7,8 @@ The corpus is every `// -----` chunk (comments removed) of the files named in
 `tests/fuzz/corpus.txt`. Mutant i of seed s is a pure function of (s, i) (`mutators.mutate`).
 Each mutant is written to a temporary file and given, IN-PROCESS, to `mmair.tools.opt.main` and to
 `mmair.tools.run.main`, both with the pass pipeline of its corpus file's RUN line (70% of the time;
-`mmair-lower` for chunks with `pto.matmul` or tcgen05 make-ops); mmair-run also gets `--max-ops`, `--max-gm-bytes`,
+`mmair-lower` for chunks with `pto.matmul` or tcgen05 make-ops; a quarter of the chunks with
+tile-level pto moves get `pto-expand-params` after it); mmair-run also gets `--max-ops`, `--max-gm-bytes`,
 random values for the scalar entry arguments, sometimes a `--target`, an `--output` file for
 the last memref argument, and a mode (`RUN_MODES`: --check-numpy, --timing, --timing-only,
 --sync-check=off, --numerics=exact, --jobs 2, --blocks 2, --inputs=int; `--run-mode`). Mutants of kind `inputs_only` (12%) keep the IR and vary only those
@@ -96,6 +97,7 @@ RUN_MODES: dict[str, tuple[str, ...]] = {
     "blocks2": ("--blocks", "2"),
     "int-inputs": ("--inputs=int", "--check-numpy", "--stats"),
 }
+EXPAND_SHARE = 0.25  # mutants with tile-level pto moves whose pipeline ends in pto-expand-params
 MIXED_MODES: tuple[str, ...] = ("plain", "plain", "plain", *[m for m in RUN_MODES if m != "plain"])
 INPUTS_ONLY = 0.12  # share of mutants that keep the IR and vary only the scalar arguments
 
@@ -272,6 +274,17 @@ class Fuzzer:
             return self.config.run_mode
         return random.Random(f"{self.config.seed}:{index}:mode").choice(MIXED_MODES)
 
+    def with_expansion(self, index: int, text: str, passes: list[str]) -> list[str]:
+        """A share (`EXPAND_SHARE`, own random stream) of the mutants with tile-level pto moves
+        get `pto-expand-params` after their pipeline, so the expansion to the raw forms sees
+        mutated shapes, layouts and element types too."""
+        if "pto.mte_" not in text and "pto.matmul" not in text:
+            return passes
+        if random.Random(f"{self.config.seed}:{index}:expand").random() >= EXPAND_SHARE:
+            return passes
+        pipeline = passes[1] if passes else ("mmair-lower" if "pto.matmul" in text else "")
+        return ["-p", f"{pipeline},pto-expand-params" if pipeline else "pto-expand-params"]
+
     @staticmethod
     def _mode_for(mode: str, text: str) -> str:
         """--numerics=exact is an error without a tcgen05 op: compare with numpy instead."""
@@ -305,6 +318,7 @@ class Fuzzer:
         text = data.decode("utf-8", "replace")
         try:
             passes = ["-p", entry.passes] if entry.passes and rng.random() < 0.7 else []
+            passes = self.with_expansion(index, text, passes)
             opt_argv = [path, *passes]
             opt_result = run_tool(opt.main, opt_argv, self.config.timeout)
             run_argv, output = self.run_argv(path, text, rng, self.run_mode(index))

@@ -330,3 +330,47 @@ def test_nested_module_target_differing_from_the_run_is_one_error(capsys, tmp_pa
 def test_nested_module_with_the_run_target_runs(capsys, tmp_path):
     code, err = call(capsys, tmp_path, run, NESTED, "--target", "a5")
     assert code == 0, err
+
+
+# ---- traceback: xDSL verifiers that raise a bare Exception (tools/diagnostics.verify_module) ---
+# Found by seed 85 (a deleted index token: `memref.store %kv, %t[] : memref<?xi32>`): xDSL's
+# memref.load/store and scf.while verifiers raise `Exception`, not VerifyException, and the
+# message escaped mmair-opt and mmair-run as a traceback.
+
+LOAD_WITHOUT_INDEX = """func.func @f(%m: memref<?xi32>) {
+  %v = memref.load %m[] : memref<?xi32>
+  func.return
+}
+"""
+
+STORE_WITHOUT_INDEX = """func.func @f(%m: memref<4xi32>, %v: i32) {
+  memref.store %v, %m[] : memref<4xi32>
+  func.return
+}
+"""
+
+WHILE_BLOCK_ARGUMENT = """func.func @f(%n: index) {
+  %c0 = arith.constant 0 : index
+  %w = scf.while (%k = %c0) : (index) -> index {
+    %go = arith.cmpi slt, %k, %n : index
+    scf.condition(%go) %k : index
+  } do {
+  ^bb0(%k2: i32):
+    scf.yield %c0 : index
+  }
+  func.return
+}
+"""
+
+
+@pytest.mark.parametrize("tool", [opt, run])
+@pytest.mark.parametrize(("source", "where", "message"), [
+    (LOAD_WITHOUT_INDEX, "2:3", "'memref.load' op expected an index for each dimension"),
+    (STORE_WITHOUT_INDEX, "2:3", "'memref.store' op Expected an index for each dimension"),
+    (WHILE_BLOCK_ARGUMENT, "3:3", "'scf.while' op Block arguments with wrong type, expected "
+                                  "index, got i32"),
+])
+def test_xdsl_verifier_exceptions_are_diagnostics(capsys, tmp_path, tool, source, where, message):
+    code, err = call(capsys, tmp_path, tool, source)
+    assert code == 1
+    assert only_error(err).endswith(f"k.mlir:{where}: error: {message}")

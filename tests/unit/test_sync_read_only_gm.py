@@ -127,3 +127,25 @@ def test_a_read_of_a_buffer_written_later_races_with_the_write(monkeypatch, fast
     assert info.value.message.startswith(
         f"race on bytes [0, 256) of GM buffer %src: 'pto.mte_gm_ub' at k.mlir:{load}:5 (pipe "
         f"mte2) reads them, 'pto.mte_ub_gm' at k.mlir:{store}:5 (pipe mte3) writes them")
+
+
+def _kernel_cases() -> list:
+    from test_pto_insert_sync import HAND_WRITTEN, LOWERED, _kernels
+
+    return [*((n, -1) for n in [*HAND_WRITTEN, *LOWERED]), *_kernels()]
+
+
+@pytest.mark.parametrize("name, index", _kernel_cases())
+def test_leaving_out_the_read_only_reads_changes_no_outcome(monkeypatch, name, index):
+    """Every example and lowered kernel (all of them read GM inputs that nothing writes),
+    intact and minus each wait_flag / pipe_barrier: the same outputs and op counts, or the same
+    diagnostic, with the rule and without it (every read recorded)."""
+    from test_pto_insert_sync import _build
+    from test_sync_fast_paths import _outcome
+
+    from mmair.executor import runner
+
+    assert runner.read_only_gm(_build(name))  # the rule applies
+    with_rule = _outcome(name, index)
+    monkeypatch.setattr(runner, "read_only_gm", lambda module: frozenset())
+    assert _outcome(name, index) == with_rule
