@@ -569,3 +569,97 @@ def test_a_scalar_load_of_another_block_window_races_in_process_and_on_the_pool(
                                         r"0 and 1: block 1 'memref.load' at k.mlir:\d+:5 \(pipe s, "
                                         r"core 1\) reads them, block 0 'pto.mte_ub_gm'"):
         run_module(parse(text), blocks=2, jobs=jobs, sync_check=True)
+
+
+# ---- a mad whose size (and so its same-pipe rule) changes between iterations ------------------
+
+def _mad_loop(big_when: str) -> str:
+    """Three mads into one L0C with no pipe_barrier(m): 64 x 64 (16 fractals, finishes before
+    the next mad reaches its bytes) when `%i <big_when> 1`, else 16 x 16 (needs the barrier)."""
+    return _gemm(_LOAD + _pair("mte2", "mte1") + _MOVE + _pair("mte1", "m") + f"""    %c16 = arith.constant 16 : index
+    %c3 = arith.constant 3 : index
+    scf.for %i = %c0 to %c3 step %c1 {{
+      %big = arith.cmpi {big_when}, %i, %c1 : index
+      %m = arith.select %big, %c64, %c16 : index
+      pto.mad %a_l0, %b_l0, %c_l0, %m, %m, %c64 : {_A_L0}, {_B_L0}, {_C_L0}
+    }}
+""" + _pair("m", "fix") + _FIX)
+
+
+@pytest.mark.parametrize("big_when, second", [
+    ("sge", 1),  # small, big, big: the big mad of iteration 1 races the small one before it
+    ("slt", 2),  # big, small, small: the big one finished first; the second small one races
+    ("ne", 2),  # big, small, big: iteration 2 races the small mad of iteration 1
+])
+def test_the_mad_barrier_rule_follows_each_iteration_size(monkeypatch, big_when, second):
+    text = _mad_loop(big_when)
+    kind, message = _run_all_ways(text, monkeypatch, _gemm_inputs())
+    assert kind == "race"
+    line = line_of(text, "pto.mad ")
+    assert message.startswith(
+        f"race on l0c bytes [0, 16384) (%c_l0): 'pto.mad' at k.mlir:{line}:7 (pipe m, "
+        f"iteration %i = {second}) writes them, 'pto.mad' at k.mlir:{line}:7 (pipe m, "
+        f"iteration %i = {second - 1}) writes them; no pipe_barrier(m) between them")
+
+
+# ---- dynamic event ids naming the wrong slot ------------------------------------------------
+
+# Double buffering with the slot's event id as an index value (%s = %i mod 2); WAITID is the id
+# MTE1 waits on after the load of slot %s. PRE: an extra MTE2 -> MTE1 set of id 1 before the loop.
+_DYN_SLOTS = _kernel("%a: memref<64x64xf16>", f"""    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c2 = arith.constant 2 : index
+    %c4 = arith.constant 4 : index
+    %c64 = arith.constant 64 : index
+    %slot_a = pto.alloc {{offset = 0 : i64}} : {_A_L1}
+    %slot_b = pto.alloc {{offset = 8192 : i64}} : {_A_L1}
+    %l0_a = pto.alloc {{offset = 0 : i64}} : {_A_L0}
+    %l0_b = pto.alloc {{offset = 8192 : i64}} : {_A_L0}
+    pto.set_flag mte1 -> mte2, 0
+    pto.set_flag mte1 -> mte2, 1
+    pto.set_flag mte2 -> mte1, 1 // PRE
+    scf.for %i = %c0 to %c4 step %c1 {{
+      %s = arith.remui %i, %c2 : index
+      %other = arith.subi %c1, %s : index
+      %odd = arith.cmpi eq, %s, %c1 : index
+      %t, %l0 = scf.if %odd -> ({_A_L1}, {_A_L0}) {{
+        scf.yield %slot_b, %l0_b : {_A_L1}, {_A_L0}
+      }} else {{
+        scf.yield %slot_a, %l0_a : {_A_L1}, {_A_L0}
+      }}
+      pto.wait_flag mte1 -> mte2, %s
+      pto.mte_gm_l1 %a, %t, %c64, %c64 : memref<64x64xf16>, {_A_L1}
+      pto.set_flag mte2 -> mte1, %s
+      pto.wait_flag mte2 -> mte1, WAITID
+      pto.mte_l1_l0a %t, %l0, %c64, %c64 : {_A_L1}, {_A_L0}
+      pto.set_flag mte1 -> mte2, %s
+    }}
+    pto.wait_flag mte1 -> mte2, 0
+    pto.wait_flag mte1 -> mte2, 1
+    pto.wait_flag mte2 -> mte1, 1 // PRE
+""")
+
+
+def test_dynamic_slot_ids_run_clean(monkeypatch):
+    text = without(_DYN_SLOTS, "PRE").replace("WAITID", "%s")
+    assert _run_all_ways(text, monkeypatch)[0] == "clean"
+
+
+def test_a_wait_on_the_other_slot_id_consumes_a_stale_set_and_races(monkeypatch):
+    text = _DYN_SLOTS.replace("WAITID", "%other")
+    kind, message = _run_all_ways(text, monkeypatch)
+    assert kind == "race"
+    assert message.startswith(
+        f"race on l1 bytes [0, 8192) (%slot_a): 'pto.mte_l1_l0a' at "
+        f"k.mlir:{line_of(text, 'pto.mte_l1_l0a')}:7 (pipe mte1, iteration %i = 0) reads them, "
+        f"'pto.mte_gm_l1' at k.mlir:{line_of(text, 'pto.mte_gm_l1')}:7 (pipe mte2, iteration "
+        f"%i = 0) writes them")
+
+
+def test_a_dynamic_set_of_an_id_still_set_overflows(monkeypatch):
+    text = _DYN_SLOTS.replace("WAITID", "%s")
+    kind, message = _run_all_ways(text, monkeypatch)
+    assert kind == "overflow"
+    assert message.startswith(
+        f"sets flag mte2 -> mte1 event 1 again while it is still set by 'pto.set_flag' at "
+        f"k.mlir:{line_of(text, 'pto.set_flag mte2 -> mte1, 1 // PRE')}:5 (pipe mte2)")
