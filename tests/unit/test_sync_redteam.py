@@ -663,3 +663,42 @@ def test_a_dynamic_set_of_an_id_still_set_overflows(monkeypatch):
     assert message.startswith(
         f"sets flag mte2 -> mte1 event 1 again while it is still set by 'pto.set_flag' at "
         f"k.mlir:{line_of(text, 'pto.set_flag mte2 -> mte1, 1 // PRE')}:5 (pipe mte2)")
+
+
+# ---- a pipe result read by a bound pipe step (`_PIPE_STEP` reads its operands) ---------------
+
+_L1_TILE = "!pto.tile<l1, 64x64xf16, nz>"
+
+# GatherMask on V counts the kept elements; MTE2 loads that many rows of %a (ROWS: the count
+# itself, or through scalar arithmetic). S: the flag that orders the scalar read after V.
+_COUNTED = _kernel("%src: memref<128xui16>, %a: memref<64x64xf16>", f"""    %zero = arith.constant 0 : index
+    %one = arith.constant 1 : index
+    %eight = arith.constant 8 : index
+    %c64 = arith.constant 64 : index
+    %ub_src = pto.alloc {{offset = 0 : i64}} : {_UB}
+    %ub_dst = pto.alloc {{offset = 256 : i64}} : {_UB}
+    %l1 = pto.alloc {{offset = 0 : i64}} : {_L1_TILE}
+    pto.mte_gm_ub %src, %ub_src : memref<128xui16>, {_UB}
+    pto.set_flag mte2 -> v, 0
+    pto.wait_flag mte2 -> v, 0
+    %kept = pto.gather_mask %ub_dst, %ub_src, %zero, %one, %one, %eight, %zero {{pattern = 2 : i64}} : {_UB}, {_UB}
+    pto.set_flag v -> s, 0 // S
+    pto.wait_flag v -> s, 0 // S
+    %r = arith.minui %kept, %c64 : index
+    pto.set_flag v -> mte2, 0
+    pto.wait_flag v -> mte2, 0
+    pto.mte_gm_l1 %a, %l1, ROWS, %c64 : memref<64x64xf16>, {_L1_TILE}
+""")
+
+
+@pytest.mark.parametrize("rows", ["%r", "%kept"])
+def test_a_pipe_op_sized_by_a_pipe_result_needs_the_flag_to_s(monkeypatch, rows):
+    text = _COUNTED.replace("ROWS", rows)
+    assert _run_all_ways(text, monkeypatch)[0] == "clean"
+    text = without(text, "S")
+    kind, message = _run_all_ways(text, monkeypatch)
+    assert kind == "race"
+    assert message == (
+        f"race on a scalar register: the scalar unit (pipe s) reads %kept, the result of "
+        f"'pto.gather_mask' at k.mlir:{line_of(text, 'pto.gather_mask')}:5 (pipe v), before a "
+        f"wait_flag v -> s orders it after that op")
