@@ -1,8 +1,9 @@
 """Adversarial kernels against the sync checker's fast paths (issue 10): the read-only GM
 arguments (`runner.read_only_gm`, `IssueSeam.read_only`), the bound steps of result-less pipe ops
 (`IssueSeam.pipe_step`), the engine's kept lookups (`OpPlan.kept`, `_groups_made`) and the fused
-set/wait (`Scheduler.skip`). Each kernel runs four ways: fast paths on and off
-(`IssueSeam.fast`) x read-only arguments on and off; all four must give the same outcome, and
+set/wait (`Scheduler.skip`). Each kernel runs five ways: fast paths on and off
+(`IssueSeam.fast`) x read-only arguments on and off, and with the pipe kernels on two threads
+(`jobs=2`); all five must give the same outcome, and
 that outcome must be the one the hardware rules of docs/pipes.md give (a race, a deadlock, an
 overflow, an event id out of range, or a clean run with the program-order values)."""
 
@@ -24,23 +25,24 @@ _UB = "!pto.tile<ub, 128xui16, nd>"
 _HEAD = 'builtin.module attributes {pto.target = "a2"} {\n'
 
 
-def _outcome(text: str, inputs: dict, fast: bool, read_only: bool, monkeypatch) -> tuple:
+def _outcome(text: str, inputs: dict, fast: bool, read_only: bool, monkeypatch,
+             jobs: int | None = None) -> tuple:
     monkeypatch.setattr(IssueSeam, "fast", fast)
     batched = []
     real = HappensBefore.execute_item
     monkeypatch.setattr(HappensBefore, "execute_item",
                         lambda *a: batched.append(a) or real(*a))
     try:
-        return _run(text, inputs, read_only, monkeypatch)
+        return _run(text, inputs, read_only, monkeypatch, jobs)
     finally:
         assert fast or not batched  # the Event path batches no pipe op without an Event
 
 
-def _run(text: str, inputs: dict, read_only: bool, monkeypatch) -> tuple:
+def _run(text: str, inputs: dict, read_only: bool, monkeypatch, jobs: int | None) -> tuple:
     monkeypatch.setattr(runner, "read_only_gm",
                         read_only_gm if read_only else lambda module: frozenset())
     try:
-        result = run_module(parse(text), inputs=dict(inputs), sync_check=True)
+        result = run_module(parse(text), inputs=dict(inputs), sync_check=True, jobs=jobs)
     except SyncError as err:  # the diagnostic is the outcome to compare
         outcome: tuple = (err.kind, err.message)
     else:
@@ -52,6 +54,7 @@ def _run_all_ways(text: str, monkeypatch, inputs: dict | None = None) -> tuple:
     """The outcome of `text`, checked to be the same with and without every fast path."""
     outcomes = {(fast, ro): _outcome(text, inputs or {}, fast, ro, monkeypatch)
                 for fast in (True, False) for ro in (True, False)}
+    outcomes["jobs 2"] = _outcome(text, inputs or {}, True, True, monkeypatch, jobs=2)
     slow = outcomes[(False, False)]
     assert all(o == slow for o in outcomes.values()), outcomes
     return slow
