@@ -705,3 +705,31 @@ def test_a_pipe_op_sized_by_a_pipe_result_needs_the_flag_to_s(monkeypatch, rows)
         f"race on a scalar register: the scalar unit (pipe s) reads %kept, the result of "
         f"'pto.gather_mask' at k.mlir:{line_of(text, 'pto.gather_mask')}:5 (pipe v), before a "
         f"wait_flag v -> s orders it after that op")
+
+
+def test_a_callee_that_writes_the_caller_buffer_races_with_the_caller_reread(monkeypatch):
+    """@w writes its argument, which is the caller's %src: the caller's second read of %src is
+    unordered with that write (a func.call makes no argument read-only)."""
+    text = _HEAD + f"""  func.func @k(%src: memref<128xui16>, %dst: memref<128xui16>) {{
+    %ub = pto.alloc {{offset = 0 : i64}} : {_UB}
+    %ub2 = pto.alloc {{offset = 256 : i64}} : {_UB}
+    pto.mte_gm_ub %src, %ub : memref<128xui16>, {_UB}
+    pto.set_flag mte2 -> mte3, 0
+    pto.wait_flag mte2 -> mte3, 0
+    func.call @w(%src, %ub) : (memref<128xui16>, {_UB}) -> ()
+    pto.mte_gm_ub %src, %ub2 : memref<128xui16>, {_UB}
+    func.return
+  }}
+  func.func private @w(%x: memref<128xui16>, %u: {_UB}) {{
+    pto.mte_ub_gm %u, %x : {_UB}, memref<128xui16>
+    func.return
+  }}
+}}
+"""
+    assert read_only_gm(parse(text)) == frozenset()
+    kind, message = _run_all_ways(text, monkeypatch)
+    assert kind == "race"
+    assert message.startswith(
+        f"race on bytes [0, 256) of GM buffer %src: 'pto.mte_gm_ub' at "
+        f"k.mlir:{line_of(text, 'pto.mte_gm_ub %src, %ub2')}:5 (pipe mte2) reads them, "
+        f"'pto.mte_ub_gm' at k.mlir:{line_of(text, 'pto.mte_ub_gm')}:5 (pipe mte3) writes them")
