@@ -21,6 +21,7 @@ from xdsl.ir import Operation, SSAValue
 
 from mmair.dialects import pto
 from mmair.dialects.pto.effects import EFFECTS, Footprint, gm_access, memory_operands, root_value
+from mmair.dialects.value_names import value_label
 from mmair.executor.errors import op_fault
 from mmair.executor.events import (
     BARRIER,
@@ -464,7 +465,7 @@ def _mad_sizes(op: Operation) -> tuple[int, int] | None:
 
 
 def _value_label(value: SSAValue) -> str:
-    return f"%{value.name_hint}" if value.name_hint else "a value"
+    return value_label(value, "a value")
 
 
 def barrier_pipe(op: Any) -> Pipe | None:
