@@ -16,15 +16,17 @@ from collections.abc import Callable, Hashable
 from functools import partial
 from typing import Any
 
+from xdsl.dialects import memref
 from xdsl.ir import Operation, SSAValue
 
 from mmair.dialects import pto
-from mmair.dialects.pto.effects import EFFECTS, Footprint, memory_operands, root_value
+from mmair.dialects.pto.effects import EFFECTS, Footprint, gm_access, memory_operands, root_value
 from mmair.executor.errors import op_fault
 from mmair.executor.events import (
     BARRIER,
     BARRIER_ALL,
     OP,
+    SCALAR,
     SET,
     WAIT,
     Event,
@@ -57,6 +59,11 @@ def op_pipe(op: Operation, target: Target) -> Pipe:
     writes = [op.operands[i] for i, role in operands if role.write]
     return pipe_of(EFFECTS[type(op)].kind, _space(reads[0]), _space(writes[0]), target)
 
+
+_SCALAR_GM = (memref.LoadOp, memref.StoreOp, memref.CopyOp)
+"""Scalar-unit accesses of GM (`GlobalTensor::GetValue` / `SetValue`): events on pipe S, ordered
+against the pipes only by flags (`wait_flag mte3 -> s` before reading what MTE3 wrote,
+`set_flag s -> mte2` before MTE2 reads what the scalar unit stored)."""
 
 _SCALAR_DIALECTS = ("arith.", "scf.", "index.")
 _VIEW_OPS = frozenset({
@@ -96,6 +103,8 @@ class IssueSeam:
         self.handlers[_SET_FLAG] = self._issue_set
         self.handlers[_WAIT_FLAG] = self._issue_wait
         self.handlers[_PIPE_BARRIER] = self._issue_barrier
+        for cls in _SCALAR_GM:
+            self.handlers[cls] = self._issue_scalar
         self.produced: dict[int, Event] = {}
         """Results of pipe ops not yet read by the scalar unit in order, by id of the value."""
         # Per-op decodes, keyed by id(op): ops hash in Python (xDSL), ids in C.
@@ -382,6 +391,33 @@ class IssueSeam:
             ev = Event(sched.next_seq(), self.core, pipe, op, BARRIER, (), iteration)
         sched.issue(ev)
         return (), None
+
+    # --- scalar accesses of GM --------------------------------------------------------------
+
+    def _issue_scalar(self, interp: Any, op: Operation, args: tuple) -> Any:
+        """A `memref.load` / `store` / `copy` runs on the scalar unit at once (after the kernels
+        on threads it may touch), then is an event on pipe S with its GM bytes, checked against
+        the pipes' accesses like any other. Loads of a buffer no op writes are not recorded."""
+        if self.threads is not None:
+            self.scalar_op(op)
+        ft, fn = interp._impls._impl_dict[type(op)]  # pyright: ignore[reportPrivateUsage]
+        result = fn(ft, interp, op, args)  # a bad index fails here, before it is recorded
+        if isinstance(op, memref.CopyOp):
+            accesses = [gm_access(args[0], False), gm_access(args[1], True)]
+        else:
+            store = isinstance(op, memref.StoreOp)
+            array, index = (args[1], args[2:]) if store else (args[0], args[1:])
+            if not store and root_value(op.operands[0]) in self.read_only:
+                return result
+            element = array[tuple(slice(i, i + 1) for i in index)]
+            accesses = [gm_access(element, store)]
+        sched = self.scheduler
+        ev = Event(sched.next_seq(), self.core, Pipe.S, op, SCALAR, accesses, interp.iteration,
+                   lane=self._s_lane)
+        if self.observer is not None and not isinstance(op, memref.StoreOp | memref.CopyOp):
+            self.observer(accesses)  # (the pool's logs; coverage counts pto ops' writes only)
+        sched.issue(ev)
+        return result
 
     # --- scalar reads of pipe results ---------------------------------------------------------
 
