@@ -5,7 +5,8 @@ to it: data moves, mads, fixpipes and GatherMasks become `Event`s with exact foo
 (`effects.Footprint`) on the pipe `isa.ascend.pipes.pipe_of` gives; `set_flag`, `wait_flag` and
 `pipe_barrier` become sync events. Results of pipe ops (the GatherMask kept count) are produced on
 their pipe: a scalar op that reads one is checked to be ordered after it (a `wait_flag v -> s`
-after the producing op), like any other access.
+after the producing op), like any other access. A scalar `memref.load` / `memref.store` of GM
+runs at once on the scalar unit and is an event of pipe S with the one element's bytes.
 
 `static_event` builds the same events without running anything, for `pto-insert-sync`.
 """
@@ -16,15 +17,25 @@ from collections.abc import Callable, Hashable
 from functools import partial
 from typing import Any
 
+from xdsl.dialects import memref
 from xdsl.ir import Operation, SSAValue
 
 from mmair.dialects import pto
-from mmair.dialects.pto.effects import EFFECTS, Footprint, memory_operands, root_value
+from mmair.dialects.pto.effects import (
+    EFFECTS,
+    Footprint,
+    gm_element_access,
+    memory_operands,
+    root_value,
+    scalar_memref,
+    static_access,
+)
 from mmair.executor.errors import op_fault
 from mmair.executor.events import (
     BARRIER,
     BARRIER_ALL,
     OP,
+    SCALAR,
     SET,
     WAIT,
     Event,
@@ -96,6 +107,8 @@ class IssueSeam:
         self.handlers[_SET_FLAG] = self._issue_set
         self.handlers[_WAIT_FLAG] = self._issue_wait
         self.handlers[_PIPE_BARRIER] = self._issue_barrier
+        self.handlers[memref.LoadOp] = self._scalar_access
+        self.handlers[memref.StoreOp] = self._scalar_access
         self.produced: dict[int, Event] = {}
         """Results of pipe ops not yet read by the scalar unit in order, by id of the value."""
         # Per-op decodes, keyed by id(op): ops hash in Python (xDSL), ids in C.
@@ -104,6 +117,9 @@ class IssueSeam:
         self._skip: Operation | None = None
         """The wait_flag just issued together with its set_flag (`light_set_wait`)."""
         self._s_lane = lane_of(core, Pipe.S)
+        self._scalar: dict[int, tuple] = {}
+        """Scalar memref.load / memref.store ops decoded once, by id(op) (`_scalar_access`)."""
+        self._roots: dict[int, tuple[Any, int]] = {}
         self.timing: Any = None
         """`executor.timeline.Timeline` when timing: told each pipe op's runtime operands."""
         self.observer: Callable[[Any], None] | None = None
@@ -240,6 +256,37 @@ class IssueSeam:
         if ev.done:
             return ev.value
         return tuple(_Pending(ev) for _ in op.results), None
+
+    # --- scalar accesses of GM ------------------------------------------------------------------
+
+    def _scalar_access(self, interp: Any, op: Operation, args: tuple) -> Any:
+        """A scalar `memref.load` / `memref.store` of a GM buffer: the scalar unit runs it at
+        once (in program order), and it is an event of pipe S whose footprint is the one element
+        it reads or writes, so an access of a pipe op to that element must be ordered against
+        it (a `wait_flag <pipe> -> s` before a load of a pipe's result, a flag `s -> <pipe>`
+        before a pipe reads a stored element). Loads of a read-only buffer are not recorded."""
+        decoded = self._scalar.get(id(op))
+        if decoded is None:
+            entry = interp._impls._impl_dict[type(op)]  # pyright: ignore[reportPrivateUsage]
+            value = scalar_memref(op)
+            write = isinstance(op, memref.StoreOp)
+            gm = value is not None
+            checked = gm and (write or root_value(value) not in self.read_only)
+            decoded = self._scalar[id(op)] = (entry, write, gm, checked, 1 if write else 0)
+        (ft, fn), write, gm, checked, at = decoded
+        if self.threads is not None:
+            self.scalar_op(op)  # the kernels on threads may touch the element
+        result = fn(ft, interp, op, args)  # checks the index first
+        if not gm or (not checked and self.observer is None):
+            return result
+        access = gm_element_access(args[at], args[at + 1:], write, self._roots)
+        if self.observer is not None:
+            self.observer([access])
+        if checked:
+            sched = self.scheduler
+            sched.issue(Event(sched.next_seq(), self.core, Pipe.S, op, SCALAR, [access],
+                              interp.iteration, lane=self._s_lane))
+        return result
 
     # --- sync ops -----------------------------------------------------------------------------
 
@@ -439,9 +486,10 @@ def barrier_pipe(op: Any) -> Pipe | None:
 
 def static_event(op: Operation, target: Target, iteration: tuple = (), core: int = 0,
                  seq: int = 0) -> Event | None:
-    """The event of `op` with its static (conservative) footprint, for `analyze`: pipe ops and
-    sync ops (a dynamic event id is left None: give the event a concrete id before analysing);
-    None for ops the scalar unit runs itself."""
+    """The event of `op` with its static (conservative) footprint, for `analyze`: pipe ops,
+    sync ops (a dynamic event id is left None: give the event a concrete id before analysing)
+    and the scalar unit's GM loads and stores (pipe S, the whole buffer); None for the other
+    ops the scalar unit runs itself."""
     if type(op) in EFFECTS:
         sequential = False
         if _mad_sizes(op) is not None:
@@ -458,4 +506,8 @@ def static_event(op: Operation, target: Target, iteration: tuple = (), core: int
         pipe = barrier_pipe(op)
         return Event(seq, core, Pipe.S if pipe is None else pipe, op,
                      BARRIER_ALL if pipe is None else BARRIER, (), iteration)
+    value = scalar_memref(op)
+    if value is not None:  # a scalar load / store of GM: the whole buffer, statically
+        return Event(seq, core, Pipe.S, op, SCALAR,
+                     [static_access(value, isinstance(op, memref.StoreOp))], iteration)
     return None
