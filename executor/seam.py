@@ -5,8 +5,8 @@ to it: data moves, mads, fixpipes and GatherMasks become `Event`s with exact foo
 (`effects.Footprint`) on the pipe `isa.ascend.pipes.pipe_of` gives; `set_flag`, `wait_flag` and
 `pipe_barrier` become sync events. Results of pipe ops (the GatherMask kept count) are produced on
 their pipe: a scalar op that reads one is checked to be ordered after it (a `wait_flag v -> s`
-after the producing op), like any other access. A scalar `memref.load` / `memref.store` of GM
-runs at once on the scalar unit and is an event of pipe S with the one element's bytes.
+after the producing op), like any other access. A scalar `memref.load` / `store` / `copy` of GM
+runs at once on the scalar unit and is an event of pipe S with its exact bytes.
 
 `static_event` builds the same events without running anything, for `pto-insert-sync`.
 """
@@ -24,10 +24,11 @@ from mmair.dialects import pto
 from mmair.dialects.pto.effects import (
     EFFECTS,
     Footprint,
+    gm_access,
     gm_element_access,
     memory_operands,
     root_value,
-    scalar_memref,
+    scalar_gm_operands,
     static_access,
 )
 from mmair.executor.errors import op_fault
@@ -69,6 +70,11 @@ def op_pipe(op: Operation, target: Target) -> Pipe:
     return pipe_of(EFFECTS[type(op)].kind, _space(reads[0]), _space(writes[0]), target)
 
 
+_SCALAR_GM = (memref.LoadOp, memref.StoreOp, memref.CopyOp)
+"""Scalar-unit accesses of GM (`GlobalTensor::GetValue` / `SetValue`): events on pipe S, ordered
+against the pipes only by flags (`wait_flag mte3 -> s` before reading what MTE3 wrote,
+`set_flag s -> mte2` before MTE2 reads what the scalar unit stored)."""
+
 _SCALAR_DIALECTS = ("arith.", "scf.", "index.")
 _VIEW_OPS = frozenset({
     "func.call", "func.return", "memref.subview", "memref.cast", "memref.dim",
@@ -107,8 +113,8 @@ class IssueSeam:
         self.handlers[_SET_FLAG] = self._issue_set
         self.handlers[_WAIT_FLAG] = self._issue_wait
         self.handlers[_PIPE_BARRIER] = self._issue_barrier
-        self.handlers[memref.LoadOp] = self._scalar_access
-        self.handlers[memref.StoreOp] = self._scalar_access
+        for cls in _SCALAR_GM:
+            self.handlers[cls] = self._issue_scalar
         self.produced: dict[int, Event] = {}
         """Results of pipe ops not yet read by the scalar unit in order, by id of the value."""
         # Per-op decodes, keyed by id(op): ops hash in Python (xDSL), ids in C.
@@ -118,7 +124,7 @@ class IssueSeam:
         """The wait_flag just issued together with its set_flag (`light_set_wait`)."""
         self._s_lane = lane_of(core, Pipe.S)
         self._scalar: dict[int, tuple] = {}
-        """Scalar memref.load / memref.store ops decoded once, by id(op) (`_scalar_access`)."""
+        """Scalar memref.load / store / copy ops decoded once, by id(op) (`_issue_scalar`)."""
         self._roots: dict[int, tuple[Any, int]] = {}
         self.timing: Any = None
         """`executor.timeline.Timeline` when timing: told each pipe op's runtime operands."""
@@ -256,37 +262,6 @@ class IssueSeam:
         if ev.done:
             return ev.value
         return tuple(_Pending(ev) for _ in op.results), None
-
-    # --- scalar accesses of GM ------------------------------------------------------------------
-
-    def _scalar_access(self, interp: Any, op: Operation, args: tuple) -> Any:
-        """A scalar `memref.load` / `memref.store` of a GM buffer: the scalar unit runs it at
-        once (in program order), and it is an event of pipe S whose footprint is the one element
-        it reads or writes, so an access of a pipe op to that element must be ordered against
-        it (a `wait_flag <pipe> -> s` before a load of a pipe's result, a flag `s -> <pipe>`
-        before a pipe reads a stored element). Loads of a read-only buffer are not recorded."""
-        decoded = self._scalar.get(id(op))
-        if decoded is None:
-            entry = interp._impls._impl_dict[type(op)]  # pyright: ignore[reportPrivateUsage]
-            value = scalar_memref(op)
-            write = isinstance(op, memref.StoreOp)
-            gm = value is not None
-            checked = gm and (write or root_value(value) not in self.read_only)
-            decoded = self._scalar[id(op)] = (entry, write, gm, checked, 1 if write else 0)
-        (ft, fn), write, gm, checked, at = decoded
-        if self.threads is not None:
-            self.scalar_op(op)  # the kernels on threads may touch the element
-        result = fn(ft, interp, op, args)  # checks the index first
-        if not gm or (not checked and self.observer is None):
-            return result
-        access = gm_element_access(args[at], args[at + 1:], write, self._roots)
-        if self.observer is not None:
-            self.observer([access])
-        if checked:
-            sched = self.scheduler
-            sched.issue(Event(sched.next_seq(), self.core, Pipe.S, op, SCALAR, [access],
-                              interp.iteration, lane=self._s_lane))
-        return result
 
     # --- sync ops -----------------------------------------------------------------------------
 
@@ -430,6 +405,45 @@ class IssueSeam:
         sched.issue(ev)
         return (), None
 
+    # --- scalar accesses of GM --------------------------------------------------------------
+
+    def _issue_scalar(self, interp: Any, op: Operation, args: tuple) -> Any:
+        """A scalar `memref.load` / `store` / `copy` of GM runs on the scalar unit at once, in
+        program order (after the kernels on threads it may touch), and is an event on pipe S
+        with its exact bytes (one element, or the copy's two views), checked against the pipes'
+        accesses like any other: a load of what a pipe writes needs a `wait_flag <pipe> -> s`
+        after that op, a store or copy over bytes a pipe still reads or writes the same, a pipe
+        op touching stored bytes a flag `s -> <pipe>` after the store. Loads of a buffer no op
+        writes (`read_only`) are not recorded."""
+        decoded = self._scalar.get(id(op))
+        if decoded is None:
+            roles = scalar_gm_operands(op)
+            # a load of a read-only buffer: nothing to check (an observer still gets it)
+            checked = roles is not None and not (isinstance(op, memref.LoadOp) and
+                                                 root_value(op.operands[0]) in self.read_only)
+            decoded = self._scalar[id(op)] = (
+                interp._impls._impl_dict[type(op)],  # pyright: ignore[reportPrivateUsage]
+                roles, checked)
+        (ft, fn), roles, checked = decoded
+        if self.threads is not None:
+            self.scalar_op(op)
+        result = fn(ft, interp, op, args)  # a bad index fails here, before it is recorded
+        if roles is None or (not checked and self.observer is None):
+            return result  # not GM (a tcgen05 memref under --timing), or nothing to record
+        if isinstance(op, memref.CopyOp):
+            accesses = [gm_access(args[0], False, None, self._roots),
+                        gm_access(args[1], True, None, self._roots)]
+        else:
+            at = roles[0][0]
+            accesses = [gm_element_access(args[at], args[at + 1:], roles[0][1], self._roots)]
+        if self.observer is not None:  # the pool's logs, --check-coverage
+            self.observer(accesses)
+        if checked:
+            sched = self.scheduler
+            sched.issue(Event(sched.next_seq(), self.core, Pipe.S, op, SCALAR, accesses,
+                              interp.iteration, lane=self._s_lane))
+        return result
+
     # --- scalar reads of pipe results ---------------------------------------------------------
 
     def scalar_reads(self, interp: Any, op: Operation, args: tuple) -> tuple:
@@ -506,8 +520,8 @@ def static_event(op: Operation, target: Target, iteration: tuple = (), core: int
         pipe = barrier_pipe(op)
         return Event(seq, core, Pipe.S if pipe is None else pipe, op,
                      BARRIER_ALL if pipe is None else BARRIER, (), iteration)
-    value = scalar_memref(op)
-    if value is not None:  # a scalar load / store of GM: the whole buffer, statically
+    roles = scalar_gm_operands(op)
+    if roles is not None:  # a scalar load / store / copy of GM: whole buffers, statically
         return Event(seq, core, Pipe.S, op, SCALAR,
-                     [static_access(value, isinstance(op, memref.StoreOp))], iteration)
+                     [static_access(op.operands[i], write) for i, write in roles], iteration)
     return None

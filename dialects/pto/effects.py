@@ -228,20 +228,24 @@ def gm_element_access(array: Any, index: Sequence[int], write: bool,
     return Access("gm", start, array.itemsize, 1, 0, write, "", id(root))
 
 
-def scalar_memref(op: Operation) -> SSAValue | None:
-    """The memref a scalar `memref.load` / `memref.store` accesses when it is GM (a memref
-    without memory space: an argument, an allocation or a view of one), else None (a tcgen05
-    SMEM / TMEM memref: `executor/tcgen05_async.py` models those)."""
+def scalar_gm_operands(op: Operation) -> tuple[tuple[int, bool], ...] | None:
+    """(operand index, write) of the GM memrefs a scalar-unit access reads and writes:
+    `memref.load` (one element), `memref.store` (one element), `memref.copy` (whole views). None
+    for any other op, and when a memref has a memory space (tcgen05 SMEM / TMEM:
+    `executor/tcgen05_async.py` models those); GM memrefs have none."""
     if isinstance(op, memref.LoadOp):
-        value = op.memref
+        roles: tuple[tuple[int, bool], ...] = ((0, False),)
     elif isinstance(op, memref.StoreOp):
-        value = op.memref
+        roles = ((1, True),)
+    elif isinstance(op, memref.CopyOp):
+        roles = ((0, False), (1, True))
     else:
         return None
-    t = value.type
-    if not isinstance(t, MemRefType) or not isinstance(t.memory_space, NoneAttr):
-        return None
-    return value
+    for index, _ in roles:
+        t = op.operands[index].type
+        if not isinstance(t, MemRefType) or not isinstance(t.memory_space, NoneAttr):
+            return None
+    return roles
 
 
 def root_value(value: SSAValue) -> SSAValue:

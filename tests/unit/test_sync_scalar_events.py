@@ -177,24 +177,16 @@ def test_a_race_in_a_loop_names_the_iteration():
         run_module(parse(text), inputs=_inputs(), sync_check=True)
 
 
-def test_scalar_stores_of_two_blocks_to_one_element_race():
-    text = """builtin.module attributes {pto.target = "a2"} {
-  func.func @k(%out: memref<4xi32>) {
-    %c0 = arith.constant 0 : index
-    %b = pto.block_idx
-    %x = arith.index_cast %b : index to i32
-    memref.store %x, %out[%c0] : memref<4xi32>
-    func.return
-  }
-}
-"""
-    with pytest.raises(SyncError, match=r"race on bytes \[0, 4\) of GM buffer %out between "
-                       r"blocks 0 and 1: block 1 'memref.store' at k.mlir:6:5 \(pipe s, core 1\) "
-                       r"writes them"):
-        run_module(parse(text), sync_check=True, blocks=2)
-    indexed = text.replace("%out[%c0]", "%out[%b]")
-    out = run_module(parse(indexed), sync_check=True, blocks=2).outputs["out"]
-    assert list(out[:2]) == [0, 1]
+def test_insert_sync_orders_a_scalar_copy_over_what_mte2_still_reads():
+    text = _kernel(LOAD_IN + '    "memref.copy"(%dst, %src) : (memref<128xi32>, memref<128xi32>) -> ()\n'
+                   + "    func.return\n")
+    with pytest.raises(SyncError, match=r"'memref.copy' at k.mlir:\d+:5 \(pipe s\) writes them"):
+        run_module(parse(text), inputs=_inputs(), sync_check=True)
+    module = parse(text)
+    insert_sync_functions(module)
+    assert "pto.wait_flag mte2 -> s" in str(module)
+    out = run_module(module, inputs=_inputs(), sync_check=True).outputs
+    assert not out["src"].any()  # %dst (zeros) copied over %src
 
 
 def test_coverage_counts_a_scalar_store_as_written():
