@@ -136,7 +136,8 @@ class Templates:
             return static_event(op, self.target, iteration)
         if op not in self.cache:
             ev = static_event(op, self.target)
-            if ev is not None and op.results:
+            if ev is not None and op.results and ev.pipe is not Pipe.S:  # (a scalar load's
+                # value is the scalar unit's own register)
                 ev.accesses = list(ev.accesses) + [_register(r, True) for r in op.results]
             self.cache[op] = ev
         template = self.cache[op]
@@ -182,7 +183,8 @@ def event_stream(
                 continue
             if isinstance(op, pto.SetFlagOp | pto.WaitFlagOp) and ev.event_id is None:
                 raise PassOpError(op, "has a runtime event id: pto-insert-sync needs static ids")
-            produced.update(op.results)
+            if ev.pipe is not Pipe.S:
+                produced.update(op.results)
             events.append(ev)
 
     walk(function.body.block, ())
