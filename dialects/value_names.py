@@ -60,7 +60,8 @@ def value_label(value: SSAValue, unnamed: str = "") -> str:
 def name_derived(value: SSAValue, base: SSAValue, suffix: str) -> None:
     """Name `value` (a pass's copy or renaming of `base`) `<base's hint><suffix>`, and for messages
     `<base's name as written><suffix>`: `%l1_0` and `%l1_1` become `%l1_0_s0` and `%l1_1_s0` in
-    messages though both print as `%l1_s0` (xDSL's printer then adds its own suffixes)."""
+    messages though both print as `%l1_s0` (xDSL's printer then adds its own suffixes). With the
+    suffix "", `value` takes over `base`'s names (an op replaced by an equivalent one)."""
     hint, written = base.name_hint, written_name(base)
     value.name_hint = f"{hint}{suffix}" if hint else None
     if written is not None:

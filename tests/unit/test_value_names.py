@@ -180,3 +180,18 @@ def test_a_pass_message_names_the_alloc_as_written():
         pto.MteL1L0AOp(allocs[0].buffer, allocs[1].buffer, loop.step, loop.step), loop)
     with pytest.raises(PreconditionError, match="every use of %t_7 inside the loop"):
         multi_buffer([allocs[0]], loop, 2)
+
+
+def test_a_raised_descriptor_keeps_the_written_name_of_its_constant():
+    from mmair.passes.tcgen05_raise_descriptors import Tcgen05RaiseDescriptorsPass
+
+    text = """func.func @k(%d: memref<128x256xf32, #tcgen05.space<tmem>>, %a: i64, %b: i64, %en: i1) {
+  %w_1 = arith.constant 138412048 : i32
+  tcgen05.mma kind(f16) cta_group(1) %d, %a, %b, %w_1, %en : memref<128x256xf32, #tcgen05.space<tmem>>, i64
+  func.return
+}"""
+    ctx = _context()
+    module = LocatingParser(ctx, text, "k.mlir").parse_module()
+    Tcgen05RaiseDescriptorsPass().apply(ctx, module)
+    made = next(op for op in module.walk() if op.name == "tcgen05.make_idesc")
+    assert (value_label(made.results[0]), made.results[0].name_hint) == ("%w_1", "w")
