@@ -2,9 +2,10 @@
 
 A wrong multi-core split (a remainder tile nobody owns) leaves part of an output as it was. Every
 pto op's GM writes come from its exact footprint (`dialects/pto/effects.py`, the same one the race
-checker uses); a byte mask per watched output records them. With the sync checker on, the issue
-seam reports each event's accesses (`IssueSeam.observer`); with it off, `CoverageSeam` computes
-the footprint of each pto op before running it.
+checker uses), a scalar `memref.store` writes its element and a `memref.copy` its target view;
+a byte mask per watched output records them. With the sync checker on, the issue seam reports
+each event's accesses (`IssueSeam.observer`); with it off, `CoverageSeam` computes the footprint
+of each pto op (and store or copy) before running it.
 """
 
 from __future__ import annotations
@@ -12,9 +13,16 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+from xdsl.dialects import memref
 from xdsl.ir import Operation
 
-from mmair.dialects.pto.effects import EFFECTS, Footprint
+from mmair.dialects.pto.effects import (
+    EFFECTS,
+    Footprint,
+    gm_access,
+    gm_element_access,
+    scalar_gm_operands,
+)
 
 
 class Coverage:
@@ -54,7 +62,18 @@ class CoverageSeam:
         self.coverage = coverage
         self.produced: dict = {}
         self.handlers = {cls: self._run for cls in EFFECTS}
+        self.handlers[memref.StoreOp] = self._scalar_write
+        self.handlers[memref.CopyOp] = self._scalar_write
         self._footprints: dict[Operation, Footprint] = {}
+
+    def _scalar_write(self, interp: Any, op: Operation, args: tuple) -> Any:
+        """A scalar `memref.store` of GM writes one element, a `memref.copy` its target view."""
+        ft, fn = interp._impls._impl_dict[type(op)]  # pyright: ignore[reportPrivateUsage]
+        result = fn(ft, interp, op, args)  # checks the index and shapes first
+        if scalar_gm_operands(op) is not None:
+            self.coverage.record([gm_access(args[1], True) if isinstance(op, memref.CopyOp)
+                                  else gm_element_access(args[1], args[2:], True)])
+        return result
 
     def _run(self, interp: Any, op: Operation, args: tuple) -> Any:
         fp = self._footprints.get(op)

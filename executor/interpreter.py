@@ -100,6 +100,18 @@ class MmairInterpreter(Interpreter):
     def pop_scope(self) -> None:
         pass
 
+    def release(self) -> None:
+        """Drop the run's state once it is over: the block plans hold the seam's handlers and
+        steps (closures over this interpreter) and the seam's handlers are its bound methods,
+        reference cycles that would keep the run's GM views, tiles and events alive until the
+        next garbage collection (`run_module` calls this when the kernel ends)."""
+        self._plans.clear()
+        self._plans_seam = None
+        self._env = {}
+        seam, self.seam = self.seam, None
+        if seam is not None:
+            seam.handlers = {}
+
     def __post_init__(self) -> None:
         self._ops_left = self.max_ops if self.max_ops is not None else sys.maxsize
 

@@ -21,8 +21,8 @@ so two accesses of different blocks in the same epoch to overlapping bytes, one 
 race: exactly the cross-core races the in-process happens-before reports. The parent checks the
 logs (a byte-owner map per written buffer and epoch).
 
-Launches whose module writes GM outside the footprints (a scalar `memref.store` or
-`memref.copy`, tcgen05 ops) do not use the pool (`pool_safe`).
+Launches whose module writes GM outside the logged footprints (a scalar `memref.store` or
+`memref.copy`, tcgen05 ops) do not use the pool (`pool_safe`); scalar `memref.load`s are logged.
 
 Identical results and diagnostics: whenever anything is wrong (a fault or deadlock in a worker,
 or a cross-core overlap in the logs, with or without the sync checker) the parent discards the
@@ -73,9 +73,9 @@ def available() -> bool:
 
 
 def pool_safe(module: Any) -> bool:
-    """Whether every GM write of `module` has a footprint in the logs: scalar `memref.store` /
-    `memref.copy` (and tcgen05 ops) have none in the Ascend checker, so such launches run in
-    process, where their order is deterministic."""
+    """Whether every GM write of `module` has a footprint in the logs: the writes of scalar
+    `memref.store` / `memref.copy` (checked in a core's own events, not logged) and of tcgen05
+    ops are not, so such launches run in process, where their order is deterministic."""
     from xdsl.dialects import memref
 
     return not any(isinstance(op, memref.StoreOp | memref.CopyOp)

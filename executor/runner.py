@@ -25,6 +25,7 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Attribute, SSAValue
 
+from mmair.dialects.value_names import value_name
 from mmair.executor.arith import ArithFunctions
 from mmair.executor.dtypes import element_name_of_type
 from mmair.executor.errors import ExecutionError
@@ -69,16 +70,19 @@ def gm_writes_known(module: ModuleOp) -> bool:
 
 def read_only_gm(module: ModuleOp) -> frozenset[SSAValue]:
     """The GM arguments of `module`'s functions that no op of it can write: every op is in
-    `GM_WRITES_KNOWN` (or `arith`) but `func.call` (a callee's argument may be the caller's
-    buffer), and every GM write of a pto op reaches a function argument or an allocation
-    (`effects.gm_written_roots`), not this one. Empty when that is not known. With distinct
-    arrays per argument (`run_module` copies its inputs), no access to such a buffer can
-    race: the checker does not record its reads (`IssueSeam.read_only`)."""
+    `GM_WRITES_KNOWN` (or `arith`) or is a scalar `memref.store`, but `func.call` (a callee's
+    argument may be the caller's buffer), and every GM write of a pto op or a store reaches a
+    function argument or an allocation (`effects.gm_written_roots`), not this one. Empty when
+    that is not known. With distinct arrays per argument (`run_module` copies its inputs), no
+    access to such a buffer can race: the checker does not record its reads
+    (`IssueSeam.read_only`). (`memref.store` is not in `GM_WRITES_KNOWN`: it writes GM without
+    telling the conversion cache, `memory.GmWrites`.)"""
     from mmair.dialects.pto.effects import gm_written_roots
 
     for op in module.walk():
         name = op.name
-        if name == "func.call" or not (name in GM_WRITES_KNOWN or name.startswith("arith.")):
+        if name == "func.call" or not (name in GM_WRITES_KNOWN or name == "memref.store" or
+                                       name.startswith("arith.")):
             return frozenset()
     written = gm_written_roots(module)
     if written is None:
@@ -128,11 +132,25 @@ def find_entry(module: ModuleOp, entry: str | None = None) -> func.FuncOp:
 
 
 def argument_names(entry: func.FuncOp) -> list[str]:
-    """SSA names of the entry arguments (`arg<i>` where the source gave none or they clash)."""
+    """The entry arguments' SSA names as written in the source (`%x_1` -> `x_1`; xDSL's name_hint
+    would say `x`: `mmair.dialects.value_names`); `arg<i>` for an argument written with a number
+    (`%0`) or none, or whose name an earlier argument has (`arg<i>_<k>` if `arg<i>` is taken)."""
+    args = entry.body.blocks.first.args
+    given: list[str | None] = []
+    for arg in args:
+        name = value_name(arg)
+        given.append(name if name and not name[0].isdigit() and name not in given else None)
+    taken = {name for name in given if name is not None}
     names: list[str] = []
-    for i, arg in enumerate(entry.body.blocks.first.args):
-        hint = arg.name_hint
-        names.append(hint if hint and hint not in names else f"arg{i}")
+    for i, name in enumerate(given):
+        if name is None:
+            name = f"arg{i}"
+            k = 0
+            while name in taken:
+                k += 1
+                name = f"arg{i}_{k}"
+            taken.add(name)
+        names.append(name)
     return names
 
 
@@ -319,6 +337,8 @@ def run_module(
             interps, results = run_pair(lambda rank: make_interpreter(
                 module, target_name, max_ops, max_gm_bytes, numerics), entry_op, values,
                 sync_check, gm_names)
+        for interp in interps:
+            interp.release()
         outputs = {n: v for n, v in zip(names, values, strict=True) if isinstance(v, np.ndarray)}
         return RunResult(outputs=outputs, results=tuple(results[0]), target=target_name,
                          op_counts=dict(interps[0].op_counts))
@@ -376,6 +396,7 @@ def run_module(
         finally:
             if getattr(seam, "threads", None) is not None:
                 seam.close()
+            interp.release()  # no cycles keep the run's GM views alive
     outputs = {n: v for n, v in zip(names, values, strict=True) if isinstance(v, np.ndarray)}
     return RunResult(
         outputs=outputs,
@@ -471,6 +492,9 @@ def _run_blocks(module: ModuleOp, entry: str | None, inputs: dict[str, Any] | No
         except ExecutionError:
             _report_race_first(scheduler)
             raise
+        finally:
+            for interp in interps:
+                interp.release()
         if scheduler is not None:
             scheduler.finish()
     counts: dict[str, int] = {}

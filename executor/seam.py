@@ -5,7 +5,8 @@ to it: data moves, mads, fixpipes and GatherMasks become `Event`s with exact foo
 (`effects.Footprint`) on the pipe `isa.ascend.pipes.pipe_of` gives; `set_flag`, `wait_flag` and
 `pipe_barrier` become sync events. Results of pipe ops (the GatherMask kept count) are produced on
 their pipe: a scalar op that reads one is checked to be ordered after it (a `wait_flag v -> s`
-after the producing op), like any other access.
+after the producing op), like any other access. A scalar `memref.load` / `store` / `copy` of GM
+runs at once on the scalar unit and is an event of pipe S with its exact bytes.
 
 `static_event` builds the same events without running anything, for `pto-insert-sync`.
 """
@@ -16,15 +17,27 @@ from collections.abc import Callable, Hashable
 from functools import partial
 from typing import Any
 
+from xdsl.dialects import memref
 from xdsl.ir import Operation, SSAValue
 
 from mmair.dialects import pto
-from mmair.dialects.pto.effects import EFFECTS, Footprint, memory_operands, root_value
+from mmair.dialects.pto.effects import (
+    EFFECTS,
+    Footprint,
+    gm_access,
+    gm_element_access,
+    memory_operands,
+    root_value,
+    scalar_gm_operands,
+    static_access,
+)
+from mmair.dialects.value_names import value_label
 from mmair.executor.errors import op_fault
 from mmair.executor.events import (
     BARRIER,
     BARRIER_ALL,
     OP,
+    SCALAR,
     SET,
     WAIT,
     Event,
@@ -57,6 +70,11 @@ def op_pipe(op: Operation, target: Target) -> Pipe:
     writes = [op.operands[i] for i, role in operands if role.write]
     return pipe_of(EFFECTS[type(op)].kind, _space(reads[0]), _space(writes[0]), target)
 
+
+_SCALAR_GM = (memref.LoadOp, memref.StoreOp, memref.CopyOp)
+"""Scalar-unit accesses of GM (`GlobalTensor::GetValue` / `SetValue`): events on pipe S, ordered
+against the pipes only by flags (`wait_flag mte3 -> s` before reading what MTE3 wrote,
+`set_flag s -> mte2` before MTE2 reads what the scalar unit stored)."""
 
 _SCALAR_DIALECTS = ("arith.", "scf.", "index.")
 _VIEW_OPS = frozenset({
@@ -96,6 +114,8 @@ class IssueSeam:
         self.handlers[_SET_FLAG] = self._issue_set
         self.handlers[_WAIT_FLAG] = self._issue_wait
         self.handlers[_PIPE_BARRIER] = self._issue_barrier
+        for cls in _SCALAR_GM:
+            self.handlers[cls] = self._issue_scalar
         self.produced: dict[int, Event] = {}
         """Results of pipe ops not yet read by the scalar unit in order, by id of the value."""
         # Per-op decodes, keyed by id(op): ops hash in Python (xDSL), ids in C.
@@ -104,6 +124,9 @@ class IssueSeam:
         self._skip: Operation | None = None
         """The wait_flag just issued together with its set_flag (`light_set_wait`)."""
         self._s_lane = lane_of(core, Pipe.S)
+        self._scalar: dict[int, tuple] = {}
+        """Scalar memref.load / store / copy ops decoded once, by id(op) (`_issue_scalar`)."""
+        self._roots: dict[int, tuple[Any, int]] = {}
         self.timing: Any = None
         """`executor.timeline.Timeline` when timing: told each pipe op's runtime operands."""
         self.observer: Callable[[Any], None] | None = None
@@ -383,6 +406,45 @@ class IssueSeam:
         sched.issue(ev)
         return (), None
 
+    # --- scalar accesses of GM --------------------------------------------------------------
+
+    def _issue_scalar(self, interp: Any, op: Operation, args: tuple) -> Any:
+        """A scalar `memref.load` / `store` / `copy` of GM runs on the scalar unit at once, in
+        program order (after the kernels on threads it may touch), and is an event on pipe S
+        with its exact bytes (one element, or the copy's two views), checked against the pipes'
+        accesses like any other: a load of what a pipe writes needs a `wait_flag <pipe> -> s`
+        after that op, a store or copy over bytes a pipe still reads or writes the same, a pipe
+        op touching stored bytes a flag `s -> <pipe>` after the store. Loads of a buffer no op
+        writes (`read_only`) are not recorded."""
+        decoded = self._scalar.get(id(op))
+        if decoded is None:
+            roles = scalar_gm_operands(op)
+            # a load of a read-only buffer: nothing to check (an observer still gets it)
+            checked = roles is not None and not (isinstance(op, memref.LoadOp) and
+                                                 root_value(op.operands[0]) in self.read_only)
+            decoded = self._scalar[id(op)] = (
+                interp._impls._impl_dict[type(op)],  # pyright: ignore[reportPrivateUsage]
+                roles, checked)
+        (ft, fn), roles, checked = decoded
+        if self.threads is not None:
+            self.scalar_op(op)
+        result = fn(ft, interp, op, args)  # a bad index fails here, before it is recorded
+        if roles is None or (not checked and self.observer is None):
+            return result  # not GM (a tcgen05 memref under --timing), or nothing to record
+        if isinstance(op, memref.CopyOp):
+            accesses = [gm_access(args[0], False, None, self._roots),
+                        gm_access(args[1], True, None, self._roots)]
+        else:
+            at = roles[0][0]
+            accesses = [gm_element_access(args[at], args[at + 1:], roles[0][1], self._roots)]
+        if self.observer is not None:  # the pool's logs, --check-coverage
+            self.observer(accesses)
+        if checked:
+            sched = self.scheduler
+            sched.issue(Event(sched.next_seq(), self.core, Pipe.S, op, SCALAR, accesses,
+                              interp.iteration, lane=self._s_lane))
+        return result
+
     # --- scalar reads of pipe results ---------------------------------------------------------
 
     def scalar_reads(self, interp: Any, op: Operation, args: tuple) -> tuple:
@@ -428,7 +490,7 @@ def _mad_sizes(op: Operation) -> tuple[int, int] | None:
 
 
 def _value_label(value: SSAValue) -> str:
-    return f"%{value.name_hint}" if value.name_hint else "a value"
+    return value_label(value, "a value")
 
 
 def barrier_pipe(op: Any) -> Pipe | None:
@@ -439,9 +501,10 @@ def barrier_pipe(op: Any) -> Pipe | None:
 
 def static_event(op: Operation, target: Target, iteration: tuple = (), core: int = 0,
                  seq: int = 0) -> Event | None:
-    """The event of `op` with its static (conservative) footprint, for `analyze`: pipe ops and
-    sync ops (a dynamic event id is left None: give the event a concrete id before analysing);
-    None for ops the scalar unit runs itself."""
+    """The event of `op` with its static (conservative) footprint, for `analyze`: pipe ops,
+    sync ops (a dynamic event id is left None: give the event a concrete id before analysing)
+    and the scalar unit's GM loads and stores (pipe S, the whole buffer); None for the other
+    ops the scalar unit runs itself."""
     if type(op) in EFFECTS:
         sequential = False
         if _mad_sizes(op) is not None:
@@ -458,4 +521,8 @@ def static_event(op: Operation, target: Target, iteration: tuple = (), core: int
         pipe = barrier_pipe(op)
         return Event(seq, core, Pipe.S if pipe is None else pipe, op,
                      BARRIER_ALL if pipe is None else BARRIER, (), iteration)
+    roles = scalar_gm_operands(op)
+    if roles is not None:  # a scalar load / store / copy of GM: whole buffers, statically
+        return Event(seq, core, Pipe.S, op, SCALAR,
+                     [static_access(op.operands[i], write) for i, write in roles], iteration)
     return None

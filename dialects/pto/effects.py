@@ -34,10 +34,11 @@ from typing import Any, NamedTuple
 
 import numpy as np
 from xdsl.dialects import func, memref
-from xdsl.dialects.builtin import MemRefType
+from xdsl.dialects.builtin import MemRefType, NoneAttr
 from xdsl.ir import BlockArgument, Operation, SSAValue
 
 from mmair.dialects import pto
+from mmair.dialects.value_names import value_label
 from mmair.isa.ascend import params as isa_params
 from mmair.isa.ascend import targets as isa
 
@@ -206,6 +207,48 @@ def gm_access(array: Any, write: bool, region: tuple[int, int] | None = None,
     return Access("gm", start, extent, 1, 0, write, "", id(root))
 
 
+def gm_element_access(array: Any, index: Sequence[int], write: bool,
+                      roots: dict[int, tuple[Any, int]] | None = None) -> Access:
+    """The bytes of one element `array[index]` of GM view `array` (a scalar `memref.load` /
+    `memref.store`), as an access of the root array it views (the same key and offsets as
+    `gm_access`, so it meets the pipe ops' GM windows). `index` is in bounds (checked by the
+    caller)."""
+    root = array.base
+    if root is None:
+        root = array
+    elif root.base is not None:
+        root = gm_root(array)
+    hit = roots.get(id(root)) if roots is not None else None  # mutation: skip (a cache)
+    if hit is None or hit[0] is not root:
+        hit = (root, root.__array_interface__["data"][0])
+        if roots is not None:
+            roots[id(root)] = hit
+    start = data_address(array) - hit[1]
+    for i, stride in zip(index, array.strides, strict=True):
+        start += i * stride
+    return Access("gm", start, array.itemsize, 1, 0, write, "", id(root))
+
+
+def scalar_gm_operands(op: Operation) -> tuple[tuple[int, bool], ...] | None:
+    """(operand index, write) of the GM memrefs a scalar-unit access reads and writes:
+    `memref.load` (one element), `memref.store` (one element), `memref.copy` (whole views). None
+    for any other op, and when a memref has a memory space (tcgen05 SMEM / TMEM:
+    `executor/tcgen05_async.py` models those); GM memrefs have none."""
+    if isinstance(op, memref.LoadOp):
+        roles: tuple[tuple[int, bool], ...] = ((0, False),)
+    elif isinstance(op, memref.StoreOp):
+        roles = ((1, True),)
+    elif isinstance(op, memref.CopyOp):
+        roles = ((0, False), (1, True))
+    else:
+        return None
+    for index, _ in roles:
+        t = op.operands[index].type
+        if not isinstance(t, MemRefType) or not isinstance(t.memory_space, NoneAttr):
+            return None
+    return roles
+
+
 def root_value(value: SSAValue) -> SSAValue:
     """The SSA value a tile or memref is a view of (through `pto.reinterpret`, `memref.subview`)."""
     while True:
@@ -227,16 +270,18 @@ def _is_function_argument(value: SSAValue) -> bool:
 
 
 def gm_written_roots(module: Operation) -> set[SSAValue] | None:
-    """The GM buffers the pto ops of `module` may write, as the SSA values they are views of
-    (`root_value`): function arguments and `memref.alloc` / `memref.alloca` results. None when
-    a GM write reaches any other value (a cast, a loop-carried memref): then any buffer may be
-    written. Only the pto ops' footprints are looked at: the caller
-    checks that no other op writes GM (`executor.runner.read_only_gm`)."""
+    """The GM buffers the pto ops and the scalar `memref.store`s of `module` may write, as the
+    SSA values they are views of (`root_value`): function arguments and `memref.alloc` /
+    `memref.alloca` results. None when a GM write reaches any other value (a cast, a
+    loop-carried memref): then any buffer may be written. Only these footprints are looked at:
+    the caller checks that no other op writes GM (`executor.runner.read_only_gm`)."""
     written: set[SSAValue] = set()
     for op in module.walk():
-        for index, role in memory_operands(op):
-            value = op.operands[index]
-            if not role.write or not isinstance(value.type, MemRefType):
+        targets = [op.operands[index] for index, role in memory_operands(op) if role.write]
+        if isinstance(op, memref.StoreOp):
+            targets.append(op.memref)
+        for value in targets:
+            if not isinstance(value.type, MemRefType):
                 continue
             root = root_value(value)
             owner = root.owner
@@ -250,7 +295,7 @@ def gm_written_roots(module: Operation) -> set[SSAValue] | None:
 
 
 def _value_name(value: SSAValue) -> str:
-    return f"%{value.name_hint}" if value.name_hint else ""
+    return value_label(value)
 
 
 def static_access(value: SSAValue, write: bool) -> Access:

@@ -20,8 +20,9 @@ scalar arguments. Each tool run is classified:
               i.e. a crash turned into a message by a catch-all: counted as a failure;
 * `crash`     an exception escaped `main` (traceback recorded), any other exit code, exit 1
               without `error:`, a traceback printed, or an `--output` file left after a failure;
-* `wrong`     exit 1 because a `--check-numpy` comparison FAILED: the executor and its numpy
-              reference disagree on a kernel both accepted (a silently wrong result);
+* `wrong`     exit 1 because a `--check-numpy` comparison FAILED (printed or in --json): the
+              executor and its numpy reference disagree on a kernel both accepted (a silently
+              wrong result); a FAILED `--check` against a user's file is a `diag`;
 * `hang`      the run exceeded the time bound (`--timeout`, SIGALRM in the worker's main thread;
               a worker silent for 3x the bound is killed and its mutant counted as a hang);
 * `oom`       `MemoryError` escaped (each worker runs under an RLIMIT_AS of `--memory-limit`),
@@ -198,12 +199,30 @@ def run_tool(main: Callable[[Sequence[str]], int], argv: Sequence[str], timeout:
         if _INTERNAL_RE.search(first):
             return ToolResult("internal", 1, stderr[-2000:], first)
         return ToolResult("diag", 1, stderr[:300])
-    failed_checks = [line for line in stdout.splitlines()
-                     if line.startswith("check ") and ": FAILED" in line]
+    failed_checks = _failed_checks(stdout)
     if rc == 1 and failed_checks:
-        return ToolResult("wrong", 1, stderr[-2000:], "\n".join(failed_checks)[-2000:])
+        numpy = [label for label in failed_checks if "numpy" in label]
+        if numpy:
+            return ToolResult("wrong", 1, stderr[-2000:], "\n".join(numpy)[-2000:])
+        # A user's --check against an expected file that differs: a result, not a tool failure.
+        return ToolResult("diag", 1, "\n".join(failed_checks)[:300])
     return ToolResult("crash", rc if isinstance(rc, int) else None, stderr[-2000:],
                       f"exit code {rc!r} {'without an error: line' if rc == 1 else ''}".strip())
+
+
+def _failed_checks(stdout: str) -> list[str]:
+    """The FAILED comparisons mmair-run printed: `check LABEL: ... FAILED` lines, or the `checks`
+    of its --json summary. A --check-numpy label names the numpy reference."""
+    lines = [line for line in stdout.splitlines() if line.startswith("check ") and ": FAILED" in line]
+    if lines or not stdout.lstrip().startswith("{"):
+        return lines
+    try:
+        summary = json.loads(stdout)
+    except ValueError:
+        return []
+    checks = summary.get("checks", []) if isinstance(summary, dict) else []
+    return [f"check {c.get('label')}: FAILED" for c in checks
+            if isinstance(c, dict) and c.get("ok") is False]
 
 
 # ---- one mutant --------------------------------------------------------------------------------

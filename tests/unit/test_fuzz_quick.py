@@ -114,6 +114,17 @@ def _check_failed(argv):
     return 1
 
 
+def _user_check_failed(argv):
+    print("check a: shape 2x128x8 differs from the expected 30x40: FAILED")
+    return 1
+
+
+def _json_numpy_check_failed(argv):
+    print('{"file": "k.mlir", "checks": [{"label": "c = numpy reference of the IR", "ok": false}],'
+          ' "ok": false}')
+    return 1
+
+
 def _diagnostic(argv):
     print("k.mlir:1:1: error: 'pto.mad' op requires m in [0, 16], got 17", file=sys.stderr)
     return 1
@@ -127,6 +138,8 @@ def _diagnostic(argv):
     (lambda argv: 2, "crash"),
     (_relays_exception, "internal"),
     (_check_failed, "wrong"),
+    (_json_numpy_check_failed, "wrong"),
+    (_user_check_failed, "diag"),
     (_sleeps, "hang"),
     (_allocates, "oom"),
 ])

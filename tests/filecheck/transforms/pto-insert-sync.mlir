@@ -71,3 +71,39 @@ builtin.module attributes {pto.target = "a2"} {
 // CHECK-NEXT: pto.mte_ub_gm %ub_dst, %dst :
 // CHECK-NEXT: pto.wait_flag v -> s, 0
 // CHECK-NEXT: func.return %kept : index
+
+// -----
+
+// Scalar loads and stores of GM are accesses of pipe S: reading the copy MTE3 writes needs
+// mte3 -> s, overwriting %src while MTE2 may still read it needs mte2 -> s, and MTE2 reading an
+// element the scalar unit stored needs s -> mte2 (the store is not visible to a pipe in issue
+// order). The second store needs no flag of its own: mte2 -> mte3 -> s already orders it after
+// the MTE2 read.
+
+builtin.module attributes {pto.target = "a2"} {
+  func.func @scalar(%src: memref<128xi32>, %dst: memref<128xi32>) -> i32 {
+    %c3 = arith.constant 3 : index
+    %v = arith.constant 77 : i32
+    %ub = pto.alloc {offset = 0 : i64} : !pto.tile<ub, 128xi32, nd>
+    memref.store %v, %src[%c3] : memref<128xi32>
+    pto.mte_gm_ub %src, %ub : memref<128xi32>, !pto.tile<ub, 128xi32, nd>
+    pto.mte_ub_gm %ub, %dst : !pto.tile<ub, 128xi32, nd>, memref<128xi32>
+    %r = memref.load %dst[%c3] : memref<128xi32>
+    memref.store %r, %src[%c3] : memref<128xi32>
+    func.return %r : i32
+  }
+}
+
+// CHECK-LABEL: func.func @scalar
+// CHECK:         memref.store %v, %src[%c3]
+// CHECK-NEXT:    pto.set_flag s -> mte2, 0
+// CHECK-NEXT:    pto.wait_flag s -> mte2, 0
+// CHECK-NEXT:    pto.mte_gm_ub %src, %ub
+// CHECK-NEXT:    pto.set_flag mte2 -> mte3, 0
+// CHECK-NEXT:    pto.wait_flag mte2 -> mte3, 0
+// CHECK-NEXT:    pto.mte_ub_gm %ub, %dst
+// CHECK-NEXT:    pto.set_flag mte3 -> s, 0
+// CHECK-NEXT:    pto.wait_flag mte3 -> s, 0
+// CHECK-NEXT:    %r = memref.load %dst[%c3]
+// CHECK-NEXT:    memref.store %r, %src[%c3]
+// CHECK-NEXT:    func.return %r
