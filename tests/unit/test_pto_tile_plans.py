@@ -21,6 +21,7 @@ from mmair.executor.runner import run_module
 from mmair.isa.ascend import layouts as isa_layouts
 from mmair.isa.ascend import targets as isa
 from mmair.passes.pto_tile_matmul import MAX_TILE, MatmulPlan, PassOpError, plan_matmul
+from mmair.tools.diagnostics import OpVerifyError
 from tests.unit.test_pto_passes import lower, matmul_combos, matmul_text, parse
 
 M_VALUES = (1, 2, 33, 129, 385, 769, 1537)
@@ -39,7 +40,8 @@ def _legal_configs() -> list[tuple[str, str, str, str, bool, bool]]:
             for ta, tb in itertools.product((False, True), repeat=2):
                 try:
                     parse(matmul_text(16, 16, 16, lhs, rhs, out, target, ta, tb))
-                except Exception:  # e.g. a 4-bit operand that would need a fractal transpose
+                except OpVerifyError as error:  # a 4-bit operand the target cannot transpose
+                    assert "requires a fractal transpose of 4-bit elements" in str(error), error
                     continue
                 configs.append((target, lhs, rhs, out, ta, tb))
     return configs
