@@ -25,6 +25,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from mmair.dialects.value_names import value_label
 from mmair.executor.errors import ExecutionError
 from mmair.isa.ascend.pipes import Pipe
 from mmair.isa.tcgen05.units import LABELS as UNIT_LABELS
@@ -208,8 +209,7 @@ def format_iteration(iteration: tuple) -> str:
         name = ""
         body = getattr(loop, "body", None)
         if body is not None and body.blocks and body.blocks.first.args:
-            hint = body.blocks.first.args[0].name_hint
-            name = f"%{hint}" if hint else ""
+            name = value_label(body.blocks.first.args[0])
         parts.append(f"{name or 'loop'} = {value}")
     return "iteration " + ", ".join(parts)
 

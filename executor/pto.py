@@ -17,6 +17,7 @@ from xdsl.ir import Operation
 
 from mmair.dialects import pto
 from mmair.dialects.types import element_name_or_none
+from mmair.dialects.value_names import value_label
 from mmair.executor import kernels, raw_kernels
 from mmair.executor.errors import ExecutionError
 from mmair.executor.memory import Memory, Tile
@@ -26,8 +27,7 @@ from mmair.isa.ascend.targets import C0_BYTES, c0_elements, element_bits
 
 
 def _name(value) -> str:
-    hint = value.name_hint
-    return f"%{hint}" if hint else ""
+    return value_label(value)
 
 
 @register_impls

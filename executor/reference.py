@@ -59,6 +59,7 @@ from xdsl.interpreter import Interpreter, InterpreterFunctions, PythonValues, im
 from xdsl.ir import Operation
 
 from mmair.dialects import pto
+from mmair.dialects.value_names import value_label
 from mmair.executor import raw_kernels
 from mmair.executor.dtypes import FLOAT_ELEMENTS, element_name_of_type, numpy_dtype
 from mmair.executor.errors import ExecutionError
@@ -1405,7 +1406,7 @@ def unwritten_reads(module, entry, inputs: dict[str, Any], result, target: str |
     for op in allocs[:UNWRITTEN_TILES_NAMED]:
         one = changed({op: 1.0})
         if one is not None and any(np.any(one[n] & mask) for n, mask in bad.items()):
-            names.append(f"%{op.buffer.name_hint}" if op.buffer.name_hint else str(op.buffer))
+            names.append(value_label(op.buffer, str(op.buffer)))
     return names
 
 

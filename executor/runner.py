@@ -25,6 +25,7 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Attribute, SSAValue
 
+from mmair.dialects.value_names import value_name
 from mmair.executor.arith import ArithFunctions
 from mmair.executor.dtypes import element_name_of_type
 from mmair.executor.errors import ExecutionError
@@ -131,11 +132,25 @@ def find_entry(module: ModuleOp, entry: str | None = None) -> func.FuncOp:
 
 
 def argument_names(entry: func.FuncOp) -> list[str]:
-    """SSA names of the entry arguments (`arg<i>` where the source gave none or they clash)."""
+    """The entry arguments' SSA names as written in the source (`%x_1` -> `x_1`; xDSL's name_hint
+    would say `x`: `mmair.dialects.value_names`); `arg<i>` for an argument written with a number
+    (`%0`) or none, or whose name an earlier argument has (`arg<i>_<k>` if `arg<i>` is taken)."""
+    args = entry.body.blocks.first.args
+    given: list[str | None] = []
+    for arg in args:
+        name = value_name(arg)
+        given.append(name if name and not name[0].isdigit() and name not in given else None)
+    taken = {name for name in given if name is not None}
     names: list[str] = []
-    for i, arg in enumerate(entry.body.blocks.first.args):
-        hint = arg.name_hint
-        names.append(hint if hint and hint not in names else f"arg{i}")
+    for i, name in enumerate(given):
+        if name is None:
+            name = f"arg{i}"
+            k = 0
+            while name in taken:
+                k += 1
+                name = f"arg{i}_{k}"
+            taken.add(name)
+        names.append(name)
     return names
 
 

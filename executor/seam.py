@@ -31,6 +31,7 @@ from mmair.dialects.pto.effects import (
     scalar_gm_operands,
     static_access,
 )
+from mmair.dialects.value_names import value_label
 from mmair.executor.errors import op_fault
 from mmair.executor.events import (
     BARRIER,
@@ -489,7 +490,7 @@ def _mad_sizes(op: Operation) -> tuple[int, int] | None:
 
 
 def _value_label(value: SSAValue) -> str:
-    return f"%{value.name_hint}" if value.name_hint else "a value"
+    return value_label(value, "a value")
 
 
 def barrier_pipe(op: Any) -> Pipe | None:

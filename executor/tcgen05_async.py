@@ -50,6 +50,7 @@ from xdsl.ir import Operation, SSAValue
 
 from mmair.dialects import tcgen05
 from mmair.dialects.pto.effects import Access
+from mmair.dialects.value_names import value_label
 from mmair.executor.events import Event, SyncError, format_iteration, lane_of
 from mmair.executor.scheduler import Scheduler
 from mmair.isa.tcgen05 import layouts
@@ -103,7 +104,7 @@ def _pointer(array: np.ndarray) -> int:
 
 
 def _label(value: SSAValue) -> str:
-    return f"%{value.name_hint}" if value.name_hint else "a value"
+    return value_label(value, "a value")
 
 
 class Tcgen05Seam:

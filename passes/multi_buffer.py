@@ -47,6 +47,7 @@ from xdsl.dialects.builtin import IndexType, IntegerAttr, i64
 from xdsl.ir import Block, Operation, Region, SSAValue
 
 from mmair.dialects import pto
+from mmair.dialects.value_names import name_derived, value_label
 
 SLOT_GROUP_ATTR = "pto.multi_buffer"
 """Discardable attribute of the slots of one multi-buffered tile: the same group number on each.
@@ -138,17 +139,15 @@ def multi_buffer(
     for alloc in allocs:
         alloc.attributes[SLOT_GROUP_ATTR] = IntegerAttr(group, i64)
         group += 1
-        hint = alloc.buffer.name_hint
         row = [alloc]
         for s in range(1, n):
             clone = alloc.clone()
-            clone.buffer.name_hint = f"{hint}_s{s}" if hint else None
+            name_derived(clone.buffer, alloc.buffer, f"_s{s}")
             alloc_block = alloc.parent_block()
             assert alloc_block is not None
             alloc_block.insert_op_after(clone, row[-1])
             row.append(clone)
-        if hint:
-            alloc.buffer.name_hint = f"{hint}_s0"
+        name_derived(alloc.buffer, alloc.buffer, "_s0")
         slots.append(row)
     if n == 1:
         return slots
@@ -301,5 +300,4 @@ def _inside(alloc: pto.AllocOp, loop: scf.ForOp) -> bool:
 
 
 def _label(alloc: pto.AllocOp) -> str:
-    hint = alloc.buffer.name_hint
-    return f"%{hint}" if hint else str(alloc.buffer.type)
+    return value_label(alloc.buffer, str(alloc.buffer.type))

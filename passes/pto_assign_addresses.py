@@ -38,6 +38,7 @@ from xdsl.traits import IsTerminator
 
 from mmair.dialects import pto
 from mmair.dialects.pto import effects
+from mmair.dialects.value_names import value_label
 from mmair.isa.ascend.targets import Target
 from mmair.passes.multi_buffer import SLOT_GROUP_ATTR
 from mmair.passes.pto_tile_matmul import PassOpError, resolve_target
@@ -59,8 +60,7 @@ class TileBuffer:
 
     @property
     def label(self) -> str:
-        hint = self.alloc.buffer.name_hint
-        return f"%{hint}" if hint else f"{self.alloc.buffer.type}"
+        return value_label(self.alloc.buffer, f"{self.alloc.buffer.type}")
 
     def describe(self) -> str:
         return f"{self.label} ({self.size} bytes)"

@@ -56,6 +56,7 @@ from xdsl.utils.exceptions import PassFailedException
 
 from mmair.dialects import pto
 from mmair.dialects.pto.effects import Access
+from mmair.dialects.value_names import value_label
 from mmair.executor.events import SCALAR, Event, SyncError
 from mmair.executor.hb import Conflict
 from mmair.executor.scheduler import analyze
@@ -118,8 +119,7 @@ def _trips(loop: scf.ForOp) -> int | None:
 def _register(value: SSAValue, write: bool) -> Access:
     """A pipe op's scalar result as a one-byte memory of its own: the producing op writes it,
     the scalar unit's first read of it reads it (a `wait_flag p -> s` must order the two)."""
-    hint = f"%{value.name_hint}" if value.name_hint else "a result"
-    return Access("reg", 0, 1, write=write, buffer=hint, memory=value)
+    return Access("reg", 0, 1, write=write, buffer=value_label(value, "a result"), memory=value)
 
 
 class Templates:

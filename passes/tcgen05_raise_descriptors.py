@@ -62,6 +62,7 @@ from mmair.dialects.tcgen05 import (
     SmemDescAttr,
     ZcmaskAttr,
 )
+from mmair.dialects.value_names import name_derived
 from mmair.isa.tcgen05.errors import DescriptorError
 from mmair.isa.tcgen05.idesc import decode_idesc
 from mmair.isa.tcgen05.smem import decode_smem_desc
@@ -149,11 +150,13 @@ class RaiseDescriptorConstant(RewritePattern):
         raised_uses = sum(len(roles[role]) for role in made)
         if len(made) == 1 and raised_uses == result.uses.get_length():
             # Sole meaning of the constant: replace it in place, keeping its name.
-            rewriter.replace(op, next(iter(made.values())))
+            make_op = next(iter(made.values()))
+            rewriter.replace(op, make_op)
+            name_derived(make_op.result, result, "")
             return
         for role, make_op in made.items():
             if result.name_hint is not None:
-                make_op.result.name_hint = f"{result.name_hint}_{role.suffix}"
+                name_derived(make_op.result, result, f"_{role.suffix}")
             rewriter.insert(make_op)
             users = {(use.operation, use.index) for use in roles[role]}
             rewriter.replace_uses_with_if(

@@ -19,6 +19,8 @@ from xdsl.utils.exceptions import DiagnosticException, ParseError, VerifyExcepti
 from xdsl.utils.lexer import Span, Token
 from xdsl.utils.mlir_lexer import MLIRLexer, MLIRTokenKind
 
+from mmair.dialects.value_names import record_written_names, value_label
+
 
 class UserError(Exception):
     """An error in the user's input, already phrased for the user."""
@@ -195,7 +197,8 @@ class LocatingParser(Parser):
     thousands of times: a parametrized type (`!pto.tile<l1, 128x128xf16, nz>`, `memref<128x128xf16>`)
     is parsed once per distinct source text and then reused (attributes are immutable values, so
     sharing one instance is exact), and line numbers are counted incrementally instead of from the
-    start of the file for every operation."""
+    start of the file for every operation. It also records the name each value is written with
+    (`mmair.dialects.value_names`: xDSL's name_hint drops a `_<digits>` suffix)."""
 
     def __init__(self, ctx, input: str | bytes, name: str = "<unknown>", line_offset: int = 0):
         super().__init__(ctx, input, name)
@@ -238,6 +241,12 @@ class LocatingParser(Parser):
             if next_start >= end and (next_start == end or content[end:next_start].isspace()):
                 self._type_cache[key] = result
         return result
+
+    def _register_ssa_definition(self, name: str, values, span: Span) -> None:
+        # Keep the name as written (`%x_1`; xDSL's name_hint drops the `_1`) for diagnostics and
+        # mmair-run's argument names: `mmair.dialects.value_names`.
+        super()._register_ssa_definition(name, values, span)
+        record_written_names(name, values)
 
     def _line_col(self, pos: int) -> tuple[int, int]:
         """1-based line and column of `pos`, counting newlines only since the last lookup."""
@@ -400,7 +409,7 @@ def check_dominance(module: ModuleOp) -> None:
         for op in block.ops:
             for index, operand in enumerate(op.operands):
                 if operand not in visible:
-                    name = f" (%{operand.name_hint})" if operand.name_hint else ""
+                    name = f" ({label})" if (label := value_label(operand)) else ""
                     raise OpVerifyError(op, f"operand #{index}{name} does not dominate this use")
             if op.regions:
                 inner = set() if op.has_trait(IsolatedFromAbove) else visible

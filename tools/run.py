@@ -13,8 +13,8 @@ The file is parsed, verified, transformed by a pass pipeline, and its entry func
 executable (`pto.matmul`, `tcgen05.make_*`: ops of the mmair dialects the executor has no
 implementation for) gets `mmair-lower` (`mmair-lower{blocks=N}` with `--blocks N`: the matmul's
 output tiles split over the cores; `-v` says so on stderr); `-p` overrides that, `-p ''`
-runs no pass. Argument names are the entry function's SSA argument names (`%a` -> `a`, else
-`arg0, arg1, ...`). Memref arguments without `--input` get seeded random data: real values
+runs no pass. Argument names are the entry function's SSA argument names as written (`%a` -> `a`,
+`%x_1` -> `x_1`; `arg<i>` for a numbered `%0`: docs/executor.md). Memref arguments without `--input` get seeded random data: real values
 uniform in [-2, 2] (clipped to the type's range; integer types small integers) with `--inputs
 real` (the default), small integers with `--inputs int`. Low-precision .npy files (bf16, fp8,
 fp6, fp4, int4, hif8) are read and written as `tools/npyio.py` describes (`--raw-bits` accepts

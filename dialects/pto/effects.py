@@ -38,6 +38,7 @@ from xdsl.dialects.builtin import MemRefType, NoneAttr
 from xdsl.ir import BlockArgument, Operation, SSAValue
 
 from mmair.dialects import pto
+from mmair.dialects.value_names import value_label
 from mmair.isa.ascend import params as isa_params
 from mmair.isa.ascend import targets as isa
 
@@ -294,7 +295,7 @@ def gm_written_roots(module: Operation) -> set[SSAValue] | None:
 
 
 def _value_name(value: SSAValue) -> str:
-    return f"%{value.name_hint}" if value.name_hint else ""
+    return value_label(value)
 
 
 def static_access(value: SSAValue, write: bool) -> Access:
