@@ -5,7 +5,7 @@ pto op's GM writes come from its exact footprint (`dialects/pto/effects.py`, the
 checker uses), a scalar `memref.store` writes its element and a `memref.copy` its target view;
 a byte mask per watched output records them. With the sync checker on, the issue seam reports
 each event's accesses (`IssueSeam.observer`); with it off, `CoverageSeam` computes the footprint
-of each pto op (and store or copy) before running it.
+of each pto op (and scalar load, store or copy) before running it.
 """
 
 from __future__ import annotations
@@ -62,17 +62,23 @@ class CoverageSeam:
         self.coverage = coverage
         self.produced: dict = {}
         self.handlers = {cls: self._run for cls in EFFECTS}
-        self.handlers[memref.StoreOp] = self._scalar_write
-        self.handlers[memref.CopyOp] = self._scalar_write
+        for cls in (memref.LoadOp, memref.StoreOp, memref.CopyOp):
+            self.handlers[cls] = self._scalar
         self._footprints: dict[Operation, Footprint] = {}
 
-    def _scalar_write(self, interp: Any, op: Operation, args: tuple) -> Any:
-        """A scalar `memref.store` of GM writes one element, a `memref.copy` its target view."""
+    def _scalar(self, interp: Any, op: Operation, args: tuple) -> Any:
+        """A scalar `memref.load` / `store` of GM reads / writes one element, a `memref.copy`
+        reads and writes two views: recorded like a pto op's accesses (the reads matter to a
+        pool worker's log, `multicore_pool._GmLog`; coverage counts the writes)."""
         ft, fn = interp._impls._impl_dict[type(op)]  # pyright: ignore[reportPrivateUsage]
         result = fn(ft, interp, op, args)  # checks the index and shapes first
-        if scalar_gm_operands(op) is not None:
-            self.coverage.record([gm_access(args[1], True) if isinstance(op, memref.CopyOp)
-                                  else gm_element_access(args[1], args[2:], True)])
+        roles = scalar_gm_operands(op)
+        if roles is not None:
+            if isinstance(op, memref.CopyOp):
+                self.coverage.record([gm_access(args[0], False), gm_access(args[1], True)])
+            else:
+                at, write = roles[0]
+                self.coverage.record([gm_element_access(args[at], args[at + 1:], write)])
         return result
 
     def _run(self, interp: Any, op: Operation, args: tuple) -> Any:

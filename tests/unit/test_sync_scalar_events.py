@@ -189,6 +189,43 @@ def test_insert_sync_orders_a_scalar_copy_over_what_mte2_still_reads():
     assert not out["src"].any()  # %dst (zeros) copied over %src
 
 
+POOL_LOAD = """builtin.module attributes {pto.target = "a2"} {
+  func.func @k(%a: memref<64xf16>, %c: memref<64xf16>) -> f16 {
+    %i = pto.block_idx
+    %c0 = arith.constant 0 : index
+    %c16 = arith.constant 16 : index
+    %o = arith.muli %i, %c16 : index
+    %ub = pto.alloc {offset = 0 : i64} : !pto.tile<ub, 16xf16, nd>
+    %src = memref.subview %a[%o] [16] [1] : memref<64xf16> to memref<16xf16, strided<[1], offset: ?>>
+    %dst = memref.subview %c[%o] [16] [1] : memref<64xf16> to memref<16xf16, strided<[1], offset: ?>>
+    pto.mte_gm_ub %src, %ub : memref<16xf16, strided<[1], offset: ?>>, !pto.tile<ub, 16xf16, nd>
+    pto.set_flag mte2 -> mte3, 0
+    pto.wait_flag mte2 -> mte3, 0
+    pto.mte_ub_gm %ub, %dst : !pto.tile<ub, 16xf16, nd>, memref<16xf16, strided<[1], offset: ?>>
+    pto.set_flag mte3 -> s, 0
+    pto.wait_flag mte3 -> s, 0
+    %q = memref.load %c[%c0] : memref<64xf16>
+    func.return %q : f16
+  }
+}
+"""
+"""Every block reads %c[0], which block 0 writes, with no pto.sync_all: a cross-core race."""
+
+
+def test_a_scalar_load_is_in_the_pool_logs_with_the_checker_off():
+    """With the checker off a pool worker logs its blocks' GM accesses through `CoverageSeam`:
+    block 1's scalar read of block 0's bytes overlaps, so the launch goes back to the
+    deterministic in-process run (it stayed on the pool before)."""
+    from test_multicore_pool import pooled
+
+    data = {"a": np.arange(64, dtype=np.float16), "c": np.zeros(64, np.float16)}
+    assert pooled(parse(POOL_LOAD), data, 2, 2, False) is None
+    alone = run_module(parse(POOL_LOAD), inputs=data, blocks=2)
+    pool = run_module(parse(POOL_LOAD), inputs=data, blocks=2, jobs=2)
+    assert alone.results == pool.results
+    assert np.array_equal(alone.outputs["c"], pool.outputs["c"])
+
+
 def test_coverage_counts_a_scalar_store_as_written():
     text = """builtin.module attributes {pto.target = "a2"} {
   func.func @k(%out: memref<4xi32>) {
