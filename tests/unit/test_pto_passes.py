@@ -217,10 +217,11 @@ def test_reuse_loads_operands_once():
     assert result.op_counts["pto.mte_gm_l1"] == 2 * (2 * 3 * 9)
 
 
-# M = q * d + 1 with d a multiple of every granularity's tile-m candidates up to 128 (384 for
-# g = 32, 128 for g = 64): a transposed A (or a split kernel) then has no tile-m <= 128 without a
-# one-row panel, so the automatic tile-m is larger than 128 (the region where it once overflowed L0C).
-ONE_ROW_M = st.builds(lambda q, d: q * d + 1, st.integers(1, 12), st.sampled_from([128, 384]))
+# M = q * d + 1 with d a multiple of every granularity's tile-m candidates up to 128 (128 for
+# g = 64, 384 for g = 32, 13440 for g = 16): a transposed A (or a split kernel) then has no
+# tile-m <= 128 without a one-row panel, so the automatic tile-m is larger than 128 (the region
+# where it once overflowed L0C).
+ONE_ROW_M = st.builds(lambda q, d: q * d + 1, st.integers(1, 12), st.sampled_from([128, 384, 13440]))
 
 
 @settings(max_examples=60, deadline=None)
