@@ -29,13 +29,17 @@ cube reads L0A as an nd vector, `isa/ascend/params.gemv_active`): where the targ
 `disable_gemv` (a5) the mads carry it and keep the nz L0A; elsewhere the last row is peeled off the
 i loop and runs on the GEMV path (A's row as an nd vector in L1 and L0A, own buffers). A transposed
 A of M > 1 rows cannot give a contiguous row (a strided GM column), so its automatic tile-m avoids
-a one-row panel and a given one is an error; a transposed A of one row is contiguous in GM.
+a one-row panel and a given one is an error; a transposed A of one row is contiguous in GM. The
+avoiding tile-m is the nearest multiple of g below the automatic one whose tiles fit, else the
+nearest above it (M = 385, g = 32: 32, 64, 96 and 128 all divide M - 1, tile-m = 160), with an
+automatic tile-n shrunk where that C tile needs it; if none fits, an error names the smallest.
 
 Tiles: the options `tile-m`, `tile-n`, `tile-k` fix a tile size (0 = automatic; a size larger
 than its dimension rounded up to g is clamped to that). All sizes are
 multiples of the granularity g = lcm(16, C0 of both operands, the transpose block of a hardware
 transposed operand): 16 for f16/bf16/f32, 32 for 8-bit, 64 for 4-bit types. Automatic tiles
-are tile-m = tile-n = min(128, M or N rounded up to g) and the largest tile-k (a multiple of g, at
+are tile-m = tile-n = min(128, M or N rounded up to g) (tile-m: but see one-row panels above)
+and the largest tile-k (a multiple of g, at
 most K rounded up, at most 4095) whose A and B tiles fit L0A and L0B. Given tiles are checked:
 a tile that does not fit L0A, L0B, L0C or L1 is an error naming the buffer, the bytes it needs and
 the capacity.
@@ -357,12 +361,28 @@ def plan_matmul(
             tn = _round_up(tn // 2, g)
         else:
             break
-    # The peeled GEMV row of a split kernel would run on every core: avoid a one-row panel.
+    if multi_buffer < 1:
+        raise PassOpError(op, f"requires multi-buffer >= 1, got {multi_buffer}")
     split = blocks > 1
+
+    def make(tk: int, a_panel: bool = False, b_whole: bool = False,
+             tiles_mn: tuple[int, int] | None = None) -> MatmulPlan:
+        rows, cols = tiles_mn or (tm, tn)
+        plan = MatmulPlan(
+            target, m, n, k, lhs, rhs, out, acc, quant, ta, tb, op.bias is not None,
+            rows, cols, tk, g, a_panel and not split, b_whole, multi_buffer, blocks=blocks,
+        )
+        # Ping-pong L0C only where its slots (and the bias's) fit: it overlaps the fixpipe of
+        # one C tile with the mads of the next, a smaller gain than the operand slots.
+        if any(space in ("l0c", "bt") for space, *_ in _overflows(plan)):
+            plan = replace(plan, single_c=True)
+        return plan
+
+    # The peeled GEMV row of a split kernel would run on every core: avoid a one-row panel.
     if (ta or split) and m > 1 and m % tm == 1 and not target.gemv_disable:
         # A one-row panel must run as GEMV (nd vector in L0A), but its row is a strided column
         # of A^T in GM, which no ND2NZ setting gathers into a contiguous vector: choose tile-m so
-        # that no panel has one row (a single panel of all M rows is always such a choice).
+        # that no panel has one row.
         if tile_m:
             raise PassOpError(
                 op,
@@ -372,21 +392,32 @@ def plan_matmul(
                 f"{'cannot be loaded as an nd vector from A^T' if ta else 'is not split'}; "
                 f"choose a tile-m with M mod tile-m != 1",
             )
-        tm = next((t for t in range(tm - g, 0, -g) if m % t != 1), _round_up(m, g))
-
-    if multi_buffer < 1:
-        raise PassOpError(op, f"requires multi-buffer >= 1, got {multi_buffer}")
-
-    def make(tk: int, a_panel: bool = False, b_whole: bool = False) -> MatmulPlan:
-        plan = MatmulPlan(
-            target, m, n, k, lhs, rhs, out, acc, quant, ta, tb, op.bias is not None,
-            tm, tn, tk, g, a_panel and not split, b_whole, multi_buffer, blocks=blocks,
-        )
-        # Ping-pong L0C only where its slots (and the bias's) fit: it overlaps the fixpipe of
-        # one C tile with the mads of the next, a smaller gain than the operand slots.
-        if any(space in ("l0c", "bt") for space, *_ in _overflows(plan)):
-            plan = replace(plan, single_c=True)
-        return plan
+        # The nearest multiple of g below the preferred tile-m, else above it (when every
+        # smaller one divides M - 1, e.g. M = 385 with g = 32), whose tiles fit with the
+        # smallest tile-k; an automatic tile-n shrinks when the C tile of a larger tile-m needs
+        # it. (A single panel of all M rows avoids the one-row panel too, but its C tile can
+        # overflow L0C and its m exceed one mad.)
+        candidates = [t for t in range(tm - g, 0, -g) if m % t != 1]
+        candidates += [t for t in range(tm + g, min(_round_up(m, g), limit) + 1, g)
+                       if m % t != 1]
+        columns = range(tn, 0, -g) if not tile_n else [tn]
+        found = next(((t, c) for t in candidates for c in columns
+                      if not _overflows(make(g, tiles_mn=(t, c)))), None)
+        if found is None:
+            smallest = min(candidates, default=None)
+            why = ""
+            if smallest is not None:
+                space, what, need, capacity = _overflows(make(g, tiles_mn=(smallest, tn)))[0]
+                why = (f": with the smallest, tile-m = {smallest}, {what} {need} bytes, {space} "
+                       f"capacity {capacity} bytes")
+            raise PassOpError(
+                op,
+                f"has no tile-m that avoids a one-row panel of the "
+                f"{'transposed A' if ta else 'A of a kernel split over blocks'} (M = {m}, "
+                f"M mod tile-m != 1, a multiple of {g} in [{g}, {limit}]) and fits the buffers "
+                f"of target {target.name} with tile-n = {tn}{why}",
+            )
+        tm, tn = found
 
     if tile_k:
         tk = min(tile_k, _round_up(k, g))
