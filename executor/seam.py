@@ -325,7 +325,8 @@ class IssueSeam:
             return None
         queue = sched.queues[lane]
         issue = self._issue_op
-        kernel = values_fn if values_fn is not None else fn  # the same arguments
+        # values_fn is fn's body under xDSL's @impl wrapper: the same call, one frame less
+        kernel = values_fn if values_fn is not None else fn  # mutation: skip (fn wraps it)
 
         def step(args: tuple) -> Any:
             if queue or sched.threads is not None or self.timing is not None or \

@@ -286,7 +286,9 @@ class Tcgen05Functions(InterpreterFunctions):
             target=self._target(op),
             numerics=self.numerics,
         )
-        a_word = None if op.a_in_tmem else int(values[op.a]) & _MASK64  # TMEM A: no SMEM span
+        a_word = None  # A in TMEM (refused above by mma_pair) would have no SMEM span
+        if not op.a_in_tmem:  # mutation: skip (A in TMEM is refused above)
+            a_word = int(values[op.a]) & _MASK64
         for lo, end in pair_smem_spans(op.kind.data, idesc, a_word, int(values[op.b]) & _MASK64):
             for rank in range(first, first + 2):
                 if rank != self.rank:

@@ -362,7 +362,9 @@ class Tcgen05Seam:
         idesc = int(values[op.idesc]) & _MASK32
         n = _idesc_n(op.kind.data, idesc)
         # (Were A in TMEM modelled, its cells would be a TMEM read here, as in `_mma`.)
-        a_word = None if op.a_in_tmem else int(values[op.a]) & _MASK64
+        a_word = None  # A in TMEM has no SMEM span
+        if not op.a_in_tmem:  # mutation: skip (A in TMEM is refused by self._run above)
+            a_word = int(values[op.a]) & _MASK64
         accesses = []
         assert self.pair is not None
         first = self.core & ~1
