@@ -177,10 +177,9 @@ _new_access = tuple.__new__
 """`Access(*fields)` without the Python-level `__new__` of a NamedTuple (once per GM access)."""
 
 
-def gm_access(array: Any, write: bool, region: tuple[int, int] | None = None,
-              roots: dict[int, tuple[Any, int]] | None = None) -> Access:
-    """The bytes of GM view `array` (optionally only its logical [0:rows, 0:cols] `region` of a
-    2-D view) as row segments of the root array it views. `roots` caches root addresses."""
+def _root_offset(array: Any, roots: dict[int, tuple[Any, int]] | None) -> tuple[Any, int]:
+    """The root array GM view `array` views and the byte offset of its first element in it.
+    `roots` caches root addresses (one `__array_interface__` read per root and run)."""
     root = array.base
     if root is None:
         root = array
@@ -191,7 +190,14 @@ def gm_access(array: Any, write: bool, region: tuple[int, int] | None = None,
         hit = (root, root.__array_interface__["data"][0])
         if roots is not None:
             roots[id(root)] = hit
-    start = data_address(array) - hit[1]
+    return root, data_address(array) - hit[1]
+
+
+def gm_access(array: Any, write: bool, region: tuple[int, int] | None = None,
+              roots: dict[int, tuple[Any, int]] | None = None) -> Access:
+    """The bytes of GM view `array` (optionally only its logical [0:rows, 0:cols] `region` of a
+    2-D view) as row segments of the root array it views. `roots` caches root addresses."""
+    root, start = _root_offset(array, roots)
     item = array.itemsize
     shape, strides = array.shape, array.strides
     if array.ndim == 2:
@@ -213,17 +219,7 @@ def gm_element_access(array: Any, index: Sequence[int], write: bool,
     `memref.store`), as an access of the root array it views (the same key and offsets as
     `gm_access`, so it meets the pipe ops' GM windows). `index` is in bounds (checked by the
     caller)."""
-    root = array.base
-    if root is None:
-        root = array
-    elif root.base is not None:
-        root = gm_root(array)
-    hit = roots.get(id(root)) if roots is not None else None  # mutation: skip (a cache)
-    if hit is None or hit[0] is not root:
-        hit = (root, root.__array_interface__["data"][0])
-        if roots is not None:
-            roots[id(root)] = hit
-    start = data_address(array) - hit[1]
+    root, start = _root_offset(array, roots)
     for i, stride in zip(index, array.strides, strict=True):
         start += i * stride
     return Access("gm", start, array.itemsize, 1, 0, write, "", id(root))
