@@ -45,7 +45,7 @@ def build(size: int, blocks: int):
 def main() -> None:
     import numpy as np
 
-    from mmair.executor.multicore_pool import default_jobs
+    from mmair.executor.engine.multicore_pool import default_jobs
     from mmair.executor.runner import run_module
 
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])

@@ -59,7 +59,7 @@ def case(tmp: Path, m: int, n: int, k: int, ab: str, jobs: int | None = None,
          pipeline: str | None = None):
     import numpy as np
 
-    from mmair.executor.dtypes import numpy_dtype
+    from mmair.isa.dtypes import numpy_dtype
     from mmair.tools.run import main as run_main
 
     acc = _ACC[ab]

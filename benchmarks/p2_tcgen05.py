@@ -16,13 +16,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from mmair.executor.tcgen05_kernels import (
-    SharedMemory,
-    TensorMemory,
-    mma,
-    read_d,
-    write_smem_operand,
-)
+from mmair.executor.tcgen05.kernels import mma
+from mmair.executor.tcgen05.memories import SharedMemory, TensorMemory
+from mmair.executor.tcgen05.operands import read_d, write_smem_operand
 from mmair.isa.tcgen05.idesc import InstrDesc, encode_idesc
 from mmair.isa.tcgen05.smem import SmemDesc, encode_smem_desc
 

@@ -136,7 +136,7 @@ def matmul_operands(m: int, n: int, k: int, ab: str, seed: int = 0):
     """Random operands: normal floats, full-range int8."""
     import numpy as np
 
-    from mmair.executor.dtypes import numpy_dtype
+    from mmair.isa.dtypes import numpy_dtype
 
     rng = np.random.default_rng(seed)
     dtype = numpy_dtype(ab)
@@ -173,8 +173,8 @@ def check_matmul(out, a32, b32, ab: str) -> float:
 def bench_matmul(label: str, size: int, ab: str, c: str, goal: float | None, reps: int) -> Row:
     import numpy as np
 
-    from mmair.executor.dtypes import numpy_dtype
     from mmair.executor.runner import run_module
+    from mmair.isa.dtypes import numpy_dtype
 
     module = lowered_matmul(size, size, size, ab, c)
     a, b, a32, b32 = matmul_inputs(size, size, size, ab)

@@ -22,11 +22,10 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from mmair.executor.tcgen05_kernels import (  # noqa: E402
-    SharedMemory,
-    TensorMemory,
-    encode_scale,
-    mma,
+from mmair.executor.tcgen05.elements import encode_scale  # noqa: E402
+from mmair.executor.tcgen05.kernels import mma  # noqa: E402
+from mmair.executor.tcgen05.memories import SharedMemory, TensorMemory  # noqa: E402
+from mmair.executor.tcgen05.operands import (  # noqa: E402
     read_d,
     read_smem_operand,
     write_d,

@@ -11,6 +11,8 @@ type, so it is defined here as a parameterless type; the `pto` dialect registers
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from xdsl.dialects.builtin import (
     BFloat16Type,
     Float4E2M1FNType,
@@ -23,6 +25,7 @@ from xdsl.dialects.builtin import (
     Float32Type,
     FloatTF32Type,
     IntegerType,
+    MemRefType,
     Signedness,
     bf16,
     f4E2M1FN,
@@ -37,6 +40,9 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Attribute, ParametrizedAttribute, TypeAttribute
 from xdsl.irdl import irdl_attr_definition
+
+if TYPE_CHECKING:
+    import numpy as np
 
 
 @irdl_attr_definition
@@ -120,3 +126,11 @@ def element_type(name: str) -> Attribute:
         raise UnknownElementTypeError(
             f"unknown element name '{name}'; known: {', '.join(ELEMENT_NAMES)}"
         ) from None
+
+
+def memref_dtype(t: MemRefType) -> np.dtype:
+    """The numpy dtype the executor stores a memref's elements in (`mmair.isa.dtypes`; imported
+    here so that parsing and verifying never load numpy)."""
+    from mmair.isa.dtypes import numpy_dtype
+
+    return numpy_dtype(element_name(t.element_type))

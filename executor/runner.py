@@ -25,20 +25,16 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Attribute, SSAValue
 
+from mmair.dialects.types import element_name, memref_dtype
 from mmair.dialects.value_names import value_name
-from mmair.executor.arith import ArithFunctions
-from mmair.executor.dtypes import element_name_of_type
-from mmair.executor.errors import ExecutionError
-from mmair.executor.func import FuncFunctions
-from mmair.executor.interpreter import MmairInterpreter
-from mmair.executor.memory import Memory
-from mmair.executor.memref import (
-    DEFAULT_MAX_GM_BYTES,
-    MemRefFunctions,
-    check_gm_size,
-    memref_dtype,
-)
-from mmair.executor.scf import ScfFunctions
+from mmair.executor.engine.blas import one_blas_thread
+from mmair.executor.engine.errors import ExecutionError
+from mmair.executor.engine.interpreter import MmairInterpreter
+from mmair.executor.engine.memory import Memory
+from mmair.executor.upstream.arith import ArithFunctions
+from mmair.executor.upstream.func import FuncFunctions
+from mmair.executor.upstream.memref import DEFAULT_MAX_GM_BYTES, MemRefFunctions, check_gm_size
+from mmair.executor.upstream.scf import ScfFunctions
 from mmair.isa.ascend.targets import DEFAULT_TARGET
 
 TARGET_ATTR = "pto.target"
@@ -170,7 +166,7 @@ def random_array(t: MemRefType, rng: np.random.Generator, shape: tuple[int, ...]
     [0, 8)), so that products and sums of a matmul are exact in every accumulator type."""
     dims = shape if shape is not None else tuple(d if d is not None else 1 for d in _static_shape(t))
     dtype = memref_dtype(t)
-    name = element_name_of_type(t.element_type)
+    name = element_name(t.element_type)
     if dtype.kind == "f" or name in ("bf16", "e4m3", "e5m2", "e2m3", "e3m2", "e2m1"):
         return rng.integers(-3, 4, size=dims).astype(dtype)
     if dtype.kind == "i":
@@ -242,17 +238,6 @@ def prepare_arguments(
     return names, values
 
 
-def one_blas_thread() -> Any:
-    """A context that limits BLAS (OpenBLAS, MKL, BLIS) to one thread while the executor runs and
-    restores the caller's settings after it. The executor makes thousands of small sgemm calls
-    (one per mad tile); multi-threaded OpenBLAS spins its threads on such calls and collapses
-    when the cores are shared with other work (a 40 us tile took 15 ms on a loaded 2-core
-    machine). Scoped to the run: user code and numpy outside keep their thread counts."""
-    from threadpoolctl import threadpool_limits
-
-    return threadpool_limits(limits=1, user_api="blas")
-
-
 def make_interpreter(
     module: ModuleOp, target: str, max_ops: int | None = None,
     max_gm_bytes: int | None = DEFAULT_MAX_GM_BYTES,
@@ -262,8 +247,8 @@ def make_interpreter(
     launch: Any = None,
 ) -> tuple[MmairInterpreter, Memory]:
     """An interpreter with the mmair functions registered and a fresh memory for `target`."""
-    from mmair.executor.pto import PtoFunctions, PtoParamsFunctions
-    from mmair.executor.tcgen05 import Tcgen05Functions
+    from mmair.executor.ascend.functions import PtoFunctions, PtoParamsFunctions
+    from mmair.executor.tcgen05.functions import Tcgen05Functions
 
     memory = Memory(target)
     interp = MmairInterpreter(module, max_ops=max_ops)
@@ -295,8 +280,8 @@ def run_module(
     `ExecutionError` (with `.op`), input problems `InputError`. `max_ops` bounds the executed ops,
     `max_gm_bytes` the size of each generated input and `memref.alloc` (None: unbounded).
 
-    `sync_check`: run the pipes concurrently (`executor/scheduler.py`) and check the kernel's
-    synchronization (`executor/hb.py`): races, deadlocks, unbalanced or overflowing flags raise
+    `sync_check`: run the pipes concurrently (`executor/engine/scheduler.py`) and check the kernel's
+    synchronization (`executor/engine/hb.py`): races, deadlocks, unbalanced or overflowing flags raise
     `executor.events.SyncError` (an ExecutionError). Off: every op runs at once in program order
     and set_flag / wait_flag / pipe_barrier do nothing.
     `numerics` selects the tcgen05 MMA arithmetic: "default" or "exact" (see
@@ -305,18 +290,18 @@ def run_module(
     `RunResult.timeline` is the `executor.timeline.Timeline`. `timing_only`: the same without
     running the pipe ops' numpy kernels (outputs are not computed; synchronization and
     footprints are still checked).
-    `blocks`: launch the kernel on that many AI Cores (`executor/multicore.py`): each core has
+    `blocks`: launch the kernel on that many AI Cores (`executor/engine/multicore.py`): each core has
     its own on-chip memories, pipes and `pto.block_idx`, GM is shared; checked against the
     target's core count. With `sync_check`, races between cores on GM are checked too.
     `coverage`: names of GM arguments whose unwritten bytes are reported in
-    `RunResult.unwritten` (`executor/coverage.py`).
+    `RunResult.unwritten` (`executor/engine/coverage.py`).
     `jobs`: threads for independent pipe ops of a core (None or 1: sequential; measured on an
     idle machine, threads are slower, see docs/benchmarks.md).
     With `sync_check`, an op that the scheduler executes is handed to a thread pool and starts
     once every earlier op whose footprint overlaps its own (one of them writing) has finished
-    (`Scheduler` in `executor/scheduler.py`), so outputs are bit-identical to `jobs=1`.
+    (`Scheduler` in `executor/engine/scheduler.py`), so outputs are bit-identical to `jobs=1`.
     With `blocks` > 1, `jobs` > 1 runs the blocks on that many worker processes with GM in
-    shared memory (`executor/multicore_pool.py`; None: one process); results and diagnostics
+    shared memory (`executor/engine/multicore_pool.py`; None: one process); results and diagnostics
     are those of the in-process run."""
     if blocks != 1:
         return _run_blocks(module, entry, inputs, target, seed, max_ops, max_gm_bytes,
@@ -325,9 +310,9 @@ def run_module(
     entry_op = find_entry(module, entry)
     names, values = prepare_arguments(entry_op, dict(inputs or {}), seed, max_gm_bytes)
     target_name = module_target(module, target)
-    from mmair.executor.tcgen05_cluster import run_pair, uses_cta_pair
+    from mmair.executor.tcgen05.cta_pair import run_pair, uses_cta_pair
 
-    if uses_cta_pair(module):  # cta_group::2: two CTAs (executor/tcgen05_cluster.py)
+    if uses_cta_pair(module):  # cta_group::2: two CTAs (executor/tcgen05/cta_pair.py)
         if timing or timing_only or coverage:
             raise ExecutionError("--timing and --check-coverage are not modelled for a "
                                  "cta_group::2 kernel (a CTA pair)", None)
@@ -348,17 +333,17 @@ def run_module(
     timeline = None
     timing = timing or timing_only
     if sync_check or timing:
-        from mmair.executor.seam import IssueSeam
+        from mmair.executor.engine.seam import IssueSeam
 
         gm_names = {id(v): f"%{n}" for n, v in zip(names, values, strict=True)
                     if isinstance(v, np.ndarray)}
         scheduler = None
         if timing:
-            from mmair.executor.timeline import TimedScheduler, Timeline
+            from mmair.executor.engine.timeline import TimedScheduler, Timeline
 
             timeline = Timeline(memory.target.name)
             scheduler = TimedScheduler(timeline, gm_names=gm_names)
-        from mmair.executor.tcgen05_async import (
+        from mmair.executor.tcgen05.async_checker import (
             Tcgen05Seam,
             holds_tcgen05,
             is_descriptor_level,
@@ -379,7 +364,7 @@ def run_module(
         if seam is not None:
             seam.observer = cover.record
         else:
-            from mmair.executor.coverage import CoverageSeam
+            from mmair.executor.engine.coverage import CoverageSeam
 
             seam = interp.seam = CoverageSeam(cover)
     with one_blas_thread():
@@ -415,7 +400,7 @@ def _report_race_first(scheduler: Any) -> None:
     among them happened first and may explain the fault, so it is the error reported."""
     if scheduler is None:
         return
-    from mmair.executor.events import SyncError
+    from mmair.executor.engine.events import SyncError
 
     try:
         scheduler.flush()
@@ -428,8 +413,8 @@ def _run_blocks(module: ModuleOp, entry: str | None, inputs: dict[str, Any] | No
                 sync_check: bool, numerics: str, blocks: int,
                 coverage: tuple[str, ...] | list[str] = (), jobs: int = 1,
                 timing: bool = False, timing_only: bool = False) -> RunResult:
-    """`run_module` on `blocks` cores sharing GM (`executor/multicore.py`)."""
-    from mmair.executor.multicore import Launch, check_blocks
+    """`run_module` on `blocks` cores sharing GM (`executor/engine/multicore.py`)."""
+    from mmair.executor.engine.multicore import Launch, check_blocks
 
     entry_op = find_entry(module, entry)
     names, values = prepare_arguments(entry_op, dict(inputs or {}), seed, max_gm_bytes)
@@ -448,13 +433,13 @@ def _run_blocks(module: ModuleOp, entry: str | None, inputs: dict[str, Any] | No
         if pooled is not None:
             return pooled
     if sync_check:
-        from mmair.executor.scheduler import Scheduler
+        from mmair.executor.engine.scheduler import Scheduler
 
         gm_names = {id(v): f"%{n}" for n, v in zip(names, values, strict=True)
                     if isinstance(v, np.ndarray)}
         scheduler = Scheduler(blocks, gm_names=gm_names)
     if timing:
-        from mmair.executor.timeline import TimedScheduler, Timeline
+        from mmair.executor.engine.timeline import TimedScheduler, Timeline
 
         timeline = Timeline(target_name)
         gm_names = {id(v): f"%{n}" for n, v in zip(names, values, strict=True)
@@ -466,7 +451,7 @@ def _run_blocks(module: ModuleOp, entry: str | None, inputs: dict[str, Any] | No
         interp, memory = make_interpreter(module, target_name, max_ops, max_gm_bytes, numerics,
                                           block=core, blocks=blocks, launch=launch)
         if scheduler is not None:
-            from mmair.executor.seam import IssueSeam
+            from mmair.executor.engine.seam import IssueSeam
 
             interp.seam = IssueSeam(memory.target, core=core, scheduler=scheduler)
             interp.seam.timing = timeline
@@ -474,7 +459,7 @@ def _run_blocks(module: ModuleOp, entry: str | None, inputs: dict[str, Any] | No
             if cover is not None:
                 interp.seam.observer = cover.record
         elif cover is not None:
-            from mmair.executor.coverage import CoverageSeam
+            from mmair.executor.engine.coverage import CoverageSeam
 
             interp.seam = CoverageSeam(cover)
         interps.append(interp)
@@ -518,14 +503,14 @@ def _run_pool(module: ModuleOp, entry_op: func.FuncOp, names: list[str], values:
               target_name: str, max_ops: int | None, max_gm_bytes: int | None, sync_check: bool,
               numerics: str, blocks: int, coverage: tuple[str, ...] | list[str],
               jobs: int) -> RunResult | None:
-    """The launch on the process pool; None: re-run in process (`executor/multicore_pool.py`)."""
-    from mmair.executor.multicore_pool import available, pool_safe, run_pool
+    """The launch on the process pool; None: re-run in process (`executor/engine/multicore_pool.py`)."""
+    from mmair.executor.engine.multicore_pool import available, pool_safe, run_pool
 
     if not available() or not pool_safe(module):
         return None
     cover = _coverage(names, values, coverage)  # unknown names are reported before the run
     pooled = run_pool(module, entry_op, target_name, values, blocks, jobs, sync_check, numerics,
-                      max_ops, max_gm_bytes)
+                      max_ops, max_gm_bytes, make_interpreter)
     if pooled is None:
         return None
     if cover is not None:
@@ -548,7 +533,7 @@ def _coverage(names: list[str], values: list[Any], watch: tuple[str, ...] | list
     """A `Coverage` of the named GM arguments (None when none is watched)."""
     if not watch:
         return None
-    from mmair.executor.coverage import Coverage
+    from mmair.executor.engine.coverage import Coverage
 
     arrays = {n: v for n, v in zip(names, values, strict=True) if isinstance(v, np.ndarray)}
     unknown = [n for n in watch if n not in arrays]

@@ -57,10 +57,10 @@ from xdsl.utils.exceptions import PassFailedException
 from mmair.dialects import pto
 from mmair.dialects.pto.effects import Access
 from mmair.dialects.value_names import value_label
-from mmair.executor.events import SCALAR, Event, SyncError
-from mmair.executor.hb import Conflict
-from mmair.executor.scheduler import analyze
-from mmair.executor.seam import static_event
+from mmair.executor.engine.events import SCALAR, Event, SyncError
+from mmair.executor.engine.hb import Conflict
+from mmair.executor.engine.scheduler import analyze
+from mmair.executor.engine.seam import static_event
 from mmair.isa.ascend.pipes import ALL_PIPES, Pipe, event_ids, flag_pairs
 from mmair.isa.ascend.targets import Target
 from mmair.passes.multi_buffer import constant_index

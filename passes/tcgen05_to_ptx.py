@@ -40,8 +40,8 @@ from mmair.dialects import tcgen05
 from mmair.isa.tcgen05.forms import MmaForm, mma_ptx
 from mmair.isa.tcgen05.idesc import encode_idesc
 from mmair.isa.tcgen05.smem import encode_smem_desc
+from mmair.isa.tcgen05.targets import PTX_VERSION
 from mmair.isa.tcgen05.tmem_moves import LD_ST_SHAPES
-from mmair.tools.ptxas import PTX_VERSION
 
 THREADS = 128
 DYNAMIC = -9223372036854775808

@@ -19,6 +19,7 @@ from xdsl.utils.exceptions import DiagnosticException, ParseError, VerifyExcepti
 from xdsl.utils.lexer import Span, Token
 from xdsl.utils.mlir_lexer import MLIRLexer, MLIRTokenKind
 
+from mmair.dialects.locations import op_location
 from mmair.dialects.value_names import record_written_names, value_label
 
 
@@ -78,17 +79,6 @@ def format_diagnostic(
     if source is not None and line is not None and (src := source.line(line)) is not None:
         text += f"\n{src}\n{' ' * max((col or 1) - 1, 0)}^"
     return text
-
-
-def op_location(op: Operation) -> tuple[str | None, int | None, int | None]:
-    """The file, line and column recorded for `op` (or its closest located ancestor)."""
-    current: Operation | None = op
-    while current is not None:
-        loc = current.location
-        if isinstance(loc, FileLineColLoc):
-            return loc.filename.data, loc.line.data, loc.column.data
-        current = current.parent_op()
-    return None, None, None
 
 
 def op_message(op: Operation, message: str) -> str:

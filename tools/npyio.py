@@ -6,7 +6,7 @@ them in a `.npy` header: it writes `|V2` (bf16), `|V1` (f8E4M3FN, f6*, f4E2M1FN,
 an argument (or a `--check` file) whose element type is T:
 
 * an array of T's numpy dtype (`ml_dtypes.bfloat16`, `ml_dtypes.float8_e4m3fn`, ... see
-  `mmair.executor.dtypes.NUMPY_DTYPES`), i.e. an `np.save`d ml_dtypes array: its `|V1`/`|V2`/`<f1`
+  `mmair.isa.dtypes.NUMPY_DTYPES`), i.e. an `np.save`d ml_dtypes array: its `|V1`/`|V2`/`<f1`
   header is taken as T's bits when the item size is T's;
 * with `--raw-bits`, an unsigned integer container of the same item size holding the bit patterns
   (uint16 for bf16, uint8 for the 8-, 6- and 4-bit types; a 4-bit value in the low nibble, as
@@ -104,7 +104,7 @@ def read_npy(path: str, label: str | None = None, element: str | None = None) ->
     if array.dtype.kind in "biuf" and not array.dtype.isnative:  # a big-endian file: same values
         array = array.astype(array.dtype.newbyteorder("="))
     if element is not None:
-        from mmair.executor.dtypes import numpy_dtype
+        from mmair.isa.dtypes import numpy_dtype
 
         array = coerce(array, element, numpy_dtype(element), label, raw_bits=True)
     return array

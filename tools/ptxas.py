@@ -21,8 +21,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-#: PTX ISA version written into generated modules (ptxas 13.5 needs 9.4 for sm_107a/f).
-PTX_VERSION = "9.4"
+from mmair.isa.tcgen05.targets import PTX_VERSION
+
 _ERROR_RE = re.compile(r"^ptxas [^,]*, line (\d+); error\s*:\s*(.*)$")
 
 

@@ -118,7 +118,7 @@ def _non_negative(text: str) -> int:
 def _jobs(n: int | None) -> int | None:
     """`--jobs`: 0 is the machine's cores; None (not given) is left to `run_module`."""
     if n == 0:
-        from mmair.executor.multicore_pool import default_jobs
+        from mmair.executor.engine.multicore_pool import default_jobs
 
         return default_jobs()
     return n
@@ -350,10 +350,9 @@ def _argument_types(entry) -> dict[str, object]:
 
 
 def _element(t) -> tuple[str, np.dtype]:
-    from mmair.executor.dtypes import element_name_of_type
-    from mmair.executor.memref import memref_dtype
+    from mmair.dialects.types import element_name, memref_dtype
 
-    return element_name_of_type(t.element_type), memref_dtype(t)
+    return element_name(t.element_type), memref_dtype(t)
 
 
 def _input_value(name: str, text: str, memrefs: dict, raw_bits: bool) -> np.ndarray | int:
@@ -448,14 +447,14 @@ def run(args: argparse.Namespace) -> int:
     from xdsl.utils.exceptions import DiagnosticException, ParseError
 
     from mmair.dialects import get_all_dialects
-    from mmair.executor.errors import ExecutionError
-    from mmair.executor.memref import DEFAULT_MAX_GM_BYTES
+    from mmair.executor.engine.errors import ExecutionError
     from mmair.executor.runner import (
         DEFAULT_MAX_OPS,
         InputError,
         find_entry,
         run_module,
     )
+    from mmair.executor.upstream.memref import DEFAULT_MAX_GM_BYTES
 
     max_ops = DEFAULT_MAX_OPS if args.max_ops is None else (args.max_ops or None)
     max_gm_bytes = DEFAULT_MAX_GM_BYTES if args.max_gm_bytes is None else (args.max_gm_bytes or None)
@@ -563,7 +562,7 @@ def _shown_target(module, result) -> str:
     from xdsl.dialects.builtin import StringAttr
 
     from mmair.dialects import tcgen05
-    from mmair.executor.tcgen05 import DEFAULT_TARGET
+    from mmair.executor.tcgen05.functions import DEFAULT_TARGET
 
     attr = module.attributes.get(tcgen05.TARGET_ATTR)
     return attr.data if isinstance(attr, StringAttr) else DEFAULT_TARGET
@@ -632,7 +631,7 @@ def _check_timing_options(args, outputs_spec, checks_spec) -> None:
 
 def _numpy_checks(module, entry, inputs, result, args, source: SourceFile) -> list[Check]:
     """--check-numpy: each GM output against the reference interpretation of the IR."""
-    from mmair.executor.errors import ExecutionError
+    from mmair.executor.engine.errors import ExecutionError
     from mmair.executor.reference import ReferenceError, reference_outputs
 
     try:

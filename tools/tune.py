@@ -7,7 +7,7 @@
 Every legal combination of tile-m / tile-n / tile-k and multi-buffer count (`pto-tile-matmul`
 checks each against the target's buffers; illegal ones are skipped) is lowered with
 `pto-tile-matmul{...},pto-assign-addresses,pto-insert-sync` and run in `--timing-only` mode
-(`executor/timeline.py`: the sync checker's events scheduled with `isa/ascend/costs.py`, no
+(`executor/engine/timeline.py`: the sync checker's events scheduled with `isa/ascend/costs.py`, no
 numerics), on a local process pool (all cores by default) or on a Dask distributed cluster
 (`--cluster tcp://host:8786`; install the `dask` extra). The best configurations are printed by
 estimated cycles, with each pipe's utilisation; the best one is then run once with the numerics

@@ -229,7 +229,7 @@ def scalar_gm_operands(op: Operation) -> tuple[tuple[int, bool], ...] | None:
     """(operand index, write) of the GM memrefs a scalar-unit access reads and writes:
     `memref.load` (one element), `memref.store` (one element), `memref.copy` (whole views). None
     for any other op, and when a memref has a memory space (tcgen05 SMEM / TMEM:
-    `executor/tcgen05_async.py` models those); GM memrefs have none."""
+    `executor/tcgen05/async_checker.py` models those); GM memrefs have none."""
     if isinstance(op, memref.LoadOp):
         roles: tuple[tuple[int, bool], ...] = ((0, False),)
     elif isinstance(op, memref.StoreOp):
@@ -312,7 +312,7 @@ def static_access(value: SSAValue, write: bool) -> Access:
     rt = root.type
     nbytes = 1 << 62
     if isinstance(rt, MemRefType) and rt.has_static_shape():
-        from mmair.executor.memref import memref_dtype
+        from mmair.dialects.types import memref_dtype
 
         count = 1
         for d in rt.get_shape():
@@ -489,7 +489,7 @@ def operand_alignment(op: Operation, index: int) -> int:
 # Exact runtime footprints of the raw parameter forms
 # ------------------------------------------------------------------------------------------------
 # A raw-form instruction addresses its operands linearly from their start with counts and strides
-# (`executor/raw_kernels.py` implements the index formulas). Its footprint is, per operand, an
+# (`executor/ascend/raw_kernels.py` implements the index formulas). Its footprint is, per operand, an
 # affine box: a contiguous run of `width` bytes repeated by nested loops (count, byte stride).
 # `_box` turns a box into `Access`es: loops whose stride does not exceed the run merge into it,
 # the innermost remaining loop becomes the access's rows, outer loops are enumerated (up to

@@ -232,7 +232,7 @@ class CopyNd2NzOp(_NzCopyBase):
     d < ceil(d_value / c0) * c0 (c0 = 32 B / sizeof):
         dst[i*dst_nz_matrix_stride + (d//c0)*dst_nz_c0_stride*c0 + n*dst_nz_n_stride*c0 + d%c0]
           = d < d_value ? src[i*src_nd_matrix_stride + n*src_d_value + d] : 0.
-    `small_c0` (a5 enableSmallC0, d_value <= 4): rows of 4 elements at n*4 (executor/raw_kernels.py).
+    `small_c0` (a5 enableSmallC0, d_value <= 4): rows of 4 elements at n*4 (executor/ascend/raw_kernels.py).
     4-bit (s4, e2m1) data is copied as b8 ("参数需要根据b8类型进行设置"): d_value, src_d_value and the
     two matrix strides count bytes, two elements each."""
 
@@ -477,7 +477,7 @@ class Load2DV2Op(_L1L0Base):
     """LoadData(dst[dst_offset], src[src_offset], LoadData2DParamsV2) (a5): the window of m_step x
     k_step fractals of the Nz source starting at fractal (k_start_position * src_stride +
     m_start_position) goes to fractal (j * dst_stride + i); with `if_transpose` the window
-    [m_step*16, k_step*C0] is transposed as a whole and written Nz (executor/raw_kernels.py).
+    [m_step*16, k_step*C0] is transposed as a whole and written Nz (executor/ascend/raw_kernels.py).
     `sid` is the struct's reserved field: "Ascend 950 does not process it"."""
 
     name = "pto.load_2d_v2"

@@ -1,6 +1,6 @@
 """Cycle costs of the pto ops per Ascend target: the numbers behind `mmair-run --timing`.
 
-An AI Core runs each pipe's instructions in order; the executor's timeline (executor/timeline.py)
+An AI Core runs each pipe's instructions in order; the executor's timeline (executor/engine/timeline.py)
 places every pipe event at max(its pipe is free, its happens-before predecessors have finished) and
 gives it the duration this module computes. Every constant below names its public source or is
 marked ASSUMPTION (no public calibrated figure found); docs/costs.md is the table with sources.

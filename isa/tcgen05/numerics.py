@@ -37,7 +37,7 @@ formats; kind::mxf4 K = 96 keeps 35 fraction bits; scale-input-d shifts C's expo
 step 2; a C of +-inf under mxf4* gives +-inf (MMA-Sim raises there); sparse A's pruned elements
 and the zero-column mask's columns are zero terms. kind::i8 is exact integer arithmetic.
 
-Pure Python, no xDSL: the executor (`mmair.executor.tcgen05_exact`) and the docs read these facts.
+Pure Python, no xDSL: the executor (`mmair.executor.tcgen05.exact`) and the docs read these facts.
 """
 
 from __future__ import annotations

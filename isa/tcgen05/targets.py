@@ -22,6 +22,9 @@ execution/#tcgen05-mma-instructions-mma) and, where the text is silent, what ptx
 
 from __future__ import annotations
 
+#: PTX ISA version written into generated modules (ptxas 13.5 needs 9.4 for sm_107a/f).
+PTX_VERSION = "9.4"
+
 #: Every target with tcgen05 (CUDA 13 names first, then the renamed CUDA 12.8/12.9 names).
 TCGEN05_TARGETS: tuple[str, ...] = (
     "sm_100a", "sm_100f", "sm_103a", "sm_103f", "sm_107a", "sm_107f", "sm_110a", "sm_110f",

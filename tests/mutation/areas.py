@@ -64,9 +64,9 @@ AREAS: tuple[Area, ...] = (
     ),
     Area(
         "executor-pto",
-        sources=("executor/kernels.py", "executor/dtypes.py", "executor/pto.py",
-                 "isa/ascend/quant.py", "isa/ascend/hif8.py", "executor/raw_kernels.py",
-                 "executor/memory.py", "executor/multicore.py"),
+        sources=("executor/ascend/kernels.py", "executor/engine/dtypes.py", "executor/ascend/functions.py",
+                 "isa/ascend/quant.py", "isa/ascend/hif8.py", "executor/ascend/raw_kernels.py",
+                 "executor/engine/memory.py", "executor/engine/multicore.py"),
         ops=NUMERIC_OPS,
         pytest=("tests/unit/test_executor_kernels.py", "tests/unit/test_executor_edges*.py",
                 "tests/unit/test_isa_ascend_quant.py", "tests/unit/test_verifier_api.py",
@@ -84,9 +84,8 @@ AREAS: tuple[Area, ...] = (
     ),
     Area(
         "executor-tcgen05",
-        # executor/tcgen05.py: the interpreter functions (the glob tcgen05_*.py misses it).
-        sources=("executor/tcgen05_kernels.py", "executor/tcgen05.py", "executor/tcgen05_*.py"),
-        exclude=("executor/tcgen05_async.py",),  # a checker (the checkers area)
+        sources=("executor/tcgen05/*.py",),
+        exclude=("executor/tcgen05/async_checker.py",),  # a checker (the checkers area)
         ops=NUMERIC_OPS,
         pytest=("tests/unit/test_tcgen05_*.py", "tests/unit/test_example_tcgen05.py",
                 "tests/unit/test_executor_edges.py", "tests/unit/test_executor_faults.py",
@@ -95,8 +94,8 @@ AREAS: tuple[Area, ...] = (
     ),
     Area(
         "checkers",
-        sources=("executor/hb.py", "executor/scheduler.py", "executor/events.py",
-                 "executor/seam.py", "dialects/pto/effects.py", "executor/tcgen05_async.py"),
+        sources=("executor/engine/hb.py", "executor/engine/scheduler.py", "executor/engine/events.py",
+                 "executor/engine/seam.py", "dialects/pto/effects.py", "executor/tcgen05/async_checker.py"),
         ops=CHECKER_OPS,
         pytest=("tests/unit/test_sync_engine*.py", "tests/unit/test_pto_effects*.py",
                 "tests/unit/test_checker_edges*.py", "tests/unit/test_sync_checker_ir*.py",

@@ -3,7 +3,7 @@ should notice, print the score per area and the surviving mutants (docs/mutation
 
     python tests/mutation/run.py                       # every area, 2 workers
     python tests/mutation/run.py --area executor-pto   # one area
-    python tests/mutation/run.py --only executor/kernels.py:428 -v
+    python tests/mutation/run.py --only executor/ascend/kernels.py:428 -v
     python tests/mutation/run.py --list                # the mutants, without running them
 
 Test selection: each area's test subset runs once under coverage.py with one context per test

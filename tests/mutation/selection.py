@@ -28,7 +28,7 @@ COLLECT = "collect"
 
 
 def module_name(path: str) -> str | None:
-    """`executor/kernels.py` -> `mmair.executor.kernels` (None for a non-module path)."""
+    """`executor/ascend/kernels.py` -> `mmair.executor.ascend.kernels` (None for a non-module path)."""
     if not path.endswith(".py"):
         return None
     parts = path[:-3].split("/")

@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 from mmair.dialects import pto
-from mmair.executor import raw_kernels as rk
+from mmair.executor.ascend import raw_kernels as rk
 from mmair.isa.ascend import params as isa_params
 from mmair.isa.ascend.targets import TARGET_NAMES, get_target
 from mmair.tools.diagnostics import OpVerifyError

@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 from threadpoolctl import threadpool_info, threadpool_limits
 
-from mmair.executor import kernels
+from mmair.executor.ascend import kernels
 from mmair.executor.runner import run_module
 from mmair.tools.run import main as run_main
 

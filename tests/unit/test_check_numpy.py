@@ -156,13 +156,13 @@ def test_tcgen05_kernel(capsys):
 
 
 def test_a_wrong_executor_result_fails_the_check(tmp_path, capsys, monkeypatch):
-    from mmair.executor import kernels
+    from mmair.executor.ascend import kernels
 
     real_mad = kernels.mad
 
     def off_by_a_bit(a, b, c, m, n, k, accumulate=False, bias=None, **flags):
         real_mad(a, b, c, m, n, k, accumulate, bias, **flags)
-        from mmair.executor.kernels import read_logical, write_logical
+        from mmair.executor.ascend.kernels import read_logical, write_logical
 
         write_logical(c, read_logical(c) * np.float32(1.001))
 
@@ -355,7 +355,7 @@ def test_reinterpret_feeds_a_mad_with_the_bits_as_bf16(tmp_path, capsys):
 
 
 def test_reinterpret_executor_fault_is_caught(tmp_path, capsys, monkeypatch):
-    from mmair.executor.memory import Memory
+    from mmair.executor.engine.memory import Memory
 
     real = Memory.reinterpret
 

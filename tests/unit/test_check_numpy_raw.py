@@ -15,8 +15,9 @@ from hypothesis import strategies as st
 from xdsl.dialects import func
 
 from mmair.dialects import pto
-from mmair.executor import raw_kernels
-from mmair.executor.reference import _element_map, reference_outputs
+from mmair.executor.ascend import raw_kernels
+from mmair.executor.ascend.reference import _element_map
+from mmair.executor.reference import reference_outputs
 from mmair.executor.runner import run_module
 from mmair.tools.run import main
 from tests.unit.test_pto_expand_params import COMBOS, combo_constraints, lowered

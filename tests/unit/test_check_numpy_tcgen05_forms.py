@@ -18,11 +18,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from mmair.executor import tcgen05_kernels as tk
-from mmair.executor.tcgen05_kernels import (
-    SharedMemory,
-    TensorMemory,
-    encode_scale,
+from mmair.executor.tcgen05 import kernels as tk
+from mmair.executor.tcgen05.elements import encode_scale
+from mmair.executor.tcgen05.memories import SharedMemory, TensorMemory
+from mmair.executor.tcgen05.operands import (
     write_scale_factors,
     write_smem_operand,
     write_sparse_metadata,

@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 
 from mmair.dialects.pto.effects import Access
-from mmair.executor.events import Event, SyncError
-from mmair.executor.scheduler import Scheduler
+from mmair.executor.engine.events import Event, SyncError
+from mmair.executor.engine.scheduler import Scheduler
 from mmair.isa.ascend.pipes import Pipe
 
 

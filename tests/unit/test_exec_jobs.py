@@ -13,9 +13,9 @@ import pytest
 
 import mmair.executor.runner as runner
 from mmair.dialects.pto.effects import Access
-from mmair.executor import multicore_pool
-from mmair.executor.events import Event
-from mmair.executor.scheduler import ThreadedRuns
+from mmair.executor.engine import multicore_pool
+from mmair.executor.engine.events import Event
+from mmair.executor.engine.scheduler import ThreadedRuns
 from mmair.isa.ascend.pipes import Pipe
 from mmair.tools.run import build_parser
 from mmair.tools.run import main as run_main

@@ -73,13 +73,13 @@ from xdsl.context import Context
 
 from mmair.dialects import get_all_dialects
 from mmair.dialects.types import element_type
-from mmair.executor import kernels
-from mmair.executor.dtypes import numpy_dtype
-from mmair.executor.memory import Memory
+from mmair.executor.ascend import kernels
+from mmair.executor.engine.memory import Memory
 from mmair.executor.runner import make_interpreter, run_module
 from mmair.isa.ascend import layouts
 from mmair.isa.ascend import params as isa_params
 from mmair.isa.ascend.targets import TARGET_NAMES, element_bits, get_target
+from mmair.isa.dtypes import numpy_dtype
 from mmair.tools.diagnostics import LocatingParser, verify_module
 
 TILE = 128  # output tile edge (M, N) and K step

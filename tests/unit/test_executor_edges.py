@@ -13,10 +13,10 @@ import pytest
 from xdsl.context import Context
 
 from mmair.dialects import get_all_dialects
-from mmair.executor import kernels as K
-from mmair.executor.memory import Memory
+from mmair.executor.ascend import kernels as K
+from mmair.executor.engine.memory import Memory
 from mmair.executor.runner import run_module
-from mmair.executor.tcgen05_kernels import decode_elements
+from mmair.executor.tcgen05.elements import decode_elements
 from mmair.tools.diagnostics import LocatingParser, verify_module
 
 SENTINEL = 99
@@ -277,7 +277,7 @@ def test_runtime_unaligned_source_start_through_the_ir(r: int, c: int) -> None:
 
 
 def test_gm_moves_check_sizes_and_ranks() -> None:
-    from mmair.executor.errors import ExecutionError
+    from mmair.executor.engine.errors import ExecutionError
 
     mem = Memory("a2")
     t = mem.place("l1", (16, 32), "nz", "f16")

@@ -7,7 +7,7 @@ from hypothesis import strategies as st
 from xdsl.context import Context
 
 from mmair.dialects import get_all_dialects
-from mmair.executor.errors import ExecutionError
+from mmair.executor.engine.errors import ExecutionError
 from mmair.executor.runner import InputError, argument_names, find_entry, run_module
 from mmair.tools.diagnostics import LocatingParser, op_location, verify_module
 

@@ -10,9 +10,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mmair.executor import kernels as K
-from mmair.executor.errors import ExecutionError
-from mmair.executor.memory import Memory
+from mmair.executor.ascend import kernels as K
+from mmair.executor.engine.errors import ExecutionError
+from mmair.executor.engine.memory import Memory
 
 SENTINEL = 99
 

@@ -3,8 +3,8 @@
 import numpy as np
 import pytest
 
-from mmair.executor.errors import ExecutionError
-from mmair.executor.memory import Memory
+from mmair.executor.engine.errors import ExecutionError
+from mmair.executor.engine.memory import Memory
 from mmair.isa.ascend.targets import get_target
 
 

@@ -170,7 +170,7 @@ def test_entry_argument_of_unsupported_element_type(capsys, tmp_path, element):
         in only_error(err)
 
 
-# ---- relayed ValueError: a subview with more offsets than the source rank (executor/memref.py) -
+# ---- relayed ValueError: a subview with more offsets than the source rank (executor/upstream/memref.py) -
 
 
 def test_subview_offsets_beyond_the_source_rank(capsys, tmp_path):
@@ -195,7 +195,7 @@ def test_invalid_utf8(capsys, tmp_path, tool):
     assert "error: cannot read input" in only_error(err)
 
 
-# ---- hang / out-of-memory: unbounded index arithmetic (executor/arith.py) ----------------------
+# ---- hang / out-of-memory: unbounded index arithmetic (executor/upstream/arith.py) ----------------------
 
 SQUARING = """func.func @sq(%n: index) -> index {
   %c0 = arith.constant 0 : index

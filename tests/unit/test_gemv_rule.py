@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from mmair.dialects import pto
-from mmair.executor.errors import ExecutionError
+from mmair.executor.engine.errors import ExecutionError
 from mmair.executor.runner import run_module
 from mmair.isa.ascend import targets as isa
 from tests.unit.test_pto_passes import check_matmul, lower, matmul_text, parse  # noqa: F401

@@ -11,8 +11,8 @@ import pytest
 from xdsl.context import Context
 from xdsl.parser import Parser
 
-from mmair.executor import kernels as K
-from mmair.executor.memory import Memory
+from mmair.executor.ascend import kernels as K
+from mmair.executor.engine.memory import Memory
 from mmair.executor.runner import gm_writes_known, run_module
 from mmair.tools.opt import MmairOptMain
 

@@ -11,8 +11,8 @@ from xdsl.dialects import scf
 from xdsl.parser import Parser
 
 from mmair.dialects import pto
-from mmair.executor.errors import ExecutionError
-from mmair.executor.interpreter import _values_function
+from mmair.executor.engine.errors import ExecutionError
+from mmair.executor.engine.interpreter import _values_function
 from mmair.executor.runner import make_interpreter, run_module
 from mmair.tools.opt import MmairOptMain
 

@@ -17,8 +17,8 @@ import pytest
 
 from mmair.dialects import pto
 from mmair.dialects.pto import effects
-from mmair.executor import raw_kernels as rk
-from mmair.executor.errors import ExecutionError
+from mmair.executor.ascend import raw_kernels as rk
+from mmair.executor.engine.errors import ExecutionError
 from mmair.executor.runner import run_module
 from mmair.isa.ascend import params as isa_params
 from mmair.isa.ascend.pipes import Pipe, PipeError, pipe_of

@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 import mmair.executor.runner as runner
-from mmair.executor.scheduler import ThreadedRuns
+from mmair.executor.engine.scheduler import ThreadedRuns
 from mmair.tools.run import main as run_main
 
 SLOW_MAD_SECONDS = 0.05

@@ -9,8 +9,8 @@ import pytest
 from xdsl.context import Context
 
 from mmair.dialects import get_all_dialects
-from mmair.executor.errors import ExecutionError
-from mmair.executor.events import SyncError
+from mmair.executor.engine.errors import ExecutionError
+from mmair.executor.engine.events import SyncError
 from mmair.executor.runner import run_module
 from mmair.isa.ascend.pipes import CUBE_CORES
 from mmair.tools.diagnostics import LocatingParser

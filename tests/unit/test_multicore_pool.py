@@ -11,9 +11,9 @@ from test_multicore import CLEAN, RACY, ROTATE, SKIP, parse
 from test_pto_insert_sync import inputs_for
 from test_pto_passes import lower, matmul_text
 
-from mmair.executor.errors import ExecutionError
-from mmair.executor.multicore_pool import run_pool, shares
-from mmair.executor.runner import find_entry, prepare_arguments, run_module
+from mmair.executor.engine.errors import ExecutionError
+from mmair.executor.engine.multicore_pool import run_pool, shares
+from mmair.executor.runner import find_entry, make_interpreter, prepare_arguments, run_module
 from mmair.tools.run import main as run_main
 
 
@@ -37,7 +37,8 @@ def pooled(module, data, blocks, jobs, sync_check):
     """`run_pool` itself (no in-process fallback): None when it hands the launch back."""
     entry = find_entry(module)
     _, values = prepare_arguments(entry, dict(data))
-    return run_pool(module, entry, "a2", values, blocks, jobs, sync_check, "default", None, None)
+    return run_pool(module, entry, "a2", values, blocks, jobs, sync_check, "default", None, None,
+                    make_interpreter)
 
 
 def test_shares_are_contiguous_and_cover_every_block():
@@ -69,7 +70,8 @@ def test_sync_all_between_workers():
     assert result is not None
     entry = find_entry(module)
     _, values = prepare_arguments(entry, dict(data))
-    assert run_pool(module, entry, "a2", values, 4, 2, True, "default", None, None) is not None
+    assert run_pool(module, entry, "a2", values, 4, 2, True, "default", None, None,
+                    make_interpreter) is not None
     want = np.roll(np.arange(64, dtype=np.float16), -16)
     np.testing.assert_array_equal(values[2], want)
     same(run_module(module, inputs=data, blocks=4, sync_check=True),
@@ -143,7 +145,7 @@ STORE = """builtin.module attributes {pto.target = "a2"} {
 
 
 def test_scalar_gm_stores_stay_in_process():
-    from mmair.executor.multicore_pool import pool_safe
+    from mmair.executor.engine.multicore_pool import pool_safe
 
     module = parse(STORE)
     assert not pool_safe(module)

@@ -16,13 +16,13 @@ from xdsl.context import Context
 
 from mmair.dialects import get_all_dialects, pto
 from mmair.dialects.pto.effects import Access, Footprint
-from mmair.executor.errors import ExecutionError
-from mmair.executor.events import BARRIER_ALL, SET, WAIT, Event, SyncError
-from mmair.executor.hb import HappensBefore
-from mmair.executor.memory import Memory
+from mmair.executor.engine.errors import ExecutionError
+from mmair.executor.engine.events import BARRIER_ALL, SET, WAIT, Event, SyncError
+from mmair.executor.engine.hb import HappensBefore
+from mmair.executor.engine.memory import Memory
+from mmair.executor.engine.scheduler import Scheduler, analyze
+from mmair.executor.engine.seam import static_event
 from mmair.executor.runner import run_module
-from mmair.executor.scheduler import Scheduler, analyze
-from mmair.executor.seam import static_event
 from mmair.isa.ascend.pipes import Pipe
 from mmair.isa.ascend.targets import get_target
 from mmair.tools.diagnostics import LocatingParser, op_location, verify_module
@@ -279,7 +279,7 @@ def test_one_row_access_is_described_as_a_plain_range():
     assert Access("ub", 32, 8, 2, 64).describe() == "[32, 104) as 2 rows of 8 bytes every 64 bytes"
 
 
-# --- tcgen05 mbarrier phases (executor/tcgen05_async.py) ----------------------------------------
+# --- tcgen05 mbarrier phases (executor/tcgen05/async_checker.py) ----------------------------------------
 
 _SMEM = "memref<1xi64, #tcgen05.space<smem>>"
 _PHASES = f"""builtin.module attributes {{tcgen05.target = "sm_100a"}} {{
@@ -407,7 +407,7 @@ def test_a_thread_copy_into_smem_is_an_access_named_by_its_buffer():
     # byte range inside SMEM, named by the smem_alloc it falls in (for race messages).
     from types import SimpleNamespace
 
-    from mmair.executor.tcgen05_async import Tcgen05Seam
+    from mmair.executor.tcgen05.async_checker import Tcgen05Seam
 
     seam = Tcgen05Seam()
     smem = np.zeros(8192, np.uint8)

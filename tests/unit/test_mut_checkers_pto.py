@@ -16,10 +16,10 @@ import numpy as np
 import pytest
 
 from mmair.dialects import pto
-from mmair.executor import kernels as K
-from mmair.executor.errors import ExecutionError
-from mmair.executor.memory import Memory
-from mmair.executor.pto import PtoFunctions, PtoParamsFunctions
+from mmair.executor.ascend import kernels as K
+from mmair.executor.ascend.functions import PtoFunctions, PtoParamsFunctions
+from mmair.executor.engine.errors import ExecutionError
+from mmair.executor.engine.memory import Memory
 from mmair.isa.ascend.quant import (
     QuantWord,
     decode_quant_word,
@@ -119,7 +119,7 @@ def test_load_2d_gm_checks_its_runtime_dst_gap_and_src_offset(target):
 
 
 def test_4bit_tile_bytes_refuse_offsets_past_the_tile_or_inside_a_byte():
-    from mmair.executor.pto import tile_bytes
+    from mmair.executor.ascend.functions import tile_bytes
 
     tile = Memory("a2").place("l1", (16, 64), "nz", "s4")  # 1024 elements in 512 bytes
     assert tile_bytes(tile, 1022, "dst").size == 1  # the last byte
@@ -421,7 +421,7 @@ def test_write_after_an_unordered_read_is_a_race():
     # The second load (ordered after the first by the barrier) overwrites %t while MTE1 may
     # still read it (no set_flag mte1 -> mte2):
     # a write is checked against the reads not ordered before it, not only the writes.
-    from mmair.executor.events import SyncError
+    from mmair.executor.engine.events import SyncError
     from mmair.executor.runner import run_module
 
     module = parse(WAR)

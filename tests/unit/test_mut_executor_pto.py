@@ -10,9 +10,9 @@ import pytest
 from xdsl.context import Context
 
 from mmair.dialects import get_all_dialects
-from mmair.executor import kernels as K
-from mmair.executor.errors import ExecutionError
-from mmair.executor.memory import Memory
+from mmair.executor.ascend import kernels as K
+from mmair.executor.engine.errors import ExecutionError
+from mmair.executor.engine.memory import Memory
 from mmair.executor.runner import run_module
 from mmair.tools.diagnostics import LocatingParser
 
@@ -300,7 +300,7 @@ def test_quant_refuses_what_it_cannot_convert(mode, kwargs, dtype, message):
 
 
 def test_raw_operand_views_refuse_offsets_outside_the_tile_and_packed_tiles():
-    from mmair.executor.pto import gm_linear, tile_bytes, tile_flat
+    from mmair.executor.ascend.functions import gm_linear, tile_bytes, tile_flat
 
     mem = Memory("a2")
     tile = mem.place("l1", (16, 16), "nz", "f16")

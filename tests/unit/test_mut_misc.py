@@ -1,5 +1,5 @@
-"""Tests written to kill mutation survivors (issue 18) in isa/ascend/hif8.py, executor/memory.py
-and executor/multicore.py: HiF8 encoding at the table's edges, 1-D tile rows, 4-bit write-back of
+"""Tests written to kill mutation survivors (issue 18) in isa/ascend/hif8.py, executor/engine/memory.py
+and executor/engine/multicore.py: HiF8 encoding at the table's edges, 1-D tile rows, 4-bit write-back of
 wide integer arrays, the `gm` space refusal, a core whose pipe is stuck at its `pto.sync_all`, and
 a waiting core that must not run past the barrier once the launch has failed."""
 
@@ -11,10 +11,10 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
-from mmair.executor.errors import ExecutionError
-from mmair.executor.events import SyncError
-from mmair.executor.memory import Memory
-from mmair.executor.multicore import Launch
+from mmair.executor.engine.errors import ExecutionError
+from mmair.executor.engine.events import SyncError
+from mmair.executor.engine.memory import Memory
+from mmair.executor.engine.multicore import Launch
 from mmair.executor.runner import run_module
 from mmair.isa.ascend.hif8 import encode_hif8_exact
 from tests.unit.test_multicore import KERNEL, inputs, parse
@@ -51,7 +51,7 @@ def test_hif8_encoder_judges_values_in_float64():
         encode_hif8_exact(np.array([1.0 + 2.0**-30]))
 
 
-# --- executor/memory.py -------------------------------------------------------------------------
+# --- executor/engine/memory.py -------------------------------------------------------------------------
 
 
 def test_one_dimensional_tile_is_one_row():
@@ -77,7 +77,7 @@ def test_gm_is_not_an_on_chip_space():
         Memory("a2").space("gm")
 
 
-# --- executor/multicore.py ----------------------------------------------------------------------
+# --- executor/engine/multicore.py ----------------------------------------------------------------------
 
 STUCK = KERNEL.format(window="arith.addi %o, %o : index", sync="""%z = arith.constant 0 : index
     %first = arith.cmpi eq, %i, %z : index

@@ -1,4 +1,4 @@
-"""Raw Ascend C parameter-form kernels (`executor/raw_kernels.py`) the mutation harness found
+"""Raw Ascend C parameter-form kernels (`executor/ascend/raw_kernels.py`) the mutation harness found
 unpinned (docs/mutation.md, area `executor-pto`). The kernels are called through the Python API
 with parameter objects the verifier never sees, so the runtime checks the verifier shadows are
 exercised too. Expected values come from independent numpy formulations of the index formulas in
@@ -9,8 +9,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from mmair.executor import raw_kernels as rk
-from mmair.executor.errors import ExecutionError
+from mmair.executor.ascend import raw_kernels as rk
+from mmair.executor.engine.errors import ExecutionError
 from mmair.isa.ascend import params as isa_params
 
 FRACTAL = 512  # bytes

@@ -9,20 +9,16 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from mmair.executor.tcgen05_kernels import (
-    SharedMemory,
-    Tcgen05ExecutionError,
-    TensorMemory,
+from mmair.executor.tcgen05.elements import (
     decode_elements,
     decode_ue4m3,
     decode_ue8m0,
     encode_elements,
     encode_scale,
-    mma,
-    read_d,
-    read_scale_factors,
-    write_smem_operand,
 )
+from mmair.executor.tcgen05.kernels import mma
+from mmair.executor.tcgen05.memories import SharedMemory, Tcgen05ExecutionError, TensorMemory
+from mmair.executor.tcgen05.operands import read_d, read_scale_factors, write_smem_operand
 from mmair.isa.tcgen05 import InstrDesc, SmemDesc, encode_idesc, encode_smem_desc
 
 

@@ -1,4 +1,4 @@
-"""executor/tcgen05.py (the tcgen05 interpreter functions) behaviours the mutation harness found
+"""executor/tcgen05/functions.py (the tcgen05 interpreter functions) behaviours the mutation harness found
 unpinned (docs/mutation.md, area `executor-tcgen05`).
 
 The checks the verifier shadows (a TMEM view of a shape TMEM cannot hold, an SMEM buffer past the
@@ -20,9 +20,10 @@ from xdsl.context import Context
 from xdsl.dialects.builtin import Float32Type, IntegerType, MemRefType
 
 from mmair.dialects import get_all_dialects, tcgen05
-from mmair.executor.errors import ExecutionError
-from mmair.executor.tcgen05 import MbarrierState, Tcgen05Functions
-from mmair.executor.tcgen05_kernels import SharedMemory, write_smem_operand
+from mmair.executor.engine.errors import ExecutionError
+from mmair.executor.tcgen05.functions import MbarrierState, Tcgen05Functions
+from mmair.executor.tcgen05.memories import SharedMemory
+from mmair.executor.tcgen05.operands import write_smem_operand
 from mmair.isa.tcgen05 import SmemDesc, encode_smem_desc
 from mmair.isa.tcgen05.layouts import SMEM_BYTES_PER_CTA, TMEM_COLUMNS, TMEM_LANES
 from mmair.tools.diagnostics import LocatingParser

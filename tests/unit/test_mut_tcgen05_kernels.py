@@ -1,4 +1,4 @@
-"""executor/tcgen05_kernels.py behaviours the mutation harness found unpinned (docs/mutation.md,
+"""executor/tcgen05/kernels.py behaviours the mutation harness found unpinned (docs/mutation.md,
 area `executor-tcgen05`).
 
 Expected values are literals from the format definitions (IEEE f16/f32, OCP MX v1.0 E8M0/E4M3)
@@ -16,19 +16,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from mmair.executor.tcgen05_kernels import (
-    SharedMemory,
-    Tcgen05ExecutionError,
-    TensorMemory,
-    cp,
-    decode_elements,
+from mmair.executor.tcgen05.elements import decode_elements, encode_elements, encode_scale
+from mmair.executor.tcgen05.kernels import cp, mma, mma_footprint, mma_pair, pair_smem_spans
+from mmair.executor.tcgen05.memories import SharedMemory, Tcgen05ExecutionError, TensorMemory
+from mmair.executor.tcgen05.operands import (
     densify_sparse_a,
-    encode_elements,
-    encode_scale,
-    mma,
-    mma_footprint,
-    mma_pair,
-    pair_smem_spans,
     read_d,
     read_scale_factors,
     read_smem_operand,
@@ -425,7 +417,7 @@ def test_cp_checks_its_tmem_destination():
 
 
 # ----------------------------------------------------------------------------------------------
-# The interpreter (executor/tcgen05.py): runtime words are bit patterns, whatever their sign
+# The interpreter (executor/tcgen05/functions.py): runtime words are bit patterns, whatever their sign
 
 SIGNED_KERNEL = """
 func.func @k(%a_img: memref<4096xui8>, %b_img: memref<2048xui8>, %c: memref<128x64xf32>) {{
@@ -523,15 +515,15 @@ BAR = "memref<1xi64, #tcgen05.space<smem>>"
 def test_interpreter_refuses_what_it_cannot_run(body, message):
     from test_tcgen05_kernels import run_kernel
 
-    from mmair.executor.errors import ExecutionError
+    from mmair.executor.engine.errors import ExecutionError
 
     with pytest.raises(ExecutionError, match=message):
         run_kernel(_kernel(body))
 
 
 def test_interpreter_tmem_address_of_a_view():
-    from mmair.executor.errors import ExecutionError
-    from mmair.executor.tcgen05 import Tcgen05Functions
+    from mmair.executor.engine.errors import ExecutionError
+    from mmair.executor.tcgen05.functions import Tcgen05Functions
 
     f = Tcgen05Functions()
     assert f.tmem_address(f.tmem.cells[3, 5:], "d") == (3 << 16) | 5
@@ -578,7 +570,7 @@ PAIR_D = "memref<128x128xf32, #tcgen05.space<tmem>>"
 def test_interpreter_refuses_cta_group_2_outside_a_pair(op):
     from test_tcgen05_kernels import run_kernel
 
-    from mmair.executor.errors import ExecutionError
+    from mmair.executor.engine.errors import ExecutionError
 
     body = f"  %d = tcgen05.alloc cta_group(2) columns(128) : {PAIR_D}\n{op}"
     with pytest.raises(ExecutionError, match=r"op uses cta_group::2 outside a CTA pair$"):

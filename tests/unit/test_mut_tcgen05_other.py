@@ -1,6 +1,6 @@
 """tcgen05 behaviours the mutation harness found unpinned (docs/mutation.md) outside
-executor/tcgen05_kernels.py: the exact-mode fused dot product (executor/tcgen05_exact.py), the CTA
-pair's cross-CTA shared-memory check (executor/tcgen05_cluster.py), and the isa/tcgen05 helpers that
+executor/tcgen05/kernels.py: the exact-mode fused dot product (executor/tcgen05/exact.py), the CTA
+pair's cross-CTA shared-memory check (executor/tcgen05/cta_pair.py), and the isa/tcgen05 helpers that
 only the executor and the checkers call (areas `executor-tcgen05` and `verifiers-tcgen05`).
 
 Expected values are literals: hand-computed from the documented model (isa/tcgen05/numerics.py:
@@ -22,10 +22,10 @@ from xdsl.parser import Parser
 from xdsl.utils.exceptions import VerifyException
 
 from mmair.dialects.tcgen05 import TCGEN05
-from mmair.executor.errors import ExecutionError
-from mmair.executor.tcgen05_cluster import Cluster, PairSeam, uses_cta_pair
-from mmair.executor.tcgen05_exact import fused_mma, term_exponents
-from mmair.executor.turns import Abort
+from mmair.executor.engine.errors import ExecutionError
+from mmair.executor.engine.turns import Abort
+from mmair.executor.tcgen05.cta_pair import Cluster, PairSeam, uses_cta_pair
+from mmair.executor.tcgen05.exact import fused_mma, term_exponents
 from mmair.isa.tcgen05 import SmemDesc, layouts, numerics, rules, tmem_moves, units
 from mmair.isa.tcgen05.diagnose import idesc_report, smem_report
 from mmair.isa.tcgen05.errors import DescriptorError
@@ -221,7 +221,7 @@ def test_smem_report_judges_no_rule_against_a_stand_in_for_an_invalid_swizzle_co
 
 
 # ----------------------------------------------------------------------------------------------
-# Exact mode (executor/tcgen05_exact.py): fused_mma on decoded values, as the executor calls it
+# Exact mode (executor/tcgen05/exact.py): fused_mma on decoded values, as the executor calls it
 
 def f32_bits(values: np.ndarray) -> list[int]:
     return np.asarray(values, np.float32).view(np.uint32).ravel().tolist()
@@ -364,7 +364,7 @@ def test_a_nan_scale_of_mxf8f6f4_makes_its_row_the_canonical_nan():
 
 
 # ----------------------------------------------------------------------------------------------
-# The CTA pair (executor/tcgen05_cluster.py): the barrier-interval race check and the hand-off
+# The CTA pair (executor/tcgen05/cta_pair.py): the barrier-interval race check and the hand-off
 
 
 def located_op(line: int) -> test_dialect.TestOp:

@@ -16,8 +16,8 @@ import numpy as np
 import pytest
 from xdsl.utils.exceptions import ParseError
 
-from mmair.executor import kernels as K
-from mmair.executor.memory import Memory
+from mmair.executor.ascend import kernels as K
+from mmair.executor.engine.memory import Memory
 from mmair.tools.diagnostics import OpVerifyError, SourceFile
 from mmair.tools.opt import MmairOptMain
 

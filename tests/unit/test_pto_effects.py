@@ -11,7 +11,7 @@ from xdsl.dialects.builtin import MemRefType
 from mmair.dialects import get_all_dialects, pto
 from mmair.dialects.pto import effects
 from mmair.dialects.pto.effects import EFFECTS, Access, gm_access
-from mmair.executor.seam import op_pipe
+from mmair.executor.engine.seam import op_pipe
 from mmair.isa.ascend import targets as isa
 from mmair.isa.ascend.pipes import Pipe
 from mmair.isa.ascend.targets import get_target
@@ -96,7 +96,7 @@ def test_runtime_footprint_of_a_load_is_the_rows_it_reads():
     module = parse(_KERNEL)
     load = next(op for op in module.walk() if isinstance(op, pto.MteGmL1Op))
     a = np.zeros((64, 64), np.float16)
-    from mmair.executor.memory import Memory
+    from mmair.executor.engine.memory import Memory
 
     tile = Memory("a2").place("l1", (32, 32), "nz", "f16", 4096, "%a_l1")
     src, dst = effects.accesses(load, (a[0:32, 32:64], tile, 16, 32))

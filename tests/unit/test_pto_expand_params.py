@@ -348,7 +348,7 @@ def test_zz_staging_beyond_the_matrix_stride_range_copies_the_partial_slab_first
     the sync checker (which also catches the overlapping MTE2 writes if the barrier is missing)."""
     from pathlib import Path
 
-    from mmair.executor.errors import ExecutionError
+    from mmair.executor.engine.errors import ExecutionError
     from mmair.tools.diagnostics import verify_module
 
     text = (Path(__file__).parents[2] / "examples" / "matmul_f16.mlir").read_text()
@@ -518,7 +518,7 @@ def test_b8_nz_fixpipe_with_a_half_block_is_rejected():
     """Channel merge writes 16 x 32 blocks, and with n = 32q + 16 the last 16 channels a 16-wide
     block that the destination's 32-wide fractals do not hold: a static n is a verifier error, a
     dynamic one an execution error (tile level cannot say what the hardware writes)."""
-    from mmair.executor.errors import ExecutionError
+    from mmair.executor.engine.errors import ExecutionError
     from mmair.isa.ascend.quant import encode_quant_word
     from mmair.tools.diagnostics import OpVerifyError
 

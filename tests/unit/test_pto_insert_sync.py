@@ -24,7 +24,7 @@ from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp
 
 from mmair.dialects import pto
-from mmair.executor.events import SyncError
+from mmair.executor.engine.events import SyncError
 from mmair.executor.runner import run_module
 from mmair.passes.pto_insert_sync import PtoInsertSyncPass, Templates, static_conflicts
 from mmair.passes.pto_tile_matmul import PassOpError
@@ -47,14 +47,14 @@ def example(name: str) -> ModuleOp:
 
 def inputs_for(module: ModuleOp, seed: int = 0) -> dict[str, np.ndarray]:
     """Seeded inputs for every memref argument of the entry function."""
-    from mmair.executor.dtypes import element_name_of_type
+    from mmair.dialects.types import element_name
     from mmair.executor.runner import find_entry
 
     rng = np.random.default_rng(seed)
     found = {}
     for arg in find_entry(module).body.block.args:
         shape = tuple(arg.type.get_shape())
-        elem = element_name_of_type(arg.type.element_type)
+        elem = element_name(arg.type.element_type)
         if elem == "u16":
             found[arg.name_hint] = rng.integers(0, 2**16, size=shape).astype(np.uint16)
         else:

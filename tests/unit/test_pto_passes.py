@@ -30,11 +30,11 @@ from xdsl.passes import PassPipeline
 from xdsl.utils.exceptions import PassFailedException
 
 from mmair.dialects import get_all_dialects, pto
-from mmair.executor.dtypes import numpy_dtype
-from mmair.executor.errors import ExecutionError
+from mmair.executor.engine.errors import ExecutionError
 from mmair.executor.runner import run_module
 from mmair.isa.ascend import layouts as isa_layouts
 from mmair.isa.ascend import targets as isa
+from mmair.isa.dtypes import numpy_dtype
 from mmair.passes import get_all_passes
 from mmair.passes.pto_assign_addresses import PtoAssignAddressesPass
 from mmair.passes.pto_tile_matmul import PassOpError, plan_matmul

@@ -13,9 +13,9 @@ from hypothesis import strategies as st
 
 from mmair.dialects import pto
 from mmair.dialects.pto.effects import Footprint
-from mmair.executor import raw_kernels as rk
-from mmair.executor.errors import ExecutionError
-from mmair.executor.memory import Memory
+from mmair.executor.ascend import raw_kernels as rk
+from mmair.executor.engine.errors import ExecutionError
+from mmair.executor.engine.memory import Memory
 from mmair.executor.reference import reference_outputs
 from mmair.executor.runner import run_module
 from mmair.isa.ascend import layouts
@@ -75,8 +75,8 @@ def test_s4_nd2nz_is_the_b8_copy_in_bytes(rows, cols):
     DataCopyGM2L1ND2NZImpl), so dValue and srcDValue count bytes: {1, rows, cols/2, 0, cols/2,
     ceil(rows/16)*16, 1, 0} stages the same Nz bytes as the tile-level mte_gm_l1 (zero C0 tail),
     and the footprint is the bytes it writes."""
-    from mmair.executor import kernels
-    from mmair.executor.pto import _run_copy_nz
+    from mmair.executor.ascend import kernels
+    from mmair.executor.ascend.functions import _run_copy_nz
 
     r1 = -(-rows // 16) * 16
     _ctx, module = parse(S4_COPY.format(rows=rows, cols=cols, dv=cols // 2, sdv=cols // 2,
@@ -107,7 +107,7 @@ def test_s4_nd2nz_is_the_b8_copy_in_bytes(rows, cols):
 def test_s4_nd2nz_rejects_a_gm_start_inside_a_byte_and_checks_byte_fields():
     """The instruction addresses GM in bytes: a 4-bit operand starting at an odd element is an
     execution error, not a silent shift; the byte fields keep their struct ranges."""
-    from mmair.executor.pto import gm_nibble_bytes
+    from mmair.executor.ascend.functions import gm_nibble_bytes
     from mmair.isa.ascend import params as isa_params
 
     g = np.zeros(130, ml_dtypes.int4)
@@ -129,7 +129,7 @@ def test_s4_nd2nz_bytes_equal_the_element_form(nd, n, d, c0_extra, mat_extra, sr
     on elements would with the byte fields doubled and c0 = 64 (moving byte b moves elements 2b
     and 2b + 1), zero tails included; the --check-numpy reference (byte tags) agrees with the
     executor for ND2NZ, DN2NZ and SmallC0 alike (dav_3510 runs all three as b8 copies)."""
-    from mmair.executor.reference import ReferencePtoFunctions
+    from mmair.executor.ascend.reference import ReferencePtoFunctions
 
     small = small and d <= 4
     c0_stride = n + c0_extra
@@ -476,7 +476,7 @@ def test_4bit_nz_copy_footprint_is_exactly_its_bytes(nd, n, d, dn, c0_extra, mat
     """The exact footprint of a 4-bit copy_nd2nz / copy_dn2nz (byte fields): the L1 bytes it
     writes, nothing more, and GM reads covering every numpy element (two per field byte) the
     copy reads."""
-    from mmair.executor.pto import gm_nibble_bytes
+    from mmair.executor.ascend.functions import gm_nibble_bytes
 
     small = small and d <= 4
     n = 2 * n if dn else n  # a 4-bit DN2NZ takes an even nValue

@@ -1,5 +1,5 @@
 """Exact runtime footprints of the raw parameter forms (`effects._RAW_EXACT`) against the bytes
-the kernels (`executor/raw_kernels.py`) really touch, at random parameters.
+the kernels (`executor/ascend/raw_kernels.py`) really touch, at random parameters.
 
 Written bytes are found by running a kernel twice on destinations filled with 0x00 and 0xFF
 (a byte is written iff both runs leave the same value); read bytes by changing every source byte
@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 
 from mmair.dialects.pto import effects
 from mmair.dialects.pto.effects import Footprint
-from mmair.executor import raw_kernels as rk
+from mmair.executor.ascend import raw_kernels as rk
 from tests.unit.test_pto_effects import parse
 
 BASE = 4096  # the tiles' byte offset in their space: footprints are absolute addresses

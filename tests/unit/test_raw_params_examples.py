@@ -22,8 +22,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from mmair.executor import raw_kernels as rk
-from mmair.executor.errors import ExecutionError
+from mmair.executor.ascend import raw_kernels as rk
+from mmair.executor.engine.errors import ExecutionError
 from mmair.isa.ascend import params as isa_params
 
 

@@ -10,8 +10,8 @@ import pytest
 from xdsl.context import Context
 
 from mmair.dialects import get_all_dialects
-from mmair.executor.errors import ExecutionError
-from mmair.executor.events import SyncError
+from mmair.executor.engine.errors import ExecutionError
+from mmair.executor.engine.events import SyncError
 from mmair.executor.runner import run_module
 from mmair.tools.diagnostics import LocatingParser, op_location, verify_module
 

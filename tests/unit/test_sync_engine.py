@@ -11,8 +11,8 @@ import pytest
 
 from mmair.dialects import pto
 from mmair.dialects.pto.effects import Access, overlap
-from mmair.executor.events import BARRIER, BARRIER_ALL, SET, WAIT, Event, FlagPlan, SyncError
-from mmair.executor.scheduler import Scheduler, analyze
+from mmair.executor.engine.events import BARRIER, BARRIER_ALL, SET, WAIT, Event, FlagPlan, SyncError
+from mmair.executor.engine.scheduler import Scheduler, analyze
 from mmair.isa.ascend.pipes import Pipe
 
 # ------------------------------------------------------------------------------------------------

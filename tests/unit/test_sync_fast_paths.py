@@ -10,10 +10,10 @@ import pytest
 from test_pto_insert_sync import HAND_WRITTEN, LOWERED, _build, _kernels, inputs_for, run
 
 from mmair.dialects import pto
-from mmair.executor import events, seam
-from mmair.executor.events import SyncError
-from mmair.executor.hb import HappensBefore
-from mmair.executor.seam import IssueSeam
+from mmair.executor.engine import events, seam
+from mmair.executor.engine.events import SyncError
+from mmair.executor.engine.hb import HappensBefore
+from mmair.executor.engine.seam import IssueSeam
 
 
 def _outcome(name: str, index: int) -> tuple:

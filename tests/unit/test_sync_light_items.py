@@ -14,13 +14,13 @@ from test_sync_checker_ir import line_of, parse, without
 
 from mmair.dialects import pto
 from mmair.dialects.pto import effects
-from mmair.executor import hb as hb_module
-from mmair.executor.errors import ExecutionError
-from mmair.executor.events import SyncError
-from mmair.executor.hb import HappensBefore
-from mmair.executor.memory import Memory
+from mmair.executor.engine import hb as hb_module
+from mmair.executor.engine.errors import ExecutionError
+from mmair.executor.engine.events import SyncError
+from mmair.executor.engine.hb import HappensBefore
+from mmair.executor.engine.memory import Memory
+from mmair.executor.engine.seam import IssueSeam
 from mmair.executor.runner import run_module
-from mmair.executor.seam import IssueSeam
 
 _A_L1 = "!pto.tile<l1, 128x256xf16, nz>"
 _B_L1 = "!pto.tile<l1, 256x256xf16, zz>"
@@ -161,7 +161,7 @@ def test_an_op_fault_after_a_race_in_the_batch_reports_the_race(monkeypatch, fas
 def test_result_less_pipe_ops_run_as_bound_steps_on_the_fast_path(monkeypatch):
     """With `IssueSeam.fast` the interpreter's plan calls the op's bound step
     (`IssueSeam.pipe_step`); without it the handler (`_issue_op`)."""
-    from mmair.executor import interpreter
+    from mmair.executor.engine import interpreter
 
     kinds = {}
     plans: list[tuple] = []
@@ -197,7 +197,7 @@ def test_kept_checks_see_a_lane_that_starts_writing_the_memory_later():
     had records in L1); in between MTE2 writes the range, ordered after the first read by a
     flag but not before the second: the second read must be checked against MTE2's new
     records (`HappensBefore._groups_made`)."""
-    from mmair.executor.events import OP, SET, WAIT, FlagPlan, OpPlan, lane_of
+    from mmair.executor.engine.events import OP, SET, WAIT, FlagPlan, OpPlan, lane_of
     from mmair.isa.ascend.pipes import Pipe
 
     engine = HappensBefore(record_preds=False)
@@ -219,7 +219,7 @@ def test_kept_lookups_belong_to_one_engine():
     """An op's plan keeps the lookups of the engine that ran it last; another engine (a second
     run of the same seam's plans) makes its own: here it has an unordered MTE2 write the read
     races with."""
-    from mmair.executor.events import OP, OpPlan, lane_of
+    from mmair.executor.engine.events import OP, OpPlan, lane_of
     from mmair.isa.ascend.pipes import Pipe
 
     mte1, mte2 = lane_of(0, Pipe.MTE1), lane_of(0, Pipe.MTE2)

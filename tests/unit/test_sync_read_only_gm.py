@@ -11,8 +11,8 @@ from test_sync_checker_ir import line_of, parse
 
 from mmair.dialects import pto
 from mmair.dialects.pto import effects
-from mmair.executor.events import SyncError
-from mmair.executor.hb import HappensBefore
+from mmair.executor.engine.events import SyncError
+from mmair.executor.engine.hb import HappensBefore
 from mmair.executor.runner import read_only_gm, run_module
 
 _UB = "!pto.tile<ub, 128xui16, nd>"
@@ -148,7 +148,7 @@ def test_footprint_leaves_out_only_the_unread_reads():
 def test_a_read_of_a_buffer_written_later_races_with_the_write(monkeypatch, fast):
     """MTE2 reads %src again after MTE3 wrote it, with no flag from MTE3: %src is written, so
     its reads are checked (on the fast path and on the Event path)."""
-    from mmair.executor.seam import IssueSeam
+    from mmair.executor.engine.seam import IssueSeam
 
     monkeypatch.setattr(IssueSeam, "fast", fast)
     tail = f"    pto.mte_gm_ub %src, %ub2 : memref<128xui16>, {_UB}\n"

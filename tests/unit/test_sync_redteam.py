@@ -16,10 +16,10 @@ import pytest
 from test_sync_checker_ir import line_of, parse, without
 
 from mmair.executor import runner
-from mmair.executor.events import SyncError
-from mmair.executor.hb import HappensBefore
+from mmair.executor.engine.events import SyncError
+from mmair.executor.engine.hb import HappensBefore
+from mmair.executor.engine.seam import IssueSeam
 from mmair.executor.runner import read_only_gm, run_module
-from mmair.executor.seam import IssueSeam
 
 _UB = "!pto.tile<ub, 128xui16, nd>"
 _HEAD = 'builtin.module attributes {pto.target = "a2"} {\n'

@@ -16,7 +16,7 @@ from test_sync_checker_ir import line_of, parse
 from xdsl.dialects import memref
 
 from mmair.executor import runner
-from mmair.executor.events import SyncError
+from mmair.executor.engine.events import SyncError
 from mmair.executor.runner import run_module
 from mmair.passes.pto_insert_sync import insert_sync_functions
 

@@ -1,4 +1,4 @@
-"""The asynchronous tcgen05 checker (executor/tcgen05_async.py) on racy variants of
+"""The asynchronous tcgen05 checker (executor/tcgen05/async_checker.py) on racy variants of
 examples/tcgen05_gemm_kloop.mlir: each synchronisation bug a Blackwell kernel can have is one
 error naming both ops with their file:line:col, the buffer and the lanes x columns or bytes."""
 
@@ -11,8 +11,8 @@ import numpy as np
 import pytest
 from run_variants import run_lowered, write_variant
 
-from mmair.executor.events import LANE_SETS, NUM_PIPES, PIPES, lane_of
-from mmair.executor.hb import HappensBefore
+from mmair.executor.engine.events import LANE_SETS, NUM_PIPES, PIPES, lane_of
+from mmair.executor.engine.hb import HappensBefore
 from mmair.isa.ascend.pipes import Pipe, needs_same_pipe_barrier
 from mmair.isa.tcgen05.units import UNITS, Unit
 

@@ -12,7 +12,7 @@ from xdsl.context import Context
 from xdsl.parser import Parser
 
 from mmair.dialects import get_all_dialects
-from mmair.executor.tcgen05_async import holds_tcgen05, is_descriptor_level
+from mmair.executor.tcgen05.async_checker import holds_tcgen05, is_descriptor_level
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT / "examples" / "tcgen05_mma_f16.mlir"

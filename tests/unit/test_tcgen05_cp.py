@@ -9,7 +9,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from mmair.executor.tcgen05_kernels import SharedMemory, TensorMemory, cp
+from mmair.executor.tcgen05.kernels import cp
+from mmair.executor.tcgen05.memories import SharedMemory, TensorMemory
 from mmair.isa.tcgen05.smem import SmemDesc, encode_smem_desc
 from mmair.tools.run import main
 
@@ -142,7 +143,7 @@ def test_cp_kernel_runs_and_its_racy_variant_is_reported(capsys, tmp_path: Path)
 def test_mma_footprint_of_a_sparse_mma() -> None:
     # Sparse f16 128x64 (K = 32, 16 stored): A and B K-major, no swizzle; the metadata holds one
     # nibble per group of four K values: 8 nibbles = one 32-bit cell per row, M rows.
-    from mmair.executor.tcgen05_kernels import mma_footprint
+    from mmair.executor.tcgen05.kernels import mma_footprint
     from mmair.isa.tcgen05 import InstrDesc, encode_idesc
     from mmair.isa.tcgen05.layouts import tmem_address
 

@@ -17,23 +17,22 @@ import numpy as np
 import pytest
 from test_tcgen05_kernels import E2M1_VALUES, Setup, run
 
-from mmair.executor.tcgen05_exact import fused_mma
-from mmair.executor.tcgen05_kernels import (
-    Tcgen05ExecutionError,
+from mmair.executor.tcgen05.elements import (
     decode_elements,
     decode_ue4m3,
     decode_ue8m0,
     encode_scale,
-    write_d,
-    write_scale_factors,
 )
+from mmair.executor.tcgen05.exact import fused_mma
+from mmair.executor.tcgen05.memories import Tcgen05ExecutionError
+from mmair.executor.tcgen05.operands import write_d, write_scale_factors
 from mmair.isa.tcgen05.numerics import default_mode_ulp_bound
 
 RNG = np.random.default_rng(20251114)
 F32_NAN, F16_NAN = 0x7FFFFFFF, 0x7FFF
 
 # ----------------------------------------------------------------------------------------------
-# The model, scalar and rational (independent of mmair.executor.tcgen05_exact)
+# The model, scalar and rational (independent of mmair.executor.tcgen05.exact)
 
 #: (minimum normal exponent) of each format: 1 - bias.
 MIN_EXP = {"f32": -126, "tf32": -126, "bf16": -126, "f16": -14, "e4m3": -6, "e5m2": -14,

@@ -9,16 +9,10 @@ import ml_dtypes
 import numpy as np
 import pytest
 
-from mmair.executor.tcgen05_kernels import (
-    SharedMemory,
-    Tcgen05ExecutionError,
-    TensorMemory,
-    encode_elements,
-    mma,
-    read_d,
-    write_d,
-    write_smem_operand,
-)
+from mmair.executor.tcgen05.elements import encode_elements
+from mmair.executor.tcgen05.kernels import mma
+from mmair.executor.tcgen05.memories import SharedMemory, Tcgen05ExecutionError, TensorMemory
+from mmair.executor.tcgen05.operands import read_d, write_d, write_smem_operand
 from mmair.isa.tcgen05 import InstrDesc, SmemDesc, encode_idesc, encode_smem_desc
 
 RNG = np.random.default_rng(7)

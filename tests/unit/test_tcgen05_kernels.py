@@ -13,15 +13,15 @@ import ml_dtypes
 import numpy as np
 import pytest
 
-from mmair.executor.tcgen05_kernels import (
-    SharedMemory,
-    Tcgen05ExecutionError,
-    TensorMemory,
+from mmair.executor.tcgen05.elements import (
     decode_elements,
     decode_ue4m3,
     encode_elements,
     encode_scale,
-    mma,
+)
+from mmair.executor.tcgen05.kernels import mma
+from mmair.executor.tcgen05.memories import SharedMemory, Tcgen05ExecutionError, TensorMemory
+from mmair.executor.tcgen05.operands import (
     read_d,
     read_smem_operand,
     read_tmem_operand,
@@ -710,7 +710,7 @@ def test_error_cta_group_2_not_modelled() -> None:
 
 
 # ----------------------------------------------------------------------------------------------
-# Interpreter functions (executor/tcgen05.py) on a parsed kernel
+# Interpreter functions (executor/tcgen05/functions.py) on a parsed kernel
 
 
 def run_kernel(source: str, *args: np.ndarray):
@@ -718,12 +718,12 @@ def run_kernel(source: str, *args: np.ndarray):
     from xdsl.parser import Parser
 
     from mmair.dialects import get_all_dialects
-    from mmair.executor.arith import ArithFunctions
-    from mmair.executor.func import FuncFunctions
-    from mmair.executor.interpreter import MmairInterpreter
-    from mmair.executor.memory import Memory
-    from mmair.executor.memref import MemRefFunctions
-    from mmair.executor.tcgen05 import Tcgen05Functions
+    from mmair.executor.engine.interpreter import MmairInterpreter
+    from mmair.executor.engine.memory import Memory
+    from mmair.executor.tcgen05.functions import Tcgen05Functions
+    from mmair.executor.upstream.arith import ArithFunctions
+    from mmair.executor.upstream.func import FuncFunctions
+    from mmair.executor.upstream.memref import MemRefFunctions
     from mmair.passes.tcgen05_materialize_descriptors import Tcgen05MaterializeDescriptorsPass
 
     ctx = Context()
@@ -788,7 +788,7 @@ def test_interpreter_runs_mma_with_runtime_descriptor() -> None:
 
 
 def test_interpreter_reports_use_after_dealloc_at_the_op() -> None:
-    from mmair.executor.errors import ExecutionError
+    from mmair.executor.engine.errors import ExecutionError
 
     early = "tcgen05.dealloc cta_group(1) %d : memref<128x64xf32, #tcgen05.space<tmem>>"
     a_img, b_img, _, _, source = kernel_inputs(early)

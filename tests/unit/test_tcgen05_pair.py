@@ -1,4 +1,4 @@
-"""cta_group::2 on a CTA pair (executor/tcgen05_cluster.py, tcgen05_kernels.mma_pair): numerics
+"""cta_group::2 on a CTA pair (executor/tcgen05/cta_pair.py, tcgen05_kernels.mma_pair): numerics
 against numpy, the multicast commit, the cluster barrier, and the faults a pair kernel can have
 (each one diagnostic at its op)."""
 
@@ -10,16 +10,9 @@ import numpy as np
 import pytest
 from run_variants import run_lowered, write_variant
 
-from mmair.executor.tcgen05_kernels import (
-    SharedMemory,
-    Tcgen05ExecutionError,
-    TensorMemory,
-    mma_pair,
-    pair_smem_spans,
-    read_d,
-    write_d,
-    write_smem_operand,
-)
+from mmair.executor.tcgen05.kernels import mma_pair, pair_smem_spans
+from mmair.executor.tcgen05.memories import SharedMemory, Tcgen05ExecutionError, TensorMemory
+from mmair.executor.tcgen05.operands import read_d, write_d, write_smem_operand
 from mmair.isa.tcgen05 import InstrDesc, SmemDesc, encode_idesc, encode_smem_desc
 from mmair.tools.run import main
 
@@ -198,7 +191,7 @@ def test_check_numpy_reference_runs_the_pair_and_catches_a_wrong_executor(capsys
     assert code == 0
     assert out.startswith("check d = numpy tcgen05.mma reference: ") and out.rstrip().endswith(
         ": ok")
-    from mmair.executor import tcgen05 as executor_tcgen05
+    from mmair.executor.tcgen05 import functions as executor_tcgen05
 
     real = executor_tcgen05.mma_pair
     # A fault: the pair's CTAs taken in the wrong order (B halves and D rows swapped).

@@ -9,17 +9,14 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from mmair.executor.tcgen05_kernels import (
+from mmair.executor.tcgen05.kernels import mma, shift
+from mmair.executor.tcgen05.memories import (
     UNDEFINED_CELL,
     SharedMemory,
     Tcgen05ExecutionError,
     TensorMemory,
-    mma,
-    read_d,
-    shift,
-    write_smem_operand,
-    write_tmem_operand,
 )
+from mmair.executor.tcgen05.operands import read_d, write_smem_operand, write_tmem_operand
 from mmair.isa.tcgen05 import InstrDesc, SmemDesc, encode_idesc, encode_smem_desc, layouts
 from mmair.isa.tcgen05.tmem_moves import SHIFT_COLUMNS, SHIFT_LANES, shift_rows
 from mmair.tools.run import main

@@ -12,7 +12,8 @@ import ml_dtypes
 import numpy as np
 import pytest
 
-from mmair.executor.tcgen05_kernels import SharedMemory, read_smem_operand, write_smem_operand
+from mmair.executor.tcgen05.memories import SharedMemory
+from mmair.executor.tcgen05.operands import read_smem_operand, write_smem_operand
 from mmair.isa.tcgen05 import SmemDesc
 
 DTYPES = {"e2m1": ml_dtypes.float4_e2m1fn, "e2m3": ml_dtypes.float6_e2m3fn,

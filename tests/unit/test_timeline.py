@@ -1,4 +1,4 @@
-"""Timing on the engine's events (executor/timeline.py), mmair-run --timing / --timing-only /
+"""Timing on the engine's events (executor/engine/timeline.py), mmair-run --timing / --timing-only /
 --timeline, and the trace exports. Expected cycles are derived here from the published rates
 (docs/costs.md), not from the code under test."""
 
@@ -12,9 +12,9 @@ import pytest
 from xdsl.context import Context
 
 from mmair.dialects import get_all_dialects
-from mmair.executor.events import SET, WAIT, Event
+from mmair.executor.engine.events import SET, WAIT, Event
+from mmair.executor.engine.timeline import TimedScheduler, Timeline, trace_events
 from mmair.executor.runner import run_module
-from mmair.executor.timeline import TimedScheduler, Timeline, trace_events
 from mmair.isa.ascend import costs
 from mmair.isa.ascend.pipes import Pipe
 from mmair.tools.run import main as run_main
@@ -105,7 +105,7 @@ def test_timing_only_skips_the_numerics_and_keeps_the_schedule():
 
 
 def test_timing_still_checks_synchronization():
-    from mmair.executor.events import SyncError
+    from mmair.executor.engine.events import SyncError
 
     racy = "\n".join(line for line in GEMM.splitlines() if "mte2 -> mte1" not in line)
     with pytest.raises(SyncError, match="race on l1 bytes"):
@@ -252,7 +252,7 @@ def test_every_pto_op_that_runs_on_a_pipe_has_a_cost():
     lowered before anything runs) is charged from its sizes, none only its issue cycles."""
     from mmair.dialects import pto
     from mmair.dialects.pto.effects import EFFECTS
-    from mmair.executor.timeline import COSTED_KINDS
+    from mmair.executor.engine.timeline import COSTED_KINDS
 
     missing = sorted(cls.name for cls in pto.PTO.operations
                      if cls in EFFECTS and cls is not pto.MatmulOp
@@ -303,7 +303,7 @@ def test_raw_load_costs_follow_the_tile_level_rates():
     """One LoadData of 3 fractals into L0A is charged as a 1536-byte L1 -> L0A move, a
     LoadDataWithTranspose of 2 b8 squares (2 fractals each) into L0B as 2048 bytes on L1 -> L0B,
     and copy_l1_bt as blockCount x blockLen x 64 bytes on a2 (rates of docs/costs.md)."""
-    from mmair.executor.timeline import op_cost
+    from mmair.executor.engine.timeline import op_cost
 
     text = """builtin.module attributes {pto.target = "a2"} {
   %c0 = arith.constant 0 : index

@@ -19,14 +19,8 @@ from xdsl.dialects.builtin import DYNAMIC_INDEX, MemRefType
 from xdsl.interpreter import Interpreter, InterpreterFunctions, PythonValues, impl, register_impls
 from xdsl.ir import Operation
 
-from mmair.executor.dtypes import element_name_of_type, numpy_dtype
-from mmair.executor.errors import ExecutionError
-
-
-def memref_dtype(t: MemRefType) -> np.dtype:
-    """numpy dtype of a memref's element type."""
-    return numpy_dtype(element_name_of_type(t.element_type))
-
+from mmair.dialects.types import memref_dtype
+from mmair.executor.engine.errors import ExecutionError
 
 DEFAULT_MAX_GM_BYTES = 4 << 30
 """Largest GM buffer (an entry argument the runner fills, or a `memref.alloc`) the executor creates:

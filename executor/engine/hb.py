@@ -33,8 +33,8 @@ from __future__ import annotations
 from collections.abc import Hashable
 
 from mmair.dialects.pto.effects import Access, overlap
-from mmair.executor.errors import op_fault
-from mmair.executor.events import (
+from mmair.executor.engine.errors import op_fault
+from mmair.executor.engine.events import (
     BARRIER,
     NUM_PIPES,
     OP,

@@ -31,20 +31,12 @@ from xdsl.interpreter import Interpreter, InterpreterFunctions, PythonValues, im
 from xdsl.ir import Operation
 
 from mmair.dialects import tcgen05
-from mmair.executor.dtypes import element_name_of_type, numpy_dtype
-from mmair.executor.errors import ExecutionError
-from mmair.executor.memory import Memory
-from mmair.executor.tcgen05_kernels import (
-    CpFootprint,
-    SharedMemory,
-    TensorMemory,
-    cp,
-    mma,
-    mma_pair,
-    pair_smem_spans,
-    shift,
-    tmem_view_columns,
-)
+from mmair.dialects.types import element_name
+from mmair.executor.engine.errors import ExecutionError
+from mmair.executor.engine.memory import Memory
+from mmair.executor.tcgen05.kernels import CpFootprint, cp, mma, mma_pair, pair_smem_spans, shift
+from mmair.executor.tcgen05.memories import SharedMemory, TensorMemory, tmem_view_columns
+from mmair.isa.dtypes import numpy_dtype
 from mmair.isa.tcgen05 import layouts, tmem_moves
 
 _MASK32 = (1 << 32) - 1
@@ -136,7 +128,7 @@ class Tcgen05Functions(InterpreterFunctions):
 
     def _tmem_view(self, column: int, columns: int, t: MemRefType) -> np.ndarray:
         shape = t.get_shape()
-        dtype = numpy_dtype(element_name_of_type(t.element_type))
+        dtype = numpy_dtype(element_name(t.element_type))
         bits = getattr(t.element_type, "bitwidth", dtype.itemsize * 8)
         if len(shape) != 2 or shape[0] > layouts.TMEM_LANES or bits not in (8, 16, 32):
             raise ExecutionError(f"cannot view {t} in tensor memory (2-D, at most "
@@ -177,7 +169,7 @@ class Tcgen05Functions(InterpreterFunctions):
         assert isinstance(t, MemRefType)
         offset = op.offset.value.data
         shape = tuple(t.get_shape())
-        dtype = numpy_dtype(element_name_of_type(t.element_type))
+        dtype = numpy_dtype(element_name(t.element_type))
         bits = getattr(t.element_type, "bitwidth", dtype.itemsize * 8)
         if bits != dtype.itemsize * 8:
             raise ExecutionError(f"cannot view {t.element_type} elements in shared memory "
@@ -338,7 +330,7 @@ class Tcgen05Functions(InterpreterFunctions):
         self.tmem.check_defined(lanes, columns, "tcgen05.ld")
         t = op.regs.type
         assert isinstance(t, MemRefType)
-        dtype = numpy_dtype(element_name_of_type(t.element_type))
+        dtype = numpy_dtype(element_name(t.element_type))
         cells = self.tmem.cells[lanes, columns]  # (fancy indexing copies)
         if op.pack is not None:  # two 16-bit elements (low halves) per register
             # (the uint32 shift drops the second cell's high half: no mask needed there)

@@ -88,7 +88,7 @@ class CoverageSeam:
         self.coverage.record(fp.accesses(args))
         entry = interp._impls._impl_dict.get(type(op))  # pyright: ignore[reportPrivateUsage]
         if entry is None:
-            from mmair.executor.interpreter import _unimplemented
+            from mmair.executor.engine.interpreter import _unimplemented
 
             raise _unimplemented(op)
         ft, fn = entry

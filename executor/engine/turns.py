@@ -10,8 +10,8 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
-from mmair.executor.errors import ExecutionError
-from mmair.executor.events import SyncError
+from mmair.executor.engine.errors import ExecutionError
+from mmair.executor.engine.events import SyncError
 
 
 class Abort(BaseException):

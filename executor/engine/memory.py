@@ -30,10 +30,10 @@ from math import prod
 
 import numpy as np
 
-from mmair.executor.dtypes import is_packed_4bit, numpy_dtype, storage_dtype
-from mmair.executor.errors import ExecutionError
+from mmair.executor.engine.errors import ExecutionError
 from mmair.isa.ascend import layouts
 from mmair.isa.ascend.targets import DEFAULT_TARGET, Target, element_bits, get_target
+from mmair.isa.dtypes import is_packed_4bit, numpy_dtype, storage_dtype
 from mmair.isa.tcgen05.layouts import TMEM_LANES
 
 GM_IMAGE_BYTES = 256 << 20

@@ -16,7 +16,7 @@ from xdsl.dialects.builtin import FloatAttr, IndexType, IntegerAttr, IntegerType
 from xdsl.interpreter import Interpreter, InterpreterFunctions, PythonValues, impl, register_impls
 from xdsl.ir import Attribute, Operation
 
-from mmair.executor.errors import ExecutionError
+from mmair.executor.engine.errors import ExecutionError
 
 INDEX_BITS = 64
 Wrap = Callable[[int], int] | None

@@ -15,7 +15,7 @@ shared memory, tensor memory and mbarriers, all sharing the GM arrays:
   other CTA run.
 
 The CTAs run one at a time in a deterministic hand-off (rank 0 first, as in
-`executor/multicore.py`): a CTA runs until it must wait, then the other runnable CTA takes over.
+`executor/engine/multicore.py`): a CTA runs until it must wait, then the other runnable CTA takes over.
 When no CTA can run and one waits, the run ends with a deadlock report, never a hang. Each CTA is a
 Python thread only to keep its interpreter's call stack while it waits; exactly one thread runs at
 any time.
@@ -26,7 +26,7 @@ rewrite them before the next one): an SMEM access of each CTA's thread and a pai
 barrier interval overlapping is reported as a race, whatever order the hand-off ran them in.
 
 With the sync checker on (the `mmair-run` default), both CTAs run through the asynchronous checker
-of executor/tcgen05_async.py on one engine (the CTA's rank is its core): a pair MMA reads both
+of executor/tcgen05/async_checker.py on one engine (the CTA's rank is its core): a pair MMA reads both
 CTAs' SMEM and writes both CTAs' TMEM on the issuer's tensor-core unit, a multicast commit
 completes phases of both CTAs' mbarriers, and the cluster barrier joins the threads' clocks; the
 interval check above is what `--sync-check=off` keeps.
@@ -40,8 +40,8 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
-from mmair.executor.errors import ExecutionError
-from mmair.executor.turns import Abort, TurnTaking
+from mmair.executor.engine.errors import ExecutionError
+from mmair.executor.engine.turns import Abort, TurnTaking
 
 PAIR = 2
 """CTAs in the cluster of a `cta_group::2` kernel (one CTA pair)."""
@@ -147,7 +147,7 @@ class Cluster(TurnTaking):
 
     def _race(self, rank: int, lo: int, end: int, op: Any, other: Any, does: str,
               other_does: str) -> ExecutionError:
-        from mmair.executor.events import op_where
+        from mmair.executor.engine.events import op_where
 
         where = op_where(other)
         return ExecutionError(
@@ -157,7 +157,7 @@ class Cluster(TurnTaking):
             f"reads the peer CTA's shared memory: a cluster barrier must order the peer's writes "
             f"before it)", op)
 
-    # --- the run (executor/turns.py) -----------------------------------------------------------
+    # --- the run (executor/engine/turns.py) -----------------------------------------------------------
 
     def _mark_done(self, rank: int) -> None:
         self.done[rank] = True
@@ -237,8 +237,8 @@ def run_pair(make_interpreter: Callable[[int], Any], entry_op: Any,
     otherwise through `PairSeam` (the cross-CTA shared-memory interval check). Returns the
     interpreters and each CTA's results."""
     from mmair.dialects import tcgen05
-    from mmair.executor.scheduler import Scheduler
-    from mmair.executor.tcgen05_async import PairCheck, Tcgen05Seam, is_descriptor_level
+    from mmair.executor.engine.scheduler import Scheduler
+    from mmair.executor.tcgen05.async_checker import PairCheck, Tcgen05Seam, is_descriptor_level
     from mmair.isa.tcgen05.units import UNITS
 
     cluster = Cluster()

@@ -68,11 +68,3 @@ def element_name_of_dtype(dtype: np.dtype) -> str:
         if candidate == dtype and name not in ("tf32", "hif8"):
             return name
     raise ValueError(f"no element type for numpy dtype {dtype}")
-
-
-def element_name_of_type(attr) -> str:
-    """The isa name of an xDSL element type: the dialects' one mapping
-    (`mmair.dialects.types.element_name`; `!pto.hif8` included)."""
-    from mmair.dialects.types import element_name
-
-    return element_name(attr)

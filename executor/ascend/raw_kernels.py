@@ -40,7 +40,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from mmair.executor.errors import ExecutionError
+from mmair.executor.engine.errors import ExecutionError
 from mmair.isa.ascend import layouts
 from mmair.isa.ascend import params as isa_params
 from mmair.isa.ascend.targets import C0_BYTES, FRACTAL_BYTES, M0, element_bits
@@ -495,7 +495,7 @@ def fixpipe(
     (`kernels.quantize`: quant mode, ReLU, scale words) and write `dst` (flat from its start).
     NZ output splits f32 channels into 16 x 8 blocks with `channel_split` and merges b8 channels
     into 16 x 32 blocks (`fixpipe_indices`)."""
-    from mmair.executor.kernels import quantize  # the tile-level conversion, shared
+    from mmair.executor.ascend.kernels import quantize  # the tile-level conversion, shared
 
     if p.n_size == 0 or p.m_size == 0 or p.nd_num == 0:
         return

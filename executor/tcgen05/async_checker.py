@@ -3,7 +3,7 @@
 With the sync checker on (the `mmair-run` default), a module that holds tcgen05 ops runs through
 `Tcgen05Seam` instead of the Ascend `IssueSeam`. Every op still computes its values when it is
 issued (one legal schedule: each async unit as fast as possible), and every access becomes an
-`Event` of the engine (`executor/events.py`, `executor/hb.py`) on one lane of the CTA's units
+`Event` of the engine (`executor/engine/events.py`, `executor/engine/hb.py`) on one lane of the CTA's units
 (`isa/tcgen05/units.py`):
 
 * `thread` (in order): `memref.copy` into or out of shared memory (its SMEM bytes),
@@ -51,8 +51,8 @@ from xdsl.ir import Operation, SSAValue
 from mmair.dialects import tcgen05
 from mmair.dialects.pto.effects import Access
 from mmair.dialects.value_names import value_label
-from mmair.executor.events import Event, SyncError, format_iteration, lane_of
-from mmair.executor.scheduler import Scheduler
+from mmair.executor.engine.events import Event, SyncError, format_iteration, lane_of
+from mmair.executor.engine.scheduler import Scheduler
 from mmair.isa.tcgen05 import layouts
 from mmair.isa.tcgen05.tmem_moves import ld_st_extent
 from mmair.isa.tcgen05.units import TMEM_ROW_BYTES, UNITS, Unit
@@ -353,7 +353,7 @@ class Tcgen05Seam:
     def _mma_pair(self, interp: Any, op: tcgen05.MmaOp, args: tuple) -> Any:
         """A cta_group::2 MMA: it reads the A and B halves in the SMEM of both CTAs and writes
         D's 128 rows in the TMEM of both (`tcgen05_kernels.mma_pair`), on this CTA's unit."""
-        from mmair.executor.tcgen05_kernels import PAIR_ROWS, pair_smem_spans
+        from mmair.executor.tcgen05.kernels import PAIR_ROWS, pair_smem_spans
 
         self._run(interp, op, args)  # refuses what mma_pair does not model, A in TMEM included
         fn = self._fn(interp)
@@ -378,7 +378,7 @@ class Tcgen05Seam:
         return (), None
 
     def _mma(self, interp: Any, op: tcgen05.MmaOp, args: tuple) -> Any:
-        from mmair.executor.tcgen05_kernels import mma_footprint
+        from mmair.executor.tcgen05.kernels import mma_footprint
 
         if op.cta_group.value.data == 2:
             return self._mma_pair(interp, op, args)

@@ -19,9 +19,9 @@ from __future__ import annotations
 import threading
 from typing import Any
 
-from mmair.executor.errors import ExecutionError
-from mmair.executor.events import SCALAR, Event, SyncError, op_where
-from mmair.executor.turns import Abort, TurnTaking
+from mmair.executor.engine.errors import ExecutionError
+from mmair.executor.engine.events import SCALAR, Event, SyncError, op_where
+from mmair.executor.engine.turns import Abort, TurnTaking
 from mmair.isa.ascend.pipes import Pipe
 
 _RUN, _WAIT, _DONE = "run", "wait", "done"
@@ -56,7 +56,7 @@ class Launch(TurnTaking):
     """The hand-off between the cores of one launch (module docstring).
 
     `cores`: the block indices this launch runs (default all `blocks`); a worker process of the
-    process pool (`executor/multicore_pool.py`) runs a subset and, when none of them can run,
+    process pool (`executor/engine/multicore_pool.py`) runs a subset and, when none of them can run,
     meets the other workers through `peers.round(waiting, done)`, which returns "open" (every
     block of the launch waits at the sync_all), "end" (every block ended) or "fault" (a deadlock
     or another worker's fault: this worker stops, the launch is re-run in process)."""
@@ -153,7 +153,7 @@ class Launch(TurnTaking):
             f"reaching it: every core of the launch must reach every sync_all",
             op)
 
-    # --- the launch (executor/turns.py) --------------------------------------------------------
+    # --- the launch (executor/engine/turns.py) --------------------------------------------------------
 
     def _mark_done(self, core: int) -> None:
         self.state[core] = _DONE

@@ -2,7 +2,7 @@
 
 One `PtoFunctions` instance owns the simulated `Memory` of one core. Tile values are
 `memory.Tile`s (numpy views of the space byte arrays), GM values numpy arrays, sizes Python ints.
-The numpy work is in `executor/kernels.py`; this module decodes each op once (types, flags, operand
+The numpy work is in `executor/ascend/kernels.py`; this module decodes each op once (types, flags, operand
 positions, cached in `_decoded` by op) and dispatches, so the per-op Python overhead stays small.
 """
 
@@ -18,9 +18,9 @@ from xdsl.ir import Operation
 from mmair.dialects import pto
 from mmair.dialects.types import element_name_or_none
 from mmair.dialects.value_names import value_label
-from mmair.executor import kernels, raw_kernels
-from mmair.executor.errors import ExecutionError
-from mmair.executor.memory import Memory, Tile
+from mmair.executor.ascend import kernels, raw_kernels
+from mmair.executor.engine.errors import ExecutionError
+from mmair.executor.engine.memory import Memory, Tile
 from mmair.isa.ascend import params as isa_params
 from mmair.isa.ascend import targets as isa
 from mmair.isa.ascend.targets import C0_BYTES, c0_elements, element_bits
@@ -58,7 +58,7 @@ class PtoFunctions(InterpreterFunctions):
         if self.launch is not None:
             self.launch.sync_all(self.block, op, interp)
         else:
-            from mmair.executor.multicore import sync_all_one_core
+            from mmair.executor.engine.multicore import sync_all_one_core
 
             sync_all_one_core(self.block, op, interp)
         return ()

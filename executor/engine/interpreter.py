@@ -12,7 +12,7 @@ runs regions with its own loop:
 * any exception from an op implementation becomes an `ExecutionError` that carries the innermost
   faulting op, so the tool can print its source location;
 * every op goes through one seam (`_step`): with the sync checker on (`seam`), pipe ops are
-  issued to the pipe scheduler (`executor/seam.py`) instead of running at once;
+  issued to the pipe scheduler (`executor/engine/seam.py`) instead of running at once;
 * each block is decoded once into a plan (`_BlockPlan`: per op its operands, results, name,
   seam handler and implementation), so the region loop does no per-op look-ups; `_step` is the
   same logic for single ops (`run_op`). With the checker off, `set_flag` / `wait_flag` /
@@ -31,7 +31,7 @@ from xdsl.interpreter import Interpreter, PythonValues, ReturnedValues, Successo
 from xdsl.ir import Block, Operation, Region, SSAValue
 
 from mmair.dialects.pto import PipeBarrierOp, SetFlagOp, WaitFlagOp
-from mmair.executor.errors import ExecutionError, op_fault
+from mmair.executor.engine.errors import ExecutionError, op_fault
 
 _SYNC_OPS = (SetFlagOp, WaitFlagOp, PipeBarrierOp)
 """Ops that do nothing without the sync checker (they order pipes; the checker-off run is

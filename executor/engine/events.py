@@ -4,8 +4,8 @@ Every instruction the scalar unit issues to a pipe (a data move, a mad, a fixpip
 `set_flag` / `wait_flag` / `pipe_barrier`), and every scalar access that must be ordered against
 the pipes (pipe S), is one `Event`: plain data, no xDSL logic. The executor creates them at run
 time with exact footprints (`dialects/pto/effects.py`); `pto-insert-sync` creates them statically
-with conservative ones; the scheduler (`executor/scheduler.py`) executes them in an order the
-hardware could produce and the happens-before engine (`executor/hb.py`) fills in `epoch` and
+with conservative ones; the scheduler (`executor/engine/scheduler.py`) executes them in an order the
+hardware could produce and the happens-before engine (`executor/engine/hb.py`) fills in `epoch` and
 `preds`. A timeline (start/end cycles from isa costs) or a multi-core run consumes the same events.
 When nothing needs the Event itself (no timeline, no queue, no result read later), the seam's
 fast path batches a tuple that stands for it instead: a sync step (`FlagPlan`'s items) or a
@@ -25,8 +25,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from mmair.dialects.locations import op_location
 from mmair.dialects.value_names import value_label
-from mmair.executor.errors import ExecutionError
+from mmair.executor.engine.errors import ExecutionError
 from mmair.isa.ascend.pipes import Pipe
 from mmair.isa.tcgen05.units import LABELS as UNIT_LABELS
 from mmair.isa.tcgen05.units import UNITS
@@ -218,8 +219,6 @@ def op_where(op: Any) -> str:
     """`file:line:col` of an op (or its closest located ancestor), '' when unknown."""
     if op is None:
         return ""
-    from mmair.tools.diagnostics import op_location
-
     file, line, col = op_location(op)
     if file is None:
         return ""

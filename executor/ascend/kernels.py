@@ -2,7 +2,7 @@
 
 Each kernel implements one `pto` op on `memory.Tile`s (on-chip buffers) and numpy arrays (GM), with
 the semantics of docs/design.md and the Ascend reference (§5-§9). They know nothing about xDSL, so
-they are unit-testable on their own; `executor/pto.py` calls them from the interpreter.
+they are unit-testable on their own; `executor/ascend/functions.py` calls them from the interpreter.
 
 All data movement goes through `layouts.blocked_view`, the 4-D view [r1, r0, c1, c0] of a physical
 array in which padded-logical element (r, c) is `view[r // fr, r % fr, c // fc, c % fc]`. Reading a
@@ -25,13 +25,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from mmair.executor.dtypes import FLOAT_ELEMENTS
-from mmair.executor.errors import ExecutionError
-from mmair.executor.memory import GM_IMAGE_BYTES, MemorySpace, Tile
+from mmair.executor.engine.errors import ExecutionError
+from mmair.executor.engine.memory import GM_IMAGE_BYTES, MemorySpace, Tile
 from mmair.isa.ascend import gather, layouts, targets
 from mmair.isa.ascend import params as isa_params
 from mmair.isa.ascend.quant import decode_quant_word, decode_quant_words
 from mmair.isa.ascend.targets import c0_elements
+from mmair.isa.dtypes import FLOAT_ELEMENTS
 
 F16_MAX = float(np.finfo(np.float16).max)
 

@@ -32,8 +32,8 @@ from mmair.dialects.pto.effects import (
     static_access,
 )
 from mmair.dialects.value_names import value_label
-from mmair.executor.errors import op_fault
-from mmair.executor.events import (
+from mmair.executor.engine.errors import op_fault
+from mmair.executor.engine.events import (
     BARRIER,
     BARRIER_ALL,
     OP,
@@ -49,7 +49,7 @@ from mmair.executor.events import (
     lane_of,
     op_event,
 )
-from mmair.executor.scheduler import Scheduler
+from mmair.executor.engine.scheduler import Scheduler
 from mmair.isa.ascend.pipes import ALL_PIPES, Pipe, event_ids, mad_needs_barrier, pipe_of
 from mmair.isa.ascend.targets import Target
 
@@ -172,10 +172,10 @@ class IssueSeam:
         """The per-op part of issuing pipe op `op`, computed once (`_decoded`)."""
         entry = interp._impls._impl_dict.get(type(op))  # pyright: ignore[reportPrivateUsage]
         if entry is None:  # e.g. pto.matmul: lowered, not run
-            from mmair.executor.interpreter import _unimplemented
+            from mmair.executor.engine.interpreter import _unimplemented
 
             raise _unimplemented(op)
-        from mmair.executor.interpreter import _values_function
+        from mmair.executor.engine.interpreter import _values_function
 
         pipe = op_pipe(op, self.target)
         footprint, lane = Footprint(op), lane_of(self.core, pipe)

@@ -14,7 +14,7 @@ from xdsl.interpreter import (
     register_impls,
 )
 
-from mmair.executor.errors import ExecutionError
+from mmair.executor.engine.errors import ExecutionError
 
 
 @register_impls

@@ -7,7 +7,7 @@ matching `set_flag` has executed on its source pipe, which may be issued later i
 The schedule is "as soon as possible": an issued event executes at once unless its queue is
 blocked, and a `set_flag` that executes drains the queue it unblocks. That is one legal hardware
 order (pipes infinitely fast); a race-free kernel computes the same values in every legal order,
-and races are found from happens-before (`executor/hb.py`), not from the order chosen.
+and races are found from happens-before (`executor/engine/hb.py`), not from the order chosen.
 
 * A `wait_flag` on pipe S blocks the scalar unit: since everything that could run has run, a
   flag that is not set then can never be set -> deadlock.
@@ -26,8 +26,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from mmair.dialects.pto.effects import overlap
-from mmair.executor.errors import op_fault
-from mmair.executor.events import (
+from mmair.executor.engine.errors import op_fault
+from mmair.executor.engine.events import (
     BARRIER_ALL,
     NUM_PIPES,
     PIPES,
@@ -37,7 +37,7 @@ from mmair.executor.events import (
     FlagPlan,
     SyncError,
 )
-from mmair.executor.hb import Conflict, HappensBefore
+from mmair.executor.engine.hb import Conflict, HappensBefore
 from mmair.isa.ascend.pipes import Pipe
 
 OFFLOADED = frozenset({"mad", "mad_acc", "mad_bias", "mmad"})
@@ -408,7 +408,7 @@ class ThreadedRuns:
     side by side while the scalar unit (the interpreter) issues the next ops.
 
     Shared state the kernels touch besides their operands (the operand-image caches of
-    `executor/memory.py`) is guarded by `MemorySpace.lock`."""
+    `executor/engine/memory.py`) is guarded by `MemorySpace.lock`."""
 
     def __init__(self, jobs: int):
         self.pool = ThreadPoolExecutor(jobs, thread_name_prefix="mmair-op")

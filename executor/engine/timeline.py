@@ -1,7 +1,7 @@
 """Timing on the engine's events: start and end cycles per pipe op, a summary, trace exports.
 
-The sync checker's scheduler (`executor/scheduler.py`) sees every pipe event of a run, and its
-happens-before engine (`executor/hb.py`) fills each event's `preds`: the flags, barriers and pipe
+The sync checker's scheduler (`executor/engine/scheduler.py`) sees every pipe event of a run, and its
+happens-before engine (`executor/engine/hb.py`) fills each event's `preds`: the flags, barriers and pipe
 order that must have completed before it may start. The timeline consumes exactly those events
 (no second dependency analysis): each event lasts the cycles `isa.ascend.costs` gives for its
 kind and shape, and starts at the latest of
@@ -29,8 +29,8 @@ from collections.abc import Hashable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from mmair.executor.events import BARRIER, BARRIER_ALL, SET, WAIT, Event, op_where
-from mmair.executor.scheduler import Scheduler
+from mmair.executor.engine.events import BARRIER, BARRIER_ALL, SET, WAIT, Event, op_where
+from mmair.executor.engine.scheduler import Scheduler
 from mmair.isa.ascend import costs as isa_costs
 from mmair.isa.ascend import params as isa_params
 from mmair.isa.ascend.pipes import Pipe
@@ -285,7 +285,7 @@ class Timeline:
 
 
 def _iteration(ev: Event) -> str:
-    from mmair.executor.events import format_iteration
+    from mmair.executor.engine.events import format_iteration
 
     return format_iteration(tuple(ev.iteration))
 
@@ -307,7 +307,7 @@ def op_cost(target: str, op: Any, kind: str, args: Sequence[Any]) -> tuple[int, 
         if hasattr(dst_t, "space_name"):
             space, bits = dst_t.space_name, dst_t.element_bits
         else:  # a GM memref
-            from mmair.executor.memref import memref_dtype
+            from mmair.dialects.types import memref_dtype
 
             space, bits = "gm", memref_dtype(dst_t).itemsize * 8
         nbytes = m * n * bits // 8
@@ -389,7 +389,7 @@ def _cost_fixpipe_copy(target: str, op: Any, args: Sequence[Any]) -> tuple[int, 
     if hasattr(dst_t, "space_name"):
         space, bits = dst_t.space_name, dst_t.element_bits
     else:  # a GM memref
-        from mmair.executor.memref import memref_dtype
+        from mmair.dialects.types import memref_dtype
 
         space, bits = "gm", memref_dtype(dst_t).itemsize * 8
     quant = op.quant.data != "none"

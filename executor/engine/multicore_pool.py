@@ -2,7 +2,7 @@
 `mmair-run --blocks N --jobs J`).
 
 The J worker processes each run a contiguous share of the N blocks with the in-process hand-off
-of `executor/multicore.py` (one thread per block, one at a time); every worker's numpy work runs
+of `executor/engine/multicore.py` (one thread per block, one at a time); every worker's numpy work runs
 in parallel with the others'. GM is one `multiprocessing.shared_memory` segment: the parent copies
 the prepared arguments into it once, every worker maps it (no copies) and the parent copies the
 results back. Workers are forked from a forkserver that has mmair imported; each parses the
@@ -40,6 +40,7 @@ import os
 import queue
 import threading
 import warnings
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from multiprocessing import shared_memory
 from typing import Any
@@ -90,9 +91,12 @@ def shares(blocks: int, jobs: int) -> list[list[int]]:
 
 def run_pool(module: Any, entry: Any, target: str, values: list[Any],
              blocks: int, jobs: int, sync_check: bool, numerics: str,
-             max_ops: int | None, max_gm_bytes: int | None) -> PoolResult | None:
+             max_ops: int | None, max_gm_bytes: int | None,
+             make_interpreter: Callable[..., tuple[Any, Any]]) -> PoolResult | None:
     """Run the launch on `jobs` workers; GM results are copied into the arrays of `values`.
-    None: something went wrong (module docstring); `values` are then unchanged."""
+    None: something went wrong (module docstring); `values` are then unchanged.
+    `make_interpreter` (`mmair.executor.runner.make_interpreter`) builds each block's
+    interpreter: the pool is engine, the dialects' interpreter functions are not."""
     arrays = [(i, v) for i, v in enumerate(values) if isinstance(v, np.ndarray)]
     offsets, total = {}, 0
     for i, v in arrays:
@@ -117,7 +121,8 @@ def run_pool(module: Any, entry: Any, target: str, values: list[Any],
         out = ctx.Queue()
         procs = [ctx.Process(target=_worker, daemon=True, args=(
             w, part, module, entry, target, gm, blocks, sync_check, numerics,
-            max_ops, max_gm_bytes, barrier, status, out)) for w, part in enumerate(parts)]
+            max_ops, max_gm_bytes, make_interpreter, barrier, status, out))
+            for w, part in enumerate(parts)]
         with warnings.catch_warnings():
             # Python >= 3.12 warns about fork() in a process with threads: the only other threads
             # are idle BLAS workers (OpenBLAS re-initialises them in the child)
@@ -235,17 +240,18 @@ class _GmLog:
 
 def _worker(w: int, part: list[int], module: Any, entry: Any, target: str, values: list[Any],
             blocks: int, sync_check: bool, numerics: str, max_ops: int | None,
-            max_gm_bytes: int | None, barrier: Any, status: Any, out: Any) -> None:
+            max_gm_bytes: int | None, make_interpreter: Callable[..., tuple[Any, Any]],
+            barrier: Any, status: Any, out: Any) -> None:
     peers = _Peers(w, len(status) // 2, blocks, barrier, status)
     try:
-        from mmair.executor.coverage import CoverageSeam
-        from mmair.executor.multicore import Launch
-        from mmair.executor.runner import make_interpreter, one_blas_thread
+        from mmair.executor.engine.blas import one_blas_thread
+        from mmair.executor.engine.coverage import CoverageSeam
+        from mmair.executor.engine.multicore import Launch
 
         args = {id(gm_root(v)): i for i, v in enumerate(values) if isinstance(v, np.ndarray)}
         scheduler = None
         if sync_check:
-            from mmair.executor.scheduler import Scheduler
+            from mmair.executor.engine.scheduler import Scheduler
 
             scheduler = Scheduler(blocks, gm_names={k: f"%{i}" for k, i in args.items()})
         launch = Launch(blocks, scheduler, cores=part, peers=peers)
@@ -256,7 +262,7 @@ def _worker(w: int, part: list[int], module: Any, entry: Any, target: str, value
                                               block=block, blocks=blocks, launch=launch)
             gm_log = _GmLog(block, launch, index, args, log)
             if scheduler is not None:
-                from mmair.executor.seam import IssueSeam
+                from mmair.executor.engine.seam import IssueSeam
 
                 interp.seam = IssueSeam(memory.target, core=block, scheduler=scheduler)
                 interp.seam.observer = gm_log.record
