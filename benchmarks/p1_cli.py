@@ -24,7 +24,6 @@ import contextlib
 import io
 import os
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -33,26 +32,16 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-from run import Row, check_matmul, matmul_inputs, matmul_source, render  # noqa: E402
-
-_SPIN = "import time\nend = time.monotonic() + {seconds}\nwhile time.monotonic() < end:\n    pass\n"
+from common import (  # noqa: E402
+    Row,
+    background_load,
+    check_matmul,
+    matmul_inputs,
+    matmul_source,
+    render,
+)
 
 _ACC = {"f16": "f32", "bf16": "f32", "s8": "s32"}
-
-
-@contextlib.contextmanager
-def background_load(processes: int, seconds: float):
-    """`processes` busy Python loops, each ending by itself after `seconds` at the latest."""
-    procs = [subprocess.Popen([sys.executable, "-c", _SPIN.format(seconds=seconds)])
-             for _ in range(processes)]
-    try:
-        time.sleep(0.2)
-        yield
-    finally:
-        for p in procs:
-            p.kill()
-        for p in procs:
-            p.wait()
 
 
 def case(tmp: Path, m: int, n: int, k: int, ab: str, jobs: int | None = None,

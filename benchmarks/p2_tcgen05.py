@@ -56,7 +56,7 @@ def run_loop(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 
 def run_p2(reps: int) -> list:
-    from run import Row, side_by_side  # the harness (benchmarks/run.py)
+    from common import Row, side_by_side  # the harness shared with benchmarks/run.py
 
     rng = np.random.default_rng(0)
     a = rng.standard_normal((M, K), dtype=np.float32).astype(np.float16)

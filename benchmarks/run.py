@@ -40,134 +40,27 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 sys.path.insert(0, str(HERE))
 
+from common import (  # noqa: E402
+    Row,
+    background_load,
+    check_matmul,
+    lowered_matmul,
+    matmul_inputs,
+    matmul_operands,
+    render,
+    side_by_side,
+)
 from kernels import arith_kernel, pto_kernel  # noqa: E402
-
-# ------------------------------------------------------------------------------------------------
-# Measurement
-# ------------------------------------------------------------------------------------------------
-
-
-@dataclass
-class Row:
-    group: str
-    workload: str
-    work: str
-    mmair_s: float | None
-    base_s: float | None
-    goal: float | None = None
-    rate: str = ""
-    note: str = ""
-
-    @property
-    def ratio(self) -> float | None:
-        if self.mmair_s is None or self.base_s is None or self.base_s <= 0:
-            return None
-        return self.mmair_s / self.base_s
-
-
-def side_by_side(mmair: Callable[[], object], base: Callable[[], object], reps: int,
-                 warmup: int = 1) -> tuple[float, float]:
-    """Median wall time of `mmair` and `base`, run alternately (order flipped every repetition)."""
-    for _ in range(warmup):
-        mmair()
-        base()
-    tm: list[float] = []
-    tb: list[float] = []
-    for i in range(reps):
-        pair = ((mmair, tm), (base, tb)) if i % 2 == 0 else ((base, tb), (mmair, tm))
-        for fn, out in pair:
-            gc.collect()
-            t0 = time.perf_counter()
-            fn()
-            out.append(time.perf_counter() - t0)
-    return statistics.median(tm), statistics.median(tb)
-
-
-def fmt_time(s: float | None) -> str:
-    if s is None:
-        return "-"
-    if s >= 1:
-        return f"{s:.2f} s"
-    if s >= 1e-3:
-        return f"{s * 1e3:.1f} ms"
-    return f"{s * 1e6:.0f} µs"
-
 
 # ------------------------------------------------------------------------------------------------
 # P1: pto.matmul through mmair-lower and the executor
 # ------------------------------------------------------------------------------------------------
-
-_MEMREF_ELT = {"f16": "f16", "bf16": "bf16", "s8": "i8", "f32": "f32", "s32": "i32"}
-
-
-def matmul_source(m: int, n: int, k: int, ab: str, c: str) -> str:
-    ta, tb, tc = (f"memref<{m}x{k}x{_MEMREF_ELT[ab]}>", f"memref<{k}x{n}x{_MEMREF_ELT[ab]}>",
-                  f"memref<{m}x{n}x{_MEMREF_ELT[c]}>")
-    return (
-        'builtin.module attributes {pto.target = "a2"} {\n'
-        f"  func.func @matmul(%a: {ta}, %b: {tb}, %c: {tc}) {{\n"
-        f"    pto.matmul %a, %b, %c : {ta}, {tb}, {tc}\n"
-        "    func.return\n"
-        "  }\n"
-        "}\n"
-    )
-
-
-def lowered_matmul(m: int, n: int, k: int, ab: str, c: str):
-    """The matmul module after `mmair-lower` (parsed, verified and lowered as mmair-opt does)."""
-    from mmair.tools.diagnostics import SourceFile
-    from mmair.tools.opt import MmairOptMain
-
-    text = matmul_source(m, n, k, ab, c)
-    tool = MmairOptMain(args=["-p", "mmair-lower"])
-    module = tool.parse_and_verify(text, SourceFile("<matmul>", text), 0)
-    tool.pipeline.apply(tool.ctx, module)
-    return module
-
-
-def matmul_operands(m: int, n: int, k: int, ab: str, seed: int = 0):
-    """Random operands: normal floats, full-range int8."""
-    import numpy as np
-
-    from mmair.isa.dtypes import numpy_dtype
-
-    rng = np.random.default_rng(seed)
-    dtype = numpy_dtype(ab)
-    if ab == "s8":
-        return (rng.integers(-128, 128, size=(m, k), dtype=np.int8),
-                rng.integers(-128, 128, size=(k, n), dtype=np.int8))
-    return (rng.standard_normal((m, k), dtype=np.float32).astype(dtype),
-            rng.standard_normal((k, n), dtype=np.float32).astype(dtype))
-
-
-def matmul_inputs(m: int, n: int, k: int, ab: str, seed: int = 0):
-    """Random operands and their float32 copies (the baseline's inputs)."""
-    import numpy as np
-
-    a, b = matmul_operands(m, n, k, ab, seed)
-    return a, b, a.astype(np.float32), b.astype(np.float32)
-
-
-def check_matmul(out, a32, b32, ab: str) -> float:
-    """Max relative error of the executor's C against a float64 reference (exact for s8)."""
-    import numpy as np
-
-    ref = a32.astype(np.float64) @ b32.astype(np.float64)
-    if ab == "s8":
-        if not np.array_equal(out.astype(np.int64), ref.astype(np.int64)):
-            raise SystemExit("P1: the executor's s8 matmul differs from the exact result")
-        return 0.0
-    err = float(np.max(np.abs(out - ref)) / max(np.max(np.abs(ref)), 1e-30))
-    if err > 1e-5:
-        raise SystemExit(f"P1: the executor's {ab} matmul is off by {err:.2e} (relative)")
-    return err
 
 
 def bench_matmul(label: str, size: int, ab: str, c: str, goal: float | None, reps: int) -> Row:
@@ -255,8 +148,6 @@ def bench_sync_check(size: int, reps: int) -> list[Row]:
     flags = ops.get("pto.set_flag", 0) + ops.get("pto.wait_flag", 0)
     rows = []
     for mode in ("idle", "loaded"):
-        from p1_cli import background_load
-
         load_before = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
         load = background_load(os.cpu_count() or 2, 900) if mode == "loaded" \
             else contextlib.nullcontext()
@@ -457,25 +348,6 @@ def bench_memory(size: int) -> list[Row]:
 # ------------------------------------------------------------------------------------------------
 # Table
 # ------------------------------------------------------------------------------------------------
-
-
-def render(rows: list[Row], header: str) -> str:
-    lines = [header, "",
-             "| | workload | work | mmair | baseline | ratio | goal | met? | mmair rate | notes |",
-             "|---|---|---|---|---|---|---|---|---|---|"]
-    for r in rows:
-        ratio = r.ratio
-        if r.group == "MEM":
-            m, b = f"{r.mmair_s / 2**20:.0f} MiB", f"{r.base_s / 2**20:.0f} MiB"
-        else:
-            m, b = fmt_time(r.mmair_s), fmt_time(r.base_s)
-        ratio_s = "-" if ratio is None else f"{ratio:.2f}x"
-        goal_s = "-" if r.goal is None else f"<= {r.goal:g}x"
-        met = "-" if r.goal is None else ("not measured" if ratio is None else
-                                          ("yes" if ratio <= r.goal else "**no**"))
-        lines.append(f"| {r.group} | {r.workload} | {r.work} | {m} | {b} | {ratio_s} | {goal_s} | "
-                     f"{met} | {r.rate} | {r.note} |")
-    return "\n".join(lines) + "\n"
 
 
 def machine_header(reps: int, quick: bool) -> str:

@@ -149,7 +149,7 @@ def bench_exact(reps: int) -> list:
     """Rows for benchmarks/run.py: exact vs default mode per kind (the f16 row carries the goal).
     The ratio is of medians (as every row); the note adds the ratio of the fastest runs, which
     machine load disturbs least."""
-    from run import Row
+    from common import Row
 
     rows = []
     for case in CASES:
@@ -171,7 +171,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--reps", type=int, default=15)
     args = parser.parse_args()
-    from run import fmt_time
+    from common import fmt_time
 
     print("| kind | exact | default | exact / default (medians) | notes |")
     print("|---|---|---|---|---|")
