@@ -9,7 +9,7 @@ every shape x warp multicast (none, `.warpx4`, `.warpx2::02_13`, `.warpx2::01_23
 (none, `.b8x16.b6x16_p32`, `.b8x16.b4x16_p64`) x cta_group; `tcgen05.shift` x cta_group. Each form
 is one PTX instruction; the register vector of an ld/st has the count the shape and .num give
 (`tmem_moves.LD_ST_SHAPES`: base x num), legal or not. mmair's verdict is its verifier's rules
-(`rules.check_ld_st`, the `.16x32bx2` <=> immHalfSplitoff rule of `dialects/tcgen05.py`,
+(`rules.check_ld_st`, the `.16x32bx2` <=> immHalfSplitoff rule of `dialects/tcgen05/`,
 `tmem_moves.check_cp`, `rules.check_shift_target`). The cache lists the forms ptxas accepts, each
 with the targets that accept it.
 """

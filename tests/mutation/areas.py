@@ -55,7 +55,7 @@ AREAS: tuple[Area, ...] = (
     ),
     Area(
         "verifiers-tcgen05",
-        sources=("dialects/tcgen05.py", "dialects/tcgen05/*.py", "isa/tcgen05/*.py"),
+        sources=("dialects/tcgen05/*.py", "isa/tcgen05/*.py"),
         ops=VERIFIER_OPS,
         pytest=("tests/unit/test_tcgen05_dialect*.py", "tests/unit/test_isa_tcgen05_*.py",
                 "tests/unit/test_verifier_api.py", "tests/unit/test_desc_cli.py",
