@@ -5,7 +5,9 @@
 * docs/images/layout_nz_f16_20x40.png: a 20x40 f16 tile in L1 as nz (fractals 16x16, padding);
 * docs/images/layout_zn_f16_40x20.png: the same numbers as an L0B zn tile (fractals 16x16, K innermost);
 * docs/images/layout_zz_s8_20x40.png: s8 in zz (c0 = 32: fractals of 16x32);
-* docs/images/memory_matmul_f16.png: the tiles of examples/matmul_f16.mlir after mmair-lower.
+* docs/images/memory_matmul_f16.png: the tiles of examples/matmul_f16.mlir after mmair-lower;
+* docs/images/architecture.png: the layers and the path of one mmair-run (docs/architecture.md),
+  drawn by docs/architecture_picture.py.
 """
 
 from __future__ import annotations
@@ -38,6 +40,10 @@ def main() -> int:
     for argv in PICTURES:
         if show(argv) != 0:
             return 1
+    sys.path.insert(0, str(HERE))
+    from architecture_picture import draw
+
+    draw(IMAGES / "architecture.png")
     return 0
 
 

@@ -1,1 +1,1 @@
-"""Command-line tools: mmair-opt, mmair-run, mmair-desc."""
+"""Command-line tools: mmair-opt, mmair-run, mmair-desc, mmair-show, mmair-translate, mmair-tune."""
