@@ -20,10 +20,12 @@ from pathlib import Path
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO_ROOT))
+sys.path.insert(0, str(REPO_ROOT / "tests" / "unit"))  # the shared test helpers (pto_testing)
+
+from pto_testing import matmul_text  # noqa: E402
 
 from tests.unit import test_load_2d_gm as g  # noqa: E402
 from tests.unit import test_raw_4bit as r4  # noqa: E402
-from tests.unit.test_pto_passes import matmul_text  # noqa: E402
 
 
 def opt(text: str, passes: str) -> str:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from pto_testing import parse
 
 from mmair.dialects import pto
 from mmair.executor.reference import reference_outputs
@@ -21,7 +22,6 @@ from mmair.executor.runner import run_module
 from mmair.isa.ascend.targets import get_target
 from mmair.passes.pto_expand_params import _expandable
 from tests.unit.test_pto_expand_params import run, synced
-from tests.unit.test_pto_passes import parse
 
 HAND = """builtin.module attributes {pto.target = "a5"} {
   func.func @k(%at: memref<KRxMCxE>, %bt: memref<NxKxE>, %c: memref<MxNxACC>) {

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from pto_testing import matmul_text, parse
 
 from mmair.dialects import pto
 from mmair.executor.ascend import raw_kernels as rk
@@ -20,7 +21,6 @@ from mmair.isa.ascend import params as isa_params
 from mmair.isa.ascend.targets import TARGET_NAMES, get_target
 from mmair.tools.diagnostics import OpVerifyError
 from tests.unit.test_pto_expand_params import lowered, run, synced
-from tests.unit.test_pto_passes import matmul_text, parse
 
 
 def cdiv(a: int, b: int) -> int:

@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from pto_testing import matmul_text, random_operand
 from xdsl.dialects import func
 
 from mmair.dialects import pto
@@ -21,7 +22,6 @@ from mmair.executor.reference import reference_outputs
 from mmair.executor.runner import run_module
 from mmair.tools.run import main
 from tests.unit.test_pto_expand_params import COMBOS, combo_constraints, lowered
-from tests.unit.test_pto_passes import matmul_text, random_operand
 
 EXAMPLES = pathlib.Path(__file__).parents[2] / "examples"
 RAW = (pto.CopyNd2NzOp, pto.CopyDn2NzOp, pto.Load2DOp, pto.Load2DTransposeOp, pto.Load2DV2Op,
@@ -136,8 +136,9 @@ def test_a5_dn2nz_copy(capsys, tmp_path):
 def test_load_2d_v2_with_transposes():
     """The load_data_2dv2_l12l0 scenario-4 kernel (both operands transposed by
     LoadData2DParamsV2 on the way to L0A Nz / L0B Zn): the reference is A @ B."""
+    from pto_testing import parse
+
     from tests.unit.test_pto_expand_params import LOAD2D_V2_KERNEL
-    from tests.unit.test_pto_passes import parse
 
     _ctx, module = parse(LOAD2D_V2_KERNEL)
     rng = np.random.default_rng(5)
@@ -152,9 +153,10 @@ def test_load_2d_v2_with_transposes():
 def test_b8_load_2d_transpose_and_channel_merged_fixpipe(target):
     """s8 B staged Nz in L1 reaches L0B through LoadDataWithTranspose squares, and C leaves
     through a REQ8 NZ Fixpipe with channel merge: the reference is clip(A @ B) in 16 x 32 blocks."""
+    from pto_testing import parse
+
     from mmair.isa.ascend.quant import encode_quant_word
     from tests.unit.test_pto_expand_params import nz2nz_kernel
-    from tests.unit.test_pto_passes import parse
 
     m = k = n = 32
     word = encode_quant_word(1.0, signed_output=True)
@@ -180,11 +182,11 @@ def test_b8_load_2d_transpose_and_channel_merged_fixpipe(target):
 def test_f16_nz_fixpipe_copy_and_gemv_rows(target):
     """An NZ Fixpipe (f32 -> f16 blocks of a (N1, M1, 16, 16) memref) and a one-row GEMV matmul,
     both in raw forms: the reference is numpy's product in the destination's layout."""
+    from pto_testing import parse
     from xdsl.passes import PassPipeline
 
     from mmair.passes import get_all_passes
     from tests.unit.test_pto_expand_params import nz2nz_kernel
-    from tests.unit.test_pto_passes import parse
 
     m, n, k = 32, 48, 16
     ctx, module = parse(nz2nz_kernel(target, "f16", "f32", "f16", "f322f16", m, n, k, 16)

@@ -12,11 +12,11 @@ executor helper monkeypatched) must make --check-numpy fail.
 from __future__ import annotations
 
 import re
-import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
+from tcgen05_testing import compact_desc
 
 from mmair.executor.tcgen05 import kernels as tk
 from mmair.executor.tcgen05.elements import encode_scale
@@ -35,9 +35,6 @@ from mmair.isa.tcgen05 import (
     layouts,
 )
 from mmair.tools.run import main
-
-sys.path.insert(0, str(Path(__file__).parent))
-from test_tcgen05_kernels import compact_desc  # noqa: E402 - the compact SMEM descriptor helper
 
 E2M1 = np.array([0, 0.5, 1, 1.5, 2, 3, 4, 6, -0.5, -1, -1.5, -2, -3, -4, -6])
 SMEM_BYTES = 0x8000

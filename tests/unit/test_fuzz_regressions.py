@@ -275,12 +275,12 @@ def test_unwritten_reads_explains_only_differences_that_come_from_fresh_tiles():
     explained (None, the check stays a numeric FAILED); with half of B written exactly the
     columns n >= 16 of C depend on %b1."""
     import numpy as np
+    from pto_testing import parse
     from xdsl.passes import PassPipeline
 
     from mmair.executor.reference import unwritten_reads
     from mmair.executor.runner import run_module
     from mmair.passes import get_all_passes
-    from tests.unit.test_pto_passes import parse
 
     ctx, module = parse(STALE)
     PassPipeline.parse_spec(get_all_passes(), "pto-insert-sync").apply(ctx, module)

@@ -6,12 +6,12 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from pto_testing import check_matmul, lower, matmul_text, parse  # noqa: F401
 
 from mmair.dialects import pto
 from mmair.executor.engine.errors import ExecutionError
 from mmair.executor.runner import run_module
 from mmair.isa.ascend import targets as isa
-from tests.unit.test_pto_passes import check_matmul, lower, matmul_text, parse  # noqa: F401
 
 KERNEL = """builtin.module attributes {{pto.target = "{target}"}} {{
   func.func @k(%m: index) {{

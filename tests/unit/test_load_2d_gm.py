@@ -14,6 +14,7 @@ import re
 
 import numpy as np
 import pytest
+from pto_testing import parse
 
 from mmair.dialects import pto
 from mmair.dialects.pto import effects
@@ -25,7 +26,6 @@ from mmair.isa.ascend.pipes import Pipe, PipeError, pipe_of
 from mmair.isa.ascend.targets import TARGET_NAMES, get_target
 from mmair.tools.diagnostics import OpVerifyError
 from tests.unit.test_pto_expand_params import synced
-from tests.unit.test_pto_passes import parse
 
 
 def fractal_ids(values: np.ndarray, per: int) -> list[int]:

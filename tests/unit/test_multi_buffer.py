@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
-from test_pto_passes import COMBOS, lower, matmul_text, parse, random_operand
+from pto_testing import COMBOS, LOOP, lower, matmul_text, parse, random_operand
 from xdsl.dialects import arith, func, scf
 
 from mmair.dialects import pto
@@ -132,23 +132,6 @@ def test_multi_buffer_option_must_be_positive():
     text = matmul_text(32, 32, 32, "f16", "f16", "f32")
     with pytest.raises(PassOpError, match="requires multi-buffer >= 1, got 0"):
         _plan(text, 0)
-
-
-LOOP = """builtin.module attributes {{pto.target = "a2"}} {{
-  func.func @f(%src: memref<{rows}x16xf16>, %ub: index) {{
-    %c0 = arith.constant 0 : index
-    %c16 = arith.constant 16 : index
-    %end = arith.constant {end} : index
-    %t = pto.alloc : !pto.tile<l1, 16x16xf16, nz>
-    %d = pto.alloc : !pto.tile<l0a, 16x16xf16, zz>
-    scf.for %i = %c0 to %{upper} step %c16 {{
-      %w = memref.subview %src[%i, 0] [16, 16] [1, 1] : memref<{rows}x16xf16> to memref<16x16xf16, strided<[16, 1], offset: ?>>
-      pto.mte_gm_l1 %w, %t, %c16, %c16 : memref<16x16xf16, strided<[16, 1], offset: ?>>, !pto.tile<l1, 16x16xf16, nz>
-      pto.mte_l1_l0a %t, %d, %c16, %c16 : !pto.tile<l1, 16x16xf16, nz>, !pto.tile<l0a, 16x16xf16, zz>
-    }}
-    func.return
-  }}
-}}"""
 
 
 @pytest.mark.parametrize("trips, slots", [(1, 2), (2, 2), (3, 2), (5, 2), (4, 3), (7, 3)])

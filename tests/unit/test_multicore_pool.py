@@ -7,9 +7,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from test_multicore import CLEAN, RACY, ROTATE, SKIP, parse
-from test_pto_insert_sync import inputs_for
-from test_pto_passes import lower, matmul_text
+from multicore_testing import CLEAN, RACY, ROTATE, SKIP, parse, pooled
+from pto_testing import inputs_for, lower, matmul_text
 
 from mmair.executor.engine.errors import ExecutionError
 from mmair.executor.engine.multicore_pool import run_pool, shares
@@ -31,14 +30,6 @@ def same(a, b) -> None:
     assert a.per_core == b.per_core
     assert a.op_counts == b.op_counts and a.peak_bytes == b.peak_bytes
     assert a.unwritten == b.unwritten
-
-
-def pooled(module, data, blocks, jobs, sync_check):
-    """`run_pool` itself (no in-process fallback): None when it hands the launch back."""
-    entry = find_entry(module)
-    _, values = prepare_arguments(entry, dict(data))
-    return run_pool(module, entry, "a2", values, blocks, jobs, sync_check, "default", None, None,
-                    make_interpreter)
 
 
 def test_shares_are_contiguous_and_cover_every_block():

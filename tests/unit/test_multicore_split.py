@@ -16,8 +16,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from test_pto_insert_sync import inputs_for
-from test_pto_passes import lower, matmul_text
+from pto_testing import inputs_for, lower, matmul_text
 
 from mmair.dialects import pto
 from mmair.executor.runner import run_module

@@ -10,6 +10,7 @@ from types import SimpleNamespace
 
 import numpy as np
 import pytest
+from multicore_testing import KERNEL, inputs, parse
 
 from mmair.executor.engine.errors import ExecutionError
 from mmair.executor.engine.events import SyncError
@@ -17,7 +18,6 @@ from mmair.executor.engine.memory import Memory
 from mmair.executor.engine.multicore import Launch
 from mmair.executor.runner import run_module
 from mmair.isa.ascend.hif8 import encode_hif8_exact
-from tests.unit.test_multicore import KERNEL, inputs, parse
 
 # --- isa/ascend/hif8.py ---------------------------------------------------------------------------
 

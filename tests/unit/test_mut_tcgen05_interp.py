@@ -291,7 +291,7 @@ def test_zero_column_mask_with_its_top_bit_set_is_refused_by_its_reserved_bits()
     # Bit 63 of a zero-column mask is reserved (R24); a run-time i64 holds that word as a
     # negative value. The interpreter reads it as the unsigned word, so the refusal names the
     # reserved bits (not "not a 64-bit word").
-    from test_tcgen05_kernels import run_kernel
+    from tcgen05_testing import run_kernel
 
     images = (np.zeros(4096, np.uint8), np.zeros(2048, np.uint8))
     with pytest.raises(ExecutionError, match=r"requires a valid zero-column mask, got "

@@ -448,7 +448,7 @@ def _signed(word: int, bits: int) -> int:
 
 @pytest.mark.parametrize("ws", [False, True])
 def test_interpreter_takes_descriptor_and_lane_words_given_as_negative_constants(ws):
-    from test_tcgen05_kernels import run_kernel
+    from tcgen05_testing import run_kernel
 
     # sw32 puts swizzle code 6 in bits 61-63 of the descriptor: bit 63 is set, so the i64
     # constants are negative; the lane-mask word -1 disables lanes 32..63. With .ws, max_shift
@@ -513,7 +513,7 @@ BAR = "memref<1xi64, #tcgen05.space<smem>>"
      r"container buffer\)$"),
 ])
 def test_interpreter_refuses_what_it_cannot_run(body, message):
-    from test_tcgen05_kernels import run_kernel
+    from tcgen05_testing import run_kernel
 
     from mmair.executor.engine.errors import ExecutionError
 
@@ -535,7 +535,7 @@ def test_interpreter_tmem_address_of_a_view():
 
 
 def test_interpreter_cp_takes_a_negative_descriptor_constant():
-    from test_tcgen05_kernels import run_kernel
+    from tcgen05_testing import run_kernel
 
     # 128 rows x 32 bytes, K-major sw32 (bit 63 set: a negative i64); row r lands in lane r
     rows = RNG.integers(0, 256, (128, 32)).astype(np.uint8)
@@ -568,7 +568,7 @@ PAIR_D = "memref<128x128xf32, #tcgen05.space<tmem>>"
     f"  tcgen05.shift cta_group(2) %d : {PAIR_D}",
 ])
 def test_interpreter_refuses_cta_group_2_outside_a_pair(op):
-    from test_tcgen05_kernels import run_kernel
+    from tcgen05_testing import run_kernel
 
     from mmair.executor.engine.errors import ExecutionError
 

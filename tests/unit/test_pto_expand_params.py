@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from pto_testing import matmul_text, parse, random_operand
 from xdsl.dialects import arith
 from xdsl.dialects.builtin import IntegerAttr
 from xdsl.passes import PassPipeline
@@ -21,7 +22,6 @@ from mmair.dialects import pto
 from mmair.executor.runner import run_module
 from mmair.passes import get_all_passes
 from mmair.passes.pto_expand_params import _expandable
-from tests.unit.test_pto_passes import matmul_text, parse, random_operand
 
 RAW = (pto.CopyNd2NzOp, pto.Load2DOp, pto.Load2DTransposeOp, pto.MmadOp, pto.FixpipeCopyOp,
        pto.CopyL1BtOp)

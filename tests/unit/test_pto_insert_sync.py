@@ -13,24 +13,31 @@
 
 from __future__ import annotations
 
-import pathlib
-
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from test_pto_passes import lower, matmul_text, parse, random_operand
+from pto_testing import (
+    EXAMPLES,
+    HAND_WRITTEN,
+    LOWERED,
+    _build,
+    _kernels,
+    example,
+    inputs_for,
+    lower,
+    matmul_text,
+    parse,
+    run,
+)
 from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp
 
 from mmair.dialects import pto
 from mmair.executor.engine.events import SyncError
-from mmair.executor.runner import run_module
 from mmair.passes.pto_insert_sync import PtoInsertSyncPass, Templates, static_conflicts
 from mmair.passes.pto_tile_matmul import PassOpError
 
-EXAMPLES = pathlib.Path(__file__).parents[2] / "examples"
-HAND_WRITTEN = ["gemm_f16_128.mlir", "gather_mask.mlir", "gemm_kloop_double_buffer.mlir"]
 SYNC_OPS = (pto.SetFlagOp, pto.WaitFlagOp, pto.PipeBarrierOp)
 
 # (set_flag ops, pipe_barrier ops): hand-written, and pto-insert-sync on the stripped kernel.
@@ -39,27 +46,6 @@ FLAG_COUNTS = {
     "gather_mask.mlir": ((3, 0), (3, 0)),
     "gemm_kloop_double_buffer.mlir": ((13, 0), (13, 0)),
 }
-
-
-def example(name: str) -> ModuleOp:
-    return parse((EXAMPLES / name).read_text())[1]
-
-
-def inputs_for(module: ModuleOp, seed: int = 0) -> dict[str, np.ndarray]:
-    """Seeded inputs for every memref argument of the entry function."""
-    from mmair.dialects.types import element_name
-    from mmair.executor.runner import find_entry
-
-    rng = np.random.default_rng(seed)
-    found = {}
-    for arg in find_entry(module).body.block.args:
-        shape = tuple(arg.type.get_shape())
-        elem = element_name(arg.type.element_type)
-        if elem == "u16":
-            found[arg.name_hint] = rng.integers(0, 2**16, size=shape).astype(np.uint16)
-        else:
-            found[arg.name_hint] = random_operand(rng, elem, shape)
-    return found
 
 
 def counts(module: ModuleOp) -> tuple[int, int]:
@@ -73,10 +59,6 @@ def strip_sync(module: ModuleOp) -> ModuleOp:
         op.detach()
         op.erase()
     return module
-
-
-def run(module: ModuleOp, inputs: dict, check: bool):
-    return run_module(module, inputs={k: v.copy() for k, v in inputs.items()}, sync_check=check)
 
 
 def same_outputs(a, b) -> None:
@@ -138,47 +120,6 @@ def test_lowered_matmul_runs_clean(m, n, k, tiles, slots, tb, seed):
 # ----------------------------------------------------------------------------------------------
 # Removing one wait or barrier is always caught, at the right ops
 # ----------------------------------------------------------------------------------------------
-
-
-LOWERED = {
-    "k loop": (matmul_text(32, 32, 256, "f16", "f16", "f32"),
-               "pto-tile-matmul{tile-k=64},pto-assign-addresses,pto-insert-sync"),
-    "k loop, double-buffered": (
-        matmul_text(32, 32, 256, "f16", "f16", "f32"),
-        "pto-tile-matmul{tile-k=64 multi-buffer=2},pto-assign-addresses,pto-insert-sync"),
-    "m/n/k loops": (matmul_text(64, 64, 96, "f16", "f16", "f32"),
-                    "pto-tile-matmul{tile-m=32 tile-n=32 tile-k=32},pto-assign-addresses,"
-                    "pto-insert-sync"),
-    "m/n/k loops, double-buffered": (
-        matmul_text(64, 48, 96, "f16", "f16", "f32"),
-        "pto-tile-matmul{tile-m=32 tile-n=32 tile-k=32 multi-buffer=2},pto-assign-addresses,"
-        "pto-insert-sync"),
-}
-
-
-def _kernels() -> list[tuple[str, int]]:
-    cases = []
-    for name in HAND_WRITTEN:
-        module = example(name)
-        count = sum(isinstance(op, pto.WaitFlagOp | pto.PipeBarrierOp) for op in module.walk())
-        cases += [(name, i) for i in range(count)]
-    for name in LOWERED:
-        module = _build(name)
-        count = sum(isinstance(op, pto.WaitFlagOp | pto.PipeBarrierOp) for op in module.walk())
-        cases += [(name, i) for i in range(count)]
-    return cases
-
-
-_LOWERED_TEXT: dict[str, str] = {}
-
-
-def _build(name: str) -> ModuleOp:
-    """A fresh copy of a kernel (lowered ones are lowered once, then reparsed)."""
-    if name in LOWERED:
-        if name not in _LOWERED_TEXT:
-            _LOWERED_TEXT[name] = str(lower(*LOWERED[name]))
-        return parse(_LOWERED_TEXT[name])[1]
-    return example(name)
 
 
 def test_lowered_kernels_have_waits_and_barriers_to_remove():

@@ -22,131 +22,27 @@ import numpy as np
 import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
+from pto_testing import (
+    COMBOS,
+    check_matmul,
+    lower,
+    matmul_text,
+    parse,
+)
 from xdsl.context import Context
 from xdsl.dialects import func, scf, test
 from xdsl.dialects.builtin import IndexType, IntegerAttr, ModuleOp, StringAttr, f16
 from xdsl.ir import Block, Region
-from xdsl.passes import PassPipeline
 from xdsl.utils.exceptions import PassFailedException
 
-from mmair.dialects import get_all_dialects, pto
+from mmair.dialects import pto
 from mmair.executor.engine.errors import ExecutionError
 from mmair.executor.runner import run_module
 from mmair.isa.ascend import layouts as isa_layouts
 from mmair.isa.ascend import targets as isa
-from mmair.isa.dtypes import numpy_dtype
-from mmair.passes import get_all_passes
 from mmair.passes.pto_assign_addresses import PtoAssignAddressesPass
 from mmair.passes.pto_tile_matmul import PassOpError, plan_matmul
-from mmair.tools.diagnostics import LocatingParser, verify_module
-
-MLIR_TYPE = {
-    "f16": "f16", "bf16": "bf16", "f32": "f32", "s8": "i8", "s4": "i4", "s32": "i32",
-    "e4m3": "f8E4M3FN", "e5m2": "f8E5M2",
-}
-UNIT_ROUNDOFF = {"f32": 0.0, "f16": 2.0**-11, "bf16": 2.0**-8}
-TINY = {"f32": 0.0, "f16": 2.0**-25, "bf16": 0.0}
-
-
-def parse(text: str) -> tuple[Context, ModuleOp]:
-    ctx = Context()
-    for name, factory in get_all_dialects().items():
-        ctx.register_dialect(name, factory)
-    module = LocatingParser(ctx, text, "test.mlir").parse_module()
-    verify_module(module)
-    return ctx, module
-
-
-def lower(text: str, pipeline: str = "mmair-lower") -> ModuleOp:
-    ctx, module = parse(text)
-    PassPipeline.parse_spec(get_all_passes(), pipeline).apply(ctx, module)
-    verify_module(module)
-    return module
-
-
-def matmul_text(m: int, n: int, k: int, lhs: str, rhs: str, out: str, target: str = "a2",
-                transpose_a: bool = False, transpose_b: bool = False, bias: str | None = None,
-                bias_rank: int = 1) -> str:
-    a = f"memref<{k}x{m}x{MLIR_TYPE[lhs]}>" if transpose_a else f"memref<{m}x{k}x{MLIR_TYPE[lhs]}>"
-    b = f"memref<{n}x{k}x{MLIR_TYPE[rhs]}>" if transpose_b else f"memref<{k}x{n}x{MLIR_TYPE[rhs]}>"
-    c = f"memref<{m}x{n}x{MLIR_TYPE[out]}>"
-    flags = (" transpose_a" if transpose_a else "") + (" transpose_b" if transpose_b else "")
-    bias_arg = bias_use = ""
-    if bias is not None:
-        shape = f"{n}" if bias_rank == 1 else f"1x{n}"
-        bias_type = f"memref<{shape}x{MLIR_TYPE[bias]}>"
-        bias_arg, bias_use = f", %bias: {bias_type}", f" bias %bias : {bias_type}"
-    return f"""builtin.module attributes {{pto.target = "{target}"}} {{
-  func.func @mm(%a: {a}, %b: {b}, %c: {c}{bias_arg}) {{
-    pto.matmul %a, %b, %c{flags}{bias_use} : {a}, {b}, {c}
-    func.return
-  }}
-}}"""
-
-
-def random_operand(rng: np.random.Generator, elem: str, shape: tuple[int, ...]) -> np.ndarray:
-    dtype = numpy_dtype(elem)
-    if elem == "s8":
-        return rng.integers(-128, 128, size=shape).astype(dtype)
-    if elem == "s4":
-        return rng.integers(-8, 8, size=shape).astype(dtype)
-    if elem == "s32":
-        return rng.integers(-(2**20), 2**20, size=shape).astype(dtype)
-    return rng.standard_normal(shape).astype(np.float32).astype(dtype)
-
-
-def check_matmul(m, n, k, lhs, rhs, out, target, ta, tb, bias=False, bias_rank=1, seed=0,
-                 pipeline="mmair-lower"):
-    """Lower and run one pto.matmul; assert it equals numpy within the module's tolerance."""
-    acc = pto.matmul_accumulator(isa.get_target(target), lhs, rhs)
-    assert acc is not None
-    text = matmul_text(m, n, k, lhs, rhs, out, target, ta, tb, acc if bias else None, bias_rank)
-    module = lower(text, pipeline)
-    assert not any(isinstance(op, pto.MatmulOp) for op in module.walk())
-    rng = np.random.default_rng(seed)
-    inputs = {
-        "a": random_operand(rng, lhs, (k, m) if ta else (m, k)),
-        "b": random_operand(rng, rhs, (n, k) if tb else (k, n)),
-    }
-    if bias:
-        inputs["bias"] = random_operand(rng, acc, (n,) if bias_rank == 1 else (1, n))
-    result = run_module(module, inputs=inputs)
-    a = inputs["a"].astype(np.float64)
-    b = inputs["b"].astype(np.float64)
-    a, b = (a.T if ta else a), (b.T if tb else b)
-    ref = a @ b + (inputs["bias"].astype(np.float64).reshape(1, n) if bias else 0.0)
-    got = result.outputs["c"].astype(np.float64)
-    if acc == "s32":
-        np.testing.assert_array_equal(got, ref)
-    else:
-        bound = (np.abs(a) @ np.abs(b)) * (2 * (k + 2) * 2.0**-24)
-        tol = UNIT_ROUNDOFF[out] * np.abs(ref) + (1 + UNIT_ROUNDOFF[out]) * bound + TINY[out]
-        if bias:
-            tol += np.abs(inputs["bias"].astype(np.float64)).reshape(1, n) * 2.0**-23
-        bad = np.abs(got - ref) > tol
-        assert not bad.any(), (
-            f"{int(bad.sum())} elements off, worst {np.max(np.abs(got - ref) - tol)} over tolerance"
-        )
-    return result
-
-
-def matmul_combos(target_name: str) -> list[tuple[str, str, str, str]]:
-    """(target, lhs, rhs, out) for every Mmad type pair a matmul takes on the target and every
-    output type of its accumulator."""
-    target = isa.get_target(target_name)
-    combos = []
-    for lhs, rhs, _dst in sorted(target.mmad_types):
-        if lhs == "hif8":  # no numpy reference type
-            continue
-        acc = pto.matmul_accumulator(target, lhs, rhs)
-        if acc is None:
-            continue
-        for out in sorted(pto.matmul_output_types(target, acc)):
-            combos.append((target_name, lhs, rhs, out))
-    return combos
-
-
-COMBOS = matmul_combos("a2") + matmul_combos("a5")
+from mmair.tools.diagnostics import verify_module
 
 
 def test_combos_cover_the_mmad_tables():

@@ -15,6 +15,7 @@ import itertools
 
 import numpy as np
 import pytest
+from pto_testing import lower, matmul_combos, matmul_text, parse
 
 from mmair.dialects import pto
 from mmair.executor.runner import run_module
@@ -22,7 +23,6 @@ from mmair.isa.ascend import layouts as isa_layouts
 from mmair.isa.ascend import targets as isa
 from mmair.passes.pto_tile_matmul import MAX_TILE, MatmulPlan, PassOpError, plan_matmul
 from mmair.tools.diagnostics import OpVerifyError
-from tests.unit.test_pto_passes import lower, matmul_combos, matmul_text, parse
 
 M_VALUES = (1, 2, 33, 129, 385, 769, 1537)
 N_VALUES = (65, 1025)

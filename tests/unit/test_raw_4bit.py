@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from pto_testing import matmul_text, parse, random_operand
 
 from mmair.dialects import pto
 from mmair.dialects.pto.effects import Footprint
@@ -20,7 +21,6 @@ from mmair.executor.reference import reference_outputs
 from mmair.executor.runner import run_module
 from mmair.isa.ascend import layouts
 from tests.unit.test_pto_expand_params import TILE_LEVEL, lowered, run
-from tests.unit.test_pto_passes import matmul_text, parse, random_operand
 from tests.unit.test_raw_footprints import _mask, _op, _reads_covered, _tile, _values, _written
 
 

@@ -363,6 +363,8 @@ def test_coverage_of_a_raw_fixpipe_is_the_rows_it_writes():
     """`--check-coverage` takes the same footprints: a raw Fixpipe told to write only 100 of a
     C tile's rows leaves the rest of C unwritten, which coverage reports (with whole-view
     footprints of the raw forms it counted every byte of the window as written)."""
+    from pto_testing import matmul_text
+    from pto_testing import parse as parse_ctx
     from xdsl.dialects import arith
     from xdsl.dialects.builtin import IndexType, IntegerAttr
     from xdsl.passes import PassPipeline
@@ -370,8 +372,6 @@ def test_coverage_of_a_raw_fixpipe_is_the_rows_it_writes():
     from mmair.dialects import pto
     from mmair.executor.runner import run_module
     from mmair.passes import get_all_passes
-    from tests.unit.test_pto_passes import matmul_text
-    from tests.unit.test_pto_passes import parse as parse_ctx
 
     ctx, module = parse_ctx(matmul_text(128, 32, 32, "f16", "f16", "f32", "a2"))
     PassPipeline.parse_spec(get_all_passes(), "mmair-lower,pto-expand-params").apply(ctx, module)

@@ -7,30 +7,12 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from xdsl.context import Context
+from sync_testing import line_of, parse, without
 
-from mmair.dialects import get_all_dialects
 from mmair.executor.engine.errors import ExecutionError
 from mmair.executor.engine.events import SyncError
 from mmair.executor.runner import run_module
-from mmair.tools.diagnostics import LocatingParser, op_location, verify_module
-
-
-def parse(text: str):
-    ctx = Context()
-    for name, factory in get_all_dialects().items():
-        ctx.register_dialect(name, factory)
-    module = LocatingParser(ctx, text, "k.mlir").parse_module()
-    verify_module(module)
-    return module
-
-
-def line_of(text: str, needle: str) -> int:
-    """1-based line of the only line containing `needle`."""
-    hits = [i + 1 for i, line in enumerate(text.splitlines()) if needle in line]
-    assert len(hits) == 1, needle
-    return hits[0]
-
+from mmair.tools.diagnostics import op_location
 
 _TYPES = "!pto.tile<ub, 128xui16, nd>, !pto.tile<ub, 128xui16, nd>"
 
@@ -56,10 +38,6 @@ GATHER = f"""builtin.module attributes {{pto.target = "a2"}} {{
   }}
 }}
 """
-
-
-def without(text: str, marker: str) -> str:
-    return "\n".join(line for line in text.splitlines() if f"// {marker}" not in line)
 
 
 def _inputs():

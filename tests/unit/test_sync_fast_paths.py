@@ -7,31 +7,12 @@ pipe_barrier) gives the same outputs and op counts, or the same diagnostic, both
 from __future__ import annotations
 
 import pytest
-from test_pto_insert_sync import HAND_WRITTEN, LOWERED, _build, _kernels, inputs_for, run
+from pto_testing import HAND_WRITTEN, LOWERED, _kernels, _outcome
 
 from mmair.dialects import pto
 from mmair.executor.engine import events, seam
-from mmair.executor.engine.events import SyncError
 from mmair.executor.engine.hb import HappensBefore
 from mmair.executor.engine.seam import IssueSeam
-
-
-def _outcome(name: str, index: int) -> tuple:
-    module = _build(name)
-    if index >= 0:
-        victim = [op for op in module.walk()
-                  if isinstance(op, pto.WaitFlagOp | pto.PipeBarrierOp)][index]
-        victim.detach()
-        victim.erase()
-    try:
-        result = run(module, inputs_for(module), True)
-    except SyncError as err:  # the diagnostic is the outcome to compare
-        fault = (err.kind, str(err), [(ev.seq, ev.kind, ev.epoch) for ev in err.events])
-    else:
-        fault = None
-    if fault is not None:
-        return fault
-    return "clean", {k: v.tobytes() for k, v in result.outputs.items()}, dict(result.op_counts)
 
 
 @pytest.mark.parametrize("name, index", [*((n, -1) for n in [*HAND_WRITTEN, *LOWERED]),
@@ -51,7 +32,7 @@ def test_fast_paths_match_the_event_path(monkeypatch, name, index):
 
 
 def test_a_set_is_fused_with_its_wait_across_scalar_arithmetic_only():
-    from test_pto_passes import parse
+    from pto_testing import parse
 
     from mmair.isa.ascend.targets import get_target
 

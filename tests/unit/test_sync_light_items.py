@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from test_sync_checker_ir import line_of, parse, without
+from sync_testing import line_of, parse, without
 
 from mmair.dialects import pto
 from mmair.dialects.pto import effects

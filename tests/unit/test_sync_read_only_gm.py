@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from test_sync_checker_ir import line_of, parse
+from sync_testing import line_of, parse
 
 from mmair.dialects import pto
 from mmair.dialects.pto import effects
@@ -162,7 +162,7 @@ def test_a_read_of_a_buffer_written_later_races_with_the_write(monkeypatch, fast
 
 
 def _kernel_cases() -> list:
-    from test_pto_insert_sync import HAND_WRITTEN, LOWERED, _kernels
+    from pto_testing import HAND_WRITTEN, LOWERED, _kernels
 
     return [*((n, -1) for n in [*HAND_WRITTEN, *LOWERED]), *_kernels()]
 
@@ -172,8 +172,7 @@ def test_leaving_out_the_read_only_reads_changes_no_outcome(monkeypatch, name, i
     """Every example and lowered kernel (all of them read GM inputs that nothing writes),
     intact and minus each wait_flag / pipe_barrier: the same outputs and op counts, or the same
     diagnostic, with the rule and without it (every read recorded)."""
-    from test_pto_insert_sync import _build
-    from test_sync_fast_paths import _outcome
+    from pto_testing import _build, _outcome
 
     from mmair.executor import runner
 

@@ -13,7 +13,7 @@ import re
 
 import numpy as np
 import pytest
-from test_sync_checker_ir import line_of, parse, without
+from sync_testing import line_of, parse, without
 
 from mmair.executor import runner
 from mmair.executor.engine.events import SyncError

@@ -12,7 +12,7 @@ import weakref
 
 import numpy as np
 import pytest
-from test_sync_checker_ir import line_of, parse
+from sync_testing import line_of, parse
 from xdsl.dialects import memref
 
 from mmair.executor import runner
@@ -216,7 +216,7 @@ def test_a_scalar_load_is_in_the_pool_logs_with_the_checker_off():
     """With the checker off a pool worker logs its blocks' GM accesses through `CoverageSeam`:
     block 1's scalar read of block 0's bytes overlaps, so the launch goes back to the
     deterministic in-process run (it stayed on the pool before)."""
-    from test_multicore_pool import pooled
+    from multicore_testing import pooled
 
     data = {"a": np.arange(64, dtype=np.float16), "c": np.zeros(64, np.float16)}
     assert pooled(parse(POOL_LOAD), data, 2, 2, False) is None

@@ -15,7 +15,7 @@ from fractions import Fraction
 import ml_dtypes
 import numpy as np
 import pytest
-from test_tcgen05_kernels import E2M1_VALUES, Setup, run
+from tcgen05_testing import E2M1_VALUES, Setup, run
 
 from mmair.executor.tcgen05.elements import (
     decode_elements,

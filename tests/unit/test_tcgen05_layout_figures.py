@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from test_tcgen05_kernels import cute_offsets, cute_swizzle
+from tcgen05_testing import cute_offsets, cute_swizzle
 
 from mmair.isa.tcgen05 import SmemDesc, layouts
 

@@ -11,8 +11,7 @@ import json
 
 import numpy as np
 import pytest
-from test_multi_buffer import LOOP
-from test_pto_passes import parse
+from pto_testing import LOOP, parse
 from xdsl.context import Context
 from xdsl.dialects import func, scf
 from xdsl.parser import Parser
