@@ -4,7 +4,7 @@
     python docs/generate_docs.py --check   # exit 1 (and name the block) if a page disagrees with isa
 
 A generated block sits between `<!-- BEGIN generated: NAME -->` and `<!-- END generated: NAME -->`;
-everything else on the pages is prose written by hand. `tests/unit/test_docs_generated.py` runs
+everything else on the pages is prose written by hand. `tests/unit/project/test_docs_generated.py` runs
 the check, so a table cannot drift from the facts the verifiers, passes and executor use.
 """
 

@@ -19,7 +19,7 @@ bits). A normal value is (-1)^S * 2^E * 1.M. Specials: 0x00 is zero, 0x80 NaN, 0
 
 Sources: Y. Luo et al., "Ascend HiFloat8 Format for Deep Learning", arXiv:2409.16626 (2024),
 §2 and Table 4; MindSpore `mindspore/core/base/hifloat8.h` (`HiFloat8::ToFloat32`, Apache-2.0),
-whose decoder this table reproduces bit for bit (tests/unit/test_hif8.py).
+whose decoder this table reproduces bit for bit (tests/unit/isa/ascend/test_hif8.py).
 """
 
 from __future__ import annotations

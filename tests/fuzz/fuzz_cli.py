@@ -24,7 +24,7 @@ and a tcgen05 kernel), then one to three mutations:
 Each command runs in-process (`fuzz_ir.run_tool`) and is classified as `fuzz_ir` does, except that
 exit 2 is the documented code for a bad command line: `ok` (exit 0), `diag` (exit 1 or 2 with one
 `error:` line), and the failures `internal`, `crash` (a traceback, another exit code, no `error:`
-line), `hang`, `oom`. The quick version runs in the test suite (`tests/unit/test_fuzz_cli.py`).
+line), `hang`, `oom`. The quick version runs in the test suite (`tests/unit/project/test_fuzz_cli.py`).
 """
 
 from __future__ import annotations

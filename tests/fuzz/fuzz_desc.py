@@ -15,7 +15,7 @@ A word that decodes must re-encode to itself and survive the attribute-text roun
 of `mmair-desc decode` (`idesc_report`, `smem_report`, `zcmask_report` in the same context),
 which must list an error exactly when the decoder or the rule check refused the word. The only exception allowed anywhere is the
 documented `DescriptorError`; anything else is a failure, reported with the word and traceback.
-`fuzz_words` is the entry point of the pytest run (`tests/unit/test_desc_random_words.py`).
+`fuzz_words` is the entry point of the pytest run (`tests/unit/isa/tcgen05/test_desc_random_words.py`).
 """
 
 from __future__ import annotations

@@ -30,7 +30,7 @@ scalar arguments. Each tool run is classified:
 
 The run prints the counts per tool and overall, saves each failing mutant (and its traceback) under
 `--save-dir`, and exits 1 if any mutant failed. `run_in_process` is the entry point of the quick
-pytest run (`tests/unit/test_fuzz_quick.py`).
+pytest run (`tests/unit/project/test_fuzz_quick.py`).
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-// Every whole-kernel tcgen05 op once, for tcgen05-to-ptx + ptxas (tests/unit/test_tcgen05_to_ptx.py).
+// Every whole-kernel tcgen05 op once, for tcgen05-to-ptx + ptxas (tests/unit/passes/test_tcgen05_to_ptx.py).
 builtin.module attributes {tcgen05.target = "sm_100a"} {
   func.func @ops(%out: memref<32x16xf32>) {
     %bar = tcgen05.smem_alloc offset(0) : memref<1xi64, #tcgen05.space<smem>>

@@ -1,0 +1,269 @@
+"""cta_group::2 on a CTA pair (executor/tcgen05/cta_pair.py, tcgen05_kernels.mma_pair): numerics
+against numpy, the multicast commit, the cluster barrier, and the faults a pair kernel can have
+(each one diagnostic at its op)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+from run_variants import run_lowered, write_variant
+
+from mmair.executor.tcgen05.kernels import mma_pair, pair_smem_spans
+from mmair.executor.tcgen05.memories import SharedMemory, Tcgen05ExecutionError, TensorMemory
+from mmair.executor.tcgen05.operands import read_d, write_d, write_smem_operand
+from mmair.isa.tcgen05 import InstrDesc, SmemDesc, encode_idesc, encode_smem_desc
+from mmair.tools.run import main
+
+ROOT = Path(__file__).resolve().parents[4]
+EXAMPLE = ROOT / "examples" / "tcgen05_gemm_pair.mlir"
+LINES = EXAMPLE.read_text().splitlines()
+RNG = np.random.default_rng(21)
+
+
+def _line(fragment: str) -> int:
+    return next(i + 1 for i, x in enumerate(LINES) if fragment in x)
+
+
+def _inputs(tmp_path: Path) -> tuple[list[str], np.ndarray]:
+    a = RNG.integers(-4, 5, (256, 16)).astype(np.float16)
+    b = RNG.integers(-4, 5, (16, 128)).astype(np.float16)
+    np.save(tmp_path / "a.npy", a.reshape(2, 128, 2, 8).transpose(0, 2, 1, 3).copy())
+    np.save(tmp_path / "b.npy", b.T.reshape(2, 64, 2, 8).transpose(0, 2, 1, 3).copy())
+    args = ["--input", f"a={tmp_path / 'a.npy'}", "--input", f"b={tmp_path / 'b.npy'}"]
+    return args, a.astype(np.float32) @ b.astype(np.float32)
+
+
+def test_pair_gemm_matches_numpy(capsys, tmp_path: Path) -> None:
+    args, expected = _inputs(tmp_path)
+    for check in ("on", "off"):
+        code, err = run_lowered(capsys, EXAMPLE, *args, f"--sync-check={check}", "--output",
+                         f"d={tmp_path / 'd.npy'}")
+        assert code == 0, err
+        np.testing.assert_array_equal(np.load(tmp_path / "d.npy"), expected)
+
+
+def test_commit_without_the_peer_in_its_mask_leaves_the_peer_waiting(capsys,
+                                                                       tmp_path: Path) -> None:
+    path = write_variant(tmp_path, "mask1", [x.replace("%both = arith.constant 3 : i16",
+                                                  "%both = arith.constant 1 : i16")
+                                        for x in LINES])
+    code, err = run_lowered(capsys, path)
+    assert code == 1
+    wait = _line("tcgen05.mbarrier_wait %bar")
+    assert err.startswith(
+        f"{path}:{wait}:5: error: 'tcgen05.mbarrier_wait' op deadlock: CTA 1 of the CTA pair "
+        "waits on phase parity 0 of the mbarrier at SMEM 0x1800, which can never happen "
+        "(CTA 0 ended)")
+
+
+def test_commit_mask_beyond_the_pair_is_refused(capsys, tmp_path: Path) -> None:
+    path = write_variant(tmp_path, "mask4", [x.replace("%both = arith.constant 3 : i16",
+                                                  "%both = arith.constant 7 : i16")
+                                        for x in LINES])
+    code, err = run_lowered(capsys, path)
+    assert code == 1
+    assert "'tcgen05.commit' op multicasts to CTA mask 0x0007, which names CTAs beyond its " \
+           "cluster of 2 CTAs (ranks 0, 1) (in CTA 0 of the CTA pair)" in err
+
+
+def test_peer_smem_written_after_the_cluster_barrier_is_a_race(capsys, tmp_path: Path) -> None:
+    lines = list(LINES)
+    copy = lines.pop(_line('"memref.copy"(%b_half, %b_smem)') - 1)
+    sync = next(i for i, x in enumerate(lines) if "tcgen05.cluster_sync" in x)
+    lines.insert(sync + 1, copy)
+    path = write_variant(tmp_path, "late_copy", lines)
+    mma = next(i + 1 for i, x in enumerate(lines) if "tcgen05.mma kind" in x)
+    # The asynchronous checker (one engine for both CTAs; the default):
+    code, err = run_lowered(capsys, path)
+    assert code == 1
+    assert err.startswith(
+        f"{path}:{mma}:7: error: 'tcgen05.mma' op race on smem bytes [4096, 6144) (%b_smem of "
+        "CTA 1) between CTAs 1 and 0 of the CTA pair: 'tcgen05.mma' at "
+        f"{path}:{mma}:7 (the tensor core's async unit) reads them, 'memref.copy' at "
+        f"{path}:{sync + 2}:5 (the issuing thread, CTA 1) writes them; no tcgen05.cluster_sync "
+        "(or mbarrier phase the thread waited) orders them")
+    # --sync-check=off keeps the barrier-interval check of the pair:
+    code, err = run_lowered(capsys, path, "--sync-check=off")
+    assert code == 1
+    assert err.startswith(
+        f"{path}:{mma}:7: error: 'tcgen05.mma' op race on smem bytes [4096, 6144) of CTA 1 of the "
+        f"CTA pair: 'tcgen05.mma' reads them, 'memref.copy' at {path}:{sync + 2}:5 writes them, "
+        "in the same interval between tcgen05.cluster_sync barriers")
+
+
+def test_mma_before_the_peer_allocated_its_tmem(capsys, tmp_path: Path) -> None:
+    path = write_variant(tmp_path, "no_sync", [x for x in LINES if "tcgen05.cluster_sync" not in x])
+    code, err = run_lowered(capsys, path)
+    assert code == 1
+    assert "'tcgen05.mma' op requires D in allocated TMEM columns, got column 0, which is not " \
+           "allocated (access to columns [0, 128)) (D rows 128..255 in the tensor memory of " \
+           "CTA 1 of the pair) (in CTA 0 of the CTA pair)" in err
+
+
+def test_pair_kernel_refuses_coverage(capsys) -> None:
+    code, err = run_lowered(capsys, EXAMPLE, "--check-coverage", "d")
+    assert code == 1
+    assert "error: --timing and --check-coverage are not modelled for a cta_group::2 kernel " \
+           "(a CTA pair)" in err
+
+
+def _pair_setup(m_rows: int, n: int, k: int, type_name: str) -> tuple[list, list, int, int]:
+    """Two CTAs with A halves at 0 and B halves at 0x4000 (K-major, no swizzle)."""
+    ctas = [(SharedMemory(), TensorMemory()) for _ in range(2)]
+    a = RNG.integers(-3, 4, (2 * m_rows, k)).astype(np.float64)
+    b = RNG.integers(-3, 4, (k, n)).astype(np.float64)
+    a_desc = SmemDesc(start=0, lbo=m_rows * 16, sbo=128, base_offset=0, swizzle="none")
+    b_desc = SmemDesc(start=0x4000, lbo=n // 2 * 16, sbo=128, base_offset=0, swizzle="none")
+    for c, (smem, tmem) in enumerate(ctas):
+        tmem.alloc(256)
+        write_smem_operand(smem, a_desc, a[c * m_rows:(c + 1) * m_rows], major="k",
+                           type_name=type_name, kind="f16")
+        write_smem_operand(smem, b_desc, b[:, c * n // 2:(c + 1) * n // 2].T, major="k",
+                           type_name=type_name, kind="f16")
+    return ctas, [a, b], encode_smem_desc(a_desc), encode_smem_desc(b_desc)
+
+
+def test_mma_pair_accumulates_and_honours_the_8_word_lane_mask() -> None:
+    ctas, (a, b), a_word, b_word = _pair_setup(128, 64, 16, "bf16")
+    old = RNG.integers(-8, 9, (256, 64)).astype(np.float32)
+    for c, (_, tmem) in enumerate(ctas):
+        write_d(tmem, 0, "f32", old[128 * c:128 * (c + 1)])
+    words = [0] * 8
+    words[5] = 1 << 3  # lane 163 (bit 3 of word 5) = lane 35 of CTA 1 keeps its old row
+    idesc = encode_idesc(InstrDesc(kind="f16", m=256, n=64, atype="bf16", btype="bf16",
+                                   dtype="f32"))
+    mma_pair(ctas, kind="f16", d=0, a=a_word, b=b_word, idesc=idesc, enable_input_d=True,
+             disable_output_lane=words)
+    expected = a @ b + old
+    expected[163] = old[163]
+    got = np.concatenate([read_d(tmem, 0, "f32", 128, 64) for _, tmem in ctas])
+    np.testing.assert_array_equal(got, expected)
+
+
+def test_mma_pair_refuses_what_it_does_not_model() -> None:
+    ctas, _, a_word, b_word = _pair_setup(64, 64, 16, "f16")
+    idesc = encode_idesc(InstrDesc(kind="f16", m=128, n=64, atype="f16", btype="f16",
+                                   dtype="f32"))
+    with pytest.raises(Tcgen05ExecutionError, match=r"cta_group::2 with M = 128 \(Layout B/C; "
+                       r"only M = 256, Layout A, is modelled\)"):
+        mma_pair(ctas, kind="f16", d=0, a=a_word, b=b_word, idesc=idesc, enable_input_d=False)
+
+
+def test_pair_mma_with_a_in_tmem_is_refused_at_the_op(capsys, tmp_path: Path) -> None:
+    # A in tensor memory on a CTA pair is not modelled: one diagnostic at the MMA, with and
+    # without the asynchronous checker (never a crash reading a TMEM memref as a descriptor).
+    lines = list(LINES)
+    mma = _line("tcgen05.mma kind")
+    alloc = _line("%acc = tcgen05.alloc")
+    tmem_a = "memref<128x16xf16, #tcgen05.space<tmem>>"
+    lines[alloc - 1] += f"\n    %a_tmem = tcgen05.alloc cta_group(2) columns(32) : {tmem_a}"
+    lines[mma - 1] = lines[mma - 1].replace("%acc, %a_desc,", "%acc, %a_tmem,").replace(
+        "#tcgen05.space<tmem>>, i64", f"#tcgen05.space<tmem>>, {tmem_a}")
+    lines = "\n".join(lines).splitlines()
+    path = write_variant(tmp_path, "pair_a_tmem", lines)
+    mma = next(i + 1 for i, x in enumerate(lines) if "tcgen05.mma kind" in x)
+    for check in ("on", "off"):
+        code, err = run_lowered(capsys, path, f"--sync-check={check}")
+        assert code == 1
+        assert err.startswith(f"{path}:{mma}:7: error: 'tcgen05.mma' op uses cta_group::2 with A "
+                              "in tensor memory, which the executor does not model"), err
+
+
+def test_pair_smem_spans_of_a_in_tmem_are_b_only() -> None:
+    # A in TMEM (a = None) has no SMEM span: only B's half is read from each CTA's SMEM.
+    idesc = encode_idesc(InstrDesc(kind="f16", m=256, n=64, atype="f16", btype="f16",
+                                   dtype="f32"))
+    b_word = encode_smem_desc(SmemDesc(start=0x4000, lbo=512, sbo=128))
+    a_word = encode_smem_desc(SmemDesc(start=0, lbo=2048, sbo=128))
+    with_a = pair_smem_spans("f16", idesc, a_word, b_word)
+    # A: 128 rows x 16 f16 = 4096 bytes; B's half: 32 columns x 16 f16 = 1024 bytes.
+    assert with_a == ((0, 4096), (0x4000, 0x4000 + 1024))
+    assert pair_smem_spans("f16", idesc, None, b_word) == with_a[1:]
+
+
+def test_check_numpy_reference_runs_the_pair_and_catches_a_wrong_executor(capsys, monkeypatch,
+                                                                           tmp_path: Path) -> None:
+    args, _ = _inputs(tmp_path)
+    code = main([str(EXAMPLE), "-p", "mmair-lower", "--check-numpy", *args])
+    out = capsys.readouterr().out
+    assert code == 0
+    assert out.startswith("check d = numpy tcgen05.mma reference: ") and out.rstrip().endswith(
+        ": ok")
+    from mmair.executor.tcgen05 import functions as executor_tcgen05
+
+    real = executor_tcgen05.mma_pair
+    # A fault: the pair's CTAs taken in the wrong order (B halves and D rows swapped).
+    monkeypatch.setattr(executor_tcgen05, "mma_pair",
+                        lambda ctas, **kw: real(list(reversed(ctas)), **kw))
+    code = main([str(EXAMPLE), "-p", "mmair-lower", "--check-numpy", *args])
+    out = capsys.readouterr().out
+    assert code == 1
+    assert "check d = numpy tcgen05.mma reference: " in out and "FAILED" in out
+
+
+def test_checker_sees_the_peer_reading_d_before_the_mma_completes(capsys, tmp_path: Path) -> None:
+    # CTA 1 loads its D rows right after the cluster barrier, without waiting for the commit's
+    # phase: the pair MMA (issued later by CTA 0) writes those TMEM cells unordered with the load.
+    lines = list(LINES)
+    wait = _line("tcgen05.mbarrier_wait %bar")
+    lines[wait - 1] = f"    scf.if %leader {{\n  {lines[wait - 1]}\n    }}"  # only CTA 0 waits
+    # The dealloc comes after a second barrier (CTA 1 must not free its TMEM under the MMA).
+    dealloc = _line("tcgen05.dealloc")
+    lines.insert(dealloc - 1, "    tcgen05.cluster_sync")
+    lines = "\n".join(lines).splitlines()
+    path = write_variant(tmp_path, "early_d", lines)
+    code, err = run_lowered(capsys, path)
+    assert code == 1
+    mma = next(i + 1 for i, x in enumerate(lines) if "tcgen05.mma kind" in x)
+    assert err.startswith(f"{path}:{mma}:7: error: 'tcgen05.mma' op race on TMEM lanes [96, 128) "
+                          "x columns [0, 128) (%acc of CTA 1) between CTAs 1 and 0 of the CTA "
+                          "pair: 'tcgen05.mma'")
+    assert "'tcgen05.ld' at" in err and "(the TMEM load path, CTA 1) reads them" in err
+
+
+def test_pair_shift_moves_both_ctas_rows_and_cp_is_refused(capsys, tmp_path: Path) -> None:
+    # After the MMA and its wait, a cta_group::2 shift of %acc moves lanes 0..31 of columns 0..7
+    # down one lane in BOTH CTAs; each CTA then copies its 128 D rows to GM through the TMEM
+    # memref (lane 0 is undefined: NaN there).
+    lines = list(LINES)
+    wait = _line("tcgen05.mbarrier_wait %bar")
+    shift = ["    tcgen05.cluster_sync",  # both CTAs saw phase 0 before the next commit
+             "    scf.if %leader {",
+             "      tcgen05.shift cta_group(2) %acc : memref<128x128xf32, #tcgen05.space<tmem>>",
+             "      %again = arith.constant 3 : i16",
+             "      tcgen05.commit cta_group(2) %bar multicast(%again) : "
+             "memref<1xi64, #tcgen05.space<smem>>",
+             "    }",
+             "    %phase1 = arith.constant true",
+             "    tcgen05.mbarrier_wait %bar, %phase1 : memref<1xi64, #tcgen05.space<smem>>",
+             "    %c128x = arith.constant 128 : index",
+             "    %half_row = arith.muli %rank, %c128x : index",
+             '    %d_half = "memref.subview"(%d, %half_row) <{static_offsets = array<i64: '
+             "-9223372036854775808, 0>, static_sizes = array<i64: 128, 128>, static_strides = "
+             "array<i64: 1, 1>, operandSegmentSizes = array<i32: 1, 1, 0, 0>}> : "
+             "(memref<256x128xf32>, index) -> memref<128x128xf32, strided<[128, 1], offset: ?>>",
+             '    "memref.copy"(%acc, %d_half) : (memref<128x128xf32, #tcgen05.space<tmem>>, '
+             "memref<128x128xf32, strided<[128, 1], offset: ?>>) -> ()"]
+    epilogue = [x for x in lines[wait:] if "tcgen05.ld" not in x and "tcgen05.wait_ld" not in x
+                and '"memref.copy"(%r' not in x]
+    path = write_variant(tmp_path, "pair_shift", lines[:wait] + shift + epilogue)
+    args, expected = _inputs(tmp_path)
+    code, err = run_lowered(capsys, path, *args, "--output", f"d={tmp_path / 'd.npy'}")
+    assert code == 0, err
+    d = np.load(tmp_path / "d.npy")
+    for base in (0, 128):  # each CTA's half
+        assert np.isnan(d[base, :8]).all()
+        np.testing.assert_array_equal(d[base + 1:base + 32, :8], expected[base:base + 31, :8])
+        np.testing.assert_array_equal(d[base + 32:base + 128], expected[base + 32:base + 128])
+        np.testing.assert_array_equal(d[base:base + 32, 8:], expected[base:base + 32, 8:])
+    cp = ["    %src = tcgen05.make_smem_desc #tcgen05.smem_desc<start = 0, lbo = 128, sbo = 256, "
+          "base_offset = 0, lbo_mode = relative, swizzle = none>",
+          '    tcgen05.cp cta_group(2) shape("128x256b") %acc, %src : '
+          "memref<128x128xf32, #tcgen05.space<tmem>>"]
+    path = write_variant(tmp_path, "pair_cp", lines[:wait] + cp + lines[wait:])
+    code, err = run_lowered(capsys, path)
+    assert code == 1
+    assert "'tcgen05.cp' op uses tcgen05.cp with cta_group::2, which the executor does not " \
+           "model" in err
