@@ -5,7 +5,11 @@ descriptors, one MMA on placed operands (`run`), a parsed kernel on the interpre
 from __future__ import annotations
 
 import numpy as np
+from xdsl.context import Context
+from xdsl.dialects import builtin, func
+from xdsl.dialects import test as test_dialect
 
+from mmair.dialects.tcgen05 import TCGEN05
 from mmair.executor.tcgen05.kernels import mma
 from mmair.executor.tcgen05.memories import SharedMemory, TensorMemory
 from mmair.executor.tcgen05.operands import read_d, write_smem_operand
@@ -126,3 +130,9 @@ def run_kernel(source: str, *args: np.ndarray):
     entry = next(op for op in module.walk() if op.name == "func.func")
     interp.call_op(entry, args)
     return memory
+
+
+# A context with the tcgen05 dialect and what its kernels use (builtin, func, test ops).
+TCGEN05_CONTEXT = Context()
+for _dialect in (builtin.Builtin, func.Func, test_dialect.Test, TCGEN05):
+    TCGEN05_CONTEXT.load_dialect(_dialect)

@@ -1,7 +1,8 @@
 """Numeric edges of the executor that a plausible wrong implementation gets right on random data
 (issue 18): rounding ties, a negative scale under ReLU, integer sums past 2^24, junk high bits of
 narrow float containers, unaligned source starts, every transpose path of L1 -> L0 and nz2dn into
-a tile. Expected values are literals worked out by hand from the format definitions, or an
+a tile, Fixpipe's per-column QUANT_PRE vector, its f32 datapath and the conversions it refuses.
+Expected values are literals worked out by hand from the format definitions, or an
 independent numpy formulation (the reference index formulas written out here, int64 matmul).
 """
 
@@ -14,6 +15,7 @@ from xdsl.context import Context
 
 from mmair.dialects import get_all_dialects
 from mmair.executor.ascend import kernels as K
+from mmair.executor.engine.errors import ExecutionError
 from mmair.executor.engine.memory import Memory
 from mmair.executor.runner import run_module
 from mmair.executor.tcgen05.elements import decode_elements
@@ -309,3 +311,80 @@ def test_gm_moves_check_sizes_and_ranks() -> None:
     row = np.zeros(16, np.float32)  # a 1-D GM memref is one row
     K.fixpipe(C, row, 1, 16)
     assert (row == SENTINEL).all()
+
+
+# Fixpipe quantization: the per-column QUANT_PRE vector, the f32 datapath, refused conversions
+
+
+def _module(text: str):
+    ctx = Context()
+    for name, factory in get_all_dialects().items():
+        ctx.register_dialect(name, factory)
+    return LocatingParser(ctx, text, "k.mlir").parse_module()
+
+
+@pytest.mark.parametrize("form", ["fixpipe_copy", "fixpipe"])
+def test_fixpipe_applies_the_per_column_quant_vector(form):
+    # The raw kernel of test_pto_expand_params (a5: A^T and B through load_2d_v2, mmad, then
+    # fixpipe_copy, or the tile-level fixpipe), quantized to s8 by a vector of QUANT_PRE words,
+    # one per output column. The u64 words reach L1 through a u32 tile at the same address
+    # (GM -> L1 moves no u64).
+    from tests.unit.passes.test_pto_expand_params import LOAD2D_V2_KERNEL
+
+    text = LOAD2D_V2_KERNEL.replace(
+        "%c: memref<40x50xf32>)", "%c: memref<40x50xi8>, %v: memref<128xui32>)"
+    ).replace("    %c1o = pto.alloc", """    %c128 = arith.constant 128 : index
+    %v32 = pto.alloc {offset = 131072 : i64} : !pto.tile<l1, 1x128xui32, nd>
+    %v64 = pto.alloc {offset = 131072 : i64} : !pto.tile<l1, 1x64xui64, nd>
+    pto.mte_gm_l1 %v, %v32, %c1, %c128 : memref<128xui32>, !pto.tile<l1, 1x128xui32, nd>
+    %c1o = pto.alloc""").replace(
+        "dst_nd_stride %c0 : !pto.tile<l0c, 48x64xf32, nz>, memref<40x50xf32>",
+        'dst_nd_stride %c0 vector %v64 : !pto.tile<l1, 1x64xui64, nd> {quant = "vqf322b8_pre"} : '
+        "!pto.tile<l0c, 48x64xf32, nz>, memref<40x50xi8>")
+    if form == "fixpipe":
+        raw = next(line for line in text.splitlines() if "pto.fixpipe_copy" in line)
+        text = text.replace(raw, '    pto.fixpipe %c1o, %c, %c40, %c50 vector %v64 : '
+                                 '!pto.tile<l1, 1x64xui64, nd> {quant = "vqf322b8_pre"} : '
+                                 '!pto.tile<l0c, 48x64xf32, nz>, memref<40x50xi8>')
+    assert "vector %v64" in text
+    rng = np.random.default_rng(5)
+    a = rng.integers(-4, 5, (40, 70)).astype(np.float16)
+    b = rng.integers(-4, 5, (70, 50)).astype(np.float16)
+    # Powers of two: exact although the hardware drops the scale's low 13 bits; bit 46 = signed
+    # (s8) output, shift field 0, offset 0 (the QUANT_PRE layout in docs/ascend.md).
+    scales = np.array([0.5, 0.25, 2.0, 1.0] * 16, np.float32)
+    words = scales.view(np.uint32).astype(np.uint64) | np.uint64(1 << 46)
+    out = run_module(_module(text), inputs={"at": np.ascontiguousarray(a.T), "b": b,
+                                            "v": words.view(np.uint32)}).outputs["c"]
+    # Integer products: the f32 sums are exact; odd sums x 0.5 / 0.25 are ties (to even).
+    product = (a.astype(np.int64) @ b.astype(np.int64)).astype(np.float64) * scales[None, :50]
+    expected = np.clip(np.rint(product), -128, 127).astype(np.int8)
+    assert np.array_equal(out, expected)
+
+
+def _quant_word(scale: float, signed: bool = True) -> int:
+    # QUANT_PRE (docs/ascend.md): f32 scale bits 0-31, shift - 1 in bits 32-35 (0 here), offset
+    # bits 37-45 (0), bit 46 = signed output
+    return int(np.float32(scale).view(np.uint32)) | int(signed) << 46
+
+
+def test_quant_converts_the_s32_accumulator_to_f32_before_scaling():
+    # The fixpipe datapath is f32 (docs/executor.md): x = 2^24 + 1 becomes 2^24 in f32, so
+    # x * 2^-25 is the tie 0.5, which rounds to even 0 (an f64 product would give 0.5 + 2^-25 -> 1).
+    acc = np.array([[2**24 + 1, -(2**24 + 1), 2**24 + 3]], np.int32)
+    got = K.quantize(acc, "req8", np.dtype(np.int8), word=_quant_word(2.0**-25))
+    # 2^24 + 3 is 2^24 + 4 in f32 (ties to even): x 2^-25 = 0.5 + 2^-23 -> 1
+    assert got.tolist() == [[0, 0, 1]]
+
+
+@pytest.mark.parametrize(("mode", "kwargs", "dtype", "message"), [
+    ("vreq8", {}, np.int8, r"^quant vreq8 requires a vector operand$"),
+    ("req8", {}, np.int8, r"^quant req8 requires a scalar operand$"),
+    ("vqf322f16_pre", {"words": np.zeros(16, np.uint64)}, np.float16,
+     r"^quant mode vqf322f16_pre is not supported by the executor$"),
+    ("req8", {"word": _quant_word(1.0)}, np.int16,
+     r"^quant req8 requires an s8 or u8 destination, got int16$"),
+])
+def test_quant_refuses_what_it_cannot_convert(mode, kwargs, dtype, message):
+    with pytest.raises(ExecutionError, match=message):
+        K.quantize(np.zeros((16, 16), np.int32), mode, np.dtype(dtype), **kwargs)

@@ -388,3 +388,29 @@ def test_inputs_are_checked():
         run_module(module, inputs={"q": 1, "r": 1})
     with pytest.raises(InputError, match=r"no function named 'nope'"):
         run_module(module, "nope")
+
+
+def test_gather_mask_on_a_target_without_it_is_one_runtime_error():
+    # The verifier checks the module's own target; `run_module(target=...)` runs the same IR on
+    # another one: the 910 has no GatherMask (its vector unit predates it).
+    text = """builtin.module {
+  func.func @g(%src: memref<128xui16>) -> index {
+    %zero = arith.constant 0 : index
+    %one = arith.constant 1 : index
+    %eight = arith.constant 8 : index
+    %ub_src = pto.alloc {offset = 0 : i64} : !pto.tile<ub, 128xui16, nd>
+    %ub_dst = pto.alloc {offset = 256 : i64} : !pto.tile<ub, 128xui16, nd>
+    pto.mte_gm_ub %src, %ub_src : memref<128xui16>, !pto.tile<ub, 128xui16, nd>
+    %kept = pto.gather_mask %ub_dst, %ub_src, %zero, %one, %one, %eight, %zero {pattern = 2 : i64} : !pto.tile<ub, 128xui16, nd>, !pto.tile<ub, 128xui16, nd>
+    func.return %kept : index
+  }
+}
+"""
+    ctx = Context()
+    for name, factory in get_all_dialects().items():
+        ctx.register_dialect(name, factory)
+    module = LocatingParser(ctx, text, "g.mlir").parse_module()
+    src = {"src": np.arange(128, dtype=np.uint16)}
+    assert run_module(module, inputs=src, target="a2").results == (64,)
+    with pytest.raises(ExecutionError, match="GatherMask does not exist on target 910"):
+        run_module(module, inputs=src, target="910")

@@ -1,13 +1,17 @@
-"""Ops that have a lowering are run lowered: the executor carries no second implementation."""
+"""Ops that have a lowering are run lowered: the executor carries no second implementation, and
+such an op reached unlowered is one error, with or without the sync checker."""
 
 from pathlib import Path
 
 import numpy as np
 import pytest
+from sync_testing import parse
 from xdsl.dialects.builtin import ModuleOp
 
 from mmair.dialects import pto, tcgen05
-from mmair.executor.runner import make_interpreter
+from mmair.executor.engine.errors import ExecutionError
+from mmair.executor.runner import make_interpreter, run_module
+from mmair.tools.diagnostics import op_location
 from mmair.tools.run import main
 
 LOWERED_OPS = [pto.MatmulOp, tcgen05.MakeIdescOp, tcgen05.MakeSmemDescOp, tcgen05.MakeZcmaskOp]
@@ -77,3 +81,20 @@ def test_auto_lowering_leaves_a_hand_written_race_to_the_checker(
     assert "'pto.mte_l1_l0a' at " in err and "(pipe mte1) writes them" in err
     # The matmul function itself is lowered, synchronised and runs clean.
     assert main([str(path), "--entry", "mm"]) == 0
+
+
+_LOWERED = """builtin.module attributes {pto.target = "a2"} {
+  func.func @f(%a: memref<16x16xf16>, %b: memref<16x16xf16>, %c: memref<16x16xf32>) {
+    pto.matmul %a, %b, %c : memref<16x16xf16>, memref<16x16xf16>, memref<16x16xf32>
+    func.return
+  }
+}
+"""
+
+
+@pytest.mark.parametrize("sync_check", [False, True])
+def test_op_with_a_lowering_is_one_error_with_or_without_the_checker(sync_check):
+    with pytest.raises(ExecutionError, match=r"no implementation for op 'pto\.matmul' in the "
+                                             r"executor; ops with a lowering run after it") as info:
+        run_module(parse(_LOWERED), sync_check=sync_check)
+    assert op_location(info.value.op)[1:] == (3, 5)

@@ -1,6 +1,7 @@
 """Footprints of the pto ops (`dialects/pto/effects.py`): exhaustive over the dialect, exact at run
 time (tile bytes, GM windows as row segments), conservative statically, and the operand
-alignments `pto-assign-addresses` takes from them."""
+alignments `pto-assign-addresses` takes from them; a dn2nz load reads the transposed GM window, a
+one-row access is described as a plain range."""
 
 from __future__ import annotations
 
@@ -10,7 +11,8 @@ from xdsl.dialects.builtin import MemRefType
 
 from mmair.dialects import get_all_dialects, pto
 from mmair.dialects.pto import effects
-from mmair.dialects.pto.effects import EFFECTS, Access, gm_access
+from mmair.dialects.pto.effects import EFFECTS, Access, Footprint, gm_access
+from mmair.executor.engine.memory import Memory
 from mmair.executor.engine.seam import op_pipe
 from mmair.isa.ascend import targets as isa
 from mmair.isa.ascend.pipes import Pipe
@@ -111,3 +113,29 @@ def test_assign_addresses_alignment_comes_from_the_footprints():
     assert roles == {"lhs": isa.MMAD_SRC_ALIGN, "rhs": isa.MMAD_SRC_ALIGN, "dst": isa.MMAD_DST_ALIGN}
     acc = {r.name: (r.read, r.write) for r in EFFECTS[pto.MadAccOp].operands}
     assert acc["dst"] == (True, True)  # mad_acc reads and writes C
+
+
+_DN2NZ = """builtin.module attributes {pto.target = "a5"} {
+  func.func @f(%at: memref<64x32xf16>, %rows: index, %cols: index) {
+    %l1 = pto.alloc : !pto.tile<l1, 32x64xf16, nz>
+    pto.mte_gm_l1 %at, %l1, %rows, %cols dn2nz : memref<64x32xf16>, !pto.tile<l1, 32x64xf16, nz>
+    func.return
+  }
+}
+"""
+
+
+def test_dn2nz_load_reads_the_transposed_window():
+    # DN2NZ: GM holds the transpose, so a 16 x 32 tile region reads 32 GM rows of 16 elements
+    # (32 bytes every 64-byte GM row).
+    load = next(op for op in parse(_DN2NZ).walk() if isinstance(op, pto.MteGmL1Op))
+    at = np.zeros((64, 32), np.float16)
+    tile = Memory("a5").place("l1", (32, 64), "nz", "f16", 0, "%l1")
+    src, dst = Footprint(load).accesses((at, tile, 16, 32))
+    assert (src.start, src.width, src.rows, src.stride, src.write) == (0, 32, 32, 64, False)
+    assert (dst.space, dst.width, dst.write) == ("l1", 32 * 64 * 2, True)
+
+
+def test_one_row_access_is_described_as_a_plain_range():
+    assert Access("ub", 32, 8, 1, 64).describe() == "[32, 40)"
+    assert Access("ub", 32, 8, 2, 64).describe() == "[32, 104) as 2 rows of 8 bytes every 64 bytes"

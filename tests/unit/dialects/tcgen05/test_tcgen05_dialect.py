@@ -12,6 +12,7 @@ from io import StringIO
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from tcgen05_testing import TCGEN05_CONTEXT
 from tcgen05_vectors import VALID_IDESC_VECTORS
 from xdsl.context import Context
 from xdsl.dialects import arith, func
@@ -377,3 +378,36 @@ def test_smem_alloc_and_alloc_checks() -> None:
         AllocOp(48, tmem_type([128, 32], f32)).verify()
     with pytest.raises(VerifyException, match="requires cta_group in 1, 2, got 3"):
         AllocOp(32, tmem_type([128, 32], f32), cta_group=3).verify()
+
+
+ZERO_D_KERNEL = """func.func @k(%en: i1, %desc: i64) {{
+  %d = "test.op"() : () -> memref<{shape}xf32, #tcgen05.space<tmem>>
+  %idesc = tcgen05.make_idesc #tcgen05.idesc<kind = f16, dtype = f32, atype = f16, btype = f16, m = 128, n = 128>
+  tcgen05.mma kind(f16) cta_group(1) %d, %desc, %desc, %idesc, %en : memref<{shape}xf32, #tcgen05.space<tmem>>, i64
+  func.return
+}}"""
+
+
+ZERO_LD_KERNEL = """func.func @k(%t: memref<0x128xf32, #tcgen05.space<tmem>>) {
+  %r = tcgen05.ld shape("32x32b") num(8) warp(0) lane(0) column(0) %t : memref<0x128xf32, #tcgen05.space<tmem>> -> memref<32x8xf32>
+  func.return
+}"""
+
+
+def verify_text(text: str) -> None:
+    Parser(TCGEN05_CONTEXT, text).parse_module().verify()
+
+
+@pytest.mark.parametrize("shape", ["0x128", "128x0"])
+def test_a_zero_extent_d_is_too_small_for_the_tile(shape):
+    # A static extent of 0 is a size (too small), not a dynamic one (xDSL: -1).
+    with pytest.raises(VerifyException, match=re.escape(
+            f"requires d to hold the 128x128 tile of the idesc, got memref<{shape}xf32, "
+            "#tcgen05.space<tmem>>")):
+        verify_text(ZERO_D_KERNEL.format(shape=shape))
+
+
+def test_a_zero_lane_tmem_operand_is_too_small_for_the_access():
+    with pytest.raises(VerifyException, match=re.escape(
+            "requires lanes 0..31 and columns 0..7 inside the TMEM operand 0x128")):
+        verify_text(ZERO_LD_KERNEL)

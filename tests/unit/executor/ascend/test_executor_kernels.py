@@ -1,4 +1,5 @@
-"""pto op kernels against independent numpy formulations.
+"""pto op kernels against independent numpy formulations; the f16 -> f32 conversion table holds
+every half-precision value.
 
 The expected arrangements are built from the explicit index formulas of docs/ascend.md ("Fractal layouts",
 §6.2, §8.2) with np.indices, not with the layout helpers the executor uses.
@@ -548,3 +549,13 @@ def test_s4_pipeline_packs_two_per_byte():
     out = np.zeros((M, N), np.int32)
     K.fixpipe(c, out, M, N)
     assert np.array_equal(out, a.astype(np.int64) @ b.astype(np.int64))
+
+
+def test_f16_to_f32_table_holds_every_half_precision_value(monkeypatch):
+    # The table is built once per process: rebuild it here so that its construction is tested.
+    monkeypatch.setattr(K, "_F16_TABLE", None)
+    halves = np.arange(1 << 16, dtype=np.uint32).astype(np.uint16).view(np.float16)
+    got = K._convert(halves, np.dtype(np.float32))
+    assert got.dtype == np.float32 and got.shape == (1 << 16,)
+    np.testing.assert_array_equal(got, halves.astype(np.float32))  # NaN == NaN here
+    assert got[0x3C00] == 1.0 and got[0x7BFF] == 65504.0 and got[0x0001] == 2.0**-24

@@ -216,3 +216,35 @@ def test_reads_of_the_same_bytes_do_not_wait_for_each_other():
     finally:
         release.set()
         threads.close()
+
+
+MAD_FAULTS = """builtin.module attributes {pto.target = "a2"} {
+  func.func @k(%n: index) {
+    %c16 = arith.constant 16 : index
+    %a = pto.alloc : !pto.tile<l0a, 16x16xf16, zz>
+    %b = pto.alloc : !pto.tile<l0b, 16x32xf16, zn>
+    %c = pto.alloc : !pto.tile<l0c, 16x16xf32, nz>
+    %d = pto.alloc : !pto.tile<l0c, 16x16xf32, nz>
+    pto.mad %a, %b, %c, %c16, %n, %c16 : !pto.tile<l0a, 16x16xf16, zz>, !pto.tile<l0b, 16x32xf16, zn>, !pto.tile<l0c, 16x16xf32, nz>
+    pto.mad %a, %b, %d, %c16, %n, %c16 : !pto.tile<l0a, 16x16xf16, zz>, !pto.tile<l0b, 16x32xf16, zn>, !pto.tile<l0c, 16x16xf32, nz>
+    func.return
+  }
+}
+"""
+
+
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_kernel_fault_on_a_thread_is_reported_at_the_first_failing_op(capsys, tmp_path, jobs):
+    # n = 32 exceeds both 16-column destinations: the mads' numpy kernels fault (the footprints,
+    # whole tiles, do not), on the worker threads with --jobs 2. Both fail; the run reports the
+    # first one in program order (line 8), exactly as the sequential run does.
+    from mmair.tools.run import main as run_main
+
+    path = tmp_path / "faults.mlir"
+    path.write_text(MAD_FAULTS)
+    code = run_main([str(path), "--input", "n=32", "--jobs", jobs, "--sync-check=on", "-p", ""])
+    err = capsys.readouterr().err
+    assert code == 1
+    lines = [line for line in err.splitlines() if "error:" in line]
+    assert lines == [f"{path}:8:5: error: 'pto.mad' op requires n in [0, 16] (columns of the dst "
+                     f"tile %c), got 32"], err

@@ -1,4 +1,5 @@
-"""Simulated memories: placement, aliasing, capacity and alignment faults."""
+"""Simulated memories: placement, aliasing, capacity and alignment faults, a 1-D tile as one row,
+s4 write-back as nibbles, `gm` refused as an on-chip space."""
 
 import numpy as np
 import pytest
@@ -111,3 +112,26 @@ def test_s4_tiles_pack_two_per_byte():
     t.store_values(values)
     assert t.physical[0] == (1 | ((-2 & 0xF) << 4))
     assert np.array_equal(t.values()[0, 0, 0, :4].astype(np.int8), [1, -2, 7, -8])
+
+
+def test_one_dimensional_tile_is_one_row():
+    mem = Memory("a2")
+    vector = mem.place("ub", (48,), "nd", "f16")
+    assert (vector.rows, vector.cols) == (1, 48)
+    matrix = mem.place("ub", (3, 16), "nd", "f16")
+    assert (matrix.rows, matrix.cols) == (3, 16)
+
+
+def test_s4_tile_stores_any_integer_array_as_nibbles():
+    mem = Memory("a2")
+    tile = mem.place("ub", (64,), "nd", "s4")
+    wide = np.tile(np.array([-8, -1, 0, 7], dtype=np.int64), 16)
+    tile.store_values(wide)
+    # element 2i in the low nibble of byte i: (-8, -1) -> 0xF8, (0, 7) -> 0x70
+    assert tile.physical.reshape(-1)[:4].tolist() == [0xF8, 0x70, 0xF8, 0x70]
+    assert tile.values().astype(np.int64).reshape(-1).tolist() == wide.tolist()
+
+
+def test_gm_is_not_an_on_chip_space():
+    with pytest.raises(ExecutionError, match=r"^gm is not an on-chip space: GM data are memref arguments"):
+        Memory("a2").space("gm")

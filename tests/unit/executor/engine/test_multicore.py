@@ -1,15 +1,19 @@
 """Multi-core launches (issue 12): pto.block_idx / block_num / sync_all, per-core memories with
 shared GM, the cross-core race check on the engine's happens-before, a core skipping the barrier
-as a deadlock report, and the launch size checked against the target's cores."""
+as a deadlock report, a pipe stuck at `pto.sync_all` as that core's deadlock (and a waiting core
+stopping at the barrier after it), and the launch size checked against the target's cores."""
 
 from __future__ import annotations
 
+from types import SimpleNamespace
+
 import numpy as np
 import pytest
-from multicore_testing import CLEAN, RACY, ROTATE, SKIP, inputs, parse
+from multicore_testing import CLEAN, KERNEL, RACY, ROTATE, SKIP, inputs, parse
 
 from mmair.executor.engine.errors import ExecutionError
 from mmair.executor.engine.events import SyncError
+from mmair.executor.engine.multicore import Launch
 from mmair.executor.runner import run_module
 from mmair.isa.ascend.pipes import CUBE_CORES
 from mmair.tools.run import main as run_main
@@ -269,3 +273,44 @@ def test_runtime_fault_names_the_block():
     assert not isinstance(info.value, SyncError)
     assert str(info.value) == ("'memref.subview' op subview dim 0: offset 64, size 16, stride 1 "
                                "out of bounds for memref of shape 64 (in block 2 of 3)")
+
+
+STUCK = KERNEL.format(window="arith.addi %o, %o : index", sync="""%z = arith.constant 0 : index
+    %first = arith.cmpi eq, %i, %z : index
+    scf.if %first {
+      pto.wait_flag mte2 -> mte3, 3
+    }
+    pto.sync_all""")
+"""Block 0's MTE3 pipe waits for a flag no one sets, then the core reaches `pto.sync_all`."""
+
+
+STUCK_MESSAGE = ("deadlock: the scalar unit waits at 'pto.sync_all' at k.mlir:20:5 (pipe s) for every "
+                 "pipe to finish; pipe mte3 waits at 'pto.wait_flag' at k.mlir:18:7 (pipe mte3) for "
+                 "flag mte2 -> mte3 event 3: no set_flag that could release them is issued or can run")
+
+
+@pytest.mark.parametrize("blocks", [1, 2])
+def test_pipe_stuck_at_sync_all_is_a_deadlock_of_that_core(blocks):
+    # SyncAll waits for every pipe of its core (PIPE_ALL): the deadlock is reported at block 0's
+    # sync_all, naming block 0's scalar unit (no ", core N"), not at kernel end or at block 1
+    with pytest.raises(SyncError, match=r"deadlock: the scalar unit waits at 'pto\.sync_all'") as info:
+        run_module(parse(STUCK), inputs=inputs(), blocks=blocks, sync_check=True)
+    assert info.value.message == STUCK_MESSAGE
+    assert [(e.core, str(e.pipe)) for e in info.value.events] == [(0, "s"), (0, "mte3")]
+
+
+def test_waiting_core_does_not_run_past_sync_all_after_a_deadlock():
+    # Block 0 waits at its sync_all, block 1 ends without one: the launch reports the deadlock and
+    # block 0's thread stops at the barrier (Abort) instead of running the code after it.
+    launch = Launch(2)
+    interp = SimpleNamespace(iteration=())
+    ran_after_barrier: list[int] = []
+
+    def block0() -> None:
+        launch.sync_all(0, None, interp)
+        ran_after_barrier.append(0)
+
+    with pytest.raises(SyncError, match=r"^deadlock: block 0 waits at 'pto\.sync_all' \(their sync_all "
+                                        r"number 1\), but block 1 ended without reaching it"):
+        launch.run([block0, lambda: None])
+    assert ran_after_barrier == []

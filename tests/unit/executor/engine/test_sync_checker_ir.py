@@ -1,7 +1,8 @@
 """The sync checker on IR (`run_module(..., sync_check=True)`): flagged kernels run clean with the
 values of a program-order run; removing a flag gives a race naming both ops, their pipes, the
 buffer and the bytes; deadlocks, unbalanced flags, run-time event ids, scalar reads of pipe
-results, loop iterations in messages."""
+results (ordered by `pipe_barrier all`, not by one pipe's barrier), loop iterations in messages,
+a write after an unordered read."""
 
 from __future__ import annotations
 
@@ -307,3 +308,140 @@ def test_an_op_without_implementation_fails_when_it_runs_after_the_ops_before_it
     with pytest.raises(ExecutionError, match=r"no implementation for op 'pto.matmul'") as info:
         run_module(parse(_with_matmul(GATHER)), inputs=_inputs(), sync_check=True)
     assert info.value.op.name == "pto.matmul"
+
+
+# Scalar reads of pipe results at `pipe_barrier` boundaries and behind waits; deadlock locations
+
+
+_T = "!pto.tile<ub, 128xui16, nd>"
+
+
+def gather_kernel(middle: str) -> str:
+    """Load 128 u16 into UB, keep every second element (pattern 2) with a GatherMask, store the
+    128-element destination back and return the kept count; `middle` is the synchronization
+    (and the gather) between the load and the store."""
+    return f"""builtin.module attributes {{pto.target = "a2"}} {{
+  func.func @gather(%src: memref<128xui16>, %dst: memref<128xui16>) -> index {{
+    %zero = arith.constant 0 : index
+    %one = arith.constant 1 : index
+    %eight = arith.constant 8 : index
+    %ub_src = pto.alloc {{offset = 0 : i64}} : {_T}
+    %ub_dst = pto.alloc {{offset = 256 : i64}} : {_T}
+    pto.mte_gm_ub %src, %ub_src : memref<128xui16>, {_T}
+{middle}
+    pto.mte_ub_gm %ub_dst, %dst : {_T}, memref<128xui16>
+    func.return %kept : index
+  }}
+}}
+"""
+
+
+_GATHER_OP = (f"    %kept = pto.gather_mask %ub_dst, %ub_src, %zero, %one, %one, %eight, %zero "
+              f"{{pattern = 2 : i64}} : {_T}, {_T}")
+
+
+def _src():
+    return {"src": np.arange(1, 129, dtype=np.uint16)}
+
+
+def _check_gathered(result) -> None:
+    # Pattern 2 keeps elements 1, 3, 5, ... of 1..128: the even numbers 2..128, 64 of them.
+    assert result.results == (64,)
+    np.testing.assert_array_equal(result.outputs["dst"][:64], np.arange(2, 129, 2, dtype=np.uint16))
+
+
+def test_pipe_barrier_all_orders_every_pipe_and_the_scalar_read():
+    # One barrier after the gather orders the store (MTE3) and the scalar read of %kept after it:
+    # the read is ordered exactly up to the gather (the vector pipe's last event), no flag needed.
+    text = gather_kernel("    pto.set_flag mte2 -> v, 0\n    pto.wait_flag mte2 -> v, 0\n"
+                         f"{_GATHER_OP}\n    pto.pipe_barrier all")
+    _check_gathered(run_module(parse(text), inputs=_src(), sync_check=True))
+    # Without it, the store races with the gather.
+    racy = text.replace("    pto.pipe_barrier all", "")
+    with pytest.raises(SyncError, match=r"race on ub bytes \[256, 512\) \(%ub_dst\)"):
+        run_module(parse(racy), inputs=_src(), sync_check=True)
+
+
+def test_pipe_barrier_of_one_pipe_does_not_order_the_scalar_read():
+    text = gather_kernel("    pto.set_flag mte2 -> v, 0\n    pto.wait_flag mte2 -> v, 0\n"
+                         f"{_GATHER_OP}\n    pto.set_flag v -> mte3, 0\n"
+                         "    pto.wait_flag v -> mte3, 0\n    pto.pipe_barrier v")
+    with pytest.raises(SyncError, match=r"reads %kept, the result of 'pto\.gather_mask'") as info:
+        run_module(parse(text), inputs=_src(), sync_check=True)
+    assert info.value.kind == "race"
+    assert "reads %kept, the result of 'pto.gather_mask'" in info.value.message
+
+
+def test_result_of_an_op_queued_behind_a_wait_reaches_the_scalar_unit():
+    # The vector pipe waits for the load's flag, which the scalar unit issues only after the
+    # gather: the gather is queued (its result pending) and runs when the set frees its queue.
+    text = gather_kernel("    pto.wait_flag mte2 -> v, 0\n"
+                         f"{_GATHER_OP}\n    pto.set_flag mte2 -> v, 0\n"
+                         "    pto.set_flag v -> mte3, 0\n    pto.wait_flag v -> mte3, 0\n"
+                         "    pto.set_flag v -> s, 0\n    pto.wait_flag v -> s, 0")
+    result = run_module(parse(text), inputs=_src(), sync_check=True)
+    _check_gathered(result)
+    assert type(result.results[0]) is int
+
+
+def test_scalar_deadlock_points_at_the_scalar_wait_and_names_every_stuck_pipe():
+    # S waits for v -> s; V waits for an event id nobody sets: two stuck places -> "them".
+    text = gather_kernel("    pto.set_flag mte2 -> v, 0\n    pto.wait_flag mte2 -> v, 1\n"
+                         f"{_GATHER_OP}\n    pto.set_flag v -> s, 0\n    pto.wait_flag v -> s, 0")
+    with pytest.raises(SyncError, match=r"no set_flag that could release them is issued or can run$") as info:
+        run_module(parse(text), inputs=_src(), sync_check=True)
+    err = info.value
+    assert err.kind == "deadlock"
+    assert err.op.name == "pto.wait_flag"
+    assert op_location(err.op)[1] == line_of(text, "wait_flag v -> s, 0")
+    assert err.message.endswith(": no set_flag that could release them is issued or can run")
+
+
+def test_deadlock_at_kernel_end_points_at_the_stuck_wait():
+    # One stuck pipe ("it"): the error's location is its wait.
+    text = """builtin.module attributes {pto.target = "a2"} {
+  func.func @f() {
+    pto.wait_flag m -> fix, 5
+    func.return
+  }
+}
+"""
+    with pytest.raises(SyncError, match=r"deadlock: pipe fix waits at 'pto\.wait_flag' at k\.mlir:3:5") as info:
+        run_module(parse(text), sync_check=True)
+    err = info.value
+    assert err.kind == "deadlock"
+    assert op_location(err.op)[1:] == (3, 5)
+    assert err.message == ("deadlock: pipe fix waits at 'pto.wait_flag' at k.mlir:3:5 (pipe fix) "
+                           "for flag m -> fix event 5: no set_flag that could release it is "
+                           "issued or can run")
+
+
+WAR = """builtin.module attributes {pto.target = "a2"} {
+  func.func @k(%a: memref<16x16xf16>) {
+    %c16 = arith.constant 16 : index
+    %t = pto.alloc {offset = 0 : i64} : !pto.tile<l1, 16x16xf16, nz>
+    %l0a = pto.alloc {offset = 0 : i64} : !pto.tile<l0a, 16x16xf16, zz>
+    pto.mte_gm_l1 %a, %t, %c16, %c16 : memref<16x16xf16>, !pto.tile<l1, 16x16xf16, nz>
+    pto.set_flag mte2 -> mte1, 0
+    pto.wait_flag mte2 -> mte1, 0
+    pto.mte_l1_l0a %t, %l0a, %c16, %c16 : !pto.tile<l1, 16x16xf16, nz>, !pto.tile<l0a, 16x16xf16, zz>
+    pto.pipe_barrier mte2
+    pto.mte_gm_l1 %a, %t, %c16, %c16 : memref<16x16xf16>, !pto.tile<l1, 16x16xf16, nz>
+    func.return
+  }
+}
+"""
+
+
+def test_write_after_an_unordered_read_is_a_race():
+    # The second load (ordered after the first by the barrier) overwrites %t while MTE1 may
+    # still read it (no set_flag mte1 -> mte2):
+    # a write is checked against the reads not ordered before it, not only the writes.
+    from mmair.executor.engine.events import SyncError
+    from mmair.executor.runner import run_module
+
+    module = parse(WAR)
+    module.verify()
+    with pytest.raises(SyncError, match=r"race on l1 bytes \[0, 512\) \(%t\): .*mte_gm_l1.* "
+                                        r"writes them, .*mte_l1_l0a.* reads them"):
+        run_module(module, inputs={"a": np.ones((16, 16), np.float16)}, sync_check=True)

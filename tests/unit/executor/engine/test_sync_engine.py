@@ -1,6 +1,8 @@
 """The concurrency engine on hand-written event streams: footprints overlap, happens-before
 (flags, barriers, same-pipe rules), the scheduler's queues (a wait blocks only its pipe),
-deadlocks, unbalanced and overflowing flags, the static entry point and the pruning."""
+deadlocks, unbalanced and overflowing flags, the static entry point (`pipe_barrier all` issued by
+the scalar unit, statically unknown event ids) and the pruning, cores (`pto.sync_all`'s
+predecessors, a race between cores names both blocks)."""
 
 from __future__ import annotations
 
@@ -8,12 +10,16 @@ import itertools
 import random
 
 import pytest
+from sync_testing import parse
 
 from mmair.dialects import pto
 from mmair.dialects.pto.effects import Access, overlap
 from mmair.executor.engine.events import BARRIER, BARRIER_ALL, SET, WAIT, Event, FlagPlan, SyncError
+from mmair.executor.engine.hb import HappensBefore
 from mmair.executor.engine.scheduler import Scheduler, analyze
+from mmair.executor.engine.seam import static_event
 from mmair.isa.ascend.pipes import Pipe
+from mmair.isa.ascend.targets import get_target
 
 # ------------------------------------------------------------------------------------------------
 # overlap of strided byte sets, against explicit byte sets
@@ -392,3 +398,88 @@ def test_timeline_schedulers_keep_events_for_every_sync_op():
     assert not sched.light_set_wait(plan)
     sched.issue(flag(SET, Pipe.MTE2, Pipe.MTE1))
     assert not sched.light_wait(plan.dst_lane, plan.key, plan.wait_item)
+
+
+# The static entry point (pto-insert-sync's events), cores and `pto.sync_all` predecessors
+
+
+_STATIC = """builtin.module attributes {pto.target = "a2"} {
+  func.func @f(%src: memref<128xui16>, %dst: memref<128xui16>) {
+    %ub = pto.alloc {offset = 0 : i64} : !pto.tile<ub, 128xui16, nd>
+    pto.mte_gm_ub %src, %ub : memref<128xui16>, !pto.tile<ub, 128xui16, nd>
+    BARRIER
+    pto.mte_ub_gm %ub, %dst : !pto.tile<ub, 128xui16, nd>, memref<128xui16>
+    func.return
+  }
+}
+"""
+
+
+def _static_events(text: str) -> list[Event]:
+    target = get_target("a2")
+    events = []
+    for op in parse(text).walk():
+        ev = static_event(op, target)
+        if ev is not None:
+            events.append(ev)
+    return events
+
+
+def test_static_pipe_barrier_all_is_issued_by_the_scalar_unit_and_orders_every_pipe():
+    events = _static_events(_STATIC.replace("BARRIER", "pto.pipe_barrier all"))
+    assert [(ev.pipe, ev.kind) for ev in events] == [
+        (Pipe.MTE2, "mte_gm_ub"), (Pipe.S, BARRIER_ALL), (Pipe.MTE3, "mte_ub_gm")]
+    result = analyze(events)
+    assert result.conflicts == [] and result.faults == []
+    # pipe_barrier(mte2) orders only MTE2: the store on MTE3 still conflicts with the load.
+    result = analyze(_static_events(_STATIC.replace("BARRIER", "pto.pipe_barrier mte2")))
+    assert [(c.first.pipe, c.second.pipe, c.lo, c.hi) for c in result.conflicts] == [
+        (Pipe.MTE2, Pipe.MTE3, 0, 256)]
+
+
+def test_statically_unknown_event_ids_pair_by_pipes():
+    # `static_event` leaves a runtime event id None; such a set and wait still pair up.
+    text = """builtin.module attributes {pto.target = "a2"} {
+  func.func @f(%e: index) {
+    pto.set_flag mte2 -> v, %e
+    pto.wait_flag mte2 -> v, %e
+    func.return
+  }
+}
+"""
+    events = _static_events(text)
+    assert [(ev.kind, ev.event_id) for ev in events] == [(SET, None), (WAIT, None)]
+    assert events[0].key == events[1].key
+    assert events[0].key != Event(0, 0, Pipe.MTE2, None, SET, src=Pipe.MTE2, dst=Pipe.V,
+                                  event_id=0).key
+    result = analyze(events)
+    assert result.faults == [] and result.conflicts == []
+    assert [f.kind for f in analyze(events[:1]).faults] == ["unbalanced"]
+
+
+def test_sync_all_predecessors_are_each_cores_own_last_ops():
+    hb = HappensBefore(2)
+    gm = Access("gm", 0, 64, write=True, memory="c")
+    a = Event(1, 0, Pipe.MTE3, None, "store0", [gm])
+    b = Event(2, 1, Pipe.MTE3, None, "store1", [Access("gm", 64, 64, write=True, memory="c")])
+    hb.execute(a)
+    hb.execute(b)
+    s0, s1 = Event(3, 0, Pipe.S, None, "sync_all"), Event(4, 1, Pipe.S, None, "sync_all")
+    hb.barrier_cores([s0, s1])
+    assert s0.preds == [a]
+    assert s1.preds == [b]
+    # After it, core 1 may overwrite what core 0 wrote.
+    hb.execute(Event(5, 1, Pipe.MTE3, None, "store2", [gm]))
+
+
+def test_race_between_cores_names_both_blocks():
+    sched = Scheduler(2, gm_names={"c": "%c"})
+    gm = Access("gm", 0, 64, write=True, memory="c")
+    sched.issue(Event(1, 0, Pipe.MTE3, None, "store0", [gm]))
+    sched.issue(Event(2, 1, Pipe.MTE3, None, "store1", [gm]))
+    with pytest.raises(SyncError, match=r"race on bytes \[0, 64\) of GM buffer %c between blocks 0 and 1") as info:
+        sched.finish()
+    assert info.value.message == (
+        "race on bytes [0, 64) of GM buffer %c between blocks 0 and 1: block 1 store1 (pipe mte3, "
+        "core 1) writes them, block 0 store0 (pipe mte3) writes them; no pto.sync_all between "
+        "them (the only order between cores)")

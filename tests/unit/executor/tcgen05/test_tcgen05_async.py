@@ -1,6 +1,9 @@
 """The asynchronous tcgen05 checker (executor/tcgen05/async_checker.py) on racy variants of
 examples/tcgen05_gemm_kloop.mlir: each synchronisation bug a Blackwell kernel can have is one
-error naming both ops with their file:line:col, the buffer and the lanes x columns or bytes."""
+error naming both ops with their file:line:col, the buffer and the lanes x columns or bytes.
+Also: an mbarrier phase completes only at its last arrival; an MMA's D footprint is M lanes x N
+columns, A in TMEM runs race-free; thread copies into SMEM and a thread load of one TMEM cell
+are accesses of their buffer; why a thread access is unordered (isa/tcgen05/units.py)."""
 
 from __future__ import annotations
 
@@ -10,11 +13,17 @@ from pathlib import Path
 import numpy as np
 import pytest
 from run_variants import run_lowered, write_variant
+from sync_testing import line_of, parse
 
-from mmair.executor.engine.events import LANE_SETS, NUM_PIPES, PIPES, lane_of
+from mmair.dialects.pto.effects import Access
+from mmair.executor.engine.events import LANE_SETS, NUM_PIPES, PIPES, SyncError, lane_of
 from mmair.executor.engine.hb import HappensBefore
+from mmair.executor.runner import run_module
 from mmair.isa.ascend.pipes import Pipe, needs_same_pipe_barrier
+from mmair.isa.tcgen05 import units
 from mmair.isa.tcgen05.units import UNITS, Unit
+from mmair.tools.diagnostics import op_location
+from mmair.tools.run import main
 
 ROOT = Path(__file__).resolve().parents[4]
 EXAMPLE = ROOT / "examples" / "tcgen05_gemm_kloop.mlir"
@@ -197,3 +206,189 @@ def test_check_coverage_sees_the_threads_gm_stores(capsys, tmp_path: Path) -> No
     # warp 3's 32 rows of the 128 x 128 f32 D: bytes [96 * 512, 128 * 512)
     assert "--check-coverage: 16384 bytes (4096 elements) of output 'd' were written by no " \
            "core: bytes [49152, 65536)" in err
+
+
+# mbarrier phases, the footprints of D and of A in TMEM, thread copies into SMEM
+
+
+_SMEM = "memref<1xi64, #tcgen05.space<smem>>"
+
+
+_PHASES = f"""builtin.module attributes {{tcgen05.target = "sm_100a"}} {{
+  func.func @bar() {{
+    %bar = tcgen05.smem_alloc offset(0) : {_SMEM}
+    tcgen05.mbarrier_init %bar count(2) : {_SMEM}
+    %done = tcgen05.smem_alloc offset(16) : {_SMEM}
+    tcgen05.mbarrier_init %done count(1) : {_SMEM}
+    tcgen05.commit cta_group(1) %done : {_SMEM}
+    %p0 = arith.constant false
+    tcgen05.mbarrier_wait %done, %p0 : {_SMEM}
+    tcgen05.mbarrier_arrive %bar : {_SMEM}
+    tcgen05.mbarrier_arrive %bar : {_SMEM}
+    tcgen05.mbarrier_wait %bar, %p0 : {_SMEM}
+    tcgen05.mbarrier_arrive %bar : {_SMEM}
+ARRIVE
+    %p1 = arith.constant true
+    tcgen05.mbarrier_wait %bar, %p1 : {_SMEM}
+    func.return
+  }}
+}}
+"""
+
+
+def test_mbarrier_phase_completes_only_at_its_last_arrival():
+    # count(2): arrivals 1-2 complete phase 0 (parity 0); arrival 3 alone leaves phase 1 open, so
+    # the wait on parity 1 can never return.
+    text = _PHASES.replace("ARRIVE\n", "")
+    with pytest.raises(SyncError, match=r"deadlock: waits on phase parity 1 of the mbarrier at SMEM 0x0 \(%bar\)") as info:
+        run_module(parse(text), sync_check=True)
+    assert info.value.kind == "deadlock"
+    assert info.value.message == (
+        "deadlock: waits on phase parity 1 of the mbarrier at SMEM 0x0 (%bar), which can never "
+        "complete (1 phase completed, the thread has observed 1; 1 of 2 arrivals and 0 "
+        "transaction bytes pending, nothing left to arrive)")
+    assert op_location(info.value.op)[1] == line_of(text, "mbarrier_wait %bar, %p1")
+    # The fourth arrival completes phase 1.
+    run_module(parse(_PHASES.replace("ARRIVE", f"    tcgen05.mbarrier_arrive %bar : {_SMEM}")),
+               sync_check=True)
+
+
+def test_mma_d_footprint_is_m_lanes_by_n_columns(capsys, tmp_path):
+    # The K-loop example with N = 64 and its final wait removed: the first D load (lanes 0-31,
+    # columns 0-127) races with the MMA's D, lanes [0, 128) x columns [0, 64) of %acc, on the
+    # intersection only.
+    example = Path(__file__).resolve().parents[4] / "examples" / "tcgen05_gemm_kloop.mlir"
+    text = example.read_text()
+    assert "m = 128, n = 128>" in text
+    lines = [x for x in text.replace("m = 128, n = 128>", "m = 128, n = 64>").splitlines()
+             if "mbarrier_wait %bar1, %last" not in x]
+    path = tmp_path / "n64.mlir"
+    path.write_text("\n".join(lines) + "\n")
+    assert main([str(path), "-p", "mmair-lower"]) == 1
+    err = capsys.readouterr().err
+    ld = line_of(path.read_text(), 'tcgen05.ld shape("32x32b") num(128) warp(0)')
+    assert err.startswith(f"{path}:{ld}:5: error: 'tcgen05.ld' op race on TMEM lanes [0, 32) x "
+                          "columns [0, 64) (%acc): ")
+
+
+_TM = "#tcgen05.space<tmem>"
+
+
+_SM = "#tcgen05.space<smem>"
+
+
+def _warp_store(w: int) -> str:
+    offset = "" if w == 0 else f", offset: {4096 * w}"
+    return f"""    %r{w} = tcgen05.ld shape("32x32b") num(128) warp({w}) lane({32 * w}) column(0) %acc : memref<128x128xf32, {_TM}> -> memref<32x128xf32>
+    tcgen05.wait_ld
+    %d{w} = "memref.subview"(%d) <{{static_offsets = array<i64: {32 * w}, 0>, static_sizes = array<i64: 32, 128>, static_strides = array<i64: 1, 1>, operandSegmentSizes = array<i32: 1, 0, 0, 0>}}> : (memref<128x128xf32>) -> memref<32x128xf32, strided<[128, 1]{offset}>>
+    "memref.copy"(%r{w}, %d{w}) : (memref<32x128xf32>, memref<32x128xf32, strided<[128, 1]{offset}>>) -> ()
+"""
+
+
+# A in tensor memory: A (128 x 16 f16, K-major canonical in SMEM like the K-loop example's A
+# stage) is copied to TMEM by tcgen05.cp .128x256b (row r to lane r), then the MMA reads A from
+# TMEM and B through its SMEM descriptor; all on the tensor core's in-order async unit.
+_A_IN_TMEM = f"""builtin.module attributes {{tcgen05.target = "sm_100a"}} {{
+  func.func @gemm(%a: memref<2x128x8xf16>, %b: memref<2x128x8xf16>, %d: memref<128x128xf32>) {{
+    %idesc = tcgen05.make_idesc #tcgen05.idesc<kind = f16, dtype = f32, atype = f16, btype = f16, m = 128, n = 128>
+    %a_desc = tcgen05.make_smem_desc #tcgen05.smem_desc<start = 0, lbo = 2048, sbo = 128, base_offset = 0, lbo_mode = relative, swizzle = none>
+    %b_desc = tcgen05.make_smem_desc #tcgen05.smem_desc<start = 4096, lbo = 2048, sbo = 128, base_offset = 0, lbo_mode = relative, swizzle = none>
+    %a_smem = tcgen05.smem_alloc offset(0) : memref<2x128x8xf16, {_SM}>
+    %b_smem = tcgen05.smem_alloc offset(4096) : memref<2x128x8xf16, {_SM}>
+    %bar = tcgen05.smem_alloc offset(8192) : memref<1xi64, {_SM}>
+    tcgen05.mbarrier_init %bar count(1) : memref<1xi64, {_SM}>
+    %acc = tcgen05.alloc cta_group(1) columns(128) : memref<128x128xf32, {_TM}>
+    %at = tcgen05.alloc cta_group(1) columns(32) : memref<128x64xf16, {_TM}>
+    tcgen05.relinquish_alloc_permit cta_group(1)
+    "memref.copy"(%a, %a_smem) : (memref<2x128x8xf16>, memref<2x128x8xf16, {_SM}>) -> ()
+    "memref.copy"(%b, %b_smem) : (memref<2x128x8xf16>, memref<2x128x8xf16, {_SM}>) -> ()
+    tcgen05.fence_after_thread_sync
+    tcgen05.cp cta_group(1) shape("128x256b") %at, %a_desc : memref<128x64xf16, {_TM}>
+    %false = arith.constant false
+    tcgen05.mma kind(f16) cta_group(1) %acc, %at, %b_desc, %idesc, %false : memref<128x128xf32, {_TM}>, memref<128x64xf16, {_TM}>
+    tcgen05.commit cta_group(1) %bar : memref<1xi64, {_SM}>
+    tcgen05.mbarrier_wait %bar, %false : memref<1xi64, {_SM}>
+    tcgen05.fence_after_thread_sync
+{"".join(_warp_store(w) for w in range(4))}    tcgen05.dealloc cta_group(1) %at : memref<128x64xf16, {_TM}>
+    tcgen05.dealloc cta_group(1) %acc : memref<128x128xf32, {_TM}>
+    func.return
+  }}
+}}
+"""
+
+
+def test_mma_with_a_in_tmem_runs_under_the_async_checker(capsys, tmp_path):
+    # The asynchronous checker takes A's footprint from TMEM (no SMEM descriptor for A): the
+    # kernel is race-free and D = A x B.
+    rng = np.random.default_rng(1)
+    a = rng.integers(-4, 5, (128, 16)).astype(np.float16)
+    b = rng.integers(-4, 5, (16, 128)).astype(np.float16)
+    path = tmp_path / "a_in_tmem.mlir"
+    path.write_text(_A_IN_TMEM)
+    # GM inputs K-blocked: A[m, k] = a[k / 8, m, k % 8], B[k, n] = b[k / 8, n, k % 8]
+    np.save(tmp_path / "a.npy", a.reshape(128, 2, 8).transpose(1, 0, 2).copy())
+    np.save(tmp_path / "b.npy", b.T.reshape(128, 2, 8).transpose(1, 0, 2).copy())
+    code = main([str(path), "-p", "mmair-lower", "--input", f"a={tmp_path / 'a.npy'}",
+                 "--input", f"b={tmp_path / 'b.npy'}", "--output", f"d={tmp_path / 'd.npy'}"])
+    assert (code, capsys.readouterr().err) == (0, "")
+    expected = a.astype(np.float32) @ b.astype(np.float32)  # small integers: exact
+    assert np.array_equal(np.load(tmp_path / "d.npy"), expected)
+
+
+def test_a_thread_copy_into_smem_is_an_access_named_by_its_buffer():
+    # The accesses the asynchronous checker records for a memref.copy into shared memory: the
+    # byte range inside SMEM, named by the smem_alloc it falls in (for race messages).
+    from types import SimpleNamespace
+
+    from mmair.executor.tcgen05.async_checker import Tcgen05Seam
+
+    seam = Tcgen05Seam()
+    smem = np.zeros(8192, np.uint8)
+    seam.functions = SimpleNamespace(smem=SimpleNamespace(data=smem))
+    seam.buffers = [(0, 4096, "%a_stages"), (4096, 8192, "%b_stages")]
+    assert seam._view_accesses(smem[4160:4224], True) == [
+        Access("smem", 4160, 64, write=True, buffer="%b_stages")]
+    rows = smem.reshape(64, 128)[2:4, 16:48]  # 2 rows of 32 bytes, 128 bytes apart
+    assert seam._view_accesses(rows, False) == [
+        Access("smem", 272, 32, 2, 128, buffer="%a_stages")]
+    assert seam._view_accesses(np.zeros(4, np.uint8), True) == []  # not in shared memory
+
+
+KLOOP = Path(__file__).resolve().parents[4] / "examples" / "tcgen05_gemm_kloop.mlir"
+
+
+def test_thread_load_of_one_tmem_element_is_that_cell_of_its_memref(capsys, tmp_path):
+    # `memref.load %acc[3, 5]` reads lane 3, column 5 of the accumulator (one f32 cell, named by
+    # the memref it loads from): before the final mbarrier wait it races the last MMA's write of
+    # D on exactly that cell; after the wait it is ordered.
+    lines = KLOOP.read_text().splitlines()
+    wait = next(i for i, x in enumerate(lines) if "mbarrier_wait %bar1, %last" in x)
+    load = ["    %i3 = arith.constant 3 : index", "    %i5 = arith.constant 5 : index",
+            "    %v = memref.load %acc[%i3, %i5] : memref<128x128xf32, #tcgen05.space<tmem>>"]
+    path = write_variant(tmp_path, "early_load", lines[:wait] + load + lines[wait:])
+    code, err = run_lowered(capsys, path)
+    assert code == 1
+    assert err.startswith(
+        f"{path}:{wait + 3}:5: error: 'memref.load' op race on TMEM lanes [3, 4) x columns "
+        f"[5, 6) (%acc): 'memref.load' at {path}:{wait + 3}:5 (the issuing thread) reads them, "
+        f"'tcgen05.mma' at "), err
+    assert "(the tensor core's async unit, iteration %k = 3) writes them" in err
+    path = write_variant(tmp_path, "late_load", lines[:wait + 1] + load + lines[wait + 1:])
+    assert run_lowered(capsys, path) == (0, "")
+
+
+def test_why_a_thread_access_is_not_ordered_before_a_later_async_access():
+    # A thread access followed by an async unit's: the async op was issued first, nothing orders
+    # it after the thread's later access (the report's reason; hb.py). Thread after thread, and an
+    # async unit first, take the per-unit reasons.
+    assert units.why_unordered(units.Unit.THREAD, units.Unit.TC) == (
+        "the access of the tensor core's async unit was issued before the thread's access, and "
+        "nothing orders an async op after later thread accesses")
+    assert units.why_unordered(units.Unit.THREAD, units.Unit.LD).startswith(
+        "the access of the TMEM load path was issued")
+    assert units.why_unordered(units.Unit.THREAD, units.Unit.THREAD) == (
+        "the async op does not wait for the thread's later accesses")
+    assert units.why_unordered(units.Unit.TC, units.Unit.THREAD) == (
+        "no tcgen05.commit after it whose mbarrier phase the thread waited "
+        "(tcgen05.mbarrier_wait) orders them")

@@ -4,7 +4,8 @@ Expected values come from two independent sources: hand-computed cases (the arit
 out next to each), and a scalar `fractions.Fraction` evaluation of the documented model (exact
 rational terms, truncation to F bits below the largest term exponent, exact sum, one rounding)
 that shares no code with the vectorised executor. The default mode is checked against its
-documented bound (`default_mode_ulp_bound`) of the exact mode.
+documented bound (`default_mode_ulp_bound`) of the exact mode. `fused_mma` is also checked on
+single rows worked by hand (subnormals, scale_input_d, fp4 groups, special values, NaN scales).
 """
 
 from __future__ import annotations
@@ -23,9 +24,10 @@ from mmair.executor.tcgen05.elements import (
     decode_ue8m0,
     encode_scale,
 )
-from mmair.executor.tcgen05.exact import fused_mma
+from mmair.executor.tcgen05.exact import fused_mma, term_exponents
 from mmair.executor.tcgen05.memories import Tcgen05ExecutionError
 from mmair.executor.tcgen05.operands import write_d, write_scale_factors
+from mmair.isa.tcgen05 import numerics
 from mmair.isa.tcgen05.numerics import default_mode_ulp_bound
 
 RNG = np.random.default_rng(20251114)
@@ -441,10 +443,160 @@ def test_default_mode_within_documented_bound(kind, atype, btype, dtype, k, term
     b = np.maximum(b.astype(FORMAT_DTYPES.get(btype, np.float32)).astype(np.float64), 0.5)
     c = np.abs(RNG.standard_normal((m, n))) + 1.0
     results = {}
-    for numerics in ("default", "exact"):
+    for mode in ("default", "exact"):
         s = Setup()
         write_d(s.tmem, s.d, dtype, c)
-        results[numerics], _ = run(kind, a, b, atype=atype, btype=btype, dtype=dtype, setup=s,
-                                   enable_input_d=True, numerics=numerics)
+        results[mode], _ = run(kind, a, b, atype=atype, btype=btype, dtype=dtype, setup=s,
+                               enable_input_d=True, numerics=mode)
     gap = ulps(results["default"], results["exact"], dtype)
     assert gap.max() <= default_mode_ulp_bound(terms, dtype)
+
+
+# The fused dot product (executor/tcgen05/exact.py, fused_mma) on one row, against values worked
+# by hand from the documented model: subnormals, scale_input_d, fp4 groups, specials
+
+
+def test_kind_i8_has_no_fraction_bits():
+    assert numerics.fraction_bits("mxf4") == 35 and numerics.fraction_bits("f16") == 25
+    with pytest.raises(ValueError, match="kind::i8 has no fused floating-point sum"):
+        numerics.fraction_bits("i8")
+
+
+def f32_bits(values: np.ndarray) -> list[int]:
+    return np.asarray(values, np.float32).view(np.uint32).ravel().tolist()
+
+
+def one_row(a_row: list[float], b_row: list[float], k: int) -> tuple[np.ndarray, np.ndarray]:
+    """A (1, K) and B (1, K) float32 operands: the given leading values, zeros after."""
+    a, b = np.zeros((1, k), np.float32), np.zeros((1, k), np.float32)
+    a[0, :len(a_row)], b[0, :len(b_row)] = a_row, b_row
+    return a, b
+
+
+def test_term_exponents_clamp_subnormals_to_the_formats_minimum():
+    # floor(log2|x|), at least 1 - bias (f16: -14; e2m3: 0), and -126 for zero (MMA-Sim).
+    f16 = np.array([2.0**-24, 2.0**-15, 0.0, 1.5, -3.0, 65504.0], np.float32)
+    assert term_exponents(f16, "f16").tolist() == [-14, -14, -126, 0, 1, 15]
+    e2m3 = np.array([0.125, 0.875, 1.0, -7.5], np.float32)
+    assert term_exponents(e2m3, "e2m3").tolist() == [0, 0, 0, 2]
+
+
+def test_a_subnormal_factor_raises_the_largest_exponent():
+    # f16: 2^-24 (subnormal, exponent -14) * 2^15 = 2^-9 has term exponent -14 + 15 = 1, so the
+    # quantum is 2^(1 - 25) = 2^-24 and 2^-10 * 2^-20 = 2^-30 truncates: D = 2^-9. (With the
+    # subnormal's own exponent -24, emax = -9, the quantum 2^-34 keeps 2^-30: D = 2^-9 + 2^-30.)
+    a, b = one_row([2.0**-24, 2.0**-10], [2.0**15, 2.0**-20], 16)
+    got = fused_mma("f16", a, b, None, atype="f16", btype="f16", d_type="f32")
+    assert got.tolist() == [[2.0**-9]]
+
+
+def test_negative_f32_subnormal_result_rounds_toward_zero():
+    # tf32: -1.5 * 2^-100 * 2^-49 = -1.5 * 2^-149 is kept by the quantum 2^-151 (emax = -126, the
+    # zero C); toward zero it is -2^-149 (bits 0x80000001); to nearest-even -2^-148 (0x80000002).
+    a, b = one_row([-1.5 * 2.0**-100], [2.0**-49], 8)
+    got = fused_mma("tf32", a, b, None, atype="tf32", btype="tf32", d_type="f32")
+    assert f32_bits(got) == [0x80000001]
+    # A normal negative sum: -(1 + 2^-23 + 2^-24) truncates toward zero to -(1 + 2^-23).
+    a, b = one_row([-1.0, -(2.0**-23), -(2.0**-24)], [1.0, 1.0, 1.0], 8)
+    got = fused_mma("tf32", a, b, None, atype="tf32", btype="tf32", d_type="f32")
+    assert got.tolist() == [[-(1.0 + 2.0**-23)]]
+
+
+def test_scale_input_d_shifts_a_tiny_c_exactly():
+    # tf32: 2^-65 * 2^-65 = 2^-130 plus C * 2^-15 with C = -3 * 2^-140 (an f32 subnormal, term
+    # exponent -126 - 15 = -141): C * 2^-15 = -3 * 2^-155, below f32's range but exact in the
+    # fused sum (quantum 2^(-130 - 25) = 2^-155). 2^-130 - 3 * 2^-155 truncated toward zero to f32
+    # (subnormal quantum 2^-149) is 2^-130 - 2^-149: bits 0x00080000 - 1.
+    a, b = one_row([2.0**-65], [2.0**-65], 8)
+    c = np.array([[-3 * 2.0**-140]], np.float32)
+    got = fused_mma("tf32", a, b, c, atype="tf32", btype="tf32", d_type="f32", c_shift=15)
+    assert f32_bits(got) == [0x0007FFFF]
+
+
+def test_scale_input_d_leaves_a_zero_cs_exponent_at_minus_126():
+    # tf32: 2^-65 * 2^-65 = 2^-130 and -2^-76 * 2^-77 = -2^-153, C = 0 with scale-input-d 15. The
+    # zero C keeps exponent -126 (a zero has no exponent to shift), so emax = -126, the quantum is
+    # 2^-151 and -2^-153 truncates to 0: D = 2^-130 (bits 0x00080000). (Shifted to -141, emax would
+    # be -130 and -2^-153 would be kept: 2^-130 - 2^-149 toward zero.)
+    a, b = one_row([2.0**-65, -(2.0**-76)], [2.0**-65, 2.0**-77], 8)
+    got = fused_mma("tf32", a, b, np.zeros((1, 1), np.float32), atype="tf32", btype="tf32",
+                    d_type="f32", c_shift=15)
+    assert f32_bits(got) == [0x00080000]
+
+
+def test_fp4_kinds_keep_an_infinite_c():
+    # mxf4: zero products, C = +inf / -inf / 1 / 0: D = C (mmair's decision where MMA-Sim raises,
+    # isa/tcgen05/numerics.py [inf]).
+    a, b = np.zeros((2, 64), np.float32), np.zeros((2, 64), np.float32)
+    ones_a, ones_b = np.ones((2, 2), np.float32), np.ones((2, 2), np.float32)
+    c = np.array([[np.inf, 1.0], [-np.inf, 0.0]], np.float32)
+    got = fused_mma("mxf4", a, b, c, atype="e2m1", btype="e2m1", d_type="f32", scale_a=ones_a,
+                    scale_b=ones_b, scale_type="ue8m0", block=32)
+    assert got.tolist() == [[np.inf, 1.0], [-np.inf, 0.0]]
+
+
+def test_fp4_kinds_align_group_terms_to_c_when_c_is_largest():
+    # mxf4 (block 32, UE8M0 scales 2^-10 everywhere): group 0 sums 1 * -1 = -1, its term is
+    # -1 * 2^-20 with alignment exponent -10 - 10 = -20; C = 2^30 has exponent 30 and is the
+    # largest, so the quantum is 2^(30 - 35) = 2^-5 and the group term truncates to 0: D = 2^30.
+    # (Aligned without C, at emax = -20, it would be kept: 2^30 - 2^-20 toward zero = 2^30 - 64.)
+    a, b = one_row([1.0], [-1.0], 64)
+    scales = np.full((1, 2), 2.0**-10, np.float32)
+    got = fused_mma("mxf4", a, b, np.array([[2.0**30]], np.float32), atype="e2m1", btype="e2m1",
+                    d_type="f32", scale_a=scales, scale_b=scales, scale_type="ue8m0", block=32)
+    assert got.tolist() == [[2.0**30]]
+
+
+def test_narrow_products_with_a_tiny_c_scale_by_a_finite_power_of_two():
+    # f16 x f16, all products zero (term exponents -252) and C = 2^-103: emax = -103, so the
+    # scale 2^(25 + 103) = 2^128 is beyond float32; the float32 path clips it (zeros times any
+    # finite power of two are zero) and D = C exactly.
+    a, b = np.zeros((2, 16), np.float32), np.zeros((3, 16), np.float32)
+    c = np.full((2, 3), 2.0**-103, np.float32)
+    got = fused_mma("f16", a, b, c, atype="f16", btype="f16", d_type="f32")
+    assert got.tolist() == [[2.0**-103] * 3] * 2
+
+
+def test_extreme_scale_on_b_does_not_overflow():
+    # mxf8f6f4: A = 1 with scale 2^-127, B = e4m3 448 with scale 2^127 (the mirror of
+    # test_tcgen05_exact's A-side case): the scaled B operand 448 * 2^127 overflows float32, the
+    # exact product is 448.
+    a, b = one_row([1.0], [448.0], 32)
+    got = fused_mma("mxf8f6f4", a, b, None, atype="e4m3", btype="e4m3", d_type="f32",
+                    scale_a=np.array([[2.0**-127]], np.float32),
+                    scale_b=np.array([[2.0**127]], np.float32), scale_type="ue8m0", block=32)
+    assert got.tolist() == [[448.0]]
+
+
+def test_special_values_follow_ieee_sums_of_the_products():
+    # Every sign of inf times a positive, negative and zero factor, on either side, and a +inf and
+    # a -inf product together: D is NaN, +inf or -inf exactly as the float64 (IEEE) sum of the
+    # products says (isa/tcgen05/numerics.py "Special values"), NaN as the canonical f32 NaN.
+    specials = [np.inf, -np.inf, 2.0, -2.0, 0.0]
+    a = np.zeros((len(specials) + 1, 16), np.float32)
+    b = np.zeros((len(specials) + 1, 16), np.float32)
+    for i, value in enumerate(specials):
+        a[i, 0] = b[i, 0] = value
+    a[-1, :2], b[-1, :2] = [np.inf, np.inf], [1.0, -1.0]  # +inf + -inf in one dot product
+    with np.errstate(invalid="ignore"):
+        ieee = a.astype(np.float64) @ b.T.astype(np.float64)
+    got = fused_mma("f16", a, b, None, atype="f16", btype="f16", d_type="f32")
+    special = ~np.isfinite(ieee)
+    # NaN: +-inf * 0 either way (4 cells), and all of row 5: its second inf meets a zero in
+    # columns 0-4, and +inf - inf in column 5. The other 14 cells with an inf factor are +-inf.
+    assert np.isnan(ieee).sum() == 10 and np.isinf(ieee).sum() == 14
+    assert (got.view(np.uint32)[np.isnan(ieee)] == 0x7FFFFFFF).all()
+    np.testing.assert_array_equal(got[np.isinf(ieee)], ieee[np.isinf(ieee)])
+    np.testing.assert_array_equal(got[~special], ieee[~special])
+
+
+def test_a_nan_scale_of_mxf8f6f4_makes_its_row_the_canonical_nan():
+    # mxf8f6f4 (block 32): row 1's scale is NaN (UE8M0 0xFF), inputs are finite: D's row 1 is
+    # the canonical NaN, the other rows are the plain products 1 * 1.
+    a, b = np.ones((3, 32), np.float32), np.ones((2, 32), np.float32)
+    scale_a, scale_b = np.ones((3, 1), np.float32), np.ones((2, 1), np.float32)
+    scale_a[1, 0] = np.nan
+    got = fused_mma("mxf8f6f4", a, b, None, atype="e4m3", btype="e4m3", d_type="f32",
+                    scale_a=scale_a, scale_b=scale_b, scale_type="ue8m0", block=32)
+    assert (got.view(np.uint32)[1] == 0x7FFFFFFF).all()
+    assert got[[0, 2]].tolist() == [[32.0, 32.0], [32.0, 32.0]]

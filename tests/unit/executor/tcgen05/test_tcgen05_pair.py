@@ -1,15 +1,25 @@
 """cta_group::2 on a CTA pair (executor/tcgen05/cta_pair.py, tcgen05_kernels.mma_pair): numerics
 against numpy, the multicast commit, the cluster barrier, and the faults a pair kernel can have
-(each one diagnostic at its op)."""
+(each one diagnostic at its op); variants of the pair example (the odd rank issuing, negative
+descriptor constants, scale_input_d, commit masks), and the cluster and pair seam through the
+Python API (same-interval races, the hand-off, deadlocks)."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import numpy as np
 import pytest
 from run_variants import run_lowered, write_variant
+from tcgen05_testing import TCGEN05_CONTEXT
+from xdsl.dialects import test as test_dialect
+from xdsl.dialects.builtin import FileLineColLoc, IntAttr, StringAttr
+from xdsl.parser import Parser
 
+from mmair.executor.engine.errors import ExecutionError
+from mmair.executor.engine.turns import Abort
+from mmair.executor.tcgen05.cta_pair import Cluster, PairSeam, uses_cta_pair
 from mmair.executor.tcgen05.kernels import mma_pair, pair_smem_spans
 from mmair.executor.tcgen05.memories import SharedMemory, Tcgen05ExecutionError, TensorMemory
 from mmair.executor.tcgen05.operands import read_d, write_d, write_smem_operand
@@ -267,3 +277,340 @@ def test_pair_shift_moves_both_ctas_rows_and_cp_is_refused(capsys, tmp_path: Pat
     assert code == 1
     assert "'tcgen05.cp' op uses tcgen05.cp with cta_group::2, which the executor does not " \
            "model" in err
+
+
+# The pair's commit masks and cta_group::2 outside a pair
+
+
+def _kernel(body: str, *params: str) -> str:
+    return "func.func @k(" + ", ".join(params) + ") {\n" + body + "\n  func.return\n}\n"
+
+
+PAIR_D = "memref<128x128xf32, #tcgen05.space<tmem>>"
+
+
+@pytest.mark.parametrize("op", [
+    "  %idesc = tcgen05.make_idesc #tcgen05.idesc<kind = f16, dtype = f32, atype = f16, "
+    "btype = f16, m = 256, n = 128>\n"
+    f"  %w = arith.constant {encode_smem_desc(SmemDesc(0, 2048, 128))} : i64\n"
+    "  %en = arith.constant false\n"
+    f"  tcgen05.mma kind(f16) cta_group(2) %d, %w, %w, %idesc, %en : {PAIR_D}, i64",
+    f"  tcgen05.shift cta_group(2) %d : {PAIR_D}",
+])
+def test_interpreter_refuses_cta_group_2_outside_a_pair(op):
+    from tcgen05_testing import run_kernel
+
+    from mmair.executor.engine.errors import ExecutionError
+
+    body = f"  %d = tcgen05.alloc cta_group(2) columns(128) : {PAIR_D}\n{op}"
+    with pytest.raises(ExecutionError, match=r"op uses cta_group::2 outside a CTA pair$"):
+        run_kernel(_kernel(body))
+
+
+def _pair_example_with_mask(tmp_path, constant: str):
+    from run_variants import write_variant
+
+    example = Path(__file__).resolve().parents[4] / "examples" / "tcgen05_gemm_pair.mlir"
+    lines = example.read_text().splitlines()
+    edited = [x.replace("%both = arith.constant 3 : i16", f"%both = arith.constant {constant}")
+              for x in lines]
+    wait = next(i + 1 for i, x in enumerate(lines) if "tcgen05.mbarrier_wait %bar" in x)
+    return write_variant(tmp_path, "mask", edited), wait
+
+
+def test_pair_commit_to_the_peer_only_leaves_the_issuer_waiting(capsys, tmp_path):
+    from run_variants import run_lowered
+
+    # mask 0b10: the arrival goes to CTA 1 only; CTA 0 (the issuer) waits for ever
+    path, wait = _pair_example_with_mask(tmp_path, "2 : i16")
+    code, err = run_lowered(capsys, path)
+    assert code == 1
+    assert err.startswith(
+        f"{path}:{wait}:5: error: 'tcgen05.mbarrier_wait' op deadlock: CTA 0 of the CTA pair "
+        "waits on phase parity 0 of the mbarrier at SMEM 0x1800, which can never happen")
+
+
+def test_pair_commit_mask_is_the_i16_bit_pattern(capsys, tmp_path):
+    from run_variants import run_lowered
+
+    path, _ = _pair_example_with_mask(tmp_path, "-1 : i16")  # 0xFFFF: every CTA of 16
+    code, err = run_lowered(capsys, path)
+    assert code == 1
+    assert "'tcgen05.commit' op multicasts to CTA mask 0xffff, which names CTAs beyond its " \
+           "cluster of 2 CTAs (ranks 0, 1) (in CTA 0 of the CTA pair)" in err
+
+
+# Variants of the pair example through mmair-run: the odd rank issuing, swizzled descriptors given
+# as negative constants, scale_input_d, reserved idesc bits, A in TMEM
+
+
+PAIR, PAIR_LINES = EXAMPLE, LINES
+
+
+def _pair_inputs(tmp_path: Path) -> tuple[list[str], np.ndarray]:
+    """K-blocked GM inputs of the pair example (its header) and the numpy product."""
+    a = RNG.integers(-4, 5, (256, 16)).astype(np.float16)
+    b = RNG.integers(-4, 5, (16, 128)).astype(np.float16)
+    np.save(tmp_path / "a.npy", a.reshape(2, 128, 2, 8).transpose(0, 2, 1, 3).copy())
+    np.save(tmp_path / "b.npy", b.T.reshape(2, 64, 2, 8).transpose(0, 2, 1, 3).copy())
+    args = ["--input", f"a={tmp_path / 'a.npy'}", "--input", f"b={tmp_path / 'b.npy'}"]
+    return args, a.astype(np.float32) @ b.astype(np.float32)
+
+
+def _rank1_leads(lines: list[str]) -> list[str]:
+    """The pair example with CTA 1 (the odd rank) issuing the MMA and the commit."""
+    leader = "%leader = arith.cmpi eq, %rank_i32, %c0_i32 : i32"
+    assert sum(leader in x for x in lines) == 1
+    return [x.replace(leader, "%c1_i32 = arith.constant 1 : i32\n    "
+                      "%leader = arith.cmpi eq, %rank_i32, %c1_i32 : i32") for x in lines]
+
+
+def test_pair_mma_issued_by_the_odd_rank(capsys, tmp_path: Path) -> None:
+    # The pair of rank 1 is CTAs 0 and 1 (rank & ~1): D rows 0..127 land in CTA 0's TMEM.
+    path = write_variant(tmp_path, "rank1", _rank1_leads(PAIR_LINES))
+    args, expected = _pair_inputs(tmp_path)
+    code, err = run_lowered(capsys, path, *args, "--output", f"d={tmp_path / 'd.npy'}")
+    assert code == 0, err
+    np.testing.assert_array_equal(np.load(tmp_path / "d.npy"), expected)
+
+
+def test_pair_shift_issued_by_the_odd_rank_moves_both_ctas(capsys, tmp_path: Path) -> None:
+    # As test_tcgen05_pair's shift test, with CTA 1 issuing the MMA, the shift and the commits:
+    # lanes 0..31 of columns 0..7 move down one lane in both CTAs (lane 0 undefined: NaN).
+    lines = _rank1_leads(PAIR_LINES)
+    wait = next(i for i, x in enumerate(lines) if "tcgen05.mbarrier_wait %bar" in x) + 1
+    shift = ["    tcgen05.cluster_sync",
+             "    scf.if %leader {",
+             "      tcgen05.shift cta_group(2) %acc : memref<128x128xf32, #tcgen05.space<tmem>>",
+             "      %again = arith.constant 3 : i16",
+             "      tcgen05.commit cta_group(2) %bar multicast(%again) : "
+             "memref<1xi64, #tcgen05.space<smem>>",
+             "    }",
+             "    %phase1 = arith.constant true",
+             "    tcgen05.mbarrier_wait %bar, %phase1 : memref<1xi64, #tcgen05.space<smem>>",
+             "    %c128x = arith.constant 128 : index",
+             "    %half_row = arith.muli %rank, %c128x : index",
+             '    %d_half = "memref.subview"(%d, %half_row) <{static_offsets = array<i64: '
+             "-9223372036854775808, 0>, static_sizes = array<i64: 128, 128>, static_strides = "
+             "array<i64: 1, 1>, operandSegmentSizes = array<i32: 1, 1, 0, 0>}> : "
+             "(memref<256x128xf32>, index) -> memref<128x128xf32, strided<[128, 1], offset: ?>>",
+             '    "memref.copy"(%acc, %d_half) : (memref<128x128xf32, #tcgen05.space<tmem>>, '
+             "memref<128x128xf32, strided<[128, 1], offset: ?>>) -> ()"]
+    epilogue = [x for x in lines[wait:] if "tcgen05.ld" not in x and "tcgen05.wait_ld" not in x
+                and '"memref.copy"(%r' not in x]
+    path = write_variant(tmp_path, "rank1_shift", lines[:wait] + shift + epilogue)
+    args, expected = _pair_inputs(tmp_path)
+    code, err = run_lowered(capsys, path, *args, "--output", f"d={tmp_path / 'd.npy'}")
+    assert code == 0, err
+    d = np.load(tmp_path / "d.npy")
+    for base in (0, 128):  # each CTA's half
+        assert np.isnan(d[base, :8]).all()
+        np.testing.assert_array_equal(d[base + 1:base + 32, :8], expected[base:base + 31, :8])
+        np.testing.assert_array_equal(d[base + 32:base + 128], expected[base + 32:base + 128])
+        np.testing.assert_array_equal(d[base:base + 32, 8:], expected[base:base + 32, 8:])
+
+
+def _signed(word: int, bits: int) -> int:
+    """The word as MLIR prints a signless integer constant with its top bit set: negative."""
+    return word - (1 << bits) if word >> (bits - 1) else word
+
+
+def test_pair_mma_takes_swizzled_descriptors_given_as_negative_constants(capsys,
+                                                                        tmp_path: Path) -> None:
+    # sw32 puts swizzle code 6 in bits 61-63: both i64 descriptor constants are negative. Each
+    # CTA's GM halves are the SMEM images write_smem_operand makes for those descriptors (the
+    # kernel copies them byte for byte into SMEM).
+    a_desc, b_desc = SmemDesc(0, 16, 256, swizzle="sw32"), SmemDesc(4096, 16, 256, swizzle="sw32")
+    a_word, b_word = _signed(encode_smem_desc(a_desc), 64), _signed(encode_smem_desc(b_desc), 64)
+    assert a_word < 0 and b_word < 0
+    a = RNG.integers(-4, 5, (256, 16)).astype(np.float16)
+    b = RNG.integers(-4, 5, (16, 128)).astype(np.float16)
+    a_gm, b_gm = np.empty((2, 2, 128, 8), np.float16), np.empty((2, 2, 64, 8), np.float16)
+    for rank in range(2):
+        image = SharedMemory()
+        write_smem_operand(image, a_desc, a[128 * rank:128 * rank + 128], major="k",
+                           type_name="f16", kind="f16")
+        write_smem_operand(image, b_desc, b.T[64 * rank:64 * rank + 64], major="k",
+                           type_name="f16", kind="f16")
+        a_gm[rank] = image.data[:4096].view(np.float16).reshape(2, 128, 8)
+        b_gm[rank] = image.data[4096:6144].view(np.float16).reshape(2, 64, 8)
+    np.save(tmp_path / "a.npy", a_gm)
+    np.save(tmp_path / "b.npy", b_gm)
+    lines = []
+    for line in PAIR_LINES:
+        if "%a_desc = tcgen05.make_smem_desc" in line:
+            line = f"    %a_desc = arith.constant {a_word} : i64"
+        elif "%b_desc = tcgen05.make_smem_desc" in line:
+            line = f"    %b_desc = arith.constant {b_word} : i64"
+        lines.append(line)
+    assert sum("arith.constant -" in x for x in lines) == 2
+    path = write_variant(tmp_path, "swizzled", lines)
+    for check in ("on", "off"):
+        code, err = run_lowered(capsys, path, "--input", f"a={tmp_path / 'a.npy'}", "--input",
+                                f"b={tmp_path / 'b.npy'}", f"--sync-check={check}",
+                                "--output", f"d={tmp_path / 'd.npy'}")
+        assert code == 0, err
+        np.testing.assert_array_equal(np.load(tmp_path / "d.npy"),
+                                      a.astype(np.float32) @ b.astype(np.float32))
+
+
+def test_pair_mma_scales_the_accumulator_by_scale_input_d(capsys, tmp_path: Path) -> None:
+    # A second pair MMA accumulates with scale_input_d(1): D = P + P * 2^-1 for P = A x B
+    # (integer inputs: every value is exact in f32).
+    mma = next(i for i, x in enumerate(PAIR_LINES) if "tcgen05.mma kind(f16) cta_group(2)" in x)
+    again = ("      %accumulate = arith.constant true\n"
+             "      tcgen05.mma kind(f16) cta_group(2) %acc, %a_desc, %b_desc, %idesc, %accumulate "
+             "scale_input_d(1) : memref<128x128xf32, #tcgen05.space<tmem>>, i64")
+    path = write_variant(tmp_path, "scaled", PAIR_LINES[:mma + 1] + [again]
+                         + PAIR_LINES[mma + 1:])
+    args, product = _pair_inputs(tmp_path)
+    code, err = run_lowered(capsys, path, *args, "--output", f"d={tmp_path / 'd.npy'}")
+    assert code == 0, err
+    np.testing.assert_array_equal(np.load(tmp_path / "d.npy"), product + product / 2)
+
+
+def test_pair_idesc_with_its_top_bit_set_is_refused_by_its_reserved_bits(capsys,
+                                                                        tmp_path: Path) -> None:
+    # Bit 31 of a kind::f16 instruction descriptor (max shift code 2 in bits 30-31, .ws only)
+    # set at run time: the i32 value is negative; the interpreter reads the unsigned word, so the
+    # refusal is the max-shift rule R10, not "not a 32-bit word".
+    idesc = next(i for i, x in enumerate(PAIR_LINES) if "%idesc = tcgen05.make_idesc" in x)
+    lines = list(PAIR_LINES)
+    lines[idesc:idesc + 1] = [lines[idesc].replace("%idesc =", "%idesc_word ="),
+                              "    %top_bit = arith.constant -2147483648 : i32",
+                              "    %idesc = arith.ori %idesc_word, %top_bit : i32"]
+    path = write_variant(tmp_path, "idesc_bit31", lines)
+    code, err = run_lowered(capsys, path)
+    assert code == 1
+    mma = next(i + 1 for i, x in enumerate(lines) if "tcgen05.mma kind(f16)" in x)
+    assert err.startswith(
+        f"{path}:{mma}:7: error: 'tcgen05.mma' op requires a legal tcgen05.mma form: max_shift = "
+        "16 is not legal without .ws; legal: 0 (max shift is for tcgen05.mma.ws) [R10] (in CTA 0 "
+        "of the CTA pair)\n")
+
+
+def test_pair_mma_with_a_in_tensor_memory_is_refused_as_not_modelled(capsys,
+                                                                     tmp_path: Path) -> None:
+    # The interpreter passes A's TMEM address (not a descriptor word) to the pair kernel, which
+    # refuses A in TMEM for cta_group::2 with one diagnostic at the op.
+    lines = []
+    for line in PAIR_LINES:
+        if "tcgen05.mma kind(f16) cta_group(2)" in line:
+            lines.append("      %a_tmem = tcgen05.alloc cta_group(2) columns(32) : "
+                         "memref<128x16xf16, #tcgen05.space<tmem>>")
+            line = line.replace("%acc, %a_desc,", "%acc, %a_tmem,").replace(
+                ", i64", ", memref<128x16xf16, #tcgen05.space<tmem>>")
+        lines.append(line)
+    path = write_variant(tmp_path, "a_in_tmem", lines)
+    code, err = run_lowered(capsys, path)
+    assert code == 1
+    mma = next(i + 1 for i, x in enumerate(lines) if "tcgen05.mma kind(f16)" in x)
+    assert err.startswith(f"{path}:{mma}:7: error: 'tcgen05.mma' op uses cta_group::2 with A in "
+                          "tensor memory, which the executor does not model (in CTA 0 of the CTA "
+                          "pair)\n")
+
+
+# The cluster and the pair seam (executor/tcgen05/cta_pair.py) through the Python API
+
+
+def located_op(line: int) -> test_dialect.TestOp:
+    op = test_dialect.TestOp()
+    op.location = FileLineColLoc(StringAttr("k.mlir"), IntAttr(line), IntAttr(5))
+    return op
+
+
+RACE_TAIL = ("in the same interval between tcgen05.cluster_sync barriers (a cta_group::2 MMA "
+             "reads the peer CTA's shared memory: a cluster barrier must order the peer's writes "
+             "before it)")
+
+
+def test_a_peer_write_after_a_pair_mma_read_in_the_same_interval_is_a_race():
+    # CTA 0's pair MMA reads CTA 1's SMEM bytes [4096, 6144) before either CTA passed a barrier.
+    cluster, mma = Cluster(), located_op(9)
+    cluster.peer_read(0, 1, 4096, 6144, mma)
+    # Writes that do not overlap those bytes (the ends are exclusive), or CTA 0's writes to its own
+    # SMEM, are no race; neither is CTA 1's write once it passed the next cluster barrier.
+    cluster.smem_write(1, 6144, 8192, located_op(3))
+    cluster.smem_write(1, 0, 4096, located_op(3))
+    cluster.smem_write(0, 4096, 6144, located_op(3))
+    cluster.passed[1] = 1
+    cluster.smem_write(1, 4096, 6144, located_op(3))
+    cluster.passed[1] = 0
+    with pytest.raises(ExecutionError, match=re.escape(
+            "race on smem bytes [6000, 6144) of CTA 1 of the CTA pair: 'test.op' writes them, "
+            f"'test.op' at k.mlir:9:5 reads them, {RACE_TAIL}")):
+        cluster.smem_write(1, 6000, 6200, located_op(4))
+
+
+def test_a_pair_mma_reading_bytes_the_peer_wrote_in_the_same_interval_is_a_race():
+    # CTA 1's thread wrote its SMEM bytes [4096, 6144); then CTA 0's pair MMA reads CTA 1's SMEM.
+    cluster = Cluster()
+    cluster.smem_write(1, 4096, 6144, located_op(3))
+    cluster.peer_read(0, 1, 6144, 8192, located_op(9))  # adjacent: no overlap
+    cluster.peer_read(0, 1, 0, 4096, located_op(9))
+    cluster.peer_read(1, 0, 4096, 6144, located_op(9))  # CTA 0's SMEM, which nobody wrote
+    with pytest.raises(ExecutionError, match=re.escape(
+            "race on smem bytes [4096, 4097) of CTA 1 of the CTA pair: 'test.op' reads them, "
+            f"'test.op' at k.mlir:3:5 writes them, {RACE_TAIL}")):
+        cluster.peer_read(0, 1, 2048, 4097, located_op(9))
+
+
+def test_a_cta_waiting_when_no_cta_can_run_aborts_with_a_deadlock_report():
+    # CTA 1 ended; CTA 0 waits for a phase that never completes: the hand-off finds no runnable
+    # CTA, records the deadlock, and CTA 0's thread must not go on past its wait.
+    cluster, wait = Cluster(), located_op(7)
+    cluster.done[1] = True
+    with pytest.raises(Abort, match="^$"):
+        cluster.wait_until(0, lambda: False, "waits on phase parity 0 of the mbarrier", wait)
+    assert cluster.aborted and cluster.turn == -1
+    assert str(cluster.error) == ("'test.op' op deadlock: CTA 0 of the CTA pair waits on phase "
+                                  "parity 0 of the mbarrier, which can never happen (CTA 1 ended)")
+    assert 0 in cluster.waiting
+
+
+PAIR_KERNEL = """func.func @k() {{
+  tcgen05.relinquish_alloc_permit cta_group({group})
+  func.return
+}}"""
+
+
+@pytest.mark.parametrize(("group", "pair"), [(2, True), (1, False)])
+def test_a_cta_group_2_op_makes_the_kernel_a_cta_pair(group, pair):
+    module = Parser(TCGEN05_CONTEXT, PAIR_KERNEL.format(group=group)).parse_module()
+    assert uses_cta_pair(module) is pair
+
+
+class _Cta:
+    """The part of a CTA's `Tcgen05Functions` PairSeam reads: its shared memory's bytes."""
+
+    def __init__(self, size: int) -> None:
+        self.smem = type("Smem", (), {"data": np.zeros(size, np.uint8)})()
+
+
+def test_pair_seam_records_the_byte_span_of_a_thread_write_into_its_smem():
+    cluster = Cluster()
+    cluster.ctas = [_Cta(8192), _Cta(8192)]
+    seam = PairSeam(cluster, 1)
+    smem = cluster.ctas[1].smem.data
+    copy, store = located_op(3), located_op(4)
+    # A strided (4, 8) float32 view at byte 4096 with rows 64 bytes apart: the copy's bytes run
+    # from the first element to the end of the last, 4096 + 3 * 64 + 7 * 4 + 4 = 4320.
+    view = smem[4096:4096 + 256].view(np.float32).reshape(4, 16)[:, :8]
+    seam._record(view, copy)
+    # One stored element (2, 5) of that view: byte 4096 + 2 * 64 + 5 * 4 = 4244, four bytes.
+    seam._record(view, store, (2, 5))
+    # Not recorded: an empty view, memory outside the CTA's SMEM (a GM array), a non-array value.
+    seam._record(view[:0], copy)
+    seam._record(np.zeros((4, 8), np.float32), copy)
+    seam._record(None, copy)
+    assert [(r, lo, end, interval) for r, lo, end, interval, _ in cluster.smem_writes] == [
+        (1, 4096, 4320, 0), (1, 4244, 4248, 0)]
+
+
+def test_the_hand_off_passes_the_turn_to_the_other_cta():
+    # CTA 0 waits; CTA 1 is runnable and takes the turn (no deadlock, nothing aborted).
+    cluster = Cluster()
+    with cluster.cond:
+        cluster.waiting[0] = (lambda: False, "waits", None)
+        cluster._hand_off(0)
+    assert cluster.turn == 1 and not cluster.aborted and cluster.error is None

@@ -1,6 +1,7 @@
 """isa/ascend/hif8.py: HiFloat8 values of all 256 codes, checked against a decoder written the way
 MindSpore's `HiFloat8::ToFloat32` reads the bits (masks on the byte), the paper's landmarks, and
-the exact encoder's round trip."""
+the exact encoder's round trip and edges (the table's ends, -0, values past the largest finite,
+values judged in float64)."""
 
 from __future__ import annotations
 
@@ -102,3 +103,35 @@ def test_hif8_matmul_runs_and_passes_check_numpy(tmp_path, capsys, passes):
     assert out.splitlines()[-1].endswith(": ok"), out
     want = decode_hif8(a) @ decode_hif8(b)
     np.testing.assert_allclose(np.load(tmp_path / "c.npy"), want, rtol=1e-6, atol=1e-4)
+
+
+# The exact encoder (encode_hif8_exact): the table's edges, -0, values past the largest finite
+
+
+def test_hif8_encoder_edges_of_the_table():
+    # Literal codes from the HiF8 definition (module docstring of isa/ascend/hif8.py):
+    # 0x01 = 2^-22 (denormal M = 1), 0x07 = 2^-16 (M = 7), 0x08 = 1.0 (dot 0001), 0x6E = 2^15,
+    # 0x6F / 0xEF = +-inf, sign bit 0x80 for negative values.
+    values = np.array([2.0**-22, -(2.0**-22), 2.0**-16, 1.0, -1.0, 2.0**15, -(2.0**15),
+                       math.inf, -math.inf])
+    want = [0x01, 0x81, 0x07, 0x08, 0x88, 0x6E, 0xEE, 0x6F, 0xEF]
+    assert encode_hif8_exact(values).tolist() == want
+
+
+def test_hif8_negative_zero_is_code_zero_not_nan():
+    # 0x80 is NaN in HiF8 (there is no -0): -0.0 encodes as 0x00
+    assert encode_hif8_exact(np.array([-0.0, 0.0, math.nan])).tolist() == [0x00, 0x00, 0x80]
+
+
+def test_hif8_values_past_the_largest_finite_are_refused():
+    # 2^16 sorts between 2^15 (0x6E) and +inf (0x6F): not a HiF8 value, one clear message
+    with pytest.raises(ValueError, match=r"^65536\.0 is not a HiF8 value$"):
+        encode_hif8_exact(np.array([1.0, 2.0**16]))
+    with pytest.raises(ValueError, match=r"^-1e\+300 is not a HiF8 value$"):
+        encode_hif8_exact(np.array([-1e300]))
+
+
+def test_hif8_encoder_judges_values_in_float64():
+    # 1 + 2^-30 rounds to 1.0 in float32: a float64 value that is not HiF8 must not pass
+    with pytest.raises(ValueError, match=r"^1\.0000000009313226 is not a HiF8 value$"):
+        encode_hif8_exact(np.array([1.0 + 2.0**-30]))

@@ -1,4 +1,5 @@
-"""Fixpipe QUANT_PRE word of mmair.isa.ascend.quant (docs/ascend.md "Quant modes")."""
+"""Fixpipe QUANT_PRE word of mmair.isa.ascend.quant (docs/ascend.md "Quant modes"): encoding, the
+decoders ignoring the reserved bits, the vector fields' types, scale validity."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from mmair.isa.ascend.quant import (
+    QuantWord,
     decode_quant_word,
     decode_quant_words,
     encode_quant_word,
@@ -83,3 +85,34 @@ def test_encode_rejects_out_of_range() -> None:
         encode_quant_word(1.0, shift=0)
     with pytest.raises(ValueError, match=r"offset must be in \[-256, 255\], got 256"):
         encode_quant_word(1.0, offset=256)
+
+
+def test_quant_word_decoders_ignore_the_reserved_bits_above_the_sign():
+    # bits 47-63 are reserved: a word with all of them set decodes like the word without them
+    for signed in (False, True):
+        word = encode_quant_word(0.5, shift=3, offset=-7, signed_output=signed)
+        junk = word | (((1 << 64) - 1) & ~((1 << 47) - 1))
+        one = decode_quant_word(junk)
+        assert (one.scale, one.shift, one.offset, one.signed_output) == (0.5, 3, -7, signed)
+        many = decode_quant_words(np.array([junk, word], np.uint64))
+        assert many.signed_output.tolist() == [signed, signed]
+        assert many.offset.tolist() == [-7, -7] and many.shift.tolist() == [3, 3]
+
+
+def test_quant_vector_fields_have_their_documented_types():
+    words = np.array([encode_quant_word(2.0, shift=16, offset=-256),
+                      encode_quant_word(1.5, shift=1, offset=255, signed_output=False)], np.uint64)
+    q = decode_quant_words(words)
+    assert q.offset.dtype == np.int64 and q.offset.tolist() == [-256, 255]
+    assert q.shift.dtype == np.int64 and q.shift.tolist() == [16, 1]
+    assert q.scale.dtype == np.float32 and q.scale.tolist() == [2.0, 1.5]
+
+
+@pytest.mark.parametrize(("scale", "valid"), [
+    (1.0, True), (0.0, True), (float(np.finfo(np.float32).tiny), True),
+    (1e-40, False),  # an f32 denormal
+    (float("inf"), False), (float("nan"), False),
+])
+def test_quant_scale_validity_refuses_denormals_and_non_finite_scales(scale, valid):
+    word = QuantWord(scale=scale, shift=1, mcb=False, offset=0, signed_output=True)
+    assert word.scale_is_valid is valid

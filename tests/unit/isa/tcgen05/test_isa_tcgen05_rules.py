@@ -7,6 +7,7 @@ from dataclasses import replace
 
 import pytest
 
+from mmair.isa.tcgen05 import rules
 from mmair.isa.tcgen05.errors import DescriptorError
 from mmair.isa.tcgen05.idesc import InstrDesc, decode_idesc
 from mmair.isa.tcgen05.rules import (
@@ -257,3 +258,15 @@ def test_unknown_target_is_rejected() -> None:
 def test_entry_points_check_what_they_delegate(check: Check, pattern: str) -> None:
     with pytest.raises(DescriptorError, match=pattern):
         check()
+
+
+def test_shift_target_must_first_be_a_tcgen05_target():
+    # sm_90a is arch-specific but has no tcgen05: the target check comes first.
+    with pytest.raises(DescriptorError, match="target = sm_90a does not support tcgen05; legal: "
+                                              "sm_100a, sm_100f, "):
+        rules.check_shift_target("sm_90a")
+    with pytest.raises(DescriptorError, match=r"target = sm_100f does not support tcgen05.shift; "
+                                              r"legal: an arch-specific target"):
+        rules.check_shift_target("sm_100f")
+    rules.check_shift_target("sm_103a")
+    rules.check_shift_target("sm_101a")  # the alias of sm_110a

@@ -1,9 +1,10 @@
-"""tcgen05.mma shapes (PTX Table 39)."""
+"""tcgen05.mma shapes (PTX Table 39) and the ld/st register counts (isa/tcgen05/tmem_moves.py)."""
 
 from __future__ import annotations
 
 import pytest
 
+from mmair.isa.tcgen05 import tmem_moves
 from mmair.isa.tcgen05.errors import DescriptorError
 from mmair.isa.tcgen05.shapes import mma_k, transposed_8bit_b_n, valid_m, valid_n
 
@@ -82,3 +83,9 @@ def test_valid_n_checks_its_kind_and_cta_group_and_names_an_empty_set() -> None:
 def test_mma_k_checks_its_kind() -> None:
     with pytest.raises(DescriptorError, match=r"^kind = f32 is not a tcgen05\.mma kind; legal: "):
         mma_k("f32", False)
+
+
+def test_ld_st_may_use_all_128_registers_of_a_thread():
+    # R33: at most 128 32-bit registers per thread; .16x256b holds 4 per repetition, .32x32b 1.
+    assert tmem_moves.ld_st_registers("16x256b", 32) == 128
+    assert tmem_moves.ld_st_registers("32x32b", 128) == 128

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -137,3 +139,9 @@ def test_parse_descriptor_body_refuses_an_unknown_mnemonic() -> None:
     with pytest.raises(DescriptorError, match=r"^attribute = #tcgen05\.foo is not a tcgen05 "
                                               r"descriptor attribute; legal: #tcgen05\.idesc, "):
         parse_descriptor_body("foo", "word = 0")
+
+
+def test_descriptor_text_ending_where_a_value_is_due_is_a_syntax_error():
+    with pytest.raises(DescriptorError, match=re.escape(
+            "attribute text = 'end of text' is unexpected at offset 7; legal: an ident")):
+        parse_descriptor_body("smem_desc", "start =")

@@ -1,9 +1,10 @@
 """SMEM operand layouts against the PTX ISA's canonical layouts, for every swizzle mode x major-ness
-x element width, and the ISA's worked examples element for element.
+x element width, the ISA's worked examples element for element, and what the layout model
+refuses (types without a layout, unknown major-ness and swizzle modes, absolute LBO mode).
 
 The expected addresses are computed independently of `mmair.isa.tcgen05.layouts`: the CuTe layouts
 of the PTX ISA table (§9.7.16.3.3 "Canonical Layouts", in elements, T = 128 / bits) are evaluated by
-the small CuTe evaluator of test_tcgen05_kernels, and the swizzle by CuTe's `Swizzle<B,M,S>` on
+the small CuTe evaluator of tcgen05_testing, and the swizzle by CuTe's `Swizzle<B,M,S>` on
 byte addresses. 128B swizzling with 32-byte atomicity (tf32, MN-major) uses its 8 x 4 swizzle atom:
 `Swizzle<2,5,2> o ((T,8,m),(4,k)):((1,T,LBO),(8T,SBO))` (4 K-rows per atom, SBO between groups of
 4 K-rows; CUTLASS `UMMA::make_umma_desc`, `SwizzleAtomKSize = 4`).
@@ -16,6 +17,7 @@ import pytest
 from tcgen05_testing import cute_offsets, cute_swizzle
 
 from mmair.isa.tcgen05 import SmemDesc, layouts
+from mmair.isa.tcgen05.errors import DescriptorError
 
 #: 16-byte units per swizzle row, and the CuTe Swizzle<B,M,S> of each mode (byte addresses).
 UNITS = {"none": 1, "sw32": 2, "sw64": 4, "sw128": 8, "sw128_base32b": 8}
@@ -104,3 +106,52 @@ def test_ptx_worked_examples(major, swizzle, bits, lbo, sbo, extent, layout, fun
     byte = np.vectorize(lambda x: cute_swizzle(x, *functor))(expected * bits // 8)
     np.testing.assert_array_equal(layouts.operand_bit_addresses(desc, major, bits, mn, k) >> 3,
                                   byte)
+
+
+# What the layout model refuses: unknown types, major-ness and swizzle modes, absolute LBO mode
+
+
+def test_smem_element_bits_refuses_a_type_tcgen05_has_no_layout_for():
+    assert layouts.smem_element_bits("f16", "bf16") == 16
+    assert layouts.smem_element_bits("mxf4", "e2m1") == 4  # packed only for the fp4 kinds
+    assert layouts.smem_element_bits("f8f6f4", "e2m1") == 8
+    with pytest.raises(DescriptorError, match="type = f64 is not a tcgen05 operand type; legal: "
+                                              "f16, bf16, tf32, f32, s32, e4m3, e5m2, u8, s8, "):
+        layouts.smem_element_bits("f16", "f64")
+
+
+@pytest.mark.parametrize(("major", "swizzle", "message"), [
+    ("x", "none", r"major = x is not a major-ness; legal: k, mn$"),
+    ("k", "sw16", r"swizzle = sw16 is not a swizzle mode; legal: none, sw128_base32b, sw128, "
+                  r"sw64, sw32 \[R18\]"),
+    # R22 (docs/tcgen05-rules.md: PTX ISA descriptor tables; CUTLASS static_asserts it): the
+    # 128-byte swizzle with 32-byte atoms is for MN-major operands only.
+    ("k", "sw128_base32b", r"swizzle = sw128_base32b is not legal for a K-major operand; legal: "
+                           r"none, sw128, sw64, sw32 \(K-major operand\) \[R22\]"),
+])
+def test_canonical_layout_refuses_major_and_swizzle(major, swizzle, message):
+    with pytest.raises(DescriptorError, match=message):
+        layouts.canonical_element_offsets(major, swizzle, 16, 8, 8, 128, 256)
+
+
+def test_sw128_base32b_is_legal_for_an_mn_major_operand():
+    # MN-major, 32-bit elements: T = 4 elements per 16-byte unit, S = 8 units per 128-byte row,
+    # so the 32 MN elements of K-row 0 are contiguous (offsets 0..31) and K-row 1 starts one
+    # swizzle row (32 elements) later.
+    got = layouts.canonical_element_offsets("mn", "sw128_base32b", 32, 32, 2, 0, 1024)
+    assert got[:, 0].tolist() == list(range(32))
+    assert got[:, 1].tolist() == list(range(32, 64))
+
+
+def test_swizzle_addresses_refuses_an_unknown_mode():
+    with pytest.raises(DescriptorError, match=r"swizzle = sw16 is not a swizzle mode; legal: none, "
+                                              r"sw128_base32b, sw128, sw64, sw32 \[R18\]"):
+        layouts.swizzle_addresses(np.arange(4), "sw16")
+
+
+def test_absolute_lbo_mode_is_not_modelled():
+    desc = SmemDesc(start=0, lbo=128, sbo=256, lbo_mode="absolute")
+    with pytest.raises(DescriptorError, match=r"lbo_mode = absolute is not supported by the layout "
+                                              r"model; legal: relative \(absolute mode is not "
+                                              r"modelled\) \[R20\]"):
+        layouts.operand_bit_addresses(desc, "k", 16, 8, 8)

@@ -1,22 +1,22 @@
-"""executor/tcgen05/kernels.py behaviours the mutation harness found unpinned (docs/mutation.md,
-area `executor-tcgen05`).
+"""The tcgen05 kernels on hand-placed operands (executor/tcgen05/kernels.py, operands.py,
+memories.py): operands in shared memory up to its last byte, the memories' bounds, sparse A, A in
+tensor memory, scale factors in TMEM and block-scaled MMAs (scales applied exactly), the float32
+default numerics (products and sums in f32, D added in f32, an f16 D rounded once more), undefined
+D rows, lane masks, the CTA pair's kernel (mma_pair), the footprints the async checker takes an
+MMA to read, tcgen05.cp's TMEM destination, refused forms.
 
-Expected values are literals from the format definitions (IEEE f16/f32, OCP MX v1.0 E8M0/E4M3)
-or a second formulation written here: the compact canonical layouts of the PTX ISA ("Shared
-memory matrix layout", no swizzle: 8 x 16-byte core matrices), and the executor's documented
-default numerics (module docstring: products and sums in float32, D added in float32, rounded
-once more to an f16 D; block-scaled kinds scaled and summed exactly, rounded once to f32).
-"""
+Expected values are literals from the format definitions or a second formulation written here:
+the compact no-swizzle canonical layouts of the PTX ISA ("Shared memory matrix layout": 8 x
+16-byte core matrices) and numpy products of small integers (exact)."""
 
 from __future__ import annotations
 
 import warnings
-from pathlib import Path
 
 import numpy as np
 import pytest
 
-from mmair.executor.tcgen05.elements import decode_elements, encode_elements, encode_scale
+from mmair.executor.tcgen05.elements import encode_elements, encode_scale
 from mmair.executor.tcgen05.kernels import cp, mma, mma_footprint, mma_pair, pair_smem_spans
 from mmair.executor.tcgen05.memories import SharedMemory, Tcgen05ExecutionError, TensorMemory
 from mmair.executor.tcgen05.operands import (
@@ -33,6 +33,8 @@ from mmair.isa.tcgen05 import InstrDesc, SmemDesc, encode_idesc, encode_smem_des
 from mmair.isa.tcgen05.layouts import SMEM_BYTES_PER_CTA, tmem_address
 
 RNG = np.random.default_rng(1818)
+
+
 B_START = 0x8000  # B's operand (or each CTA's B half) starts here, A at 0
 
 
@@ -78,45 +80,6 @@ class Cta:
         return read_d(self.tmem, self.d, dtype or "f32", m, n)
 
 
-# ----------------------------------------------------------------------------------------------
-# Elements and scales
-
-
-def test_values_reach_the_element_type_through_f32_and_integers_keep_their_low_byte():
-    # A thread holds an operand value as an f32 and converts that (ml_dtypes converts f64
-    # through f32 for its own types, so bf16 and f16 agree): 1 + 2^-11 + 2^-30 is 1 + 2^-11 in
-    # f32 (2^-30 is below half an f32 ulp), an f16 tie rounded to even: 1.0 = 0x3C00, not the
-    # 1 + 2^-10 (0x3C01) of a direct f64 -> f16 rounding.
-    assert encode_elements(np.array([1 + 2.0**-11 + 2.0**-30]), "f16").tolist() == [0x3C00]
-    assert encode_elements(np.array([1 + 2.0**-8 + 2.0**-30]), "bf16").tolist() == [0x3F80]
-    assert encode_elements(np.array([-1, -128, 127, 5]), "s8").tolist() == [0xFF, 0x80, 0x7F, 5]
-    assert encode_elements(np.array([255, 128, 0]), "u8").tolist() == [0xFF, 0x80, 0x00]
-    # the container is the integer's low byte, also past 2^24 (where an f32 would round it)
-    assert encode_elements(np.array([2**24 + 1, -129]), "s8").tolist() == [0x01, 0x7F]
-
-
-@pytest.mark.parametrize(("type_name", "width"), [("e2m1", 4), ("e2m3", 6), ("e3m2", 6)])
-def test_narrow_float_encodings_leave_the_container_high_bits_clear(type_name, width):
-    # The SMEM/TMEM stores rely on it (they OR the value into bytes shared with neighbours):
-    # every value of the type, and NaN, infinities and out-of-range values, encode below 2^width.
-    every_code = np.arange(1 << width, dtype=np.uint8)
-    values = np.concatenate([decode_elements(every_code, type_name),
-                             [np.nan, np.inf, -np.inf, 1e9, -1e9, -0.0]])
-    codes = encode_elements(values, type_name)
-    assert codes.dtype == np.uint8 and int(codes.max()) < 1 << width
-    assert np.array_equal(codes[:1 << width], every_code)  # and each code round-trips
-
-
-def test_ue4m3_scales_are_unsigned():
-    assert encode_scale(np.array([2.0**-9, 448.0]), "ue4m3").tolist() == [0x01, 0x7E]
-    with pytest.raises(ValueError, match=r"^scale values are not exactly representable as ue4m3$"):
-        encode_scale(np.array([-1.0]), "ue4m3")
-
-
-# ----------------------------------------------------------------------------------------------
-# Operands in shared memory
-
-
 def test_write_smem_operand_takes_a_2d_matrix_of_any_float_dtype():
     smem = SharedMemory()
     desc = compact("k", 16, 128, 16, 0)
@@ -145,10 +108,6 @@ def test_an_operand_may_end_at_the_last_byte_of_shared_memory():
                        r"shared memory, got bytes \[0x38010, 0x39010\)"):
         read_smem_operand(smem, compact("k", 16, 128, 16, last + 16), major="k",
                           type_name="bf16", kind="f16", mn=128, k=16, what="operand A")
-
-
-# ----------------------------------------------------------------------------------------------
-# Sparse A and scale factors in tensor memory
 
 
 def test_sparse_tf32_metadata_error_lists_the_tf32_nibbles():
@@ -211,10 +170,6 @@ def test_scale_factor_addresses_are_checked():
         read_scale_factors(tmem, tmem_address(0, 0), operand="a", rows=128, count=2, sf_id=3)
 
 
-# ----------------------------------------------------------------------------------------------
-# Block-scaled MMAs: scales applied exactly
-
-
 def _block_scaled(a_value: float, b_value: float, sfa: float, sfb: float, *,
                   old: np.ndarray | None = None) -> np.ndarray:
     """kind::mxf8f6f4 e4m3 x e4m3, M = 128, N = 64, K = 32 (one UE8M0 scale per row and column)."""
@@ -244,10 +199,6 @@ def test_block_scaled_mma_accumulates_onto_d():
     old = ints((128, 64), -100, 100)
     got = _block_scaled(2.0, 3.0, 0.5, 4.0, old=old)
     assert np.array_equal(got, old + 32 * (2.0 * 0.5) * (3.0 * 4.0))
-
-
-# ----------------------------------------------------------------------------------------------
-# Dense MMAs: the float32 default numerics, undefined rows, lane masks
 
 
 def _sum_past_2_to_24() -> tuple[np.ndarray, np.ndarray]:
@@ -311,11 +262,6 @@ def test_a_disable_output_lane_word_may_be_given_signed():
     got = cta.mma("f16", a, b, ab="f16", bits=16, dtype="f32", disable_output_lane=[-1, 0, 0, 0])
     assert np.array_equal(got[:32], np.full((32, 64), -7.0))
     assert np.array_equal(got[32:], (a @ b)[32:])
-
-
-# ----------------------------------------------------------------------------------------------
-# The CTA pair (cta_group::2, M = 256): CTA c holds A rows and D rows [128 c, 128 c + 128) and
-# B columns [N/2 c, N/2 (c + 1))
 
 
 def _pair(kind: str, a: np.ndarray, b: np.ndarray, *, ab: str, bits: int, dtype: str,
@@ -384,10 +330,6 @@ def test_pair_i8_accumulates_exactly_and_wraps_or_saturates(saturate):
     assert d[0, 0] == (2**31 - 1 if saturate else 2**31 - 1 - 1000 + 516128 - 2**32)
 
 
-# ----------------------------------------------------------------------------------------------
-# Footprints (what the asynchronous checker takes an MMA to read) and tcgen05.cp
-
-
 def test_footprints_follow_the_operands_major():
     # tf32 MN-major, packed: A (128 x 8) fills [0, 4096), B (64 x 8) [B_START, B_START + 2048).
     # (Read K-major, the same LBO/SBO would reach 6144 and 3072 bytes.)
@@ -416,195 +358,91 @@ def test_cp_checks_its_tmem_destination():
     assert (footprint.column, footprint.column_end) == (24, 32)
 
 
-# ----------------------------------------------------------------------------------------------
-# The interpreter (executor/tcgen05/functions.py): runtime words are bit patterns, whatever their sign
-
-SIGNED_KERNEL = """
-func.func @k(%a_img: memref<4096xui8>, %b_img: memref<2048xui8>, %c: memref<128x64xf32>) {{
-  %en = arith.constant true
-  %idesc = arith.constant {idesc} : i32
-  %a_desc = arith.constant {a_desc} : i64
-  %b_desc = arith.constant {b_desc} : i64
-  %all = arith.constant -1 : i32
-  %none = arith.constant 0 : i32
-  %a = tcgen05.smem_alloc offset(0) : memref<4096xui8, #tcgen05.space<smem>>
-  %b = tcgen05.smem_alloc offset(8192) : memref<2048xui8, #tcgen05.space<smem>>
-  "memref.copy"(%a_img, %a) : (memref<4096xui8>, memref<4096xui8, #tcgen05.space<smem>>) -> ()
-  "memref.copy"(%b_img, %b) : (memref<2048xui8>, memref<2048xui8, #tcgen05.space<smem>>) -> ()
-  %d = tcgen05.alloc cta_group(1) columns(64) : memref<128x64xf32, #tcgen05.space<tmem>>
-  "memref.copy"(%c, %d) : (memref<128x64xf32>, memref<128x64xf32, #tcgen05.space<tmem>>) -> ()
-  tcgen05.mma kind(f16) cta_group(1) {ws}%d, %a_desc, %b_desc, %idesc, %en{lanes} : memref<128x64xf32, #tcgen05.space<tmem>>, i64
-  "memref.copy"(%d, %c) : (memref<128x64xf32, #tcgen05.space<tmem>>, memref<128x64xf32>) -> ()
-  tcgen05.dealloc cta_group(1) %d : memref<128x64xf32, #tcgen05.space<tmem>>
-  func.return
-}}
-"""
+# A in tensor memory, scale-factor lanes, refused MMA forms, the memories' bounds
 
 
-def _signed(word: int, bits: int) -> int:
-    """The word as MLIR prints a signless integer constant with its top bit set: negative."""
-    return word - (1 << bits) if word >> (bits - 1) else word
+def test_a_in_tmem_given_as_raw_containers_needs_m_rows():
+    # A (M x K) given as the container integers of its TMEM memref (the interpreter's form):
+    # exactly M rows suffice; one fewer is one error naming the shape.
+    rng = np.random.default_rng(18)
+    a = rng.integers(-4, 5, (128, 16)).astype(np.float32)
+    b = rng.integers(-4, 5, (16, 64)).astype(np.float32)
+    smem, tmem = SharedMemory(), TensorMemory()
+    d = tmem.alloc(64)
+    # B^T (N x K) K-major without swizzle: 8-element core matrices, next K unit 128 B on, next
+    # 8 rows 256 B on (PTX ISA, "Shared memory matrix layout").
+    desc = SmemDesc(start=0, lbo=128, sbo=256, base_offset=0, swizzle="none")
+    write_smem_operand(smem, desc, b.T, major="k", type_name="bf16", kind="f16")
+    idesc = encode_idesc(InstrDesc(kind="f16", m=128, n=64, atype="bf16", btype="bf16", dtype="f32"))
+    raw = encode_elements(a, "bf16")
+    mma(smem, tmem, kind="f16", d=d, a=0, a_in_tmem=True, a_raw=raw, b=encode_smem_desc(desc),
+        idesc=idesc, enable_input_d=False)
+    assert np.array_equal(read_d(tmem, d, "f32", 128, 64), a @ b)
+    with pytest.raises(Tcgen05ExecutionError, match=r"requires A in tensor memory to hold 128x16 elements, "
+                                        r"got shape 127x16"):
+        mma(smem, tmem, kind="f16", d=d, a=0, a_in_tmem=True, a_raw=raw[:127],
+            b=encode_smem_desc(desc), idesc=idesc, enable_input_d=False)
 
 
-@pytest.mark.parametrize("ws", [False, True])
-def test_interpreter_takes_descriptor_and_lane_words_given_as_negative_constants(ws):
-    from tcgen05_testing import run_kernel
-
-    # sw32 puts swizzle code 6 in bits 61-63 of the descriptor: bit 63 is set, so the i64
-    # constants are negative; the lane-mask word -1 disables lanes 32..63. With .ws, max_shift
-    # 32 (code 3 in bits 30-31) makes the i32 instruction descriptor negative.
-    a, b = ints((128, 16)), ints((16, 64))
-    scratch = SharedMemory()
-    a_desc = SmemDesc(0, 16, 256, swizzle="sw32")
-    b_desc = SmemDesc(0x2000, 16, 256, swizzle="sw32")
-    write_smem_operand(scratch, a_desc, a, major="k", type_name="f16", kind="f16")
-    write_smem_operand(scratch, b_desc, b.T, major="k", type_name="f16", kind="f16")
-    idesc = _signed(encode_idesc(InstrDesc(kind="f16", m=128, n=64, atype="f16", btype="f16",
-                                           dtype="f32", max_shift=32 if ws else 0)), 32)
-    a_word, b_word = _signed(encode_smem_desc(a_desc), 64), _signed(encode_smem_desc(b_desc), 64)
-    assert a_word < 0 and b_word < 0 and (idesc < 0) == ws
-    lanes = "" if ws else " disable_output_lane(%none, %all, %none, %none)"
-    source = SIGNED_KERNEL.format(idesc=idesc, a_desc=a_word, b_desc=b_word,
-                                  ws="ws " if ws else "", lanes=lanes)
-    old = ints((128, 64))
-    c = old.astype(np.float32)
-    run_kernel(source, scratch.data[:4096].copy(), scratch.data[0x2000:0x2800].copy(), c)
-    expected = old + a @ b
-    if not ws:
-        expected[32:64] = old[32:64]
-    assert np.array_equal(c, expected)
+def test_scale_factors_of_a_come_from_their_own_lane_and_of_b_from_quadrant_0():
+    # docs/executor-tcgen05.md: the scale of operand row r sits in lane r % 32 of each 32-lane
+    # quadrant, column r // 32, byte sf_id; A row m is read from its own lane m, B column n from
+    # quadrant 0. Here each quadrant holds different bytes (a writer that did not duplicate
+    # them), so the two readings differ.
+    tmem = TensorMemory()
+    base = tmem.alloc(32)
+    cells = tmem.cells.view(np.uint8).reshape(128, 512, 4)
+    for lane in range(128):
+        for column in range(4):
+            cells[lane, base + column, 0] = lane + 128 * (column % 2)  # byte 0 names its cell
+    rows = np.arange(128)
+    a = read_scale_factors(tmem, base, operand="a", rows=128, count=1, sf_id=0)
+    b = read_scale_factors(tmem, base, operand="b", rows=128, count=1, sf_id=0)
+    assert a[:, 0].tolist() == (rows + 128 * (rows // 32 % 2)).tolist()  # lane m, column m // 32
+    assert b[:, 0].tolist() == (rows % 32 + 128 * (rows // 32 % 2)).tolist()  # quadrant 0
 
 
-def _kernel(body: str, *params: str) -> str:
-    return "func.func @k(" + ", ".join(params) + ") {\n" + body + "\n  func.return\n}\n"
-
-
-BAR = "memref<1xi64, #tcgen05.space<smem>>"
-
-
-@pytest.mark.parametrize(("body", "message"), [
-    # (in another function: the verifier sees only the alloc's own block)
-    ("  tcgen05.relinquish_alloc_permit cta_group(1)\n"
-     "  func.call @alloc() : () -> ()\n  func.return\n}\nfunc.func @alloc() {\n"
-     "  %d = tcgen05.alloc cta_group(1) columns(32) : memref<128x32xf32, #tcgen05.space<tmem>>",
-     r"requires no tcgen05.alloc after tcgen05.relinquish_alloc_permit$"),
-    (f"  %bar = tcgen05.smem_alloc offset(64) : {BAR}\n"
-     f"  tcgen05.mbarrier_arrive %bar : {BAR}",
-     r"uses the mbarrier at SMEM 0x40 before tcgen05.mbarrier_init$"),
-    # an arrival that expects 16 transaction bytes leaves the phase open until they arrive
-    (f"  %bar = tcgen05.smem_alloc offset(64) : {BAR}\n"
-     "  %p = arith.constant false\n"
-     f"  tcgen05.mbarrier_init %bar count(1) : {BAR}\n"
-     f"  tcgen05.mbarrier_arrive %bar expect_tx(16) : {BAR}\n"
-     f"  tcgen05.mbarrier_wait %bar, %p : {BAR}",
-     r"waits on phase parity 0 of the mbarrier at SMEM 0x40, which can never complete "
-     r"\(deadlock: 0 of 1 arrivals and 16 transaction bytes pending, nothing left to arrive\)$"),
-    # an arrival without expect_tx completes phase 0 (the first wait returns): parity 1 is open
-    (f"  %bar = tcgen05.smem_alloc offset(64) : {BAR}\n"
-     "  %p0 = arith.constant false\n  %p1 = arith.constant true\n"
-     f"  tcgen05.mbarrier_init %bar count(1) : {BAR}\n"
-     f"  tcgen05.mbarrier_arrive %bar : {BAR}\n"
-     f"  tcgen05.mbarrier_wait %bar, %p0 : {BAR}\n"
-     f"  tcgen05.mbarrier_wait %bar, %p1 : {BAR}",
-     r"waits on phase parity 1 of the mbarrier at SMEM 0x40, which can never complete "
-     r"\(deadlock: 1 of 1 arrivals and 0 transaction bytes pending, nothing left to arrive\)$"),
-    ("  %b = tcgen05.smem_alloc offset(0) : memref<64xf4E2M1FN, #tcgen05.space<smem>>",
-     r"cannot view f4E2M1FN elements in shared memory \(sub-byte types: use an i8/ui8 "
-     r"container buffer\)$"),
+@pytest.mark.parametrize(("idesc", "kwargs", "message"), [
+    # a sparse MMA reads its metadata from TMEM: no address is one error
+    (InstrDesc(kind="f16", m=128, n=64, atype="bf16", btype="bf16", dtype="f32", sparse=True),
+     {"sparse": True}, r"^requires a sparse-metadata TMEM address for a sparse MMA$"),
+    # a sparsity selector other than 0 is legal PTX, not modelled
+    (InstrDesc(kind="f16", m=128, n=64, atype="bf16", btype="bf16", dtype="f32", sparse=True,
+               sparsity_selector=1),
+     {"sparse": True, "sparse_metadata": 0},
+     r"^uses sparsity selector 1 \(only 0 is modelled\), which the executor does not model$"),
+    # block-scaled kinds read both scale-factor tiles from TMEM
+    (InstrDesc(kind="mxf8f6f4", m=128, n=64, atype="e4m3", btype="e4m3", scale_type="ue8m0"),
+     {"scale_a": 0}, r"^requires scale_A and scale_B TMEM addresses for kind::mxf8f6f4$"),
 ])
-def test_interpreter_refuses_what_it_cannot_run(body, message):
-    from tcgen05_testing import run_kernel
-
-    from mmair.executor.engine.errors import ExecutionError
-
-    with pytest.raises(ExecutionError, match=message):
-        run_kernel(_kernel(body))
-
-
-def test_interpreter_tmem_address_of_a_view():
-    from mmair.executor.engine.errors import ExecutionError
-    from mmair.executor.tcgen05.functions import Tcgen05Functions
-
-    f = Tcgen05Functions()
-    assert f.tmem_address(f.tmem.cells[3, 5:], "d") == (3 << 16) | 5
-    with pytest.raises(ExecutionError, match=r"^requires d to be a tensor-memory buffer$"):
-        f.tmem_address(np.zeros((128, 4), np.uint32), "d")
-    with pytest.raises(ExecutionError, match=r"^requires d to start on a 32-bit TMEM cell, got "
-                                             r"byte 2 of a cell$"):
-        f.tmem_address(f.tmem.cells.view(np.uint16).reshape(-1)[1:], "d")
+def test_mma_refuses_missing_tmem_operands_and_unmodelled_forms(idesc, kwargs, message):
+    smem, tmem = SharedMemory(), TensorMemory()
+    d = tmem.alloc(64)
+    desc = encode_smem_desc(SmemDesc(start=0, lbo=128, sbo=256, base_offset=0, swizzle="none"))
+    with pytest.raises(Tcgen05ExecutionError, match=message):
+        mma(smem, tmem, kind=idesc.kind, d=d, a=desc, b=desc, idesc=encode_idesc(idesc),
+            enable_input_d=False, **kwargs)
 
 
-def test_interpreter_cp_takes_a_negative_descriptor_constant():
-    from tcgen05_testing import run_kernel
+def test_memories_check_their_sizes_and_bounds_to_the_last_byte():
+    from mmair.isa.tcgen05.layouts import SMEM_BYTES_PER_CTA
 
-    # 128 rows x 32 bytes, K-major sw32 (bit 63 set: a negative i64); row r lands in lane r
-    rows = RNG.integers(0, 256, (128, 32)).astype(np.uint8)
-    desc = SmemDesc(0, 16, 256, swizzle="sw32")
-    scratch = SharedMemory()
-    write_smem_operand(scratch, desc, rows, major="k", type_name="u8", kind="i8")
-    tmem = "memref<128x8xi32, #tcgen05.space<tmem>>"
-    body = (f"  %img = tcgen05.smem_alloc offset(0) : memref<4096xui8, #tcgen05.space<smem>>\n"
-            f'  "memref.copy"(%in, %img) : (memref<4096xui8>, '
-            f"memref<4096xui8, #tcgen05.space<smem>>) -> ()\n"
-            f"  %t = tcgen05.alloc cta_group(1) columns(32) : {tmem}\n"
-            f"  %desc = arith.constant {_signed(encode_smem_desc(desc), 64)} : i64\n"
-            f'  tcgen05.cp cta_group(1) shape("128x256b") %t, %desc : {tmem}\n'
-            f'  "memref.copy"(%t, %out) : ({tmem}, memref<128x8xi32>) -> ()')
-    out = np.zeros((128, 8), np.int32)
-    run_kernel(_kernel(body, "%in: memref<4096xui8>", "%out: memref<128x8xi32>"),
-               scratch.data[:4096].copy(), out)
-    assert np.array_equal(out.view(np.uint8), rows)  # each row's bytes little-endian in 8 cells
-
-
-PAIR_D = "memref<128x128xf32, #tcgen05.space<tmem>>"
-
-
-@pytest.mark.parametrize("op", [
-    "  %idesc = tcgen05.make_idesc #tcgen05.idesc<kind = f16, dtype = f32, atype = f16, "
-    "btype = f16, m = 256, n = 128>\n"
-    f"  %w = arith.constant {encode_smem_desc(SmemDesc(0, 2048, 128))} : i64\n"
-    "  %en = arith.constant false\n"
-    f"  tcgen05.mma kind(f16) cta_group(2) %d, %w, %w, %idesc, %en : {PAIR_D}, i64",
-    f"  tcgen05.shift cta_group(2) %d : {PAIR_D}",
-])
-def test_interpreter_refuses_cta_group_2_outside_a_pair(op):
-    from tcgen05_testing import run_kernel
-
-    from mmair.executor.engine.errors import ExecutionError
-
-    body = f"  %d = tcgen05.alloc cta_group(2) columns(128) : {PAIR_D}\n{op}"
-    with pytest.raises(ExecutionError, match=r"op uses cta_group::2 outside a CTA pair$"):
-        run_kernel(_kernel(body))
-
-
-def _pair_example_with_mask(tmp_path, constant: str):
-    from run_variants import write_variant
-
-    example = Path(__file__).resolve().parents[4] / "examples" / "tcgen05_gemm_pair.mlir"
-    lines = example.read_text().splitlines()
-    edited = [x.replace("%both = arith.constant 3 : i16", f"%both = arith.constant {constant}")
-              for x in lines]
-    wait = next(i + 1 for i, x in enumerate(lines) if "tcgen05.mbarrier_wait %bar" in x)
-    return write_variant(tmp_path, "mask", edited), wait
-
-
-def test_pair_commit_to_the_peer_only_leaves_the_issuer_waiting(capsys, tmp_path):
-    from run_variants import run_lowered
-
-    # mask 0b10: the arrival goes to CTA 1 only; CTA 0 (the issuer) waits for ever
-    path, wait = _pair_example_with_mask(tmp_path, "2 : i16")
-    code, err = run_lowered(capsys, path)
-    assert code == 1
-    assert err.startswith(
-        f"{path}:{wait}:5: error: 'tcgen05.mbarrier_wait' op deadlock: CTA 0 of the CTA pair "
-        "waits on phase parity 0 of the mbarrier at SMEM 0x1800, which can never happen")
-
-
-def test_pair_commit_mask_is_the_i16_bit_pattern(capsys, tmp_path):
-    from run_variants import run_lowered
-
-    path, _ = _pair_example_with_mask(tmp_path, "-1 : i16")  # 0xFFFF: every CTA of 16
-    code, err = run_lowered(capsys, path)
-    assert code == 1
-    assert "'tcgen05.commit' op multicasts to CTA mask 0xffff, which names CTAs beyond its " \
-           "cluster of 2 CTAs (ranks 0, 1) (in CTA 0 of the CTA pair)" in err
+    assert SMEM_BYTES_PER_CTA == 228 * 1024  # 228 KB per CTA (sm_100)
+    smem = SharedMemory()
+    smem.check_range(0, SMEM_BYTES_PER_CTA, "the operand")  # ends exactly at the last byte
+    with pytest.raises(Tcgen05ExecutionError, match=r"^requires the operand inside the 233472-byte "
+                                                    r"shared memory, got bytes \[0x38f00, 0x39001\)$"):
+        smem.check_range(0x38F00, SMEM_BYTES_PER_CTA + 1, "the operand")
+    with pytest.raises(Tcgen05ExecutionError, match=r"got bytes \[-0x10, 0x10\)$"):
+        smem.check_range(-16, 16, "the operand")
+    with pytest.raises(ValueError, match=r"^shared memory must be 233472 uint8 bytes$"):
+        SharedMemory(np.zeros(1024, np.uint8))
+    with pytest.raises(ValueError, match=r"^tensor memory must be a \(128, 512\) uint32 array$"):
+        TensorMemory(np.zeros((128, 512), np.int32))
+    tmem = TensorMemory()
+    tmem.alloc(512)
+    tmem.check_access(96, 480, 32, 32, "D")  # the last lanes and columns: inside
+    with pytest.raises(Tcgen05ExecutionError, match=r"^requires D inside tensor memory \(128 lanes x "
+                                                    r"512 columns\), got lanes \[96, 128\) columns "
+                                                    r"\[481, 513\)$"):
+        tmem.check_access(96, 481, 32, 32, "D")

@@ -1,6 +1,8 @@
-"""The mutation harness's comparison operator keeps parenthesized operands (docs/mutation.md):
-`(a is not None) != (b == c)` must become `(a is not None) == (b == c)`, not the chain
-`a is not None == b == c` (which is always false and passed for a changed boundary)."""
+"""The mutation harness (tests/mutation, docs/mutation.md): the comparison operator keeps
+parenthesized operands (`(a is not None) != (b == c)` must become `(a is not None) == (b == c)`,
+not the chain `a is not None == b == c`, which is always false and passed for a changed
+boundary); test selection follows every import form transitively and picks the tests that run a
+mutant's statement; without coverage.py the harness is one clear error."""
 
 from __future__ import annotations
 
