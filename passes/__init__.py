@@ -15,6 +15,7 @@ _PASSES: dict[str, tuple[str, str]] = {
     "pto-insert-sync": ("pto_insert_sync", "PtoInsertSyncPass"),
     "mmair-lower": ("mmair_lower", "MmairLowerPass"),
     "pto-expand-params": ("pto_expand_params", "PtoExpandParamsPass"),
+    "ptoas-to-mmair": ("ptoas_to_mmair", "PtoasToMmairPass"),
 }
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 import errno
 import re
 import sys
+import weakref
 from dataclasses import dataclass
 from typing import IO
 
@@ -20,6 +21,7 @@ from xdsl.utils.lexer import Span, Token
 from xdsl.utils.mlir_lexer import MLIRLexer, MLIRTokenKind
 
 from mmair.dialects.locations import op_location
+from mmair.dialects.ptoas.origin import rename_in
 from mmair.dialects.value_names import record_written_names, value_label
 
 
@@ -82,8 +84,10 @@ def format_diagnostic(
 
 
 def op_message(op: Operation, message: str) -> str:
-    """Prefix `'<op>' op` the way MLIR does, unless the message already names the op."""
-    return message if message.startswith("'") else f"'{op.name}' op {message}"
+    """Prefix `'<op>' op` the way MLIR does, unless the message already names the op; an op
+    converted from PTOAS is named as written (`'pto.tmov' (mmair pto.mte_l1_l0a)`)."""
+    message = message if message.startswith("'") else f"'{op.name}' op {message}"
+    return rename_in(op, message)
 
 
 def format_op_error(op: Operation, message: str, source: SourceFile | None = None) -> str:
@@ -431,3 +435,57 @@ def check_dominance(module: ModuleOp) -> None:
 
 def report(text: str, stream: IO[str] | None = None) -> None:
     print(text, file=stream if stream is not None else sys.stderr)
+
+
+def parse_source(ctx, text: str, name: str, line_offset: int = 0,
+                 allow_implicit_module: bool = True, *, keep_ptoas: bool = False) -> ModuleOp:
+    """The one parse path of the tools: mmair text in `ctx`; PTOAS text (any file name:
+    `mmair.dialects.ptoas.detect`) in PTOAS's own context, converted to mmair's ops by
+    ptoas-to-mmair unless `keep_ptoas` (then a converted copy is checked by `check_ptoas`). A PTOAS
+    op mmair does not model is refused by name at its location (`UserError`)."""
+    from mmair.dialects.ptoas.detect import is_ptoas, refusal_message, refused_op
+
+    if not is_ptoas(text):
+        return LocatingParser(ctx, text, name, line_offset).parse_module(allow_implicit_module)
+    refused = refused_op(text)
+    if refused is not None:
+        op_name, kind, line, col = refused
+        raise UserError(format_diagnostic(
+            refusal_message(op_name, kind), file=name, line=line + line_offset, col=col,
+            source=SourceFile(name, "\n" * line_offset + text)))
+    from mmair.dialects.ptoas import ptoas_context
+
+    module = LocatingParser(ptoas_context(), text, name, line_offset).parse_module(
+        allow_implicit_module)
+    _PTOAS_MODULES.add(module)  # read back by mmair-opt's printer
+    if keep_ptoas:
+        return module
+    return convert_ptoas(module)
+
+
+_PTOAS_MODULES: weakref.WeakSet[ModuleOp] = weakref.WeakSet()
+
+
+def is_ptoas_module(module: ModuleOp) -> bool:
+    """Whether `module` is PTOAS IR as read (not yet converted)."""
+    return module in _PTOAS_MODULES
+
+
+def convert_ptoas(module: ModuleOp) -> ModuleOp:
+    """ptoas-to-mmair in place; a construct it cannot express is an `OpVerifyError` at the
+    PTOAS op."""
+    from mmair.passes.ptoas_to_mmair import ConversionError, convert_module
+
+    _PTOAS_MODULES.discard(module)
+    try:
+        convert_module(module)
+    except ConversionError as err:
+        raise OpVerifyError(err.op, str(err)) from None
+    return module
+
+
+def check_ptoas(module: ModuleOp) -> None:
+    """Verify a PTOAS module as mmair runs it: a converted copy through `verify_module`."""
+    copy = module.clone()
+    convert_ptoas(copy)
+    verify_module(copy)

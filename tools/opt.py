@@ -42,14 +42,16 @@ from mmair.tools.cli import (
     write_output,
 )
 from mmair.tools.diagnostics import (
-    LocatingParser,
     OpVerifyError,
     SourceFile,
     UserError,
+    check_ptoas,
     format_diagnostic,
     format_op_error,
     format_parse_error,
     format_pass_error,
+    is_ptoas_module,
+    parse_source,
     pipeline_error_line,
     read_input_text,
     report,
@@ -161,8 +163,9 @@ class MmairOptMain(xDSLOptMain):
             raise UserError(format_diagnostic(f"cannot read input: {err}", file=name)) from None
 
     def _parse(self, chunk: str, source: SourceFile, line_offset: int) -> ModuleOp:
-        parser = LocatingParser(self.ctx, chunk, source.name, line_offset)
-        module = parser.parse_module(not self.args.no_implicit_module)
+        # PTOAS input with no pipeline is printed back as PTOAS; with one it runs as mmair ops.
+        module = parse_source(self.ctx, chunk, source.name, line_offset,
+                              not self.args.no_implicit_module, keep_ptoas=not self.args.passes)
         target = self.args.mmair_target
         if target and target_attribute(target) not in module.attributes:
             module.attributes[target_attribute(target)] = StringAttr(target)
@@ -179,7 +182,10 @@ class MmairOptMain(xDSLOptMain):
         try:
             module = self._parse(chunk, source, line_offset)
             if not self.args.disable_verify:
-                verify_module(module)
+                if is_ptoas_module(module):
+                    check_ptoas(module)
+                else:
+                    verify_module(module)
             return module
         finally:
             if enabled:
@@ -207,6 +213,8 @@ class MmairOptMain(xDSLOptMain):
             return None, format_op_error(err.op, err.message, source), False
         except DiagnosticException as err:
             return None, format_pass_error(err, source), False
+        except UserError as err:  # a PTOAS op mmair refuses by name (tools/diagnostics.py)
+            return None, str(err), False
 
     def process(self, source: SourceFile) -> int:
         """Run every chunk; return 1 if a user error was reported (see `tools/expected.py` for

@@ -74,7 +74,6 @@ from mmair.tools.cli import (
     target_attribute,
 )
 from mmair.tools.diagnostics import (
-    LocatingParser,
     OpVerifyError,
     SourceFile,
     UserError,
@@ -82,6 +81,7 @@ from mmair.tools.diagnostics import (
     format_op_error,
     format_parse_error,
     format_pass_error,
+    parse_source,
     read_input_text,
     report,
     verify_module,
@@ -474,7 +474,7 @@ def run(args: argparse.Namespace) -> int:
         ctx.register_dialect(name, factory)
     source = _read_source(args.file)
     try:
-        module = LocatingParser(ctx, source.text, source.name).parse_module()
+        module = parse_source(ctx, source.text, source.name)
         if args.target is not None:
             module.attributes[target_attribute(args.target)] = StringAttr(args.target)
         passes = _transform(args, ctx, module, pipeline, source)

@@ -259,12 +259,12 @@ def _run_memory(args: argparse.Namespace) -> str:
     from mmair.passes import get_all_passes
     from mmair.tools.cli import PipelineError, parse_pipeline_spec
     from mmair.tools.diagnostics import (
-        LocatingParser,
         OpVerifyError,
         SourceFile,
         format_op_error,
         format_parse_error,
         format_pass_error,
+        parse_source,
         read_input_text,
         verify_module,
     )
@@ -283,7 +283,7 @@ def _run_memory(args: argparse.Namespace) -> str:
     for name, factory in get_all_dialects().items():
         ctx.register_dialect(name, factory)
     try:
-        module = LocatingParser(ctx, source.text, source.name).parse_module()
+        module = parse_source(ctx, source.text, source.name)
         if args.target is not None:
             module.attributes["pto.target"] = StringAttr(args.target)
         verify_module(module)

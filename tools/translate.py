@@ -15,11 +15,11 @@ from xdsl.context import Context
 from xdsl.utils.exceptions import DiagnosticException, ParseError
 
 from mmair.tools.diagnostics import (
-    LocatingParser,
     SourceFile,
     format_diagnostic,
     format_op_error,
     format_parse_error,
+    parse_source,
     read_input_text,
 )
 from mmair.tools.stdio import quiet_broken_pipe
@@ -64,7 +64,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     for name, factory in get_all_dialects().items():
         ctx.register_dialect(name, factory)
     try:
-        module = LocatingParser(ctx, source.text, source.name).parse_module()
+        module = parse_source(ctx, source.text, source.name)
         module.verify()
         text = emit_ptx(module)
     except ParseError as err:

@@ -26,6 +26,7 @@ from collections.abc import Callable
 from typing import Any
 
 from mmair.dialects.locations import op_location
+from mmair.dialects.ptoas.origin import written_name
 from mmair.dialects.value_names import value_label
 from mmair.executor.engine.errors import ExecutionError
 from mmair.isa.ascend.pipes import Pipe
@@ -126,7 +127,8 @@ class Event:
 
     def describe(self) -> str:
         """`'pto.mad' at f.mlir:3:5 (pipe m, iteration %k = 256)`."""
-        name = f"'{self.op.name}'" if self.op is not None else self.kind
+        # A converted PTOAS op is named as written: 'pto.tmov' (mmair pto.mte_l1_l0a).
+        name = written_name(self.op) if self.op is not None else self.kind
         where = op_where(self.op)
         label = UNIT_LABELS.get(self.pipe)  # a tcgen05 unit, else an Ascend pipe
         text = f"{name}{f' at {where}' if where else ''} ({label or f'pipe {self.pipe}'}"

@@ -1,0 +1,360 @@
+"""PTOAS's tile-level cube ops with PTOAS's own syntax (include/PTO/IR/PTOOps.td at
+tonibohnlein/PTOAS e32488c9; the assembly formats are copied as custom parsers because xDSL's
+declarative format cannot say `[<PIPE_MTE2>, <PIPE_MTE1>, <EVENT_ID0>]` or `ins(... : ...)`):
+
+    %tv = pto.make_tensor_view %ptr, shape = [%m, %k], strides = [%k, %c1] : !pto.tensor_view<?x?xf16>
+    %pv = pto.partition_view %tv, offsets = [%i, %c0], sizes = [%c32, %c32]
+            : !pto.tensor_view<?x?xf16> -> !pto.partition_tensor_view<32x32xf16>
+    %t  = pto.alloc_tile [addr = %a] : !pto.tile_buf<...>
+    pto.tload ins(%pv : ...) outs(%t : ...)          (tstore, tmov, textract, tmatmul{,.acc,.bias},
+                                                      tgemv{,.acc,.bias}: the same ins/outs form)
+    pto.set_flag[<PIPE_MTE2>, <PIPE_MTE1>, <EVENT_ID0>]   pto.wait_flag[...]   pto.barrier <PIPE_ALL>
+    %b  = pto.get_block_idx   %n = pto.get_block_num      pto.section.cube { ... }
+
+These ops only carry PTOAS text; their meaning is given by passes/ptoas_to_mmair.py, which rewrites
+them into mmair's pto ops so that mmair's verifiers, checker and executor apply unchanged.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from xdsl.dialects.builtin import IndexType, StringAttr, i64
+from xdsl.ir import Attribute, Operation, Region, SSAValue
+from xdsl.irdl import (
+    AttrSizedOperandSegments,
+    IRDLOperation,
+    irdl_op_definition,
+    opt_operand_def,
+    prop_def,
+    region_def,
+    result_def,
+    var_operand_def,
+)
+from xdsl.parser import Parser
+from xdsl.printer import Printer
+
+from mmair.dialects.ptoas.types import (
+    PartitionTensorViewType,
+    TensorViewType,
+    TileBufType,
+)
+
+
+def _parse_operand_list(parser: Parser) -> list:
+    return parser.parse_comma_separated_list(
+        parser.Delimiter.SQUARE, parser.parse_unresolved_operand)
+
+
+def _print_values(printer: Printer, values: Sequence[SSAValue]) -> None:
+    printer.print_list(values, printer.print_ssa_value)
+
+
+@irdl_op_definition
+class MakeTensorViewOp(IRDLOperation):
+    name = "pto.make_tensor_view"
+    ptr = var_operand_def()  # exactly one; var so the segments attribute stays PTOAS's
+    shape = var_operand_def()
+    strides = var_operand_def()
+    result = result_def(TensorViewType)
+    irdl_options = (AttrSizedOperandSegments(as_property=True),)
+
+    @classmethod
+    def parse(cls, parser: Parser) -> MakeTensorViewOp:
+        ptr = parser.parse_unresolved_operand()
+        parser.parse_punctuation(",")
+        parser.parse_keyword("shape")
+        parser.parse_punctuation("=")
+        shape = _parse_operand_list(parser)
+        parser.parse_punctuation(",")
+        parser.parse_keyword("strides")
+        parser.parse_punctuation("=")
+        strides = _parse_operand_list(parser)
+        attrs = parser.parse_optional_attr_dict()
+        parser.parse_punctuation(":")
+        result = parser.parse_type()
+        # The pointer's type is not written: it is whatever defines it.
+        ptr_value = parser.resolve_operand(ptr, _defined_type(parser, ptr))
+        op = cls.build(
+            operands=[[ptr_value], [parser.resolve_operand(s, IndexType()) for s in shape],
+                      [parser.resolve_operand(s, IndexType()) for s in strides]],
+            result_types=[result])
+        op.attributes.update(attrs)
+        return op
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_ssa_value(self.ptr[0])
+        printer.print_string(", shape = [")
+        _print_values(printer, self.shape)
+        printer.print_string("], strides = [")
+        _print_values(printer, self.strides)
+        printer.print_string("] : ")
+        printer.print_attribute(self.result.type)
+
+
+def _defined_type(parser: Parser, operand) -> Attribute:
+    """The type of an already-defined SSA value (PTOAS leaves it unwritten)."""
+    name = operand.operand_name
+    values = parser.ssa_values.get(name)
+    if not values:
+        parser.raise_error(f"use of undefined value '%{name}'", operand.span)
+    return values[operand.index].type
+
+
+@irdl_op_definition
+class PartitionViewOp(IRDLOperation):
+    name = "pto.partition_view"
+    source = var_operand_def()
+    offsets = var_operand_def()
+    sizes = var_operand_def()
+    result = result_def(PartitionTensorViewType)
+    irdl_options = (AttrSizedOperandSegments(as_property=True),)
+
+    @classmethod
+    def parse(cls, parser: Parser) -> PartitionViewOp:
+        source = parser.parse_unresolved_operand()
+        parser.parse_punctuation(",")
+        parser.parse_keyword("offsets")
+        parser.parse_punctuation("=")
+        offsets = _parse_operand_list(parser)
+        parser.parse_punctuation(",")
+        parser.parse_keyword("sizes")
+        parser.parse_punctuation("=")
+        sizes = _parse_operand_list(parser)
+        attrs = parser.parse_optional_attr_dict()
+        parser.parse_punctuation(":")
+        source_type = parser.parse_type()
+        parser.parse_punctuation("->")
+        result = parser.parse_type()
+        op = cls.build(
+            operands=[[parser.resolve_operand(source, source_type)],
+                      [parser.resolve_operand(o, IndexType()) for o in offsets],
+                      [parser.resolve_operand(s, IndexType()) for s in sizes]],
+            result_types=[result])
+        op.attributes.update(attrs)
+        return op
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_ssa_value(self.source[0])
+        printer.print_string(", offsets = [")
+        _print_values(printer, self.offsets)
+        printer.print_string("], sizes = [")
+        _print_values(printer, self.sizes)
+        printer.print_string("] : ")
+        printer.print_attribute(self.source[0].type)
+        printer.print_string(" -> ")
+        printer.print_attribute(self.result.type)
+
+
+@irdl_op_definition
+class AllocTileOp(IRDLOperation):
+    name = "pto.alloc_tile"
+    addr = opt_operand_def()
+    valid_row = opt_operand_def(IndexType)
+    valid_col = opt_operand_def(IndexType)
+    result = result_def(TileBufType)
+    irdl_options = (AttrSizedOperandSegments(as_property=True),)
+
+    @classmethod
+    def parse(cls, parser: Parser) -> AllocTileOp:
+        parts: dict[str, object] = {}
+        for key in ("addr", "valid_row", "valid_col"):
+            if parser.parse_optional_keyword(key) is not None:
+                parser.parse_punctuation("=")
+                parts[key] = parser.parse_unresolved_operand()
+        attrs = parser.parse_optional_attr_dict()
+        parser.parse_punctuation(":")
+        result = parser.parse_type()
+        addr = ([parser.resolve_operand(parts["addr"], i64)] if "addr" in parts else [])
+        rows = ([parser.resolve_operand(parts["valid_row"], IndexType())]
+                if "valid_row" in parts else [])
+        cols = ([parser.resolve_operand(parts["valid_col"], IndexType())]
+                if "valid_col" in parts else [])
+        op = cls.build(operands=[addr, rows, cols], result_types=[result])
+        op.attributes.update(attrs)
+        return op
+
+    def print(self, printer: Printer) -> None:
+        for key, value in (("addr", self.addr), ("valid_row", self.valid_row),
+                           ("valid_col", self.valid_col)):
+            if value is not None:
+                printer.print_string(f" {key} = ")
+                printer.print_ssa_value(value)
+        printer.print_string(" : ")
+        printer.print_attribute(self.result.type)
+
+
+class _InsOutsOp(IRDLOperation):
+    """`pto.<op> ins(%a, %b : T, U) outs(%c : V)`, PTOAS's destination-passing tile form."""
+
+    ins = var_operand_def()
+    outs = var_operand_def()
+    irdl_options = (AttrSizedOperandSegments(as_property=True),)
+
+    @classmethod
+    def parse(cls, parser: Parser) -> _InsOutsOp:
+        groups = []
+        for key in ("ins", "outs"):
+            parser.parse_keyword(key)
+            parser.parse_punctuation("(")
+            names = parser.parse_comma_separated_list(
+                parser.Delimiter.NONE, parser.parse_unresolved_operand)
+            parser.parse_punctuation(":")
+            types = parser.parse_comma_separated_list(parser.Delimiter.NONE, parser.parse_type)
+            parser.parse_punctuation(")")
+            if len(names) != len(types):
+                parser.raise_error(f"'{cls.name}' {key} has {len(names)} values and {len(types)} types")
+            groups.append([parser.resolve_operand(n, t) for n, t in zip(names, types, strict=True)])
+        attrs = parser.parse_optional_attr_dict()
+        op = cls.build(operands=groups)
+        op.attributes.update(attrs)
+        return op
+
+    def print(self, printer: Printer) -> None:
+        for key, values in (("ins", self.ins), ("outs", self.outs)):
+            printer.print_string(f" {key}(")
+            _print_values(printer, values)
+            printer.print_string(" : ")
+            printer.print_list([v.type for v in values], printer.print_attribute)
+            printer.print_string(")")
+
+
+def _ins_outs(op_name: str, class_name: str) -> type[_InsOutsOp]:
+    cls = type(class_name, (_InsOutsOp,), {"name": op_name, "__doc__": f"PTOAS `{op_name}`."})
+    return irdl_op_definition(cls)
+
+
+TLoadOp = _ins_outs("pto.tload", "TLoadOp")
+TStoreOp = _ins_outs("pto.tstore", "TStoreOp")
+TMovOp = _ins_outs("pto.tmov", "TMovOp")
+TExtractOp = _ins_outs("pto.textract", "TExtractOp")
+TMatmulOp = _ins_outs("pto.tmatmul", "TMatmulOp")
+TMatmulAccOp = _ins_outs("pto.tmatmul.acc", "TMatmulAccOp")
+TMatmulBiasOp = _ins_outs("pto.tmatmul.bias", "TMatmulBiasOp")
+TGemvOp = _ins_outs("pto.tgemv", "TGemvOp")
+TGemvAccOp = _ins_outs("pto.tgemv.acc", "TGemvAccOp")
+TGemvBiasOp = _ins_outs("pto.tgemv.bias", "TGemvBiasOp")
+
+
+def _parse_enum(parser: Parser) -> str:
+    """`<VALUE>` or `#pto.pipe<VALUE>` / `#pto.event<VALUE>`."""
+    if parser.parse_optional_punctuation("<") is None:
+        attr = parser.parse_attribute()
+        value = getattr(attr, "value", None)
+        if not isinstance(value, StringAttr):
+            parser.raise_error("expected a PTOAS enum such as <PIPE_MTE2> or <EVENT_ID0>")
+        return value.data
+    value = parser.parse_identifier("enum value")
+    parser.parse_punctuation(">")
+    return value
+
+
+class _FlagOp(IRDLOperation):
+    src_pipe = prop_def(StringAttr)
+    dst_pipe = prop_def(StringAttr)
+    event_id = prop_def(StringAttr)
+
+    def __init__(self, src_pipe: str, dst_pipe: str, event_id: str) -> None:
+        super().__init__(properties={"src_pipe": StringAttr(src_pipe),
+                                     "dst_pipe": StringAttr(dst_pipe),
+                                     "event_id": StringAttr(event_id)})
+
+    @classmethod
+    def parse(cls, parser: Parser) -> _FlagOp:
+        parser.parse_punctuation("[")
+        src = _parse_enum(parser)
+        parser.parse_punctuation(",")
+        dst = _parse_enum(parser)
+        parser.parse_punctuation(",")
+        event = _parse_enum(parser)
+        parser.parse_punctuation("]")
+        op = cls(src, dst, event)
+        op.attributes.update(parser.parse_optional_attr_dict())
+        return op
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(
+            f"[<{self.src_pipe.data}>, <{self.dst_pipe.data}>, <{self.event_id.data}>]")
+
+
+@irdl_op_definition
+class SetFlagOp(_FlagOp):
+    name = "pto.set_flag"
+
+
+@irdl_op_definition
+class WaitFlagOp(_FlagOp):
+    name = "pto.wait_flag"
+
+
+@irdl_op_definition
+class BarrierOp(IRDLOperation):
+    name = "pto.barrier"
+    pipe = prop_def(StringAttr)
+
+    def __init__(self, pipe: str) -> None:
+        super().__init__(properties={"pipe": StringAttr(pipe)})
+
+    @classmethod
+    def parse(cls, parser: Parser) -> BarrierOp:
+        op = cls(_parse_enum(parser))
+        op.attributes.update(parser.parse_optional_attr_dict())
+        return op
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(f" <{self.pipe.data}>")
+
+
+class _BlockQuery(IRDLOperation):
+    result = result_def(i64)
+
+    def __init__(self) -> None:
+        super().__init__(result_types=[i64])
+
+    @classmethod
+    def parse(cls, parser: Parser) -> _BlockQuery:
+        op = cls()
+        op.attributes.update(parser.parse_optional_attr_dict())
+        return op
+
+    def print(self, printer: Printer) -> None:
+        pass
+
+
+@irdl_op_definition
+class GetBlockIdxOp(_BlockQuery):
+    name = "pto.get_block_idx"
+
+
+@irdl_op_definition
+class GetBlockNumOp(_BlockQuery):
+    name = "pto.get_block_num"
+
+
+@irdl_op_definition
+class SectionCubeOp(IRDLOperation):
+    """`pto.section.cube { ... }`: the cube part of a mixed kernel (mmair runs cube code only)."""
+
+    name = "pto.section.cube"
+    body = region_def("single_block")
+
+    def __init__(self, body: Region) -> None:
+        super().__init__(regions=[body])
+
+    @classmethod
+    def parse(cls, parser: Parser) -> SectionCubeOp:
+        region = parser.parse_region()
+        return cls(region)
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_region(self.body, print_entry_block_args=False, print_empty_block=False)
+
+
+TILE_OPS: tuple[type[Operation], ...] = (
+    MakeTensorViewOp, PartitionViewOp, AllocTileOp, TLoadOp, TStoreOp, TMovOp, TExtractOp,
+    TMatmulOp, TMatmulAccOp, TMatmulBiasOp, TGemvOp, TGemvAccOp, TGemvBiasOp, SetFlagOp,
+    WaitFlagOp, BarrierOp, GetBlockIdxOp, GetBlockNumOp, SectionCubeOp,
+)

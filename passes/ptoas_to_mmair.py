@@ -1,0 +1,419 @@
+"""ptoas-to-mmair: rewrite PTOAS's tile-level cube ops (mmair.dialects.ptoas) into mmair's pto ops,
+so that mmair's verifiers, sync checker, executor and timing model apply to a PTOAS kernel with
+no second set of rules (docs/ptoas.md has the table and the sources).
+
+    func arg !pto.ptr<T> + make_tensor_view shape [R, C]   ->  arg memref<RxCxT>
+    partition_view offsets, sizes                         ->  memref.subview
+    alloc_tile !pto.tile_buf<loc, dtype, rows, cols, ...> ->  pto.alloc !pto.tile<space, RxCxT, layout>
+                                                              (addr = constant -> offset)
+    tload   GM view -> mat                                ->  pto.mte_gm_l1
+    tmov / textract  mat -> left / right                  ->  pto.mte_l1_l0a / pto.mte_l1_l0b [start]
+    tmov    acc -> mat                                    ->  pto.fixpipe (nz2nz)
+    tmov    mat -> bias                                   ->  pto.mte_l1_bt
+    tmatmul / tmatmul.acc / tmatmul.bias (and tgemv*)     ->  pto.mad / pto.mad_acc / pto.mad_bias
+    tstore  acc -> GM view                                ->  pto.fixpipe
+    set_flag / wait_flag [<PIPE_A>, <PIPE_B>, <EVENT_IDn>]->  pto.set_flag / pto.wait_flag a -> b, n
+    barrier <PIPE_X>                                      ->  pto.pipe_barrier x
+    get_block_idx / get_block_num (i64)                   ->  pto.block_idx / block_num + index_cast
+    pto.section.cube { body }                             ->  body (mmair runs the cube part)
+    module pto.target_arch = "a5" / "a3" / "a2"           ->  pto.target = "a5" / "a2" / "a2"
+
+Each new op keeps the PTOAS op's location and is recorded in `ORIGIN`, so a diagnostic names the
+PTOAS op at its file:line:col. Tiles without an address then get one from pto-assign-addresses.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from xdsl.context import Context
+from xdsl.dialects import arith, func, memref
+from xdsl.dialects.builtin import (
+    IndexType,
+    IntegerAttr,
+    MemRefType,
+    ModuleOp,
+    StringAttr,
+    i64,
+)
+from xdsl.ir import Attribute, Operation, SSAValue
+from xdsl.passes import ModulePass
+from xdsl.rewriter import Rewriter
+from xdsl.utils.exceptions import DiagnosticException
+
+from mmair.dialects import pto, ptoas
+from mmair.dialects.ptoas import ops as P
+from mmair.dialects.ptoas.origin import ORIGIN
+from mmair.dialects.ptoas.types import PtrType, TileBufType
+from mmair.isa.ascend.targets import get_target
+
+# tile_buf loc -> mmair space (PTOAS's TileBufType; legacy `ub` still read as vec).
+LOC_SPACE = {"mat": "l1", "left": "l0a", "right": "l0b", "acc": "l0c", "bias": "bt",
+             "scaling": "fb", "vec": "ub", "ub": "ub"}
+
+# (blayout, slayout) -> mmair layout: the outer block order and the order inside a 512 B fractal.
+BOX_LAYOUT = {("col_major", "row_major"): "nz", ("row_major", "row_major"): "zz",
+              ("row_major", "col_major"): "zn", ("col_major", "col_major"): "nn",
+              ("row_major", "none_box"): "nd", ("col_major", "none_box"): "dn"}
+
+# target_arch -> mmair target: A3 (Atlas A3 / 910C) has the A2 cube (mmair.isa.ascend.targets).
+TARGET_ARCH = {"a2": "a2", "a3": "a2", "a5": "a5"}
+
+PIPES = {"PIPE_S": "s", "PIPE_V": "v", "PIPE_M": "m", "PIPE_MTE1": "mte1", "PIPE_MTE2": "mte2",
+         "PIPE_MTE3": "mte3", "PIPE_FIX": "fix", "PIPE_ALL": "all"}
+
+
+class ConversionError(DiagnosticException):
+    """A PTOAS construct mmair cannot express; `op` is the PTOAS op (for its location)."""
+
+    def __init__(self, op: Operation, message: str):
+        super().__init__(f"'{op.name}' op {message}")
+        self.op = op
+
+
+def tile_of(op: Operation, tile: TileBufType, target: str = "a2") -> pto.TileType:
+    """The mmair tile a tile_buf is: space from loc, layout from blayout/slayout, valid shape
+    (v_row x v_col, PTOAS's valid region) when given, else rows x cols."""
+    loc = tile.get("loc")
+    if loc not in LOC_SPACE:
+        raise ConversionError(op, f"requires tile_buf loc in [{', '.join(LOC_SPACE)}], got {loc}")
+    rows, cols = tile.get("rows"), tile.get("cols")
+    if not isinstance(rows, int) or not isinstance(cols, int) or rows < 0 or cols < 0:
+        raise ConversionError(op, f"requires static tile_buf rows and cols, got {rows}x{cols}")
+    dtype = tile.get("dtype")
+    if not isinstance(dtype, Attribute):
+        raise ConversionError(op, "requires a tile_buf dtype")
+    defaults = {"mat": ("col_major", "row_major"), "left": ("row_major", "row_major"),
+                "right": ("row_major", "col_major"), "acc": ("col_major", "row_major")}
+    blayout, slayout = defaults.get(loc, ("row_major", "none_box"))
+    blayout = tile.get("blayout") or blayout
+    slayout = tile.get("slayout") or slayout
+    layout = BOX_LAYOUT.get((blayout, slayout))
+    if layout is None:
+        raise ConversionError(
+            op, f"requires (blayout, slayout) in [{', '.join(f'{b}/{s}' for b, s in BOX_LAYOUT)}], "
+                f"got {blayout}/{slayout}")
+    if loc == "left":
+        # PTOAS writes one left tile for every arch; its fractal order is the arch's
+        # (NZ on A5, ZZ before: the NZ-fractal page, docs/isa/micro-isa/16-cube-matmul.md).
+        layout = get_target(target).l0a_layout
+    if LOC_SPACE[loc] in ("bt", "fb", "ub") and rows == 1:
+        return pto.TileType(LOC_SPACE[loc], [cols], dtype, "nd")
+    return pto.TileType(LOC_SPACE[loc], [rows, cols], dtype, layout)
+
+
+def _const(value: SSAValue) -> int | None:
+    owner = value.owner
+    if isinstance(owner, arith.ConstantOp) and isinstance(owner.value, IntegerAttr):
+        return owner.value.value.data
+    return None
+
+
+@dataclass
+class _Converter:
+    rewriter: Rewriter
+    target: str = "a2"
+
+    def index(self, at: Operation, value: int) -> SSAValue:
+        const = arith.ConstantOp(IntegerAttr(value, IndexType()))
+        const.location = at.location
+        Rewriter.insert_op(const, _before(at))
+        return const.result
+
+    def emit(self, at: Operation, new: Operation) -> Operation:
+        new.location = at.location
+        ORIGIN[new] = at.name
+        Rewriter.insert_op(new, _before(at))
+        return new
+
+
+def _before(op: Operation):
+    from xdsl.rewriter import InsertPoint
+
+    return InsertPoint.before(op)
+
+
+def _space(value: SSAValue) -> str | None:
+    return value.type.space_name if isinstance(value.type, pto.TileType) else None
+
+
+def _dims(value: SSAValue) -> tuple[int, ...]:
+    t = value.type
+    if isinstance(t, pto.TileType):
+        return t.logical_shape
+    if isinstance(t, MemRefType):
+        return tuple(t.get_shape())
+    raise ConversionError(value.owner if isinstance(value.owner, Operation) else None,
+                          f"requires a tile or a tensor view operand, got {t}")
+
+
+class PtoasToMmairPass(ModulePass):
+    """Rewrite PTOAS ops into mmair's (module docstring)."""
+
+    name = "ptoas-to-mmair"
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        convert_module(op)
+
+
+def convert_module(module: ModuleOp) -> None:
+    arch = module.attributes.pop("pto.target_arch", None)
+    if isinstance(arch, StringAttr):
+        target = TARGET_ARCH.get(arch.data)
+        if target is None:
+            raise ConversionError(module, f"requires pto.target_arch in [{', '.join(TARGET_ARCH)}], "
+                                          f"got {arch.data}")
+        module.attributes.setdefault(pto.TARGET_ATTR, StringAttr(target))
+    for key in [k for k in module.attributes if k.startswith("pto.") and k != pto.TARGET_ATTR]:
+        del module.attributes[key]  # kernel_kind, device-spec: PTOAS driver settings
+    target_attr = module.attributes.get(pto.TARGET_ATTR)
+    target = target_attr.data if isinstance(target_attr, StringAttr) else "a2"
+    for fn in [o for o in module.walk() if isinstance(o, func.FuncOp)]:
+        _convert_func(fn, target)
+    from mmair.passes.pto_assign_addresses import PtoAssignAddressesPass
+
+    PtoAssignAddressesPass().apply(Context(), module)
+
+
+def _convert_func(fn: func.FuncOp, target: str) -> None:
+    for key in [k for k in fn.attributes if k.startswith("pto.")]:
+        del fn.attributes[key]
+    # pto.section.cube: inline its body where it stands.
+    for section in [o for o in fn.walk() if isinstance(o, P.SectionCubeOp)]:
+        block = section.body.block
+        for inner in list(block.ops):
+            inner.detach()
+            Rewriter.insert_op(inner, _before(section))
+        section.detach()
+        section.erase()
+    _convert_pointers(fn, target)
+    conv = _Converter(Rewriter(), target)
+    for op in list(fn.walk()):
+        handler = _HANDLERS.get(type(op))
+        if handler is not None:
+            handler(conv, op)
+    for op in reversed(list(fn.walk())):
+        if isinstance(op, (P.PartitionViewOp, P.MakeTensorViewOp)) and not op.result.uses:
+            op.detach()
+            op.erase()
+    leftover = next((o for o in fn.walk() if o.dialect_name() == "pto"
+                     and type(o) in ptoas.PTOAS.operations), None)
+    if leftover is not None:
+        raise ConversionError(leftover, "is a PTOAS op mmair does not convert here")
+
+
+def _convert_pointers(fn: func.FuncOp, target: str) -> None:
+    """A GM `!pto.ptr<T>` argument becomes `memref<RxCxT>`, R x C from its make_tensor_view; a
+    tile_buf argument becomes the mmair tile."""
+    if not fn.body.blocks:
+        return
+    block = fn.body.block
+    for index, arg in enumerate(list(block.args)):
+        if isinstance(arg.type, TileBufType):
+            new_arg = block.insert_arg(tile_of(fn, arg.type, target), index)
+            arg.replace_all_uses_with(new_arg)
+            block.erase_arg(arg)
+            continue
+        if not isinstance(arg.type, PtrType):
+            continue
+        views = [u.operation for u in arg.uses if isinstance(u.operation, P.MakeTensorViewOp)]
+        if arg.type.space.data != "gm":
+            raise ConversionError(fn, f"requires !pto.ptr arguments in gm, got {arg.type.space.data}"
+                                      f" for argument {index}")
+        if not views:
+            raise ConversionError(fn, f"requires a pto.make_tensor_view of argument {index} "
+                                      "(it gives the tensor's shape)")
+        shapes = []
+        for view in views:
+            dims = [_const(v) for v in view.shape]
+            if any(d is None for d in dims):
+                raise ConversionError(view, "requires a static shape (arith.constant operands), "
+                                            "mmair sizes the argument from it")
+            strides = [_const(v) for v in view.strides]
+            contiguous = [1]
+            for d in reversed(dims[1:]):
+                contiguous.insert(0, contiguous[0] * d)
+            if strides != contiguous:
+                raise ConversionError(view, f"requires row-major contiguous strides "
+                                            f"{contiguous}, got {strides}")
+            shapes.append(tuple(dims))
+        if len(set(shapes)) != 1:
+            raise ConversionError(views[1], f"requires one shape per pointer, got {shapes}")
+        new_type = MemRefType(arg.type.element_type, shapes[0])
+        new_arg = block.insert_arg(new_type, index)
+        arg.replace_all_uses_with(new_arg)
+        block.erase_arg(arg)
+        for view in views:
+            view.result.replace_all_uses_with(new_arg)
+            view.detach()
+            view.erase()
+    inputs = [a.type for a in block.args]
+    fn.function_type = func.FunctionType.from_lists(inputs, list(fn.function_type.outputs.data))
+
+
+def _alloc(conv: _Converter, op: P.AllocTileOp) -> None:
+    tile = tile_of(op, op.result.type, conv.target)
+    offset = None
+    if op.addr is not None:
+        offset = _const(op.addr)
+        if offset is None:
+            raise ConversionError(op, "requires addr to be an arith.constant")
+    if op.valid_row is not None or op.valid_col is not None:
+        raise ConversionError(op, "requires static valid rows and cols (valid_row / valid_col "
+                                  "operands are not modelled)")
+    new = conv.emit(op, pto.AllocOp(tile, offset))
+    op.result.replace_all_uses_with(new.results[0])
+    op.detach()
+    op.erase()
+
+
+def _view(conv: _Converter, op: P.PartitionViewOp) -> None:
+    source = op.source[0]
+    if not isinstance(source.type, MemRefType):
+        raise ConversionError(op, "requires a view of a function argument (!pto.ptr)")
+    offsets: list[int | SSAValue] = [(_const(o) if _const(o) is not None else o) for o in op.offsets]
+    sizes = [_const(s) for s in op.sizes]
+    if any(s is None for s in sizes):
+        raise ConversionError(op, "requires static sizes")
+    ones = [1] * len(offsets)
+    result_type = memref.SubviewOp.infer_result_type(source.type, offsets, sizes, ones)
+    dyn = [o for o in offsets if isinstance(o, SSAValue)]
+    static = [memref.DYNAMIC_INDEX if isinstance(o, SSAValue) else o for o in offsets]
+    new = conv.emit(op, memref.SubviewOp(source, dyn, [], [], static, sizes, ones, result_type))
+    op.result.replace_all_uses_with(new.results[0])
+    op.detach()
+    op.erase()
+
+
+def _replace(op: Operation) -> None:
+    op.detach()
+    op.erase()
+
+
+def _tload(conv: _Converter, op: Operation) -> None:
+    (src,), (dst,) = op.ins, op.outs
+    if _space(dst) != "l1":
+        raise ConversionError(op, f"requires outs in loc=mat (mmair models the cube tload), got "
+                                  f"{_space(dst)}")
+    rows, cols = _dims(dst)[0], _dims(dst)[-1]
+    conv.emit(op, pto.MteGmL1Op(src, dst, conv.index(op, rows), conv.index(op, cols)))
+    _replace(op)
+
+
+def _tmov(conv: _Converter, op: Operation) -> None:
+    src, dst = op.ins[0], op.outs[0]
+    start = None
+    if len(op.ins) == 3:  # textract ins(%src, %row, %col)
+        start = (op.ins[1], op.ins[2])
+    pair = (_space(src), _space(dst))
+    rows, cols = _dims(dst)[0], _dims(dst)[-1]
+    if pair == ("l1", "l0a"):
+        new = pto.MteL1L0AOp(src, dst, conv.index(op, rows), conv.index(op, cols), start)
+    elif pair == ("l1", "l0b"):
+        new = pto.MteL1L0BOp(src, dst, conv.index(op, rows), conv.index(op, cols), start)
+    elif pair == ("l0c", "l1") and start is None:
+        new = pto.FixpipeOp(src, dst, conv.index(op, rows), conv.index(op, cols), layout="nz2nz",
+                            quant=_quant(src, dst))
+    elif pair == ("l1", "bt") and start is None:
+        new = pto.MteL1BtOp(src, dst, conv.index(op, _dims(dst)[-1]))
+    else:
+        raise ConversionError(op, f"requires a cube move (mat->left, mat->right, acc->mat, "
+                                  f"mat->bias), got {pair[0]}->{pair[1]}")
+    conv.emit(op, new)
+    _replace(op)
+
+
+def _tmatmul(conv: _Converter, op: Operation) -> None:
+    name = op.name
+    ins, (dst,) = list(op.ins), op.outs
+    bias = None
+    if name.endswith(".acc"):
+        if len(ins) != 3 or ins[0] is not dst:
+            raise ConversionError(op, "requires ins(%acc, %lhs, %rhs) outs(%acc) with the same acc")
+        ins = ins[1:]
+    elif name.endswith(".bias"):
+        if len(ins) != 3:
+            raise ConversionError(op, "requires ins(%lhs, %rhs, %bias)")
+        bias = ins[2]
+        ins = ins[:2]
+    if len(ins) != 2:
+        raise ConversionError(op, f"requires ins(%lhs, %rhs), got {len(ins)} values")
+    lhs, rhs = ins
+    m = 1 if name.startswith("pto.tgemv") else _dims(lhs)[0]
+    k = _dims(lhs)[-1]
+    n = _dims(rhs)[-1]
+    args = (conv.index(op, m), conv.index(op, n), conv.index(op, k))
+    if bias is not None:
+        new: Operation = pto.MadBiasOp(lhs, rhs, dst, bias, *args)
+    elif name.endswith(".acc"):
+        new = pto.MadAccOp(lhs, rhs, dst, *args)
+    else:
+        new = pto.MadOp(lhs, rhs, dst, *args)
+    conv.emit(op, new)
+    _replace(op)
+
+
+# tstore / tmov from acc convert by the element types alone (PTOAS's TStoreOp/TMovOp without a
+# pre-quant clause): the mmair quant mode that pairs them.
+_QUANT = {("f32", "f16"): "f322f16", ("f32", "bf16"): "f322bf16"}
+
+
+def _quant(src: SSAValue, dst: SSAValue) -> str:
+    pair = (str(_element(src)), str(_element(dst)))
+    return _QUANT.get(pair, "none")
+
+
+def _element(value: SSAValue) -> Attribute:
+    t = value.type
+    return t.element_type if isinstance(t, pto.TileType | MemRefType) else t
+
+
+def _tstore(conv: _Converter, op: Operation) -> None:
+    (src,), (dst,) = op.ins, op.outs
+    if _space(src) != "l0c":
+        raise ConversionError(op, f"requires ins in loc=acc (mmair models the cube tstore), got "
+                                  f"{_space(src)}")
+    rows, cols = _dims(dst)[0], _dims(dst)[-1]
+    conv.emit(op, pto.FixpipeOp(src, dst, conv.index(op, rows), conv.index(op, cols),
+                                quant=_quant(src, dst)))
+    _replace(op)
+
+
+def _pipe(op: Operation, name: str) -> str:
+    if name not in PIPES:
+        raise ConversionError(op, f"requires pipe in [{', '.join(PIPES)}], got {name}")
+    return PIPES[name]
+
+
+def _event(op: Operation, name: str) -> int:
+    if not name.startswith("EVENT_ID") or not name[8:].isdigit():
+        raise ConversionError(op, f"requires event EVENT_ID<n>, got {name}")
+    return int(name[8:])
+
+
+def _flag(conv: _Converter, op: P.SetFlagOp | P.WaitFlagOp) -> None:
+    cls = pto.SetFlagOp if isinstance(op, P.SetFlagOp) else pto.WaitFlagOp
+    conv.emit(op, cls(_pipe(op, op.src_pipe.data), _pipe(op, op.dst_pipe.data),
+                      _event(op, op.event_id.data)))
+    _replace(op)
+
+
+def _barrier(conv: _Converter, op: P.BarrierOp) -> None:
+    conv.emit(op, pto.PipeBarrierOp(_pipe(op, op.pipe.data)))
+    _replace(op)
+
+
+def _block(conv: _Converter, op: Operation) -> None:
+    query = conv.emit(op, pto.BlockIdxOp() if isinstance(op, P.GetBlockIdxOp) else pto.BlockNumOp())
+    cast = conv.emit(op, arith.IndexCastOp(query.results[0], i64))
+    op.results[0].replace_all_uses_with(cast.results[0])
+    _replace(op)
+
+
+_HANDLERS = {
+    P.AllocTileOp: _alloc, P.PartitionViewOp: _view, P.TLoadOp: _tload, P.TMovOp: _tmov,
+    P.TExtractOp: _tmov, P.TMatmulOp: _tmatmul, P.TMatmulAccOp: _tmatmul,
+    P.TMatmulBiasOp: _tmatmul, P.TGemvOp: _tmatmul, P.TGemvAccOp: _tmatmul,
+    P.TGemvBiasOp: _tmatmul, P.TStoreOp: _tstore, P.SetFlagOp: _flag, P.WaitFlagOp: _flag,
+    P.BarrierOp: _barrier, P.GetBlockIdxOp: _block, P.GetBlockNumOp: _block,
+}
