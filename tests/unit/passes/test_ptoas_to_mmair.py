@@ -1,0 +1,70 @@
+"""ptoas-to-mmair: PTOAS tile ops become mmair's pto ops, with mmair's layouts per target, quant
+modes from the element types, and the PTOAS op name kept for diagnostics."""
+
+from __future__ import annotations
+
+import pytest
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.parser import Parser
+
+from mmair.dialects import pto
+from mmair.dialects.ptoas import ptoas_context
+from mmair.dialects.ptoas.origin import written_name
+from mmair.passes.ptoas_to_mmair import ConversionError, convert_module
+from mmair.tools.diagnostics import verify_module
+
+KERNEL = "tests/filecheck/ptoas/matmul_tile.pto"
+
+
+def _converted(text: str) -> ModuleOp:
+    module = Parser(ptoas_context(), text).parse_module()
+    convert_module(module)
+    return module
+
+
+def _kernel(arch: str = "a2") -> str:
+    with open(KERNEL) as f:
+        return f.read().replace('pto.target_arch = "a2"', f'pto.target_arch = "{arch}"')
+
+
+@pytest.mark.parametrize(("arch", "target", "l0a"), [("a2", "a2", "zz"), ("a3", "a2", "zz"),
+                                                     ("a5", "a5", "nz")])
+def test_left_tile_takes_the_targets_l0a_layout(arch: str, target: str, l0a: str) -> None:
+    module = _converted(_kernel(arch))
+    verify_module(module)
+    assert module.attributes[pto.TARGET_ATTR].data == target
+    allocs = [op for op in module.walk() if isinstance(op, pto.AllocOp)]
+    layouts = {op.buffer.type.space_name: op.buffer.type.layout.data for op in allocs}
+    assert layouts == {"l1": "nz", "l0a": l0a, "l0b": "zn", "l0c": "nz"}
+    assert all(op.offset is not None for op in allocs)  # pto-assign-addresses ran
+
+
+def test_ops_map_and_keep_the_ptoas_name() -> None:
+    module = _converted(_kernel())
+    names = [op.name for op in module.walk() if op.dialect_name() == "pto"]
+    assert names.count("pto.mte_gm_l1") == 2 and names.count("pto.mad") == 1
+    assert names.count("pto.fixpipe") == 1 and names.count("pto.set_flag") == 3
+    mad = next(op for op in module.walk() if isinstance(op, pto.MadOp))
+    assert written_name(mad) == "'pto.tmatmul' (mmair pto.mad)"
+
+
+def test_tstore_to_f16_takes_the_f32_to_f16_quant_mode() -> None:
+    text = _kernel().replace("!pto.ptr<f32>", "!pto.ptr<f16>").replace(
+        "tensor_view<?x?xf32>", "tensor_view<?x?xf16>").replace(
+        "partition_tensor_view<32x32xf32>", "partition_tensor_view<32x32xf16>")
+    module = _converted(text)
+    verify_module(module)
+    fix = next(op for op in module.walk() if isinstance(op, pto.FixpipeOp))
+    assert fix.quant.data == "f322f16"
+
+
+def test_dynamic_view_shape_is_refused_at_the_view() -> None:
+    text = _kernel().replace("shape = [%c32, %c32], strides = [%c32, %c1] : "
+                             "!pto.tensor_view<?x?xf16>\n    %tb",
+                             "shape = [%c0, %c32], strides = [%c32, %c1] : "
+                             "!pto.tensor_view<?x?xf16>\n    %tb", 1)
+    text = text.replace("%c0 = arith.constant 0 : index", "%c0 = arith.index_cast %c0i : i64 to index"
+                        ).replace("{pto.kernel} {", "{pto.kernel} {\n    %c0i = arith.constant 0 : i64", 1)
+    with pytest.raises(ConversionError, match="requires a static shape") as info:
+        _converted(text)
+    assert info.value.op.name == "pto.make_tensor_view"
