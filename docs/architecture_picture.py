@@ -62,7 +62,7 @@ RUN_STAGES = [
     ("interpreter", "engine", ["engine/interpreter.py: MmairInterpreter, one dispatch",
                                "loop over the functions of ascend/, tcgen05/, upstream/"]),
     ("issue seam", "engine", ["engine/seam.py: IssueSeam (tcgen05/async_checker.py:",
-                              "Tcgen05Seam); footprints: dialects/pto/effects.py"]),
+                              "Tcgen05Seam); footprints: dialects/pto/footprint.py"]),
     ("engine", "engine", ["engine/scheduler.py: in-order queue per pipe;",
                           "engine/hb.py: happens-before (vector clocks)"]),
     ("memories", "engine", ["engine/memory.py: GM, L1, L0A/B/C, UB, BT, FB;",
@@ -77,7 +77,7 @@ RUN_OUTPUTS = [
 NAMED = [
     "tools/run.py", "tools/diagnostics.py", "dialects/__init__.py", "dialects/pto",
     "dialects/types.py", "dialects/locations.py", "dialects/value_names.py",
-    "dialects/pto/effects.py", "isa/ascend", "isa/tcgen05", "isa/dtypes.py", "isa/ascend/costs.py",
+    "dialects/pto/effects.py", "dialects/pto/footprint.py", "isa/ascend", "isa/tcgen05", "isa/dtypes.py", "isa/ascend/costs.py",
     "passes/pto_tile_matmul.py", "passes/pto_assign_addresses.py", "passes/pto_insert_sync.py",
     "passes/pto_expand_params.py", "passes/tcgen05_materialize_descriptors.py",
     "passes/tcgen05_raise_descriptors.py", "passes/mmair_lower.py",

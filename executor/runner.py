@@ -68,12 +68,12 @@ def read_only_gm(module: ModuleOp) -> frozenset[SSAValue]:
     """The GM arguments of `module`'s functions that no op of it can write: every op is in
     `GM_WRITES_KNOWN` (or `arith`) or is a scalar `memref.store`, but `func.call` (a callee's
     argument may be the caller's buffer), and every GM write of a pto op or a store reaches a
-    function argument or an allocation (`effects.gm_written_roots`), not this one. Empty when
+    function argument or an allocation (`gm_access.gm_written_roots`), not this one. Empty when
     that is not known. With distinct arrays per argument (`run_module` copies its inputs), no
     access to such a buffer can race: the checker does not record its reads
     (`IssueSeam.read_only`). (`memref.store` is not in `GM_WRITES_KNOWN`: it writes GM without
     telling the conversion cache, `memory.GmWrites`.)"""
-    from mmair.dialects.pto.effects import gm_written_roots
+    from mmair.dialects.pto.gm_access import gm_written_roots
 
     for op in module.walk():
         name = op.name

@@ -55,7 +55,7 @@ from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import PassFailedException
 
 from mmair.dialects import pto
-from mmair.dialects.pto.effects import Access
+from mmair.dialects.pto.access import Access
 from mmair.dialects.value_names import value_label
 from mmair.executor.engine.events import SCALAR, Event, SyncError
 from mmair.executor.engine.hb import Conflict

@@ -16,13 +16,9 @@ import numpy as np
 from xdsl.dialects import memref
 from xdsl.ir import Operation
 
-from mmair.dialects.pto.effects import (
-    EFFECTS,
-    Footprint,
-    gm_access,
-    gm_element_access,
-    scalar_gm_operands,
-)
+from mmair.dialects.pto.effects import EFFECTS
+from mmair.dialects.pto.footprint import Footprint
+from mmair.dialects.pto.gm_access import gm_access, gm_element_access, scalar_gm_operands
 
 
 class Coverage:

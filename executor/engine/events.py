@@ -93,7 +93,7 @@ class Event:
         self.pipe = pipe
         self.op = op  # the operation (None for synthetic events): locations in messages
         self.kind = kind
-        self.accesses = accesses  # `effects.Access`es: exact at run time, conservative statically
+        self.accesses = accesses  # `access.Access`es: exact at run time, conservative statically
         # (footprint, operand values): `accesses` not computed yet; the happens-before engine
         # computes them when it checks the event (in its batch, with its data in the caches).
         self.lazy: tuple | None = None
@@ -172,7 +172,7 @@ records the tuple itself and builds the Event only for a message (`as_event`).""
 
 class OpPlan:
     """What an `Event` of one pipe op holds that does not change between its executions: its
-    footprint (`effects.Footprint`), op, core, pipe, kind and lane; `kept`: the engine's
+    footprint (`footprint.Footprint`), op, core, pipe, kind and lane; `kept`: the engine's
     lookups for its last access list (`HappensBefore.execute_item`)."""
 
     __slots__ = ("footprint", "op", "core", "pipe", "kind", "lane", "kept")

@@ -32,7 +32,7 @@ from __future__ import annotations
 
 from collections.abc import Hashable
 
-from mmair.dialects.pto.effects import Access, overlap
+from mmair.dialects.pto.access import Access, overlap
 from mmair.executor.engine.errors import op_fault
 from mmair.executor.engine.events import (
     BARRIER,
@@ -252,7 +252,7 @@ class HappensBefore:
         (checks, records, on chip). `checks`: per access and per lane q with records of its
         memory, in that order, (access, q, q's records there, write, first byte, end of the
         byte hull); `records`: per access, (access, its lane's records, its byte set, write,
-        first byte, end). For a list of on-chip accesses (`effects.Footprint` returns the same
+        first byte, end). For a list of on-chip accesses (`footprint.Footprint` returns the same
         list for the same tiles) `execute_item` keeps it with the op's plan until some lane
         makes its first record of some memory (`_groups_made`), which adds a lane to check."""
         checks = []

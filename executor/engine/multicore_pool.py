@@ -47,7 +47,8 @@ from typing import Any
 
 import numpy as np
 
-from mmair.dialects.pto.effects import Access, gm_root
+from mmair.dialects.pto.access import Access
+from mmair.dialects.pto.gm_access import gm_root
 
 _TIMEOUT = 24 * 3600.0  # a worker that waits this long at a barrier gives up (never in practice)
 

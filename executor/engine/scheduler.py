@@ -25,7 +25,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
-from mmair.dialects.pto.effects import overlap
+from mmair.dialects.pto.access import overlap
 from mmair.executor.engine.errors import op_fault
 from mmair.executor.engine.events import (
     BARRIER_ALL,
@@ -402,7 +402,7 @@ class ThreadedRuns:
     """Runs the numpy kernels of pipe ops on a thread pool, in an order equivalent to the
     scheduler's sequential one: an op starts once every earlier op (in the scheduler's execution
     order) whose footprint overlaps its own, one of the two writing, has finished. The footprints
-    are the engine's (`Event.accesses`, `effects.overlap`): ops that touch disjoint bytes commute,
+    are the engine's (`Event.accesses`, `access.overlap`): ops that touch disjoint bytes commute,
     so every byte sees the same writes in the same order as with one thread and the results are
     bit-identical. numpy releases the GIL inside matmul, copies and conversions, so kernels run
     side by side while the scalar unit (the interpreter) issues the next ops.
@@ -547,7 +547,7 @@ def analyze(events: Iterable[Event], cores: int = 1) -> Analysis:
     """Run the checker over `events` given in program (issue) order, without executing anything.
 
     For `pto-insert-sync`: build one `Event` per pipe op and sync op in program order with static
-    footprints (`effects.accesses(op, None)`, or `seam.static_event(op, target, iteration)`), and
+    footprints (`footprint.accesses(op, None)`, or `seam.static_event(op, target, iteration)`), and
     represent each `scf.for` body twice in a row (iteration labels e.g. (("%k", 0),) and
     (("%k", 1),)) so that loop-carried dependencies appear as conflicts between the second copy and
     the first. The events' `seq` is assigned here when it is 0. The result lists every pair the

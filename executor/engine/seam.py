@@ -2,7 +2,7 @@
 
 With the sync checker on, `MmairInterpreter._step` passes every op whose class has a handler here
 to it: data moves, mads, fixpipes and GatherMasks become `Event`s with exact footprints
-(`effects.Footprint`) on the pipe `isa.ascend.pipes.pipe_of` gives; `set_flag`, `wait_flag` and
+(`footprint.Footprint`) on the pipe `isa.ascend.pipes.pipe_of` gives; `set_flag`, `wait_flag` and
 `pipe_barrier` become sync events. Results of pipe ops (the GatherMask kept count) are produced on
 their pipe: a scalar op that reads one is checked to be ordered after it (a `wait_flag v -> s`
 after the producing op), like any other access. A scalar `memref.load` / `store` / `copy` of GM
@@ -21,12 +21,11 @@ from xdsl.dialects import memref
 from xdsl.ir import Operation, SSAValue
 
 from mmair.dialects import pto
-from mmair.dialects.pto.effects import (
-    EFFECTS,
-    Footprint,
+from mmair.dialects.pto.effects import EFFECTS, memory_operands
+from mmair.dialects.pto.footprint import Footprint
+from mmair.dialects.pto.gm_access import (
     gm_access,
     gm_element_access,
-    memory_operands,
     root_value,
     scalar_gm_operands,
     static_access,

@@ -49,7 +49,7 @@ from xdsl.dialects import memref
 from xdsl.ir import Operation, SSAValue
 
 from mmair.dialects import tcgen05
-from mmair.dialects.pto.effects import Access
+from mmair.dialects.pto.access import Access
 from mmair.dialects.value_names import value_label
 from mmair.executor.engine.events import Event, SyncError, format_iteration, lane_of
 from mmair.executor.engine.scheduler import Scheduler

@@ -10,8 +10,11 @@ from xdsl.context import Context
 from xdsl.dialects.builtin import MemRefType
 
 from mmair.dialects import get_all_dialects, pto
-from mmair.dialects.pto import effects
-from mmair.dialects.pto.effects import EFFECTS, Access, Footprint, gm_access
+from mmair.dialects.pto import footprint
+from mmair.dialects.pto.access import Access
+from mmair.dialects.pto.effects import EFFECTS
+from mmair.dialects.pto.footprint import Footprint
+from mmair.dialects.pto.gm_access import gm_access
 from mmair.executor.engine.memory import Memory
 from mmair.executor.engine.seam import op_pipe
 from mmair.isa.ascend import targets as isa
@@ -86,7 +89,7 @@ builtin.module attributes {pto.target = "a2"} {
 def test_static_footprints_are_whole_tiles_and_whole_buffers():
     module = parse(_KERNEL)
     load = next(op for op in module.walk() if isinstance(op, pto.MteGmL1Op))
-    src, dst = effects.accesses(load)
+    src, dst = footprint.accesses(load)
     assert (src.space, src.start, src.width, src.write, src.buffer) == ("gm", 0, 64 * 64 * 2, False, "%a")
     func_arg = load.parent_block().parent_op().body.blocks.first.args[0]  # the subview's root
     assert isinstance(func_arg.type, MemRefType) and src.memory is func_arg
@@ -101,10 +104,10 @@ def test_runtime_footprint_of_a_load_is_the_rows_it_reads():
     from mmair.executor.engine.memory import Memory
 
     tile = Memory("a2").place("l1", (32, 32), "nz", "f16", 4096, "%a_l1")
-    src, dst = effects.accesses(load, (a[0:32, 32:64], tile, 16, 32))
+    src, dst = footprint.accesses(load, (a[0:32, 32:64], tile, 16, 32))
     assert src[1:5] == (64, 64, 16, 128)  # rows 0..15, columns 32..63 of a 128-byte-row array
     assert dst[:6] == ("l1", 4096, 2048, 1, 0, True)
-    assert effects.accesses(load, (a[0:32, 32:64], tile, 0, 32)) == []  # size 0: a no-op
+    assert footprint.accesses(load, (a[0:32, 32:64], tile, 0, 32)) == []  # size 0: a no-op
 
 
 def test_assign_addresses_alignment_comes_from_the_footprints():

@@ -17,7 +17,7 @@ import pytest
 from pto_testing import parse
 
 from mmair.dialects import pto
-from mmair.dialects.pto import effects
+from mmair.dialects.pto import footprint
 from mmair.executor.ascend import raw_kernels as rk
 from mmair.executor.engine.errors import ExecutionError
 from mmair.executor.runner import run_module
@@ -218,7 +218,7 @@ def test_exact_footprint_of_a_dec_load():
         physical = np.zeros(1280, np.float32)
 
     values = [gm, 0, Tile(), 0, 6, 4, 2, 2]
-    acc = effects.Footprint(op).accesses(values)
+    acc = footprint.Footprint(op).accesses(values)
     read = [a for a in acc if not a.write]
     write = [a for a in acc if a.write]
     assert [(a.space, a.start, a.width, a.rows, a.stride) for a in read] == \
@@ -391,7 +391,7 @@ def test_v2_gm_exact_footprint():
         physical = np.zeros(9 * 256, np.float16)
 
     values = [gm, 0, Tile(), 0, 2, 2, 2, 3, 5, 3]
-    acc = effects.Footprint(op).accesses(values)
+    acc = footprint.Footprint(op).accesses(values)
     assert sorted((a.space, a.write, a.start, a.width, a.rows, a.stride) for a in acc) == [
         ("gm", False, 12 * 512, 1024, 3, 5 * 512), ("l1", True, 0, 1024, 3, 3 * 512)]
 
@@ -487,7 +487,7 @@ def test_v2_gm_fp4x2_exact_footprint():
         physical = np.zeros(1024, np.uint8)
 
     values = [gm, 2, Tile(), 0, 1, 0, 1, 2, 2, 1]
-    acc = effects.Footprint(op).accesses(values)
+    acc = footprint.Footprint(op).accesses(values)
     cells = {(a.space, a.start + r * a.stride + w)
              for a in acc for r in range(a.rows) for w in range(a.width)}
     gm_bytes = {c for s, c in cells if s == "gm"}

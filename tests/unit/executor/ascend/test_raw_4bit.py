@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from pto_testing import matmul_text, parse, random_operand
 
 from mmair.dialects import pto
-from mmair.dialects.pto.effects import Footprint
+from mmair.dialects.pto.footprint import Footprint
 from mmair.executor.ascend import raw_kernels as rk
 from mmair.executor.engine.errors import ExecutionError
 from mmair.executor.engine.memory import Memory

@@ -38,7 +38,7 @@ def test_mmad_footprint_pads_k_to_16_with_k_direction_align(m, k):
     # a2 L0A is Zz: row block r // 16 of A starts after K1 fractals of K0 = 8 f32 columns, with
     # K1 = ceil(k / 16) * 2 under kDirectionAlign (K padded to 16, not 8). A's last element
     # (m - 1, k - 1) is at element ((m-1)//16 * K1 + (k-1)//8) * 128 + (m-1)%16 * 8 + (k-1)%8.
-    from mmair.dialects.pto.effects import Footprint
+    from mmair.dialects.pto.footprint import Footprint
 
     ta, tb, tc = ("!pto.tile<l0a, 64x64xf32, zz>", "!pto.tile<l0b, 64x16xf32, zn>",
                   "!pto.tile<l0c, 64x16xf32, nz>")
@@ -72,7 +72,7 @@ def test_fixpipe_copy_nz2dn_footprint_reads_rows_src_nz_c0_stride_apart(c0_strid
     # NZ2DN reads L0C element blk * 16 * srcStride + m * 16 * srcNzC0Stride + lane for output
     # row m and channel blk * 16 + lane (docs/pto-raw-params.md): with 32 channels and 5 rows,
     # two column blocks of 5 runs of 16 f32, the runs 16 * c0_stride elements apart.
-    from mmair.dialects.pto.effects import Footprint
+    from mmair.dialects.pto.footprint import Footprint
 
     names = ("o", "n", "m", "ss", "ds", "nd", "snd", "dnd", "c0s")
     src_t = "!pto.tile<l0c, 64x64xf32, nz>"

@@ -1,4 +1,4 @@
-"""Exact runtime footprints of the raw parameter forms (`effects._RAW_EXACT`) against the bytes
+"""Exact runtime footprints of the raw parameter forms (`raw_footprints.RAW_EXACT`) against the bytes
 the kernels (`executor/ascend/raw_kernels.py`) really touch, at random parameters.
 
 Written bytes are found by running a kernel twice on destinations filled with 0x00 and 0xFF
@@ -16,8 +16,8 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mmair.dialects.pto import effects
-from mmair.dialects.pto.effects import Footprint
+from mmair.dialects.pto import access, effects, raw_footprints
+from mmair.dialects.pto.footprint import Footprint
 from mmair.executor.ascend import raw_kernels as rk
 from tests.unit.dialects.pto.test_pto_effects import parse
 
@@ -38,7 +38,7 @@ def _index_args(names: list[str]) -> str:
 def _values(op, named: dict) -> list:
     out = [None] * len(op.operands)
     for name, value in named.items():
-        index = effects._operand_index(op, name)
+        index = effects.operand_index(op, name)
         if index is not None:
             out[index] = value
     return out
@@ -353,9 +353,9 @@ def test_copy_l1_bt_footprint_is_exactly_its_bursts(count, length, src_gap, dst_
 def test_a_box_leaving_its_buffer_is_the_whole_buffer():
     """A parameter set that runs past the tile (the kernel then fails) keeps the conservative
     footprint instead of naming bytes of another tile."""
-    got = effects._box("l0a", BASE, 512, ((8, 1024),), True, "%t", None, (BASE, BASE + 4096))
-    assert got == [effects.Access("l0a", BASE, 4096, 1, 0, True, "%t", None)]
-    many = effects._box("l1", 0, 32, ((3, 64), (100, 1000)), False, "%t", None, (0, 1 << 20))
+    got = raw_footprints._box("l0a", BASE, 512, ((8, 1024),), True, "%t", None, (BASE, BASE + 4096))
+    assert got == [access.Access("l0a", BASE, 4096, 1, 0, True, "%t", None)]
+    many = raw_footprints._box("l1", 0, 32, ((3, 64), (100, 1000)), False, "%t", None, (0, 1 << 20))
     assert len(many) == 1 and many[0].start == 0 and many[0].end == 99 * 1000 + 2 * 64 + 32
 
 
@@ -378,7 +378,7 @@ def test_coverage_of_a_raw_fixpipe_is_the_rows_it_writes():
     (fixpipe,) = [op for op in module.walk() if isinstance(op, pto.FixpipeCopyOp)]
     rows = arith.ConstantOp(IntegerAttr(100, IndexType()))
     fixpipe.parent_block().insert_op_before(rows, fixpipe)
-    fixpipe.operands[effects._operand_index(fixpipe, "m_size")] = rows.result
+    fixpipe.operands[effects.operand_index(fixpipe, "m_size")] = rows.result
     inputs = {"a": np.ones((128, 32), np.float16), "b": np.ones((32, 32), np.float16)}
     result = run_module(module, inputs=inputs, sync_check=True, coverage=("c",))
     assert result.unwritten["c"] == [(100 * 32 * 4, 128 * 32 * 4)]  # rows 100..127 of C (f32)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from mmair.dialects.pto.effects import Access
+from mmair.dialects.pto.access import Access
 from mmair.executor.engine.events import Event, SyncError
 from mmair.executor.engine.scheduler import Scheduler
 from mmair.isa.ascend.pipes import Pipe
@@ -102,7 +102,7 @@ def test_static_access_of_a_view_covers_its_root_and_names_block_arguments() -> 
     from xdsl.ir import Block
 
     from mmair.dialects import pto
-    from mmair.dialects.pto.effects import static_access
+    from mmair.dialects.pto.gm_access import static_access
 
     big = pto.AllocOp(pto.TileType("l1", (32, 32), f16, "nz"))
     view = pto.ReinterpretOp(big.buffer, pto.TileType("l1", (16, 16), f16, "nz"))

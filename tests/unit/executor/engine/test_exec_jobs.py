@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 import mmair.executor.runner as runner
-from mmair.dialects.pto.effects import Access
+from mmair.dialects.pto.access import Access
 from mmair.executor.engine import multicore_pool
 from mmair.executor.engine.events import Event
 from mmair.executor.engine.scheduler import ThreadedRuns

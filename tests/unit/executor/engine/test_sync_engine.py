@@ -13,7 +13,7 @@ import pytest
 from sync_testing import parse
 
 from mmair.dialects import pto
-from mmair.dialects.pto.effects import Access, overlap
+from mmair.dialects.pto.access import Access, overlap
 from mmair.executor.engine.events import BARRIER, BARRIER_ALL, SET, WAIT, Event, FlagPlan, SyncError
 from mmair.executor.engine.hb import HappensBefore
 from mmair.executor.engine.scheduler import Scheduler, analyze

@@ -1,6 +1,6 @@
 """The checker's cheap paths for the steady state of a loop (docs/benchmarks.md, "Sixth
 session"): a result-less pipe op batched as an `events.OP` item instead of an Event, the same
-footprint list for the same tiles (`effects.Footprint`), the engine's records lookups kept with
+footprint list for the same tiles (`footprint.Footprint`), the engine's records lookups kept with
 the op's plan (`HappensBefore.execute_item`, `_places_of`), static set_flag / wait_flag ops stepped without operands
 (`IssueSeam.op_step`) and the GM window address read without `__array_interface__`. A race that
 only the second iteration of a loop has (the op's cached list and lookups in use) must be
@@ -13,7 +13,7 @@ import pytest
 from sync_testing import line_of, parse, without
 
 from mmair.dialects import pto
-from mmair.dialects.pto import effects
+from mmair.dialects.pto import access, footprint, gm_access
 from mmair.executor.engine import hb as hb_module
 from mmair.executor.engine.errors import ExecutionError
 from mmair.executor.engine.events import SyncError
@@ -108,13 +108,13 @@ def test_a_footprint_list_is_reused_only_for_the_same_tiles():
     a_l1 = memory.place("l1", (128, 256), "nz", "f16", 131072, "%a_l1")
     a_l0a = memory.place("l0a", (128, 256), "zz", "f16", 0, "%a_l0a")
     other = memory.place("l1", (128, 256), "nz", "f16", 0, "%other")
-    footprint = effects.Footprint(move)
-    first = footprint.accesses((a_l1, a_l0a, 128, 256))
-    assert footprint.accesses((a_l1, a_l0a, 64, 256)) is first  # whole tiles: sizes aside
-    moved = footprint.accesses((other, a_l0a, 128, 256))
+    decoded = footprint.Footprint(move)
+    first = decoded.accesses((a_l1, a_l0a, 128, 256))
+    assert decoded.accesses((a_l1, a_l0a, 64, 256)) is first  # whole tiles: sizes aside
+    moved = decoded.accesses((other, a_l0a, 128, 256))
     assert moved is not first and moved[0][:3] == ("l1", 0, 128 * 256 * 2)
     assert first[0][:3] == ("l1", 131072, 128 * 256 * 2)
-    assert footprint.accesses((other, a_l0a, 0, 256)) == []  # size 0: a no-op, never cached
+    assert decoded.accesses((other, a_l0a, 0, 256)) == []  # size 0: a no-op, never cached
 
 
 @pytest.mark.parametrize("view", [
@@ -123,14 +123,14 @@ def test_a_footprint_list_is_reused_only_for_the_same_tiles():
 ])
 def test_gm_window_address_is_the_array_interface_address(view):
     array = view(np.arange(8 * 12, dtype=np.float32).reshape(8, 12))
-    assert effects.data_address(array) == array.__array_interface__["data"][0]
+    assert gm_access.data_address(array) == array.__array_interface__["data"][0]
 
 
 def test_the_records_lookups_kept_per_access_are_bounded(monkeypatch):
     monkeypatch.setattr(hb_module, "PLACES", 8)
     engine = HappensBefore()
     for i in range(20):  # fresh accesses (as the raw forms build): kept at most PLACES at once
-        engine._places_of([effects.Access("l1", 64 * i, 64)], 3, 0)
+        engine._places_of([access.Access("l1", 64 * i, 64)], 3, 0)
         assert len(engine._tile_places) <= 8
     assert engine.record_count() == 0  # looking up records records nothing
 
@@ -180,7 +180,7 @@ def test_result_less_pipe_ops_run_as_bound_steps_on_the_fast_path(monkeypatch):
 
 
 class _Reads:
-    """A footprint that returns the same list every time (as `effects.Footprint` does for the
+    """A footprint that returns the same list every time (as `footprint.Footprint` does for the
     same tiles), so the engine keeps its checks."""
 
     kind = "mte_l1_l0a"
@@ -202,8 +202,8 @@ def test_kept_checks_see_a_lane_that_starts_writing_the_memory_later():
 
     engine = HappensBefore(record_preds=False)
     mte1, mte2 = lane_of(0, Pipe.MTE1), lane_of(0, Pipe.MTE2)
-    read = OpPlan(_Reads([effects.Access("l1", 0, 64, buffer="%t")]), None, 0, Pipe.MTE1, mte1)
-    write = OpPlan(_Reads([effects.Access("l1", 0, 64, write=True, buffer="%t")]), None, 0,
+    read = OpPlan(_Reads([access.Access("l1", 0, 64, buffer="%t")]), None, 0, Pipe.MTE1, mte1)
+    write = OpPlan(_Reads([access.Access("l1", 0, 64, write=True, buffer="%t")]), None, 0,
                    Pipe.MTE2, mte2)
     flag = FlagPlan(None, 0, Pipe.MTE1, Pipe.MTE2, 0)
     engine.run_batch([(OP, read, (), 1, (), False), (SET, flag, 2, ()),
@@ -223,8 +223,8 @@ def test_kept_lookups_belong_to_one_engine():
     from mmair.isa.ascend.pipes import Pipe
 
     mte1, mte2 = lane_of(0, Pipe.MTE1), lane_of(0, Pipe.MTE2)
-    read = OpPlan(_Reads([effects.Access("l1", 0, 64, buffer="%t")]), None, 0, Pipe.MTE1, mte1)
-    write = OpPlan(_Reads([effects.Access("l1", 0, 64, write=True, buffer="%t")]), None, 0,
+    read = OpPlan(_Reads([access.Access("l1", 0, 64, buffer="%t")]), None, 0, Pipe.MTE1, mte1)
+    write = OpPlan(_Reads([access.Access("l1", 0, 64, write=True, buffer="%t")]), None, 0,
                    Pipe.MTE2, mte2)
     first = HappensBefore(record_preds=False)
     first.run_batch([(OP, read, (), 1, (), False), (OP, read, (), 2, (), False)])

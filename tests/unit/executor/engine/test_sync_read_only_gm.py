@@ -10,7 +10,7 @@ import pytest
 from sync_testing import line_of, parse
 
 from mmair.dialects import pto
-from mmair.dialects.pto import effects
+from mmair.dialects.pto import footprint, gm_access
 from mmair.executor.engine.events import SyncError
 from mmair.executor.engine.hb import HappensBefore
 from mmair.executor.runner import read_only_gm, run_module
@@ -72,7 +72,7 @@ def test_a_write_through_a_view_makes_the_viewed_buffer_written():
 def test_writes_the_analysis_cannot_follow_leave_no_buffer_read_only(tail):
     module = parse(_kernel(tail=tail))
     assert read_only_gm(module) == frozenset()
-    assert effects.gm_written_roots(module) is None
+    assert gm_access.gm_written_roots(module) is None
 
 
 def test_a_scalar_store_makes_its_buffer_written():
@@ -82,7 +82,7 @@ def test_a_scalar_store_makes_its_buffer_written():
                  "    memref.store %v, %src[%i] : memref<128xui16>\n")
     module = parse(_kernel(tail=store_src))
     assert read_only_gm(module) == frozenset()
-    assert effects.gm_written_roots(module) == set(_args(module).values())
+    assert gm_access.gm_written_roots(module) == set(_args(module).values())
     store_alloc = ("    %i = arith.constant 0 : index\n    %v = arith.constant 1 : i32\n"
                    "    %m = memref.alloc() : memref<4xi32>\n"
                    "    memref.store %v, %m[%i] : memref<4xi32>\n")
@@ -138,9 +138,9 @@ def test_the_checker_records_no_read_of_a_read_only_buffer(monkeypatch):
 def test_footprint_leaves_out_only_the_unread_reads():
     module = parse(_kernel())
     load = next(op for op in module.walk() if isinstance(op, pto.MteGmUbOp))
-    assert [a.space for a in effects.Footprint(load).accesses(None)] == ["gm", "ub"]
-    assert [a.space for a in effects.Footprint(load, frozenset({0})).accesses(None)] == ["ub"]
-    assert [a.space for a in effects.Footprint(load, frozenset({1})).accesses(None)] == \
+    assert [a.space for a in footprint.Footprint(load).accesses(None)] == ["gm", "ub"]
+    assert [a.space for a in footprint.Footprint(load, frozenset({0})).accesses(None)] == ["ub"]
+    assert [a.space for a in footprint.Footprint(load, frozenset({1})).accesses(None)] == \
         ["gm", "ub"]  # a written operand keeps its write
 
 

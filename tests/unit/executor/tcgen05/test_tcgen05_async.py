@@ -15,7 +15,7 @@ import pytest
 from run_variants import run_lowered, write_variant
 from sync_testing import line_of, parse
 
-from mmair.dialects.pto.effects import Access
+from mmair.dialects.pto.access import Access
 from mmair.executor.engine.events import LANE_SETS, NUM_PIPES, PIPES, SyncError, lane_of
 from mmair.executor.engine.hb import HappensBefore
 from mmair.executor.runner import run_module
