@@ -18,7 +18,8 @@ fractal shapes) comes from `mmair.isa.ascend`; this module only applies them.
 
 The dialect is a package with one module per op group: `types` (the tile type and its legal
 layouts), `buffers` (alloc, reinterpret), `cube` (GM -> L1 -> L0A/L0B/BT moves and the mad
-family), `fixpipe`, `params` (the raw Ascend C parameter forms), `vector` (GM <-> UB,
+family), `fixpipe`, `params` (the index of the raw Ascend C parameter forms, which live in `raw_gm_l1`,
+`raw_load2d`, `raw_mmad`, `raw_fixpipe` with their shared checks in `raw_fields`), `vector` (GM <-> UB,
 GatherMask), `matmul` (the high-level op), `sync`
 (set_flag, wait_flag, pipe_barrier between pipes), `_verify` (checks shared by all verifiers) and
 `_fastparse` (a faster parse of the declarative custom form).

@@ -61,12 +61,9 @@ def test_seed_kernels_cover_every_raw_form_and_4_bit_type():
     """Every raw Ascend C parameter op of the pto dialect is in a runnable seed (a kernel that
     mmair-run executes as is, not only a parse test of tests/filecheck), and so are the packed
     4-bit types: mutants of their operands reach the executor's runtime checks."""
-    from xdsl.irdl import IRDLOperation
-
     from mmair.dialects.pto import params
 
-    raw_ops = {op.name for op in vars(params).values() if isinstance(op, type)
-               and issubclass(op, IRDLOperation) and hasattr(op, "name")}
+    raw_ops = {op.name for op in params.RAW_OPS}
     assert {"pto.load_2d_gm", "pto.load_2d_v2_gm", "pto.load_2d_transpose"} <= raw_ops
     seeds = "\n".join(entry.text for entry in fuzz_ir.load_corpus()
                       if entry.name.startswith(("tests/fuzz/seeds/", "examples/")))
