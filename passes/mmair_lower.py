@@ -33,9 +33,10 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass
 
 from mmair.dialects import pto
+from mmair.passes.pass_errors import resolve_target
 from mmair.passes.pto_assign_addresses import assign_function
 from mmair.passes.pto_insert_sync import insert_sync_functions
-from mmair.passes.pto_tile_matmul import PtoTileMatmulPass, resolve_target
+from mmair.passes.pto_tile_matmul import PtoTileMatmulPass
 
 
 def _tcgen05_materialize() -> ModulePass:

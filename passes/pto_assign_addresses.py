@@ -41,7 +41,7 @@ from mmair.dialects.pto import effects
 from mmair.dialects.value_names import value_label
 from mmair.isa.ascend.targets import Target
 from mmair.passes.multi_buffer import SLOT_GROUP_ATTR
-from mmair.passes.pto_tile_matmul import PassOpError, resolve_target
+from mmair.passes.pass_errors import PassOpError, resolve_target
 
 
 @dataclass

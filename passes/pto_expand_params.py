@@ -51,7 +51,7 @@ from mmair.dialects import pto
 from mmair.isa.ascend import params as isa_params
 from mmair.isa.ascend.pipes import Pipe
 from mmair.isa.ascend.targets import M0, Target, c0_elements, element_bits
-from mmair.passes.pto_tile_matmul import PassOpError
+from mmair.passes.pass_errors import PassOpError
 
 Index = int | SSAValue
 

@@ -64,7 +64,7 @@ from mmair.executor.engine.seam import static_event
 from mmair.isa.ascend.pipes import ALL_PIPES, Pipe, event_ids, flag_pairs
 from mmair.isa.ascend.targets import Target
 from mmair.passes.multi_buffer import constant_index
-from mmair.passes.pto_tile_matmul import PassOpError, resolve_target
+from mmair.passes.pass_errors import PassOpError, resolve_target
 
 MAX_ROUNDS = 10_000
 """Bound on insertions per function (each orders at least one conflict for good)."""

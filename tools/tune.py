@@ -121,7 +121,8 @@ def candidates(m: int, n: int, k: int, ab: str, c: str, target: str,
     """The configurations `pto-tile-matmul` accepts for this matmul (its own legality check)."""
     from mmair.dialects import pto
     from mmair.isa.ascend.targets import get_target
-    from mmair.passes.pto_tile_matmul import PassOpError, plan_matmul
+    from mmair.passes.matmul_plan import plan_matmul
+    from mmair.passes.pass_errors import PassOpError
     from mmair.tools.diagnostics import SourceFile
     from mmair.tools.opt import MmairOptMain
 

@@ -18,8 +18,9 @@ from xdsl.dialects import arith, func, scf
 from mmair.dialects import pto
 from mmair.executor.runner import run_module
 from mmair.isa.ascend import targets as isa
+from mmair.passes.matmul_plan import plan_matmul
 from mmair.passes.multi_buffer import PreconditionError, multi_buffer
-from mmair.passes.pto_tile_matmul import PassOpError, plan_matmul
+from mmair.passes.pass_errors import PassOpError
 
 
 def _plan(text: str, multi: int, tiles=(0, 0, 0)):

@@ -21,7 +21,7 @@ from pto_testing import inputs_for, lower, matmul_text
 from mmair.dialects import pto
 from mmair.executor.runner import run_module
 from mmair.isa.ascend.pipes import CUBE_CORES
-from mmair.passes.pto_tile_matmul import PassOpError
+from mmair.passes.pass_errors import PassOpError
 
 PIPELINE = "pto-tile-matmul{{{options}}},pto-assign-addresses,pto-insert-sync"
 

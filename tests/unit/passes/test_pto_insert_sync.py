@@ -35,8 +35,8 @@ from xdsl.dialects.builtin import ModuleOp
 
 from mmair.dialects import pto
 from mmair.executor.engine.events import SyncError
+from mmair.passes.pass_errors import PassOpError
 from mmair.passes.pto_insert_sync import PtoInsertSyncPass, Templates, static_conflicts
-from mmair.passes.pto_tile_matmul import PassOpError
 
 SYNC_OPS = (pto.SetFlagOp, pto.WaitFlagOp, pto.PipeBarrierOp)
 

@@ -40,8 +40,9 @@ from mmair.executor.engine.errors import ExecutionError
 from mmair.executor.runner import run_module
 from mmair.isa.ascend import layouts as isa_layouts
 from mmair.isa.ascend import targets as isa
+from mmair.passes.matmul_plan import plan_matmul
+from mmair.passes.pass_errors import PassOpError
 from mmair.passes.pto_assign_addresses import PtoAssignAddressesPass
-from mmair.passes.pto_tile_matmul import PassOpError, plan_matmul
 from mmair.tools.diagnostics import verify_module
 
 

@@ -21,7 +21,8 @@ from mmair.dialects import pto
 from mmair.executor.runner import run_module
 from mmair.isa.ascend import layouts as isa_layouts
 from mmair.isa.ascend import targets as isa
-from mmair.passes.pto_tile_matmul import MAX_TILE, MatmulPlan, PassOpError, plan_matmul
+from mmair.passes.matmul_plan import MAX_TILE, MatmulPlan, plan_matmul
+from mmair.passes.pass_errors import PassOpError
 from mmair.tools.diagnostics import OpVerifyError
 
 M_VALUES = (1, 2, 33, 129, 385, 769, 1537)

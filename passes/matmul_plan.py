@@ -1,0 +1,384 @@
+"""The plan of a tiled `pto.matmul` (no IR): tile sizes, granularity, buffers, reuse and slots.
+
+`plan_matmul` turns a matmul, its target and the pass options into a `MatmulPlan`: the tile sizes
+(given or automatic, multiples of the granularity g), the on-chip buffers with their layouts, which
+operand panels stay resident in L1 (`_choose_reuse`: the choice that saves the most GM loads among
+those that fit), the slots per buffer and the per-core split; a tile that does not fit its buffer is
+an error naming the buffer, the bytes and the capacity. The rules are those of the
+`pto-tile-matmul` docstring (passes/pto_tile_matmul.py); every capacity, alignment and fractal
+fact comes from `isa/ascend`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from math import lcm
+
+from mmair.dialects import pto
+from mmair.isa.ascend import layouts as isa_layouts
+from mmair.isa.ascend import params as isa_params
+from mmair.isa.ascend import pipes as isa_pipes
+from mmair.isa.ascend import targets as isa
+from mmair.isa.ascend.targets import Target
+from mmair.passes.pass_errors import PassOpError
+
+AUTO_TILE_MN = 128  # preferred tile-m and tile-n: a 128 x 128 f32 L0C tile is 64 KB
+
+
+MAX_TILE = isa.MMAD_MNK_RANGE[1]  # m, n, k of one mad / move
+
+
+def _round_up(x: int, g: int) -> int:
+    return -(-x // g) * g
+
+
+@dataclass(frozen=True)
+class Buffer:
+    """One on-chip buffer of the lowered matmul: what it holds and its tile shape."""
+
+    role: str  # "A", "B", "C", "bias" (what the message calls it)
+    space: str
+    shape: tuple[int, int]
+    element: str
+    layout: str
+
+    def footprint(self) -> int:
+        return isa_layouts.footprint_bytes(self.layout, self.shape, self.element, self.space)
+
+    def describe(self) -> str:
+        r, c = self.shape
+        kind = "row" if self.role == "bias" else "tile"
+        return f"{self.role} {kind} {r}x{c}x{self.element} ({self.layout})"
+
+
+@dataclass(frozen=True)
+class MatmulPlan:
+    """How one `pto.matmul` is tiled; everything the IR emission needs."""
+
+    target: Target
+    m: int
+    n: int
+    k: int
+    lhs: str
+    rhs: str
+    out: str
+    acc: str
+    quant: str
+    transpose_a: bool
+    transpose_b: bool
+    bias: bool
+    tm: int
+    tn: int
+    tk: int
+    granularity: int
+    a_panel: bool  # A row panel (tm x K) resident in L1 across the j loop
+    b_whole: bool  # all of B resident in L1
+    multi_buffer: int = 1  # slots of each tile reloaded in a loop (the `multi-buffer` option)
+    single_c: bool = False  # L0C (and the bias) keep one slot: multi_buffer of them do not fit
+    blocks: int = 1  # > 1: output tiles split over the cores by block index (the `blocks` option)
+
+    @property
+    def a_dn2nz(self) -> bool:
+        """A^T in GM loaded with DN2NZ straight into Nz of A."""
+        return self.transpose_a and self.target.dn2nz
+
+    @property
+    def a_staged_transposed(self) -> bool:
+        """L1 holds A^T (Nz; Zz for b32) and the move to L0A transposes it (`transpose`)."""
+        return self.transpose_a and not self.target.dn2nz
+
+    @property
+    def gemv_row(self) -> bool:
+        """The last M panel has one row (M mod tile-m = 1): its mads run with m = 1, which the
+        cube executes as GEMV (isa params.gemv_active)."""
+        return self.m % self.tm == 1
+
+    @property
+    def disable_gemv(self) -> bool:
+        """One-row panels keep the zz/nz L0A with `disable_gemv` (targets that have it, a5)."""
+        return self.gemv_row and self.target.gemv_disable
+
+    @property
+    def gemv_nd(self) -> bool:
+        """One-row panels take the GEMV path: A's row as an nd vector in L1 and L0A."""
+        return self.gemv_row and not self.target.gemv_disable
+
+    @property
+    def trips(self) -> tuple[int, int, int]:
+        return -(-self.m // self.tm), -(-self.n // self.tn), -(-self.k // self.tk)
+
+    # -- buffers ---------------------------------------------------------------------------
+
+    def a_l1(self) -> Buffer:
+        kk = _round_up(self.k, self.granularity) if self.a_panel else self.tk
+        if self.m == 1 and self.gemv_nd:
+            return self.a_row_buffers()[0]
+        if self.a_staged_transposed:  # A^T, in the layout the transposing load reads (b32: zz)
+            return Buffer("A", "l1", (kk, self.tm), self.lhs,
+                          isa_params.a_l1_layout_for_transpose(self.lhs))
+        return Buffer("A", "l1", (self.tm, kk), self.lhs, "nz")
+
+    def b_l1(self) -> Buffer:
+        g = self.granularity
+        kk = _round_up(self.k, g) if self.b_whole else self.tk
+        nn = _round_up(self.n, g) if self.b_whole else self.tn
+        if self.transpose_b:
+            return Buffer("B", "l1", (nn, kk), self.rhs, "nz")
+        return Buffer("B", "l1", (kk, nn), self.rhs, isa_params.b_l1_layout_for_transpose(self.rhs))
+
+    def a_l0a(self) -> Buffer:
+        if self.m == 1 and self.gemv_nd:
+            return self.a_row_buffers()[1]
+        return Buffer("A", "l0a", (self.tm, self.tk), self.lhs, self.target.l0a_layout)
+
+    def a_row_buffers(self) -> tuple[Buffer, Buffer]:
+        """(L1, L0A) nd buffers of the peeled one-row panel (M > 1 with M mod tile-m = 1)."""
+        kk = _round_up(self.k, self.granularity) if self.a_panel else self.tk
+        frac = isa.FRACTAL_BYTES * 8 // isa.element_bits(self.lhs)  # LoadData moves whole fractals
+        # a resident panel is read from k-slice starts that are not fractal aligned: one more
+        # fractal keeps the last whole-fractal read inside the buffer
+        slack = frac if self.a_panel else 0
+        return (Buffer("A", "l1", (1, _round_up(kk, frac) + slack), self.lhs, "nd"),
+                Buffer("A", "l0a", (1, _round_up(self.tk, frac)), self.lhs, "nd"))
+
+    def b_l0b(self) -> Buffer:
+        return Buffer("B", "l0b", (self.tk, self.tn), self.rhs, "zn")
+
+    def c_l0c(self) -> Buffer:
+        return Buffer("C", "l0c", (self.tm, self.tn), self.acc, "nz")
+
+    def bias_l1(self) -> Buffer:
+        return Buffer("bias", "l1", (1, self.tn), self.acc, "nd")
+
+    def bias_bt(self) -> Buffer:
+        return Buffer("bias", "bt", (1, self.tn), self.acc, "nd")
+
+    def buffers(self) -> list[Buffer]:
+        found = [self.a_l1(), self.b_l1(), self.a_l0a(), self.b_l0b(), self.c_l0c()]
+        if self.bias:
+            found += [self.bias_l1(), self.bias_bt()]
+        return found
+
+    def reload_trips(self, buf: Buffer) -> int:
+        """Trips of the innermost loop that reloads `buf` each iteration (1: loaded once).
+
+        A tile is written in the loop nest where its load sits: A and B tiles in the k loop,
+        or, with one k tile, in the j loop (B) and the i loop (A, moved once per i); the A row
+        panel once per i; the whole of B once; L0C and the bias once per (i, j)."""
+        mt, nt, kt = self.trips
+
+        def innermost(*trips: int) -> int:
+            return next((t for t in trips if t > 1), 1)
+
+        if buf.role == "A":
+            return mt if self.a_panel and buf.space == "l1" else innermost(kt, mt)
+        if buf.role == "B":
+            return 1 if self.b_whole and buf.space == "l1" else innermost(kt, nt, mt)
+        return innermost(nt, mt)  # C, bias
+
+    def slots(self, buf: Buffer) -> int:
+        """Copies of `buf` that the lowering allocates: `multi_buffer` for a tile reloaded in a
+        loop (ping-pong between iterations), else 1."""
+        if self.multi_buffer == 1 or self.reload_trips(buf) == 1:
+            return 1
+        if self.single_c and buf.role in ("C", "bias"):
+            return 1
+        return self.multi_buffer
+
+
+def granularity(target: Target, lhs: str, rhs: str, transpose_a: bool, transpose_b: bool) -> int:
+    """The multiple every tile size must be: fractal rows (16), both operands' C0 (so k tiles and
+    column starts fall on fractal boundaries) and the transpose block of a hardware-transposed
+    operand (its padded extents must be whole blocks)."""
+    g = isa.M0
+    hw_a, hw_b = pto.matmul_hardware_transposes(target, transpose_a, transpose_b)
+    for elem, hw in ((lhs, hw_a), (rhs, hw_b)):
+        g = lcm(g, isa.c0_elements(elem, "l1"))
+        if hw:
+            g = lcm(g, isa.transpose_block_elements(elem))
+    return g
+
+
+def _overflows(plan: MatmulPlan) -> list[tuple[str, str, int, int]]:
+    """(space, description, bytes needed, capacity) for every space the plan's buffers overflow."""
+    cap = plan.target.capacity
+    per_space: dict[str, list[Buffer]] = {space: [] for space in ("l0a", "l0b", "l0c", "bt", "l1")}
+    for buf in plan.buffers():
+        per_space.setdefault(buf.space, []).append(buf)
+    problems = []
+    for space, bufs in per_space.items():  # the L0 buffers first: they bound the tiles
+        if not bufs:
+            continue
+        need = sum(b.footprint() * plan.slots(b) for b in bufs)
+        capacity = cap[space]
+        assert capacity is not None
+        if need > capacity:
+            if len(bufs) == 1 and plan.slots(bufs[0]) == 1:
+                what = f"the {bufs[0].describe()} needs"
+            else:
+                what = " + ".join(
+                    f"{b.describe()} {_times(plan.slots(b))}{b.footprint()} B" for b in bufs
+                ) + " need"
+            problems.append((space, what, need, capacity))
+    return problems
+
+
+def _times(slots: int) -> str:
+    return f"{slots} x " if slots > 1 else ""
+
+
+def plan_matmul(
+    op: pto.MatmulOp, target: Target, tile_m: int = 0, tile_n: int = 0, tile_k: int = 0,
+    multi_buffer: int = 1, blocks: int = 1,
+) -> MatmulPlan:
+    """Choose the tiles and the reuse for a verified `op` (0 = automatic tile size) with
+    `multi_buffer` slots per reloaded tile, its output tiles split over `blocks` cores. Raises
+    PassOpError when a given tile is not a legal multiple or does not fit its buffers."""
+    m, n, k = op.problem()
+    lhs, rhs, out = op.element_names()
+    acc = pto.matmul_accumulator(target, lhs, rhs)
+    assert acc is not None, "verified"
+    quant = pto.matmul_output_types(target, acc)[out]
+    ta, tb = op.is_transpose_a, op.is_transpose_b
+    g = granularity(target, lhs, rhs, ta, tb)
+    limit = MAX_TILE // g * g
+    for name, value in (("tile-m", tile_m), ("tile-n", tile_n), ("tile-k", tile_k)):
+        if value < 0 or value % g or value > limit:
+            raise PassOpError(
+                op,
+                f"requires {name} to be 0 (automatic) or a multiple of {g} in [{g}, {limit}] for "
+                f"({lhs}, {rhs}) on target {target.name}, got {value}",
+            )
+    # A tile never needs to be larger than its dimension rounded up to g.
+    if blocks < 1 or blocks > isa_pipes.CUBE_CORES[target.name]:
+        raise PassOpError(
+            op,
+            f"requires blocks in [1, {isa_pipes.CUBE_CORES[target.name]}] (the AI Cores of "
+            f"target {target.name}), got {blocks}",
+        )
+    tm = min(tile_m or AUTO_TILE_MN, _round_up(m, g))
+    tn = min(tile_n or AUTO_TILE_MN, _round_up(n, g))
+    # Split over cores: automatic tile sizes shrink (the larger first, down to g) until every
+    # core gets at least one output tile.
+    while blocks > 1 and -(-m // tm) * -(-n // tn) < blocks:
+        if not tile_m and tm > g and (tm >= tn or tile_n or tn <= g):
+            tm = _round_up(tm // 2, g)
+        elif not tile_n and tn > g:
+            tn = _round_up(tn // 2, g)
+        else:
+            break
+    if multi_buffer < 1:
+        raise PassOpError(op, f"requires multi-buffer >= 1, got {multi_buffer}")
+    split = blocks > 1
+
+    def make(tk: int, a_panel: bool = False, b_whole: bool = False,
+             tiles_mn: tuple[int, int] | None = None) -> MatmulPlan:
+        rows, cols = tiles_mn or (tm, tn)
+        plan = MatmulPlan(
+            target, m, n, k, lhs, rhs, out, acc, quant, ta, tb, op.bias is not None,
+            rows, cols, tk, g, a_panel and not split, b_whole, multi_buffer, blocks=blocks,
+        )
+        # Ping-pong L0C only where its slots (and the bias's) fit: it overlaps the fixpipe of
+        # one C tile with the mads of the next, a smaller gain than the operand slots.
+        if any(space in ("l0c", "bt") for space, *_ in _overflows(plan)):
+            plan = replace(plan, single_c=True)
+        return plan
+
+    # The peeled GEMV row of a split kernel would run on every core: avoid a one-row panel.
+    if (ta or split) and m > 1 and m % tm == 1 and not target.gemv_disable:
+        # A one-row panel must run as GEMV (nd vector in L0A), but its row is a strided column
+        # of A^T in GM, which no ND2NZ setting gathers into a contiguous vector: choose tile-m so
+        # that no panel has one row.
+        if tile_m:
+            raise PassOpError(
+                op,
+                f"tile-m = {tile_m} leaves a one-row panel of the "
+                f"{'transposed A' if ta else 'A of a kernel split over blocks'} (M = {m}), which "
+                f"must run as GEMV on target {target.name} and "
+                f"{'cannot be loaded as an nd vector from A^T' if ta else 'is not split'}; "
+                f"choose a tile-m with M mod tile-m != 1",
+            )
+        # The nearest multiple of g below the preferred tile-m, else above it (when every
+        # smaller one divides M - 1, e.g. M = 385 with g = 32), whose tiles fit with the
+        # smallest tile-k; an automatic tile-n shrinks when the C tile of a larger tile-m needs
+        # it. (A single panel of all M rows avoids the one-row panel too, but its C tile can
+        # overflow L0C and its m exceed one mad.)
+        candidates = [t for t in range(tm - g, 0, -g) if m % t != 1]
+        candidates += [t for t in range(tm + g, min(_round_up(m, g), limit) + 1, g)
+                       if m % t != 1]
+        columns = range(tn, 0, -g) if not tile_n else [tn]
+        found = next(((t, c) for t in candidates for c in columns
+                      if not _overflows(make(g, tiles_mn=(t, c)))), None)
+        if found is None:
+            smallest = min(candidates, default=None)
+            why = ""
+            if smallest is not None:
+                space, what, need, capacity = _overflows(make(g, tiles_mn=(smallest, tn)))[0]
+                why = (f": with the smallest, tile-m = {smallest}, {what} {need} bytes, {space} "
+                       f"capacity {capacity} bytes")
+            raise PassOpError(
+                op,
+                f"has no tile-m that avoids a one-row panel of the "
+                f"{'transposed A' if ta else 'A of a kernel split over blocks'} (M = {m}, "
+                f"M mod tile-m != 1, a multiple of {g} in [{g}, {limit}]) and fits the buffers "
+                f"of target {target.name} with tile-n = {tn}{why}",
+            )
+        tm, tn = found
+
+    if tile_k:
+        tk = min(tile_k, _round_up(k, g))
+    else:
+        tk = min(_round_up(k, g), limit)
+        while tk > g and _overflows(make(tk)):
+            tk -= g
+    plan = make(tk)
+    problems = _overflows(plan)
+    if problems:
+        space, what, need, capacity = problems[0]
+        given = ", ".join(
+            f"{name} = {v}"
+            for name, v in (("tile-m", tm), ("tile-n", tn), ("tile-k", tk))
+        )
+        raise PassOpError(
+            op,
+            f"tiles {given} do not fit {space}: {what} {need} bytes, {space} capacity "
+            f"{capacity} bytes on target {target.name}",
+        )
+    return _choose_reuse(plan, make)
+
+
+def _choose_reuse(plan: MatmulPlan, make: Callable[..., MatmulPlan]) -> MatmulPlan:
+    """The reuse (A panel, whole B) that saves the most GM loads among those that fit."""
+    mt, nt, kt = plan.trips
+    tiles = mt * nt * kt
+    ranges = plan.target.nd2nz_ranges(plan.a_dn2nz)
+    plain = plan.target.nd2nz_ranges()
+
+    def loads_fit(candidate: MatmulPlan) -> bool:
+        # The static extents of whole-panel loads must be in the ND2NZ field ranges.
+        if candidate.a_panel:
+            rng = ranges if candidate.a_dn2nz else plain
+            if candidate.a_staged_transposed and plan.k > rng["n_value"][1]:
+                return False
+            if not candidate.a_staged_transposed and plan.k > rng["d_value"][1]:
+                return False
+        if candidate.b_whole:
+            rows, cols = (plan.n, plan.k) if plan.transpose_b else (plan.k, plan.n)
+            if rows > plain["n_value"][1] or cols > plain["d_value"][1]:
+                return False
+        return True
+
+    best = plan
+    best_saving = 0
+    for a_panel, b_whole in ((True, True), (True, False), (False, True)):
+        if a_panel and plan.blocks > 1:  # a split kernel has no i loop to keep a panel over
+            continue
+        saving = (tiles - mt if a_panel else 0) + (tiles - 1 if b_whole else 0)
+        if saving <= best_saving:
+            continue
+        candidate = make(plan.tk, a_panel, b_whole)
+        if not _overflows(candidate) and loads_fit(candidate):
+            best, best_saving = candidate, saving
+    return best
+
