@@ -40,6 +40,9 @@ F32_NAN, F16_NAN = 0x7FFFFFFF, 0x7FFF
 MIN_EXP = {"f32": -126, "tf32": -126, "bf16": -126, "f16": -14, "e4m3": -6, "e5m2": -14,
            "e2m3": 0, "e3m2": -2, "e2m1": 0, "ue8m0": -127, "ue4m3": -6}
 FRACTION_BITS = {"tf32": 25, "f16": 25, "f8f6f4": 25, "mxf8f6f4": 25, "mxf4": 35, "mxf4nvf4": 35}
+#: MMA-Sim 2.1.1 `e_zero` (nv_ptx/sim.py): the exponent of a zero term, per D type; fp4 kinds -139.
+E_ZERO = {"f32": -133, "f16": -21}
+E_ZERO_FP4 = -139
 
 
 def floor_log2(x: Fraction) -> int:
@@ -49,21 +52,22 @@ def floor_log2(x: Fraction) -> int:
 
 
 def exponent(x: Fraction, fmt: str) -> int:
-    """MMA-Sim `extract_significand_exponent`: -126 for zero, else max(floor(log2|x|), min exp)."""
-    return -126 if x == 0 else max(floor_log2(x), MIN_EXP[fmt])
+    """MMA-Sim `frexp_and_normalize` of a nonzero value: max(floor(log2|x|), the format's min exp)."""
+    assert x != 0
+    return max(floor_log2(x), MIN_EXP[fmt])
 
 
 def round_to_d(total: Fraction, d_type: str) -> float:
     if total == 0:
         return 0.0
-    sign = 1 if total > 0 else -1
+    sign = 1 if total > 0 else -1  # a result that rounds to zero is +0 (below: `+ 0.0`)
     if d_type == "f32":  # toward zero, 23 fraction bits, subnormals below 2**-126
         quantum = Fraction(2) ** (max(floor_log2(total), -126) - 23)
         kept = math.trunc(abs(total) / quantum) * quantum
-        return sign * (math.inf if kept >= 2**128 else float(kept))
+        return sign * (math.inf if kept >= 2**128 else float(kept)) + 0.0
     quantum = Fraction(2) ** (max(floor_log2(total), -14) - 10)
     kept = round(abs(total) / quantum) * quantum  # Fraction rounds half to even
-    return sign * (math.inf if kept >= 2**16 else float(kept))
+    return sign * (math.inf if kept >= 2**16 else float(kept)) + 0.0
 
 
 def fused_reference(terms: list[tuple[Fraction, int]], frac: int, d_type: str) -> float:
@@ -80,11 +84,14 @@ def reference_dense(kind, a, b, c, atype, btype, d_type, sa=None, sb=None, scale
     for i in range(m):
         for j in range(n):
             cv = Fraction(float(c[i, j]))
-            terms = [(cv, exponent(cv, d_type))]
+            terms = [(cv, E_ZERO[d_type] if cv == 0 else exponent(cv, d_type))]
             for k in range(a.shape[1]):
                 x, y = Fraction(float(a[i, k])), Fraction(float(b[j, k]))
-                e = exponent(x, atype) + exponent(y, btype)
                 v = x * y
+                if v == 0:  # a zero product: the fixed zero exponent, whatever the other factor
+                    terms.append((v, E_ZERO[d_type]))
+                    continue
+                e = exponent(x, atype) + exponent(y, btype)
                 if sa is not None:
                     s, t = Fraction(float(sa[i, 0])), Fraction(float(sb[j, 0]))
                     e += exponent(s, scale_type) + exponent(t, scale_type)
@@ -101,13 +108,17 @@ def reference_mxf4(kind, a, b, c, sa, sb, scale_type, block):
     for i in range(m):
         for j in range(n):
             cv = Fraction(float(c[i, j]))
-            terms = [(cv, exponent(cv, "f32"))]
+            terms = [(cv, E_ZERO_FP4 if cv == 0 else exponent(cv, "f32"))]
             for g in range(k // 16):
-                group = sum((Fraction(float(a[i, x])) * Fraction(float(b[j, x]))
-                             for x in range(16 * g, 16 * g + 16)), Fraction(0))
+                products = [Fraction(float(a[i, x])) * Fraction(float(b[j, x]))
+                            for x in range(16 * g, 16 * g + 16)]
                 s = Fraction(float(sa[i, 16 * g // block]))
                 t = Fraction(float(sb[j, 16 * g // block]))
-                terms.append((group * s * t, exponent(s, scale_type) + exponent(t, scale_type)))
+                if all(p == 0 for p in products) or s * t == 0:  # not a group that cancels
+                    e = E_ZERO_FP4
+                else:
+                    e = exponent(s, scale_type) + exponent(t, scale_type)
+                terms.append((sum(products, Fraction(0)) * s * t, e))
             out[i, j] = fused_reference(terms, FRACTION_BITS[kind], "f32")
     return out
 
@@ -147,25 +158,41 @@ DENSE_CASES = [  # kind, atype, btype, d_type, K
 ]
 
 
+def with_zeros(values: np.ndarray, fraction: float) -> np.ndarray:
+    """`values` with about `fraction` of its entries replaced by +0 or -0 (zero terms of every kind:
+    zero products with large other factors, zero C, whole zero fp4 groups when dense enough)."""
+    zero = RNG.random(values.shape) < fraction
+    signed_zero = np.where(RNG.random(values.shape) < 0.5, 0.0, -0.0).astype(values.dtype)
+    return np.where(zero, signed_zero, values)
+
+
+#: Zero density of the random data: none, and the "many zeros" of sparse or padded operands.
+ZERO_FRACTIONS = (0.0, 0.6)
+
+
+@pytest.mark.parametrize("zeros", ZERO_FRACTIONS)
 @pytest.mark.parametrize(("kind", "atype", "btype", "d_type", "k"), DENSE_CASES)
-def test_exact_equals_rational_model_dense(kind, atype, btype, d_type, k) -> None:
+def test_exact_equals_rational_model_dense(kind, atype, btype, d_type, k, zeros) -> None:
     m, n = 6, 8
     span = 40 if atype in ("tf32", "bf16") else None  # keep tf32/bf16 sums inside f32's range
     a, b = random_codes(atype, (m, k), span), random_codes(btype, (n, k), span)
     c = random_codes("f16", (m, n)) if d_type == "f16" else RNG.standard_normal((m, n)).astype(
         np.float32) * np.float32(2.0) ** RNG.integers(-20, 20, (m, n)).astype(np.float32)
+    a, b, c = with_zeros(a, zeros), with_zeros(b, zeros), with_zeros(c, zeros)
     got = fused_mma(kind, a, b, c, atype=atype, btype=btype, d_type=d_type)
     want = reference_dense(kind, a, b, c, atype, btype, d_type)
     np.testing.assert_array_equal(got.astype(np.float64), want)
 
 
+@pytest.mark.parametrize("zeros", ZERO_FRACTIONS)
 @pytest.mark.parametrize(("atype", "btype"), [("e4m3", "e2m1"), ("e5m2", "e3m2")])
-def test_exact_equals_rational_model_mxf8f6f4(atype, btype) -> None:
+def test_exact_equals_rational_model_mxf8f6f4(atype, btype, zeros) -> None:
     m, n, k = 4, 5, 32
     a, b = random_codes(atype, (m, k)), random_codes(btype, (n, k))
-    sa = decode_ue8m0(RNG.integers(0, 255, (m, 1)))
+    sa = decode_ue8m0(np.concatenate([[0], RNG.integers(0, 255, m - 1)])[:, None])  # code 0 too
     sb = decode_ue8m0(RNG.integers(0, 255, (n, 1)))
     c = RNG.standard_normal((m, n)).astype(np.float32)
+    a, b, c = with_zeros(a, zeros), with_zeros(b, zeros), with_zeros(c, zeros)
     got = fused_mma("mxf8f6f4", a, b, c, atype=atype, btype=btype, d_type="f32", scale_a=sa,
                     scale_b=sb, scale_type="ue8m0", block=32)
     want = reference_dense("mxf8f6f4", a, b, c, atype, btype, "f32", sa, sb, "ue8m0")
@@ -175,16 +202,20 @@ def test_exact_equals_rational_model_mxf8f6f4(atype, btype) -> None:
 @pytest.mark.parametrize(("kind", "scale_type", "block", "k"),
                          [("mxf4", "ue8m0", 32, 64), ("mxf4nvf4", "ue4m3", 16, 64),
                           ("mxf4nvf4", "ue8m0", 16, 96)])
-def test_exact_equals_rational_model_mxf4(kind, scale_type, block, k) -> None:
+@pytest.mark.parametrize("zeros", ZERO_FRACTIONS)
+def test_exact_equals_rational_model_mxf4(kind, scale_type, block, k, zeros) -> None:
     m, n = 8, 8
     a, b = RNG.choice(E2M1_VALUES, (m, k)), RNG.choice(E2M1_VALUES, (n, k))
+    a, b = with_zeros(a, zeros), with_zeros(b, zeros)
+    if zeros:  # whole groups of 16 zero in some rows of A: the group's zero exponent
+        a.reshape(m, k // 16, 16)[RNG.random((m, k // 16)) < 0.3] = 0.0
     if scale_type == "ue8m0":  # exponents far apart, so group terms get truncated
         sa = decode_ue8m0(RNG.integers(80, 175, (m, k // block)))
         sb = decode_ue8m0(RNG.integers(80, 175, (n, k // block)))
     else:
         sa = decode_ue4m3(RNG.integers(0, 0x7F, (m, k // block)))
         sb = decode_ue4m3(RNG.integers(0, 0x7F, (n, k // block)))
-    c = RNG.standard_normal((m, n)).astype(np.float32)
+    c = with_zeros(RNG.standard_normal((m, n)).astype(np.float32), zeros)
     got = fused_mma(kind, a, b, c, atype="e2m1", btype="e2m1", d_type="f32", scale_a=sa,
                     scale_b=sb, scale_type=scale_type, block=block)
     np.testing.assert_array_equal(got.astype(np.float64),
@@ -257,12 +288,80 @@ def test_bf16_wide_range_and_f32_truncation() -> None:
     assert value == 2.0**120 + 2.0**97
 
 
-def test_zero_terms_take_part_in_the_largest_exponent() -> None:
-    # tf32: 0 * 2^100 has exponent -126 + 100 = -26 and is the largest; 2^-60 * 2^-60 = 2^-120 is
-    # below its quantum 2^-51 and truncates: D = +0 (MMA-Sim's zero exponent rule).
-    value, bits = exact_row("tf32", [0.0, 2.0**-60] + [0.0] * 6, [2.0**100, 2.0**-60] + [0.0] * 6,
-                            atype="tf32", btype="tf32")
-    assert value == 0.0 and bits == 0
+def test_a_zero_product_takes_the_fixed_zero_exponent_whatever_its_other_factor() -> None:
+    # tf32, A = [0x00000000, 0x3F800000], B = [0x5D800000 (2^60), 0x0D800000 (2^-100)], C = 0:
+    # 0 * 2^60 is a zero term of exponent -133 (not -126 + 60 = -66), 1 * 2^-100 has exponent
+    # -100 and is the largest, so nothing truncates: D = 2^-100 = 0x0D800000 (MMA-Sim 2.1.1).
+    a = np.array([0x00000000, 0x3F800000], np.uint32).view(np.float32).tolist()
+    b = np.array([0x5D800000, 0x0D800000], np.uint32).view(np.float32).tolist()
+    value, bits = exact_row("tf32", a + [0.0] * 6, b + [0.0] * 6, atype="tf32", btype="tf32")
+    assert bits == 0x0D800000 and value == 2.0**-100
+
+
+def test_zero_terms_raise_the_largest_exponent_to_minus_133_for_an_f32_d() -> None:
+    # tf32: 2^-75 * 2^-75 = 2^-150 (exponent -150) and -2^-80 * 2^-80 = -2^-160; the six zero
+    # products and the zero C have exponent -133, so emax = -133, the quantum is 2^-158 and
+    # -2^-160 truncates to 0: D = 2^-150 toward zero in f32 (subnormal quantum 2^-149) = +0, bits 0.
+    a, b = one_row([2.0**-75, -(2.0**-80)], [2.0**-75, 2.0**-80], 8)
+    got = fused_mma("tf32", a, b, None, atype="tf32", btype="tf32", d_type="f32")
+    assert f32_bits(got) == [0]
+
+
+def test_zero_terms_have_exponent_minus_21_for_an_f16_d() -> None:
+    # kind::f16, f16 D: 2^-14 * 2^-11 = 2^-25 (exponent -25) and 2^-24 * 2^-24 = 2^-48 (two f16
+    # subnormals: exponent -14 - 14 = -28); the 14 zero products and the zero C have exponent -21,
+    # so emax = -21, the quantum is 2^-46 and 2^-48 truncates. The sum 2^-25 is half of the f16
+    # subnormal quantum 2^-24: to nearest-even it is +0 (bits 0x0000). With the zero terms at
+    # -126, emax = -25 would keep 2^-48 and D = 2^-24 (bits 0x0001).
+    a, b = one_row([2.0**-14, 2.0**-24], [2.0**-11, 2.0**-24], 16)
+    got = fused_mma("f16", a, b, None, atype="f16", btype="f16", d_type="f16")
+    assert np.asarray(got, np.float16).view(np.uint16).ravel().tolist() == [0x0000]
+
+
+def test_a_negative_sum_that_rounds_to_zero_is_plus_zero() -> None:
+    # tf32: -2^-75 * 2^-75 = -2^-150, kept by the quantum 2^-158 (emax = -133, the zero terms);
+    # toward zero in f32 it is -0, and MMA-Sim adds +0.0 after rounding: D = +0 (bits 0, not
+    # 0x80000000). The f16 D: -2^-14 * 2^-12 = -2^-26 rounds to nearest-even -0 -> +0 (0x0000).
+    a, b = one_row([-(2.0**-75)], [2.0**-75], 8)
+    got = fused_mma("tf32", a, b, None, atype="tf32", btype="tf32", d_type="f32")
+    assert f32_bits(got) == [0]
+    a, b = one_row([-(2.0**-14)], [2.0**-12], 16)
+    got = fused_mma("f16", a, b, None, atype="f16", btype="f16", d_type="f16")
+    assert np.asarray(got, np.float16).view(np.uint16).ravel().tolist() == [0x0000]
+
+
+def test_an_all_zero_fp4_group_takes_the_zero_exponent_minus_139() -> None:
+    # mxf4 (K = 64, block32, UE8M0): row scales [1, 2^40], column scales [1, 1]. Group 0:
+    # 1 * 1 + 0.5 * 0.5 = 1.25 at exponent 0 + 0; groups 1-3 are all zero (group 1 at scale 1,
+    # groups 2 and 3 at scale 2^40) and so is C: exponent -139, emax = 0, nothing truncates:
+    # D = 1.25 (0x3FA00000). Were the zero groups at their scale exponent 40, the quantum 2^5
+    # would truncate 1.25 to 0.
+    a, b = np.zeros((1, 64), np.float32), np.zeros((1, 64), np.float32)
+    a[0, :2], b[0, :2] = [1.0, 0.5], [1.0, 0.5]
+    sa, sb = np.array([[1.0, 2.0**40]]), np.array([[1.0, 1.0]])
+    got = fused_mma("mxf4", a, b, None, atype="e2m1", btype="e2m1", d_type="f32", scale_a=sa,
+                    scale_b=sb, scale_type="ue8m0", block=32)
+    assert f32_bits(got) == [0x3FA00000]
+    # A group whose products cancel (1 * 1 + 1 * -1 = 0 in group 2) is not a zero group: it keeps
+    # exponent 40, the quantum 2^5 truncates group 0's 1.25, D = +0.
+    a[0, 32:34], b[0, 32:34] = [1.0, 1.0], [1.0, -1.0]
+    got = fused_mma("mxf4", a, b, None, atype="e2m1", btype="e2m1", d_type="f32", scale_a=sa,
+                    scale_b=sb, scale_type="ue8m0", block=32)
+    assert f32_bits(got) == [0]
+
+
+def test_ue8m0_code_0_is_two_to_the_minus_127() -> None:
+    # mxf8f6f4, e4m3 x e5m2, scale A = code 0 = 2^-127 (exponent -127), scale B = code 227 = 2^100.
+    # 1 * 1 and -1 * 1 give +-2^-27 at exponent -127 + 100 = -27; 2^-9 * 2^-16 (the two formats'
+    # smallest subnormals, exponents -6 and -14) gives 2^-52 at exponent -47. emax = -27, quantum
+    # 2^-52: it is kept and D = 2^-52 (0x25800000). With code 0 read at exponent -126 the quantum
+    # would be 2^-51 and D = +0.
+    assert decode_ue8m0(np.array([0])).tolist() == [2.0**-127]
+    a, b = one_row([1.0, -1.0, 2.0**-9], [1.0, 1.0, 2.0**-16], 32)
+    got = fused_mma("mxf8f6f4", a, b, None, atype="e4m3", btype="e5m2", d_type="f32",
+                    scale_a=decode_ue8m0(np.array([[0]])), scale_b=decode_ue8m0(np.array([[227]])),
+                    scale_type="ue8m0", block=32)
+    assert f32_bits(got) == [0x25800000]
 
 
 def test_f16_accumulator_rounds_to_nearest_even() -> None:
@@ -474,11 +573,22 @@ def one_row(a_row: list[float], b_row: list[float], k: int) -> tuple[np.ndarray,
 
 
 def test_term_exponents_clamp_subnormals_to_the_formats_minimum():
-    # floor(log2|x|), at least 1 - bias (f16: -14; e2m3: 0), and -126 for zero (MMA-Sim).
+    # floor(log2|x|), at least 1 - bias (f16: -14; e2m3: 0; UE8M0, no subnormals: -127), and the
+    # given zero exponent for zero.
     f16 = np.array([2.0**-24, 2.0**-15, 0.0, 1.5, -3.0, 65504.0], np.float32)
-    assert term_exponents(f16, "f16").tolist() == [-14, -14, -126, 0, 1, 15]
+    assert term_exponents(f16, "f16", -21).tolist() == [-14, -14, -21, 0, 1, 15]
     e2m3 = np.array([0.125, 0.875, 1.0, -7.5], np.float32)
-    assert term_exponents(e2m3, "e2m3").tolist() == [0, 0, 0, 2]
+    assert term_exponents(e2m3, "e2m3", -133).tolist() == [0, 0, 0, 2]
+    assert term_exponents(decode_ue8m0(np.array([0, 1, 127])), "ue8m0", -133).tolist() == [
+        -127, -126, 0]
+
+
+def test_zero_exponents_follow_mma_sim_per_kind_and_d_type():
+    assert numerics.zero_exponent("tf32", "f32") == -133
+    assert numerics.zero_exponent("f16", "f16") == -21
+    assert numerics.zero_exponent("f8f6f4", "f16") == -21
+    assert numerics.zero_exponent("mxf8f6f4", "f32") == -133
+    assert numerics.zero_exponent("mxf4", "f32") == numerics.zero_exponent("mxf4nvf4", "f32") == -139
 
 
 def test_a_subnormal_factor_raises_the_largest_exponent():
@@ -513,15 +623,17 @@ def test_scale_input_d_shifts_a_tiny_c_exactly():
     assert f32_bits(got) == [0x0007FFFF]
 
 
-def test_scale_input_d_leaves_a_zero_cs_exponent_at_minus_126():
-    # tf32: 2^-65 * 2^-65 = 2^-130 and -2^-76 * 2^-77 = -2^-153, C = 0 with scale-input-d 15. The
-    # zero C keeps exponent -126 (a zero has no exponent to shift), so emax = -126, the quantum is
-    # 2^-151 and -2^-153 truncates to 0: D = 2^-130 (bits 0x00080000). (Shifted to -141, emax would
-    # be -130 and -2^-153 would be kept: 2^-130 - 2^-149 toward zero.)
-    a, b = one_row([2.0**-65, -(2.0**-76)], [2.0**-65, 2.0**-77], 8)
+def test_scale_input_d_leaves_a_zero_cs_exponent_at_the_zero_exponent():
+    # tf32, every product nonzero: 2^-75 * 2^-74 = 2^-149, -2^-80 * 2^-80 = -2^-160 and three
+    # pairs +-2^-180; C = 0 with scale-input-d 15. The zero C keeps exponent -133 (a zero has no
+    # exponent to shift), so emax = -133, the quantum is 2^-158 and -2^-160 truncates to 0:
+    # D = 2^-149 (bits 0x00000001). (Shifted to -148, emax would be -148 and -2^-160 would be
+    # kept: 2^-149 - 2^-160 toward zero = +0.)
+    tiny = [2.0**-90, -(2.0**-90)] * 3
+    a, b = one_row([2.0**-75, -(2.0**-80)] + tiny, [2.0**-74, 2.0**-80] + [2.0**-90] * 6, 8)
     got = fused_mma("tf32", a, b, np.zeros((1, 1), np.float32), atype="tf32", btype="tf32",
                     d_type="f32", c_shift=15)
-    assert f32_bits(got) == [0x00080000]
+    assert f32_bits(got) == [0x00000001]
 
 
 def test_fp4_kinds_keep_an_infinite_c():
