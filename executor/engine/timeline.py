@@ -55,11 +55,20 @@ class Slice:
     name: str
     location: str
     shape: str = ""
-    iteration: str = ""
+    loop_position: tuple = ()
+    """The event's loop position (`Event.iteration`); `iteration` words it on demand: naming the
+    loop variables costs more than scheduling, and the summary never reads it."""
 
     @property
     def cycles(self) -> int:
         return self.end - self.start
+
+    @property
+    def iteration(self) -> str:
+        """`iteration %i = 0, %k = 256` (empty outside loops)."""
+        from mmair.executor.engine.events import format_iteration
+
+        return format_iteration(self.loop_position)
 
 
 @dataclass
@@ -236,13 +245,17 @@ class Timeline:
                 ready = max((end[id(d)] for d in mine if id(d) in end), default=0)
                 self.waits[ev.core] = self.waits.get(ev.core, 0) + start[id(ev)] - ready
         out = []
+        where: dict[int, str] = {}  # id(op) -> its location, computed once per op
         for ev in events:
             shape = self.shapes.get(id(ev), (0, ""))[1]
             name = ev.op.name if ev.op is not None else ev.kind
             if ev.kind in (SET, WAIT):
                 shape = f"{ev.src} -> {ev.dst} event {ev.event_id}"
+            location = where.get(id(ev.op))
+            if location is None:
+                location = where[id(ev.op)] = op_where(ev.op)
             out.append(Slice(str(ev.pipe), ev.core, start[id(ev)], end[id(ev)], ev.kind, name,
-                             op_where(ev.op), shape, _iteration(ev)))
+                             location, shape, tuple(ev.iteration)))
         self._slices = out
         return out
 
@@ -282,12 +295,6 @@ class Timeline:
 
     def write_png(self, path: str) -> None:
         write_gantt_png(self.slices(), path, title=f"{self.target}: {self.summary().total} cycles")
-
-
-def _iteration(ev: Event) -> str:
-    from mmair.executor.engine.events import format_iteration
-
-    return format_iteration(tuple(ev.iteration))
 
 
 def _sizes(op: Any, args: Sequence[Any], *names: str) -> list[int]:
