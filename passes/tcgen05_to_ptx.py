@@ -1,11 +1,14 @@
 """tcgen05-to-ptx: translate a tcgen05 kernel (one CTA, one warpgroup) into a PTX module.
 
 Each `func.func` becomes a `.visible .entry` run by 128 threads (4 warps); memref arguments are
-`.param .u64` global pointers. The IR is sequential; the PTX keeps its meaning this way:
+`.param .u64` global pointers, except that a tensor read through a `tcgen05.make_tensor_map` is the
+host's tensor map, a `.param .align 64 .b8 NAME_tmap_i[128]` (also a pointer when the kernel uses
+it otherwise). The IR is sequential; the PTX keeps its meaning this way:
 
 * scalar arithmetic (`arith`, `scf.for`, `scf.if`) runs in every thread (uniform values);
-* tensor-core issue ops (`tcgen05.mma`, `commit`, `cp`, `shift`, `mbarrier_init`,
-  `mbarrier_arrive`) run in thread 0 only; `mbarrier_wait` loops on `mbarrier.try_wait.parity` in
+* tensor-core and TMA issue ops (`tcgen05.mma`, `commit`, `cp`, `shift`, `mbarrier_init`,
+  `mbarrier_arrive`, `tma_load`) run in thread 0 only (in a kernel with `tcgen05.elect_sync`: the
+  lane `elect.sync` elects in warp 0, which is also the value of `elect_sync`); `mbarrier_wait` loops on `mbarrier.try_wait.parity` in
   every thread;
 * warp-collective ops run in their warp: `tcgen05.alloc` / `dealloc` / `relinquish_alloc_permit`
   in warp 0 (the TMEM address goes through a shared word and `bar.sync`), `tcgen05.ld/st warp(w)`
@@ -159,8 +162,15 @@ class PtxEmitter:
         self.smem_enc = k.reg("rd")
         k.emit(f"mov.u32 {self.tid}, %tid.x")
         k.emit(f"shr.u32 {self.warp}, {self.tid}, 5")
-        k.emit(f"setp.eq.u32 {self.leader}, {self.tid}, 0")
         k.emit(f"setp.eq.u32 {self.warp0}, {self.warp}, 0")
+        if any(isinstance(op, tcgen05.ElectSyncOp) for op in f.walk()):
+            # The issuing thread is the elected lane of warp 0 (`elect.sync` in every warp, as
+            # it needs the whole member mask; `tcgen05.elect_sync` is this predicate).
+            elected = k.reg("p")
+            k.emit(f"elect.sync _|{elected}, 0xffffffff")
+            k.emit(f"and.pred {self.leader}, {elected}, {self.warp0}")
+        else:
+            k.emit(f"setp.eq.u32 {self.leader}, {self.tid}, 0")
         k.emit(f"mov.u32 {self.smem_base}, {k.name}_smem")
         tmp = k.reg("r")
         k.emit(f"shr.u32 {tmp}, {self.smem_base}, 4")
@@ -168,6 +178,20 @@ class PtxEmitter:
         for i, arg in enumerate(f.body.block.args):
             if not isinstance(arg.type, MemRefType) or _space(arg.type) != "gm":
                 raise PtxEmitError(f, f"argument {i} must be a global-memory memref, got {arg.type}")
+            mapped = [use.operation for use in arg.uses
+                      if isinstance(use.operation, tcgen05.MakeTensorMapOp)]
+            if mapped:
+                # The host's cuTensorMapEncodeTiled object: a 128-byte, 64-byte aligned kernel
+                # parameter; TMA reads it through its generic address (PTX ISA §5.5.8).
+                param = f"{k.name}_tmap_{i}"
+                k.params.append(f".param .align 64 .b8 {param}[128]")
+                reg = k.reg("rd")
+                k.emit(f"mov.b64 {reg}, {param}")
+                k.emit(f"cvta.param.u64 {reg}, {reg}")
+                for make in mapped:
+                    k.values[make.result] = reg
+            if len(mapped) == len(list(arg.uses)) and mapped:
+                continue  # only TMA reads the tensor: the map holds its address
             param = f"{k.name}_param_{i}"
             k.params.append(f".param .u64 {param}")
             reg = k.reg("rd")
@@ -426,6 +450,17 @@ class PtxEmitter:
             if isinstance(op, cls):
                 k.emit(line)
                 return
+        if isinstance(op, tcgen05.MakeTensorMapOp):
+            return  # the kernel parameter (prologue)
+        if isinstance(op, tcgen05.ElectSyncOp):
+            k.values[op.pred] = self.leader  # elected in the prologue
+            return
+        if isinstance(op, tcgen05.FenceProxyAsyncOp):
+            k.emit("fence.proxy.async.shared::cta")
+            return
+        if isinstance(op, tcgen05.TmaLoadOp):
+            self._tma_load(op)
+            return
         if isinstance(op, tcgen05.ClusterSyncOp):
             k.emit("barrier.cluster.arrive.release.aligned")
             k.emit("barrier.cluster.wait.acquire.aligned")
@@ -453,6 +488,25 @@ class PtxEmitter:
                          f"[{self._v(op.tmem)}]")
             return
         raise PtxEmitError(op, "is not supported by tcgen05-to-ptx")
+
+    def _tma_load(self, op: tcgen05.TmaLoadOp) -> None:
+        """PTX `cp.async.bulk.tensor.Nd.dst.global.tile.mbarrier::complete_tx::bytes`, issued by
+        the leader (PTX ISA §9.7.9.25.5.2)."""
+        k = self.k
+        coords = ", ".join(self._v(c) for c in op.coords)
+        head = (f"cp.async.bulk.tensor.{len(op.coords)}d.shared::{op.destination}.global.tile"
+                ".mbarrier::complete_tx::bytes")
+        tail = ""
+        if op.cta_mask is not None:
+            head += ".multicast::cluster"
+            mask = k.reg("rs")
+            k.emit(f"cvt.u16.u32 {mask}, {self._v(op.cta_mask)}")
+            tail = f", {mask}"
+            k.cluster = True
+        if op.cta_group is not None:
+            head += f".cta_group::{op.cta_group.value.data}"
+        self._leader(f"{head} [{self._v(op.dst)}], [{self._v(op.tensor_map)}, {{{coords}}}], "
+                     f"[{self._v(op.mbarrier)}]{tail}")
 
     def _subview(self, op: memref.SubviewOp) -> None:
         k = self.k

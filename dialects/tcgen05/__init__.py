@@ -25,7 +25,8 @@ the isa dataclasses and turns `DescriptorError`s into diagnostics.
 Modules: `types` (spaces, descriptor attributes, `make_*` ops), `_verify` (shared verifier helpers),
 `memory` (`smem_alloc`, `alloc`, `dealloc`, `relinquish_alloc_permit`), `mma` (`tcgen05.mma`),
 `moves` (`ld`, `st`, `wait_ld`, `wait_st`, `cp`, `shift`), `sync` (`commit`, mbarriers, fences),
-`cluster` (`cluster_rank`, `cluster_sync`); the `TCGEN05` dialect is assembled here.
+`cluster` (`cluster_rank`, `cluster_sync`), `tma` (the tensor map, `tma_load`, `elect_sync`,
+`fence_proxy_async`: docs/tcgen05-tma.md); the `TCGEN05` dialect is assembled here.
 """
 
 from xdsl.ir import Dialect
@@ -147,6 +148,21 @@ from mmair.dialects.tcgen05.sync import (
 from mmair.dialects.tcgen05.sync import (
     _check_mbarrier as _check_mbarrier,
 )
+from mmair.dialects.tcgen05.tma import (
+    ElectSyncOp as ElectSyncOp,
+)
+from mmair.dialects.tcgen05.tma import (
+    FenceProxyAsyncOp as FenceProxyAsyncOp,
+)
+from mmair.dialects.tcgen05.tma import (
+    MakeTensorMapOp as MakeTensorMapOp,
+)
+from mmair.dialects.tcgen05.tma import (
+    TensorMapAttr as TensorMapAttr,
+)
+from mmair.dialects.tcgen05.tma import (
+    TmaLoadOp as TmaLoadOp,
+)
 from mmair.dialects.tcgen05.types import (
     _ANY_WS_M as _ANY_WS_M,
 )
@@ -220,12 +236,18 @@ TCGEN05 = Dialect(
         MakeIdescOp, MakeSmemDescOp, MakeZcmaskOp, SmemAllocOp, AllocOp, DeallocOp, MmaOp,
         LdOp, StOp, WaitLdOp, WaitStOp, FenceBeforeThreadSyncOp, FenceAfterThreadSyncOp,
         RelinquishAllocPermitOp, CommitOp, MbarrierInitOp, MbarrierArriveOp, MbarrierWaitOp,
-        CpOp, ShiftOp, ClusterRankOp, ClusterSyncOp,
+        CpOp, ShiftOp, ClusterRankOp, ClusterSyncOp, MakeTensorMapOp, TmaLoadOp, ElectSyncOp,
+        FenceProxyAsyncOp,
     ],
-    [SpaceAttr, IdescAttr, SmemDescAttr, ZcmaskAttr],
+    [SpaceAttr, IdescAttr, SmemDescAttr, ZcmaskAttr, TensorMapAttr],
 )
 
 __all__ = [
+    "TmaLoadOp",
+    "TensorMapAttr",
+    "MakeTensorMapOp",
+    "FenceProxyAsyncOp",
+    "ElectSyncOp",
     "AllocOp",
     "CTA_GROUPS",
     "ClusterRankOp",

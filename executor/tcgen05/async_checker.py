@@ -34,9 +34,15 @@ in-flight MMA, TMEM deallocated under it), the thread reading `tcgen05.ld` regis
 `tcgen05.wait_ld`, a wait that can never complete, and at kernel end async work the thread never
 waited for (an MMA never committed, a commit whose phase was never waited, an ld/st never waited).
 
+TMA (`tcgen05.tma_load`, PTX `cp.async.bulk.tensor`) is the `tma` unit: its SMEM write is an event
+issued after the thread's earlier accesses, and its complete-tx is an arrival on the mbarrier with
+the `tma` clock, so the phase that completes with the copy's bytes carries it to the waiter. A stage
+refilled by TMA while an MMA that read it may still run is a race naming both ops; an MMA that
+reads TMA-written bytes through a descriptor of another swizzle is a layout mismatch naming both.
+
 Not modelled: the async proxy (`fence.proxy.async` is assumed where the thread's SMEM writes feed
 an MMA), the `tcgen05.fence_*_thread_sync` ops (they order tcgen05 ops across thread
-synchronisation, which a one-thread model does not have), TMA transaction bytes, clusters.
+synchronisation, which a one-thread model does not have), the GM reads of TMA copies.
 """
 
 from __future__ import annotations
@@ -64,7 +70,7 @@ MAX_VIEW_ACCESSES = 64
 
 
 _ASYNC_OPS = (tcgen05.MmaOp, tcgen05.CpOp, tcgen05.ShiftOp, tcgen05.LdOp, tcgen05.StOp,
-              tcgen05.CommitOp)
+              tcgen05.CommitOp, tcgen05.TmaLoadOp)
 
 
 def holds_tcgen05(module: Operation) -> bool:
@@ -141,6 +147,7 @@ class Tcgen05Seam:
             tcgen05.WaitLdOp: self._wait_ld,
             tcgen05.WaitStOp: self._wait_st,
             tcgen05.CpOp: self._cp,
+            tcgen05.TmaLoadOp: self._tma_load,
             tcgen05.ShiftOp: self._shift,
             tcgen05.DeallocOp: self._dealloc,
             tcgen05.ClusterSyncOp: self._cluster_sync,
@@ -159,7 +166,11 @@ class Tcgen05Seam:
         """mbarrier -> the joined snapshot of the arrivals of its current phase."""
         self.known: dict[int, int] = {}
         """mbarrier -> phases the thread has observed complete (waits returned)."""
-        self.async_events: dict[Unit, list[Event]] = {Unit.TC: [], Unit.LD: [], Unit.ST: []}
+        self.async_events: dict[Unit, list[Event]] = {
+            Unit.TC: [], Unit.TMA: [], Unit.LD: [], Unit.ST: []}
+        self.tma_writes: list[tuple[int, int, str, Event]] = []
+        """SMEM bytes [lo, hi) each TMA copy wrote, with its map's swizzle and its event (the
+        layout check of an MMA reading them)."""
         self.timing: Any = None  # (the runner's seam attributes; tcgen05 timing is not modelled)
         self.observer: Callable[[Any], None] | None = None
         """--check-coverage: told the GM bytes each memref.copy of the thread writes."""
@@ -399,6 +410,10 @@ class Tcgen05Seam:
                for name, v in (("sparse_metadata", op.sparse_metadata), ("scale_a", op.scale_a),
                                ("scale_b", op.scale_b)) if v is not None})
         m, n = footprint.m, footprint.n
+        words = [] if op.a_in_tmem else [("A", int(a_view) & _MASK64)]
+        words.append(("B", int(values[op.b]) & _MASK64))
+        for (name, word), (lo, end) in zip(words, footprint.smem, strict=True):
+            self._check_tma_layout(op, name, word, lo, end)
         accesses = [self._smem_span(lo, end, False) for lo, end in footprint.smem]
         extra = [v for v in (op.sparse_metadata, op.scale_a, op.scale_b) if v is not None]
         for value, (lane, lanes, column, columns) in zip(extra, footprint.tmem_reads,
@@ -411,6 +426,50 @@ class Tcgen05Seam:
         accesses.append(self._tmem(op.d, d_view, layouts.tmem_lane(d), layouts.tmem_column(d),
                                    m, n, True))
         self._issue(interp, op, Unit.TC, accesses)
+        return (), None
+
+    def _check_tma_layout(self, op: tcgen05.MmaOp, name: str, word: int, lo: int,
+                          end: int) -> None:
+        """An MMA operand read through a descriptor whose swizzle is not the one the TMA copy
+        that wrote those bytes used: the MMA reads the box's bytes in the wrong order."""
+        from mmair.isa.tcgen05.smem import decode_smem_desc
+
+        swizzle = decode_smem_desc(word).swizzle
+        for t_lo, t_hi, t_swizzle, ev in reversed(self.tma_writes):
+            if t_lo < end and lo < t_hi and t_swizzle != swizzle:
+                raise SyncError(
+                    "layout",
+                    f"layout mismatch on {self._smem_name(max(lo, t_lo))}: '{op.name}' reads "
+                    f"{name} through an SMEM descriptor with swizzle {swizzle}, but "
+                    f"{ev.describe()} wrote SMEM bytes [{max(lo, t_lo):#x}, {min(end, t_hi):#x}) "
+                    f"with the tensor map's swizzle {t_swizzle} (the MMA would read the box's "
+                    f"bytes in the wrong order)", op, (ev,))
+
+    def _tma_load(self, interp: Any, op: tcgen05.TmaLoadOp, args: tuple) -> Any:
+        """A TMA copy: an SMEM write of the `tma` unit in every destination CTA, then its
+        complete-tx on the mbarrier (an arrival with the `tma` clock)."""
+        fn = self._fn(interp)
+        key = self._bar(interp, args[2 + len(op.coords)])
+        seams = {self.core: self} if self.pair is None else dict(enumerate(self.pair.seams))
+        owners: dict[int, Tcgen05Seam] = {}
+        for rank in fn.tma_targets(op, args):
+            owner = fn.tma_barrier_cta(op, rank).rank if self.pair is not None else self.core
+            owners[owner] = seams[owner]
+        befores = {rank: (state.phase if (state := seam.functions.mbarriers.get(key)) else 0)
+                   for rank, seam in owners.items() if seam.functions is not None}
+        self._run(interp, op, args)
+        accesses = [seams[rank if self.pair is not None else self.core]._smem_span(
+            write.lo, write.hi, True) for rank, write in fn.last_tma]
+        ev = self._issue(interp, op, Unit.TMA, accesses)
+        for rank, write in fn.last_tma:
+            target = seams[rank if self.pair is not None else self.core]
+            target.tma_writes = [w for w in target.tma_writes
+                                 if not (write.lo <= w[0] and w[1] <= write.hi)]
+            target.tma_writes.append((write.lo, write.hi, write.swizzle, ev))
+        snap = self._snapshot(self.lanes[Unit.TMA])
+        for rank, seam in owners.items():
+            state = seam.functions.mbarriers[key]
+            seam._record_arrival(key, snap, state.phase > befores.get(rank, 0))
         return (), None
 
     def _cp(self, interp: Any, op: tcgen05.CpOp, args: tuple) -> Any:
@@ -507,8 +566,7 @@ class Tcgen05Seam:
                 f"deadlock: waits on phase parity {parity} of the mbarrier at SMEM {key:#x} "
                 f"({self._smem_name(key)}), which can never complete "
                 f"({issued} phase{'s' if issued != 1 else ''} completed, the thread has observed "
-                f"{known}; {state.pending} of {state.count} arrivals and {state.tx} transaction "
-                f"bytes pending, nothing left to arrive)", op)
+                f"{known}; {state.pending_text()}, nothing left to arrive)", op)
         if j >= 0:
             self.scheduler.flush()
             self._join(self.thread, self.phases[key][j])
@@ -608,6 +666,10 @@ class Tcgen05Seam:
                 else:
                     what = (f"{ev.describe()} is never committed: no tcgen05.commit after it is "
                             "waited on, so the kernel ends with it possibly in flight")
+            elif unit is Unit.TMA:
+                what = (f"{ev.describe()} is never waited: no tcgen05.mbarrier_wait observes the "
+                        "mbarrier phase its complete-tx finished, so the kernel ends with the copy "
+                        "possibly in flight")
             else:
                 what = (f"{ev.describe()} is never waited: no tcgen05.wait_{unit.value} after it "
                         "before the kernel ends")

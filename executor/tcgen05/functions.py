@@ -36,6 +36,7 @@ from mmair.executor.engine.errors import ExecutionError
 from mmair.executor.engine.memory import Memory
 from mmair.executor.tcgen05.kernels import CpFootprint, cp, mma, mma_pair, pair_smem_spans, shift
 from mmair.executor.tcgen05.memories import SharedMemory, TensorMemory, tmem_view_columns
+from mmair.executor.tcgen05.tma import TmaWrite, make_tensor_map, tma_load
 from mmair.isa.dtypes import numpy_dtype
 from mmair.isa.tcgen05 import layouts, tmem_moves
 
@@ -51,19 +52,46 @@ def _base_pointer(array: np.ndarray) -> int:
 @dataclass
 class MbarrierState:
     """An mbarrier: arrivals expected per phase, arrivals and transaction bytes still pending, and
-    the number of completed phases (the current phase's parity is `phase % 2`)."""
+    the number of completed phases (the current phase's parity is `phase % 2`). `expected` and
+    `received` count the current phase's expect-tx and complete-tx bytes (for messages)."""
 
     count: int
     pending: int
     tx: int = 0
     phase: int = 0
+    expected: int = 0
+    received: int = 0
 
     def arrive(self, tx: int = 0) -> None:
         self.tx += tx
+        self.expected += tx
         self.pending -= 1
+        self._complete()
+
+    def complete_tx(self, nbytes: int, key: int) -> None:
+        """A complete-tx of `nbytes` (a TMA copy landed). More bytes than the phase still expects
+        is an error: the executor completes each copy when it is issued, so the expect-tx that
+        covers a copy must come first (the CUTLASS order; docs/tcgen05-tma.md)."""
+        if nbytes > self.tx:
+            raise ExecutionError(
+                f"completes {nbytes} transaction bytes on the mbarrier at SMEM {key:#x}, whose "
+                f"phase {self.phase} expects only {self.tx} more ({self.expected} bytes announced "
+                f"by expect_tx, {self.received} already arrived): more bytes than expect_tx "
+                "announced")
+        self.tx -= nbytes
+        self.received += nbytes
+        self._complete()
+
+    def _complete(self) -> None:
         if self.pending <= 0 and self.tx == 0:
             self.phase += 1
             self.pending = self.count
+            self.expected = self.received = 0
+
+    def pending_text(self) -> str:
+        """`1 of 1 arrivals pending, 8192 of 16384 expected transaction bytes arrived`."""
+        return (f"{self.pending} of {self.count} arrivals pending, {self.received} of "
+                f"{self.expected} expected transaction bytes arrived")
 
 
 def _packed(op: tcgen05.LdOp | tcgen05.StOp) -> bool:
@@ -93,6 +121,8 @@ class Tcgen05Functions(InterpreterFunctions):
     """The `tcgen05_cluster.Cluster` of a CTA-pair run (None: one CTA, a cluster of one)."""
     last_cp: CpFootprint | None = None
     """The footprint of the last tcgen05.cp (the async checker's event)."""
+    last_tma: list[tuple[int, TmaWrite]] = field(default_factory=list)
+    """(CTA rank, what it wrote) of the last tcgen05.tma_load (the async checker's event)."""
     last_shift: tuple[int, int, int, int] | None = None
     """(lane, lanes, column, columns) the last tcgen05.shift moved (the async checker's event)."""
 
@@ -437,8 +467,7 @@ class Tcgen05Functions(InterpreterFunctions):
         if state.phase % 2 == parity:  # the phase with this parity has not completed
             raise ExecutionError(
                 f"waits on phase parity {parity} of the mbarrier at SMEM {key:#x}, which can "
-                f"never complete (deadlock: {state.pending} of {state.count} arrivals and "
-                f"{state.tx} transaction bytes pending, nothing left to arrive)")
+                f"never complete (deadlock: {state.pending_text()}, nothing left to arrive)")
         return ()
 
     @impl(tcgen05.CpOp)
@@ -467,4 +496,67 @@ class Tcgen05Functions(InterpreterFunctions):
         first = self.rank & ~1
         for cta in self.cluster.ctas[first:first + 2]:
             self.last_shift = shift(cta.tmem, address)
+        return ()
+
+    # -- TMA (executor/tcgen05/tma.py) -------------------------------------------------------------
+
+    @impl(tcgen05.MakeTensorMapOp)
+    def run_make_tensor_map(self, interp: Interpreter, op: tcgen05.MakeTensorMapOp,
+                            args: PythonValues) -> PythonValues:
+        return (make_tensor_map(args[0], op.map.map),)
+
+    @impl(tcgen05.ElectSyncOp)
+    def run_elect_sync(self, interp: Interpreter, op: tcgen05.ElectSyncOp,
+                       args: PythonValues) -> PythonValues:
+        return (True,)  # the one modelled thread is the elected lane
+
+    @impl(tcgen05.FenceProxyAsyncOp)
+    def run_fence_proxy_async(self, interp: Interpreter, op: tcgen05.FenceProxyAsyncOp,
+                              args: PythonValues) -> PythonValues:
+        return ()
+
+    def tma_barrier_cta(self, op: tcgen05.TmaLoadOp, rank: int) -> Tcgen05Functions:
+        """The CTA whose mbarrier a copy into CTA `rank` signals: that CTA, or with cta_group::2
+        the even CTA of its pair (PTX `.cta_group`: the mbarrier may be the peer's)."""
+        if self.cluster is None:
+            return self
+        if op.cta_group is not None and op.cta_group.value.data == 2:
+            return self.cluster.ctas[rank & ~1]
+        return self.cluster.ctas[rank]
+
+    def tma_targets(self, op: tcgen05.TmaLoadOp, args: PythonValues) -> list[int]:
+        """The ranks of the CTAs a copy writes: this one, or the multicast mask's."""
+        if op.cta_mask is None:
+            return [self.rank]
+        mask = int(args[-1]) & 0xFFFF
+        size = 1 if self.cluster is None else len(self.cluster.ctas)
+        if mask >> size or not mask:
+            raise ExecutionError(f"multicasts to CTA mask {mask:#06x}, which names no CTA or CTAs "
+                                 f"beyond its cluster of {size}")
+        return [rank for rank in range(size) if mask >> rank & 1]
+
+    @impl(tcgen05.TmaLoadOp)
+    def run_tma_load(self, interp: Interpreter, op: tcgen05.TmaLoadOp,
+                     args: PythonValues) -> PythonValues:
+        dst, value = args[0], args[1]
+        count = len(op.coords)
+        coords = tuple(int(c) for c in args[2:2 + count])
+        bar = args[2 + count]
+        offset = _base_pointer(dst) - _base_pointer(self.smem.data)
+        if not isinstance(dst, np.ndarray) or not dst.flags.c_contiguous or \
+                not 0 <= offset < self.smem.data.nbytes:
+            raise ExecutionError("requires a contiguous shared-memory destination")
+        key, _ = self._mbarrier(bar)
+        writes = []
+        for rank in self.tma_targets(op, args):
+            cta = self if self.cluster is None else self.cluster.ctas[rank]
+            write = tma_load(cta.smem, value, coords, offset, dst.nbytes)
+            owner = self.tma_barrier_cta(op, rank)
+            state = owner.mbarriers.get(key)
+            if state is None:
+                raise ExecutionError(f"signals the mbarrier at SMEM {key:#x} of CTA {rank}, which "
+                                     "was not initialised (tcgen05.mbarrier_init)")
+            state.complete_tx(write.nbytes, key)
+            writes.append((rank, write))
+        self.last_tma = writes
         return ()

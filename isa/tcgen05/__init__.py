@@ -1,7 +1,7 @@
 """NVIDIA Blackwell tcgen05: instruction, shared-memory and zero-column mask descriptors, shapes and rules.
 
 Modules: `errors` (DescriptorError), `types` (type names), `idesc` (32-bit instruction descriptor),
-`smem` (64-bit shared-memory matrix descriptor), `zcmask` (64-bit zero-column mask descriptor and
+`smem` (64-bit shared-memory matrix descriptor), `tma` (tensor maps, TMA boxes), `zcmask` (64-bit zero-column mask descriptor and
 its mask generation), `shapes` (valid M/N/K), `rules` (validity rules R1-R32), `text` (the
 `#tcgen05.idesc<...>` attribute text shared with the xDSL dialect). Pure Python + numpy, no xDSL.
 """

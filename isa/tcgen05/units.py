@@ -11,6 +11,11 @@ PTX ISA, "Tensor Core 5th Generation Family Instructions", memory consistency mo
   but asynchronously to the thread: their SMEM reads and TMEM reads/writes may happen at any time
   until `tcgen05.commit` makes an mbarrier track their completion and the thread observes the
   completed phase (`mbarrier.try_wait.parity`).
+* `tma`: the Tensor Memory Accelerator. `cp.async.bulk.tensor` writes its box to SMEM
+  asynchronously; the thread (and the MMAs it issues) may use the bytes only after observing the
+  mbarrier phase that the copy's complete-tx finished (PTX ISA §9.7.9.25.5.2: the copy is a weak
+  memory operation, its complete-tx has release semantics). One lane in issue order: two copies
+  are ordered with each other (an approximation: copies to the same bytes are not checked).
 * `ld` / `st`: the warp's TMEM load and store paths. `tcgen05.ld` / `tcgen05.st` are
   asynchronous: registers loaded by `ld` are defined, and TMEM written by `st` is visible, only
   after `tcgen05.wait::ld` / `tcgen05.wait::st`.
@@ -31,6 +36,7 @@ class Unit(StrEnum):
 
     THREAD = "thread"
     TC = "tc"
+    TMA = "tma"
     LD = "ld"
     ST = "st"
 
@@ -40,6 +46,7 @@ UNITS: tuple[Unit, ...] = tuple(Unit)
 LABELS: dict[Unit, str] = {
     Unit.THREAD: "the issuing thread",
     Unit.TC: "the tensor core's async unit",
+    Unit.TMA: "the tensor memory accelerator",
     Unit.LD: "the TMEM load path",
     Unit.ST: "the TMEM store path",
 }
@@ -47,6 +54,8 @@ LABELS: dict[Unit, str] = {
 _ORDERED_BY: dict[Unit, str] = {
     Unit.TC: "no tcgen05.commit after it whose mbarrier phase the thread waited "
              "(tcgen05.mbarrier_wait) orders them",
+    Unit.TMA: "no tcgen05.mbarrier_wait on the mbarrier phase its complete-tx finished orders "
+              "them",
     Unit.LD: "no tcgen05.wait_ld after it orders them",
     Unit.ST: "no tcgen05.wait_st after it orders them",
     Unit.THREAD: "the async op does not wait for the thread's later accesses",

@@ -13,7 +13,8 @@ from mmair.tools.ptxas import assemble, find_ptxas
 
 ROOT = Path(__file__).resolve().parents[3]
 EMITTED = [ROOT / "examples" / "tcgen05_gemm_kloop.mlir", ROOT / "examples" / "tcgen05_gemm_pair.mlir",
-           ROOT / "tests" / "ptxas" / "kernel_ops.mlir"]
+           ROOT / "tests" / "ptxas" / "kernel_ops.mlir", ROOT / "examples" / "tcgen05_gemm_tma.mlir",
+           ROOT / "tests" / "ptxas" / "tma_ops.mlir"]
 
 
 def translate(path: Path) -> subprocess.CompletedProcess:
@@ -46,6 +47,27 @@ def test_gemm_ptx_has_the_kernel_structure() -> None:
     assert "tcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32" in ptx
     assert "tcgen05.dealloc.cta_group::1.sync.aligned.b32" in ptx
     assert "fence.proxy.async.shared::cta" in ptx
+
+
+def test_tma_gemm_ptx_passes_tensor_maps_as_param_objects() -> None:
+    ptx = translate(ROOT / "examples" / "tcgen05_gemm_tma.mlir").stdout
+    # The TMA-only tensors are the host's 128-byte tensor maps; D stays a pointer.
+    assert ".visible .entry gemm(.param .align 64 .b8 gemm_tmap_0[128], .param .align 64 .b8 " \
+           "gemm_tmap_1[128], .param .u64 gemm_param_2)" in ptx
+    assert ptx.count("cp.async.bulk.tensor.2d.shared::cta.global.tile.mbarrier::complete_tx::"
+                     "bytes [") == 4  # A and B, in the two branches of the stage
+    assert "elect.sync _|" in ptx
+    assert ptx.count("mbarrier.arrive.expect_tx.shared::cta.b64 _, [") == 2
+
+
+def test_tma_forms_print_every_qualifier() -> None:
+    ptx = translate(ROOT / "tests" / "ptxas" / "tma_ops.mlir").stdout
+    assert "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes" \
+           ".multicast::cluster.cta_group::2 [" in ptx
+    for rank in range(1, 6):
+        assert f"cp.async.bulk.tensor.{rank}d." in ptx
+    # %v is read by TMA and copied by the threads: a tensor map and a pointer.
+    assert ".param .align 64 .b8 tma_tmap_0[128], .param .u64 tma_param_0," in ptx
 
 
 def test_unsupported_op_is_one_diagnostic(tmp_path: Path) -> None:

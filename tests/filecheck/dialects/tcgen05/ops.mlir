@@ -145,3 +145,23 @@ func.func @edges(%bar: memref<1xi64, #tcgen05.space<smem>>, %t: memref<128x136xf
 // CHECK-NEXT:    tcgen05.mbarrier_arrive %bar expect_tx(1048575) : memref<1xi64, #tcgen05.space<smem>>
 // CHECK-NEXT:    %r = tcgen05.ld shape("32x32b") num(8) warp(3) lane(96) column(128) %t : memref<128x136xf32, #tcgen05.space<tmem>> -> memref<32x8xf32>
 // CHECK-NEXT:    %wide = tcgen05.ld shape("16x256b") num(32) warp(3) lane(112) column(0) %w : memref<128x256xf32, #tcgen05.space<tmem>> -> memref<32x128xf32>
+
+// -----
+
+// TMA: a tensor map (defaults left out when printing), cp.async.bulk.tensor to shared::cta and to
+// shared::cluster with multicast and cta_group::2, elect.sync, fence.proxy.async.
+func.func @tma(%a: memref<128x64xf16>, %x: i32, %mask: i16) {
+  %tm = tcgen05.make_tensor_map %a, #tcgen05.tensor_map<dtype = f16, dims = [64, 128], strides = [128], box = [64, 128], element_strides = [1, 1], interleave = none, swizzle = sw128, oob_fill = nan> : memref<128x64xf16>
+  %s = tcgen05.smem_alloc offset(0) : memref<128x64xf16, #tcgen05.space<smem>>
+  %bar = tcgen05.smem_alloc offset(16384) : memref<1xi64, #tcgen05.space<smem>>
+  %p = tcgen05.elect_sync : i1
+  tcgen05.fence_proxy_async
+  tcgen05.tma_load %s, %tm[%x, %x], %bar : memref<128x64xf16, #tcgen05.space<smem>>, memref<1xi64, #tcgen05.space<smem>>
+  tcgen05.tma_load %s, %tm[%x, %x], %bar cluster multicast(%mask) cta_group(2) : memref<128x64xf16, #tcgen05.space<smem>>, memref<1xi64, #tcgen05.space<smem>>
+  func.return
+}
+// CHECK:      %tm = tcgen05.make_tensor_map %a, #tcgen05.tensor_map<dtype = f16, dims = [64, 128], strides = [128], box = [64, 128], swizzle = sw128, oob_fill = nan> : memref<128x64xf16>
+// CHECK:      %p = tcgen05.elect_sync : i1
+// CHECK-NEXT: tcgen05.fence_proxy_async
+// CHECK-NEXT: tcgen05.tma_load %s, %tm[%x, %x], %bar : memref<128x64xf16, #tcgen05.space<smem>>, memref<1xi64, #tcgen05.space<smem>>
+// CHECK-NEXT: tcgen05.tma_load %s, %tm[%x, %x], %bar cluster multicast(%mask) cta_group(2) : memref<128x64xf16, #tcgen05.space<smem>>, memref<1xi64, #tcgen05.space<smem>>

@@ -797,3 +797,201 @@ builtin.module attributes {tcgen05.target = "sm_100f"} {
   }
 }
 // CHECK: 'tcgen05.shift' op target = sm_100f does not support tcgen05.shift; legal: an arch-specific target (sm_100a, sm_103a, sm_107a, sm_110a; alias sm_101a) [R32]
+
+// -----
+
+// TMA (docs/tcgen05-tma.md): one chunk per tensor-map and cp.async.bulk.tensor rule TMA1-TMA18.
+
+// TMA1: a data type outside CUtensorMapDataType.
+%tm = "test.op"() {m = #tcgen05.tensor_map<dtype = f8, dims = [64], strides = [], box = [64]>} : () -> i64
+// CHECK: error: #tcgen05.tensor_map: dtype = f8 is not a tensor-map type; legal: u8, u16, u32, s32, u64, s64, f16, f32, f64, bf16, f32_ftz, tf32, tf32_ftz, b4x16, b4x16_p64, b6x16_p32 [TMA1]
+
+// -----
+
+// TMA1: a swizzle mode cuTensorMapEncodeTiled does not have.
+%tm = "test.op"() {m = #tcgen05.tensor_map<dtype = f16, dims = [64], strides = [], box = [64], swizzle = sw96>} : () -> i64
+// CHECK: error: #tcgen05.tensor_map: swizzle = sw96 is not a tensor-map swizzle mode; legal: none, sw32, sw64, sw128, sw128_base32b [TMA1]
+
+// -----
+
+// TMA2: rank 6 (tensorRank is 1 to 5).
+%tm = "test.op"() {m = #tcgen05.tensor_map<dtype = f16, dims = [8, 2, 2, 2, 2, 2], strides = [16, 32, 64, 128, 256], box = [8, 1, 1, 1, 1, 1]>} : () -> i64
+// CHECK: error: #tcgen05.tensor_map: dims = [8, 2, 2, 2, 2, 2] has rank 6; legal: 1 to 5 dimensions [TMA2]
+
+// -----
+
+// TMA2: globalStrides has rank - 1 entries.
+%tm = "test.op"() {m = #tcgen05.tensor_map<dtype = f16, dims = [64, 64], strides = [], box = [64, 64]>} : () -> i64
+// CHECK: error: #tcgen05.tensor_map: strides = [] has 0 entries; legal: 1 entries (rank 2) [TMA2]
+
+// -----
+
+// TMA3: interleave needs rank 3 to 5.
+%tm = "test.op"() {m = #tcgen05.tensor_map<dtype = f16, dims = [64, 64], strides = [128], box = [64, 64], interleave = "16b">} : () -> i64
+// CHECK: error: #tcgen05.tensor_map: interleave = 16b needs rank 3 to 5, the map has rank 2; legal: none (rank < 3) [TMA3]
+
+// -----
+
+// TMA4: globalDim is 1 to 2^32.
+%tm = "test.op"() {m = #tcgen05.tensor_map<dtype = f16, dims = [0], strides = [], box = [8]>} : () -> i64
+// CHECK: error: #tcgen05.tensor_map: dims[0] = 0 is out of range; legal: 1 to 2^32 [TMA4]
+
+// -----
+
+// TMA5: globalStrides are multiples of 16 bytes.
+%tm = "test.op"() {m = #tcgen05.tensor_map<dtype = f16, dims = [64, 64], strides = [136], box = [64, 64]>} : () -> i64
+// CHECK: error: #tcgen05.tensor_map: strides[0] = 136 is not legal; legal: a multiple of 16 below 2^40 [TMA5]
+
+// -----
+
+// TMA6: each stride includes the previous dimension.
+%tm = "test.op"() {m = #tcgen05.tensor_map<dtype = f16, dims = [64, 64], strides = [64], box = [32, 64]>} : () -> i64
+// CHECK: error: #tcgen05.tensor_map: strides[0] = 64 overlaps the previous dimension; legal: >= 128 (dims[0] x the previous stride: each stride includes the previous dimension) [TMA6]
+
+// -----
+
+// TMA7: boxDim is 1 to 256.
+%tm = "test.op"() {m = #tcgen05.tensor_map<dtype = f16, dims = [64, 512], strides = [128], box = [64, 512]>} : () -> i64
+// CHECK: error: #tcgen05.tensor_map: box[1] = 512 is out of range; legal: 1 to 256 [TMA7]
+
+// -----
+
+// TMA8: the inner box row is a multiple of 16 bytes without interleave.
+%tm = "test.op"() {m = #tcgen05.tensor_map<dtype = f16, dims = [64, 64], strides = [128], box = [12, 64]>} : () -> i64
+// CHECK: error: #tcgen05.tensor_map: box[0] = 12 gives an inner box row of 24 bytes; legal: box[0] x element size a multiple of 16 bytes [TMA8]
+
+// -----
+
+// TMA9: elementStrides are 1 to 8.
+%tm = "test.op"() {m = #tcgen05.tensor_map<dtype = f16, dims = [64, 64], strides = [128], box = [64, 64], element_strides = [1, 9]>} : () -> i64
+// CHECK: error: #tcgen05.tensor_map: element_strides[1] = 9 is out of range; legal: 1 to 8 [TMA9]
+
+// -----
+
+// TMA9: no traversal stride in dimension 0 without interleave (PTX ISA 5.5.3.2).
+%tm = "test.op"() {m = #tcgen05.tensor_map<dtype = f16, dims = [64, 64], strides = [128], box = [64, 64], element_strides = [2, 1]>} : () -> i64
+// CHECK: error: #tcgen05.tensor_map: element_strides[0] = 2 is not legal; legal: 1 (dimension 0 has no traversal stride without interleave) [TMA9]
+
+// -----
+
+// TMA10: the inner box row fits the swizzle span.
+%tm = "test.op"() {m = #tcgen05.tensor_map<dtype = f16, dims = [64, 64], strides = [128], box = [64, 64], swizzle = sw64>} : () -> i64
+// CHECK: error: #tcgen05.tensor_map: box[0] = 64 gives an inner box row of 128 bytes; legal: an inner box row of at most 64 bytes (swizzle sw64) [TMA10]
+
+// -----
+
+// TMA11: 32B interleave requires 32B swizzle.
+%tm = "test.op"() {m = #tcgen05.tensor_map<dtype = f16, dims = [16, 8, 8], strides = [32, 256], box = [16, 8, 8], interleave = "32b", swizzle = sw128>} : () -> i64
+// CHECK: error: #tcgen05.tensor_map: swizzle = sw128 is not legal; legal: sw32 (interleave 32b) [TMA11]
+
+// -----
+
+// TMA12: the OOB-NaN fill is for float types only.
+%tm = "test.op"() {m = #tcgen05.tensor_map<dtype = u8, dims = [64], strides = [], box = [64], oob_fill = nan>} : () -> i64
+// CHECK: error: #tcgen05.tensor_map: oob_fill = nan is not legal; legal: zero (dtype u8 is not a float type) [TMA12]
+
+// -----
+
+// TMA13: 16U4_ALIGN16B boxes are 128 values wide.
+%tm = "test.op"() {m = #tcgen05.tensor_map<dtype = b4x16_p64, dims = [256, 4], strides = [128], box = [64, 4]>} : () -> i64
+// CHECK: error: #tcgen05.tensor_map: box[0] = 64 is not legal; legal: 128 (b4x16_p64) [TMA13]
+
+// -----
+
+// The tensor map describes its tensor: dims are the memref's shape innermost first.
+func.func @k(%a: memref<128x64xf16>, %x: i32) {
+  %tm = tcgen05.make_tensor_map %a, #tcgen05.tensor_map<dtype = f16, dims = [128, 64], strides = [256], box = [64, 64]> : memref<128x64xf16>
+  func.return
+}
+// CHECK: error: 'tcgen05.make_tensor_map' op requires the tensor map to describe its tensor memref<128x64xf16>: dims [128, 64] to be the tensor's shape innermost first, [64, 128]
+
+// -----
+
+// The tensor map's element width is the tensor's.
+func.func @k(%a: memref<128x64xf16>, %x: i32) {
+  %tm = tcgen05.make_tensor_map %a, #tcgen05.tensor_map<dtype = f32, dims = [64, 128], strides = [256], box = [32, 64]> : memref<128x64xf16>
+  func.return
+}
+// CHECK: error: 'tcgen05.make_tensor_map' op requires the tensor map to describe its tensor memref<128x64xf16>: dtype f32 (32-bit) to match the tensor's f16 (16-bit elements)
+
+// -----
+
+// The tensor lives in global memory.
+func.func @k(%a: memref<128x64xf16>, %x: i32) {
+  %s = tcgen05.smem_alloc offset(0) : memref<128x64xf16, #tcgen05.space<smem>>
+  %tm = tcgen05.make_tensor_map %s, #tcgen05.tensor_map<dtype = f16, dims = [64, 128], strides = [128], box = [64, 128], swizzle = sw128> : memref<128x64xf16, #tcgen05.space<smem>>
+  func.return
+}
+// CHECK: error: 'tcgen05.make_tensor_map' op requires a global-memory tensor (a memref without a tcgen05 space), got memref<128x64xf16, #tcgen05.space<smem>>
+
+// -----
+
+// TMA14: one coordinate per dimension of the map (.2d).
+func.func @k(%a: memref<128x64xf16>, %x: i32) {
+  %tm = tcgen05.make_tensor_map %a, #tcgen05.tensor_map<dtype = f16, dims = [64, 128], strides = [128], box = [64, 128], swizzle = sw128> : memref<128x64xf16>
+  %s = tcgen05.smem_alloc offset(0) : memref<128x64xf16, #tcgen05.space<smem>>
+  %bar = tcgen05.smem_alloc offset(32768) : memref<1xi64, #tcgen05.space<smem>>
+  tcgen05.tma_load %s, %tm[%x], %bar : memref<128x64xf16, #tcgen05.space<smem>>, memref<1xi64, #tcgen05.space<smem>>
+  func.return
+}
+// CHECK: error: 'tcgen05.tma_load' op coordinates = 1 is the wrong count; legal: 2 (the map's rank: .2d) [TMA14]
+
+// -----
+
+// TMA15: the destination holds exactly the box.
+func.func @k(%a: memref<128x64xf16>, %x: i32) {
+  %tm = tcgen05.make_tensor_map %a, #tcgen05.tensor_map<dtype = f16, dims = [64, 128], strides = [128], box = [64, 128], swizzle = sw128> : memref<128x64xf16>
+  %s = tcgen05.smem_alloc offset(0) : memref<64x64xf16, #tcgen05.space<smem>>
+  %bar = tcgen05.smem_alloc offset(32768) : memref<1xi64, #tcgen05.space<smem>>
+  tcgen05.tma_load %s, %tm[%x, %x], %bar : memref<64x64xf16, #tcgen05.space<smem>>, memref<1xi64, #tcgen05.space<smem>>
+  func.return
+}
+// CHECK: error: 'tcgen05.tma_load' op destination bytes = 8192 do not hold the box; legal: 16384 (the box 64x128 of f16) [TMA15]
+
+// -----
+
+// TMA16: the destination is 128-byte aligned.
+func.func @k(%a: memref<128x64xf16>, %x: i32) {
+  %tm = tcgen05.make_tensor_map %a, #tcgen05.tensor_map<dtype = f16, dims = [64, 128], strides = [128], box = [64, 128], swizzle = sw128> : memref<128x64xf16>
+  %s = tcgen05.smem_alloc offset(64) : memref<128x64xf16, #tcgen05.space<smem>>
+  %bar = tcgen05.smem_alloc offset(32768) : memref<1xi64, #tcgen05.space<smem>>
+  tcgen05.tma_load %s, %tm[%x, %x], %bar : memref<128x64xf16, #tcgen05.space<smem>>, memref<1xi64, #tcgen05.space<smem>>
+  func.return
+}
+// CHECK: error: 'tcgen05.tma_load' op destination offset = 64 is not aligned; legal: a multiple of 128 [TMA16]
+
+// -----
+
+// TMA17: .multicast::cluster only with the shared::cluster destination.
+func.func @k(%a: memref<128x64xf16>, %x: i32) {
+  %tm = tcgen05.make_tensor_map %a, #tcgen05.tensor_map<dtype = f16, dims = [64, 128], strides = [128], box = [64, 128], swizzle = sw128> : memref<128x64xf16>
+  %s = tcgen05.smem_alloc offset(0) : memref<128x64xf16, #tcgen05.space<smem>>
+  %bar = tcgen05.smem_alloc offset(32768) : memref<1xi64, #tcgen05.space<smem>>
+  %mask = arith.constant 3 : i16
+  "tcgen05.tma_load"(%s, %tm, %x, %x, %bar, %mask) <{operandSegmentSizes = array<i32: 1, 1, 2, 1, 1>}> : (memref<128x64xf16, #tcgen05.space<smem>>, i64, i32, i32, memref<1xi64, #tcgen05.space<smem>>, i16) -> ()
+  func.return
+}
+// CHECK: error: 'tcgen05.tma_load' op multicast = true is not legal; legal: only with the shared::cluster destination [TMA17]
+
+// -----
+
+// TMA18: .cta_group is 1 or 2.
+func.func @k(%a: memref<128x64xf16>, %x: i32) {
+  %tm = tcgen05.make_tensor_map %a, #tcgen05.tensor_map<dtype = f16, dims = [64, 128], strides = [128], box = [64, 128], swizzle = sw128> : memref<128x64xf16>
+  %s = tcgen05.smem_alloc offset(0) : memref<128x64xf16, #tcgen05.space<smem>>
+  %bar = tcgen05.smem_alloc offset(32768) : memref<1xi64, #tcgen05.space<smem>>
+  tcgen05.tma_load %s, %tm[%x, %x], %bar cta_group(3) : memref<128x64xf16, #tcgen05.space<smem>>, memref<1xi64, #tcgen05.space<smem>>
+  func.return
+}
+// CHECK: error: 'tcgen05.tma_load' op cta_group = 3 is not legal; legal: 1, 2 [TMA18]
+
+// -----
+
+// The destination is in shared memory.
+func.func @k(%a: memref<128x64xf16>, %x: i32) {
+  %tm = tcgen05.make_tensor_map %a, #tcgen05.tensor_map<dtype = f16, dims = [64, 128], strides = [128], box = [64, 128], swizzle = sw128> : memref<128x64xf16>
+  %bar = tcgen05.smem_alloc offset(32768) : memref<1xi64, #tcgen05.space<smem>>
+  tcgen05.tma_load %a, %tm[%x, %x], %bar : memref<128x64xf16>, memref<1xi64, #tcgen05.space<smem>>
+  func.return
+}
+// CHECK: error: 'tcgen05.tma_load' op requires a destination in shared memory (a memref in #tcgen05.space<smem>), got memref<128x64xf16>

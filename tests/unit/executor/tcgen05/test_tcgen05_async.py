@@ -245,8 +245,8 @@ def test_mbarrier_phase_completes_only_at_its_last_arrival():
     assert info.value.kind == "deadlock"
     assert info.value.message == (
         "deadlock: waits on phase parity 1 of the mbarrier at SMEM 0x0 (%bar), which can never "
-        "complete (1 phase completed, the thread has observed 1; 1 of 2 arrivals and 0 "
-        "transaction bytes pending, nothing left to arrive)")
+        "complete (1 phase completed, the thread has observed 1; 1 of 2 arrivals pending, 0 of 0 "
+        "expected transaction bytes arrived, nothing left to arrive)")
     assert op_location(info.value.op)[1] == line_of(text, "mbarrier_wait %bar, %p1")
     # The fourth arrival completes phase 1.
     run_module(parse(_PHASES.replace("ARRIVE", f"    tcgen05.mbarrier_arrive %bar : {_SMEM}")),

@@ -109,7 +109,8 @@ BAR = "memref<1xi64, #tcgen05.space<smem>>"
      f"  tcgen05.mbarrier_arrive %bar expect_tx(16) : {BAR}\n"
      f"  tcgen05.mbarrier_wait %bar, %p : {BAR}",
      r"waits on phase parity 0 of the mbarrier at SMEM 0x40, which can never complete "
-     r"\(deadlock: 0 of 1 arrivals and 16 transaction bytes pending, nothing left to arrive\)$"),
+     r"\(deadlock: 0 of 1 arrivals pending, 0 of 16 expected transaction bytes arrived, nothing left "
+     r"to arrive\)$"),
     # an arrival without expect_tx completes phase 0 (the first wait returns): parity 1 is open
     (f"  %bar = tcgen05.smem_alloc offset(64) : {BAR}\n"
      "  %p0 = arith.constant false\n  %p1 = arith.constant true\n"
@@ -118,7 +119,8 @@ BAR = "memref<1xi64, #tcgen05.space<smem>>"
      f"  tcgen05.mbarrier_wait %bar, %p0 : {BAR}\n"
      f"  tcgen05.mbarrier_wait %bar, %p1 : {BAR}",
      r"waits on phase parity 1 of the mbarrier at SMEM 0x40, which can never complete "
-     r"\(deadlock: 1 of 1 arrivals and 0 transaction bytes pending, nothing left to arrive\)$"),
+     r"\(deadlock: 1 of 1 arrivals pending, 0 of 0 expected transaction bytes arrived, nothing left "
+     r"to arrive\)$"),
     ("  %b = tcgen05.smem_alloc offset(0) : memref<64xf4E2M1FN, #tcgen05.space<smem>>",
      r"cannot view f4E2M1FN elements in shared memory \(sub-byte types: use an i8/ui8 "
      r"container buffer\)$"),

@@ -1,0 +1,71 @@
+"""What one `cp.async.bulk.tensor` does to shared memory (`tcgen05.tma_load`), on whole boxes.
+
+The executor's TMA is as fast as possible (one legal schedule): the box is gathered from the global
+tensor, out-of-bounds elements filled, and its bytes written to SMEM at the addresses the map's
+swizzle gives (`isa.tcgen05.tma.smem_addresses`, which is `layouts.swizzle_addresses`, the same
+function the MMA's descriptors are decoded with) when the op is issued; its complete-tx follows at
+once. Ordering is the asynchronous checker's business (`async_checker`: a `tma` unit).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import NamedTuple
+
+import numpy as np
+
+from mmair.executor.engine.errors import ExecutionError
+from mmair.executor.tcgen05.memories import SharedMemory
+from mmair.isa.tcgen05 import tma
+from mmair.isa.tcgen05.errors import DescriptorError
+
+
+@dataclass(frozen=True, eq=False)
+class TensorMapValue:
+    """The run-time value of `tcgen05.make_tensor_map`: the global tensor and its map (the
+    hardware's 128-byte object is opaque; the executor keeps what it encodes)."""
+
+    tensor: np.ndarray
+    map: tma.TensorMap
+
+
+class TmaWrite(NamedTuple):
+    """What a copy wrote: SMEM bytes [lo, hi) (a hull; exact when the destination is aligned to
+    the swizzle row), the map's swizzle and the transaction bytes."""
+
+    lo: int
+    hi: int
+    swizzle: str
+    nbytes: int
+
+
+def make_tensor_map(tensor: object, m: tma.TensorMap) -> TensorMapValue:
+    """Check the global tensor against its map at run time (dynamic shapes) and pair them."""
+    if not isinstance(tensor, np.ndarray):
+        raise ExecutionError("requires a global-memory tensor for its tensor map")
+    if tuple(reversed(tensor.shape)) != m.dims:
+        raise ExecutionError(
+            f"requires the tensor map's dims [{', '.join(map(str, m.dims))}] to be the tensor's "
+            f"shape innermost first, got [{', '.join(map(str, reversed(tensor.shape)))}]")
+    return TensorMapValue(tensor, m)
+
+
+def tma_load(smem: SharedMemory, value: object, coords: tuple[int, ...], dst: int,
+             dst_bytes: int) -> TmaWrite:
+    """Copy the box at `coords` (innermost first) of `value`'s tensor into `smem` at byte `dst`."""
+    if not isinstance(value, TensorMapValue):
+        raise ExecutionError("requires a tensor map made by tcgen05.make_tensor_map")
+    m = value.map
+    try:
+        tma.check_copy(m, len(coords), dst_bytes, dst, "cta", False, None)
+        addresses = tma.smem_addresses(m, dst)
+    except DescriptorError as err:
+        raise ExecutionError(f"cannot copy the box: {err}") from err
+    if m.element_bits % 8:
+        raise ExecutionError(f"cannot copy {m.dtype} boxes (packed sub-byte tensor-map types are "
+                             "not modelled by the executor)")
+    box = tma.gather_box(m, value.tensor, coords)
+    lo, hi = int(addresses.min()), int(addresses.max()) + 1
+    smem.check_range(lo, hi, "the TMA box")
+    smem.data[addresses] = np.ascontiguousarray(box).view(np.uint8).reshape(-1)
+    return TmaWrite(lo, hi, m.swizzle, m.box_bytes)
