@@ -16,6 +16,7 @@ _PASSES: dict[str, tuple[str, str]] = {
     "mmair-lower": ("mmair_lower", "MmairLowerPass"),
     "pto-expand-params": ("pto_expand_params", "PtoExpandParamsPass"),
     "ptoas-to-mmair": ("ptoas_to_mmair", "PtoasToMmairPass"),
+    "mmair-to-ptoas": ("mmair_to_ptoas", "MmairToPtoasPass"),
 }
 
 

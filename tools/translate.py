@@ -1,8 +1,11 @@
-"""`mmair-translate --target ptx FILE [-o OUT]`: a tcgen05 kernel as a PTX module.
+"""`mmair-translate --target ptx|ptoas FILE [-o OUT]`: a kernel in another compiler's language.
 
-The input is parsed and verified like `mmair-opt` does; `mmair.passes.tcgen05_to_ptx` writes the
-PTX (see its docstring for how the sequential IR maps onto a 128-thread CTA). Errors are one
-`file:line:col: error: ...` diagnostic and exit 1; bad options exit 2.
+`--target ptx`: a tcgen05 kernel as a PTX module (`mmair.passes.tcgen05_to_ptx`; its docstring says
+how the sequential IR maps onto a 128-thread CTA). `--target ptoas`: an Ascend cube kernel
+(hand-written tile ops, or a lowered `pto.matmul`) as PTOAS's tile-level `.pto` text
+(`mmair.passes.mmair_to_ptoas`), which PTOAS and mmair read back. The input is parsed and verified
+like `mmair-opt` does. Errors are one `file:line:col: error: ...` diagnostic and exit 1; bad
+options exit 2.
 """
 
 from __future__ import annotations
@@ -12,6 +15,7 @@ import sys
 from collections.abc import Sequence
 
 from xdsl.context import Context
+from xdsl.dialects.builtin import ModuleOp
 from xdsl.utils.exceptions import DiagnosticException, ParseError
 
 from mmair.tools.diagnostics import (
@@ -37,13 +41,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = _Parser(prog="mmair-translate", description=__doc__.split("\n\n")[0])
     parser.add_argument("--version", action=VersionAction)
     parser.add_argument("input", help="input .mlir file ('-' for stdin)")
-    parser.add_argument("--target", choices=("ptx",), required=True)
-    parser.add_argument("-o", "--output", default=None, help="output .ptx file (default: stdout)")
+    parser.add_argument("--target", choices=("ptx", "ptoas"), required=True,
+                        help="ptx: a tcgen05 kernel as PTX; ptoas: an Ascend cube kernel as "
+                             "PTOAS tile-level IR")
+    parser.add_argument("-o", "--output", default=None,
+                        help="output .ptx / .pto file (default: stdout)")
     try:
         args = parser.parse_args(argv)
     except SystemExit as exit_:
         return int(exit_.code or 0)
     from mmair.dialects import get_all_dialects
+    from mmair.passes.pass_errors import PassOpError
     from mmair.passes.tcgen05_to_ptx import PtxEmitError, emit_ptx
     from mmair.tools.cli import check_output_path, write_output
     from mmair.tools.diagnostics import UserError
@@ -66,12 +74,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         module = parse_source(ctx, source.text, source.name)
         module.verify()
-        text = emit_ptx(module)
+        text = emit_ptx(module) if args.target == "ptx" else _ptoas_text(module)
     except ParseError as err:
         print(format_parse_error(err), file=sys.stderr)
         return 1
-    except PtxEmitError as err:
-        print(format_op_error(err.op, str(err).split(" op ", 1)[1], source), file=sys.stderr)
+    except (PtxEmitError, PassOpError) as err:
+        if isinstance(err.op, ModuleOp):
+            print(format_diagnostic(str(err).split(" op ", 1)[1], file=source.name),
+                  file=sys.stderr)
+        else:
+            print(format_op_error(err.op, str(err).split(" op ", 1)[1], source), file=sys.stderr)
         return 1
     except DiagnosticException as err:
         print(f"{source.name}: error: {err}".splitlines()[0], file=sys.stderr)
@@ -85,6 +97,20 @@ def main(argv: Sequence[str] | None = None) -> int:
     else:
         sys.stdout.write(text)
     return 0
+
+
+def _ptoas_text(module: ModuleOp) -> str:
+    """The module written as PTOAS tile-level IR (mmair-to-ptoas), as text."""
+    import io
+
+    from xdsl.printer import Printer
+
+    from mmair.passes.mmair_to_ptoas import write_module
+
+    write_module(module)
+    out = io.StringIO()
+    Printer(stream=out).print_op(module)
+    return out.getvalue() + "\n"
 
 
 if __name__ == "__main__":
