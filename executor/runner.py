@@ -38,9 +38,11 @@ from mmair.executor.upstream.scf import ScfFunctions
 from mmair.isa.ascend.targets import DEFAULT_TARGET
 
 TARGET_ATTR = "pto.target"
-DEFAULT_MAX_OPS = 100_000_000
-"""Default bound on executed ops (`mmair-run --max-ops`): minutes of interpretation, far above any
-real kernel, but it ends a runaway loop with an error instead of a hang."""
+DEFAULT_MAX_OPS = 2_000_000
+"""Default bound on executed ops (`mmair-run --max-ops`), sized to the machine the executor runs
+on: it interprets about 400,000 scalar ops a second on one core of the 2-core reference machine
+(docs/robustness.md), so a runaway loop ends with an error naming --max-ops after about 5 s, not
+minutes; a lowered 1024^3 f16 matmul runs about 5,000 ops, far below it."""
 
 
 GM_WRITES_KNOWN = frozenset({

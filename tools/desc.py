@@ -11,7 +11,8 @@ normalises. `decode` takes the word in hex (`0x08400010`, or digits with a-f) or
 (`138412048`, or negative as `mmair-opt` prints a signed constant). It prints every field it can
 read, even from an invalid word (undefined codes as numbers), then every rule the word breaks, one
 `error: ...` line each (not only the first). `--json` prints one object whose "errors" list is
-empty when the word is valid. `--cta-group`, `--ws`, `--target`, `--major`, `--kind` add context;
+empty when the word is valid (a word that cannot be decoded at all, or a bad command line, gives
+`{"ok": false, "diagnostics": [...]}`: `tools/jsonout.py`). `--cta-group`, `--ws`, `--target`, `--major`, `--kind` add context;
 `--buffer-start` gives the start of the SMEM buffer (where the swizzle pattern starts), without
 which the base-offset rule R21 cannot be judged; `--no-verify` skips the rules. Without `--kind`,
 `decode idesc` prints the kinds under which the word is valid: one line each, or with `--json`
@@ -44,6 +45,7 @@ from mmair.isa.tcgen05.zcmask import (
     zcmask_bits,
     zcmask_submasks,
 )
+from mmair.tools.jsonout import failure, wants_json
 from mmair.tools.stdio import quiet_broken_pipe
 from mmair.tools.version import VersionAction
 
@@ -100,7 +102,8 @@ def _build_parser() -> argparse.ArgumentParser:
 
     encode = commands.add_parser("encode", help="attribute text -> word")
     encode.add_argument("text", help="#tcgen05.idesc<...>, #tcgen05.smem_desc<...> or #tcgen05.zcmask<...>")
-    encode.add_argument("--m", type=int, default=None, help="M of the MMA (zcmask shift limit)")
+    encode.add_argument("--m", type=_positive, default=None,
+                        help="M of the MMA (zcmask shift limit)")
     context(encode)
 
     decode = commands.add_parser("decode", help="word -> attribute text or JSON")
@@ -116,22 +119,49 @@ def _build_parser() -> argparse.ArgumentParser:
     smem.add_argument("--major", choices=("k", "mn"), default=None, help="operand major-ness")
     smem.add_argument("--json", action="store_true")
     smem.add_argument("--target", choices=TCGEN05_TARGETS, default=None)
-    smem.add_argument("--buffer-start", type=_hex_word, default=None,
+    smem.add_argument("--buffer-start", type=_buffer_start, default=None,
                       help="start of the SMEM buffer (where the swizzle pattern starts; R21)")
     smem.add_argument("--no-verify", action="store_true")
     zcm = what.add_parser("zcmask", help="64-bit zero-column mask descriptor")
     zcm.add_argument("word", type=_hex_word)
-    zcm.add_argument("--m", type=int, required=True)
-    zcm.add_argument("--n", type=int, required=True)
+    zcm.add_argument("--m", type=_positive, required=True, help="M of the MMA")
+    zcm.add_argument("--n", type=_positive, required=True, help="N of the MMA")
     zcm.add_argument("--json", action="store_true")
     zcm.add_argument("--no-verify", action="store_true")
     return parser
 
 
 def _check_width(word: int, bits: int, name: str) -> None:
-    if word < 0 or word >> bits:
+    if word < 0:  # below the signed range `_unsigned` accepts
+        raise DescriptorError(name, word, f"0x0..0x{(1 << bits) - 1:x}, or as a signed "
+                              f"{bits}-bit constant {-(1 << (bits - 1))}..-1", None,
+                              f"is below the signed {bits}-bit range", value_text=str(word))
+    if word >> bits:
         raise DescriptorError(name, word, f"0x0..0x{(1 << bits) - 1:x}", None,
                               f"is wider than {bits} bits", value_text=f"0x{word:x}")
+
+
+def _buffer_start(text: str) -> int:
+    """`--buffer-start`: an SMEM address the descriptor can name (0 .. 2^18 - 1)."""
+    from mmair.isa.tcgen05.smem import ADDRESS_LIMIT
+
+    value = _hex_word(text)
+    if not 0 <= value < ADDRESS_LIMIT:
+        raise argparse.ArgumentTypeError(
+            f"{text} is not an SMEM address; legal: 0x0..0x{ADDRESS_LIMIT - 1:x} (the addresses "
+            "a shared-memory descriptor can hold)")
+    return value
+
+
+def _positive(text: str) -> int:
+    """`--m` / `--n`: a positive integer."""
+    try:
+        value = int(text, 0)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got '{text}'") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {value}")
+    return value
 
 
 def _verify_idesc(d: InstrDesc, args: argparse.Namespace) -> None:
@@ -256,10 +286,13 @@ def run(argv: Sequence[str] | None = None) -> str:
 
 @quiet_broken_pipe
 def main(argv: Sequence[str] | None = None) -> int:
+    as_json = wants_json(argv)
     try:
         output = run(argv)
     except UsageError as err:
         print(f"{PROG}: error: {err}", file=sys.stderr)
+        if as_json:
+            print(failure(f"error: {err}", 2))
         return 2
     except DecodeReport as report:
         if report.output:
@@ -269,6 +302,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 1
     except DescriptorError as err:
         print(f"error: {err}", file=sys.stderr)
+        if as_json:
+            print(failure(f"error: {err}", 1, errors=[str(err)]))
         return 1
     except SystemExit as exit_:  # --help
         return int(exit_.code or 0)

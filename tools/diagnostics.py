@@ -116,12 +116,25 @@ def format_pass_error(err: Exception, source: SourceFile) -> str:
     return format_diagnostic(message, file=source.name)
 
 
+def _parse_message(message: str, span: Span) -> str:
+    """xDSL's message, or what the parser found where it has none: at the end of the input it
+    says only " in block definition" (`echo 'builtin.module {' | mmair-opt -`)."""
+    message = message.strip()
+    if message and not message.startswith("in "):
+        return message
+    content = span.input.content
+    found = content[span.start:span.end] if span.end > span.start else ""
+    what = f"'{found}'" if str(found).strip() else "end of input (a '{' or region not closed?)"
+    return f"unexpected {what}" + (f" {message}" if message else "")
+
+
 def format_parse_error(err: ParseError, line_offset: int = 0) -> str:
     span = err.span
     loc = span.get_location()
     source = SourceFile(loc.file, span.input.content if isinstance(span.input.content, str)
                         else span.input.content.decode("utf-8", "replace"))
-    text = format_diagnostic(err.msg, file=loc.file, line=loc.line + line_offset, col=loc.col)
+    text = format_diagnostic(_parse_message(err.msg, span), file=loc.file,
+                             line=loc.line + line_offset, col=loc.col)
     if (src := source.line(loc.line)) is not None:
         width = max(min(span.end, span.input.get_end_of_line(span.start)) - span.start, 1)
         text += f"\n{src}\n{' ' * (loc.col - 1)}{'^' * width}"

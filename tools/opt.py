@@ -220,9 +220,13 @@ class MmairOptMain(xDSLOptMain):
         """Run every chunk; return 1 if a user error was reported (see `tools/expected.py` for
         --verify-diagnostics)."""
         from mmair.tools import expected
+        from mmair.tools.outputs import refuse_overwriting_inputs
 
         if self.args.output_file is not None:
             check_output_path(self.args.output_file)
+            if self.args.input_file not in (None, "-"):
+                refuse_overwriting_inputs([("-o", self.args.output_file)],
+                                          [("the input", self.args.input_file)])
         annotated = self.args.verify_diagnostics and expected.has_annotations(source.text)
         outputs: list[str] = []
         problems: list[str] = []

@@ -25,9 +25,12 @@ output with a .npy file, `--check-numpy` every GM output the kernel writes with 
 derived from the IR (`mmair.executor.reference`). A check passes when every element satisfies
 |got - ref| <= atol + rtol * |ref| (NaN matches NaN); the line printed gives the rule, the
 tolerances, the max abs and rel errors. `--json` prints one JSON object instead of the text
-(outputs, results, checks, stats). `--output` files are written only after a successful run.
-Resource bounds: `--max-ops N` (default 10^8) ends a run that executes more ops with an error (a
-runaway loop); `--max-gm-bytes B` (default 4 GiB) rejects a random input or `memref.alloc` larger
+(outputs, results, checks, stats; `"ok"`), on failure too (`"ok": false` and the diagnostics with
+their locations, `tools/jsonout.py`; the diagnostic text still goes to stderr). `--output` files are written only after a successful run,
+never over the kernel or an input file, nor over an existing file that is not a .npy (`--force`
+allows that; `tools/outputs.py`).
+Resource bounds: `--max-ops N` (default 2,000,000: about 5 s of a scalar loop on one core) ends a
+run that executes more ops with an error naming `--max-ops` (a runaway loop); `--max-gm-bytes B` (default 4 GiB) rejects a random input or `memref.alloc` larger
 than B bytes before allocating it. 0 disables either bound.
 `--sync-check=on` runs the pipes of the AI Core concurrently and checks the kernel's
 synchronization (set_flag / wait_flag / pipe_barrier): a race, a deadlock, an unbalanced or
@@ -57,13 +60,13 @@ import contextlib
 import json
 import sys
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict
 from io import StringIO
 
-import ml_dtypes
 import numpy as np
 
 from mmair.isa.tcgen05.numerics import NUMERICS_MODES
+from mmair.tools.checks import Check, compare, differences
 from mmair.tools.cli import (
     PipelineError,
     all_targets,
@@ -86,7 +89,9 @@ from mmair.tools.diagnostics import (
     report,
     verify_module,
 )
+from mmair.tools.jsonout import failure, wants_json
 from mmair.tools.npyio import coerce, is_low_precision, read_npy, write_npy
+from mmair.tools.outputs import refuse_foreign_file, refuse_overwriting_inputs
 from mmair.tools.stdio import quiet_broken_pipe
 from mmair.tools.version import VersionAction
 
@@ -112,6 +117,17 @@ def _non_negative(text: str) -> int:
         raise argparse.ArgumentTypeError(f"expected a non-negative integer, got '{text}'") from None
     if value < 0:
         raise argparse.ArgumentTypeError(f"must be >= 0, got {value}")
+    return value
+
+
+def _positive(text: str) -> int:
+    """`--blocks`: 0 and -1 are refused alike (a launch has at least one block)."""
+    try:
+        value = int(text, 0)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got '{text}'") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be >= 1, got {value}")
     return value
 
 
@@ -145,8 +161,13 @@ def build_parser() -> argparse.ArgumentParser:
                         "module needs it; '' for none)")
     p.add_argument("--input", action="append", default=[], metavar="NAME=FILE.npy",
                    help="argument value: a .npy file, or an integer literal for scalar arguments")
-    p.add_argument("--output", action="append", default=[], metavar="NAME=FILE.npy")
-    p.add_argument("--check", action="append", default=[], metavar="NAME=EXPECTED.npy")
+    p.add_argument("--output", action="append", default=[], metavar="NAME=FILE.npy",
+                   help="write memref argument NAME after the run; never over the kernel or an "
+                        "input, nor over an existing file that is not a .npy (unless --force)")
+    p.add_argument("--force", action="store_true",
+                   help="let --output replace an existing file that is not a .npy file")
+    p.add_argument("--check", action="append", default=[], metavar="NAME=EXPECTED.npy",
+                   help="compare memref argument NAME after the run with a .npy file")
     p.add_argument("--rtol", type=_float, default=None,
                    help="relative tolerance of the checks (default: from the output type)")
     p.add_argument("--atol", type=_float, default=None,
@@ -165,7 +186,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=_non_negative, default=0,
                    help="seed of the random inputs (default 0)")
     p.add_argument("--max-ops", type=_non_negative, default=None, metavar="N",
-                   help="stop with an error after N executed ops (default 100000000; 0: no limit)")
+                   help="stop with an error after N executed ops (default 2000000, about 5 s of "
+                        "a loop; 0: no limit)")
     p.add_argument("--max-gm-bytes", type=_non_negative, default=None, metavar="BYTES",
                    help="largest GM buffer a random input or memref.alloc may need "
                         "(default 4 GiB; 0: no limit)")
@@ -186,7 +208,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--timeline", metavar="FILE.json|FILE.png",
                    help="write the pipe timeline (implies --timing): a Chrome trace-event file "
                         "(.json, for Perfetto / chrome://tracing) or a Gantt chart (.png)")
-    p.add_argument("--blocks", type=_non_negative, default=1, metavar="N",
+    p.add_argument("--blocks", type=_positive, default=1, metavar="N",
                    help="launch the kernel on N AI Cores (pto.block_idx 0..N-1; own on-chip "
                         "memories and pipes, shared GM; at most the target's core count; with "
                         "--sync-check=on races between cores on GM are reported)")
@@ -209,81 +231,6 @@ def _read_source(path: str) -> SourceFile:
         return SourceFile("<stdin>" if path == "-" else path, read_input_text(path))
     except (OSError, UnicodeDecodeError) as err:
         raise UserError(format_diagnostic(f"cannot read input: {err}", file=path)) from None
-
-
-# ---- checks ------------------------------------------------------------------------------------
-
-
-@dataclass
-class Check:
-    """One comparison of an output with its expected values."""
-
-    label: str
-    ok: bool
-    rtol: float
-    atol: float
-    max_abs: float | None = None
-    max_rel: float | None = None
-    """None when the reference is zero everywhere (the relative error is undefined)."""
-    failed: int = 0
-    elements: int = 0
-    note: str = ""
-
-    def line(self) -> str:
-        if self.max_abs is None:
-            return f"check {self.label}: {self.note}: FAILED"
-        rel = "n/a (reference all zero)" if self.max_rel is None else f"{self.max_rel:.6g}"
-        verdict = "ok" if self.ok else f"FAILED ({self.failed} of {self.elements} elements)"
-        return (f"check {self.label}: max abs error {self.max_abs:.6g}, max rel error {rel}; "
-                f"pass if |got - ref| <= atol + rtol * |ref| with rtol {self.rtol:g}, "
-                f"atol {self.atol:g}: {verdict}")
-
-
-def default_tolerances(dtype: np.dtype) -> tuple[float, float]:
-    """(rtol, atol) of --check for an output type: two units in the last place of a float type
-    (its rounding after an f32 accumulation; f32/f64 at least 1e-5 / 1e-12 for the summation
-    order), one unit for integers (a different rounding at a .5 boundary)."""
-    dtype = np.dtype(dtype)
-    if dtype.kind in "iub":
-        return 0.0, 1.0 if dtype.kind != "b" else 0.0
-    try:
-        eps = float(ml_dtypes.finfo(dtype).eps)
-    except ValueError:  # raw-bit containers (hif8)
-        return 0.0, 0.0
-    floor = {4: 1e-5, 8: 1e-12}.get(dtype.itemsize, 0.0)
-    tol = max(2 * eps, floor)
-    return tol, tol
-
-
-def compare(label: str, got: np.ndarray, expected: np.ndarray, rtol: float | None,
-            atol: float | None) -> Check:
-    """Check `got` against `expected` elementwise: |got - ref| <= atol + rtol * |ref|."""
-    d_rtol, d_atol = default_tolerances(got.dtype)
-    r = d_rtol if rtol is None else rtol
-    a = d_atol if atol is None else atol
-    if got.shape != expected.shape:
-        return Check(label, False, r, a, note=(
-            f"shape {'x'.join(map(str, got.shape)) or 'scalar'} differs from the expected "
-            f"{'x'.join(map(str, expected.shape)) or 'scalar'}"))
-    diff, bad = _differences(got, expected, r, a)
-    max_abs = float(np.max(diff)) if diff.size else 0.0
-    y = expected.astype(np.float64)
-    nonzero = np.abs(y) > 0
-    max_rel = float(np.max(diff[nonzero] / np.abs(y[nonzero]))) if np.any(nonzero) else None
-    failed = int(bad.sum())
-    return Check(label, failed == 0, r, a, max_abs, max_rel, failed, int(bad.size))
-
-
-def _differences(got: np.ndarray, expected: np.ndarray, rtol: float,
-                 atol: float) -> tuple[np.ndarray, np.ndarray]:
-    """(|got - expected| with NaN = NaN as 0, the elements outside atol + rtol * |expected|)."""
-    x = got.astype(np.float64)
-    y = expected.astype(np.float64)
-    both_nan = np.isnan(x) & np.isnan(y)
-    with np.errstate(invalid="ignore"):
-        diff = np.where(both_nan, 0.0, np.abs(x - y))
-        diff = np.where(np.isnan(diff), np.inf, diff)  # NaN against a number, inf - inf
-    return diff, ~(diff <= atol + rtol * np.abs(np.nan_to_num(y)))
 
 
 # ---- the steps of a run ------------------------------------------------------------------------
@@ -464,10 +411,15 @@ def run(args: argparse.Namespace) -> int:
     inputs_spec = [_name_file(t, "--input") for t in args.input]
     outputs_spec = [_name_file(t, "--output") for t in args.output]
     checks_spec = [_name_file(t, "--check") for t in args.check]
+    _refuse_repeated_names(inputs_spec, "--input")
+    _refuse_repeated_names(checks_spec, "--check")
     pipeline = _pipeline(args)
     for _name, path in outputs_spec:
         check_output_path(path, "--output")
     _check_timing_options(args, outputs_spec, checks_spec)
+    _refuse_overwriting_inputs(args, inputs_spec, outputs_spec, checks_spec)  # even with --force
+    for name, path in outputs_spec:
+        refuse_foreign_file(path, f"--output {name}", args.force)
 
     ctx = Context()
     for name, factory in get_all_dialects().items():
@@ -550,6 +502,31 @@ def run(args: argparse.Namespace) -> int:
     return 0 if all(c.ok for c in checks) else 1
 
 
+def _refuse_repeated_names(specs: list[tuple[str, str]], flag: str) -> None:
+    """Two values for one argument: which one runs would be a guess."""
+    seen: dict[str, str] = {}
+    for name, path in specs:
+        if name in seen:
+            raise BadArguments(f"{flag} {name} given twice ('{seen[name]}' and '{path}'): give "
+                               "each argument one value")
+        seen[name] = path
+
+
+def _refuse_overwriting_inputs(args, inputs_spec, outputs_spec, checks_spec) -> None:
+    """No output file is the kernel or a file the run reads (`tools/outputs.py`)."""
+    reads = [("the kernel", args.file)] if args.file != "-" else []
+    for name, text in inputs_spec:
+        try:
+            int(text, 0)  # a scalar literal, not a file
+        except ValueError:
+            reads.append((f"the --input of {name}", text))
+    reads += [(f"the --check file of {name}", path) for name, path in checks_spec]
+    writes = [(f"--output {name}", path) for name, path in outputs_spec]
+    if args.timeline is not None:
+        writes.append(("--timeline", args.timeline))
+    refuse_overwriting_inputs(writes, reads)
+
+
 def _kernel_families(module) -> set[str]:
     return {op.name.split(".", 1)[0] for op in module.walk()} & {"pto", "tcgen05"}
 
@@ -572,6 +549,15 @@ def _check_kernel_options(module, args, file: str) -> None:
     """Options that model one hardware family, on a kernel of the other: one error line instead
     of a silently ignored option."""
     families = _kernel_families(module)
+    if args.target is not None and families:
+        ascend = ascend_target(args.target) is not None
+        if ("pto" if ascend else "tcgen05") not in families:
+            given = "an Ascend (pto)" if ascend else "a Blackwell (tcgen05)"
+            kernel = "a Blackwell (tcgen05)" if ascend else "an Ascend (pto)"
+            fitting = [t for t in all_targets() if (ascend_target(t) is None) == ascend]
+            raise UserError(format_diagnostic(
+                f"--target {args.target} is {given} target; this is {kernel} kernel: give one "
+                f"of {', '.join(fitting)}", file=file))
     if args.numerics != "default" and "tcgen05" not in families:
         raise UserError(format_diagnostic(
             f"--numerics={args.numerics} selects the tcgen05.mma arithmetic; this kernel has no "
@@ -655,7 +641,7 @@ def _numpy_checks(module, entry, inputs, result, args, source: SourceFile) -> li
         got = result.outputs[ref.name]
         checks.append(compare(f"{ref.name} = {ref.description}", got, ref.values, rtol, atol))
         if not checks[-1].ok and got.shape == ref.values.shape:
-            bad[ref.name] = _differences(got, ref.values, checks[-1].rtol, checks[-1].atol)[1]
+            bad[ref.name] = differences(got, ref.values, checks[-1].rtol, checks[-1].atol)[1]
     if bad:
         _report_unwritten_reads(module, entry, inputs, result, args, source, bad)
     for i, (got, want) in enumerate(zip(result.results, ref_results, strict=False)):
@@ -702,6 +688,7 @@ def _print_summary(args, entry, passes, result, checks, outputs_spec) -> None:
             "written": {name: path for name, path in outputs_spec},
             "checks": [asdict(c) for c in checks],
             "ok": all(c.ok for c in checks),
+            "diagnostics": [],
             "per_block": result.per_core,
             "stats": {"peak_bytes": dict(result.peak_bytes), "op_counts": dict(result.op_counts),
                       "capacity": {k: v for k, v in _capacities(result.target).items()
@@ -747,14 +734,20 @@ def main(argv: Sequence[str] | None = None) -> int:
             return 0
         if text:
             print(text[-1], file=sys.stderr)
+            if wants_json(argv):
+                print(failure(text[-1], int(exit_.code or 2)))
         return int(exit_.code or 2)
     try:
         return run(args)
     except BadArguments as err:
         print(f"{PROG}: error: {err}", file=sys.stderr)
+        if args.json:
+            print(failure(f"{PROG}: error: {err}", 2, file=args.file))
         return 2
     except UserError as err:
         report(str(err))
+        if args.json:
+            print(failure(str(err), 1, file=args.file))
         return 1
     except BrokenPipeError:
         return stdout_closed()

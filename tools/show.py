@@ -1,13 +1,15 @@
 """`mmair-show`: pictures (PNG, matplotlib) of Ascend fractal layouts and of a kernel's memory map.
 
-    mmair-show layout --shape 32x48 --type f16 --layout nz [--space l1] [-o layout.png]
+    mmair-show layout --shape 32x48 --type f16 --layout nz [--space l1] [--target a2] [-o layout.png]
     mmair-show memory FILE [-p PIPELINE] [--entry NAME] [--target T] [-o memory.png]
 
 `layout` draws one tile: a cell per padded-logical element (row r, column c), labelled with the
 element's index in the physical buffer (`mmair.isa.ascend.layouts.element_offset`), coloured by
 that index so the storage order is visible, thick lines at fractal borders, padding hatched. Any
-layout (nd, dn, nz, zz, zn, nn), shape, element type and space; past 4096 cells the labels are left
-out (the colours still show the order).
+layout the verifier accepts for a tile in that space (`dialects/pto/types.legal_layouts`: L1 nz,
+zz or nd; L0A the target's layout or nd; L0B zn; L0C nz; UB, BT, FB nd; any other is refused),
+shape and element type; past 4096 cells the labels are left out (the colours still show the
+order). `-o` names the file and its format: .png, .svg or .pdf.
 
 `memory` draws where the tiles of the entry function live after `pto-assign-addresses`: one panel
 per on-chip space, x = program point (the ops of the function in pre-order), y = byte address, one
@@ -117,14 +119,38 @@ def draw_layout(picture: LayoutPicture, output: str) -> None:
     _save(fig, output)
 
 
+FORMATS = ("png", "svg", "pdf")
+"""The picture formats `-o` may name (by its suffix)."""
+
+
+def picture_format(output: str) -> str:
+    """The format `output`'s suffix names; UsageError for another suffix (a file called
+    `map.svg` holding a PNG would not open as an SVG). A special file (/dev/null) is a PNG."""
+    import os
+    import stat
+
+    suffix = output.rsplit(".", 1)[-1].lower() if "." in os.path.basename(output) else ""
+    if suffix in FORMATS:
+        return suffix
+    try:
+        if not stat.S_ISREG(os.stat(output).st_mode):
+            return "png"
+    except OSError:
+        pass
+    raise UsageError(f"-o '{output}': the picture format is taken from the suffix: "
+                     f"{', '.join('.' + f for f in FORMATS)}")
+
+
 def _save(fig, output: str) -> None:
-    """Always a PNG (whatever the file name says), written atomically with the user's umask."""
+    """In the format the file name says (`picture_format`), written atomically with the user's
+    umask."""
     import matplotlib.pyplot as plt
 
     from mmair.tools.cli import write_output
 
+    fmt = picture_format(output)
     try:
-        write_output(output, lambda f: fig.savefig(f, format="png", dpi=80))
+        write_output(output, lambda f: fig.savefig(f, format=fmt, dpi=80))
     finally:
         plt.close(fig)
 
@@ -221,22 +247,40 @@ def build_parser() -> argparse.ArgumentParser:
     layout.add_argument("--shape", type=_shape, required=True, help="logical ROWSxCOLS (or N)")
     layout.add_argument("--type", default="f16", help="element type (isa name: f16, bf16, f32, s8, e4m3, ...)")
     layout.add_argument("--layout", choices=LAYOUTS, default="nz")
-    layout.add_argument("--space", default="l1", help="l1, l0a, l0b, l0c, ub, ... (c0 depends on it)")
-    layout.add_argument("-o", "--output", default="layout.png")
+    layout.add_argument("--space", default="l1",
+                        help="l1, l0a, l0b, l0c, ub, bt or fb: the fractal's c0 and the legal "
+                             "layouts depend on it")
+    layout.add_argument("--target", default="a2",
+                        help="Ascend target (default a2): the layout L0A holds depends on it")
+    layout.add_argument("-o", "--output", default="layout.png",
+                        help="picture file: .png, .svg or .pdf (default layout.png)")
     memory = commands.add_parser("memory", help="a kernel's tiles over address x program point")
     memory.add_argument("file", help="input .mlir file ('-' for stdin)")
     memory.add_argument("-p", "--passes", default="mmair-lower",
                         help="passes before drawing (default mmair-lower)")
-    memory.add_argument("--entry")
+    memory.add_argument("--entry", help="function to draw (default: the only or first public one)")
     memory.add_argument("--target", help="Ascend target (overrides the module's pto.target)")
-    memory.add_argument("-o", "--output", default="memory.png")
+    memory.add_argument("-o", "--output", default="memory.png",
+                        help="picture file: .png, .svg or .pdf (default memory.png)")
     return parser
 
 
 def _run_layout(args: argparse.Namespace) -> str:
+    from mmair.dialects.pto.types import TILE_SPACES, legal_layouts
     from mmair.isa.ascend import layouts
-    from mmair.isa.ascend.targets import element_bits
+    from mmair.isa.ascend.targets import TARGET_NAMES, element_bits, get_target
 
+    if args.target not in TARGET_NAMES:
+        raise UsageError(f"unknown --target '{args.target}' (expected one of "
+                         f"{', '.join(TARGET_NAMES)})")
+    if args.space not in TILE_SPACES:
+        raise UsageError(f"--space {args.space} is not an on-chip space; legal: "
+                         f"{', '.join(TILE_SPACES)}")
+    legal = legal_layouts(args.space, get_target(args.target))
+    if args.layout not in legal:
+        # the verifier's rule for a !pto.tile in this space (dialects/pto/types.py)
+        raise InputError(f"error: layout {args.layout} is not legal for a tile in {args.space} on "
+                         f"{args.target}; legal: {', '.join(legal)}")
     try:
         element_bits(args.type)
         if len(args.shape) == 1 and args.layout != "nd":
@@ -309,10 +353,14 @@ def _run_memory(args: argparse.Namespace) -> str:
 def main(argv: Sequence[str] | None = None) -> int:
     from mmair.tools.cli import check_output_path
     from mmair.tools.diagnostics import UserError
+    from mmair.tools.outputs import refuse_overwriting_inputs
 
     try:
         args = build_parser().parse_args(argv)
+        picture_format(args.output)
         check_output_path(args.output)
+        if args.command == "memory":
+            refuse_overwriting_inputs([("-o", args.output)], [("the kernel", args.file)])
         written = _run_layout(args) if args.command == "layout" else _run_memory(args)
     except UsageError as err:
         print(f"{PROG}: error: {err}", file=sys.stderr)

@@ -4,8 +4,8 @@
 how the sequential IR maps onto a 128-thread CTA). `--target ptoas`: an Ascend cube kernel
 (hand-written tile ops, or a lowered `pto.matmul`) as PTOAS's tile-level `.pto` text
 (`mmair.passes.mmair_to_ptoas`), which PTOAS and mmair read back. The input is parsed and verified
-like `mmair-opt` does. Errors are one `file:line:col: error: ...` diagnostic and exit 1; bad
-options exit 2.
+like `mmair-opt` does; a module without a top-level `func.func` is an error (there is no kernel to
+write). Errors are one `file:line:col: error: ...` diagnostic and exit 1; bad options exit 2.
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ import sys
 from collections.abc import Sequence
 
 from xdsl.context import Context
+from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.utils.exceptions import DiagnosticException, ParseError
 
@@ -45,7 +46,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                         help="ptx: a tcgen05 kernel as PTX; ptoas: an Ascend cube kernel as "
                              "PTOAS tile-level IR")
     parser.add_argument("-o", "--output", default=None,
-                        help="output .ptx / .pto file (default: stdout)")
+                        help="output .ptx / .pto file (default: stdout); never the input file")
     try:
         args = parser.parse_args(argv)
     except SystemExit as exit_:
@@ -55,10 +56,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     from mmair.passes.tcgen05_to_ptx import PtxEmitError, emit_ptx
     from mmair.tools.cli import check_output_path, write_output
     from mmair.tools.diagnostics import UserError
+    from mmair.tools.outputs import refuse_overwriting_inputs
 
     try:
         if args.output not in (None, "-"):
             check_output_path(args.output)
+            refuse_overwriting_inputs([("-o", args.output)], [("the input", args.input)])
     except UserError as err:
         print(err, file=sys.stderr)
         return 1
@@ -74,6 +77,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         module = parse_source(ctx, source.text, source.name)
         module.verify()
+        if not any(isinstance(op, func.FuncOp) for op in module.ops):
+            print(format_diagnostic(
+                "no kernel to translate: the module holds no func.func (each top-level "
+                "func.func becomes one kernel)", file=source.name), file=sys.stderr)
+            return 1
         text = emit_ptx(module) if args.target == "ptx" else _ptoas_text(module)
     except ParseError as err:
         print(format_parse_error(err), file=sys.stderr)

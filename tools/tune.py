@@ -2,7 +2,7 @@
 
     mmair-tune M N K [--types f16,f32] [--target a2] [--buffers 1,2] [--tiles-m 64,128,256]
                [--tiles-n ...] [--tiles-k ...] [--workers N | --cluster ADDRESS] [--top 5]
-               [--no-verify] [--no-progress] [--json]
+               [--no-verify] [--progress auto|on|off] [--json] [--version]
 
 Every legal combination of tile-m / tile-n / tile-k and multi-buffer count (`pto-tile-matmul`
 checks each against the target's buffers; illegal ones are skipped) is lowered with
@@ -11,7 +11,10 @@ checks each against the target's buffers; illegal ones are skipped) is lowered w
 numerics), on a local process pool (all cores by default) or on a Dask distributed cluster
 (`--cluster tcp://host:8786`; install the `dask` extra). The best configurations are printed by
 estimated cycles, with each pipe's utilisation; the best one is then run once with the numerics
-and the race checker on and compared with numpy (`--no-verify` skips that).
+and the race checker on and compared with numpy (`--no-verify` skips that). The winner's `pipeline` (printed with
+`--json`, and as a line after the table) is the `-p` to give `mmair-opt` or `mmair-run` for the
+same tiling (docs/costs.md). Ctrl-C stops the workers too (exit 130); `--json` prints a JSON object
+on failure too (`"ok": false`, the diagnostics).
 
 Python API: `candidates(...)`, `estimate(job)`, `sweep(...)`. Exit codes: 0 success, 1 no legal
 configuration or the verification failed, 2 bad arguments.
@@ -194,15 +197,30 @@ def sweep(jobs: Sequence[Job], workers: int | None = None, cluster: str | None =
             tick()
     else:
         import multiprocessing
-        from concurrent.futures import ProcessPoolExecutor, as_completed
 
-        with ProcessPoolExecutor(max_workers=workers or os.cpu_count(),
-                                 mp_context=multiprocessing.get_context("spawn")) as pool:
-            futures = [pool.submit(estimate, job) for job in jobs]
-            for fut in as_completed(futures):
-                results.append(fut.result())
+        # The workers ignore SIGINT (Ctrl-C reaches the whole process group): this process alone
+        # takes it, stops them (`terminate`, then `join`: none outlives the tool) and ends with
+        # one line; a worker's own KeyboardInterrupt would print its traceback.
+        pool = multiprocessing.get_context("spawn").Pool(workers or os.cpu_count(),
+                                                         initializer=_ignore_sigint)
+        try:
+            for result in pool.imap_unordered(estimate, jobs):
+                results.append(result)
                 tick()
+            pool.close()
+        except BaseException:
+            pool.terminate()
+            raise
+        finally:
+            pool.join()
     return sorted(results, key=lambda e: (bool(e.error), e.cycles, e.config.label()))
+
+
+def _ignore_sigint() -> None:
+    """A pool worker's initializer: Ctrl-C is for the parent (`sweep`)."""
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 def verify(job: Job) -> str:
@@ -276,39 +294,68 @@ def build_parser() -> argparse.ArgumentParser:
 
 @quiet_broken_pipe
 def main(argv: Sequence[str] | None = None) -> int:
+    import contextlib
+    import io
+
+    from mmair.tools.jsonout import failure, wants_json
+
+    captured = io.StringIO()
     try:
-        args = build_parser().parse_args(argv)
-    except SystemExit as exit_:  # --help, --version, or argparse's error line (exit 2)
+        with contextlib.redirect_stderr(captured):
+            args = build_parser().parse_args(argv)
+    except SystemExit as exit_:  # --help, --version, or argparse's error (one line, exit 2)
+        lines = captured.getvalue().strip().splitlines()
+        if lines:
+            print(lines[-1], file=sys.stderr)
+            if wants_json(argv):
+                print(failure(lines[-1], int(exit_.code or 2)))
         return int(exit_.code or 0)
+    code = _tune(args)
+    if code != 0 and args.json and _FAILURE:
+        print(failure("\n".join(_FAILURE), code))
+    _FAILURE.clear()
+    return code
+
+
+_FAILURE: list[str] = []
+"""The error lines of this run (`_error`), for the `--json` failure object."""
+
+
+def _error(text: str) -> None:
+    print(text, file=sys.stderr)
+    _FAILURE.append(text)
+
+
+def _tune(args: argparse.Namespace) -> int:
     from mmair.isa.ascend.targets import TARGET_NAMES
 
     ab, _, c = args.types.partition(",")
     if ab not in _MEMREF_ELT or c not in _MEMREF_ELT:
-        print(f"{PROG}: error: --types expects AB,C from {', '.join(_MEMREF_ELT)}, got "
-              f"'{args.types}'", file=sys.stderr)
+        _error(f"{PROG}: error: --types expects AB,C from {', '.join(_MEMREF_ELT)}, got "
+               f"'{args.types}'")
         return 2
     if args.target not in TARGET_NAMES:
-        print(f"{PROG}: error: unknown --target '{args.target}' (expected one of "
-              f"{', '.join(TARGET_NAMES)})", file=sys.stderr)
+        _error(f"{PROG}: error: unknown --target '{args.target}' (expected one of "
+               f"{', '.join(TARGET_NAMES)})")
         return 2
     from importlib.util import find_spec
 
     from xdsl.utils.exceptions import DiagnosticException
 
     if find_spec("mmair.passes.pto_insert_sync") is None:
-        print("error: mmair-tune needs the pto-insert-sync pass (the lowered kernels must carry "
-              "their set_flag / wait_flag to be timed), which this installation lacks",
-              file=sys.stderr)
+        _error("error: mmair-tune needs the pto-insert-sync pass (the lowered kernels must carry "
+               "their set_flag / wait_flag to be timed), which this installation lacks")
         return 1
     try:
         configs = candidates(args.m, args.n, args.k, ab, c, args.target, args.tiles_m,
                              args.tiles_n, args.tiles_k, args.buffers)
     except DiagnosticException as err:
-        print(f"error: {err}".splitlines()[0], file=sys.stderr)
+        _error(f"error: {err}".splitlines()[0])
         return 1
     if not configs:
-        print(f"error: no legal tile configuration for {args.m}x{args.n}x{args.k} {ab} on "
-              f"{args.target} among the tiles given", file=sys.stderr)
+        _error(f"error: no legal tile configuration for {args.m}x{args.n}x{args.k} {ab} on "
+               f"{args.target} among the tiles given (--tiles-m, --tiles-n, --tiles-k, "
+               "--buffers)")
         return 1
     jobs = [Job(args.m, args.n, args.k, ab, c, args.target, cfg) for cfg in configs]
     show = args.progress == "on" or (args.progress == "auto" and sys.stderr.isatty())
@@ -317,7 +364,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         results = sweep(jobs, args.workers, args.cluster, bar.step)
     except (RuntimeError, OSError) as err:
-        print(f"error: {err}", file=sys.stderr)
+        _error(f"error: {err}")
         return 1
     wall = time.perf_counter() - t0
     good = [r for r in results if not r.error]
@@ -327,12 +374,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         try:
             verified = verify(best)
         except Exception as err:
-            print(f"error: verification of the best configuration failed: {err}",
-                  file=sys.stderr)
+            _error(f"error: verification of the best configuration failed: {err}")
             return 1
     if args.json:
-        print(json.dumps({"shape": [args.m, args.n, args.k], "types": [ab, c],
+        print(json.dumps({"ok": bool(good), "shape": [args.m, args.n, args.k], "types": [ab, c],
                           "target": args.target, "seconds": wall, "verified": verified,
+                          "pipeline": good[0].config.pipeline() if good else None,
                           "results": [asdict(r) for r in results]}, indent=2))
         return 0 if good else 1
     workers = args.workers or os.cpu_count() or 1
@@ -352,6 +399,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"  skipped {r.config.label()}: {r.error}")
     if verified:
         print(verified)
+    if good:
+        print(f"pipeline of rank 1 (mmair-opt / mmair-run -p): '{good[0].config.pipeline()}'")
     return 0 if good else 1
 
 

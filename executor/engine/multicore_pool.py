@@ -131,16 +131,23 @@ def run_pool(module: Any, entry: Any, target: str, values: list[Any],
             for p in procs:
                 p.start()
         reports: dict[int, Any] = {}
-        while len(reports) < len(procs):
-            try:
-                w, report = out.get(timeout=1.0)
-                reports[w] = report
-            except queue.Empty:
-                dead = [w for w, p in enumerate(procs) if w not in reports and not p.is_alive()]
-                if dead:  # a worker died without a report (killed, out of memory)
-                    barrier.abort()
-                    for w in dead:
-                        reports[w] = None
+        try:
+            while len(reports) < len(procs):
+                try:
+                    w, report = out.get(timeout=1.0)
+                    reports[w] = report
+                except queue.Empty:
+                    dead = [w for w, p in enumerate(procs) if w not in reports and not p.is_alive()]
+                    if dead:  # a worker died without a report (killed, out of memory)
+                        barrier.abort()
+                        for w in dead:
+                            reports[w] = None
+        except BaseException:  # Ctrl-C in the parent: no worker outlives it
+            for p in procs:
+                p.terminate()
+            for p in procs:
+                p.join()
+            raise
         for p in procs:
             p.join()
         if any(r is None for r in reports.values()):

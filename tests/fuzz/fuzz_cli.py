@@ -7,7 +7,8 @@
 i of seed s is a pure function of (s, i): a tool (mmair-opt, mmair-run, mmair-desc, mmair-show,
 mmair-translate, mmair-tune), a valid base command line for it (mmair-run's with the newer options:
 --timing, --timing-only, --timeline, --blocks, --numerics, --sync-check, --check-coverage, --jobs,
-and a tcgen05 kernel), then one to three mutations:
+the default --max-ops, --json, --force, a target of the other family, and a tcgen05 kernel), then
+one to three mutations:
 
 * options: drop one, duplicate one, add an unknown option or one of another tool, swap two, cut
   a `--flag=value` in the middle;
@@ -18,13 +19,15 @@ and a tcgen05 kernel), then one to three mutations:
   not UTF-8, `-` (standard input, empty here), and `.npy` files that hold void, string, complex,
   object (pickled), structured, datetime, 0-d, bool, wrong-shape, wrong-dtype, truncated arrays,
   headers with a huge shape, `<f1`/`|V1`/`|V2` low-precision headers, raw uint8/uint16 bits;
-  output paths into a missing folder, onto a folder, onto `/dev/full`, `/dev/null` or a symlink;
+  output paths into a missing folder, onto a folder, onto `/dev/full`, `/dev/null` or a symlink,
+  onto the kernel, an input .npy or a file that is not a .npy; pictures named .png/.svg/.pdf;
   `/dev/zero` as an endless input.
 
 Each command runs in-process (`fuzz_ir.run_tool`) and is classified as `fuzz_ir` does, except that
 exit 2 is the documented code for a bad command line: `ok` (exit 0), `diag` (exit 1 or 2 with one
 `error:` line), and the failures `internal`, `crash` (a traceback, another exit code, no `error:`
-line), `hang`, `oom`. The quick version runs in the test suite (`tests/unit/project/test_fuzz_cli.py`).
+line), `hang`, `oom`; a command line that changes a file it reads (the kernel, an `--input`)
+is a `crash` too. The quick version runs in the test suite (`tests/unit/project/test_fuzz_cli.py`).
 """
 
 from __future__ import annotations
@@ -111,10 +114,12 @@ FOREIGN = ("--json", "--check-numpy", "--split-input-file", "--verify-diagnostic
            "--output-format=mlir", "--output-format=nope", "--mmair-target=a5", "--layout=qq",
            "--timing", "--timing-only", "--timeline", "--blocks", "--blocks=0", "--numerics=exact",
            "--numerics=nope", "--sync-check=off", "--check-coverage", "--jobs", "--jobs=2",
-           "--target=ptx", "--workers", "--tiles-m", "--buffers=3", "--progress=on")
+           "--target=ptx", "--workers", "--tiles-m", "--buffers=3", "--progress=on", "--force",
+           "--blocks=-1", "--buffer-start", "--space=l0b", "--layout=dn", "--target=a2")
 # Options added to mmair-run's base command line (the new ones get exercised unmutated too).
 RUN_EXTRAS = ([], [], ["--timing"], ["--blocks", "2"], ["--sync-check=off"], ["--numerics=exact"],
-              ["--check-coverage", "c"], ["--jobs", "2"], ["--stats"])
+              ["--check-coverage", "c"], ["--jobs", "2"], ["--stats"], ["--json"], ["--force"],
+              ["--target", "sm_100a"], ["--check", "c=c_ref.npy"])
 
 
 def _seed_chunks(name: str) -> list[str]:
@@ -203,8 +208,9 @@ def _base(tool: str, files: dict[str, str], rng: random.Random, out: str) -> lis
         return [files[rng.choice(["gemm.mlir", "matmul.mlir", "raw_s4.mlir"])], "-o", out] + \
             rng.choice([[], ["-p", "mmair-lower"], ["--split-input-file"], ["--target", "a5"]])
     if tool == "mmair-run":
+        out = out + ".npy"
         base = [files["gemm.mlir"], "--check-numpy", "--input", f"a={files['a.npy']}",
-                "--output", f"c={out}", "--seed", "1", "--max-ops", "100000"]
+                "--output", f"c={out}", "--seed", "1"]  # the default --max-ops
         pick = rng.random()
         if pick < 0.15:
             return [files["tcgen05.mlir"], "--check-numpy", "--numerics",
@@ -225,7 +231,8 @@ def _base(tool: str, files: dict[str, str], rng: random.Random, out: str) -> lis
         return [files["matmul.mlir"], "--check-numpy", "--json", "--input",
                 f"a={files['bf16.npy']}"]
     if tool == "mmair-translate":
-        return [files["tcgen05_kloop.mlir"], "--target", "ptx"] + rng.choice([[], ["-o", out]])
+        return [files["tcgen05_kloop.mlir"], "--target", "ptx"] + rng.choice(
+            [[], ["-o", out + ".ptx"], ["-o", files["tcgen05_kloop.mlir"]]])
     if tool == "mmair-tune":
         # One tile configuration and one buffer count: one job, estimated in this process.
         return ["32", "48", "64", "--tiles-m", "32", "--tiles-n", "48", "--tiles-k", "64",
@@ -234,10 +241,17 @@ def _base(tool: str, files: dict[str, str], rng: random.Random, out: str) -> lis
     if tool == "mmair-desc":
         return rng.choice([["decode", "idesc", "0x08400010", "--kind", "f16"],
                            ["decode", "smem", "0x4000404000010040", "--json"],
+                           ["decode", "smem", "0x4000404000010040", "--buffer-start",
+                            rng.choice(["0x400", "-16", "0x40000"])],
+                           ["decode", "zcmask", "0x0203028301020100", "--m", "32", "--n", "64",
+                            "--json"],
                            ["encode", "#tcgen05.idesc<kind = f16, dtype = f32, atype = f16, "
                                       "btype = f16, m = 128, n = 256>"]])
-    return rng.choice([["layout", "--shape", "2x16", "--type", "f16", "--layout", "nd", "-o", out],
-                       ["memory", files["matmul.mlir"], "-o", out]])
+    picture = out + rng.choice([".png", ".svg", ".pdf"])
+    return rng.choice([["layout", "--shape", "2x16", "--type", "f16", "--layout", "nd", "-o", picture],
+                       ["layout", "--shape", "16x32", "--layout", rng.choice(["nz", "zn", "zz"]),
+                        "--space", rng.choice(["l1", "l0a", "l0b", "l0c"]), "-o", picture],
+                       ["memory", files["matmul.mlir"], "-o", picture]])
 
 
 def _mutate(argv: list[str], files: dict[str, str], rng: random.Random) -> tuple[list[str], str]:
@@ -276,7 +290,9 @@ def _mutate(argv: list[str], files: dict[str, str], rng: random.Random) -> tuple
     elif kind == "name_eq":
         argv += [rng.choice(["--input", "--output", "--check"]),
                  rng.choice(["a=", "=x", "zz=" + files["a.npy"], "c", "c=" + files["void4.npy"],
-                             "a=" + files["u8.npy"], "c=" + files["dir"], "c=/dev/full"])]
+                             "a=" + files["u8.npy"], "c=" + files["dir"], "c=/dev/full",
+                             "c=" + files["gemm.mlir"], "a=" + files["a.npy"],
+                             "c=" + files["junk.bin"]])]
     return argv, kind
 
 
@@ -298,6 +314,31 @@ def _mains():
 
     return {"mmair-opt": opt.main, "mmair-run": run.main, "mmair-desc": desc.main,
             "mmair-show": show.main, "mmair-translate": translate.main, "mmair-tune": tune.main}
+
+
+_WRITES = ("-o", "--output", "--timeline")
+
+
+def read_files(argv: list[str]) -> list[str]:
+    """The regular files a command line reads (every file argument that is not the value of an
+    output option): no tool may change them (`tools/outputs.py`), whatever the mutations did."""
+    found = []
+    for k, arg in enumerate(argv):
+        if k > 0 and argv[k - 1] in _WRITES:
+            continue
+        if arg.startswith(("--output=", "-o=", "--timeline=")):
+            continue
+        path = arg.split("=", 1)[1] if "=" in arg and not arg.startswith("#") else arg
+        if os.path.isfile(path) and not path.startswith("/dev/"):
+            found.append(path)
+    return found
+
+
+def _read(path: str) -> bytes | None:
+    try:
+        return Path(path).read_bytes()
+    except OSError:
+        return None
 
 
 def classify(result) -> str:
@@ -353,6 +394,7 @@ def _run_all(indices, seed: int, timeout: float, verbose: bool, summary: Summary
     """Run and classify command lines `indices` (see `run_commands`)."""
     for index in indices:
         cmd = command(seed, index, files, out)
+        before = {path: _read(path) for path in read_files(cmd.argv)}
         sys.stdin = open(os.devnull)  # `-` reads an empty standard input
         try:
             result = fuzz_ir.run_tool(mains[cmd.tool], cmd.argv, timeout)
@@ -360,6 +402,12 @@ def _run_all(indices, seed: int, timeout: float, verbose: bool, summary: Summary
             sys.stdin.close()
             sys.stdin = stdin
         outcome = classify(result)
+        clobbered = [path for path, data in before.items() if _read(path) != data]
+        for path in clobbered:  # put the input back for the next command lines
+            Path(path).write_bytes(before[path])
+        if clobbered:
+            outcome = "crash"
+            result.detail = f"an input file was overwritten: {', '.join(clobbered)}"
         summary.tried += 1
         summary.per_tool[cmd.tool][outcome] += 1
         if verbose:

@@ -8,7 +8,7 @@ The corpus is every `// -----` chunk (comments removed) of the files named in
 Each mutant is written to a temporary file and given, IN-PROCESS, to `mmair.tools.opt.main` and to
 `mmair.tools.run.main`, both with the pass pipeline of its corpus file's RUN line (70% of the time;
 `mmair-lower` for chunks with `pto.matmul` or tcgen05 make-ops; a quarter of the chunks with
-tile-level pto moves get `pto-expand-params` after it); mmair-run also gets `--max-ops`, `--max-gm-bytes`,
+tile-level pto moves get `pto-expand-params` after it); mmair-run also gets `--max-gm-bytes` (and `--max-ops` only if given: the default is the tool's),
 random values for the scalar entry arguments, sometimes a `--target`, an `--output` file for
 the last memref argument, and a mode (`RUN_MODES`: --check-numpy, --timing, --timing-only,
 --sync-check=off, --numerics=exact, --jobs 2, --blocks 2, --inputs=int; `--run-mode`). Mutants of kind `inputs_only` (12%) keep the IR and vary only those
@@ -232,7 +232,8 @@ def _failed_checks(stdout: str) -> list[str]:
 class Config:
     seed: int = 1
     timeout: float = 10.0
-    max_ops: int = 200_000
+    max_ops: int | None = None
+    """`--max-ops` for mmair-run; None: the tool's default (what a user gets)."""
     max_gm_bytes: int = 64 << 20
     save_dir: str | None = None
     run_mode: str = "mixed"
@@ -311,7 +312,8 @@ class Fuzzer:
 
     def run_argv(self, path: str, text: str, rng: random.Random,
                  mode: str = "plain") -> tuple[list[str], str | None]:
-        argv = [path, "--max-ops", str(self.config.max_ops), "--max-gm-bytes",
+        ops = ["--max-ops", str(self.config.max_ops)] if self.config.max_ops is not None else []
+        argv = [path, *ops, "--max-gm-bytes",
                 str(self.config.max_gm_bytes), "--seed", str(rng.randrange(4)),
                 *RUN_MODES[self._mode_for(mode, text)]]
         output = None
@@ -539,7 +541,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--workers", type=int, default=2)
     p.add_argument("--timeout", type=float, default=10.0, help="seconds per tool run")
-    p.add_argument("--max-ops", type=int, default=200_000, help="passed to mmair-run")
+    p.add_argument("--max-ops", type=int, default=None,
+                   help="passed to mmair-run (default: mmair-run's own default)")
     p.add_argument("--max-gm-bytes", type=int, default=64 << 20, help="passed to mmair-run")
     p.add_argument("--memory-limit", type=int, default=6 << 30,
                    help="RLIMIT_AS of each worker in bytes (0: none)")

@@ -30,7 +30,7 @@ QUICK_MUTANTS = 400
 
 
 def test_quick_fuzz_run(tmp_path):
-    config = fuzz_ir.Config(seed=0, timeout=10.0, max_ops=200_000, max_gm_bytes=64 << 20,
+    config = fuzz_ir.Config(seed=0, timeout=10.0, max_gm_bytes=64 << 20,  # default --max-ops
                             save_dir=str(tmp_path))
     summary = fuzz_ir.run_in_process(range(QUICK_MUTANTS), config)
     print(summary.table())
