@@ -183,8 +183,8 @@ def _write_func(fn: func.FuncOp) -> None:
         Rewriter.insert_op(const, InsertPoint.at_start(block))
         if isinstance(const.value, IntegerAttr):
             writer.constants.setdefault((const.value.value.data, const.value.type), const.results[0])
-    first = block.first_op
-    assert first is not None
+    # the views go after the constants they take (PTOAS, like mmair, checks dominance)
+    first = next(o for o in block.ops if not isinstance(o, arith.ConstantOp))
     for index, arg in enumerate(list(block.args)):
         t = arg.type
         if isinstance(t, pto.TileType):

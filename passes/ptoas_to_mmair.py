@@ -13,10 +13,13 @@ no second set of rules (docs/ptoas.md has the table and the sources).
     tmatmul / tmatmul.acc / tmatmul.bias (and tgemv*)     ->  pto.mad / pto.mad_acc / pto.mad_bias
     tstore  acc -> GM view                                ->  pto.fixpipe
     set_flag / wait_flag [<PIPE_A>, <PIPE_B>, <EVENT_IDn>]->  pto.set_flag / pto.wait_flag a -> b, n
+    set_flag_dyn / wait_flag_dyn [<PIPE_A>, <PIPE_B>, %e] ->  pto.set_flag / pto.wait_flag a -> b, %e
+    syncall (hard, or soft on a gm workspace)             ->  pto.sync_all (aic_only, mix)
     barrier <PIPE_X>                                      ->  pto.pipe_barrier x
     get_block_idx / get_block_num (i64)                   ->  pto.block_idx / block_num + index_cast
     pto.section.cube { body }                             ->  body (mmair runs the cube part)
     module pto.target_arch = "a5" / "a3" / "a2"           ->  pto.target = "a5" / "a2" / "a2"
+    element types !pto.hif8 / !pto.f8E8M0                 ->  !pto.hif8 / f8E8M0FNU (packed pairs refused)
 
 Each new op keeps the PTOAS op's location and is recorded in `ORIGIN`, so a diagnostic names the
 PTOAS op at its file:line:col. Tiles without an address then get one from pto-assign-addresses.
@@ -43,9 +46,11 @@ from xdsl.utils.exceptions import DiagnosticException
 
 from mmair.dialects import pto, ptoas
 from mmair.dialects.ptoas import ops as P
+from mmair.dialects.ptoas import sync as S
 from mmair.dialects.ptoas.origin import ORIGIN
-from mmair.dialects.ptoas.types import PtrType, TileBufType
-from mmair.isa.ascend.targets import get_target
+from mmair.dialects.ptoas.types import PACKED_ELEMENTS, F8E8M0Type, PtrType, TileBufType
+from mmair.dialects.types import element_name_or_none
+from mmair.isa.ascend.targets import ELEMENT_TYPES, get_target
 
 # tile_buf loc -> mmair space (PTOAS's TileBufType; legacy `ub` still read as vec).
 LOC_SPACE = {"mat": "l1", "left": "l0a", "right": "l0b", "acc": "l0c", "bias": "bt",
@@ -83,6 +88,7 @@ def tile_of(op: Operation, tile: TileBufType, target: str = "a2") -> pto.TileTyp
     dtype = tile.get("dtype")
     if not isinstance(dtype, Attribute):
         raise ConversionError(op, "requires a tile_buf dtype")
+    dtype = element_of(op, dtype)
     defaults = {"mat": ("col_major", "row_major"), "left": ("row_major", "row_major"),
                 "right": ("row_major", "col_major"), "acc": ("col_major", "row_major")}
     blayout, slayout = defaults.get(loc, ("row_major", "none_box"))
@@ -100,6 +106,24 @@ def tile_of(op: Operation, tile: TileBufType, target: str = "a2") -> pto.TileTyp
     if LOC_SPACE[loc] in ("bt", "fb", "ub") and rows == 1:
         return pto.TileType(LOC_SPACE[loc], [cols], dtype, "nd")
     return pto.TileType(LOC_SPACE[loc], [rows, cols], dtype, layout)
+
+
+def element_of(op: Operation, element: Attribute) -> Attribute:
+    """The mmair element type of a PTOAS one: `!pto.f8E8M0` is builtin f8E8M0FNU, the packed
+    pairs are refused (mmair keeps one value per element), the rest are mmair's already."""
+    if isinstance(element, F8E8M0Type):
+        from xdsl.dialects.builtin import Float8E8M0FNUType
+
+        return Float8E8M0FNUType()
+    if isinstance(element, PACKED_ELEMENTS):
+        raise ConversionError(
+            op, f"requires an unpacked element type in [{', '.join(ELEMENT_TYPES)}], got "
+                f"{element} (a packed pair of two values in one element, which mmair does not "
+                f"model)")
+    if element_name_or_none(element) is None:
+        raise ConversionError(op, f"requires an element type in [{', '.join(ELEMENT_TYPES)}], "
+                                  f"got {element}")
+    return element
 
 
 def _const(value: SSAValue) -> int | None:
@@ -220,6 +244,14 @@ def _convert_pointers(fn: func.FuncOp, target: str) -> None:
         if arg.type.space.data != "gm":
             raise ConversionError(fn, f"requires !pto.ptr arguments in gm, got {arg.type.space.data}"
                                       f" for argument {index}")
+        if arg.uses and all(isinstance(u.operation, S.SyncAllOp) for u in arg.uses):
+            # a soft syncall's workspace: the 16 i32 words PTOAS requires, as a GM tensor
+            workspace = MemRefType(element_of(fn, arg.type.element_type),
+                                   [S.SOFT_SYNCALL_WORKSPACE_I32])
+            new_arg = block.insert_arg(workspace, index)
+            arg.replace_all_uses_with(new_arg)
+            block.erase_arg(arg)
+            continue
         if not views:
             raise ConversionError(fn, f"requires a pto.make_tensor_view of argument {index} "
                                       "(it gives the tensor's shape)")
@@ -229,6 +261,12 @@ def _convert_pointers(fn: func.FuncOp, target: str) -> None:
             if any(d is None for d in dims):
                 raise ConversionError(view, "requires a static shape (arith.constant operands), "
                                             "mmair sizes the argument from it")
+            elements = 1
+            for d in dims:
+                elements *= d
+            if any(d <= 0 for d in dims) or elements >= 2 ** 63:
+                raise ConversionError(view, f"requires a shape of positive sizes with fewer than "
+                                            f"2^63 elements (i64 memref strides), got {dims}")
             strides = [_const(v) for v in view.strides]
             contiguous = [1]
             for d in reversed(dims[1:]):
@@ -239,7 +277,7 @@ def _convert_pointers(fn: func.FuncOp, target: str) -> None:
             shapes.append(tuple(dims))
         if len(set(shapes)) != 1:
             raise ConversionError(views[1], f"requires one shape per pointer, got {shapes}")
-        new_type = MemRefType(arg.type.element_type, shapes[0])
+        new_type = MemRefType(element_of(views[0], arg.type.element_type), shapes[0])
         new_arg = block.insert_arg(new_type, index)
         arg.replace_all_uses_with(new_arg)
         block.erase_arg(arg)
@@ -275,6 +313,17 @@ def _view(conv: _Converter, op: P.PartitionViewOp) -> None:
     sizes = [_const(s) for s in op.sizes]
     if any(s is None for s in sizes):
         raise ConversionError(op, "requires static sizes")
+    shape = source.type.get_shape()
+    if not len(offsets) == len(sizes) == len(shape):
+        raise ConversionError(op, f"requires one offset and one size per axis of the rank-"
+                                  f"{len(shape)} tensor, got {len(offsets)} and {len(sizes)}")
+    for axis, (offset, size, dim) in enumerate(zip(offsets, sizes, shape, strict=True)):
+        if not 0 < size <= dim:
+            raise ConversionError(op, f"requires the window inside the tensor: axis {axis} has "
+                                      f"size {size}, legal [1, {dim}]")
+        if isinstance(offset, int) and not 0 <= offset <= dim - size:
+            raise ConversionError(op, f"requires the window inside the tensor: axis {axis} has "
+                                      f"offset {offset}, legal [0, {dim - size}] for size {size}")
     ones = [1] * len(offsets)
     result_type = memref.SubviewOp.infer_result_type(source.type, offsets, sizes, ones)
     dyn = [o for o in offsets if isinstance(o, SSAValue)]
@@ -398,6 +447,28 @@ def _flag(conv: _Converter, op: P.SetFlagOp | P.WaitFlagOp) -> None:
     _replace(op)
 
 
+def _flag_dyn(conv: _Converter, op: S.SetFlagDynOp | S.WaitFlagDynOp) -> None:
+    """The event id stays a value: mmair's flag takes it as its runtime `event` operand, and the
+    checker judges the id the kernel computes (its range too)."""
+    cls = pto.SetFlagOp if isinstance(op, S.SetFlagDynOp) else pto.WaitFlagOp
+    conv.emit(op, cls(_pipe(op, op.src_pipe.data), _pipe(op, op.dst_pipe.data), op.event))
+    _replace(op)
+
+
+def _syncall(conv: _Converter, op: S.SyncAllOp) -> None:
+    """A hard or soft syncall of the cube cores is mmair's all-core barrier; the soft form's GM
+    workspace is where the hardware keeps its counters, which mmair's barrier does not need."""
+    core_type = op.core_type.value.data
+    if core_type == "aiv_only":
+        raise ConversionError(op, "is a vector-core barrier (core_type aiv_only); mmair models "
+                                  "the cube cores only: core_type in [aic_only, mix]")
+    if op.used_cores is not None:
+        raise ConversionError(op, "requires no used_cores: mmair's pto.sync_all waits for every "
+                                  "core of the launch, a barrier over part of it is not modelled")
+    conv.emit(op, pto.SyncAllOp())
+    _replace(op)
+
+
 def _barrier(conv: _Converter, op: P.BarrierOp) -> None:
     conv.emit(op, pto.PipeBarrierOp(_pipe(op, op.pipe.data)))
     _replace(op)
@@ -416,4 +487,5 @@ _HANDLERS = {
     P.TMatmulBiasOp: _tmatmul, P.TGemvOp: _tmatmul, P.TGemvAccOp: _tmatmul,
     P.TGemvBiasOp: _tmatmul, P.TStoreOp: _tstore, P.SetFlagOp: _flag, P.WaitFlagOp: _flag,
     P.BarrierOp: _barrier, P.GetBlockIdxOp: _block, P.GetBlockNumOp: _block,
+    S.SetFlagDynOp: _flag_dyn, S.WaitFlagDynOp: _flag_dyn, S.SyncAllOp: _syncall,
 }

@@ -485,11 +485,12 @@ def is_ptoas_module(module: ModuleOp) -> bool:
 
 
 def convert_ptoas(module: ModuleOp) -> ModuleOp:
-    """ptoas-to-mmair in place; a construct it cannot express is an `OpVerifyError` at the
-    PTOAS op."""
+    """ptoas-to-mmair in place, after PTOAS's own verifiers; a construct it cannot express is an
+    `OpVerifyError` at the PTOAS op."""
     from mmair.passes.ptoas_to_mmair import ConversionError, convert_module
 
     _PTOAS_MODULES.discard(module)
+    verify_module(module)  # PTOAS's own rules first, on its ops, as ptoas reports them
     try:
         convert_module(module)
     except ConversionError as err:

@@ -10,7 +10,9 @@ from xdsl.context import Context
 from xdsl.ir import Dialect
 
 from mmair.dialects.ptoas.ops import TILE_OPS
+from mmair.dialects.ptoas.sync import SYNC_ATTRS, SYNC_OPS
 from mmair.dialects.ptoas.types import (
+    ELEMENT_TYPES,
     EventAttr,
     KernelKindAttr,
     PartitionTensorViewType,
@@ -19,12 +21,13 @@ from mmair.dialects.ptoas.types import (
     TensorViewType,
     TileBufType,
 )
+from mmair.dialects.types import HiF8Type
 
 PTOAS = Dialect(
     "pto",
-    list(TILE_OPS),
+    [*TILE_OPS, *SYNC_OPS],
     [PtrType, TensorViewType, PartitionTensorViewType, TileBufType, KernelKindAttr, PipeAttr,
-     EventAttr],
+     EventAttr, *SYNC_ATTRS, HiF8Type, *ELEMENT_TYPES],
 )
 
 

@@ -5,9 +5,9 @@ The tile-level cube ops mmair converts are in SUPPORTED; everything else is refu
 
 SUPPORTED: frozenset[str] = frozenset({
     'alloc_tile', 'barrier', 'get_block_idx', 'get_block_num', 'make_tensor_view',
-    'partition_view', 'section.cube', 'set_flag', 'textract', 'tgemv', 'tgemv.acc',
-    'tgemv.bias', 'tload', 'tmatmul', 'tmatmul.acc', 'tmatmul.bias', 'tmov', 'tstore',
-    'wait_flag'
+    'partition_view', 'section.cube', 'set_flag', 'set_flag_dyn', 'syncall', 'textract', 'tgemv',
+    'tgemv.acc', 'tgemv.bias', 'tload', 'tmatmul', 'tmatmul.acc', 'tmatmul.bias', 'tmov',
+    'tstore', 'wait_flag', 'wait_flag_dyn'
 })
 
 REFUSED: dict[str, tuple[str, ...]] = {
@@ -42,10 +42,10 @@ REFUSED: dict[str, tuple[str, ...]] = {
         'tquant.mx'
     ),
     'synchronization': (
-        'record_event', 'wait_event', 'barrier_sync', 'set_flag_dyn', 'wait_flag_dyn', 'get_buf',
+        'record_event', 'wait_event', 'barrier_sync', 'get_buf',
         'get_buf_dyn', 'rls_buf', 'rls_buf_dyn', 'sync.set', 'sync.wait', 'set_cross_block',
         'wait_cross_block', 'set_intra_block', 'wait_intra_block', 'fence.barrier_all', 'tsync',
-        'syncall', 'set_ffts'
+        'set_ffts'
     ),
     'section': (
         'section.vector', 'section.simt', 'fusion_region', 'yield'

@@ -7,6 +7,11 @@ PTOAttrs.td at tonibohnlein/PTOAS e32488c9):
     !pto.tile_buf<loc=mat, dtype=f16, rows=32, cols=32, v_row=32, v_col=32,
                   blayout=col_major, slayout=row_major, fractal=512, pad=0>
     #pto.kernel_kind<cube>  #pto.pipe<PIPE_ALL>  #pto.event<EVENT_ID0>
+    !pto.hif8  !pto.f8E8M0  !pto.hif8x2  !pto.f4E1M2x2  !pto.f4E2M1x2  !pto.bf16x2   element types
+
+`!pto.hif8` is mmair's own HiF8Type (the same type under the same name). `!pto.f8E8M0` (the MX
+scale payload) is read as builtin `f8E8M0FNU`. The packed pairs (`PACKED_ELEMENTS`) are read and
+printed; ptoas-to-mmair refuses them, as mmair's executor keeps one value per element.
 
 The fields are kept as written (so a file prints back as it was read); `TileBufType.fields` gives
 them by key. Their meaning (which mmair tile a tile_buf is) is passes/ptoas_to_mmair.py's.
@@ -229,3 +234,49 @@ class PipeAttr(_EnumAttr):
 @irdl_attr_definition
 class EventAttr(_EnumAttr):
     name = "pto.event"
+
+
+class _ElementType(ParametrizedAttribute, TypeAttribute):
+    """A PTOAS element type without parameters (PTOTypeDefs.td)."""
+
+
+@irdl_attr_definition
+class F8E8M0Type(_ElementType):
+    """`!pto.f8E8M0`: the A5 MX exponent / scale payload, 1 byte (float8_e8m0_t)."""
+
+    name = "pto.f8E8M0"
+
+
+@irdl_attr_definition
+class HiF8x2Type(_ElementType):
+    """`!pto.hif8x2`: a packed pair of HiFloat8 values, 2 bytes (hifloat8x2_t)."""
+
+    name = "pto.hif8x2"
+
+
+@irdl_attr_definition
+class F4E1M2x2Type(_ElementType):
+    """`!pto.f4E1M2x2`: a packed pair of FP4 E1M2 values, 1 byte; a tile_buf counts pairs."""
+
+    name = "pto.f4E1M2x2"
+
+
+@irdl_attr_definition
+class F4E2M1x2Type(_ElementType):
+    """`!pto.f4E2M1x2`: a packed pair of FP4 E2M1 values, 1 byte; a tile_buf counts pairs."""
+
+    name = "pto.f4E2M1x2"
+
+
+@irdl_attr_definition
+class BF16x2Type(_ElementType):
+    """`!pto.bf16x2`: a packed pair of BF16 values, 4 bytes (bf16x2_t)."""
+
+    name = "pto.bf16x2"
+
+
+PACKED_ELEMENTS: tuple[type[Attribute], ...] = (HiF8x2Type, F4E1M2x2Type, F4E2M1x2Type, BF16x2Type)
+"""PTOAS's packed pair types: two values in one element."""
+
+ELEMENT_TYPES: tuple[type[Attribute], ...] = (F8E8M0Type, *PACKED_ELEMENTS)
+"""The element types PTOAS's dialect defines beyond mmair's (`!pto.hif8` is mmair's HiF8Type)."""
