@@ -59,7 +59,7 @@ SPACE_LOC = {space: loc for loc, space in LOC_SPACE.items() if loc != "ub"}
 LAYOUT_BOX = {layout: box for box, layout in BOX_LAYOUT.items()}
 PIPE_NAMES = {short: name for name, short in PIPES.items()}
 # mmair target -> PTOAS target_arch (a3 has the a2 cube and reads back as a2).
-WRITTEN_ARCH = {target: arch for arch, target in TARGET_ARCH.items() if arch != "a3"}
+WRITTEN_ARCH = {target: arch for arch, target in TARGET_ARCH.items() if arch == target}
 # (accumulator, destination) element types -> the quant the PTOAS move implies.
 IMPLIED_QUANT = {("f32", "f16"): "f322f16", ("f32", "bf16"): "f322bf16"}
 

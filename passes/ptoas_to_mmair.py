@@ -62,7 +62,7 @@ BOX_LAYOUT = {("col_major", "row_major"): "nz", ("row_major", "row_major"): "zz"
               ("row_major", "none_box"): "nd", ("col_major", "none_box"): "dn"}
 
 # target_arch -> mmair target: A3 (Atlas A3 / 910C) has the A2 cube (mmair.isa.ascend.targets).
-TARGET_ARCH = {"a2": "a2", "a3": "a2", "a5": "a5"}
+TARGET_ARCH = {"a2": "a2", "a3": "a2", "a2a3": "a2", "a5": "a5"}  # a2a3: one build for both
 
 PIPES = {"PIPE_S": "s", "PIPE_V": "v", "PIPE_M": "m", "PIPE_MTE1": "mte1", "PIPE_MTE2": "mte2",
          "PIPE_MTE3": "mte3", "PIPE_FIX": "fix", "PIPE_ALL": "all"}
@@ -296,9 +296,15 @@ def _alloc(conv: _Converter, op: P.AllocTileOp) -> None:
         offset = _const(op.addr)
         if offset is None:
             raise ConversionError(op, "requires addr to be an arith.constant")
-    if op.valid_row is not None or op.valid_col is not None:
-        raise ConversionError(op, "requires static valid rows and cols (valid_row / valid_col "
-                                  "operands are not modelled)")
+    full = (op.result.type.get("rows"), op.result.type.get("cols"))
+    for name, value, whole in (("valid_row", op.valid_row, full[0]),
+                               ("valid_col", op.valid_col, full[1])):
+        # pypto writes the valid region as operands even when it is the whole tile
+        if value is not None and _const(value) != whole:
+            got = _const(value)
+            raise ConversionError(
+                op, f"requires {name} = {whole}, the whole tile (a partial or run-time valid "
+                    f"region is not modelled), got {'a run-time value' if got is None else got}")
     new = conv.emit(op, pto.AllocOp(tile, offset))
     op.result.replace_all_uses_with(new.results[0])
     op.detach()

@@ -15,6 +15,7 @@ from mmair.dialects.ptoas.types import (
     ELEMENT_TYPES,
     EventAttr,
     KernelKindAttr,
+    LayoutAttr,
     PartitionTensorViewType,
     PipeAttr,
     PtrType,
@@ -27,7 +28,7 @@ PTOAS = Dialect(
     "pto",
     [*TILE_OPS, *SYNC_OPS],
     [PtrType, TensorViewType, PartitionTensorViewType, TileBufType, KernelKindAttr, PipeAttr,
-     EventAttr, *SYNC_ATTRS, HiF8Type, *ELEMENT_TYPES],
+     EventAttr, LayoutAttr, *SYNC_ATTRS, HiF8Type, *ELEMENT_TYPES],
 )
 
 

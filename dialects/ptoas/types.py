@@ -6,7 +6,7 @@ PTOAttrs.td at tonibohnlein/PTOAS e32488c9):
     !pto.partition_tensor_view<32x32xf16>                a window of one (partition_view)
     !pto.tile_buf<loc=mat, dtype=f16, rows=32, cols=32, v_row=32, v_col=32,
                   blayout=col_major, slayout=row_major, fractal=512, pad=0>
-    #pto.kernel_kind<cube>  #pto.pipe<PIPE_ALL>  #pto.event<EVENT_ID0>
+    #pto.kernel_kind<cube>  #pto.pipe<PIPE_ALL>  #pto.event<EVENT_ID0>  #pto.layout<nd>
     !pto.hif8  !pto.f8E8M0  !pto.hif8x2  !pto.f4E1M2x2  !pto.f4E2M1x2  !pto.bf16x2   element types
 
 `!pto.hif8` is mmair's own HiF8Type (the same type under the same name). `!pto.f8E8M0` (the MX
@@ -234,6 +234,15 @@ class PipeAttr(_EnumAttr):
 @irdl_attr_definition
 class EventAttr(_EnumAttr):
     name = "pto.event"
+
+
+@irdl_attr_definition
+class LayoutAttr(_EnumAttr):
+    """`#pto.layout<nd | dn | nz>`: the layout PTOAS notes on a view or a tload / tstore
+    (`{layout = #pto.layout<nd>}`). The strides of the view say the same for mmair, which reads
+    them; the note is kept for printing back."""
+
+    name = "pto.layout"
 
 
 class _ElementType(ParametrizedAttribute, TypeAttribute):
