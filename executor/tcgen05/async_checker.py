@@ -59,6 +59,7 @@ from mmair.dialects.pto.access import Access
 from mmair.dialects.value_names import value_label
 from mmair.executor.engine.events import Event, SyncError, format_iteration, lane_of
 from mmair.executor.engine.scheduler import Scheduler
+from mmair.executor.tcgen05.tma_layout import TmaLayouts
 from mmair.isa.tcgen05 import layouts
 from mmair.isa.tcgen05.tmem_moves import ld_st_extent
 from mmair.isa.tcgen05.units import TMEM_ROW_BYTES, UNITS, Unit
@@ -168,9 +169,8 @@ class Tcgen05Seam:
         """mbarrier -> phases the thread has observed complete (waits returned)."""
         self.async_events: dict[Unit, list[Event]] = {
             Unit.TC: [], Unit.TMA: [], Unit.LD: [], Unit.ST: []}
-        self.tma_writes: list[tuple[int, int, str, Event]] = []
-        """SMEM bytes [lo, hi) each TMA copy wrote, with its map's swizzle and its event (the
-        layout check of an MMA reading them)."""
+        self.tma = TmaLayouts()
+        """What the TMA copies into this CTA wrote (the layout checks of the MMAs reading it)."""
         self.timing: Any = None  # (the runner's seam attributes; tcgen05 timing is not modelled)
         self.observer: Callable[[Any], None] | None = None
         """--check-coverage: told the GM bytes each memref.copy of the thread writes."""
@@ -410,10 +410,9 @@ class Tcgen05Seam:
                for name, v in (("sparse_metadata", op.sparse_metadata), ("scale_a", op.scale_a),
                                ("scale_b", op.scale_b)) if v is not None})
         m, n = footprint.m, footprint.n
-        words = [] if op.a_in_tmem else [("A", int(a_view) & _MASK64)]
-        words.append(("B", int(values[op.b]) & _MASK64))
-        for (name, word), (lo, end) in zip(words, footprint.smem, strict=True):
-            self._check_tma_layout(op, name, word, lo, end)
+        self.tma.check_mma(op, footprint, int(values[op.idesc]) & _MASK32,
+                           None if op.a_in_tmem else int(a_view) & _MASK64,
+                           int(values[op.b]) & _MASK64, self._smem_name)
         accesses = [self._smem_span(lo, end, False) for lo, end in footprint.smem]
         extra = [v for v in (op.sparse_metadata, op.scale_a, op.scale_b) if v is not None]
         for value, (lane, lanes, column, columns) in zip(extra, footprint.tmem_reads,
@@ -427,23 +426,6 @@ class Tcgen05Seam:
                                    m, n, True))
         self._issue(interp, op, Unit.TC, accesses)
         return (), None
-
-    def _check_tma_layout(self, op: tcgen05.MmaOp, name: str, word: int, lo: int,
-                          end: int) -> None:
-        """An MMA operand read through a descriptor whose swizzle is not the one the TMA copy
-        that wrote those bytes used: the MMA reads the box's bytes in the wrong order."""
-        from mmair.isa.tcgen05.smem import decode_smem_desc
-
-        swizzle = decode_smem_desc(word).swizzle
-        for t_lo, t_hi, t_swizzle, ev in reversed(self.tma_writes):
-            if t_lo < end and lo < t_hi and t_swizzle != swizzle:
-                raise SyncError(
-                    "layout",
-                    f"layout mismatch on {self._smem_name(max(lo, t_lo))}: '{op.name}' reads "
-                    f"{name} through an SMEM descriptor with swizzle {swizzle}, but "
-                    f"{ev.describe()} wrote SMEM bytes [{max(lo, t_lo):#x}, {min(end, t_hi):#x}) "
-                    f"with the tensor map's swizzle {t_swizzle} (the MMA would read the box's "
-                    f"bytes in the wrong order)", op, (ev,))
 
     def _tma_load(self, interp: Any, op: tcgen05.TmaLoadOp, args: tuple) -> Any:
         """A TMA copy: an SMEM write of the `tma` unit in every destination CTA, then its
@@ -462,10 +444,7 @@ class Tcgen05Seam:
             write.lo, write.hi, True) for rank, write in fn.last_tma]
         ev = self._issue(interp, op, Unit.TMA, accesses)
         for rank, write in fn.last_tma:
-            target = seams[rank if self.pair is not None else self.core]
-            target.tma_writes = [w for w in target.tma_writes
-                                 if not (write.lo <= w[0] and w[1] <= write.hi)]
-            target.tma_writes.append((write.lo, write.hi, write.swizzle, ev))
+            seams[rank if self.pair is not None else self.core].tma.record(write, ev)
         snap = self._snapshot(self.lanes[Unit.TMA])
         for rank, seam in owners.items():
             state = seam.functions.mbarriers[key]

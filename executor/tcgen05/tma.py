@@ -31,12 +31,16 @@ class TensorMapValue:
 
 class TmaWrite(NamedTuple):
     """What a copy wrote: SMEM bytes [lo, hi) (a hull; exact when the destination is aligned to
-    the swizzle row), the map's swizzle and the transaction bytes."""
+    the swizzle row), the map's swizzle, the transaction bytes, and where the box came from (the
+    map, the destination offset, the coordinates: `tma.global_coordinates` inverts the copy)."""
 
     lo: int
     hi: int
     swizzle: str
     nbytes: int
+    map: tma.TensorMap
+    dst: int
+    coords: tuple[int, ...]
 
 
 def make_tensor_map(tensor: object, m: tma.TensorMap) -> TensorMapValue:
@@ -68,4 +72,4 @@ def tma_load(smem: SharedMemory, value: object, coords: tuple[int, ...], dst: in
     lo, hi = int(addresses.min()), int(addresses.max()) + 1
     smem.check_range(lo, hi, "the TMA box")
     smem.data[addresses] = np.ascontiguousarray(box).view(np.uint8).reshape(-1)
-    return TmaWrite(lo, hi, m.swizzle, m.box_bytes)
+    return TmaWrite(lo, hi, m.swizzle, m.box_bytes, m, dst, coords)

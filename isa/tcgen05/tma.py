@@ -277,6 +277,20 @@ def smem_addresses(m: TensorMap, dst: int) -> np.ndarray:
     return layouts.swizzle_addresses(linear, m.swizzle)
 
 
+def global_coordinates(m: TensorMap, dst: int, coords: tuple[int, ...],
+                       addresses: np.ndarray) -> np.ndarray:
+    """The global coordinates (innermost first, shape (rank, *addresses.shape)) of the elements a
+    copy of the box at `coords` to `dst` left at SMEM byte `addresses` (the inverse of
+    `smem_addresses`: the XOR swizzle is its own inverse, its source bits are never changed)."""
+    linear = layouts.swizzle_addresses(np.asarray(addresses, dtype=np.int64), m.swizzle) - dst
+    element = linear // (m.element_bits // 8)
+    out = []
+    for count, start, step in zip(m.box_elements, coords, m.element_strides, strict=True):
+        element, index = np.divmod(element, count)
+        out.append(start + index * step)
+    return np.stack(out)
+
+
 __all__ = [
     "CU_DATA_TYPES",
     "CU_SWIZZLES",
@@ -299,6 +313,7 @@ __all__ = [
     "check_copy",
     "check_tensor_map",
     "gather_box",
+    "global_coordinates",
     "oob_fill_bits",
     "smem_addresses",
 ]

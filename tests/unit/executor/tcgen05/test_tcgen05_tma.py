@@ -3,7 +3,8 @@ expect_tx / complete_tx, a 2-stage ring) runs clean and matches numpy, and each 
 is found with both ops named: an expect_tx too small (more bytes than announced: an error) or too
 large (the phase never completes: a deadlock naming the barrier and the byte counts), a stage
 refilled before the MMAs that read it completed (a race), a tensor-map swizzle that disagrees with
-the MMA's descriptor (a layout mismatch). Also: out-of-bounds elements of a box are filled."""
+the MMA's descriptor, or a descriptor stride that does not walk the box's rows (layout
+mismatches). Also: out-of-bounds elements of a box are filled."""
 
 from __future__ import annotations
 
@@ -113,6 +114,22 @@ def test_tensor_map_swizzle_disagreeing_with_the_descriptor_is_found(tmp_path: P
         "swizzle none (the MMA would read the box's bytes in the wrong order)" in err
 
 
+def test_descriptor_sbo_disagreeing_with_the_box_rows_is_found(tmp_path: Path, capsys) -> None:
+    # The right swizzle, the wrong stride between 8-row core groups: A[m=8] reads the box's row 4.
+    text = SOURCE.replace("start = 0, lbo = 16, sbo = 1024", "start = 0, lbo = 16, sbo = 512")
+    _, _, args = _inputs(tmp_path)
+    code, err = run_lowered(capsys, _variant(tmp_path, text), *args)
+    assert code == 1
+    mma_line = _line(text, "tcgen05.mma kind(f16)")
+    tma_line = _line(text, "tcgen05.tma_load %a_dst", 0)
+    assert f"variant.mlir:{mma_line}:9: error: 'tcgen05.mma' op layout mismatch on %a_stages: " \
+        "'tcgen05.mma' reads A[m=8, k=0] at SMEM 0x240, which holds %a[4, 0] as " \
+        f"'tcgen05.tma_load' at {tmp_path / 'variant.mlir'}:{tma_line}:11 (the tensor memory " \
+        "accelerator, iteration %kb = 0) wrote it; A[m=0, k=0] holds %a[0, 0], so it should be " \
+        "%a[8, 0] (the K-major descriptor with swizzle sw128, LBO 16, SBO 512 does not walk the " \
+        "box the tensor map (swizzle sw128) laid out)" in err
+
+
 _OOB = """builtin.module {
   func.func @k(%g: memref<20x16xf32>, %out: memref<16x16xf32>) {
     %tm = tcgen05.make_tensor_map %g, #tcgen05.tensor_map<dtype = f32, dims = [16, 20], strides = [64], box = [16, 16], oob_fill = FILL> : memref<20x16xf32>
@@ -146,3 +163,138 @@ def test_box_rows_past_the_tensor_are_filled(tmp_path: Path, capsys, fill: str) 
         assert np.array_equal(out[8:], np.zeros((8, 16), np.float32))
     else:
         assert (out[8:].view(np.uint32) == 0x7FFFFFFF).all()
+
+
+# A CTA pair: the leader multicasts one box to both CTAs with cta_group::2, so both copies
+# complete on the leader's mbarrier (CUTLASS SM100_TMA_2SM_LOAD masks the peer bit); the peer
+# reads its copy after the cluster barrier that follows the leader's wait.
+_PAIR = """builtin.module attributes {tcgen05.target = "sm_100a"} {
+  func.func @k(%g: memref<64x16xf32>, %out: memref<2x32x16xf32>) {
+    %tm = tcgen05.make_tensor_map %g, #tcgen05.tensor_map<dtype = f32, dims = [16, 64], strides = [64], box = [16, 32]> : memref<64x16xf32>
+    %s = tcgen05.smem_alloc offset(0) : memref<32x16xf32, #tcgen05.space<smem>>
+    %bar = tcgen05.smem_alloc offset(2048) : memref<1xi64, #tcgen05.space<smem>>
+    tcgen05.mbarrier_init %bar count(1) : memref<1xi64, #tcgen05.space<smem>>
+    tcgen05.cluster_sync
+    %rank = tcgen05.cluster_rank : i32
+    %c0 = arith.constant 0 : i32
+    %y = arith.constant 16 : i32
+    %mask = arith.constant 3 : i16
+    %leader = arith.cmpi eq, %rank, %c0 : i32
+    scf.if %leader {
+      tcgen05.mbarrier_arrive %bar expect_tx(4096) : memref<1xi64, #tcgen05.space<smem>>
+      tcgen05.tma_load %s, %tm[%c0, %y], %bar cluster multicast(%mask) cta_group(2) : memref<32x16xf32, #tcgen05.space<smem>>, memref<1xi64, #tcgen05.space<smem>>
+      %p = arith.constant false
+      tcgen05.mbarrier_wait %bar, %p : memref<1xi64, #tcgen05.space<smem>>
+    }
+    tcgen05.cluster_sync
+    %r = arith.index_cast %rank : i32 to index
+    %dst = "memref.subview"(%out, %r) <{static_offsets = array<i64: -9223372036854775808, 0, 0>, static_sizes = array<i64: 1, 32, 16>, static_strides = array<i64: 1, 1, 1>, operandSegmentSizes = array<i32: 1, 1, 0, 0>}> : (memref<2x32x16xf32>, index) -> memref<32x16xf32, strided<[16, 1], offset: ?>>
+    "memref.copy"(%s, %dst) : (memref<32x16xf32, #tcgen05.space<smem>>, memref<32x16xf32, strided<[16, 1], offset: ?>>) -> ()
+    func.return
+  }
+}
+"""
+
+
+@pytest.mark.parametrize("sync_check", ["on", "off"])
+def test_pair_multicast_fills_both_ctas(tmp_path: Path, capsys, sync_check: str) -> None:
+    g = np.arange(1024, dtype=np.float32).reshape(64, 16)
+    np.save(tmp_path / "g.npy", g)
+    code = main([str(_variant(tmp_path, _PAIR)), "--sync-check", sync_check,
+                 "--input", f"g={tmp_path / 'g.npy'}", "--output", f"out={tmp_path / 'out.npy'}"])
+    assert code == 0, capsys.readouterr().err
+    out = np.load(tmp_path / "out.npy")
+    assert np.array_equal(out[0], g[16:48]) and np.array_equal(out[1], g[16:48])
+
+
+def test_peer_reading_a_multicast_box_without_a_barrier_is_a_race(tmp_path: Path,
+                                                                  capsys) -> None:
+    at = _PAIR.rindex("    tcgen05.cluster_sync\n")
+    text = _PAIR[:at] + _PAIR[at + len("    tcgen05.cluster_sync\n"):]
+    g = np.zeros((64, 16), dtype=np.float32)
+    np.save(tmp_path / "g.npy", g)
+    code = main([str(_variant(tmp_path, text)), "--input", f"g={tmp_path / 'g.npy'}"])
+    assert code == 1
+    err = capsys.readouterr().err
+    path = tmp_path / "variant.mlir"
+    assert f"race on smem bytes [0, 2048) (%s of CTA 1) between CTAs 1 and 0 of the CTA pair: " \
+        f"'tcgen05.tma_load' at {path}:{_line(text, 'tcgen05.tma_load')}:7 (the tensor memory " \
+        f"accelerator) writes them, 'memref.copy' at {path}:{_line(text, 'memref.copy')}:5 (the " \
+        "issuing thread, CTA 1) reads them" in err
+
+
+# One MMA with B MN-major: B is K x N row-major (N innermost), its 64 x 16 box swizzled 128B is the
+# MN-major canonical layout with SBO = 1024 (8 K-rows of 128 bytes); A is K-major, 32B swizzle.
+_MN_MAJOR = """builtin.module attributes {tcgen05.target = "sm_100a"} {
+  func.func @k(%a: memref<128x16xf16>, %b: memref<16x64xf16>, %d: memref<128x64xf32>) {
+    %ta = tcgen05.make_tensor_map %a, #tcgen05.tensor_map<dtype = f16, dims = [16, 128], strides = [32], box = [16, 128], swizzle = sw32> : memref<128x16xf16>
+    %tb = tcgen05.make_tensor_map %b, #tcgen05.tensor_map<dtype = f16, dims = [64, 16], strides = [128], box = [64, 16], swizzle = sw128> : memref<16x64xf16>
+    %idesc = tcgen05.make_idesc #tcgen05.idesc<kind = f16, dtype = f32, atype = f16, btype = f16, m = 128, n = 64, transpose_b = true>
+    %ad = tcgen05.make_smem_desc #tcgen05.smem_desc<start = 0, lbo = 16, sbo = 256, base_offset = 0, lbo_mode = relative, swizzle = sw32>
+    %bd = tcgen05.make_smem_desc #tcgen05.smem_desc<start = 4096, lbo = 2048, sbo = SBO, base_offset = 0, lbo_mode = relative, swizzle = sw128>
+    %sa = tcgen05.smem_alloc offset(0) : memref<128x16xf16, #tcgen05.space<smem>>
+    %sb = tcgen05.smem_alloc offset(4096) : memref<16x64xf16, #tcgen05.space<smem>>
+    %bars = tcgen05.smem_alloc offset(8192) : memref<2x1xi64, #tcgen05.space<smem>>
+    %full = "memref.subview"(%bars) <{static_offsets = array<i64: 0, 0>, static_sizes = array<i64: 1, 1>, static_strides = array<i64: 1, 1>, operandSegmentSizes = array<i32: 1, 0, 0, 0>}> : (memref<2x1xi64, #tcgen05.space<smem>>) -> memref<1xi64, #tcgen05.space<smem>>
+    %done = "memref.subview"(%bars) <{static_offsets = array<i64: 1, 0>, static_sizes = array<i64: 1, 1>, static_strides = array<i64: 1, 1>, operandSegmentSizes = array<i32: 1, 0, 0, 0>}> : (memref<2x1xi64, #tcgen05.space<smem>>) -> memref<1xi64, #tcgen05.space<smem>>
+    tcgen05.mbarrier_init %full count(1) : memref<1xi64, #tcgen05.space<smem>>
+    tcgen05.mbarrier_init %done count(1) : memref<1xi64, #tcgen05.space<smem>>
+    %acc = tcgen05.alloc cta_group(1) columns(64) : memref<128x64xf32, #tcgen05.space<tmem>>
+    %c0 = arith.constant 0 : i32
+    tcgen05.mbarrier_arrive %full expect_tx(6144) : memref<1xi64, #tcgen05.space<smem>>
+    tcgen05.tma_load %sa, %ta[%c0, %c0], %full : memref<128x16xf16, #tcgen05.space<smem>>, memref<1xi64, #tcgen05.space<smem>>
+    tcgen05.tma_load %sb, %tb[%c0, %c0], %full : memref<16x64xf16, #tcgen05.space<smem>>, memref<1xi64, #tcgen05.space<smem>>
+    %p0 = arith.constant false
+    tcgen05.mbarrier_wait %full, %p0 : memref<1xi64, #tcgen05.space<smem>>
+    %no = arith.constant false
+    tcgen05.mma kind(f16) cta_group(1) %acc, %ad, %bd, %idesc, %no : memref<128x64xf32, #tcgen05.space<tmem>>, i64
+    tcgen05.commit cta_group(1) %done : memref<1xi64, #tcgen05.space<smem>>
+    tcgen05.mbarrier_wait %done, %p0 : memref<1xi64, #tcgen05.space<smem>>
+    %r0 = tcgen05.ld shape("32x32b") num(64) warp(0) lane(0) column(0) %acc : memref<128x64xf32, #tcgen05.space<tmem>> -> memref<32x64xf32>
+    %r1 = tcgen05.ld shape("32x32b") num(64) warp(1) lane(32) column(0) %acc : memref<128x64xf32, #tcgen05.space<tmem>> -> memref<32x64xf32>
+    %r2 = tcgen05.ld shape("32x32b") num(64) warp(2) lane(64) column(0) %acc : memref<128x64xf32, #tcgen05.space<tmem>> -> memref<32x64xf32>
+    %r3 = tcgen05.ld shape("32x32b") num(64) warp(3) lane(96) column(0) %acc : memref<128x64xf32, #tcgen05.space<tmem>> -> memref<32x64xf32>
+    tcgen05.wait_ld
+    %d0 = "memref.subview"(%d) <{static_offsets = array<i64: 0, 0>, static_sizes = array<i64: 32, 64>, static_strides = array<i64: 1, 1>, operandSegmentSizes = array<i32: 1, 0, 0, 0>}> : (memref<128x64xf32>) -> memref<32x64xf32, strided<[64, 1]>>
+    %d1 = "memref.subview"(%d) <{static_offsets = array<i64: 32, 0>, static_sizes = array<i64: 32, 64>, static_strides = array<i64: 1, 1>, operandSegmentSizes = array<i32: 1, 0, 0, 0>}> : (memref<128x64xf32>) -> memref<32x64xf32, strided<[64, 1], offset: 2048>>
+    %d2 = "memref.subview"(%d) <{static_offsets = array<i64: 64, 0>, static_sizes = array<i64: 32, 64>, static_strides = array<i64: 1, 1>, operandSegmentSizes = array<i32: 1, 0, 0, 0>}> : (memref<128x64xf32>) -> memref<32x64xf32, strided<[64, 1], offset: 4096>>
+    %d3 = "memref.subview"(%d) <{static_offsets = array<i64: 96, 0>, static_sizes = array<i64: 32, 64>, static_strides = array<i64: 1, 1>, operandSegmentSizes = array<i32: 1, 0, 0, 0>}> : (memref<128x64xf32>) -> memref<32x64xf32, strided<[64, 1], offset: 6144>>
+    "memref.copy"(%r0, %d0) : (memref<32x64xf32>, memref<32x64xf32, strided<[64, 1]>>) -> ()
+    "memref.copy"(%r1, %d1) : (memref<32x64xf32>, memref<32x64xf32, strided<[64, 1], offset: 2048>>) -> ()
+    "memref.copy"(%r2, %d2) : (memref<32x64xf32>, memref<32x64xf32, strided<[64, 1], offset: 4096>>) -> ()
+    "memref.copy"(%r3, %d3) : (memref<32x64xf32>, memref<32x64xf32, strided<[64, 1], offset: 6144>>) -> ()
+    tcgen05.dealloc cta_group(1) %acc : memref<128x64xf32, #tcgen05.space<tmem>>
+    func.return
+  }
+}
+"""
+
+
+def _run_mn(tmp_path: Path, sbo: int) -> tuple[int, np.ndarray, np.ndarray]:
+    rng = np.random.default_rng(1)
+    a = rng.integers(-4, 5, (128, 16)).astype(np.float16)
+    b = rng.integers(-4, 5, (16, 64)).astype(np.float16)
+    np.save(tmp_path / "a.npy", a)
+    np.save(tmp_path / "b.npy", b)
+    code = main([str(_variant(tmp_path, _MN_MAJOR.replace("sbo = SBO", f"sbo = {sbo}"))),
+                 "-p", "mmair-lower", "--input", f"a={tmp_path / 'a.npy'}",
+                 "--input", f"b={tmp_path / 'b.npy'}", "--output", f"d={tmp_path / 'd.npy'}"])
+    return code, a, b
+
+
+def test_mn_major_operand_loaded_by_tma_matches_numpy(tmp_path: Path, capsys) -> None:
+    code, a, b = _run_mn(tmp_path, 1024)
+    assert code == 0, capsys.readouterr().err
+    assert np.array_equal(np.load(tmp_path / "d.npy"), a.astype(np.float32) @ b.astype(np.float32))
+
+
+def test_mn_major_descriptor_with_the_wrong_sbo_is_a_layout_mismatch(tmp_path: Path,
+                                                                     capsys) -> None:
+    code, _, _ = _run_mn(tmp_path, 512)
+    assert code == 1
+    err = capsys.readouterr().err
+    assert "error: 'tcgen05.mma' op layout mismatch on %sb: 'tcgen05.mma' reads B[n=0, k=8] at " \
+        "SMEM 0x1240, which holds %b[4, 0] as 'tcgen05.tma_load' at " in err
+    assert "wrote it; B[n=0, k=0] holds %b[0, 0], so it should be %b[8, 0] (the MN-major " \
+        "descriptor with swizzle sw128, LBO 2048, SBO 512 does not walk the box the tensor map " \
+        "(swizzle sw128) laid out)" in err

@@ -43,6 +43,18 @@ def test_sw128_box_reads_back_through_the_canonical_k_major_layout() -> None:
     assert np.array_equal(read, tile)
 
 
+@pytest.mark.parametrize("swizzle", ["none", "sw32", "sw64", "sw128", "sw128_base32b"])
+def test_global_coordinates_invert_the_copy(swizzle: str) -> None:
+    span = tma.SWIZZLE_SPAN[swizzle] or 128
+    m = tma.TensorMap("f16", (256, 96), (512,), (span // 2, 40), (1, 1), swizzle=swizzle)
+    addresses = tma.smem_addresses(m, 4096)
+    g = tma.global_coordinates(m, 4096, (64, 7), addresses)
+    inner, outer = np.meshgrid(np.arange(span // 2), np.arange(40))
+    element = np.arange(m.box_bytes) // 2  # the byte's element, row-major from the box start
+    assert np.array_equal(g[0], 64 + inner.reshape(-1)[element])
+    assert np.array_equal(g[1], 7 + outer.reshape(-1)[element])
+
+
 def test_linear_box_without_swizzle() -> None:
     m = _map(swizzle="none")
     assert np.array_equal(tma.smem_addresses(m, 256), 256 + np.arange(m.box_bytes))
