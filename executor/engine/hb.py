@@ -46,7 +46,7 @@ from mmair.executor.engine.events import (
     as_event,
     flag_event,
 )
-from mmair.isa.ascend.pipes import needs_same_pipe_barrier
+from mmair.isa.ascend.pipes import Pipe, needs_same_pipe_barrier
 from mmair.isa.tcgen05.units import Unit, tmem_overlap_text, why_unordered
 
 PRUNE_EVERY = 2048
@@ -169,6 +169,8 @@ class HappensBefore:
         if kind == WAIT:
             snapshot = self.flags.pop(ev.key)[1]
             clock[:] = [x if x > y else y for x, y in zip(clock, snapshot, strict=True)]
+            if ev.pipe is Pipe.S:
+                self._stall(ev.core, snapshot)
         elif kind == SET:
             key = ev.key
             held = self.flags.get(key)
@@ -198,16 +200,18 @@ class HappensBefore:
         if accesses:
             # Check every access before recording any: an op's own accesses (mad_acc reads and
             # writes C) never conflict with each other.
+            # Every other lane first, then the own lane's: when an access conflicts both with
+            # another pipe and within its pipe, the cross-pipe race is the one to fix first (a
+            # pipe_barrier of its own pipe would not order it).
             check = self._check
-            if len(accesses) == 2:  # most ops: one source, one destination
-                a, b = accesses
-                ga = check(ev, a, clock, lane, in_order)
-                gb = check(ev, b, clock, lane, in_order)
-                self._groups_made += _record(ev, a, ga, lane, n) + _record(ev, b, gb, lane, n)
-            else:
-                groups = [check(ev, access, clock, lane, in_order) for access in accesses]
+            groups = [check(ev, access, clock, lane, in_order) for access in accesses]
+            if not in_order:
                 for access, group in zip(accesses, groups, strict=True):
-                    self._groups_made += _record(ev, access, group, lane, n)
+                    own = group.get(lane)
+                    if own is not None:
+                        self._scan(ev, access, own, True, clock[lane])
+            for access, group in zip(accesses, groups, strict=True):
+                self._groups_made += _record(ev, access, group, lane, n)
         self._until_prune -= 1
         if self._until_prune <= 0:
             self.prune()
@@ -299,11 +303,15 @@ class HappensBefore:
         if in_order:
             clock[lane] = n
         checks, records, _ = places
-        for a, q, group, write, start, end in checks:
+        own = None
+        for check in checks:
+            a, q, group, write, start, end = check
             bound = clock[q]
             if group[2] <= bound and (not write or group[3] <= bound):
                 continue  # every record of lane q is ordered before this access
-            if q == lane and in_order:
+            if q == lane:
+                if not in_order:  # after every other lane's: a cross-pipe race is reported first
+                    own = [check] if own is None else own + [check]
                 continue
             # `_scan`, inlined up to the byte hulls: most unordered records are another tile of
             # the same memory (%a_l1 and %b_l1)
@@ -313,7 +321,9 @@ class HappensBefore:
                         break
                     if rec[3] >= end or start >= rec[4]:
                         continue
-                    self._scan_record(owner, a, rec, q == lane)
+                    self._scan_record(owner, a, rec, False)
+        for a, _, group, _, _, _ in own or ():
+            self._scan(owner, a, group, True, clock[lane])
         for a, group, region, write, start, end in records:  # `_record`
             if write:
                 wd = group[0]
@@ -417,6 +427,20 @@ class HappensBefore:
             self.last[lane] = ev  # on the other pipes a wait or a barrier holds the queue
         self.prev[lane] = ev
 
+    def _stall(self, core: int, snapshot: list[int]) -> None:
+        """A `wait_flag X -> s` stalled the scalar unit of `core` until X's matching set fired
+        (`snapshot`: what that set knew). The scalar unit issues every later instruction of
+        every pipe, so each of them starts after the set: join `snapshot` into every lane of
+        the core (not S's own epochs: a scalar store before the wait is still not visible to a
+        pipe without an `S -> pipe` flag). Events already queued behind a blocked wait_flag
+        run after a set issued later, so they are after the stall too."""
+        base = core * NUM_PIPES
+        for q in range(base, base + NUM_PIPES):
+            c = self.clock[q]
+            for i, v in enumerate(snapshot):
+                if v > c[i]:
+                    c[i] = v
+
     def barrier_all(self, ev: Event) -> None:
         """`pipe_barrier(all)` issued on core `ev.core` after every queue of the core drained:
         every later event of the core is ordered after every earlier one."""
@@ -485,12 +509,12 @@ class HappensBefore:
         write = a.write
         # group = [write records, read records, epoch of the last write, of the last read]
         for q, group in groups.items():
+            if q == lane:
+                continue  # in order, or scanned after the other lanes (`execute`)
             bound = clock[q]
             if group[2] <= bound and (not write or group[3] <= bound):
                 continue  # every record of lane q is ordered before this access
-            if q == lane and in_order:
-                continue
-            self._scan(ev, a, group, q == lane, bound)
+            self._scan(ev, a, group, False, bound)
         return groups
 
     def _scan(self, ev: Event | tuple, a: Access, group: list, own: bool, bound: int) -> None:
