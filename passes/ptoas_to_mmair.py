@@ -51,6 +51,8 @@ from mmair.dialects.ptoas.origin import ORIGIN
 from mmair.dialects.ptoas.types import PACKED_ELEMENTS, F8E8M0Type, PtrType, TileBufType
 from mmair.dialects.types import element_name_or_none
 from mmair.isa.ascend.targets import ELEMENT_TYPES, get_target
+from mmair.passes.ptoas_vpto import HANDLERS as VPTO_HANDLERS
+from mmair.passes.ptoas_vpto import VptoState, gm_extent, uses_vpto
 
 # tile_buf loc -> mmair space (PTOAS's TileBufType; legacy `ub` still read as vec).
 LOC_SPACE = {"mat": "l1", "left": "l0a", "right": "l0b", "acc": "l0c", "bias": "bt",
@@ -212,10 +214,14 @@ def _convert_func(fn: func.FuncOp, target: str) -> None:
         section.erase()
     _convert_pointers(fn, target)
     conv = _Converter(Rewriter(), target)
+    vpto = VptoState(fn, target)
     for op in list(fn.walk()):
         handler = _HANDLERS.get(type(op))
         if handler is not None:
             handler(conv, op)
+        elif type(op) in VPTO_HANDLERS:
+            VPTO_HANDLERS[type(op)](vpto, op)
+    vpto.finish()
     for op in reversed(list(fn.walk())):
         if isinstance(op, (P.PartitionViewOp, P.MakeTensorViewOp)) and not op.result.uses:
             op.detach()
@@ -227,8 +233,8 @@ def _convert_func(fn: func.FuncOp, target: str) -> None:
 
 
 def _convert_pointers(fn: func.FuncOp, target: str) -> None:
-    """A GM `!pto.ptr<T>` argument becomes `memref<RxCxT>`, R x C from its make_tensor_view; a
-    tile_buf argument becomes the mmair tile."""
+    """A GM `!pto.ptr<T>` argument becomes `memref<RxCxT>`, R x C from its make_tensor_view (or
+    a 1-D memref sized by the VPTO ops that use it); a tile_buf argument becomes the mmair tile."""
     if not fn.body.blocks:
         return
     block = fn.body.block
@@ -241,6 +247,13 @@ def _convert_pointers(fn: func.FuncOp, target: str) -> None:
         if not isinstance(arg.type, PtrType):
             continue
         views = [u.operation for u in arg.uses if isinstance(u.operation, P.MakeTensorViewOp)]
+        if not views and uses_vpto(arg):
+            if arg.type.space.data == "gm":  # a VPTO kernel's GM tensor, sized by its uses
+                new_arg = block.insert_arg(
+                    MemRefType(element_of(fn, arg.type.element_type), [gm_extent(arg)]), index)
+                arg.replace_all_uses_with(new_arg)
+                block.erase_arg(arg)
+            continue  # a local-space pointer: ptoas_vpto places it
         if arg.type.space.data != "gm":
             raise ConversionError(fn, f"requires !pto.ptr arguments in gm, got {arg.type.space.data}"
                                       f" for argument {index}")

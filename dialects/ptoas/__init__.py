@@ -22,11 +22,12 @@ from mmair.dialects.ptoas.types import (
     TensorViewType,
     TileBufType,
 )
+from mmair.dialects.ptoas.vpto import VPTO_OPS
 from mmair.dialects.types import HiF8Type
 
 PTOAS = Dialect(
     "pto",
-    [*TILE_OPS, *SYNC_OPS],
+    [*TILE_OPS, *SYNC_OPS, *VPTO_OPS],
     [PtrType, TensorViewType, PartitionTensorViewType, TileBufType, KernelKindAttr, PipeAttr,
      EventAttr, LayoutAttr, *SYNC_ATTRS, HiF8Type, *ELEMENT_TYPES],
 )

@@ -3,7 +3,8 @@
 A file is PTOAS text when it uses PTOAS's types (`!pto.ptr`, `!pto.tensor_view`,
 `!pto.partition_tensor_view`, `!pto.tile_buf`), its module attributes (`pto.target_arch`,
 `pto.kernel_kind`, `pto.device-spec`), its flag syntax (`[<PIPE_...>`), an element type only PTOAS has (`!pto.f4E2M1x2`, ...) or an
-op only PTOAS has.
+op only PTOAS has (VPTO's `pto.mad` and `pto.mte_l1_l0a` share mmair's names, but their
+`!pto.ptr` operands mark them).
 The file name does not matter. mmair's own spelling (`!pto.tile`, `pto.set_flag mte2 -> mte1, 0`)
 shares none of these.
 """
@@ -21,7 +22,8 @@ _MARKERS = re.compile(
     r"|\[\s*<PIPE_"
     r"|\bpto\.(?:alloc_tile|make_tensor_view|partition_view|tload|tstore|tmov|textract|tmatmul"
     r"|section\.cube|section\.vector|get_block_idx|get_block_num|set_flag_dyn|wait_flag_dyn"
-    r"|syncall)\b"
+    r"|syncall|tile_buf_addr|castptr|addptr|mte_gm_l1_frac|load_cbuf_to_ca|load_cbuf_to_cb"
+    r"|mte_l0c_gm|mte_l0c_l1)\b"
 )
 
 # An op name where an operation starts: at a line start or after `=` (results), not in a type

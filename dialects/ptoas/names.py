@@ -1,13 +1,18 @@
 """Every PTOAS op name by kind, for refusing the ones mmair does not model by name (generated from
 include/PTO/IR/PTOOps.td, VPTOOps.td and VPTOUbOps.td at tonibohnlein/PTOAS e32488c9, the
 mnemonics only).
-The tile-level cube ops mmair converts are in SUPPORTED; everything else is refused."""
+The tile-level cube ops and the VPTO cube data path mmair converts are in SUPPORTED; everything
+else is refused."""
 
 SUPPORTED: frozenset[str] = frozenset({
     'alloc_tile', 'barrier', 'get_block_idx', 'get_block_num', 'make_tensor_view',
     'partition_view', 'section.cube', 'set_flag', 'set_flag_dyn', 'syncall', 'textract', 'tgemv',
     'tgemv.acc', 'tgemv.bias', 'tload', 'tmatmul', 'tmatmul.acc', 'tmatmul.bias', 'tmov',
-    'tstore', 'wait_flag', 'wait_flag_dyn'
+    'tstore', 'wait_flag', 'wait_flag_dyn',
+    # VPTO (dialects/ptoas/vpto.py)
+    'tile_buf_addr', 'castptr', 'addptr', 'mte_gm_l1_frac', 'mte_l1_l0a', 'mte_l1_l0b',
+    'load_cbuf_to_ca', 'load_cbuf_to_cb', 'mte_l1_bt', 'mad', 'mad_acc', 'mad_bias', 'mte_l0c_gm',
+    'mte_l0c_l1',
 })
 
 REFUSED: dict[str, tuple[str, ...]] = {

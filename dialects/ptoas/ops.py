@@ -239,8 +239,12 @@ TGemvBiasOp = _ins_outs("pto.tgemv.bias", "TGemvBiasOp")
 
 
 def _parse_enum(parser: Parser) -> str:
-    """`<VALUE>` or `#pto.pipe<VALUE>` / `#pto.event<VALUE>`."""
+    """`<VALUE>`, `#pto.pipe<VALUE>` / `#pto.event<VALUE>`, or `"VALUE"` (the string form
+    PTOAS's VPTO tests write: `pto.set_flag["PIPE_MTE2", "PIPE_MTE1", "EVENT_ID0"]`)."""
     if parser.parse_optional_punctuation("<") is None:
+        text = parser.parse_optional_str_literal()
+        if text is not None:
+            return text
         attr = parser.parse_attribute()
         value = getattr(attr, "value", None)
         if not isinstance(value, StringAttr):
