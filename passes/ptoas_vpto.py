@@ -8,7 +8,7 @@ mmair's raw parameter-form ops, the hardware fields PTOAS's own wrapper expansio
     mte_l1_l0a / mte_l1_l0b, load_cbuf_to_ca / _cb  ->  pto.load_2d_v2 (LoadData2DParamsV2, a5);
         the shape form's fields derived as deriveLoadCbufToCa/CbControl derives them
     mad / mad_acc / mad_bias          ->  pto.mmad (cmatrixInitVal, cmatrixSource, unitFlag 2 / 3)
-    mte_l0c_gm / mte_l0c_l1           ->  pto.fixpipe_copy (nz2nd / nz2dn / nz2nz, loop3 = nd_num)
+    mte_l0c_gm / mte_l0c_l1 / _ub     ->  pto.fixpipe_copy (nz2nd / nz2dn / nz2nz, loop3 = nd_num)
     mte_l1_bt                         ->  pto.copy_l1_bt
 
 A pointer is a place in a buffer: `tile_buf_addr` points at the tile's start, `castptr` of a
@@ -429,7 +429,7 @@ def _mad(state: VptoState, op: Operation) -> None:
     _erase(op)
 
 
-_QUANT = {"f32_f16": "f322f16", "f32_bf16": "f322bf16"}
+_QUANT = {"f32_f16": "f322f16", "f32_bf16": "f322bf16", "no_convert": "none"}
 
 
 def _acc_store(state: VptoState, op: Operation) -> None:
@@ -456,6 +456,13 @@ def _acc_store(state: VptoState, op: Operation) -> None:
                             f"{' with clip' if op.value('clip') is not None else ''}; mmair "
                             f"models no_relu and normal_relu")
         relu = op.relu_mode.data == "normal_relu"
+    if op.UB:
+        if op.dst_mode is not None:
+            raise _fail(op, f"has dst_mode({op.dst_mode.data}): the dual-destination write to "
+                            f"both vector sub-blocks' UBs is not modelled by mmair")
+        if static_value(op.require("sub_blockid")) != 0:
+            raise _fail(op, "requires dst_mode(%sub_blockid) with a constant 0: mmair models "
+                            "the UB of vector sub-block 0 only")
     src, src_offset = _local(state, op, "src")
     if op.GM:
         dst = state.gm_view(op, dst_ptr)
@@ -508,7 +515,8 @@ HANDLERS = {
     V.TileBufAddrOp: _tile_buf_addr, V.CastPtrOp: _castptr, V.AddPtrOp: _addptr,
     V.MteGmL1FracOp: _frac, V.MteL1L0aOp: _load, V.MteL1L0bOp: _load, V.LoadCbufToCaOp: _load,
     V.LoadCbufToCbOp: _load, V.MadOp: _mad, V.MadAccOp: _mad, V.MadBiasOp: _mad,
-    V.MteL0cGmOp: _acc_store, V.MteL0cL1Op: _acc_store, V.MteL1BtOp: _l1_bt,
+    V.MteL0cGmOp: _acc_store, V.MteL0cL1Op: _acc_store, V.MteL0cUbOp: _acc_store,
+    V.MteL1BtOp: _l1_bt,
 }
 """VPTO op class -> its conversion (state, op)."""
 

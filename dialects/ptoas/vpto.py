@@ -18,6 +18,8 @@ hardware queue:
         [tf32_mode(..)] [n_dir] : ...       pto.mad_bias %lhs, %rhs, %dst, %bias, %m, %n, %k  (M)
     pto.mte_l0c_gm %l0c, %gm, %m, %n, %src_stride, %dst_stride, %sid, %l2_cache [, clause]*
     pto.mte_l0c_l1 %l0c, %l1, %m, %n, %src_stride, %dst_stride [, clause]*   (FIX)
+    pto.mte_l0c_ub %l0c, %ub, %m, %n, %src_stride, %dst_stride, dst_mode(%sub | split_m | split_n)
+        [, clause]*
         clauses, in this order: unit_flag(..), pre_quant(%p, mode = ..), pre_relu(..),
         nz2nd | nz2dn(%s) | nz2nz[(%split)], loop3(%count, %src, %dst), sat | nosat, atomic(..)
     pto.mte_l1_bt %l1, %bt, %len_burst nburst(%count, %src_gap, %dst_gap) : ...   (MTE1)
@@ -659,7 +661,7 @@ MadBiasOp = _slot_op("pto.mad_bias", "MadBiasOp", _MadBase, _MAD_SLOTS,
 
 ACC_UNIT_FLAGS = ("check_only", "check_and_clear")
 QUANT_PRE_MODES = (
-    "f32_f16", "qf322hif8_pre_vec", "qf322hif8_pre_scalar", "qf322hif8_pre_hybrid_vec",
+    "no_convert", "f32_f16", "qf322hif8_pre_vec", "qf322hif8_pre_scalar", "qf322hif8_pre_hybrid_vec",
     "qf322hif8_pre_hybrid_scalar", "deqs32_int_vec", "deqs32_int_scalar", "req8_vec",
     "req8_scalar", "deqf16_vec", "deqf16_scalar", "qf322fp8_pre_vec", "qf322fp8_pre_scalar",
     "qf322f32_pre_vec", "qf322f32_pre_scalar", "f32_bf16", "qf162b8_pre_vec",
@@ -669,7 +671,18 @@ QUANT_PRE_MODES = (
     "qf322f16_pre_scalar", "qf322bf16_pre_vec", "qf322bf16_pre_scalar", "qs322bf16_pre_vec",
     "qs322bf16_pre_scalar",
 )
-RELU_PRE_MODES = ("no_relu", "normal_relu", "scalar_relu", "vector_relu")
+RELU_PRE_MODES = ("no_relu", "normal_relu", "scalar_relu", "vector_relu", "pwl")
+_I32_QUANT = ("deqs32_int", "deqs16", "req8", "req4", "deqf16", "qf162s16", "qs322bf16")
+# pre_quant mode family -> the destination element types it writes (the micro-ISA page's table)
+_QUANT_DESTINATIONS = (
+    ("f32_f16", ("f16",)), ("f32_bf16", ("bf16",)), ("qf322hif8", ("!pto.hif8",)),
+    ("qf322fp8", ("f8E4M3FN", "f8E5M2")), ("qf322f32", ("f32",)), ("qf322f16", ("f16",)),
+    ("qf322bf16", ("bf16",)), ("qf322b8", ("i8", "ui8", "si8")), ("qf322s4", ("i4", "si4")),
+    ("qf162b8", ("i8", "ui8", "si8")), ("qf162s4", ("i4", "si4")), ("qf162s16", ("i16", "si16")),
+    ("deqs32_int", ("i32", "si32")), ("deqs16", ("i16", "si16")), ("req8", ("i8", "ui8", "si8")),
+    ("req4", ("i4", "si4")), ("deqf16", ("f16",)), ("qs322bf16", ("bf16",)),
+)
+_FLOAT_PAYLOADS = ("f16", "bf16", "f32")
 ATOMIC_TYPES = ("f32", "f16", "bf16", "s32", "s16", "s8")
 ATOMIC_OPS = ("add", "max", "min")
 _CLAUSE_ORDER = ("unit_flag", "pre_quant", "pre_relu", "layout", "loop3", "sat", "atomic")
@@ -677,7 +690,9 @@ _CLAUSE_ORDER = ("unit_flag", "pre_quant", "pre_relu", "layout", "loop3", "sat",
 
 class _AccStoreBase(_SlotOp):
     GM: ClassVar[bool] = False
+    UB: ClassVar[bool] = False
     DST_SPACE: ClassVar[str]
+    DST_NAME: ClassVar[str]
 
     unit_flag = opt_prop_def(StringAttr)
     quant_mode = opt_prop_def(StringAttr)
@@ -686,6 +701,7 @@ class _AccStoreBase(_SlotOp):
     sat = opt_prop_def(StringAttr)
     atomic_type = opt_prop_def(StringAttr)
     atomic_op = opt_prop_def(StringAttr)
+    dst_mode = opt_prop_def(StringAttr)
 
     @classmethod
     def parse(cls, parser: Parser):
@@ -698,6 +714,21 @@ class _AccStoreBase(_SlotOp):
                 parser.parse_punctuation(",")
             r.operand(slot)
         props: dict[str, Attribute] = {}
+        if cls.UB:  # dst_mode(%sub_blockid | split_m | split_n)
+            parser.parse_punctuation(",")
+            parser.parse_keyword("dst_mode")
+            parser.parse_punctuation("(")
+            at = parser.pos
+            mode = parser.parse_optional_identifier()
+            if mode is None:
+                r.operand("sub_blockid")
+                heads = (*heads, "sub_blockid")
+            elif mode in ("split_m", "split_n"):
+                props["dst_mode"] = StringAttr(mode)
+            else:
+                parser.raise_error("expected dst_mode(%sub_blockid), dst_mode(split_m), or "
+                                   "dst_mode(split_n)", at, parser.pos)
+            parser.parse_punctuation(")")
         tail: list[str] = []  # slots whose types follow the heads' types, in PTOAS's order
         last = -1
         while r.comma():
@@ -707,7 +738,10 @@ class _AccStoreBase(_SlotOp):
                 "sat" if word == "nosat" else word
             if kind not in _CLAUSE_ORDER:
                 parser.raise_error("unknown mte_l0c clause", at, parser.pos)
-            if _CLAUSE_ORDER.index(kind) <= last:
+            if _CLAUSE_ORDER.index(kind) == last:
+                what = {"sat": "sat/nosat", "layout": "layout"}.get(kind, kind)
+                parser.raise_error(f"duplicate {what} clause", at, parser.pos)
+            if _CLAUSE_ORDER.index(kind) < last:
                 parser.raise_error("mte_l0c clauses must follow canonical order", at, parser.pos)
             last = _CLAUSE_ORDER.index(kind)
             _ACC_CLAUSE[kind](parser, r, props, word, tail)
@@ -724,6 +758,15 @@ class _AccStoreBase(_SlotOp):
             heads += ["sid", "l2_cache_ctrl"]
         printer.print_string(" ")
         printer.print_list([self.require(s) for s in heads], printer.print_ssa_value)
+        if self.UB:
+            printer.print_string(", dst_mode(")
+            if self.dst_mode is not None:
+                printer.print_string(self.dst_mode.data)
+            else:
+                printer.print_ssa_value(self.require("sub_blockid"))
+            printer.print_string(")")
+            if self.value("sub_blockid") is not None:
+                heads = [*heads, "sub_blockid"]
 
         def operand(slot: str) -> None:
             printer.print_ssa_value(self.require(slot))
@@ -771,8 +814,9 @@ class _AccStoreBase(_SlotOp):
         src, dst = self.require("src"), self.require("dst")
         _typed_ptrs(self, src, dst)
         if ptr_space(src) != "l0c" or ptr_space(dst) != self.DST_SPACE:
-            raise _error(self, "requires ACC source and MAT destination" if not self.GM else
-                               "requires ACC source and GM destination")
+            raise _error(self, f"requires ACC source and {self.DST_NAME} destination")
+        if self.atomic_type is not None and not self.GM:
+            raise _error(self, "atomic is only supported for mte_l0c_gm")
         if self.GM:
             _check_range(self, self.value("sid"), "sid", 0, 3)
             _check_range(self, self.value("l2_cache_ctrl"), "l2_cache_ctrl", 0, 15)
@@ -783,12 +827,31 @@ class _AccStoreBase(_SlotOp):
             raise _error(self, "loop0_src_stride requires nz2dn")
         if layout == "nz2dn" and self.value("loop0_src_stride") is None:
             raise _error(self, "nz2dn requires loop0_src_stride")
+        if layout == "nz2dn" and self.unit_flag is not None and \
+                static_value(self.value("loop0_src_stride")) != 1:
+            raise _error(self, "unit_flag must be off when nz2dn loop0_src_stride is not 1")
         if self.value("loop3_count") is not None and layout not in ("nz2nd", "nz2dn"):
             raise _error(self, "loop3 requires nz2nd or nz2dn")
         if layout == "nz2nz" and str(ptr_element(dst)) != "f32":
             raise _error(self, "nz2nz requires destination element type to be f32")
+        self._verify_quant(str(ptr_element(src)), str(ptr_element(dst)))
+        clip = self.value("clip")
+        dst_elem = str(ptr_element(dst))
+        if clip is not None and dst_elem not in ("f16", "ui8", "i4", "si4", "i8", "si8", "i16",
+                                                 "si16"):
+            raise _error(self, f"clip requires destination element type to be f16, ui8, or "
+                               f"signed 4/8/16-bit integer, got {dst_elem}")
+        if clip is not None and dst_elem == "ui8" and str(clip.type) not in ("ui16", "i16"):
+            raise _error(self, "clip for ui8 destination requires ui16/signless i16 payload")
         if self.relu_mode is not None:
             mode, payload = self.relu_mode.data, self.value("relu_payload")
+            if mode == "pwl":
+                raise _error(self, f"pwl is not supported for target_profile "
+                                   f"{self.name.removeprefix('pto.')}")
+            if mode == "vector_relu" and payload is not None and (
+                    ptr_space(payload) != "fb" or str(ptr_element(payload)) not in _FLOAT_PAYLOADS):
+                raise _error(self, "vector_relu requires scaling pointer element type to be f16, "
+                                   "bf16, or f32")
             if mode in ("no_relu", "normal_relu") and payload is not None:
                 raise _error(self, "mode does not accept pre_relu payload")
             if mode == "scalar_relu" and payload is None:
@@ -797,14 +860,52 @@ class _AccStoreBase(_SlotOp):
                 raise _error(self, "vector_relu requires payload")
         elif self.value("clip") is not None:
             raise _error(self, "clip requires pre_relu clause")
-        if self.quant_mode is not None:
-            src_elem = str(ptr_element(src))
-            if src_elem not in ("f32", "i32"):
-                raise _error(self, f"pre_quant requires source element type to be f32 or i32, "
-                                   f"got {src_elem}")
-            if self.quant_mode.data.endswith("_vec") and ptr_space(
-                    self.require("quant_payload")) != "fb":
+        if self.UB:
+            self._verify_dst_mode()
+
+    def _verify_quant(self, src_elem: str, dst_elem: str) -> None:
+        """VPTO.cpp verifyStructuredAccStoreLike, the pre_quant part."""
+        if self.quant_mode is None or self.quant_mode.data == "no_convert":
+            return
+        mode, payload = self.quant_mode.data, self.require("quant_payload")
+        if mode.endswith("_vec"):
+            if ptr_space(payload) != "fb":
                 raise _error(self, "vector pre_quant mode requires scaling pointer payload")
+            if str(ptr_element(payload)) not in _FLOAT_PAYLOADS:
+                raise _error(self, "vector pre_quant mode requires scaling pointer element type "
+                                   "to be f16, bf16, or f32")
+        elif str(payload.type) not in _FLOAT_PAYLOADS:
+            raise _error(self, "scalar pre_quant mode requires f16/bf16/f32 payload")
+        incompatible = _error(self, f"pre_quant mode {mode} is incompatible with source element "
+                                    f"type '{src_elem}' and destination element type "
+                                    f"'{dst_elem}'")
+        if src_elem not in ("f32", "i32"):
+            raise _error(self, f"pre_quant requires source element type to be f32 or i32, got "
+                               f"{src_elem}")
+        if (src_elem == "i32") != mode.startswith(_I32_QUANT):
+            raise incompatible
+        family = next(d for prefix, d in _QUANT_DESTINATIONS if mode.startswith(prefix))
+        if dst_elem not in family:
+            raise incompatible
+
+    def _verify_dst_mode(self) -> None:
+        """VPTO.cpp MteL0cUbOp::verify."""
+        sub = self.value("sub_blockid")
+        if self.dst_mode is None:
+            if static_value(sub) not in (None, 0, 1):
+                raise _error(self, "sub_blockid must be 0 or 1")
+            return
+        if any(self.value(s) is not None for s in _TAIL_ORDER) or self.quant_mode is not None \
+                or self.relu_mode is not None:
+            raise _error(self, "dual destination mode cannot be combined with pre_quant, "
+                               "pre_relu, clip, nz2dn, nz2nz, or loop3")
+        if self.layout is not None and self.layout.data != "nz2nd":
+            raise _error(self, "dual destination mode requires normal or nz2nd layout")
+        m, n = static_value(self.value("m")), static_value(self.value("n"))
+        if self.dst_mode.data == "split_m" and m is not None and m % 2:
+            raise _error(self, "split-M dual destination requires m to be even")
+        if self.dst_mode.data == "split_n" and n is not None and n % 32:
+            raise _error(self, "split-N dual destination requires n to be a multiple of 32")
 
 
 def _clause_unit_flag(parser: Parser, r: _Reader, props: dict, word: str, tail: list) -> None:
@@ -902,17 +1003,21 @@ _ACC_CLAUSE: dict[str, Callable[..., None]] = {
 _TAIL_ORDER = ("quant_payload", "relu_payload", "clip", "split", "loop0_src_stride", "loop3_count",
                "loop3_src_stride", "loop3_dst_stride")
 _ACC_SLOTS = ("src", "dst", "m", "n", "src_stride", "dst_stride", "sid", "l2_cache_ctrl",
-              *_TAIL_ORDER)
+              "sub_blockid", *_TAIL_ORDER)
 
 MteL0cGmOp = _slot_op("pto.mte_l0c_gm", "MteL0cGmOp", _AccStoreBase, _ACC_SLOTS,
                       "FIXPIPE: the L0C accumulator to GM, converted and reordered (FIX).",
-                      {"GM": True, "DST_SPACE": "gm"})
+                      {"GM": True, "DST_SPACE": "gm", "DST_NAME": "GM"})
 MteL0cL1Op = _slot_op("pto.mte_l0c_l1", "MteL0cL1Op", _AccStoreBase, _ACC_SLOTS,
-                      "FIXPIPE: the L0C accumulator to L1 (FIX).", {"DST_SPACE": "l1"})
+                      "FIXPIPE: the L0C accumulator to L1 (FIX).",
+                      {"DST_SPACE": "l1", "DST_NAME": "MAT"})
+MteL0cUbOp = _slot_op("pto.mte_l0c_ub", "MteL0cUbOp", _AccStoreBase, _ACC_SLOTS,
+                      "FIXPIPE: the L0C accumulator to a vector core's UB, one sub-block or "
+                      "split over both (FIX).", {"UB": True, "DST_SPACE": "ub", "DST_NAME": "UB"})
 
 
 VPTO_OPS: tuple[type[Operation], ...] = (
     TileBufAddrOp, CastPtrOp, AddPtrOp, MteGmL1FracOp, MteL1L0aOp, MteL1L0bOp, LoadCbufToCaOp,
-    LoadCbufToCbOp, MteL1BtOp, MadOp, MadAccOp, MadBiasOp, MteL0cGmOp, MteL0cL1Op,
+    LoadCbufToCbOp, MteL1BtOp, MadOp, MadAccOp, MadBiasOp, MteL0cGmOp, MteL0cL1Op, MteL0cUbOp,
 )
 """The VPTO ops mmair reads (the cube data path); passes/ptoas_vpto.py converts them."""

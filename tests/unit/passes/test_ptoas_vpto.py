@@ -169,10 +169,11 @@ def test_a_dynamic_gm_extent_is_refused_at_the_op() -> None:
 CLAUSES = """module attributes {pto.target_arch = "a5"} {
   func.func @k(%a: !pto.ptr<f32, l0a>, %b: !pto.ptr<f32, l0b>, %c: !pto.ptr<f32, l0c>, %g: !pto.ptr<f16, gm>, %fb: !pto.ptr<f16, fb>) {
     %c0 = arith.constant 0 : i64
+    %c1 = arith.constant 1 : i64
     %c16 = arith.constant 16 : i64
     %s = arith.constant 1.0 : f32
     pto.mad %a, %b, %c, %c16, %c16, %c16 unit_flag(check_and_set) disable_gemv nosat tf32_mode(round_away) n_dir : !pto.ptr<f32, l0a>, !pto.ptr<f32, l0b>, !pto.ptr<f32, l0c>, i64, i64, i64
-    pto.mte_l0c_gm %c, %g, %c16, %c16, %c16, %c16, %c0, %c0, unit_flag(check_only), pre_quant(%s, mode = qf322f16_pre_scalar), pre_relu(%fb, mode = vector_relu), nz2dn(%c16), loop3(%c16, %c16, %c16), sat(preserve_nan) : !pto.ptr<f32, l0c>, !pto.ptr<f16>, i64, i64, i64, i64, i64, i64, f32, !pto.ptr<f16, fb>, i64, i64, i64, i64
+    pto.mte_l0c_gm %c, %g, %c16, %c16, %c16, %c16, %c0, %c0, unit_flag(check_only), pre_quant(%s, mode = qf322f16_pre_scalar), pre_relu(%fb, mode = vector_relu), nz2dn(%c1), loop3(%c16, %c16, %c16), sat(preserve_nan) : !pto.ptr<f32, l0c>, !pto.ptr<f16>, i64, i64, i64, i64, i64, i64, f32, !pto.ptr<f16, fb>, i64, i64, i64, i64
     func.return
   }
 }"""
@@ -190,7 +191,24 @@ def test_every_clause_prints_back_as_written() -> None:
     printed = out.getvalue()
     assert "unit_flag(check_and_set) disable_gemv nosat tf32_mode(round_away) n_dir" in printed
     assert ("unit_flag(check_only), pre_quant(%s, mode = qf322f16_pre_scalar), pre_relu(%fb, "
-            "mode = vector_relu), nz2dn(%c16), loop3(%c16, %c16, %c16), sat(preserve_nan)") in printed
+            "mode = vector_relu), nz2dn(%c1), loop3(%c16, %c16, %c16), sat(preserve_nan)") in printed
     again = io.StringIO()
     Printer(stream=again).print_op(_parse(printed))
     assert again.getvalue() == printed
+
+
+def test_an_l0c_store_to_sub_block_0_writes_the_ub() -> None:
+    text = """module attributes {pto.target_arch = "a5"} {
+  func.func @k() {
+    %c0 = arith.constant 0 : i64
+    %c16 = arith.constant 16 : i64
+    %s = pto.castptr %c0 : i64 -> !pto.ptr<f32, l0c>
+    %u = pto.castptr %c0 : i64 -> !pto.ptr<f32, ub>
+    pto.mte_l0c_ub %s, %u, %c16, %c16, %c16, %c16, dst_mode(%c0), nz2nd : !pto.ptr<f32, l0c>, !pto.ptr<f32, ub>, i64, i64, i64, i64, i64
+    return
+  }
+}"""
+    module = _converted(text)
+    store = next(op for op in module.walk() if isinstance(op, pto.FixpipeCopyOp))
+    assert store.dst.type.space_name == "ub" and store.layout.data == "nz2nd"
+    assert written_name(store) == "'pto.mte_l0c_ub' (mmair pto.fixpipe_copy)"
