@@ -2,6 +2,8 @@
 mmair's raw parameter-form ops, the hardware fields PTOAS's own wrapper expansion
 (lib/PTO/Transforms/VPTOExpandWrapperOps.cpp at tonibohnlein/PTOAS e32488c9) computes:
 
+    mte_gm_l1 (bytes, start-to-start) ->  pto.copy_gm_l1 (DataCopyParams: 32-byte blocks, gaps end
+        to start), one copy per iteration of its loop(...) groups
     mte_gm_l1_frac nd2nz | dn2nz      ->  pto.copy_nd2nz | pto.copy_dn2nz   (Nd2NzParams: group_count
         = nd_num, loop2 = dst_nz_n_stride, loop3 = dst_nz_c0_stride, loop4 * 32 B = the matrix
         stride; the source strides are bytes in VPTO, elements in the struct)
@@ -254,6 +256,12 @@ def _op_extent(op: Operation, element: Attribute) -> int:
         rows, width = (n, d) if op.mode.data == "nd2nz" else (d, n)
         last = (groups - 1) * outer + (rows - 1) * inner + width * size
         return -(-last // size)
+    if isinstance(op, V.MteGmL1Op):
+        last = (_static(op, "count") - 1) * _static(op, "src_stride") + _static(op, "len_burst")
+        for i in range(1, V.MAX_BURST_LOOPS + 1):
+            if op.value(f"loop{i}_count") is not None:
+                last += (_static(op, f"loop{i}_count") - 1) * _static(op, f"loop{i}_src_stride")
+        return -(-last // size)
     if isinstance(op, V.MteL0cGmOp):
         m, n, dst_stride = _static(op, "m"), _static(op, "n"), _static(op, "dst_stride")
         count = _static(op, "loop3_count") if op.value("loop3_count") else 1
@@ -266,8 +274,8 @@ def _op_extent(op: Operation, element: Attribute) -> int:
         else:
             last = (-(-n // FRACTAL_ROWS) - 1) * dst_stride + FRACTAL_ROWS * m
         return (count - 1) * step + last
-    raise _fail(op, "uses a GM pointer argument; mmair sizes GM pointers from mte_gm_l1_frac and "
-                    "mte_l0c_gm only")
+    raise _fail(op, "uses a GM pointer argument; mmair sizes GM pointers from mte_gm_l1, "
+                    "mte_gm_l1_frac and mte_l0c_gm only")
 
 
 # -- op conversions ---------------------------------------------------------------------------
@@ -361,6 +369,58 @@ def _frac(state: VptoState, op: Operation) -> None:
     fields[names[0]], fields[names[1]] = count, stride
     params = [fields[name] for name in cls.FIELDS]
     state._insert(op, cls(gm, dst, dst_offset, *params, small_c0=bool(small)))
+    _erase(op)
+
+
+MAX_UNROLLED_LOOPS = 256
+"""Most `loop(...)` iterations of one mte_gm_l1 that become separate copies."""
+
+
+def _bursts(state: VptoState, op: Operation) -> None:
+    """mte_gm_l1 -> pto.copy_gm_l1 (DataCopyParams in 32-byte blocks, gaps end to start), one
+    per iteration of its loop(...) groups."""
+    _check_target(state, op)
+    src_ptr = op.require("src")
+    size = _element_bytes(op, src_ptr.type.element_type)
+    values = {s: static_value(op.value(s)) for s in op.SLOTS[2:] if op.value(s) is not None}
+    dynamic = next((s for s, v in values.items() if v is None), None)
+    if dynamic is not None:
+        raise _fail(op, f"requires a static {dynamic}: mmair converts the bursts to DataCopy "
+                        f"fields at conversion")
+    length, count = values["len_burst"], values["count"]
+    unit = C0_BYTES
+
+    def gap(stride: int, role: str) -> int:
+        if count == 1:
+            return 0
+        if stride < length or (stride - length) % unit:
+            raise _fail(op, f"requires {role} >= len_burst with a gap of whole 32-byte blocks "
+                            f"(DataCopy), got {stride} for len_burst {length}")
+        return (stride - length) // unit
+
+    if length == 0 or length % unit:
+        raise _fail(op, f"requires len_burst to be a positive multiple of 32 bytes (DataCopy "
+                        f"moves 32-byte blocks; the padded form is not modelled), got {length}")
+    src_gap, dst_gap = gap(values["src_stride"], "src_stride"), gap(values["dst_stride"], "dst_stride")
+    loops = [(values[f"loop{i}_count"], values[f"loop{i}_src_stride"], values[f"loop{i}_dst_stride"])
+             for i in range(1, V.MAX_BURST_LOOPS + 1) if f"loop{i}_count" in values]
+    starts = [(0, 0)]
+    for n, src_step, dst_step in loops:
+        starts = [(s + j * src_step, d + j * dst_step) for s, d in starts for j in range(n)]
+        if len(starts) > MAX_UNROLLED_LOOPS:
+            raise _fail(op, f"has more than {MAX_UNROLLED_LOOPS} loop iterations, which mmair "
+                            f"unrolls into separate copies")
+    gm = state.place(op, src_ptr)
+    dst = state.place(op, op.require("dst"))
+    for src_byte, dst_byte in starts:
+        if src_byte % size or dst_byte % size:
+            raise _fail(op, f"requires loop strides of whole {size}-byte elements")
+        new = pto.CopyGmL1Op(
+            gm.buffer, state.index(op, state.add(op, gm.offset, src_byte // size)),
+            dst.buffer, state.index(op, state.add(op, dst.offset, dst_byte // size)),
+            state.index(op, count), state.index(op, length // unit), state.index(op, src_gap),
+            state.index(op, dst_gap))
+        state._insert(op, new)
     _erase(op)
 
 
@@ -513,7 +573,7 @@ def _erase(op: Operation) -> None:
 
 HANDLERS = {
     V.TileBufAddrOp: _tile_buf_addr, V.CastPtrOp: _castptr, V.AddPtrOp: _addptr,
-    V.MteGmL1FracOp: _frac, V.MteL1L0aOp: _load, V.MteL1L0bOp: _load, V.LoadCbufToCaOp: _load,
+    V.MteGmL1Op: _bursts, V.MteGmL1FracOp: _frac, V.MteL1L0aOp: _load, V.MteL1L0bOp: _load, V.LoadCbufToCaOp: _load,
     V.LoadCbufToCbOp: _load, V.MadOp: _mad, V.MadAccOp: _mad, V.MadBiasOp: _mad,
     V.MteL0cGmOp: _acc_store, V.MteL0cL1Op: _acc_store, V.MteL0cUbOp: _acc_store,
     V.MteL1BtOp: _l1_bt,

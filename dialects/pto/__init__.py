@@ -51,6 +51,7 @@ from mmair.dialects.pto.matmul import (
 from mmair.dialects.pto.multicore import BlockIdxOp, BlockNumOp, SyncAllOp
 from mmair.dialects.pto.params import (
     CopyDn2NzOp,
+    CopyGmL1Op,
     CopyL1BtOp,
     CopyNd2NzOp,
     FixpipeCopyOp,
@@ -75,6 +76,7 @@ __all__ = [
     "TILE_SPACES",
     "AllocOp",
     "CopyDn2NzOp",
+    "CopyGmL1Op",
     "CopyL1BtOp",
     "CopyNd2NzOp",
     "FixpipeCopyOp",
@@ -138,6 +140,7 @@ _FORMAT_OPS = [
     Load2DTransposeOp,
     Load2DV2Op,
     Load2DV2GmOp,
+    CopyGmL1Op,
     CopyL1BtOp,
     MmadOp,
     FixpipeCopyOp,

@@ -114,6 +114,9 @@ EFFECTS: dict[type[Operation], OpEffects] = {
     pto.CopyDn2NzOp: OpEffects(
         "copy_dn2nz", (_r("src"), _w("dst", isa.ND2NZ_DST_ALIGN)), ("dn_num", "n_value", "d_value")
     ),
+    pto.CopyGmL1Op: OpEffects(
+        "copy_gm_l1", (_r("src"), _w("dst", isa.ND2NZ_DST_ALIGN)), ("block_count", "block_len")
+    ),
     pto.Load2DOp: OpEffects(
         "load_2d", (_r("src", isa.LOAD2D_SRC_ALIGN), _w("dst", isa.LOAD2D_DST_ALIGN)),
         ("repeat_times",),

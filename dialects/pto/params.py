@@ -11,6 +11,7 @@ re-reads with stride 0, fractal reorders, GEMV with an explicit `disable_gemv`):
     pto.load_2d_gm      LoadData(dst, src, LoadData2DParams) (load_gm_to_cbuf, addrMode)  GM -> L1
     pto.load_2d_v2_gm   LoadData(dst, src, LoadData2DParamsV2) (a5 load_gm_to_cbuf_2dv2)  GM -> L1
     pto.load_2d_transpose LoadDataWithTranspose(dst, src, LoadData2dTransposeParams)
+    pto.copy_gm_l1      DataCopy(dst, src, DataCopyParams) (copy_gm_to_cbuf)   GM -> L1
     pto.copy_l1_bt      DataCopy(dst, src, DataCopyParams) (copy_cbuf_to_bt)   L1 -> BT
     pto.mmad            Mmad(dst, fm, filter[, bias], MmadParams)         L0A x L0B (+ BT) -> L0C
     pto.fixpipe_copy    Fixpipe(dst, src, FixpipeParamsV220 / FixpipeParamsArch3510)
@@ -29,7 +30,7 @@ turns 64 x 64 squares of four 16 x 64 fractals (into L0B only), and Mmad reads t
 Element offsets `[%off]` of 4-bit tiles are even (byte boundaries).
 
 The ops live in one module per instruction group: `raw_gm_l1` (copy_nd2nz, copy_dn2nz,
-load_2d_gm, load_2d_v2_gm), `raw_load2d` (load_2d, load_2d_transpose, load_2d_v2, copy_l1_bt),
+copy_gm_l1, load_2d_gm, load_2d_v2_gm), `raw_load2d` (load_2d, load_2d_transpose, load_2d_v2, copy_l1_bt),
 `raw_mmad`, `raw_fixpipe`, with the checks they share in `raw_fields` and their exact footprints in
 `raw_footprints`. This module is their index: it re-exports them and lists them in `RAW_OPS`.
 """
@@ -40,17 +41,23 @@ from xdsl.irdl import IRDLOperation
 
 from mmair.dialects.pto.raw_fields import operand_map
 from mmair.dialects.pto.raw_fixpipe import FixpipeCopyOp
-from mmair.dialects.pto.raw_gm_l1 import CopyDn2NzOp, CopyNd2NzOp, Load2DGmOp, Load2DV2GmOp
+from mmair.dialects.pto.raw_gm_l1 import (
+    CopyDn2NzOp,
+    CopyGmL1Op,
+    CopyNd2NzOp,
+    Load2DGmOp,
+    Load2DV2GmOp,
+)
 from mmair.dialects.pto.raw_load2d import CopyL1BtOp, Load2DOp, Load2DTransposeOp, Load2DV2Op
 from mmair.dialects.pto.raw_mmad import MmadOp
 
 __all__ = [
-    "RAW_OPS", "CopyDn2NzOp", "CopyL1BtOp", "CopyNd2NzOp", "FixpipeCopyOp", "Load2DGmOp", "Load2DOp",
+    "RAW_OPS", "CopyDn2NzOp", "CopyGmL1Op", "CopyL1BtOp", "CopyNd2NzOp", "FixpipeCopyOp", "Load2DGmOp", "Load2DOp",
     "Load2DTransposeOp", "Load2DV2GmOp", "Load2DV2Op", "MmadOp", "operand_map",
 ]
 
 # Every raw parameter-form op, in pipeline order (the fuzzer and the docs enumerate them).
 RAW_OPS: tuple[type[IRDLOperation], ...] = (
-    CopyNd2NzOp, CopyDn2NzOp, Load2DGmOp, Load2DV2GmOp, Load2DOp, Load2DTransposeOp, Load2DV2Op,
+    CopyNd2NzOp, CopyDn2NzOp, CopyGmL1Op, Load2DGmOp, Load2DV2GmOp, Load2DOp, Load2DTransposeOp, Load2DV2Op,
     CopyL1BtOp, MmadOp, FixpipeCopyOp,
 )

@@ -254,6 +254,27 @@ def _exact_load_2d_v2_gm(op: Operation) -> _Exact:
     return exact
 
 
+def _exact_copy_gm_l1(op: Operation) -> _Exact:
+    """DataCopy GM -> L1 (`raw_kernels.copy_gm_l1`): blockCount bursts of blockLen 32-byte
+    blocks, the gaps end to start in 32 B."""
+    assert isinstance(op, pto.CopyGmL1Op)
+    unit = isa_params.GM_L1_UNIT_BYTES
+    src, soff, dst, doff, count_i, len_i, sgap, dgap = _indices(
+        op, "src", "src_offset", "dst", "dst_offset", "block_count", "block_len", "src_gap",
+        "dst_gap")
+
+    def exact(values: Sequence[Any], roots: dict[int, tuple[Any, int]]) -> list[Access]:
+        s, d, count = values[src], values[dst], values[count_i]
+        burst = values[len_i] * unit
+        step = (burst + values[sgap] * unit) // s.itemsize  # bursts are whole 32 B blocks
+        return _gm_box(s, burst // s.itemsize, ((count, step),), False, roots,
+                       values[soff] * s.itemsize) + \
+            _box(d.space, d.offset + _offset_bytes(d, values[doff]), burst,
+                 ((count, burst + values[dgap] * unit),), True, d.name, None, _bytes(d))
+
+    return exact
+
+
 def _exact_copy_l1_bt(op: Operation) -> _Exact:
     """DataCopy L1 -> BiasTable (`raw_kernels.copy_l1_bt`): blockCount bursts of blockLen units,
     the gaps end to start (srcGap in 32 B, dstGap in units)."""
@@ -366,6 +387,7 @@ RAW_EXACT: dict[type[Operation], Callable[[Operation], _Exact]] = {
     pto.Load2DTransposeOp: _exact_load_2d_transpose,
     pto.Load2DV2Op: _exact_load_2d_v2,
     pto.Load2DV2GmOp: _exact_load_2d_v2_gm,
+    pto.CopyGmL1Op: _exact_copy_gm_l1,
     pto.CopyL1BtOp: _exact_copy_l1_bt,
     pto.MmadOp: _exact_mmad,
     pto.FixpipeCopyOp: _exact_fixpipe_copy,

@@ -1,9 +1,11 @@
-"""The raw GM -> L1 loads: DataCopy with Nd2NzParams / Dn2NzParams and LoadData from GM.
+"""The raw GM -> L1 loads: DataCopy with Nd2NzParams / Dn2NzParams or DataCopyParams, and
+LoadData from GM.
 
 `pto.copy_nd2nz` / `pto.copy_dn2nz` are the MTE2 format-converting copies (ND or DN matrices in GM
 to NZ fractals in L1, several matrices per call, free strides); `pto.load_2d_gm` and
 `pto.load_2d_v2_gm` are LoadData's load_gm_to_cbuf forms (whole fractals, addrMode; the a5 2Dv2
-form), field ranges per target from `isa/ascend/params.py`.
+form); `pto.copy_gm_l1` is the plain DataCopy (bursts of 32-byte blocks, bytes unchanged);
+field ranges per target from `isa/ascend/params.py`.
 """
 
 from __future__ import annotations
@@ -153,6 +155,58 @@ class CopyDn2NzOp(_NzCopyBase):
     src_dn_matrix_stride = operand_def(IndexType)
 
     assembly_format = _NZ_COPY_FORMAT.format(num="dn_num", stride="src_dn_matrix_stride")
+
+
+@irdl_op_definition
+class CopyGmL1Op(IRDLOperation):
+    """DataCopy(dst[dst_offset], src[src_offset], DataCopyParams) from GM to L1, the CCE
+    `copy_gm_to_cbuf` on PIPE_MTE2: for i < block_count, the burst of block_len x 32 bytes at
+    i*(block_len + src_gap)*32 bytes of src goes to i*(block_len + dst_gap)*32 bytes of dst
+    (gaps end to start). Bytes are copied as they are: no layout change."""
+
+    name = "pto.copy_gm_l1"
+    MEMO_VERIFY: ClassVar[bool] = True
+
+    src = operand_def(MemRefType)
+    src_offset = operand_def(IndexType)
+    dst = operand_def(TileType)
+    dst_offset = operand_def(IndexType)
+    block_count = operand_def(IndexType)
+    block_len = operand_def(IndexType)
+    src_gap = operand_def(IndexType)
+    dst_gap = operand_def(IndexType)
+
+    traits = PARAM_TRAITS
+    assembly_format = (
+        "$src `[` $src_offset `]` `,` $dst `[` $dst_offset `]` `block_count` $block_count "
+        "`block_len` $block_len `src_gap` $src_gap `dst_gap` $dst_gap attr-dict "
+        "`:` type($src) `,` type($dst)"
+    )
+
+    def __init__(self, src: Value, src_offset: Value, dst: Value, dst_offset: Value,
+                 block_count: Value, block_len: Value, src_gap: Value, dst_gap: Value) -> None:
+        super().__init__(operands=[src, src_offset, dst, dst_offset, block_count, block_len,
+                                   src_gap, dst_gap])
+
+    def verify_(self) -> None:
+        src = _gm_memref(self, "src", self.src)
+        dst = _tile_in(self, "dst", self.dst, ("l1",))
+        elem = _memref_element(self, "src", src)
+        if isa.element_bits(elem) != dst.element_bits:
+            raise _error(self, f"requires src and dst element widths to match, got {elem} and "
+                               f"{dst.element_name}")
+        values = check_fields(self, dict(isa_params.GM_L1_FIELDS))
+        check_src_offset(self, self.src_offset)
+        offset_bytes(self, "dst", self.dst_offset, dst, isa.ND2NZ_DST_ALIGN)
+        count, length, gap = values["block_count"], values["block_len"], values["dst_gap"]
+        off = static_value(self.dst_offset)
+        if None in (count, length, gap, off):
+            return
+        unit = isa_params.GM_L1_UNIT_BYTES
+        end = off * dst.element_bits // 8 + (count * length + (count - 1) * gap) * unit
+        if end > dst.footprint_bytes():
+            raise _error(self, f"requires the bursts inside the {dst.footprint_bytes()}-byte dst "
+                               f"tile, they end at byte {end}")
 
 
 @irdl_op_definition

@@ -8,6 +8,7 @@ hardware queue:
     %p = pto.tile_buf_addr %tile : !pto.tile_buf<...> -> !pto.ptr<f16, l1>
     %q = pto.castptr %addr : i64 -> !pto.ptr<f16, l0a>      (a byte address in the space)
     %r = pto.addptr %p, %off : !pto.ptr<f16, l1> -> !pto.ptr<f16, l1>   (an element offset)
+    pto.mte_gm_l1 %gm, %l1, %len_burst nburst(%count, %src_stride, %dst_stride) [loop(..)]*  (MTE2)
     pto.mte_gm_l1_frac %gm, %l1, nd2nz, shape(%n, %d), src_layout(%row_bytes[, %matrix_bytes]),
         dst_group(%count, %loop2, %loop3, %loop4), ctrl(%l2_cache, %small_c0) : ...   (MTE2)
     pto.mte_l1_l0a %l1, %l0a, %m, %k, %start_row, %start_col [{transpose = true}] : ...  (MTE1)
@@ -352,6 +353,77 @@ MteGmL1FracOp = _slot_op(
     ("src", "dst", "n_value", "d_value", "src_inner_stride", "src_outer_stride", "group_count",
      "dst_loop2_stride", "dst_loop3_stride", "dst_loop4_stride", "l2_cache_ctrl", "smallc0_en"),
     "GM ND (or DN) matrices to L1 NZ fractals, `group_count` of them (MTE2).")
+
+
+MAX_BURST_LOOPS = 4
+"""`loop(...)` groups mmair reads on one mte_gm_l1 (PTOAS takes any number)."""
+
+
+class _BurstBase(_SlotOp):
+    """`%src, %dst, %len_burst nburst(%count, %src_stride, %dst_stride) [loop(...)]*`: bytes,
+    start-to-start strides (the micro-ISA page's burst / loop model)."""
+
+    @classmethod
+    def parse(cls, parser: Parser):
+        r = _Reader(parser)
+        r.operand("src")
+        parser.parse_punctuation(",")
+        r.operand("dst")
+        parser.parse_punctuation(",")
+        r.operand("len_burst")
+        parser.parse_keyword("nburst")
+        r.keyword_group(("count", "src_stride", "dst_stride"))
+        loops = 0
+        while True:
+            at = parser.pos
+            if parser.parse_optional_keyword("loop") is None:
+                break
+            loops += 1
+            if loops > MAX_BURST_LOOPS:
+                parser.raise_error(f"mmair reads at most {MAX_BURST_LOOPS} loop(...) groups",
+                                   at, parser.pos)
+            r.keyword_group((f"loop{loops}_count", f"loop{loops}_src_stride",
+                             f"loop{loops}_dst_stride"))
+        attrs = parser.parse_optional_attr_dict()
+        parser.parse_punctuation(":")
+        return cls.from_slots(r.resolve(r.types()), {}, attrs)
+
+    def loops(self) -> list[tuple[SSAValue, SSAValue, SSAValue]]:
+        out = []
+        for i in range(1, MAX_BURST_LOOPS + 1):
+            if self.value(f"loop{i}_count") is not None:
+                out.append(tuple(self.require(f"loop{i}_{s}")
+                                 for s in ("count", "src_stride", "dst_stride")))
+        return out
+
+    def print(self, printer: Printer) -> None:
+        v = self.require
+        printer.print_string(" ")
+        printer.print_list([v("src"), v("dst"), v("len_burst")], printer.print_ssa_value)
+        printer.print_string(" nburst(")
+        printer.print_list([v("count"), v("src_stride"), v("dst_stride")], printer.print_ssa_value)
+        printer.print_string(")")
+        for loop in self.loops():
+            printer.print_string(" loop(")
+            printer.print_list(loop, printer.print_ssa_value)
+            printer.print_string(")")
+        printer.print_op_attributes(self.attributes)
+        _print_types(printer, [self.value(s) for s in self.SLOTS if self.value(s) is not None])
+
+    def verify_(self) -> None:
+        src, dst = self.require("src"), self.require("dst")
+        _typed_ptrs(self, src, dst)
+        _space_is(self, src, "gm", "requires a GM source")
+        _space_is(self, dst, "l1", "requires an L1 (mat) destination")
+        for slot in self.SLOTS[2:]:
+            _check_nonnegative(self, self.value(slot), slot)
+
+
+_LOOP_SLOTS = tuple(f"loop{i}_{s}" for i in range(1, MAX_BURST_LOOPS + 1)
+                    for s in ("count", "src_stride", "dst_stride"))
+MteGmL1Op = _slot_op("pto.mte_gm_l1", "MteGmL1Op", _BurstBase,
+                     ("src", "dst", "len_burst", "count", "src_stride", "dst_stride", *_LOOP_SLOTS),
+                     "GM bytes to L1 as they are: nburst rows of len_burst bytes (MTE2).")
 
 
 # ----------------------------------------------------------------------------------------------
@@ -1017,7 +1089,7 @@ MteL0cUbOp = _slot_op("pto.mte_l0c_ub", "MteL0cUbOp", _AccStoreBase, _ACC_SLOTS,
 
 
 VPTO_OPS: tuple[type[Operation], ...] = (
-    TileBufAddrOp, CastPtrOp, AddPtrOp, MteGmL1FracOp, MteL1L0aOp, MteL1L0bOp, LoadCbufToCaOp,
+    TileBufAddrOp, CastPtrOp, AddPtrOp, MteGmL1Op, MteGmL1FracOp, MteL1L0aOp, MteL1L0bOp, LoadCbufToCaOp,
     LoadCbufToCbOp, MteL1BtOp, MadOp, MadAccOp, MadBiasOp, MteL0cGmOp, MteL0cL1Op, MteL0cUbOp,
 )
 """The VPTO ops mmair reads (the cube data path); passes/ptoas_vpto.py converts them."""

@@ -374,6 +374,16 @@ class PtoParamsFunctions(InterpreterFunctions):
                               element_bits(dst.element))
         return ()
 
+    @impl(pto.CopyGmL1Op)
+    def run_copy_gm_l1(self, interp: Interpreter, op: pto.CopyGmL1Op, args: PythonValues) -> PythonValues:
+        v = pto.operand_map(op, args)
+        dst = v["dst"]
+        dst.will_write()
+        p = raw_kernels.CopyGmL1(*(v[name] for name in isa_params.GM_L1_FIELDS))
+        raw_kernels.copy_gm_l1(gm_bytes(v["src"], v["src_offset"], "src"),
+                               tile_bytes(dst, v["dst_offset"], "dst"), p)
+        return ()
+
     @impl(pto.CopyL1BtOp)
     def run_copy_l1_bt(self, interp: Interpreter, op: pto.CopyL1BtOp, args: PythonValues) -> PythonValues:
         v = pto.operand_map(op, args)

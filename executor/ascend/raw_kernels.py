@@ -13,6 +13,8 @@ kernels implement the documented index formulas on flat arrays:
 * `load2d_transpose`: LoadDataWithTranspose with `LoadData2dTransposeParams`
   (`load_data_with_transpose.py`; b8 32x32 and b32 16x16 square blocks of two fractals, b4 64x64
   squares of four).
+* `copy_gm_l1`: DataCopy GM -> L1 with `DataCopyParams` (CCE `copy_gm_to_cbuf`; bursts of 32-byte
+  blocks, bytes unchanged).
 * `copy_l1_bt`: DataCopy L1 -> BiasTable with `DataCopyParams` (CCE `copy_cbuf_to_bt`; bursts of
   64-byte units, 32 B on a5, gaps end to start).
 * `mmad`: Mmad with `MmadParams`: L0A Zz (Nz on a5) / L0B Zn / L0C Nz read with the fractal grids of
@@ -271,6 +273,29 @@ def load2d_transpose(src: np.ndarray, dst: np.ndarray, p: Load2DTranspose, elem:
             + byte_range
         _bounds(idx, dst.size, "dst", "byte")
         dst[idx] = block
+
+
+@dataclass(frozen=True)
+class CopyGmL1:
+    block_count: int
+    block_len: int
+    src_gap: int
+    dst_gap: int
+
+
+def copy_gm_l1(src: np.ndarray, dst: np.ndarray, p: CopyGmL1) -> None:
+    """DataCopy GM -> L1 (`copy_gm_to_cbuf`) on byte arrays from the operand starts: for
+    i < blockCount, the burst of blockLen*32 bytes at i*(blockLen + srcGap)*32 of src goes to
+    i*(blockLen + dstGap)*32 of dst (gaps end to start)."""
+    _check_fields(vars(p), isa_params.GM_L1_FIELDS)
+    unit = isa_params.GM_L1_UNIT_BYTES
+    burst = p.block_len * unit
+    _limit(p.block_count * burst, "copy_gm_l1")
+    i = np.arange(p.block_count, dtype=np.int64)
+    blocks = _take_blocks(src, i * (burst + p.src_gap * unit), burst, "src")
+    idx = (i * (burst + p.dst_gap * unit))[:, None] + np.arange(burst, dtype=np.int64)[None, :]
+    _bounds(idx, dst.size, "dst", "byte")
+    dst[idx] = blocks
 
 
 @dataclass(frozen=True)

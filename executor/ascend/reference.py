@@ -507,6 +507,13 @@ class ReferencePtoFunctions(InterpreterFunctions):
         bits = element_bits(v["dst"].element)
         return self._gm_load(v, lambda s, d: raw_kernels.load2d_v2(s, d, p, bits))
 
+    @impl(pto.CopyGmL1Op)
+    def run_copy_gm_l1(self, interp: Interpreter, op, args: PythonValues) -> PythonValues:
+        """DataCopy GM -> L1: the executor's byte kernel as an element map."""
+        v = pto.operand_map(op, args)
+        p = raw_kernels.CopyGmL1(*(v[name] for name in isa_params.GM_L1_FIELDS))
+        return self._gm_load(v, lambda s, d: raw_kernels.copy_gm_l1(s, d, p))
+
     def _gm_load(self, v: dict, kernel) -> PythonValues:
         """A LoadData from GM to an L1 tile: `kernel(src_bytes, dst_bytes)` is the executor's
         byte kernel, run as an element map from the GM operand to the tile's physical image."""

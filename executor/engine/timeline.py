@@ -378,6 +378,12 @@ def _cost_fractals(*count_fields: str, squares: bool = False):
     return cost
 
 
+def _cost_copy_gm_l1(target: str, op: Any, args: Sequence[Any]) -> tuple[int, str]:
+    count, length = _sizes(op, args, "block_count", "block_len")
+    nbytes = count * length * isa_params.GM_L1_UNIT_BYTES
+    return isa_costs.move_cycles(target, "copy_gm_l1", nbytes), f"{nbytes} B"
+
+
 def _cost_copy_l1_bt(target: str, op: Any, args: Sequence[Any]) -> tuple[int, str]:
     count, length = _sizes(op, args, "block_count", "block_len")
     nbytes = count * length * isa_params.l1_bt_unit_bytes(get_target(target))
@@ -412,6 +418,7 @@ _RAW_COSTS = {
     "load_2d_transpose": _cost_fractals("repeat_times", squares=True),
     "load_2d_v2": _cost_fractals("m_step", "k_step"),
     "load_2d_v2_gm": _cost_fractals("m_step", "k_step"),
+    "copy_gm_l1": _cost_copy_gm_l1,
     "copy_l1_bt": _cost_copy_l1_bt,
     "mmad": _cost_mmad,
     "fixpipe_copy": _cost_fixpipe_copy,

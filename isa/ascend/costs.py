@@ -153,6 +153,7 @@ def mad_cycles(target: str, m: int, n: int, k: int, elem: str) -> int:
 RAW_MOVE_PATHS: dict[str, str | None] = {
     "copy_nd2nz": "mte_gm_l1",  # DataCopy Nd2NzParams: GM -> L1, MTE2
     "copy_dn2nz": "mte_gm_l1",  # DataCopy Dn2NzParams: GM -> L1, MTE2
+    "copy_gm_l1": "mte_gm_l1",  # DataCopy DataCopyParams (copy_gm_to_cbuf): GM -> L1, MTE2
     "load_2d_gm": "mte_gm_l1",  # load_gm_to_cbuf: GM -> L1, MTE2
     "load_2d_v2_gm": "mte_gm_l1",  # load_gm_to_cbuf_2dv2: GM -> L1, MTE2
     "load_2d": None,  # LoadData: L1 -> L0A / L0B, MTE1

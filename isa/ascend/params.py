@@ -251,6 +251,17 @@ def load2d_v2_gm_types(target: Target) -> frozenset[str]:
 # and dstGap in 64 B, sourceGap in 32 B, dst 64 B aligned, src 32 B aligned. The CCE page prints
 # nBurst as [2, 2^12-1], but every use we found (pto-isa TMovToBt of a2a3 and a5, the vllm-ascend
 # l1_to_bt iterator) passes nBurst 1: mmair takes [1, 4095] (docs/pto-raw-params.md, decisions).
+# DataCopy GM -> L1 with DataCopyParams (CCE `copy_gm_to_cbuf`: nBurst, lenBurst, srcGap, dstGap,
+# in 32-byte blocks; Ascend C DataCopyParams: blockCount [1, 4095], blockLen [1, 65535],
+# srcStride / dstStride [0, 65535], "单位为32B" for a GM <-> local copy; gaps end to start).
+GM_L1_FIELDS: Mapping[str, Field] = _table(
+    Field("block_count", "blockCount (nBurst)", (1, 4095), "bursts", size=True),
+    Field("block_len", "blockLen (lenBurst)", (1, 2**16 - 1), "32 B", size=True),
+    Field("src_gap", "srcStride (srcGap)", U16, "32 B, end to start"),
+    Field("dst_gap", "dstStride (dstGap)", U16, "32 B, end to start"),
+)
+GM_L1_UNIT_BYTES = 32
+
 L1_BT_FIELDS: Mapping[str, Field] = _table(
     Field("block_count", "blockCount (nBurst)", (1, 4095), "bursts", size=True),
     Field("block_len", "blockLen (lenBurst)", (1, 2**16 - 1), "BT units (64 B; a5 32 B)", size=True),

@@ -81,6 +81,7 @@ _OP_PIPES: dict[str, dict[tuple[str, str], Pipe]] = {
     # instructions they program: DataCopy ND2NZ MTE2, LoadData from L1 MTE1, Mmad M, Fixpipe FIX.
     "copy_nd2nz": {("gm", "l1"): Pipe.MTE2},
     "copy_dn2nz": {("gm", "l1"): Pipe.MTE2},
+    "copy_gm_l1": {("gm", "l1"): Pipe.MTE2},  # DataCopy GM -> L1 (copy_gm_to_cbuf): MTE2
     "load_2d": {("l1", "l0a"): Pipe.MTE1, ("l1", "l0b"): Pipe.MTE1},
     # LoadData GM -> L1 (load_gm_to_cbuf): "指令执行占用的流水为PIPE_MTE2" (GMToL1-2D page)
     "load_2d_gm": {("gm", "l1"): Pipe.MTE2},

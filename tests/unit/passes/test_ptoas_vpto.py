@@ -212,3 +212,45 @@ def test_an_l0c_store_to_sub_block_0_writes_the_ub() -> None:
     store = next(op for op in module.walk() if isinstance(op, pto.FixpipeCopyOp))
     assert store.dst.type.space_name == "ub" and store.layout.data == "nz2nd"
     assert written_name(store) == "'pto.mte_l0c_ub' (mmair pto.fixpipe_copy)"
+
+
+def test_vpto_bias_gemm_computes_a_times_b_plus_bias() -> None:
+    with open("tests/filecheck/ptoas/vpto/gemm_bias.pto") as f:
+        module = _converted(f.read())
+    rng = np.random.default_rng(8)
+    a = rng.uniform(-1, 1, (16, 16)).astype(np.float16)
+    b = rng.uniform(-1, 1, (16, 32)).astype(np.float16)
+    bias = rng.uniform(-1, 1, 32).astype(np.float32)
+    result = run_module(module, inputs={"a": a.ravel(), "b": b.ravel(), "bias": bias},
+                        sync_check=True)
+    expected = a.astype(np.float32) @ b.astype(np.float32) + bias
+    np.testing.assert_allclose(result.outputs["c"].reshape(16, 32), expected, rtol=1e-5,
+                               atol=1e-5)
+
+
+def test_burst_loops_unroll_into_one_copy_per_iteration() -> None:
+    text = """module attributes {pto.target_arch = "a5"} {
+  func.func @k(%g: !pto.ptr<f16, gm>) {
+    %c0 = arith.constant 0 : i64
+    %c2 = arith.constant 2 : i64
+    %c3 = arith.constant 3 : i64
+    %c64 = arith.constant 64 : i64
+    %c96 = arith.constant 96 : i64
+    %c512 = arith.constant 512 : i64
+    %c1024 = arith.constant 1024 : i64
+    %l = pto.castptr %c0 : i64 -> !pto.ptr<f16, l1>
+    pto.mte_gm_l1 %g, %l, %c64 nburst(%c2, %c96, %c64) loop(%c3, %c1024, %c512) : !pto.ptr<f16, gm>, !pto.ptr<f16, l1>, i64, i64, i64, i64, i64, i64, i64
+    return
+  }
+}"""
+    module = _converted(text)
+    copies = [op for op in module.walk() if isinstance(op, pto.CopyGmL1Op)]
+    fields = [[v.owner.value.value.data for v in (c.src_offset, c.dst_offset, c.block_count,
+                                                   c.block_len, c.src_gap, c.dst_gap)]
+              for c in copies]
+    # iteration j: GM byte 1024 j, L1 byte 512 j (f16 elements: / 2); 2 bursts of 2 blocks, the
+    # source gap one block (96 - 64 B), the destination gap none
+    assert fields == [[512 * j, 256 * j, 2, 2, 1, 0] for j in range(3)]
+    fn = next(op for op in module.walk() if op.name == "func.func")
+    # the GM argument reaches byte 2 * 1024 + 96 + 64
+    assert fn.function_type.inputs.data[0].get_shape() == ((2 * 1024 + 96 + 64) // 2,)
