@@ -79,3 +79,14 @@ def test_the_table_names_the_commit_and_the_counts(tmp_path) -> None:
     assert table.startswith("PTOAS at abc123: 5 `.pto` files under test/, 4 cube-related, 5 units.")
     assert "| valid | 3 | accepted 2: run clean 1, checker reports 1, run stopped 0 |" in table
     assert "| refused: MX tile op | 1 |" in table
+
+
+def test_a_bare_check_message_is_the_reason_when_no_line_says_error() -> None:
+    """PTOAS's VPTO tests often CHECK the message without `error:`; LABEL and NOT lines are no
+    reasons."""
+    corpus = _script()
+    text = ("// RUN: not ptoas %s 2>&1 | FileCheck %s\n// CHECK-LABEL: func.func @k\n"
+            "// CHECK-NOT: warning\n// CHECK: duplicate {{sat/nosat}} clause\n")
+    assert corpus._reasons(text, "CHECK") == ["duplicate"]  # the longest literal part
+    text = text + "// CHECK: error: 'pto.mad' op requires l0a\n"
+    assert corpus._reasons(text, "CHECK") == ["'pto.mad' op requires l0a"]
