@@ -27,7 +27,7 @@ PTOAS op at its file:line:col. Tiles without an address then get one from pto-as
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from xdsl.context import Context
 from xdsl.dialects import arith, func, memref
@@ -139,6 +139,11 @@ def _const(value: SSAValue) -> int | None:
 class _Converter:
     rewriter: Rewriter
     target: str = "a2"
+    zn_users: set[Operation] = field(default_factory=set)
+    """PTOAS ops that read or write a ZN `mat` tile_buf, which mmair holds as the Nz of its
+    transpose: their moves transpose."""
+    placed: dict[tuple[int, Attribute], SSAValue] = field(default_factory=dict)
+    """(address, type) -> the tile an alloc_tile with that address made."""
 
     def index(self, at: Operation, value: int) -> SSAValue:
         const = arith.ConstantOp(IntegerAttr(value, IndexType()))
@@ -304,6 +309,12 @@ def _convert_pointers(fn: func.FuncOp, target: str) -> None:
 
 def _alloc(conv: _Converter, op: P.AllocTileOp) -> None:
     tile = tile_of(op, op.result.type, conv.target)
+    zn_mat = tile.space_name == "l1" and tile.layout_name == "zn"
+    if zn_mat:
+        # A ZN mat tile [R, C] (outer fractals row-major, each column-major) holds the bytes of
+        # the Nz of its transpose [C, R]: pypto aliases the two at one address for a B^T operand.
+        rows, cols = tile.logical_shape
+        tile = pto.TileType("l1", [cols, rows], tile.element_type, "nz")
     offset = None
     if op.addr is not None:
         offset = _const(op.addr)
@@ -318,10 +329,34 @@ def _alloc(conv: _Converter, op: P.AllocTileOp) -> None:
             raise ConversionError(
                 op, f"requires {name} = {whole}, the whole tile (a partial or run-time valid "
                     f"region is not modelled), got {'a run-time value' if got is None else got}")
+    if zn_mat:
+        conv.zn_users.update(use.operation for use in op.result.uses)
+    if zn_mat and (offset, tile) in conv.placed and _dominates(conv.placed[(offset, tile)], op):
+        # the Nz tile at that address is the same buffer: one tile, so mmair's reference (which
+        # follows tiles, not bytes) sees the data the Nz tile was given
+        same = conv.placed[(offset, tile)]
+        op.result.replace_all_uses_with(same)
+        op.detach()
+        op.erase()
+        return
     new = conv.emit(op, pto.AllocOp(tile, offset))
+    if offset is not None:
+        conv.placed.setdefault((offset, tile), new.results[0])
     op.result.replace_all_uses_with(new.results[0])
     op.detach()
     op.erase()
+
+
+def _dominates(value: SSAValue, op: Operation) -> bool:
+    """Whether `value`'s defining op comes before `op` in a block that holds `op` (or one of its
+    ancestors): straight-line dominance, enough for allocations."""
+    owner = value.owner
+    block = owner.parent_block() if isinstance(owner, Operation) else None
+    here: Operation | None = op
+    while here is not None and here.parent_block() is not block:
+        here = here.parent_op()
+    return here is not None and block is not None and block.get_operation_index(owner) < \
+        block.get_operation_index(here)
 
 
 def _view(conv: _Converter, op: P.PartitionViewOp) -> None:
@@ -364,6 +399,11 @@ def _tload(conv: _Converter, op: Operation) -> None:
         raise ConversionError(op, f"requires outs in loc=mat (mmair models the cube tload), got "
                                   f"{_space(dst)}")
     rows, cols = _dims(dst)[0], _dims(dst)[-1]
+    if op in conv.zn_users:  # into a ZN tile: the Nz of the transpose, GM read as DN
+        conv.emit(op, pto.MteGmL1Op(src, dst, conv.index(op, rows), conv.index(op, cols),
+                                    dn2nz=True))
+        _replace(op)
+        return
     conv.emit(op, pto.MteGmL1Op(src, dst, conv.index(op, rows), conv.index(op, cols)))
     _replace(op)
 
@@ -371,10 +411,30 @@ def _tload(conv: _Converter, op: Operation) -> None:
 def _tmov(conv: _Converter, op: Operation) -> None:
     src, dst = op.ins[0], op.outs[0]
     start = None
+    if len(op.ins) == 4 and isinstance(op, P.TExtractOp):  # ins(%src, %row, %col, %pre_quant)
+        if _space(src) != "l0c":
+            raise ConversionError(op, "expects preQuantScalar form to use loc=acc src")
+        raise ConversionError(op, "has the pre-quant scalar form (acc -> mat with a quant "
+                                  "scalar), which mmair does not model")
+    if len(op.ins) not in (1, 3) or (len(op.ins) == 3) != isinstance(op, P.TExtractOp):
+        raise ConversionError(op, f"requires ins(%src) (tmov) or ins(%src, %row, %col) (textract), "
+                                  f"got {len(op.ins)} values")
     if len(op.ins) == 3:  # textract ins(%src, %row, %col)
         start = (op.ins[1], op.ins[2])
     pair = (_space(src), _space(dst))
     rows, cols = _dims(dst)[0], _dims(dst)[-1]
+    if op in conv.zn_users and src is not dst and _space(src) == "l1":
+        if pair not in (("l1", "l0a"), ("l1", "l0b")):
+            raise ConversionError(op, f"requires a move to left or right from a ZN mat tile, got "
+                                      f"{pair[0]}->{pair[1]}")
+        # the source is held as the Nz of its transpose: the move transposes back, and the start
+        # (row, col) of the ZN tile is (col, row) of the held one
+        swapped = (start[1], start[0]) if start is not None else None
+        cls = pto.MteL1L0AOp if pair[1] == "l0a" else pto.MteL1L0BOp
+        conv.emit(op, cls(src, dst, conv.index(op, rows), conv.index(op, cols), swapped,
+                          transpose=True))
+        _replace(op)
+        return
     if pair == ("l1", "l0a"):
         new = pto.MteL1L0AOp(src, dst, conv.index(op, rows), conv.index(op, cols), start)
     elif pair == ("l1", "l0b"):

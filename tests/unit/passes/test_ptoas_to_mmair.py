@@ -68,3 +68,46 @@ def test_dynamic_view_shape_is_refused_at_the_view() -> None:
     with pytest.raises(ConversionError, match="requires a static shape") as info:
         _converted(text)
     assert info.value.op.name == "pto.make_tensor_view"
+
+
+def _bf16(rng, shape):
+    import ml_dtypes
+
+    return rng.uniform(-1, 1, shape).astype(ml_dtypes.bfloat16)
+
+
+def test_a_zn_mat_alias_of_an_nz_weight_is_its_transpose() -> None:
+    """pypto's B^T: W [N, K] loaded as Nz and read through a ZN tile [K, N] at its address;
+    the converted kernel computes A x W^T (numpy directly, not the IR's own reference)."""
+    import numpy as np
+
+    from mmair.executor.runner import run_module
+
+    with open("tests/filecheck/ptoas/zn_mat_bt.pto") as f:
+        module = _converted(f.read())
+    verify_module(module)
+    moves = [op for op in module.walk() if isinstance(op, pto.MteL1L0BOp)]
+    assert len(moves) == 1 and moves[0].transpose is not None
+    assert len([op for op in module.walk() if isinstance(op, pto.AllocOp)
+                and op.buffer.type.space_name == "l1"]) == 2  # the alias is the Nz tile itself
+    rng = np.random.default_rng(9)
+    a, w = _bf16(rng, (32, 64)), _bf16(rng, (32, 64))
+    out = run_module(module, inputs={"a": a, "w": w}, sync_check=True).outputs["c"]
+    np.testing.assert_array_equal(out, a.astype(np.float32) @ w.astype(np.float32).T)
+
+
+def test_a_tload_into_a_zn_mat_tile_reads_gm_as_dn() -> None:
+    import numpy as np
+
+    from mmair.executor.runner import run_module
+
+    with open("tests/filecheck/ptoas/zn_mat_load.pto") as f:
+        module = _converted(f.read())
+    verify_module(module)
+    loads = [op for op in module.walk() if isinstance(op, pto.MteGmL1Op)]
+    assert [op.dn2nz is not None for op in loads] == [False, True]
+    rng = np.random.default_rng(10)
+    a, b = _bf16(rng, (32, 64)), _bf16(rng, (64, 32))
+    out = run_module(module, inputs={"a": a, "b": b}, sync_check=True).outputs["c"]
+    np.testing.assert_allclose(out, a.astype(np.float32) @ b.astype(np.float32), rtol=1e-6,
+                               atol=1e-6)
