@@ -32,6 +32,7 @@ from dataclasses import dataclass, field
 from xdsl.context import Context
 from xdsl.dialects import arith, func, memref
 from xdsl.dialects.builtin import (
+    ArrayAttr,
     IndexType,
     IntegerAttr,
     MemRefType,
@@ -128,11 +129,44 @@ def element_of(op: Operation, element: Attribute) -> Attribute:
     return element
 
 
+_FOLDS = {arith.MuliOp: lambda a, b: a * b, arith.AddiOp: lambda a, b: a + b,
+          arith.SubiOp: lambda a, b: a - b}
+
+
 def _const(value: SSAValue) -> int | None:
+    """The integer `value` is, where it is an arith.constant or an index_cast / muli / addi /
+    subi of them (pypto computes a view's outer strides so), else None."""
     owner = value.owner
     if isinstance(owner, arith.ConstantOp) and isinstance(owner.value, IntegerAttr):
         return owner.value.value.data
+    if isinstance(owner, arith.IndexCastOp):
+        return _const(owner.input)
+    fold = _FOLDS.get(type(owner))
+    if fold is not None:
+        lhs, rhs = _const(owner.lhs), _const(owner.rhs)
+        return None if lhs is None or rhs is None else fold(lhs, rhs)
     return None
+
+
+def _reassociation(shape: tuple[int, ...], target: tuple[int, ...]) -> list[list[int]] | None:
+    """The groups of consecutive `shape` dims whose products are `target`'s dims (a
+    memref.collapse_shape), or None."""
+    groups: list[list[int]] = []
+    axis = 0
+    for dim in target:
+        group, size = [axis], shape[axis] if axis < len(shape) else 0
+        axis += 1
+        while size < dim and axis < len(shape):
+            group.append(axis)
+            size *= shape[axis]
+            axis += 1
+        if size != dim:
+            return None
+        groups.append(group)
+    if not groups or any(shape[a] != 1 for a in range(axis, len(shape))):
+        return None
+    groups[-1].extend(range(axis, len(shape)))
+    return groups
 
 
 @dataclass
@@ -293,14 +327,32 @@ def _convert_pointers(fn: func.FuncOp, target: str) -> None:
                 raise ConversionError(view, f"requires row-major contiguous strides "
                                             f"{contiguous}, got {strides}")
             shapes.append(tuple(dims))
-        if len(set(shapes)) != 1:
-            raise ConversionError(views[1], f"requires one shape per pointer, got {shapes}")
-        new_type = MemRefType(element_of(views[0], arg.type.element_type), shapes[0])
+        # One memref per pointer: the view of the highest rank; a view of another shape must be
+        # a collapse of it (pypto views an expert weight [E, N, K] also as [E*N, K]).
+        widest = max(shapes, key=len)
+        groups = {}
+        for view, shape in zip(views, shapes, strict=True):
+            if shape != widest:
+                groups[view] = _reassociation(widest, shape)
+                if groups[view] is None:
+                    raise ConversionError(view, f"requires one shape per pointer, or a view that "
+                                                f"collapses its dims, got {shape} and {widest}")
+        new_type = MemRefType(element_of(views[0], arg.type.element_type), widest)
         new_arg = block.insert_arg(new_type, index)
         arg.replace_all_uses_with(new_arg)
         block.erase_arg(arg)
         for view in views:
-            view.result.replace_all_uses_with(new_arg)
+            value = new_arg
+            if view in groups:
+                collapse = memref.CollapseShapeOp(
+                    operands=[new_arg],
+                    properties={"reassociation": ArrayAttr(
+                        [ArrayAttr([IntegerAttr(a, i64) for a in g]) for g in groups[view]])},
+                    result_types=[MemRefType(new_type.element_type, shapes[views.index(view)])])
+                collapse.location = view.location
+                Rewriter.insert_op(collapse, _before(view))
+                value = collapse.results[0]
+            view.result.replace_all_uses_with(value)
             view.detach()
             view.erase()
     inputs = [a.type for a in block.args]
@@ -393,7 +445,38 @@ def _replace(op: Operation) -> None:
     op.erase()
 
 
+# The template options PTOAS's tile ops carry (PTOAttrs.td), per attribute key: the values mmair
+# honours (value -> what it means for the converted op), the rest are refused. accPhase / stPhase
+# pick the pto-isa template variant (TMATMUL<AccPhase::Final>, TSTORE<STPhase>): the same values
+# are computed, so mmair reads and drops them (an inference from PTOToEmitC.cpp, which only
+# forwards them as template arguments).
+_OPTIONS: dict[str, dict[str, str | None]] = {
+    "accPhase": {"unspecified": None, "partial": None, "final": None},
+    "stPhase": {"unspecified": None, "partial": None, "final": None},
+    "atomicType": {"atomic_none": None},
+    "reluPreMode": {"no_relu": None, "normal_relu": "relu"},
+}
+
+
+def _options(op: Operation, keys: tuple[str, ...]) -> set[str]:
+    """What `op`'s template options ask of the converted op (`_OPTIONS`); an option mmair does not
+    model is refused rather than dropped."""
+    asked = set()
+    for key, attr in op.attributes.items():
+        value = getattr(getattr(attr, "value", None), "data", None)
+        legal = _OPTIONS.get(key) if key in keys else None
+        if legal is None or value not in legal:
+            shown = f"{key} = {value}" if value is not None else key
+            raise ConversionError(op, f"has {shown}, which mmair does not model"
+                                      + (f" (it models {key} in [{', '.join(legal)}])"
+                                         if legal else ""))
+        if legal[value] is not None:
+            asked.add(legal[value])
+    return asked
+
+
 def _tload(conv: _Converter, op: Operation) -> None:
+    _options(op, ())
     (src,), (dst,) = op.ins, op.outs
     if _space(dst) != "l1":
         raise ConversionError(op, f"requires outs in loc=mat (mmair models the cube tload), got "
@@ -409,7 +492,10 @@ def _tload(conv: _Converter, op: Operation) -> None:
 
 
 def _tmov(conv: _Converter, op: Operation) -> None:
+    relu = "relu" in _options(op, ("reluPreMode",))
     src, dst = op.ins[0], op.outs[0]
+    if relu and (_space(src), _space(dst)) != ("l0c", "l1"):
+        raise ConversionError(op, "has reluPreMode on a move that is not acc -> mat")
     start = None
     if len(op.ins) == 4 and isinstance(op, P.TExtractOp):  # ins(%src, %row, %col, %pre_quant)
         if _space(src) != "l0c":
@@ -441,7 +527,7 @@ def _tmov(conv: _Converter, op: Operation) -> None:
         new = pto.MteL1L0BOp(src, dst, conv.index(op, rows), conv.index(op, cols), start)
     elif pair == ("l0c", "l1") and start is None:
         new = pto.FixpipeOp(src, dst, conv.index(op, rows), conv.index(op, cols), layout="nz2nz",
-                            quant=_quant(src, dst))
+                            quant=_quant(src, dst), relu=relu)
     elif pair == ("l1", "bt") and start is None:
         new = pto.MteL1BtOp(src, dst, conv.index(op, _dims(dst)[-1]))
     else:
@@ -452,6 +538,7 @@ def _tmov(conv: _Converter, op: Operation) -> None:
 
 
 def _tmatmul(conv: _Converter, op: Operation) -> None:
+    _options(op, ("accPhase",))
     name = op.name
     ins, (dst,) = list(op.ins), op.outs
     bias = None
@@ -497,13 +584,14 @@ def _element(value: SSAValue) -> Attribute:
 
 
 def _tstore(conv: _Converter, op: Operation) -> None:
+    relu = "relu" in _options(op, ("atomicType", "stPhase", "reluPreMode"))
     (src,), (dst,) = op.ins, op.outs
     if _space(src) != "l0c":
         raise ConversionError(op, f"requires ins in loc=acc (mmair models the cube tstore), got "
                                   f"{_space(src)}")
     rows, cols = _dims(dst)[0], _dims(dst)[-1]
     conv.emit(op, pto.FixpipeOp(src, dst, conv.index(op, rows), conv.index(op, cols),
-                                quant=_quant(src, dst)))
+                                quant=_quant(src, dst), relu=relu))
     _replace(op)
 
 

@@ -13,6 +13,7 @@ from mmair.dialects.ptoas.ops import TILE_OPS
 from mmair.dialects.ptoas.sync import SYNC_ATTRS, SYNC_OPS
 from mmair.dialects.ptoas.types import (
     ELEMENT_TYPES,
+    TEMPLATE_ATTRS,
     EventAttr,
     KernelKindAttr,
     LayoutAttr,
@@ -29,7 +30,7 @@ PTOAS = Dialect(
     "pto",
     [*TILE_OPS, *SYNC_OPS, *VPTO_OPS],
     [PtrType, TensorViewType, PartitionTensorViewType, TileBufType, KernelKindAttr, PipeAttr,
-     EventAttr, LayoutAttr, *SYNC_ATTRS, HiF8Type, *ELEMENT_TYPES],
+     EventAttr, LayoutAttr, *SYNC_ATTRS, *TEMPLATE_ATTRS, HiF8Type, *ELEMENT_TYPES],
 )
 
 

@@ -245,6 +245,34 @@ class LayoutAttr(_EnumAttr):
     name = "pto.layout"
 
 
+
+class _TemplateEnumAttr(_EnumAttr):
+    """An op option PTOAS writes `#pto<atomic_type atomic_add>` (or `#pto.atomic_type<...>`)."""
+
+    @classmethod
+    def parse_parameters(cls, parser: AttrParser) -> list[Attribute]:
+        if parser.parse_optional_punctuation("<") is not None:
+            value = parser.parse_identifier()
+            parser.parse_punctuation(">")
+            return [StringAttr(value)]
+        return [StringAttr(parser.parse_identifier())]
+
+
+def _template_enum(name: str, doc: str) -> type[_TemplateEnumAttr]:
+    return irdl_attr_definition(type(name.title().replace("_", "") + "Attr", (_TemplateEnumAttr,),
+                                     {"name": f"pto.{name}", "__doc__": doc}))
+
+
+# The TSTORE / TMATMUL template options of PTOAttrs.td (what ptoas-to-mmair does with each: its
+# `_OPTIONS`).
+TEMPLATE_ATTRS = (
+    _template_enum("atomic_type", "TSTORE atomic mode: atomic_none | atomic_add."),
+    _template_enum("st_phase", "TSTORE phase: unspecified | partial | final."),
+    _template_enum("acc_phase", "TMATMUL accumulation phase: unspecified | partial | final."),
+    _template_enum("relu_pre_mode", "TSTORE / TMOV pre-ReLU: no_relu | normal_relu | ..."),
+    _template_enum("acc_to_vec_mode", "TMOV acc -> vec mode."),
+)
+
 class _ElementType(ParametrizedAttribute, TypeAttribute):
     """A PTOAS element type without parameters (PTOTypeDefs.td)."""
 

@@ -63,8 +63,9 @@ def test_dynamic_view_shape_is_refused_at_the_view() -> None:
                              "!pto.tensor_view<?x?xf16>\n    %tb",
                              "shape = [%c0, %c32], strides = [%c32, %c1] : "
                              "!pto.tensor_view<?x?xf16>\n    %tb", 1)
+    # a size the kernel computes at run time (the block index), not a constant or a fold of them
     text = text.replace("%c0 = arith.constant 0 : index", "%c0 = arith.index_cast %c0i : i64 to index"
-                        ).replace("{pto.kernel} {", "{pto.kernel} {\n    %c0i = arith.constant 0 : i64", 1)
+                        ).replace("{pto.kernel} {", "{pto.kernel} {\n    %c0i = pto.get_block_idx", 1)
     with pytest.raises(ConversionError, match="requires a static shape") as info:
         _converted(text)
     assert info.value.op.name == "pto.make_tensor_view"
@@ -111,3 +112,53 @@ def test_a_tload_into_a_zn_mat_tile_reads_gm_as_dn() -> None:
     out = run_module(module, inputs={"a": a, "b": b}, sync_check=True).outputs["c"]
     np.testing.assert_allclose(out, a.astype(np.float32) @ b.astype(np.float32), rtol=1e-6,
                                atol=1e-6)
+
+
+_TSTORE_END = "outs(%pc : !pto.partition_tensor_view<32x32xf32>)"
+
+
+@pytest.mark.parametrize(("option", "message"), [
+    ("{atomicType = #pto<atomic_type atomic_add>}",
+     r"'pto.tstore' op has atomicType = atomic_add, which mmair does not model \(it models "
+     r"atomicType in \[atomic_none\]\)"),
+    ("{reluPreMode = #pto<relu_pre_mode scalar_relu>}",
+     r"has reluPreMode = scalar_relu, which mmair does not model"),
+    ("{precisionType = #pto<div_precision high_precision>}",
+     r"has precisionType, which mmair does not model"),
+])
+def test_a_template_option_mmair_does_not_model_is_refused_not_dropped(option, message) -> None:
+    text = _kernel().replace(_TSTORE_END, f"{_TSTORE_END} {option}")
+    if "precisionType" in option:
+        text = text.replace("#pto<div_precision high_precision>", '"high"')
+    with pytest.raises(ConversionError, match=message):
+        _converted(text)
+
+
+def test_template_options_that_keep_the_values_are_read() -> None:
+    text = _kernel().replace(_TSTORE_END, f"{_TSTORE_END} {{atomicType = #pto<atomic_type "
+                                          f"atomic_none>, stPhase = #pto<st_phase final>, "
+                                          f"reluPreMode = #pto<relu_pre_mode normal_relu>}}")
+    module = _converted(text)
+    store = next(op for op in module.walk() if isinstance(op, pto.FixpipeOp))
+    assert store.relu is not None  # normal_relu is the fixpipe's ReLU
+
+
+def test_a_view_that_collapses_another_views_dims_is_a_collapse_shape() -> None:
+    """pypto views an expert weight [E, N, K] also as [E*N, K]; strides computed by arith.muli
+    of constants are static."""
+    text = _kernel().replace(
+        "%tb = pto.make_tensor_view %b, shape = [%c32, %c32], strides = [%c32, %c1] : "
+        "!pto.tensor_view<?x?xf16>",
+        "%s0 = arith.muli %c32, %c16 : index\n"
+        "    %tb3 = pto.make_tensor_view %b, shape = [%c2, %c16, %c32], strides = [%s0, %c32, %c1]"
+        " : !pto.tensor_view<?x?x?xf16>\n"
+        "    %tb = pto.make_tensor_view %b, shape = [%c32, %c32], strides = [%c32, %c1] : "
+        "!pto.tensor_view<?x?xf16>").replace(
+        "%c32 = arith.constant 32 : index",
+        "%c32 = arith.constant 32 : index\n    %c16 = arith.constant 16 : index\n"
+        "    %c2 = arith.constant 2 : index")
+    module = _converted(text)
+    fn = next(op for op in module.walk() if op.name == "func.func")
+    assert fn.function_type.inputs.data[1].get_shape() == (2, 16, 32)
+    collapse = next(op for op in module.walk() if op.name == "memref.collapse_shape")
+    assert collapse.results[0].type.get_shape() == (32, 32)
