@@ -37,6 +37,7 @@ from xdsl.dialects.builtin import (
     IntegerAttr,
     MemRefType,
     ModuleOp,
+    StridedLayoutAttr,
     StringAttr,
     i64,
 )
@@ -432,6 +433,13 @@ def _view(conv: _Converter, op: P.PartitionViewOp) -> None:
                                       f"offset {offset}, legal [0, {dim - size}] for size {size}")
     ones = [1] * len(offsets)
     result_type = memref.SubviewOp.infer_result_type(source.type, offsets, sizes, ones)
+    drop = 0
+    while len(sizes) - drop > 2 and sizes[drop] == 1:
+        drop += 1  # a [1, 1, M, N] window of a 4-D tensor is the M x N matrix the tile ops move
+    if drop:
+        layout = result_type.layout
+        result_type = MemRefType(result_type.element_type, sizes[drop:],
+                                 StridedLayoutAttr(layout.strides.data[drop:], layout.offset))
     dyn = [o for o in offsets if isinstance(o, SSAValue)]
     static = [memref.DYNAMIC_INDEX if isinstance(o, SSAValue) else o for o in offsets]
     new = conv.emit(op, memref.SubviewOp(source, dyn, [], [], static, sizes, ones, result_type))

@@ -162,3 +162,35 @@ def test_a_view_that_collapses_another_views_dims_is_a_collapse_shape() -> None:
     assert fn.function_type.inputs.data[1].get_shape() == (2, 16, 32)
     collapse = next(op for op in module.walk() if op.name == "memref.collapse_shape")
     assert collapse.results[0].type.get_shape() == (32, 32)
+
+
+def test_a_window_with_leading_unit_dims_is_the_matrix_the_tile_op_moves() -> None:
+    """pypto's Qwen3 kernels store a [1, 1, M, N] window of a 4-D tensor: the converted
+    subview drops the unit dims, and the store writes the right elements."""
+    import numpy as np
+
+    from mmair.executor.runner import run_module
+
+    text = _kernel().replace(
+        "%tc = pto.make_tensor_view %c, shape = [%c32, %c32], strides = [%c32, %c1] : "
+        "!pto.tensor_view<?x?xf32>",
+        "%tc = pto.make_tensor_view %c, shape = [%c2, %c1, %c32, %c32], strides = [%c1024, "
+        "%c1024, %c32, %c1] : !pto.tensor_view<?x?x?x?xf32>").replace(
+        "%pc = pto.partition_view %tc, offsets = [%c0, %c0], sizes = [%c32, %c32] : "
+        "!pto.tensor_view<?x?xf32> -> !pto.partition_tensor_view<32x32xf32>",
+        "%pc = pto.partition_view %tc, offsets = [%c1, %c0, %c0, %c0], sizes = [%c1, %c1, %c32, "
+        "%c32] : !pto.tensor_view<?x?x?x?xf32> -> !pto.partition_tensor_view<1x1x32x32xf32>").replace(
+        "outs(%pc : !pto.partition_tensor_view<32x32xf32>)",
+        "outs(%pc : !pto.partition_tensor_view<1x1x32x32xf32>)").replace(
+        "%c32 = arith.constant 32 : index",
+        "%c32 = arith.constant 32 : index\n    %c2 = arith.constant 2 : index\n"
+        "    %c1024 = arith.constant 1024 : index")
+    module = _converted(text)
+    verify_module(module)
+    rng = np.random.default_rng(11)
+    a = rng.uniform(-1, 1, (32, 32)).astype(np.float16)
+    b = rng.uniform(-1, 1, (32, 32)).astype(np.float16)
+    out = run_module(module, inputs={"a": a, "b": b}, sync_check=True).outputs["c"]
+    assert out.shape == (2, 1, 32, 32)
+    np.testing.assert_allclose(out[1, 0], a.astype(np.float32) @ b.astype(np.float32), rtol=1e-5,
+                               atol=1e-5)
