@@ -637,7 +637,14 @@ class Tcgen05Seam:
             ev = late[0]
             if unit is Unit.TC:
                 commits = [e for e in late if isinstance(e.op, tcgen05.CommitOp)]
-                if commits:
+                if commits and len(commits) == len(late):
+                    # every MMA was waited through an earlier commit: only this arrive is left
+                    ev = commits[0]
+                    what = (f"{ev.describe()} is never waited: its arrive on the mbarrier is "
+                            "still pending when the kernel ends (no tcgen05.mbarrier_wait "
+                            "observes the phase it completes); every MMA before it was already "
+                            "waited")
+                elif commits:
                     ev = commits[0]
                     what = (f"{ev.describe()} is never waited: no tcgen05.mbarrier_wait observes "
                             "the mbarrier phase it completes (or a later one), so the kernel ends "

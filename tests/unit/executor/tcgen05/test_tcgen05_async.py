@@ -162,6 +162,23 @@ def test_commit_never_waited(capsys, tmp_path: Path) -> None:
         "mbarrier phase it completes")
 
 
+def test_a_commit_after_every_mma_was_waited_names_its_pending_arrive(capsys, tmp_path) -> None:
+    """Issue 28 item 4: the MMAs were all waited (through the last commit), so the message is
+    about the extra commit's arrive, not MMAs in flight."""
+    extra = "    tcgen05.commit cta_group(1) %bar0 : memref<1xi64, #tcgen05.space<smem>>"
+    path = _variant(tmp_path, "extra_commit", lambda lines: [
+        y for x in lines for y in ((extra, x) if "tcgen05.dealloc" in x else (x,))])
+    code, err = run_lowered(capsys, path)
+    assert code == 1
+    commit = _line_in(path, "tcgen05.dealloc") - 1  # the extra commit, just before the dealloc
+    assert err.startswith(
+        f"{path}:{commit}:5: error: 'tcgen05.commit' at {path}:{commit}:5 (the tensor core's "
+        "async unit) is never waited: its arrive on the mbarrier is still pending when the "
+        "kernel ends (no tcgen05.mbarrier_wait observes the phase it completes); every MMA "
+        "before it was already waited"), err
+    assert "possibly in flight" not in err
+
+
 def test_tcgen05_units_have_their_own_in_order_lanes() -> None:
     assert LANE_SETS == (PIPES, UNITS)
     assert NUM_PIPES == max(len(PIPES), len(UNITS))
