@@ -290,3 +290,23 @@ def _run_reference_blocks(module, entry, values: list[Any], cube: ReferencePtoFu
         for base, tol in core.tolerances.items():
             cube.tolerances.setdefault(base, Tolerance()).widen(tol.rtol, tol.atol)
     return results[0]
+
+
+def overlapping_tiles(module) -> tuple[str, str, str, int, int] | None:
+    """Two tiles placed at explicit offsets whose bytes overlap (other than a pto.reinterpret
+    view): (first, second, space, lo, hi), or None. The executor's buffers are byte memories, so
+    a write through one tile changes the other; the reference keeps each tile's data apart."""
+    from mmair.dialects import pto
+    from mmair.dialects.value_names import value_label
+
+    placed: list[tuple[int, int, str, Any]] = []
+    for op in module.walk():
+        if isinstance(op, pto.AllocOp) and op.offset is not None:
+            t = op.buffer.type
+            lo = op.offset.value.data
+            placed.append((lo, lo + t.footprint_bytes(), t.space_name, op))
+    placed.sort(key=lambda p: (p[2], p[0]))
+    for (_lo_a, hi_a, space_a, a), (lo_b, hi_b, space_b, b) in zip(placed, placed[1:], strict=False):
+        if space_a == space_b and lo_b < hi_a:
+            return (value_label(a.buffer), value_label(b.buffer), space_a, lo_b, min(hi_a, hi_b))
+    return None

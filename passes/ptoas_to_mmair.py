@@ -483,9 +483,16 @@ def _options(op: Operation, keys: tuple[str, ...]) -> set[str]:
     return asked
 
 
+def _one_in_one_out(op: Operation) -> tuple[SSAValue, SSAValue]:
+    if len(op.ins) != 1 or len(op.outs) != 1:
+        raise ConversionError(op, f"requires ins(%src) outs(%dst), got {len(op.ins)} ins and "
+                                  f"{len(op.outs)} outs")
+    return op.ins[0], op.outs[0]
+
+
 def _tload(conv: _Converter, op: Operation) -> None:
     _options(op, ())
-    (src,), (dst,) = op.ins, op.outs
+    src, dst = _one_in_one_out(op)
     if _space(dst) != "l1":
         raise ConversionError(op, f"requires outs in loc=mat (mmair models the cube tload), got "
                                   f"{_space(dst)}")
@@ -501,6 +508,9 @@ def _tload(conv: _Converter, op: Operation) -> None:
 
 def _tmov(conv: _Converter, op: Operation) -> None:
     relu = "relu" in _options(op, ("reluPreMode",))
+    if len(op.outs) != 1 or not op.ins:
+        raise ConversionError(op, f"requires ins(%src, ...) outs(%dst), got {len(op.ins)} ins and "
+                                  f"{len(op.outs)} outs")
     src, dst = op.ins[0], op.outs[0]
     if relu and (_space(src), _space(dst)) != ("l0c", "l1"):
         raise ConversionError(op, "has reluPreMode on a move that is not acc -> mat")
@@ -548,6 +558,8 @@ def _tmov(conv: _Converter, op: Operation) -> None:
 def _tmatmul(conv: _Converter, op: Operation) -> None:
     _options(op, ("accPhase",))
     name = op.name
+    if len(op.outs) != 1:
+        raise ConversionError(op, f"requires one outs value, got {len(op.outs)}")
     ins, (dst,) = list(op.ins), op.outs
     bias = None
     if name.endswith(".acc"):
@@ -593,7 +605,7 @@ def _element(value: SSAValue) -> Attribute:
 
 def _tstore(conv: _Converter, op: Operation) -> None:
     relu = "relu" in _options(op, ("atomicType", "stPhase", "reluPreMode"))
-    (src,), (dst,) = op.ins, op.outs
+    src, dst = _one_in_one_out(op)
     if _space(src) != "l0c":
         raise ConversionError(op, f"requires ins in loc=acc (mmair models the cube tstore), got "
                                   f"{_space(src)}")

@@ -14,8 +14,8 @@ mmair's raw parameter-form ops, the hardware fields PTOAS's own wrapper expansio
     mte_l1_bt                         ->  pto.copy_l1_bt
 
 A pointer is a place in a buffer: `tile_buf_addr` points at the tile's start, `castptr` of a
-byte address at that byte of its space (an mmair tile placed there, reaching to the end of the
-space), `addptr` moves by elements. A GM pointer argument becomes a 1-D memref sized by the bytes
+byte address at that byte of its space (an mmair tile placed there, reaching to the next address
+a castptr or alloc_tile names in that space, so buffers never overlap), `addptr` moves by elements. A GM pointer argument becomes a 1-D memref sized by the bytes
 the ops read or write through it. A pointer argument in a local space (PTOAS's lit tests write
 them) points at byte 0 of its space: a kernel has no other way to say where it is.
 
@@ -45,6 +45,7 @@ FRACTAL_ROWS = 16  # M0: rows of a cube fractal
 C0_BYTES = 32  # a C0 block (the NZ fractal's row)
 
 POINTER_OPS = (V.TileBufAddrOp, V.CastPtrOp, V.AddPtrOp)
+MAX_GM_ELEMENTS = 1 << 62  # i64 offsets and strides stay representable
 
 
 @dataclass(frozen=True)
@@ -80,6 +81,15 @@ class VptoState:
         self.places: dict[SSAValue, Place] = {}
         self.placed: dict[tuple[str, Attribute, int], SSAValue] = {}
         self.local_args: list[BlockArgument] = []
+        self.starts = _buffer_starts(fn)
+
+    def end_of(self, space: str, byte: int, capacity: int) -> int:
+        """Where the buffer a pointer at `byte` of `space` ends: the next address a castptr or an
+        alloc_tile names in that space, or the end of the space. Buffers so do not overlap, which
+        keeps mmair's reference (it follows buffers, not bytes) in step with the executor; a
+        copy running past its buffer is an error."""
+        later = [s for s in self.starts.get(space, ()) if s > byte]
+        return min(later, default=capacity)
 
     # -- values ---------------------------------------------------------------------------------
 
@@ -108,6 +118,8 @@ class VptoState:
 
     def add(self, at: Operation, a: int | SSAValue, b: int | SSAValue) -> int | SSAValue:
         if isinstance(a, int) and isinstance(b, int):
+            if not -MAX_GM_ELEMENTS < a + b < MAX_GM_ELEMENTS:
+                raise _fail(at, f"moves a pointer {a + b} elements, outside +-2^62")
             return a + b
         return self._insert(at, arith.AddiOp(self.index(at, a), self.index(at, b))).results[0]
 
@@ -127,7 +139,7 @@ class VptoState:
             from mmair.passes.ptoas_to_mmair import element_of
 
             tile = _space_tile_type(at, self.target, space, element_of(at, element),
-                                    (capacity - byte) // size, size)
+                                    (self.end_of(space, byte, capacity) - byte) // size, size)
             alloc = pto.AllocOp(tile, byte)
             alloc.location = at.location
             block = self.fn.body.block
@@ -212,6 +224,25 @@ def _space_tile_type(at: Operation, target: str, space: str, element: Attribute,
     return pto.TileType(space, [rows, cols], element, layout)
 
 
+def _buffer_starts(fn: func.FuncOp) -> dict[str, set[int]]:
+    """The byte addresses a function's castptr constants and alloc_tile addrs name, per space."""
+    from mmair.dialects.ptoas import ops as P
+    from mmair.passes.ptoas_to_mmair import LOC_SPACE
+
+    starts: dict[str, set[int]] = {}
+    for op in fn.walk():
+        if isinstance(op, V.CastPtrOp) and isinstance(op.result.type, PtrType):
+            address = static_value(op.input)
+            if address is not None:
+                starts.setdefault(op.result.type.space.data, set()).add(address)
+        elif isinstance(op, P.AllocTileOp) and op.addr is not None:
+            address = static_value(op.addr)
+            space = LOC_SPACE.get(str(op.result.type.get("loc")))
+            if address is not None and space is not None:
+                starts.setdefault(space, set()).add(address)
+    return starts
+
+
 # -- GM argument sizes ------------------------------------------------------------------------
 
 
@@ -232,6 +263,10 @@ def gm_extent(arg: SSAValue) -> int:
                 stack.append((op.result, offset + step))
                 continue
             end = max(end, offset + _op_extent(op, element))
+    if end >= MAX_GM_ELEMENTS:
+        raise _fail(arg.owner.parent_op() if isinstance(arg, BlockArgument) else arg.owner,
+                    f"has a GM pointer argument the VPTO ops reach {end} elements into (more than "
+                    f"2^62)")
     if end <= 0:
         raise _fail(arg.owner.parent_op() if isinstance(arg, BlockArgument) else arg.owner,
                     "has a GM pointer argument no VPTO op reads or writes")

@@ -644,6 +644,7 @@ def _numpy_checks(module, entry, inputs, result, args, source: SourceFile) -> li
             bad[ref.name] = differences(got, ref.values, checks[-1].rtol, checks[-1].atol)[1]
     if bad:
         _report_unwritten_reads(module, entry, inputs, result, args, source, bad)
+        _report_overlapping_tiles(module, source, bad)
     for i, (got, want) in enumerate(zip(result.results, ref_results, strict=False)):
         if isinstance(got, int | np.integer | float | np.floating) and not isinstance(got, bool):
             checks.append(compare(f"result {i} = numpy reference of the IR", np.asarray(got),
@@ -673,6 +674,23 @@ def _report_unwritten_reads(module, entry, inputs, result, args, source: SourceF
         "hardware would), the reference zeros, so the comparison cannot judge the kernel; write "
         "those bytes first (check the sizes, strides and gaps of the copies into them)",
         file=source.name))
+
+
+def _report_overlapping_tiles(module, source: SourceFile, bad: dict[str, np.ndarray]) -> None:
+    """A failed --check-numpy of a kernel whose tiles share bytes says so: the reference keeps
+    each tile apart, the executor's memory (as the hardware's) does not."""
+    from mmair.executor.reference import overlapping_tiles
+
+    overlap = overlapping_tiles(module)
+    if overlap is None:
+        return
+    first, second, space, lo, hi = overlap
+    raise UserError(format_diagnostic(
+        f"--check-numpy: {', '.join(bad)} differ from the reference, and tiles {first} and "
+        f"{second} share {space} bytes [{lo}, {hi}): the reference keeps each tile's data apart "
+        "(it follows tiles, not bytes), so where the kernel writes one through the other the "
+        "comparison cannot judge the kernel; the executor's result is what the bytes hold "
+        "(place the tiles apart, or check against --check NAME=expected.npy)", file=source.name))
 
 
 def _print_summary(args, entry, passes, result, checks, outputs_spec) -> None:

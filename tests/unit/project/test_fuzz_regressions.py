@@ -374,3 +374,28 @@ def test_xdsl_verifier_exceptions_are_diagnostics(capsys, tmp_path, tool, source
     code, err = call(capsys, tmp_path, tool, source)
     assert code == 1
     assert only_error(err).endswith(f"k.mlir:{where}: error: {message}")
+
+
+# ---- a "wrong" result: --check-numpy FAILED on a kernel whose tiles share bytes -----------------
+# Found by seed 13 of the PTOAS corpus (tests/filecheck/ptoas/vpto/gemm_bias.pto with the bias
+# tile's address moved onto A's): B is copied into a tile that shares A's bytes before A is moved
+# on, so the executor (a byte memory, as the hardware) moves B's data as A while the reference
+# keeps the two tiles apart. The check reported a numeric mismatch; it now says the tiles share
+# bytes (executor/reference.py overlapping_tiles).
+SHARED = STALE.replace(
+    "    pto.mte_l1_l0a %a1, %a0, %c32, %c32 : !pto.tile<l1, 32x32xf16, nz>, !pto.tile<l0a, "
+    "32x32xf16, zz>\n    pto.mte_gm_l1 %b, %b1, %c32, %n : memref<32x32xf16>, !pto.tile<l1, "
+    "32x32xf16, zz>\n",
+    "    pto.mte_gm_l1 %b, %b1, %c32, %n : memref<32x32xf16>, !pto.tile<l1, 32x32xf16, zz>\n"
+    "    pto.mte_l1_l0a %a1, %a0, %c32, %c32 : !pto.tile<l1, 32x32xf16, nz>, !pto.tile<l0a, "
+    "32x32xf16, zz>\n")
+
+
+def test_check_numpy_says_when_tiles_share_bytes(capsys, tmp_path):
+    assert SHARED != STALE
+    args = ("-p", "pto-insert-sync", "--check-numpy", "--input", "n=32")
+    code, err = call(capsys, tmp_path, run, SHARED, *args)
+    assert code == 1
+    assert re.search(r"k\.mlir: error: --check-numpy: c differ from the reference, and tiles %a1 "
+                     r"and %b1 share l1 bytes \[0, 2048\): the reference keeps each tile's data "
+                     r"apart \(it follows tiles, not bytes\)", only_error(err)), err
