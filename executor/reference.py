@@ -293,20 +293,35 @@ def _run_reference_blocks(module, entry, values: list[Any], cube: ReferencePtoFu
 
 
 def overlapping_tiles(module) -> tuple[str, str, str, int, int] | None:
-    """Two tiles placed at explicit offsets whose bytes overlap (other than a pto.reinterpret
-    view): (first, second, space, lo, hi), or None. The executor's buffers are byte memories, so
-    a write through one tile changes the other; the reference keeps each tile's data apart."""
+    """A tile read after another tile sharing its bytes (both placed at explicit offsets) was
+    written since the tile's own last write, in program order: (read tile, writing tile, space,
+    lo, hi), or None. The executor's buffers are byte memories, so that write changed what the
+    read sees; the reference keeps each tile's data apart. Tiles that only reuse an address one
+    after the other (pto-assign-addresses does) are not reported."""
     from mmair.dialects import pto
+    from mmair.dialects.pto.effects import memory_operands
     from mmair.dialects.value_names import value_label
 
-    placed: list[tuple[int, int, str, Any]] = []
+    spans: dict[Any, tuple[str, int, int]] = {}
     for op in module.walk():
         if isinstance(op, pto.AllocOp) and op.offset is not None:
-            t = op.buffer.type
             lo = op.offset.value.data
-            placed.append((lo, lo + t.footprint_bytes(), t.space_name, op))
-    placed.sort(key=lambda p: (p[2], p[0]))
-    for (_lo_a, hi_a, space_a, a), (lo_b, hi_b, space_b, b) in zip(placed, placed[1:], strict=False):
-        if space_a == space_b and lo_b < hi_a:
-            return (value_label(a.buffer), value_label(b.buffer), space_a, lo_b, min(hi_a, hi_b))
+            spans[op.buffer] = (op.buffer.type.space_name, lo, lo + op.buffer.type.footprint_bytes())
+    written_since: dict[Any, set[Any]] = {tile: set() for tile in spans}
+    for op in module.walk():
+        for index, role in memory_operands(op):
+            tile = op.operands[index]
+            if tile not in spans:
+                continue
+            if role.read and written_since[tile]:
+                other = next(iter(written_since[tile]))
+                space, lo, hi = spans[tile]
+                _, olo, ohi = spans[other]
+                return (value_label(tile), value_label(other), space, max(lo, olo), min(hi, ohi))
+            if role.write:
+                written_since[tile] = set()
+                space, lo, hi = spans[tile]
+                for other, (ospace, olo, ohi) in spans.items():
+                    if other is not tile and ospace == space and olo < hi and lo < ohi:
+                        written_since[other].add(tile)
     return None

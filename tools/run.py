@@ -684,13 +684,13 @@ def _report_overlapping_tiles(module, source: SourceFile, bad: dict[str, np.ndar
     overlap = overlapping_tiles(module)
     if overlap is None:
         return
-    first, second, space, lo, hi = overlap
+    read, writer, space, lo, hi = overlap
     raise UserError(format_diagnostic(
-        f"--check-numpy: {', '.join(bad)} differ from the reference, and tiles {first} and "
-        f"{second} share {space} bytes [{lo}, {hi}): the reference keeps each tile's data apart "
-        "(it follows tiles, not bytes), so where the kernel writes one through the other the "
-        "comparison cannot judge the kernel; the executor's result is what the bytes hold "
-        "(place the tiles apart, or check against --check NAME=expected.npy)", file=source.name))
+        f"--check-numpy: {', '.join(bad)} differ from the reference, and the kernel reads tile "
+        f"{read} after writing tile {writer}, which shares its {space} bytes [{lo}, {hi}): the "
+        "reference keeps each tile's data apart (it follows tiles, not bytes), so the comparison "
+        "cannot judge the kernel; the executor's result is what the bytes hold (place the tiles "
+        "apart, or check against --check NAME=expected.npy)", file=source.name))
 
 
 def _print_summary(args, entry, passes, result, checks, outputs_spec) -> None:
