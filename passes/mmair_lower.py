@@ -46,8 +46,11 @@ def _tcgen05_materialize() -> ModulePass:
 
 @dataclass(frozen=True)
 class MmairLowerPass(ModulePass):
-    """pto-tile-matmul, pto-assign-addresses, pto-insert-sync, tcgen05-materialize-descriptors
-    (module docstring)."""
+    """Lower any mmair IR to what mmair-run executes: pto-tile-matmul, then pto-assign-addresses
+    and pto-insert-sync on the functions that held a pto.matmul, then
+    tcgen05-materialize-descriptors.
+
+    The module docstring has the details."""
 
     name = "mmair-lower"
 

@@ -389,7 +389,10 @@ _HANDLERS = {
 
 
 class MmairToPtoasPass(ModulePass):
-    """Write the module's cube kernels as PTOAS tile-level IR (module docstring)."""
+    """Write the module's cube kernels as PTOAS tile-level IR, which PTOAS and mmair read
+    back.
+
+    The module docstring has the details."""
 
     name = "mmair-to-ptoas"
 

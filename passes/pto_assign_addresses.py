@@ -220,7 +220,10 @@ def assign_function(function: func.FuncOp, target: Target) -> list[TileBuffer]:
 
 @dataclass(frozen=True)
 class PtoAssignAddressesPass(ModulePass):
-    """Give every `pto.alloc` without an offset an aligned offset (module docstring)."""
+    """Give every `pto.alloc` without an offset a static, aligned byte offset in its space,
+    reusing the bytes of dead tiles.
+
+    The module docstring has the details."""
 
     name = "pto-assign-addresses"
 

@@ -529,7 +529,10 @@ class _Expander:
 
 @dataclass(frozen=True)
 class PtoExpandParamsPass(ModulePass):
-    """Lower tile-level cube ops to the raw Ascend C parameter forms (module docstring)."""
+    """Lower the tile-level cube ops to the raw Ascend C parameter forms (copy_nd2nz,
+    load_2d, mmad, fixpipe_copy, ...), as the Ascend C samples program them.
+
+    The module docstring has the details."""
 
     name = "pto-expand-params"
 

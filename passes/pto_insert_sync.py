@@ -449,8 +449,10 @@ def _functions(module: ModuleOp) -> Iterator[func.FuncOp]:
 
 @dataclass(frozen=True)
 class PtoInsertSyncPass(ModulePass):
-    """Insert set_flag / wait_flag / pipe_barrier where the kernel needs them (module
-    docstring)."""
+    """Insert the set_flag / wait_flag / pipe_barrier ops a pto kernel lacks, so that every
+    dependency between its pipes is ordered.
+
+    The module docstring has the details."""
 
     name = "pto-insert-sync"
 

@@ -76,7 +76,10 @@ from mmair.passes.pass_errors import resolve_target
 
 @dataclass(frozen=True)
 class PtoTileMatmulPass(ModulePass):
-    """Lower every `pto.matmul` to tiled cube loops (module docstring)."""
+    """Lower every `pto.matmul` to tiled loops of GM -> L1 -> L0A/L0B moves, mads and fixpipes,
+    with tiles that fit the target's buffers.
+
+    The module docstring has the details."""
 
     name = "pto-tile-matmul"
 

@@ -214,7 +214,10 @@ def _dims(value: SSAValue) -> tuple[int, ...]:
 
 
 class PtoasToMmairPass(ModulePass):
-    """Rewrite PTOAS ops into mmair's (module docstring)."""
+    """Rewrite PTOAS's tile-level cube ops into mmair's pto ops, so that mmair's verifiers,
+    checkers and executor apply to a PTOAS kernel.
+
+    The module docstring has the details."""
 
     name = "ptoas-to-mmair"
 

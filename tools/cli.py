@@ -78,10 +78,17 @@ def pass_options(cls: type) -> list[tuple[str, str, str]]:
     return options
 
 
+# xDSL passes whose classes carry no docstring of their own (only the dataclass signature).
+_UPSTREAM_SUMMARIES = {
+    "cse": "Eliminate common subexpressions (xDSL's pass).",
+    "dce": "Remove operations whose results are unused and that have no side effects (xDSL's pass).",
+}
+
+
 def _summary(cls: type) -> str:
     doc = (cls.__doc__ or "").strip()
     if not doc or doc.startswith(cls.__name__ + "("):  # the dataclass-generated signature
-        return ""
+        return _UPSTREAM_SUMMARIES.get(getattr(cls, "name", ""), "")
     return " ".join(doc.split("\n\n")[0].split())
 
 
@@ -99,7 +106,8 @@ def passes_help(passes: dict[str, Callable[[], type]] | None = None, width: int 
         lines.append(f"  {name}")
         summary = _summary(cls)
         if summary:
-            lines += textwrap.wrap(summary, width, initial_indent="      ", subsequent_indent="      ")
+            lines += textwrap.wrap(summary, width, initial_indent="      ", subsequent_indent="      ",
+                               break_on_hyphens=False)  # pass names stay whole
         for opt, kind, default in pass_options(cls):
             lines.append(f"      {opt}={kind}  (default: {default})")
     return "\n".join(lines)

@@ -100,34 +100,51 @@ def _build_parser() -> argparse.ArgumentParser:
         sub.add_argument("--no-verify", action="store_true",
                          help="skip the validity rules; only decode/encode the fields")
 
-    encode = commands.add_parser("encode", help="attribute text -> word")
-    encode.add_argument("text", help="#tcgen05.idesc<...>, #tcgen05.smem_desc<...> or #tcgen05.zcmask<...>")
+    encode = commands.add_parser(
+        "encode", help="print the word of a descriptor attribute",
+        description="Print the packed word of a tcgen05 descriptor attribute, after checking the "
+                    "validity rules the attribute alone decides.")
+    encode.add_argument("text", help="the attribute: #tcgen05.idesc<...>, #tcgen05.smem_desc<...> "
+                                        "or #tcgen05.zcmask<...>")
     encode.add_argument("--m", type=_positive, default=None,
-                        help="M of the MMA (zcmask shift limit)")
+                        help="M of the MMA, which limits a zcmask's shift")
     context(encode)
 
-    decode = commands.add_parser("decode", help="word -> attribute text or JSON")
+    decode = commands.add_parser(
+        "decode", help="print the fields of a descriptor word",
+        description="Print a descriptor word as its attribute (or JSON), then every validity "
+                    "rule it breaks (exit 1 if any).")
     what = decode.add_subparsers(dest="what", required=True)
-    idesc = what.add_parser("idesc", help="32-bit instruction descriptor")
-    idesc.add_argument("word", type=_hex_word)
-    idesc.add_argument("--kind", choices=KINDS, default=None)
-    idesc.add_argument("--json", action="store_true")
+    word_help = "the word: 0xHEX or decimal"
+    json_help = "print the fields and errors as JSON"
+    idesc = what.add_parser("idesc", help="a 32-bit instruction descriptor",
+                            description="Decode a 32-bit tcgen05 instruction descriptor.")
+    idesc.add_argument("word", type=_hex_word, help=word_help)
+    idesc.add_argument("--kind", choices=KINDS, default=None,
+                       help="kind of the MMA, which fixes the layout (default: every kind the "
+                            "word is valid for)")
+    idesc.add_argument("--json", action="store_true", help=json_help)
     context(idesc)
-    smem = what.add_parser("smem", help="64-bit shared-memory matrix descriptor")
-    smem.add_argument("word", type=_hex_word)
+    smem = what.add_parser("smem", help="a 64-bit shared-memory matrix descriptor",
+                           description="Decode a 64-bit tcgen05 shared-memory matrix descriptor.")
+    smem.add_argument("word", type=_hex_word, help=word_help)
     smem.add_argument("--kind", choices=KINDS, default=None, help="kind of the MMA (R22)")
-    smem.add_argument("--major", choices=("k", "mn"), default=None, help="operand major-ness")
-    smem.add_argument("--json", action="store_true")
-    smem.add_argument("--target", choices=TCGEN05_TARGETS, default=None)
+    smem.add_argument("--major", choices=("k", "mn"), default=None, help="major-ness of the operand (k or mn)")
+    smem.add_argument("--json", action="store_true", help=json_help)
+    smem.add_argument("--target", choices=TCGEN05_TARGETS, default=None,
+                      help="check for this target (default: any)")
     smem.add_argument("--buffer-start", type=_buffer_start, default=None,
                       help="start of the SMEM buffer (where the swizzle pattern starts; R21)")
-    smem.add_argument("--no-verify", action="store_true")
-    zcm = what.add_parser("zcmask", help="64-bit zero-column mask descriptor")
-    zcm.add_argument("word", type=_hex_word)
+    smem.add_argument("--no-verify", action="store_true",
+                      help="skip the validity rules; only decode the fields")
+    zcm = what.add_parser("zcmask", help="a 64-bit zero-column mask descriptor",
+                          description="Decode a 64-bit tcgen05 zero-column mask descriptor.")
+    zcm.add_argument("word", type=_hex_word, help=word_help)
     zcm.add_argument("--m", type=_positive, required=True, help="M of the MMA")
     zcm.add_argument("--n", type=_positive, required=True, help="N of the MMA")
-    zcm.add_argument("--json", action="store_true")
-    zcm.add_argument("--no-verify", action="store_true")
+    zcm.add_argument("--json", action="store_true", help=json_help)
+    zcm.add_argument("--no-verify", action="store_true",
+                     help="skip the validity rules; only decode the fields")
     return parser
 
 

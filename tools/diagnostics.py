@@ -1,7 +1,9 @@
 """MLIR-style diagnostics shared by the mmair tools.
 
-Every user error is reported as one `file:line:col: error: message` line, followed by the source line
-and a caret when the location is known, and the tool exits 1. No Python traceback reaches the user.
+A user error with a place in the input is reported as one `file:line:col: error: message` line,
+followed by the source line and a caret, and the tool exits 1; one about a whole file is
+`file: error: message`. Errors without a source line (bad options: `mmair-run: error: ...`, exit 2)
+are the tools' own. No Python traceback reaches the user.
 """
 
 from __future__ import annotations

@@ -243,10 +243,13 @@ def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog=PROG, description="Draw Ascend fractal layouts and kernel memory maps.")
     parser.add_argument("--version", action=VersionAction)
     commands = parser.add_subparsers(dest="command", required=True)
-    layout = commands.add_parser("layout", help="one tile's fractal layout")
+    layout = commands.add_parser(
+        "layout", help="draw one tile's fractal layout",
+        description="Draw one tile: each logical element labelled with its index in the physical "
+                    "buffer, fractal borders in red, padding in grey.")
     layout.add_argument("--shape", type=_shape, required=True, help="logical ROWSxCOLS (or N)")
     layout.add_argument("--type", default="f16", help="element type (isa name: f16, bf16, f32, s8, e4m3, ...)")
-    layout.add_argument("--layout", choices=LAYOUTS, default="nz")
+    layout.add_argument("--layout", choices=LAYOUTS, default="nz", help="tile layout (default nz)")
     layout.add_argument("--space", default="l1",
                         help="l1, l0a, l0b, l0c, ub, bt or fb: the fractal's c0 and the legal "
                              "layouts depend on it")
@@ -254,7 +257,10 @@ def build_parser() -> argparse.ArgumentParser:
                         help="Ascend target (default a2): the layout L0A holds depends on it")
     layout.add_argument("-o", "--output", default="layout.png",
                         help="picture file: .png, .svg or .pdf (default layout.png)")
-    memory = commands.add_parser("memory", help="a kernel's tiles over address x program point")
+    memory = commands.add_parser(
+        "memory", help="draw a kernel's tiles over address x program point",
+        description="Draw where each tile of a kernel lives after the passes: per on-chip space, "
+                    "a box over the tile's live range and its bytes, with the capacity.")
     memory.add_argument("file", help="input .mlir file ('-' for stdin)")
     memory.add_argument("-p", "--passes", default="mmair-lower",
                         help="passes before drawing (default mmair-lower)")

@@ -39,7 +39,9 @@ class _Parser(argparse.ArgumentParser):
 
 @quiet_broken_pipe
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = _Parser(prog="mmair-translate", description=__doc__.split("\n\n")[0])
+    parser = _Parser(prog="mmair-translate",
+                     description="Write a kernel in another compiler's language: a tcgen05 kernel "
+                                 "as PTX, or an Ascend cube kernel as PTOAS tile-level IR.")
     parser.add_argument("--version", action=VersionAction)
     parser.add_argument("input", help="input .mlir file ('-' for stdin)")
     parser.add_argument("--target", choices=("ptx", "ptoas"), required=True,

@@ -265,20 +265,25 @@ def _positive(text: str) -> int:
 def build_parser() -> argparse.ArgumentParser:
     from mmair.tools.version import VersionAction
 
-    p = argparse.ArgumentParser(prog=PROG, description="Find the fastest pto.matmul tiling by "
-                                "estimated cycles (timing-only runs; docs/costs.md).")
-    p.add_argument("m", type=_positive)
-    p.add_argument("n", type=_positive)
-    p.add_argument("k", type=_positive)
+    p = argparse.ArgumentParser(
+        prog=PROG, description="Find the fastest tiling of an M x N x K pto.matmul by estimated "
+        "cycles (timing-only runs, docs/costs.md), verify the winner against numpy and print it "
+        "as the pass pipeline to give mmair-opt or mmair-run with -p.")
+    p.add_argument("m", type=_positive, help="rows of A and C")
+    p.add_argument("n", type=_positive, help="columns of B and C")
+    p.add_argument("k", type=_positive, help="columns of A, rows of B (the reduction)")
     p.add_argument("--types", default="f16,f32", metavar="AB,C",
                    help="element types of A/B and of C (default f16,f32)")
     p.add_argument("--target", default="a2", help="Ascend target (default a2)")
     p.add_argument("--buffers", type=_ints, default=[1, 2], metavar="1,2",
                    help="multi-buffer counts to try (default 1,2)")
-    p.add_argument("--tiles-m", type=_ints, default=[64, 128, 256], metavar="LIST")
-    p.add_argument("--tiles-n", type=_ints, default=[64, 128, 256], metavar="LIST")
-    p.add_argument("--tiles-k", type=_ints, default=[64, 128, 256, 512], metavar="LIST")
-    p.add_argument("--workers", type=_positive, default=None,
+    p.add_argument("--tiles-m", type=_ints, default=[64, 128, 256], metavar="LIST",
+                   help="tile-m values to try, comma-separated (default 64,128,256)")
+    p.add_argument("--tiles-n", type=_ints, default=[64, 128, 256], metavar="LIST",
+                   help="tile-n values to try (default 64,128,256)")
+    p.add_argument("--tiles-k", type=_ints, default=[64, 128, 256, 512], metavar="LIST",
+                   help="tile-k values to try (default 64,128,256,512)")
+    p.add_argument("--workers", type=_positive, default=None, metavar="N",
                    help="processes of the local pool (default: all cores)")
     p.add_argument("--cluster", metavar="ADDRESS",
                    help="run on the Dask distributed scheduler at ADDRESS instead")

@@ -2,7 +2,7 @@
 
 Modules: `errors` (DescriptorError), `types` (type names), `idesc` (32-bit instruction descriptor),
 `smem` (64-bit shared-memory matrix descriptor), `tma` (tensor maps, TMA boxes), `zcmask` (64-bit zero-column mask descriptor and
-its mask generation), `shapes` (valid M/N/K), `rules` (validity rules R1-R32), `text` (the
+its mask generation), `shapes` (valid M/N/K), `rules` (validity rules R1-R33), `text` (the
 `#tcgen05.idesc<...>` attribute text shared with the xDSL dialect). Pure Python + numpy, no xDSL.
 """
 

@@ -1,4 +1,4 @@
-"""Validity rules R1-R32 of the tcgen05 reference (§9) for descriptors and `tcgen05.mma` forms.
+"""Validity rules R1-R33 (docs/tcgen05-rules.md) for descriptors, `tcgen05.mma` forms and ld/st.
 
 Descriptor values reach `tcgen05.mma` as registers, which neither ptxas nor the MLIR NVVM dialect
 inspects; a wrong field gives a silently wrong MMA. These checks raise `DescriptorError` carrying the

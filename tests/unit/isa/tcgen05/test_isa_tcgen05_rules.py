@@ -1,4 +1,5 @@
-"""tcgen05 validity rules R1-R32 (docs/tcgen05-rules.md): one passing and at least one failing case each."""
+"""tcgen05 validity rules R1-R32 of R1-R33 (docs/tcgen05-rules.md): one passing and at least one
+failing case each; R33 (tcgen05.ld/st) is in test_isa_tcgen05_shapes.py."""
 
 from __future__ import annotations
 
