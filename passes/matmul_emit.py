@@ -24,6 +24,7 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 
 from mmair.dialects import pto
+from mmair.dialects.locations import derive
 from mmair.passes.matmul_plan import Buffer, MatmulPlan
 from mmair.passes.multi_buffer import constant_index, innermost_loop, multi_buffer
 
@@ -40,10 +41,13 @@ class _Emitter:
         self.root = root or self
         self.constants: dict[int, SSAValue] = {} if root is None else root.constants
         self.first: Operation | None = None  # of the root: constants go before it
+        self.made: list[Operation] = []  # of the root: its ops, which hold all the others
 
     def emit(self, op: Operation, name: str | None = None) -> Operation:
         if self.first is None:
             self.first = op
+        if self is self.root:
+            self.made.append(op)
         if self.before is not None:
             self.block.insert_op_before(op, self.before)
         else:
@@ -64,6 +68,7 @@ class _Emitter:
                 root.emit(const)
             else:
                 root.block.insert_op_before(const, root.first)
+                root.made.append(const)
             found = self.constants[v] = const.result
         return found
 
@@ -327,6 +332,8 @@ def lower_matmul(op: pto.MatmulOp, plan: MatmulPlan) -> list[tuple[Buffer, pto.A
         i_body(root, m - 1, 1)
     else:
         _loop(root, m, plan.tm, "i", "ms", i_body)
+    for new in root.made:  # races and timing lines in the nest name the matmul's line
+        derive(new, op)
     op.detach()
     op.erase()
     found = []

@@ -47,6 +47,7 @@ from xdsl.dialects.builtin import IndexType, IntegerAttr, i64
 from xdsl.ir import Block, Operation, Region, SSAValue
 
 from mmair.dialects import pto
+from mmair.dialects.locations import derive
 from mmair.dialects.value_names import name_derived, value_label
 
 SLOT_GROUP_ATTR = "pto.multi_buffer"
@@ -166,7 +167,7 @@ def multi_buffer(
                 return found
             op = arith.ConstantOp(IntegerAttr(v, IndexType()))
             op.result.name_hint = f"c{v}"
-            block.insert_op_before(op, loop)
+            block.insert_op_before(derive(op, loop), loop)
             constants[v] = op.result
         return constants[v]
 
@@ -222,7 +223,7 @@ def multi_buffer(
                     if not isinstance(op, scf.YieldOp):
                         fused.body.block.add_op(op.clone(value_mapper=inner_map))
             fused.body.block.add_op(scf.YieldOp())
-            put(fused)
+            put(derive(fused, old_loop))
 
     if rounds <= 1 and jammed:
         jam_bodies(block, loop, [const(lb + s * step) for s in range(trips)])
@@ -260,7 +261,7 @@ def multi_buffer(
             then.add_op(scf.YieldOp())
             new_body.add_ops([inside, scf.IfOp(inside.result, [], Region(then))])
         new_body.add_op(scf.YieldOp())
-        block.insert_op_before(new_loop, loop)
+        block.insert_op_before(derive(new_loop, loop), loop)
     loop.detach()
     loop.erase()
     return slots

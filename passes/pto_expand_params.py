@@ -48,6 +48,7 @@ from xdsl.ir import Block, Operation, SSAValue
 from xdsl.passes import ModulePass
 
 from mmair.dialects import pto
+from mmair.dialects.locations import derive
 from mmair.isa.ascend import params as isa_params
 from mmair.isa.ascend.pipes import Pipe
 from mmair.isa.ascend.targets import M0, Target, c0_elements, element_bits
@@ -547,6 +548,7 @@ class PtoExpandParamsPass(ModulePass):
                 if not whole and not isinstance(inner, pto.MteGmL1Op | pto.MteL1BtOp):
                     continue
                 ex = _Expander(pto.target_of(inner))
+                before = inner.prev_op  # the expansion goes between it and `inner`
                 if isinstance(inner, pto.MteGmL1Op):
                     done = ex.gm_l1(inner)
                 elif isinstance(inner, pto.MteL1BtOp):
@@ -558,6 +560,10 @@ class PtoExpandParamsPass(ModulePass):
                 else:
                     done = ex.mad(inner)
                 if done:
+                    made = inner.prev_op
+                    while made is not None and made is not before:
+                        derive(made, inner)
+                        made = made.prev_op
                     inner.detach()
                     inner.erase()
 

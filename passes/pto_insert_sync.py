@@ -55,6 +55,7 @@ from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import PassFailedException
 
 from mmair.dialects import pto
+from mmair.dialects.locations import derive
 from mmair.dialects.pto.access import Access
 from mmair.dialects.value_names import value_label
 from mmair.executor.engine.events import SCALAR, Event, SyncError
@@ -284,17 +285,20 @@ class _Inserter:
             block = found
         pa, pc = _ancestor_in(first.op, block), _ancestor_in(second.op, block)
         assert pa is not None and pc is not None
+        # New ops take the location of the op whose dependency they protect (sets: the
+        # producer's, waits and barriers: the consumer's), so messages name the kernel's line.
+        ends = (first.op, second.op)
         if p is q:
-            self._barrier(p, pc)
+            self._barrier(p, pc, second.op)
         elif (p, q) not in self.pairs:
-            self._barrier(ALL_PIPES, pc)
+            self._barrier(ALL_PIPES, pc, second.op)
         elif loop is not None and _index(pa) >= _index(pc):
-            self._carried(p, q, loop, pa, pc)
+            self._carried(p, q, loop, pa, pc, ends)
         else:
-            self._straight(p, q, block, pa, pc)
+            self._straight(p, q, block, pa, pc, ends)
 
-    def _barrier(self, pipe: Pipe | str, before: Operation) -> None:
-        op = pto.PipeBarrierOp(pipe)
+    def _barrier(self, pipe: Pipe | str, before: Operation, consumer: Operation) -> None:
+        op = derive(pto.PipeBarrierOp(pipe), consumer)
         block = before.parent_block()
         assert block is not None
         block.insert_op_before(op, before)
@@ -323,19 +327,22 @@ class _Inserter:
         assert block is not None
         block.insert_op_after(flag.set_op, pa)
 
-    def _straight(self, p: Pipe, q: Pipe, block: Block, pa: Operation, pc: Operation) -> None:
+    def _straight(self, p: Pipe, q: Pipe, block: Block, pa: Operation, pc: Operation,
+                  ends: tuple[Operation, Operation]) -> None:
         for flag in self.flags:
             if flag.loop is None and (flag.src, flag.dst) == (p, q) and \
                     self._mergeable(flag, block, pa, pc):
                 self._move_set(flag, pa)
                 return
         event = self._provisional()
-        setf, wait = pto.SetFlagOp(p, q, event), pto.WaitFlagOp(p, q, event)
+        setf = derive(pto.SetFlagOp(p, q, event), ends[0])
+        wait = derive(pto.WaitFlagOp(p, q, event), ends[1])
         block.insert_op_after(setf, pa)
         block.insert_op_before(wait, pc)
         self.flags.append(_Flag(p, q, setf, wait))
 
-    def _carried(self, p: Pipe, q: Pipe, loop: scf.ForOp, pa: Operation, pc: Operation) -> None:
+    def _carried(self, p: Pipe, q: Pipe, loop: scf.ForOp, pa: Operation, pc: Operation,
+                 ends: tuple[Operation, Operation]) -> None:
         block = loop.body.block
         for flag in self.flags:
             if flag.loop is loop and (flag.src, flag.dst) == (p, q) and \
@@ -343,8 +350,8 @@ class _Inserter:
                 self._move_set(flag, pa)
                 return
         event = self._provisional()
-        setf, wait = pto.SetFlagOp(p, q, event), pto.WaitFlagOp(p, q, event)
-        pre, post = pto.SetFlagOp(p, q, event), pto.WaitFlagOp(p, q, event)
+        setf, pre = (derive(pto.SetFlagOp(p, q, event), ends[0]) for _ in range(2))
+        wait, post = (derive(pto.WaitFlagOp(p, q, event), ends[1]) for _ in range(2))
         block.insert_op_after(setf, pa)
         block.insert_op_before(wait, pc)
         outer = loop.parent_block()

@@ -33,6 +33,7 @@ from xdsl.pattern_rewriter import (
     op_type_rewrite_pattern,
 )
 
+from mmair.dialects.locations import derive
 from mmair.dialects.tcgen05 import MakeIdescOp, MakeSmemDescOp, MakeZcmaskOp
 from mmair.isa.tcgen05.idesc import encode_idesc
 from mmair.isa.tcgen05.smem import encode_smem_desc
@@ -58,7 +59,7 @@ class MaterializeDescriptor(RewritePattern):
         width = i32 if isinstance(op, MakeIdescOp) else i64
         # IntegerAttr stores a signless word in signed form; the bit pattern is unchanged.
         constant = arith.ConstantOp(IntegerAttr(descriptor_word(op), width))
-        rewriter.replace(op, constant)
+        rewriter.replace(op, derive(constant, op))
 
 
 class Tcgen05MaterializeDescriptorsPass(ModulePass):

@@ -53,6 +53,7 @@ from xdsl.pattern_rewriter import (
 )
 from xdsl.utils.exceptions import VerifyException
 
+from mmair.dialects.locations import derive
 from mmair.dialects.tcgen05 import (
     IdescAttr,
     MakeIdescOp,
@@ -144,7 +145,7 @@ class RaiseDescriptorConstant(RewritePattern):
         # A fixed order (not the order of the use list) for the make-ops of a multi-role word.
         for role in sorted(roles, key=lambda role: (role.mnemonic, role.kind or "")):
             if (make_op := make_descriptor_op(word, role)) is not None:
-                made[role] = make_op
+                made[role] = derive(make_op, op)
         if not made:
             return
         raised_uses = sum(len(roles[role]) for role in made)
