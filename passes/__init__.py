@@ -10,6 +10,7 @@ _PASSES: dict[str, tuple[str, str]] = {
     "tcgen05-materialize-descriptors": (
         "tcgen05_materialize_descriptors", "Tcgen05MaterializeDescriptorsPass"),
     "tcgen05-raise-descriptors": ("tcgen05_raise_descriptors", "Tcgen05RaiseDescriptorsPass"),
+    "tcgen05-lower-matmul": ("tcgen05_lower_matmul", "Tcgen05LowerMatmulPass"),
     "pto-tile-matmul": ("pto_tile_matmul", "PtoTileMatmulPass"),
     "pto-assign-addresses": ("pto_assign_addresses", "PtoAssignAddressesPass"),
     "pto-insert-sync": ("pto_insert_sync", "PtoInsertSyncPass"),

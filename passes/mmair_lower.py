@@ -9,7 +9,9 @@ lowering here, and the executor carries no second implementation of it. In order
 2. `pto-assign-addresses`: a static byte offset for every `pto.alloc` (with reuse of dead tiles);
 3. `pto-insert-sync`: the `set_flag` / `wait_flag` / `pipe_barrier` the pipes need, last among the
    pto passes so that bytes reused by address assignment are ordered too;
-4. `tcgen05-materialize-descriptors`: `tcgen05.make_*` descriptor ops -> the integer words.
+4. `tcgen05-lower-matmul`: `tcgen05.matmul` -> the TMA-fed, SMEM-ring tcgen05 kernel of its plan
+   (docs/tcgen05-tma.md, "The tcgen05.matmul lowering");
+5. `tcgen05-materialize-descriptors`: `tcgen05.make_*` descriptor ops -> the integer words.
 
 Steps 2 and 3 run only on the functions that held a `pto.matmul`. A function written at pipe
 level is left as its author wrote it: `mmair-run` applies this pipeline to any module it cannot run
@@ -39,6 +41,11 @@ from mmair.passes.pto_insert_sync import insert_sync_functions
 from mmair.passes.pto_tile_matmul import PtoTileMatmulPass
 
 
+def _tcgen05_lower_matmul() -> ModulePass:
+    module = import_module("mmair.passes.tcgen05_lower_matmul")  # lazy: tcgen05 only
+    return module.Tcgen05LowerMatmulPass()
+
+
 def _tcgen05_materialize() -> ModulePass:
     module = import_module("mmair.passes.tcgen05_materialize_descriptors")  # lazy: tcgen05 only
     return module.Tcgen05MaterializeDescriptorsPass()
@@ -47,7 +54,7 @@ def _tcgen05_materialize() -> ModulePass:
 @dataclass(frozen=True)
 class MmairLowerPass(ModulePass):
     """Lower any mmair IR to what mmair-run executes: pto-tile-matmul, then pto-assign-addresses
-    and pto-insert-sync on the functions that held a pto.matmul, then
+    and pto-insert-sync on the functions that held a pto.matmul, then tcgen05-lower-matmul and
     tcgen05-materialize-descriptors.
 
     The module docstring has the details."""
@@ -76,4 +83,6 @@ class MmairLowerPass(ModulePass):
         for function in functions:
             assign_function(function, pto.target_of(function))
         insert_sync_functions(op, lowered)
+        if any(o.name == "tcgen05.matmul" for o in op.walk()):
+            _tcgen05_lower_matmul().apply(ctx, op)
         _tcgen05_materialize().apply(ctx, op)

@@ -26,7 +26,7 @@ Modules: `types` (spaces, descriptor attributes, `make_*` ops), `_verify` (share
 `memory` (`smem_alloc`, `alloc`, `dealloc`, `relinquish_alloc_permit`), `mma` (`tcgen05.mma`),
 `moves` (`ld`, `st`, `wait_ld`, `wait_st`, `cp`, `shift`), `sync` (`commit`, mbarriers, fences),
 `cluster` (`cluster_rank`, `cluster_sync`), `tma` (the tensor map, `tma_load`, `elect_sync`,
-`fence_proxy_async`: docs/tcgen05-tma.md); the `TCGEN05` dialect is assembled here.
+`fence_proxy_async`: docs/tcgen05-tma.md), `matmul` (`tcgen05.matmul`, lowered by `mmair-lower`); the `TCGEN05` dialect is assembled here.
 """
 
 from xdsl.ir import Dialect
@@ -75,6 +75,9 @@ from mmair.dialects.tcgen05.cluster import (
 )
 from mmair.dialects.tcgen05.cluster import (
     ClusterSyncOp as ClusterSyncOp,
+)
+from mmair.dialects.tcgen05.matmul import (
+    MatmulOp as MatmulOp,
 )
 from mmair.dialects.tcgen05.memory import (
     AllocOp as AllocOp,
@@ -237,12 +240,13 @@ TCGEN05 = Dialect(
         LdOp, StOp, WaitLdOp, WaitStOp, FenceBeforeThreadSyncOp, FenceAfterThreadSyncOp,
         RelinquishAllocPermitOp, CommitOp, MbarrierInitOp, MbarrierArriveOp, MbarrierWaitOp,
         CpOp, ShiftOp, ClusterRankOp, ClusterSyncOp, MakeTensorMapOp, TmaLoadOp, ElectSyncOp,
-        FenceProxyAsyncOp,
+        FenceProxyAsyncOp, MatmulOp,
     ],
     [SpaceAttr, IdescAttr, SmemDescAttr, ZcmaskAttr, TensorMapAttr],
 )
 
 __all__ = [
+    "MatmulOp",
     "TmaLoadOp",
     "TensorMapAttr",
     "MakeTensorMapOp",

@@ -1,0 +1,143 @@
+"""`tcgen05.matmul`: D = A x B on global memrefs of any static shape, the Blackwell counterpart
+of `pto.matmul`.
+
+There is no instruction behind it: `mmair-lower` (`passes/tcgen05_lower_matmul.py`) turns it into
+the kernel CUTLASS writes for one CTA, a TMA-filled SMEM ring, `tcgen05.mma` issued by one elected
+thread with commits releasing the stages, the accumulator in TMEM and a `tcgen05.ld` epilogue
+(docs/tcgen05-tma.md, "The tcgen05.matmul lowering"). The operand types select the MMA kind (f32
+operands run as kind::tf32); the plan of the kernel, and every limit the verifier reports, come
+from `mmair.isa.tcgen05.matmul`.
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from xdsl.dialects.builtin import MemRefType, UnitAttr
+from xdsl.ir import SSAValue
+from xdsl.irdl import (
+    IRDLOperation,
+    ParsePropInAttrDict,
+    irdl_op_definition,
+    operand_def,
+    opt_prop_def,
+    traits_def,
+)
+from xdsl.traits import MemoryReadEffect, MemoryWriteEffect
+
+from mmair.dialects.tcgen05._verify import _error, _target_of
+from mmair.dialects.tcgen05.types import SpaceAttr
+from mmair.dialects.types import element_name_or_none
+from mmair.isa.tcgen05.errors import DescriptorError
+from mmair.isa.tcgen05.matmul import MatmulPlan, plan_matmul
+
+
+def _shape(dims: tuple[int, ...]) -> str:
+    return "x".join(map(str, dims))
+
+
+@irdl_op_definition
+class MatmulOp(IRDLOperation):
+    """D[M, N] = A[M, K] x B[K, N] on global memrefs of static shape, in a `tcgen05.target` module.
+
+    `transpose_a` / `transpose_b`: the memref holds the operand's transpose (A^T[K, M], B^T[N, K]);
+    the lowering reads a transposed A (and a B given as is) MN-major. A and B: f16, bf16 (kind::f16),
+    f32 (kind::tf32), e4m3, e5m2 (kind::f8f6f4), one kind for both; D: f32. Executed only through
+    `mmair-lower`; `--check-numpy` compares the lowered kernel with this op's logical product."""
+
+    name = "tcgen05.matmul"
+    MEMO_VERIFY: ClassVar[bool] = True  # the verifier reads only this op (tools/diagnostics.py)
+
+    a = operand_def(MemRefType)
+    b = operand_def(MemRefType)
+    d = operand_def(MemRefType)
+    transpose_a = opt_prop_def(UnitAttr)
+    transpose_b = opt_prop_def(UnitAttr)
+
+    traits = traits_def(MemoryReadEffect(), MemoryWriteEffect())
+    irdl_options = (ParsePropInAttrDict(),)
+    assembly_format = (
+        "$a `,` $b `,` $d (`transpose_a` $transpose_a^)? (`transpose_b` $transpose_b^)? "
+        "attr-dict `:` type($a) `,` type($b) `,` type($d)"
+    )
+
+    def __init__(self, a: SSAValue, b: SSAValue, d: SSAValue, *, transpose_a: bool = False,
+                 transpose_b: bool = False) -> None:
+        super().__init__(operands=[a, b, d], properties={
+            "transpose_a": UnitAttr() if transpose_a else None,
+            "transpose_b": UnitAttr() if transpose_b else None,
+        })
+
+    @property
+    def is_transpose_a(self) -> bool:
+        return self.transpose_a is not None
+
+    @property
+    def is_transpose_b(self) -> bool:
+        return self.transpose_b is not None
+
+    def _dims(self, role: str, value: SSAValue) -> tuple[int, ...]:
+        t = value.type
+        assert isinstance(t, MemRefType)
+        if isinstance(t.memory_space, SpaceAttr):
+            raise _error(self, f"requires {role} in global memory, got {t}")
+        if t.get_num_dims() != 2:
+            raise _error(self, f"requires {role} memref of rank 2, got rank {t.get_num_dims()}")
+        dims = tuple(t.get_shape())
+        if any(d < 0 for d in dims):
+            raise _error(self, f"requires a static {role} shape, got {_shape(dims)}")
+        if any(d == 0 for d in dims):
+            raise _error(self, f"requires a non-empty {role}, got shape {_shape(dims)}")
+        strides = t.get_strides()
+        if strides is not None and tuple(strides) != (dims[1], 1):
+            raise _error(self, f"requires a row-major (contiguous) {role}, got {t}")
+        return dims
+
+    def problem(self) -> tuple[int, int, int]:
+        """(M, N, K), after the shape checks of the verifier."""
+        a, b = self.a.type, self.b.type
+        assert isinstance(a, MemRefType) and isinstance(b, MemRefType)
+        m, k = a.get_shape()[::-1] if self.is_transpose_a else a.get_shape()
+        n = b.get_shape()[0] if self.is_transpose_b else b.get_shape()[1]
+        return m, n, k
+
+    def element_names(self) -> tuple[str, str, str]:
+        names = []
+        for role, v in (("a", self.a), ("b", self.b), ("d", self.d)):
+            t = v.type
+            assert isinstance(t, MemRefType)
+            name = element_name_or_none(t.element_type)
+            if name is None:
+                raise _error(self, f"requires a {role} element type mmair knows, got "
+                                   f"{t.element_type}")
+            names.append(name)
+        return names[0], names[1], names[2]
+
+    def plan(self) -> MatmulPlan:
+        """The lowering's plan (`isa.tcgen05.matmul.plan_matmul`) of a verified op."""
+        m, n, k = self.problem()
+        ea, eb, ed = self.element_names()
+        return plan_matmul(m, n, k, ea, eb, ed, self.is_transpose_a, self.is_transpose_b,
+                           _target_of(self) or "sm_100a")
+
+    def verify_(self) -> None:
+        if _target_of(self) is None:
+            raise _error(self, "requires a module with the tcgen05.target attribute")
+        ta, tb = self.is_transpose_a, self.is_transpose_b
+        a_dims = self._dims("a", self.a)
+        b_dims = self._dims("b", self.b)
+        d_dims = self._dims("d", self.d)
+        m, k = a_dims[::-1] if ta else a_dims
+        kb, n = b_dims[::-1] if tb else b_dims
+        if kb != k:
+            raise _error(self, f"requires b with K = {k} (from a) {'columns' if tb else 'rows'}, "
+                               f"got shape {_shape(b_dims)}")
+        if d_dims != (m, n):
+            raise _error(self, f"requires d shape {m}x{n}, got {_shape(d_dims)}")
+        try:
+            self.plan()
+        except DescriptorError as err:
+            raise _error(self, f"cannot be lowered: {err}") from err
+
+
+__all__ = ["MatmulOp"]

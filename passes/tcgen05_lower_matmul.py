@@ -1,0 +1,428 @@
+"""`tcgen05-lower-matmul`: lower `tcgen05.matmul` to a CUTLASS-style one-CTA Blackwell kernel.
+
+The plan (tile, K block, boxes, descriptors, stage count, TMEM buffers) is
+`mmair.isa.tcgen05.matmul.plan_matmul`; this pass writes the kernel it describes (the schedule
+and a picture of the ring: docs/tcgen05-tma.md, "The tcgen05.matmul lowering"):
+
+    for g in 0 .. tiles * k_blocks + stages - 1:       one flat, software-pipelined loop
+      if g < tiles * k_blocks:  PRODUCE block g         (stage g % S, use g / S)
+        wait empty[s] (phase use - 1) when g >= S       the MMAs that read the stage completed
+        elected: arrive full[s] expect_tx(stage bytes); tma_load A and B boxes -> full[s]
+      if g >= S - 1:  CONSUME block c = g - (S - 1)
+        wait full[s] (phase use); elected: the block's MMAs into acc[tile % 2]
+        (accumulate from the tile's second MMA), commit -> empty[s]; on the tile's last block
+        commit -> acc_full[tile % 2], then the EPILOGUE of the previous tile
+    EPILOGUE of the last tile
+    EPILOGUE t: wait acc_full[t % 2] (phase t / 2 % 2); tcgen05.ld 32x32b per warp and column
+      chunk; wait_ld; memref.copy of the rows and columns inside D (static sizes per edge case)
+
+The epilogue of tile t runs while the MMAs of tile t + 1 fill the other accumulator buffer (one
+buffer when two do not fit TMEM: then the MMAs of t + 1 wait for nothing but program order after
+the epilogue's wait_ld). Remainder tiles load full boxes (TMA fills outside the tensor with
+zeros) and store clipped windows. The kernel is emitted as MLIR text (the same ops a hand-written
+kernel has, see examples/tcgen05_gemm_tma.mlir), parsed, and spliced in place of the matmul.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from xdsl.context import Context
+from xdsl.dialects import func
+from xdsl.dialects.builtin import MemRefType, ModuleOp, StringAttr
+from xdsl.parser import Parser
+from xdsl.passes import ModulePass
+
+from mmair.dialects import tcgen05
+from mmair.isa.tcgen05.matmul import MatmulPlan, OperandPlan
+
+DYN = "-9223372036854775808"
+SMEM = "#tcgen05.space<smem>"
+TMEM = "#tcgen05.space<tmem>"
+BAR = f"memref<1xi64, strided<[1], offset: ?>, {SMEM}>"
+
+
+def _subview(result: str, source: str, source_type: str, dynamic: list[str],
+             offsets: list[str | int], sizes: list[int], result_type: str) -> str:
+    """A generic-form `memref.subview` (unit strides); offsets "?" take the `dynamic` values."""
+    static = ", ".join(DYN if o == "?" else str(o) for o in offsets)
+    operands = ", ".join([source, *dynamic])
+    types = ", ".join([source_type] + ["index"] * len(dynamic))
+    return (f'{result} = "memref.subview"({operands}) <{{static_offsets = array<i64: {static}>, '
+            f'static_sizes = array<i64: {", ".join(map(str, sizes))}>, static_strides = '
+            f'array<i64: {", ".join("1" * len(sizes))}>, operandSegmentSizes = array<i32: 1, '
+            f'{len(dynamic)}, 0, 0>}}> : ({types}) -> {result_type}')
+
+
+@dataclass
+class _Emitter:
+    plan: MatmulPlan
+    a_type: str
+    b_type: str
+    d_type: str
+    a_elem: str
+    b_elem: str
+
+    def __post_init__(self) -> None:
+        self.lines: list[str] = []
+        self.depth = 1
+        self.counter = 0
+        self.constants: dict[tuple[int, str], str] = {}
+
+    # ---- helpers --------------------------------------------------------------------------
+    def emit(self, line: str) -> None:
+        self.lines.append("  " * self.depth + line)
+
+    def fresh(self, hint: str) -> str:
+        self.counter += 1
+        return f"%{hint}{self.counter}"
+
+    def const(self, value: int, type_: str = "index") -> str:
+        key = (value, type_)
+        if key not in self.constants:
+            name = f"%c{value}" if type_ == "index" else f"%c{value}_{type_}"
+            name = name.replace("-", "m")
+            self.constants[key] = name
+        return self.constants[key]
+
+    def op(self, hint: str, text: str) -> str:
+        name = self.fresh(hint)
+        self.emit(f"{name} = {text}")
+        return name
+
+    def block(self, head: str) -> Iterator[None]:
+        self.emit(head + " {")
+        self.depth += 1
+        yield
+        self.depth -= 1
+        self.emit("}")
+
+    def if_(self, cond: str) -> Iterator[None]:
+        return self.block(f"scf.if {cond}")
+
+    def else_(self) -> None:
+        self.depth -= 1
+        self.emit("} else {")
+        self.depth += 1
+
+    def parity(self, phase: str) -> str:
+        bit = self.op("bit", f"arith.remui {phase}, {self.const(2)} : index")
+        return self.op("parity", f"arith.cmpi ne, {bit}, {self.const(0)} : index")
+
+    def barrier(self, index: str) -> str:
+        bars = f"memref<{2 * self.plan.stages + 2}xi64, {SMEM}>"
+        name = self.fresh("bar")
+        self.emit(_subview(name, "%bars", bars, [index], ["?"], [1], BAR))
+        return name
+
+    def i32(self, value: str) -> str:
+        return self.op("i", f"arith.index_cast {value} : index to i32")
+
+    # ---- the kernel -------------------------------------------------------------------------
+    def stage_type(self, operand: OperandPlan, elem: str) -> str:
+        p = self.plan
+        if operand.major == "k":
+            return f"memref<{p.stages}x{operand.rows}x{p.block_k}x{elem}, {SMEM}>"
+        return f"memref<{p.stages}x{operand.boxes}x{p.block_k}x{operand.atom}x{elem}, {SMEM}>"
+
+    def box_type(self, operand: OperandPlan, elem: str) -> str:
+        p = self.plan
+        if operand.major == "k":
+            return f"memref<{operand.rows}x{p.block_k}x{elem}, strided<[{p.block_k}, 1], " \
+                   f"offset: ?>, {SMEM}>"
+        return f"memref<{p.block_k}x{operand.atom}x{elem}, strided<[{operand.atom}, 1], " \
+               f"offset: ?>, {SMEM}>"
+
+    def tensor_map(self, name: str, value: str, operand: OperandPlan, type_: str) -> None:
+        m = operand.tensor_map
+        self.emit(f"{name} = tcgen05.make_tensor_map {value}, #tcgen05.tensor_map<dtype = "
+                  f"{m.dtype}, dims = [{', '.join(map(str, m.dims))}], strides = "
+                  f"[{', '.join(map(str, m.strides))}], box = [{', '.join(map(str, m.box))}], "
+                  f"swizzle = {m.swizzle}> : {type_}")
+
+    def smem_desc(self, name: str, operand: OperandPlan, start: int) -> None:
+        self.emit(f"{name} = tcgen05.make_smem_desc #tcgen05.smem_desc<start = {start}, lbo = "
+                  f"{operand.lbo}, sbo = {operand.sbo}, base_offset = 0, lbo_mode = relative, "
+                  f"swizzle = {operand.swizzle}>")
+
+    def acc_type(self) -> str:
+        return f"memref<{self.plan.tile_m}x{self.plan.tile_n}xf32, {TMEM}>"
+
+    def body(self) -> str:
+        p = self.plan
+        d = p.idesc()
+        flags = "".join(f", {f} = true" for f, on in (("transpose_a", d.transpose_a),
+                                                      ("transpose_b", d.transpose_b)) if on)
+        self.tensor_map("%tma_a", "%a", p.a, self.a_type)
+        self.tensor_map("%tma_b", "%b", p.b, self.b_type)
+        self.emit(f"%idesc = tcgen05.make_idesc #tcgen05.idesc<kind = {p.kind}, dtype = "
+                  f"{p.dtype}, atype = {p.atype}, btype = {p.btype}, m = {p.tile_m}, n = "
+                  f"{p.tile_n}{flags}>")
+        self.smem_desc("%a_desc0", p.a, p.a_offset)
+        self.smem_desc("%b_desc0", p.b, p.b_offset)
+        self.emit(f"%a_stages = tcgen05.smem_alloc offset({p.a_offset}) : "
+                  f"{self.stage_type(p.a, self.a_elem)}")
+        self.emit(f"%b_stages = tcgen05.smem_alloc offset({p.b_offset}) : "
+                  f"{self.stage_type(p.b, self.b_elem)}")
+        nbars = 2 * p.stages + 2
+        self.emit(f"%bars = tcgen05.smem_alloc offset({p.barrier_offset}) : "
+                  f"memref<{nbars}xi64, {SMEM}>")
+        for _ in self.block(f"scf.for %i = {self.const(0)} to {self.const(nbars)} step "
+                            f"{self.const(1)}"):
+            bar = self.barrier("%i")
+            self.emit(f"tcgen05.mbarrier_init {bar} count(1) : {BAR}")
+        self.emit("tcgen05.fence_proxy_async")
+        accs = [f"%acc{i}" for i in range(p.acc_buffers)]
+        for acc in accs:
+            self.emit(f"{acc} = tcgen05.alloc cta_group(1) columns({p.acc_columns}) : "
+                      f"{self.acc_type()}")
+        self.emit("tcgen05.relinquish_alloc_permit cta_group(1)")
+        total = p.tiles * p.k_blocks
+        lag = p.stages - 1
+        for _ in self.block(f"scf.for %g = {self.const(0)} to {self.const(total + lag)} step "
+                            f"{self.const(1)}"):
+            produce = self.op("produce", f"arith.cmpi ult, %g, {self.const(total)} : index")
+            for _ in self.if_(produce):
+                self.produce("%g")
+            consume = self.op("consume", f"arith.cmpi uge, %g, {self.const(lag)} : index")
+            for _ in self.if_(consume):
+                block = self.op("blk", f"arith.subi %g, {self.const(lag)} : index")
+                self.consume(block, accs)
+        self.epilogue(self.const(p.tiles - 1), accs)
+        for acc in accs:
+            self.emit(f"tcgen05.dealloc cta_group(1) {acc} : {self.acc_type()}")
+        self.emit("func.return")
+        consts = [f"  {name} = arith.constant {value} : {type_}"
+                  for (value, type_), name in self.constants.items()]
+        return "\n".join(consts + self.lines)
+
+    def coordinates(self, block: str) -> tuple[str, str, str, str]:
+        """(stage, use, tile, k block) of a flat block number."""
+        p = self.plan
+        stage = self.op("stage", f"arith.remui {block}, {self.const(p.stages)} : index")
+        use = self.op("use", f"arith.divui {block}, {self.const(p.stages)} : index")
+        tile = self.op("tile", f"arith.divui {block}, {self.const(p.k_blocks)} : index")
+        kb = self.op("kb", f"arith.remui {block}, {self.const(p.k_blocks)} : index")
+        return stage, use, tile, kb
+
+    def tile_origin(self, tile: str) -> tuple[str, str, str, str]:
+        """(tile row, tile column, m0, n0) of a tile number."""
+        p = self.plan
+        tm = self.op("tm", f"arith.divui {tile}, {self.const(p.tiles_n)} : index")
+        tn = self.op("tn", f"arith.remui {tile}, {self.const(p.tiles_n)} : index")
+        m0 = self.op("m0_", f"arith.muli {tm}, {self.const(p.tile_m)} : index")
+        n0 = self.op("n0_", f"arith.muli {tn}, {self.const(p.tile_n)} : index")
+        return tm, tn, m0, n0
+
+    def produce(self, block: str) -> None:
+        p = self.plan
+        stage, use, tile, kb = self.coordinates(block)
+        refill = self.op("refill", f"arith.cmpi uge, {block}, {self.const(p.stages)} : index")
+        for _ in self.if_(refill):
+            prev = self.op("prev", f"arith.subi {use}, {self.const(1)} : index")
+            parity = self.parity(prev)
+            index = self.op("ei", f"arith.addi {stage}, {self.const(p.stages)} : index")
+            empty = self.barrier(index)
+            self.emit(f"tcgen05.mbarrier_wait {empty}, {parity} : {BAR}")
+        full = self.barrier(stage)
+        _, _, m0, n0 = self.tile_origin(tile)
+        k0 = self.op("k0_", f"arith.muli {kb}, {self.const(p.block_k)} : index")
+        k0_i = self.i32(k0)
+        copies: list[str] = []
+        for name, operand, elem, origin in (("a", p.a, self.a_elem, m0),
+                                            ("b", p.b, self.b_elem, n0)):
+            stages, box_t = self.stage_type(operand, elem), self.box_type(operand, elem)
+            for box in range(operand.boxes):
+                dst = self.fresh(f"{name}_dst")
+                if operand.major == "k":
+                    self.emit(_subview(dst, f"%{name}_stages", stages, [stage], ["?", 0, 0],
+                                       [1, operand.rows, p.block_k], box_t))
+                else:
+                    self.emit(_subview(dst, f"%{name}_stages", stages, [stage],
+                                       ["?", box, 0, 0], [1, 1, p.block_k, operand.atom], box_t))
+                row = origin if not operand.box_rows(box) else self.op(
+                    "row", f"arith.addi {origin}, {self.const(operand.box_rows(box))} : index")
+                row_i = self.i32(row)
+                coords = (k0_i, row_i) if operand.major == "k" else (row_i, k0_i)
+                copies.append(f"tcgen05.tma_load {dst}, %tma_{name}[{coords[0]}, {coords[1]}], "
+                              f"{full} : {box_t}, {BAR}")
+        elected = self.op("elected", "tcgen05.elect_sync : i1")
+        for _ in self.if_(elected):
+            self.emit(f"tcgen05.mbarrier_arrive {full} expect_tx({p.tx_bytes}) : {BAR}")
+            for copy in copies:
+                self.emit(copy)
+
+    def consume(self, block: str, accs: list[str]) -> None:
+        p = self.plan
+        stage, use, tile, kb = self.coordinates(block)
+        full = self.barrier(stage)
+        parity = self.parity(use)
+        self.emit(f"tcgen05.mbarrier_wait {full}, {parity} : {BAR}")
+        self.emit("tcgen05.fence_after_thread_sync")
+        stage_i = self.op("si", f"arith.index_cast {stage} : index to i64")
+        # descriptor start fields are bytes >> 4
+        a_base = self.op("a_adv", f"arith.muli {stage_i}, "
+                                  f"{self.const(p.a.tile_bytes >> 4, 'i64')} : i64")
+        b_base = self.op("b_adv", f"arith.muli {stage_i}, "
+                                  f"{self.const(p.b.tile_bytes >> 4, 'i64')} : i64")
+        later_block = self.op("later", f"arith.cmpi ne, {kb}, {self.const(0)} : index")
+        last = self.op("last", f"arith.cmpi eq, {kb}, {self.const(p.k_blocks - 1)} : index")
+        empty_i = self.op("ei", f"arith.addi {stage}, {self.const(p.stages)} : index")
+        empty = self.barrier(empty_i)
+        buf = self.op("buf", f"arith.remui {tile}, {self.const(2)} : index") \
+            if len(accs) == 2 else self.const(0)
+        acc_i = self.op("ai", f"arith.addi {buf}, {self.const(2 * p.stages)} : index")
+        acc_full = self.barrier(acc_i)
+        elected = self.op("elected", "tcgen05.elect_sync : i1")
+        for _ in self.if_(elected):
+            self.for_accs(buf, accs, lambda acc: self.mmas(acc, a_base, b_base, later_block))
+            self.emit(f"tcgen05.commit cta_group(1) {empty} : {BAR}")
+            for _ in self.if_(last):
+                self.emit(f"tcgen05.commit cta_group(1) {acc_full} : {BAR}")
+        for _ in self.if_(last):
+            has_prev = self.op("has_prev", f"arith.cmpi uge, {tile}, {self.const(1)} : index")
+            for _ in self.if_(has_prev):
+                prev = self.op("prev_tile", f"arith.subi {tile}, {self.const(1)} : index")
+                self.epilogue(prev, accs)
+
+    def for_accs(self, buf: str, accs: list[str], body) -> None:
+        if len(accs) == 1:
+            body(accs[0])
+            return
+        is0 = self.op("buf0", f"arith.cmpi eq, {buf}, {self.const(0)} : index")
+        for _ in self.if_(is0):
+            body(accs[0])
+            self.else_()
+            body(accs[1])
+
+    def mmas(self, acc: str, a_base: str, b_base: str, later_block: str) -> None:
+        p = self.plan
+        a_step = self.const(p.a.k_step_bytes(p.mma_k) >> 4, "i64")
+        b_step = self.const(p.b.k_step_bytes(p.mma_k) >> 4, "i64")
+        kk = self.fresh("kk")
+        for _ in self.block(f"scf.for {kk} = {self.const(0)} to {self.const(p.mmas_per_block)} "
+                            f"step {self.const(1)}"):
+            kk_i = self.op("kki", f"arith.index_cast {kk} : index to i64")
+            a_off = self.op("ao", f"arith.muli {kk_i}, {a_step} : i64")
+            b_off = self.op("bo", f"arith.muli {kk_i}, {b_step} : i64")
+            a_sum = self.op("as", f"arith.addi {a_base}, {a_off} : i64")
+            b_sum = self.op("bs", f"arith.addi {b_base}, {b_off} : i64")
+            a_desc = self.op("a_desc", f"arith.addi %a_desc0, {a_sum} : i64")
+            b_desc = self.op("b_desc", f"arith.addi %b_desc0, {b_sum} : i64")
+            later_mma = self.op("later_mma", f"arith.cmpi ne, {kk}, {self.const(0)} : index")
+            accumulate = self.op("accumulate", f"arith.ori {later_block}, {later_mma} : i1")
+            self.emit(f"tcgen05.mma kind({p.kind}) cta_group(1) {acc}, {a_desc}, {b_desc}, "
+                      f"%idesc, {accumulate} : {self.acc_type()}, i64")
+
+    def epilogue(self, tile: str, accs: list[str]) -> None:
+        p = self.plan
+        buf = self.op("ebuf", f"arith.remui {tile}, {self.const(2)} : index") \
+            if len(accs) == 2 else self.const(0)
+        phase = self.op("ephase", f"arith.divui {tile}, {self.const(len(accs))} : index")
+        parity = self.parity(phase)
+        acc_i = self.op("ai", f"arith.addi {buf}, {self.const(2 * p.stages)} : index")
+        acc_full = self.barrier(acc_i)
+        self.emit(f"tcgen05.mbarrier_wait {acc_full}, {parity} : {BAR}")
+        self.emit("tcgen05.fence_after_thread_sync")
+        tm, tn, m0, n0 = self.tile_origin(tile)
+        rows_last, cols_last = p.m - (p.tiles_m - 1) * p.tile_m, p.n - (p.tiles_n - 1) * p.tile_n
+        row_cases = [(p.tile_m, None)] if rows_last == p.tile_m else \
+            [(rows_last, self.op("last_m", f"arith.cmpi eq, {tm}, "
+                                           f"{self.const(p.tiles_m - 1)} : index")), (p.tile_m, "")]
+        col_cases = [(p.tile_n, None)] if cols_last == p.tile_n else \
+            [(cols_last, self.op("last_n", f"arith.cmpi eq, {tn}, "
+                                           f"{self.const(p.tiles_n - 1)} : index")), (p.tile_n, "")]
+
+        def stores(acc: str, rows: int, cols: int) -> None:
+            self.store(acc, rows, cols, m0, n0)
+
+        def by_cols(rows: int) -> None:
+            if len(col_cases) == 1:
+                self.for_accs(buf, accs, lambda acc: stores(acc, rows, p.tile_n))
+                return
+            for _ in self.if_(col_cases[0][1]):
+                self.for_accs(buf, accs, lambda acc: stores(acc, rows, cols_last))
+                self.else_()
+                self.for_accs(buf, accs, lambda acc: stores(acc, rows, p.tile_n))
+
+        if len(row_cases) == 1:
+            by_cols(p.tile_m)
+            return
+        for _ in self.if_(row_cases[0][1]):
+            by_cols(rows_last)
+            self.else_()
+            by_cols(p.tile_m)
+
+    def store(self, acc: str, rows: int, cols: int, m0: str, n0: str) -> None:
+        """tcgen05.ld of the tile's `rows` x `cols` corner, then its copy into D."""
+        p = self.plan
+        loads: list[tuple[str, int, int, int]] = []
+        for warp in range(p.tile_m // 32):
+            warp_rows = min(32, rows - 32 * warp)
+            if warp_rows <= 0:
+                break
+            for column, count in p.epilogue_columns(cols):
+                regs = self.fresh("r")
+                self.emit(f'{regs} = tcgen05.ld shape("32x32b") num({count}) warp({warp}) '
+                          f"lane({32 * warp}) column({column}) {acc} : {self.acc_type()} -> "
+                          f"memref<32x{count}xf32>")
+                loads.append((regs, warp, column, count))
+        self.emit("tcgen05.wait_ld")
+        for regs, warp, column, count in loads:
+            warp_rows = min(32, rows - 32 * warp)
+            row = self.op("row", f"arith.addi {m0}, {self.const(32 * warp)} : index")
+            col = self.op("col", f"arith.addi {n0}, {self.const(column)} : index")
+            window_t = f"memref<{warp_rows}x{count}xf32, strided<[{p.n}, 1], offset: ?>>"
+            window = self.fresh("d_win")
+            self.emit(_subview(window, "%d", self.d_type, [row, col], ["?", "?"],
+                               [warp_rows, count], window_t))
+            source, source_t = regs, f"memref<32x{count}xf32>"
+            if warp_rows < 32:
+                source = self.fresh("rows")
+                clipped_t = f"memref<{warp_rows}x{count}xf32, strided<[{count}, 1]>>"
+                self.emit(_subview(source, regs, source_t, [], [0, 0], [warp_rows, count],
+                                   clipped_t))
+                source_t = clipped_t
+            self.emit(f'"memref.copy"({source}, {window}) : ({source_t}, {window_t}) -> ()')
+
+
+def kernel_text(op: tcgen05.MatmulOp, target: str) -> str:
+    """The lowered kernel of `op` as an MLIR module of one function @kernel(%a, %b, %d)."""
+    types = [v.type for v in (op.a, op.b, op.d)]
+    assert all(isinstance(t, MemRefType) for t in types)
+    a_t, b_t, d_t = (str(t) for t in types)
+    emitter = _Emitter(op.plan(), a_t, b_t, d_t, str(types[0].element_type),  # type: ignore[union-attr]
+                       str(types[1].element_type))  # type: ignore[union-attr]
+    body = emitter.body()
+    return (f'builtin.module attributes {{tcgen05.target = "{target}"}} {{\n'
+            f"  func.func @kernel(%a: {a_t}, %b: {b_t}, %d: {d_t}) {{\n{body}\n  }}\n}}\n")
+
+
+def lower_matmul(ctx: Context, op: tcgen05.MatmulOp, target: str) -> None:
+    """Replace `op` by its kernel (the ops of `kernel_text`, operands substituted)."""
+    module = Parser(ctx, kernel_text(op, target), "tcgen05-lower-matmul").parse_module()
+    kernel = next(o for o in module.walk() if isinstance(o, func.FuncOp))
+    body = kernel.body.block
+    for arg, value in zip(body.args, (op.a, op.b, op.d), strict=True):
+        arg.replace_all_uses_with(value)
+    for inner in list(body.ops):
+        if isinstance(inner, func.ReturnOp):
+            break
+        inner.detach()
+        op.parent_block().insert_op_before(inner, op)  # type: ignore[union-attr]
+    op.detach()
+    op.erase()
+
+
+@dataclass(frozen=True)
+class Tcgen05LowerMatmulPass(ModulePass):
+    """Lower every `tcgen05.matmul` to the TMA / tcgen05.mma / tcgen05.ld kernel of its plan."""
+
+    name = "tcgen05-lower-matmul"
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        target = op.attributes.get(tcgen05.TARGET_ATTR)
+        name = target.data if isinstance(target, StringAttr) else "sm_100a"
+        for matmul in [o for o in op.walk() if isinstance(o, tcgen05.MatmulOp)]:
+            lower_matmul(ctx, matmul, name)
