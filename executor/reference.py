@@ -152,6 +152,7 @@ def reference_outputs(module, entry, inputs: dict[str, Any], result, target: str
     before = {n: v.copy() for n, v in zip(names, values, strict=True) if isinstance(v, np.ndarray)}
     cube = ReferencePtoFunctions(target=module_target(module, target), fresh=dict(fresh or {}))
     uses_tcgen05 = any(op.name.startswith("tcgen05.") for op in module.walk())
+    logical = any(op.name == "tcgen05.matmul" for op in module.walk())
     interp = MmairInterpreter(module, max_ops=max_ops)
     functions: list[InterpreterFunctions] = [FuncFunctions(), ScfFunctions(), ArithFunctions(),
                                              MemRefFunctions(max_gm_bytes=None), cube]
@@ -202,7 +203,10 @@ def reference_outputs(module, entry, inputs: dict[str, Any], result, target: str
         tol = cube.tolerances.get(array_base(ref))
         if tol is None:
             tol = tc.tolerance if tc is not None else Tolerance()
-        what = "numpy tcgen05.mma reference" if uses_tcgen05 else "numpy reference of the IR"
+        what = "numpy reference of the IR"
+        if uses_tcgen05:
+            what = "numpy tcgen05.matmul reference (the logical product)" if logical \
+                else "numpy tcgen05.mma reference"
         refs.append(Reference(name, ref, tol.rtol, tol.atol, what))
     if not refs and not results:
         raise ReferenceError(f"@{entry.sym_name.data} writes no GM memref, nothing to compare")

@@ -266,7 +266,7 @@ class _Emitter:
                                   f"{self.const(p.a.tile_bytes >> 4, 'i64')} : i64")
         b_base = self.op("b_adv", f"arith.muli {stage_i}, "
                                   f"{self.const(p.b.tile_bytes >> 4, 'i64')} : i64")
-        later_block = self.op("later", f"arith.cmpi ne, {kb}, {self.const(0)} : index")
+        first_mma = self.op("mma0_", f"arith.muli {kb}, {self.const(p.mmas_per_block)} : index")
         last = self.op("last", f"arith.cmpi eq, {kb}, {self.const(p.k_blocks - 1)} : index")
         empty_i = self.op("ei", f"arith.addi {stage}, {self.const(p.stages)} : index")
         empty = self.barrier(empty_i)
@@ -276,7 +276,7 @@ class _Emitter:
         acc_full = self.barrier(acc_i)
         elected = self.op("elected", "tcgen05.elect_sync : i1")
         for _ in self.if_(elected):
-            self.for_accs(buf, accs, lambda acc: self.mmas(acc, a_base, b_base, later_block))
+            self.for_accs(buf, accs, lambda acc: self.mmas(acc, a_base, b_base, first_mma))
             self.emit(f"tcgen05.commit cta_group(1) {empty} : {BAR}")
             for _ in self.if_(last):
                 self.emit(f"tcgen05.commit cta_group(1) {acc_full} : {BAR}")
@@ -296,7 +296,9 @@ class _Emitter:
             self.else_()
             body(accs[1])
 
-    def mmas(self, acc: str, a_base: str, b_base: str, later_block: str) -> None:
+    def mmas(self, acc: str, a_base: str, b_base: str, first_mma: str) -> None:
+        """The block's MMAs; `first_mma` is the tile's number of the block's first MMA (D is
+        overwritten by MMA 0 of the tile, accumulated into by the others)."""
         p = self.plan
         a_step = self.const(p.a.k_step_bytes(p.mma_k) >> 4, "i64")
         b_step = self.const(p.b.k_step_bytes(p.mma_k) >> 4, "i64")
@@ -310,8 +312,8 @@ class _Emitter:
             b_sum = self.op("bs", f"arith.addi {b_base}, {b_off} : i64")
             a_desc = self.op("a_desc", f"arith.addi %a_desc0, {a_sum} : i64")
             b_desc = self.op("b_desc", f"arith.addi %b_desc0, {b_sum} : i64")
-            later_mma = self.op("later_mma", f"arith.cmpi ne, {kk}, {self.const(0)} : index")
-            accumulate = self.op("accumulate", f"arith.ori {later_block}, {later_mma} : i1")
+            number = self.op("mma_no", f"arith.addi {first_mma}, {kk} : index")
+            accumulate = self.op("accumulate", f"arith.cmpi ne, {number}, {self.const(0)} : index")
             self.emit(f"tcgen05.mma kind({p.kind}) cta_group(1) {acc}, {a_desc}, {b_desc}, "
                       f"%idesc, {accumulate} : {self.acc_type()}, i64")
 
@@ -410,6 +412,8 @@ def lower_matmul(ctx: Context, op: tcgen05.MatmulOp, target: str) -> None:
         if isinstance(inner, func.ReturnOp):
             break
         inner.detach()
+        for nested in inner.walk():  # the template's own positions mean nothing to the user
+            nested.location = op.location
         op.parent_block().insert_op_before(inner, op)  # type: ignore[union-attr]
     op.detach()
     op.erase()

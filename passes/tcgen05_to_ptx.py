@@ -17,7 +17,8 @@ it otherwise). The IR is sequential; the PTX keeps its meaning this way:
   descriptor from `make_smem_desc` gets that array's address added to its start field;
 * `memref.copy` GM -> SMEM is a cooperative 4-byte copy by all threads followed by
   `fence.proxy.async.shared::cta` (the tensor core reads SMEM through the async proxy) and
-  `bar.sync 0`; `memref.copy` of `tcgen05.ld` registers to GM stores each thread's row.
+  `bar.sync 0`; `memref.copy` of `tcgen05.ld` registers to GM stores each thread's row (of a
+  `memref.subview` of the registers' first rows: only the lanes below that count store).
 
 Anything else raises `PtxEmitError` naming the op. Mnemonics follow the PTX ISA
 (https://docs.nvidia.com/cuda/parallel-thread-execution/, tcgen05 and mbarrier sections); the
@@ -510,6 +511,15 @@ class PtxEmitter:
 
     def _subview(self, op: memref.SubviewOp) -> None:
         k = self.k
+        regs = k.values.get(op.source)
+        if isinstance(regs, tuple):  # the first rows of tcgen05.ld registers (a clipped store)
+            sizes = list(op.static_sizes.get_values())
+            offsets = list(op.static_offsets.get_values())
+            if any(o != 0 for o in offsets) or op.sizes or sizes[-1] != len(regs[1]):
+                raise PtxEmitError(op, "of tcgen05.ld registers is emitted only for their first "
+                                       "rows (static sizes, all columns)")
+            k.values[op.result] = (regs[0], regs[1], sizes[0])
+            return
         src_t = op.source.type
         assert isinstance(src_t, MemRefType)
         space = _space(src_t)
@@ -544,7 +554,7 @@ class PtxEmitter:
         assert isinstance(src_t, MemRefType) and isinstance(dst_t, MemRefType)
         regs = k.values.get(op.source)
         if isinstance(regs, tuple):  # tcgen05.ld registers -> GM rows
-            warp, names = regs
+            warp, names = regs[0], regs[1]
             if _space(dst_t) != "gm" or _strides(dst_t)[-1] != 1:
                 raise PtxEmitError(op, "stores tcgen05.ld registers only to a GM memref with unit "
                                        "inner stride")
@@ -555,6 +565,10 @@ class PtxEmitter:
             k.emit(f"@{mine} bra {skip}")
             lane = k.reg("r")
             k.emit(f"and.b32 {lane}, {self.tid}, 31")
+            if len(regs) > 2:  # only the first rows of the warp's 32 (a clipped window)
+                outside = k.reg("p")
+                k.emit(f"setp.ge.u32 {outside}, {lane}, {regs[2]}")
+                k.emit(f"@{outside} bra {skip}")
             wide = k.reg("rd")
             k.emit(f"cvt.u64.u32 {wide}, {lane}")
             addr = k.reg("rd")

@@ -1,7 +1,8 @@
 """`mmair-translate --target ptx|ptoas FILE [-o OUT]`: a kernel in another compiler's language.
 
 `--target ptx`: a tcgen05 kernel as a PTX module (`mmair.passes.tcgen05_to_ptx`; its docstring says
-how the sequential IR maps onto a 128-thread CTA). `--target ptoas`: an Ascend cube kernel
+how the sequential IR maps onto a 128-thread CTA; a `tcgen05.matmul` is written as its
+`tcgen05-lower-matmul` kernel). `--target ptoas`: an Ascend cube kernel
 (hand-written tile ops, or a lowered `pto.matmul`) as PTOAS's tile-level `.pto` text
 (`mmair.passes.mmair_to_ptoas`), which PTOAS and mmair read back. The input is parsed and verified
 like `mmair-opt` does; a module without a top-level `func.func` is an error (there is no kernel to
@@ -84,6 +85,11 @@ def main(argv: Sequence[str] | None = None) -> int:
                 "no kernel to translate: the module holds no func.func (each top-level "
                 "func.func becomes one kernel)", file=source.name), file=sys.stderr)
             return 1
+        if args.target == "ptx" and any(op.name == "tcgen05.matmul" for op in module.walk()):
+            # as mmair-run does: the matmul is written through its lowering
+            from mmair.passes.tcgen05_lower_matmul import Tcgen05LowerMatmulPass
+
+            Tcgen05LowerMatmulPass().apply(ctx, module)
         text = emit_ptx(module) if args.target == "ptx" else _ptoas_text(module)
     except ParseError as err:
         print(format_parse_error(err), file=sys.stderr)

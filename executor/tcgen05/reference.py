@@ -1,5 +1,6 @@
 """The tcgen05 half of the numpy reference (`mmair.executor.reference`).
 
+`tcgen05.matmul` is D = A x B in float64 on its GM operands (`run_matmul`). Other
 tcgen05 kernels run their buffers (SMEM, TMEM, copies) on the executor's memories, but each
 `tcgen05.mma` is replaced by numpy on the operands its descriptors describe: A (M x K) and B
 (N x K) read through the shared-memory descriptors, D = A @ B^T (+ D) in float64 with the
@@ -103,6 +104,29 @@ def reference_tcgen05_functions():
                                             int(column.max()) + 1))
             codes = cells[lane[:, None], column[:, None], sf_id + np.arange(chunks)[None, :]]
             return _scale_values(codes, scale_type)
+
+        @impl(tcgen05.MatmulOp)
+        def run_matmul(self, interp: Interpreter, op, args: PythonValues) -> PythonValues:
+            """`tcgen05.matmul`: D = A x B in float64 on the GM operands as the plan's kind reads
+            them (f32 as tf32), stored as D's type. `mmair-run --check-numpy` runs this on the
+            module before `mmair-lower`, so the lowered kernel is compared with the logical
+            product, not with its own descriptors."""
+            a_arr, b_arr, d_arr = args
+            plan = op.plan()
+            a = tc_elements.decode_elements(a_arr.view(f"u{a_arr.dtype.itemsize}"), plan.atype)
+            b = tc_elements.decode_elements(b_arr.view(f"u{b_arr.dtype.itemsize}"), plan.btype)
+            a = np.asarray(a, np.float64)
+            b = np.asarray(b, np.float64)
+            a = a.T if op.is_transpose_a else a
+            b = b.T if op.is_transpose_b else b
+            with np.errstate(invalid="ignore", over="ignore"):
+                result = a @ b
+                magnitude = np.abs(a) @ np.abs(b)
+            self.tolerance.widen(*output_tolerance(d_arr.dtype, "f32", result, magnitude,
+                                                    plan.k, False))
+            with np.errstate(over="ignore"):
+                d_arr[...] = result.astype(d_arr.dtype)
+            return ()
 
         @impl(tcgen05.MmaOp)
         def run_mma(self, interp: Interpreter, op, args: PythonValues) -> PythonValues:
