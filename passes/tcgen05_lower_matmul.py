@@ -329,32 +329,29 @@ class _Emitter:
         self.emit("tcgen05.fence_after_thread_sync")
         tm, tn, m0, n0 = self.tile_origin(tile)
         rows_last, cols_last = p.m - (p.tiles_m - 1) * p.tile_m, p.n - (p.tiles_n - 1) * p.tile_n
-        row_cases = [(p.tile_m, None)] if rows_last == p.tile_m else \
-            [(rows_last, self.op("last_m", f"arith.cmpi eq, {tm}, "
-                                           f"{self.const(p.tiles_m - 1)} : index")), (p.tile_m, "")]
-        col_cases = [(p.tile_n, None)] if cols_last == p.tile_n else \
-            [(cols_last, self.op("last_n", f"arith.cmpi eq, {tn}, "
-                                           f"{self.const(p.tiles_n - 1)} : index")), (p.tile_n, "")]
 
-        def stores(acc: str, rows: int, cols: int) -> None:
-            self.store(acc, rows, cols, m0, n0)
+        def cases(index: str, tiles: int, last: int, full: int, what: str):
+            """(condition, size if true, size otherwise); no condition when one size fits all
+            tiles of the dimension (it divides, or there is one tile)."""
+            if last == full or tiles == 1:
+                return None, last, last
+            cond = self.op(what, f"arith.cmpi eq, {index}, {self.const(tiles - 1)} : index")
+            return cond, last, full
 
-        def by_cols(rows: int) -> None:
-            if len(col_cases) == 1:
-                self.for_accs(buf, accs, lambda acc: stores(acc, rows, p.tile_n))
+        def split(case, body) -> None:
+            cond, last, full = case
+            if cond is None:
+                body(last)
                 return
-            for _ in self.if_(col_cases[0][1]):
-                self.for_accs(buf, accs, lambda acc: stores(acc, rows, cols_last))
+            for _ in self.if_(cond):
+                body(last)
                 self.else_()
-                self.for_accs(buf, accs, lambda acc: stores(acc, rows, p.tile_n))
+                body(full)
 
-        if len(row_cases) == 1:
-            by_cols(p.tile_m)
-            return
-        for _ in self.if_(row_cases[0][1]):
-            by_cols(rows_last)
-            self.else_()
-            by_cols(p.tile_m)
+        row_case = cases(tm, p.tiles_m, rows_last, p.tile_m, "last_m")
+        col_case = cases(tn, p.tiles_n, cols_last, p.tile_n, "last_n")
+        split(row_case, lambda rows: split(col_case, lambda cols: self.for_accs(
+            buf, accs, lambda acc: self.store(acc, rows, cols, m0, n0))))
 
     def store(self, acc: str, rows: int, cols: int, m0: str, n0: str) -> None:
         """tcgen05.ld of the tile's `rows` x `cols` corner, then its copy into D."""

@@ -33,7 +33,7 @@ from mmair.isa.tcgen05.matmul import MatmulPlan, plan_matmul
 
 
 def _shape(dims: tuple[int, ...]) -> str:
-    return "x".join(map(str, dims))
+    return "x".join("?" if d < 0 else str(d) for d in dims)
 
 
 @irdl_op_definition
