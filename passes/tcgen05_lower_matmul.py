@@ -354,36 +354,34 @@ class _Emitter:
             buf, accs, lambda acc: self.store(acc, rows, cols, m0, n0))))
 
     def store(self, acc: str, rows: int, cols: int, m0: str, n0: str) -> None:
-        """tcgen05.ld of the tile's `rows` x `cols` corner, then its copy into D."""
+        """tcgen05.ld of the tile's `rows` x `cols` corner and its copy into D, one column chunk
+        at a time (a chunk's registers die at its copy: at most 128 per thread are live)."""
         p = self.plan
-        loads: list[tuple[str, int, int, int]] = []
-        for warp in range(p.tile_m // 32):
-            warp_rows = min(32, rows - 32 * warp)
-            if warp_rows <= 0:
-                break
-            for column, count in p.epilogue_columns(cols):
+        warps = [(w, min(32, rows - 32 * w)) for w in range(p.tile_m // 32) if rows > 32 * w]
+        for column, count in p.epilogue_columns(cols):
+            loads = []
+            for warp, _ in warps:
                 regs = self.fresh("r")
                 self.emit(f'{regs} = tcgen05.ld shape("32x32b") num({count}) warp({warp}) '
                           f"lane({32 * warp}) column({column}) {acc} : {self.acc_type()} -> "
                           f"memref<32x{count}xf32>")
-                loads.append((regs, warp, column, count))
-        self.emit("tcgen05.wait_ld")
-        for regs, warp, column, count in loads:
-            warp_rows = min(32, rows - 32 * warp)
-            row = self.op("row", f"arith.addi {m0}, {self.const(32 * warp)} : index")
+                loads.append(regs)
+            self.emit("tcgen05.wait_ld")
             col = self.op("col", f"arith.addi {n0}, {self.const(column)} : index")
-            window_t = f"memref<{warp_rows}x{count}xf32, strided<[{p.n}, 1], offset: ?>>"
-            window = self.fresh("d_win")
-            self.emit(_subview(window, "%d", self.d_type, [row, col], ["?", "?"],
-                               [warp_rows, count], window_t))
-            source, source_t = regs, f"memref<32x{count}xf32>"
-            if warp_rows < 32:
-                source = self.fresh("rows")
-                clipped_t = f"memref<{warp_rows}x{count}xf32, strided<[{count}, 1]>>"
-                self.emit(_subview(source, regs, source_t, [], [0, 0], [warp_rows, count],
-                                   clipped_t))
-                source_t = clipped_t
-            self.emit(f'"memref.copy"({source}, {window}) : ({source_t}, {window_t}) -> ()')
+            for regs, (warp, warp_rows) in zip(loads, warps, strict=True):
+                row = self.op("row", f"arith.addi {m0}, {self.const(32 * warp)} : index")
+                window_t = f"memref<{warp_rows}x{count}xf32, strided<[{p.n}, 1], offset: ?>>"
+                window = self.fresh("d_win")
+                self.emit(_subview(window, "%d", self.d_type, [row, col], ["?", "?"],
+                                   [warp_rows, count], window_t))
+                source, source_t = regs, f"memref<32x{count}xf32>"
+                if warp_rows < 32:
+                    source = self.fresh("rows")
+                    clipped_t = f"memref<{warp_rows}x{count}xf32, strided<[{count}, 1]>>"
+                    self.emit(_subview(source, regs, source_t, [], [0, 0], [warp_rows, count],
+                                       clipped_t))
+                    source_t = clipped_t
+                self.emit(f'"memref.copy"({source}, {window}) : ({source_t}, {window_t}) -> ()')
 
 
 def kernel_text(op: tcgen05.MatmulOp, target: str) -> str:

@@ -3,6 +3,7 @@ for sm_100a; unsupported IR is one diagnostic."""
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -14,7 +15,7 @@ from mmair.tools.ptxas import assemble, find_ptxas
 ROOT = Path(__file__).resolve().parents[3]
 EMITTED = [ROOT / "examples" / "tcgen05_gemm_kloop.mlir", ROOT / "examples" / "tcgen05_gemm_pair.mlir",
            ROOT / "tests" / "ptxas" / "kernel_ops.mlir", ROOT / "examples" / "tcgen05_gemm_tma.mlir",
-           ROOT / "tests" / "ptxas" / "tma_ops.mlir"]
+           ROOT / "tests" / "ptxas" / "tma_ops.mlir", ROOT / "tests" / "ptxas" / "matmul.mlir"]
 
 
 def translate(path: Path) -> subprocess.CompletedProcess:
@@ -58,6 +59,23 @@ def test_tma_gemm_ptx_passes_tensor_maps_as_param_objects() -> None:
                      "bytes [") == 4  # A and B, in the two branches of the stage
     assert "elect.sync _|" in ptx
     assert ptx.count("mbarrier.arrive.expect_tx.shared::cta.b64 _, [") == 2
+
+
+def test_matmul_ptx_is_its_lowering_with_tensor_map_parameters() -> None:
+    ptx = translate(ROOT / "tests" / "ptxas" / "matmul.mlir").stdout
+    # one kernel per function; A and B only feed TMA (tensor maps), D is a pointer
+    assert ".visible .entry f16_remainder(.param .align 64 .b8 f16_remainder_tmap_0[128], " \
+           ".param .align 64 .b8 f16_remainder_tmap_1[128], .param .u64 f16_remainder_param_2)" \
+           in ptx
+    kernel = ptx.split(".visible .entry f16_remainder(")[1].split(".visible .entry")[0]
+    # a stage: one A box and two B boxes (B MN-major: two 64-column atoms), 32768 bytes
+    assert kernel.count("mbarrier.arrive.expect_tx.shared::cta.b64 _, [") == 1
+    assert re.search(r"mbarrier\.arrive\.expect_tx\.shared::cta\.b64 _, \[%r\d+\], 32768;", kernel)
+    assert kernel.count("cp.async.bulk.tensor.2d.shared::cta.global.tile.mbarrier::complete_tx::"
+                        "bytes [") == 3
+    assert kernel.count("tcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32") == 2
+    assert "tcgen05.mma.cta_group::1.kind::tf32 [" in ptx
+    assert "tcgen05.mma.cta_group::1.kind::f8f6f4 [" in ptx
 
 
 def test_tma_forms_print_every_qualifier() -> None:

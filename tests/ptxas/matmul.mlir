@@ -1,0 +1,18 @@
+// tcgen05.matmul through its lowering, for ptxas (tests/unit/passes/test_tcgen05_to_ptx.py):
+// mmair-translate --target ptx lowers each matmul (tcgen05-lower-matmul) into a kernel with the
+// operands' tensor maps as `.param .align 64 .b8 [128]` parameters, the TMA ring, elected-thread
+// MMAs, commits, and a tcgen05.ld epilogue whose last tile stores clipped rows and columns.
+builtin.module attributes {tcgen05.target = "sm_100a"} {
+  func.func @f16_remainder(%a: memref<200x104xf16>, %b: memref<104x72xf16>, %d: memref<200x72xf32>) {
+    tcgen05.matmul %a, %b, %d : memref<200x104xf16>, memref<104x72xf16>, memref<200x72xf32>
+    func.return
+  }
+  func.func @tf32_transposed(%a: memref<100x300xf32>, %b: memref<200x100xf32>, %d: memref<300x200xf32>) {
+    tcgen05.matmul %a, %b, %d transpose_a transpose_b : memref<100x300xf32>, memref<200x100xf32>, memref<300x200xf32>
+    func.return
+  }
+  func.func @f8f6f4(%a: memref<200x112xf8E4M3FN>, %b: memref<72x112xf8E5M2>, %d: memref<200x72xf32>) {
+    tcgen05.matmul %a, %b, %d transpose_b : memref<200x112xf8E4M3FN>, memref<72x112xf8E5M2>, memref<200x72xf32>
+    func.return
+  }
+}
