@@ -37,6 +37,7 @@ from mmair.isa.tcgen05.idesc import InstrDesc
 from mmair.isa.tcgen05.rules import check_idesc, check_smem_desc
 from mmair.isa.tcgen05.smem import SmemDesc
 from mmair.isa.tcgen05.tma import TensorMap, check_tensor_map
+from mmair.isa.tcgen05.tmem_moves import LD_ST_NUMS
 
 #: Operand element type -> (MMA kind, the type name in the instruction descriptor).
 KIND_OF_TYPE: dict[str, tuple[str, str]] = {
@@ -60,8 +61,8 @@ SWIZZLE_ATOM_BYTES = 1024  # 8 rows of it: the SBO of every operand image
 BARRIER_BYTES = 8  # one mbarrier (i64)
 #: SMEM kept for the mbarriers after the ring (full/empty per stage, two accumulator barriers).
 BARRIER_RESERVE = 1024
-#: tcgen05.ld 32x32b .num values go up to 128 columns per load.
-MAX_LD_COLUMNS = 128
+#: tcgen05.ld 32x32b: one column per .num repetition, .x1 .. .x128.
+MAX_LD_COLUMNS = max(LD_ST_NUMS)
 
 
 @dataclass(frozen=True)
