@@ -63,6 +63,7 @@ class _Emitter:
     d_type: str
     a_elem: str
     b_elem: str
+    relinquish: bool = True
 
     def __post_init__(self) -> None:
         self.lines: list[str] = []
@@ -177,7 +178,8 @@ class _Emitter:
         for acc in accs:
             self.emit(f"{acc} = tcgen05.alloc cta_group(1) columns({p.acc_columns}) : "
                       f"{self.acc_type()}")
-        self.emit("tcgen05.relinquish_alloc_permit cta_group(1)")
+        if self.relinquish:  # not when a later op of the kernel still allocates TMEM
+            self.emit("tcgen05.relinquish_alloc_permit cta_group(1)")
         total = p.tiles * p.k_blocks
         lag = p.stages - 1
         for _ in self.block(f"scf.for %g = {self.const(0)} to {self.const(total + lag)} step "
@@ -384,21 +386,41 @@ class _Emitter:
                 self.emit(f'"memref.copy"({source}, {window}) : ({source_t}, {window_t}) -> ()')
 
 
-def kernel_text(op: tcgen05.MatmulOp, target: str) -> str:
-    """The lowered kernel of `op` as an MLIR module of one function @kernel(%a, %b, %d)."""
+def kernel_text(op: tcgen05.MatmulOp, target: str, relinquish: bool = True) -> str:
+    """The lowered kernel of `op` as an MLIR module of one function @kernel(%a, %b, %d);
+    `relinquish`: give up the CTA's TMEM allocation permit after the accumulators."""
     types = [v.type for v in (op.a, op.b, op.d)]
     assert all(isinstance(t, MemRefType) for t in types)
     a_t, b_t, d_t = (str(t) for t in types)
     emitter = _Emitter(op.plan(), a_t, b_t, d_t, str(types[0].element_type),  # type: ignore[union-attr]
-                       str(types[1].element_type))  # type: ignore[union-attr]
+                       str(types[1].element_type), relinquish)  # type: ignore[union-attr]
     body = emitter.body()
     return (f'builtin.module attributes {{tcgen05.target = "{target}"}} {{\n'
             f"  func.func @kernel(%a: {a_t}, %b: {b_t}, %d: {d_t}) {{\n{body}\n  }}\n}}\n")
 
 
+def _allocates_later(op: tcgen05.MatmulOp) -> bool:
+    """Whether an op after `op` in its function allocates TMEM (a matmul or a tcgen05.alloc)."""
+    kernel = op.parent_op()
+    while kernel is not None and not isinstance(kernel, func.FuncOp):
+        kernel = kernel.parent_op()
+    if kernel is None:
+        return False
+    after = False
+    for other in kernel.walk():
+        if other is op:
+            after = True
+        elif after and isinstance(other, tcgen05.MatmulOp | tcgen05.AllocOp):
+            return True
+    return False
+
+
 def lower_matmul(ctx: Context, op: tcgen05.MatmulOp, target: str) -> None:
-    """Replace `op` by its kernel (the ops of `kernel_text`, operands substituted)."""
-    module = Parser(ctx, kernel_text(op, target), "tcgen05-lower-matmul").parse_module()
+    """Replace `op` by its kernel (the ops of `kernel_text`, operands substituted). The kernel
+    owns the CTA's SMEM from offset 0 and allocates its own TMEM (freed at its end), so several
+    matmuls of a function run one after the other."""
+    text = kernel_text(op, target, relinquish=not _allocates_later(op))
+    module = Parser(ctx, text, "tcgen05-lower-matmul").parse_module()
     kernel = next(o for o in module.walk() if isinstance(o, func.FuncOp))
     body = kernel.body.block
     for arg, value in zip(body.args, (op.a, op.b, op.d), strict=True):

@@ -134,3 +134,22 @@ def test_unlowerable_matmul_is_one_diagnostic(tmp_path: Path, capsys) -> None:
     assert err.startswith(f"{path}:3:5: error: 'tcgen05.matmul' op cannot be lowered: a row = "
                           "100 x f16 (200 bytes) cannot be a TMA tensor row")
     assert "Traceback" not in err
+
+
+def test_two_matmuls_of_one_kernel_run_one_after_the_other(tmp_path: Path, capsys) -> None:
+    # the first keeps its TMEM allocation permit (the second still allocates); a box of 128 rows
+    # on the second's 64-row A is filled with zeros beyond the tensor
+    path = tmp_path / "two.mlir"
+    path.write_text("""builtin.module attributes {tcgen05.target = "sm_100a"} {
+  func.func @two(%a: memref<128x64xf16>, %b: memref<64x64xf16>, %d: memref<128x64xf32>,
+                 %a2: memref<64x128xbf16>, %b2: memref<32x128xbf16>, %d2: memref<64x32xf32>) {
+    tcgen05.matmul %a, %b, %d : memref<128x64xf16>, memref<64x64xf16>, memref<128x64xf32>
+    tcgen05.matmul %a2, %b2, %d2 transpose_b : memref<64x128xbf16>, memref<32x128xbf16>, memref<64x32xf32>
+    func.return
+  }
+}
+""")
+    assert main([str(path), "--check-numpy"]) == 0
+    out = capsys.readouterr().out
+    assert out.count("numpy tcgen05.matmul reference (the logical product)") == 2
+    assert out.count(": ok\n") == 2
