@@ -153,3 +153,11 @@ def test_two_matmuls_of_one_kernel_run_one_after_the_other(tmp_path: Path, capsy
     out = capsys.readouterr().out
     assert out.count("numpy tcgen05.matmul reference (the logical product)") == 2
     assert out.count(": ok\n") == 2
+
+
+def test_unlowered_matmul_is_refused_like_pto_matmul(tmp_path: Path, capsys) -> None:
+    path = _kernel(tmp_path, 64, 64, 64, "f16", True, True)
+    assert main([str(path), "-p", ""]) == 1
+    err = capsys.readouterr().err
+    assert f"{path}:3:5: error: 'tcgen05.matmul' op no implementation for op 'tcgen05.matmul' " \
+           "in the executor; ops with a lowering run after it (e.g. mmair-run -p mmair-lower)" in err
