@@ -12,7 +12,8 @@ it otherwise). The IR is sequential; the PTX keeps its meaning this way:
   every thread;
 * warp-collective ops run in their warp: `tcgen05.alloc` / `dealloc` / `relinquish_alloc_permit`
   in warp 0 (the TMEM address goes through a shared word and `bar.sync`), `tcgen05.ld/st warp(w)`
-  in warp w; `wait::ld/st` and the fences in every thread;
+  in warp w (an ld's registers are first zeroed in every thread, so that ptxas sees them
+  defined on every path); `wait::ld/st` and the fences in every thread;
 * `tcgen05.smem_alloc offset(o)` is `o` bytes into one `.shared .align 1024` array; a shared-memory
   descriptor from `make_smem_desc` gets that array's address added to its start field;
 * `memref.copy` GM -> SMEM is a cooperative 4-byte copy by all threads followed by
@@ -624,12 +625,17 @@ class PtxEmitter:
         offset = (op.lane.value.data << 16) + op.column.value.data
         k.emit(f"add.u32 {addr}, {self._v(op.tmem)}, {offset}")
         warp = op.warp.value.data
+        names = self._ld_registers(count, warp) if isinstance(op, tcgen05.LdOp) else ()
+        for name in names:
+            # defined in every thread: the load and the store that reads these registers are
+            # separate warp branches, and a register ptxas cannot prove defined on every path
+            # stays live across the whole kernel
+            k.emit(f"mov.b32 {name}, 0")
         skip = k.label("ldst")
         mine = k.reg("p")
         k.emit(f"setp.ne.u32 {mine}, {self.warp}, {warp}")
         k.emit(f"@{mine} bra {skip}")
         if isinstance(op, tcgen05.LdOp):
-            names = self._ld_registers(count, warp)
             pack = ".pack::16b" if op.pack is not None else ""
             k.emit(f"tcgen05.ld.sync.aligned.{shape}.x{num}{pack}.b32 {{{', '.join(names)}}}, "
                    f"[{addr}]" + (f", {split}" if shape == "16x32bx2" else ""))
