@@ -362,8 +362,10 @@ class _Inserter:
 
     # -- event ids -------------------------------------------------------------------------
 
-    def assign_event_ids(self) -> None:
-        """Interval colouring per pipe pair (module docstring)."""
+    def assign_event_ids(self, apart: frozenset[tuple[int, int]] = frozenset()) -> None:
+        """Interval colouring per pipe pair (module docstring); `apart`: pairs of flags (indices
+        into `self.flags`) that must not share an id although their lifetimes do not overlap
+        (the second's set may fire before the first's wait passed: `HappensBefore._reset`)."""
         numbering = {op: i for i, op in enumerate(self.function.walk())}
         own = {id(op) for flag in self.flags for op in flag.ops()}
         taken: dict[tuple[Pipe, Pipe], set[int]] = {}
@@ -380,11 +382,14 @@ class _Inserter:
             a, b = numbering[flag.set_op], numbering[flag.wait_op]
             return min(a, b), max(a, b)
 
-        live: dict[tuple[Pipe, Pipe], list[tuple[int, int]]] = {}
-        for flag in sorted(self.flags, key=span):
+        live: dict[tuple[Pipe, Pipe], list[tuple[int, int, int]]] = {}
+        order = sorted(range(len(self.flags)), key=lambda i: span(self.flags[i]))
+        for index in order:
+            flag = self.flags[index]
             start, end = span(flag)
             pair = (flag.src, flag.dst)
-            busy = {event for event, last in live.get(pair, []) if last >= start}
+            busy = {event for event, last, other in live.get(pair, [])
+                    if last >= start or (min(index, other), max(index, other)) in apart}
             busy |= taken.get(pair, set())
             event = next((e for e in range(limit) if e not in busy), None)
             if event is None:
@@ -394,7 +399,7 @@ class _Inserter:
                     f"on target {self.target.name} (ids 0..{limit - 1}; flags of this pair live "
                     f"at the same time: {len(busy) + 1})",
                 )
-            live.setdefault(pair, []).append((event, end))
+            live.setdefault(pair, []).append((event, end, index))
             for op in flag.ops():
                 op.properties["event_id"] = IntegerAttr(event, i64)
 
@@ -409,6 +414,24 @@ def static_conflicts(
     found = [c for c in analysis.conflicts
              if c.first is not c.second and not _exclusive(c, templates.exclusive)]
     return found, analysis.faults
+
+
+def _reuse_conflict(fault: SyncError) -> Conflict:
+    """The dependency a set_flag overflow of another schedule asks for: the wait that consumed
+    the previous set (`fault.events[1]`) before the set (`fault.events[0]`)."""
+    second, first = fault.events[0], fault.events[1]
+    nothing = Access("flag", 0, 0)
+    return Conflict(first, second, nothing, nothing, 0, 0)
+
+
+def _flags_of(inserter: _Inserter, fault: SyncError) -> tuple[int, int] | None:
+    """The two inserted flags (indices, in order) of an overflow of another schedule between
+    different flags sharing an event id; None when it is not one."""
+    index = {id(op): i for i, flag in enumerate(inserter.flags) for op in flag.ops()}
+    a, b = index.get(id(fault.events[0].op)), index.get(id(fault.events[1].op))
+    if a is None or b is None or a == b:
+        return None
+    return min(a, b), max(a, b)
 
 
 def _key(conflict: Conflict) -> tuple[int, int]:
@@ -429,6 +452,10 @@ def insert_sync(function: func.FuncOp, target: Target) -> _Stats:
     seen: set[tuple[int, int, int, int]] = set()
     for _ in range(MAX_ROUNDS):
         if not conflicts:
+            # A set_flag that may fire before the wait of its previous set passed (the same
+            # flag op in the next loop iteration): order the wait before it, like a conflict.
+            conflicts = [_reuse_conflict(f) for f in faults if f.schedule][:1]
+        if not conflicts:
             break
         conflict = min(conflicts, key=_key)
         key = (id(conflict.first.op), id(conflict.second.op),
@@ -437,9 +464,18 @@ def insert_sync(function: func.FuncOp, target: Target) -> _Stats:
         seen.add(key)
         inserter.order(conflict)
         conflicts, faults = static_conflicts(function, templates)
-        assert not faults, f"pto-insert-sync made a faulty kernel: {faults[0]}"
-    inserter.assign_event_ids()
-    conflicts, faults = static_conflicts(function, templates)
+        # (an overflow of another schedule is ordered once no conflict is left)
+        assert all(f.schedule for f in faults), f"pto-insert-sync made a faulty kernel: {faults[0]}"
+    apart: set[tuple[int, int]] = set()
+    while True:
+        inserter.assign_event_ids(frozenset(apart))
+        conflicts, faults = static_conflicts(function, templates)
+        # Two flags of one pipe pair given one id, the second's set unordered after the first's
+        # wait: give them different ids.
+        pairs = {_flags_of(inserter, f) for f in faults if f.schedule} - {None}
+        if not pairs or pairs <= apart:
+            break
+        apart |= pairs  # type: ignore[arg-type]
     assert not conflicts and not faults, "pto-insert-sync output is not clean"
     stats = _Stats(len(inserter.flags), len(inserter.barriers))
     for flag in inserter.flags:

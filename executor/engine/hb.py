@@ -31,6 +31,7 @@ ordered before every lane's current clock (a lane that never synchronizes holds 
 from __future__ import annotations
 
 from collections.abc import Hashable
+from operator import gt
 
 from mmair.dialects.pto.access import Access, overlap
 from mmair.executor.engine.errors import op_fault
@@ -45,6 +46,7 @@ from mmair.executor.engine.events import (
     SyncError,
     as_event,
     flag_event,
+    wait_event,
 )
 from mmair.isa.ascend.pipes import Pipe, needs_same_pipe_barrier
 from mmair.isa.tcgen05.units import Unit, tmem_overlap_text, why_unordered
@@ -77,6 +79,17 @@ def _record(ev: Event, a: Access, groups: dict, lane: int, n: int) -> bool:
         rd[region] = (n, ev, a, a.start, a.end)
         group[3] = n
     return made
+
+
+def _unpassed(last: tuple, lane: int, seq: int, fired: list[int]) -> bool:
+    """Whether a set_flag on `lane` (issue number `seq`, firing once `fired` finished) may
+    fire before the wait_flag of the previous set of its flag (`HappensBefore.consumed` entry
+    `last`) passed: the wait is on another lane, not ordered before the set (happens-before),
+    and either issued after it or waiting for something `fired` does not include."""
+    wait_lane = last[1]
+    if wait_lane == lane or last[5] <= fired[wait_lane]:
+        return False
+    return last[4] > seq or any(map(gt, last[2], fired))
 
 
 class Conflict:
@@ -130,9 +143,23 @@ class HappensBefore:
         """Barrier lanes: the last set_flag or barrier, and the events since (`since_mark`): the
         `preds` of the next set_flag or barrier, which fires after all of them."""
         self.since_mark: list[list[Event]] = [[] for _ in range(lanes)]
-        self.flags: dict[int, tuple[Event | tuple, list[int]]] = {}
+        self.flags: dict[int, tuple[Event | tuple, list[int], list[int]]] = {}
         """Set flags not yet consumed: flag key -> (set_flag event, or the `light` item that
-        stands for it, and the clock snapshot)."""
+        stands for it, the clock snapshot, and the clock after which it fired: `_done_before`)."""
+        self.consumed: dict[int, tuple] = {}
+        """Flag key -> (the wait_flag that consumed its last set, as an Event or the `light`
+        item that stands for it; its lane; `passed`, the clock that guarantees it passed; that
+        set; the wait's issue number; its epoch): the next set of the key must fire after the
+        wait passed (`_unpassed`, `_reset`), or in some legal schedule the set finds the bit
+        still set."""
+        self.wait_fin: list[list[int]] = [[0] * lanes for _ in range(lanes)]
+        """Per lane: the joined `passed` clocks of its wait_flags so far (sync instructions
+        take no time, docs/pipes.md "Legal schedules": once these events finished, each of the
+        lane's waits so far has passed)."""
+        self.sync_at: list[int] = [0] * lanes
+        self.data_before: list[int] = [0] * lanes
+        """Per lane: the epoch of its last sync event (set, wait, barrier) and the epoch of the
+        last other event before it (`_done_before`)."""
         self.records: dict[Hashable, dict[int, list]] = {}
         self.conflicts: list[Conflict] = []
         self.faults: list[SyncError] = []
@@ -167,7 +194,8 @@ class HappensBefore:
         if self.record_preds:
             self._link(ev, lane, kind, in_order)
         if kind == WAIT:
-            snapshot = self.flags.pop(ev.key)[1]
+            held, snapshot, done = self.flags.pop(ev.key)
+            self.consumed[ev.key] = (ev, lane, self._passed(lane, n, done), held, ev.seq, n)
             clock[:] = [x if x > y else y for x, y in zip(clock, snapshot, strict=True)]
             if ev.pipe is Pipe.S:
                 self._stall(ev.core, snapshot)
@@ -184,9 +212,14 @@ class HappensBefore:
                     ev.op, (ev, first)))
             snapshot = clock[:]
             snapshot[lane] = n  # fires after every earlier event of its own pipe
-            self.flags[key] = (ev, snapshot)
+            if held is None:
+                last = self.consumed.pop(key, None)
+                if last is not None and _unpassed(last, lane, ev.seq, snapshot):
+                    self._reset(ev, last)
+            self.flags[key] = (ev, snapshot, self._done_before(lane, n))
         elif kind == BARRIER:
             clock[lane] = n
+            self._done_before(lane, n)
         if in_order:
             clock[lane] = n
         accesses = ev.accesses
@@ -353,6 +386,7 @@ class HappensBefore:
         and runs at once: the set's clock goes straight into the waiting lane), `plan` the
         `FlagPlan` of the set_flag op; the same clock updates as `execute` of their events."""
         count, clock, flags, lanes = self.count, self.clock, self.flags, self._lane_range
+        consumed = self.consumed
         execute_item = self.execute_item
         direct = not self.record_preds  # `execute` would hand a lazy pipe op to `_execute_op`
         for item in batch:
@@ -367,9 +401,11 @@ class HappensBefore:
                 execute_item(item)
             elif tag is WAIT:
                 lane = item[1]
-                count[lane] += 1
+                m = count[lane] + 1
+                count[lane] = m
                 c = clock[lane]
-                snapshot = flags.pop(item[2])[1]
+                held, snapshot, done = flags.pop(item[2])
+                consumed[item[2]] = (item, lane, self._passed(lane, m, done), held, item[4], m)
                 for i in lanes:  # the join, in place (3x a list comprehension's speed)
                     if snapshot[i] > c[i]:
                         c[i] = snapshot[i]
@@ -380,14 +416,26 @@ class HappensBefore:
                 count[lane] = n
                 snapshot = clock[lane][:]
                 snapshot[lane] = n  # fires after every earlier event of its own pipe
-                flags[plan.key] = (item, snapshot)
+                last = consumed.pop(plan.key, None)
+                if last is not None and _unpassed(last, lane, item[2], snapshot):
+                    self._reset(item, last)
+                flags[plan.key] = (item, snapshot, self._done_before(lane, n))
             else:
                 src, dst = item[1], item[2]
                 n = count[src] + 1
                 count[src] = n
-                count[dst] += 1
-                c = clock[dst]
+                m = count[dst] + 1
+                count[dst] = m
                 snapshot = clock[src]
+                last = consumed.get(item[3])
+                if last is not None and last[1] != src:
+                    fired = snapshot[:]
+                    fired[src] = n
+                    if _unpassed(last, src, item[5], fired):
+                        self._reset(item, last)
+                consumed[item[3]] = (item, dst, self._passed(dst, m, self._done_before(src, n)),
+                                     item, item[5] + 1, m)
+                c = clock[dst]
                 for i in lanes:  # the join (as above)
                     if snapshot[i] > c[i]:
                         c[i] = snapshot[i]
@@ -589,6 +637,51 @@ class HappensBefore:
                    f"{first.describe()} {_verb(fa)} them; {why}")
         raise SyncError("race", message, second.op, (second, first))
 
+    def _done_before(self, lane: int, n: int) -> list[int]:
+        """Sync event `n` of `lane` (a set_flag, wait_flag or pipe_barrier): the clock that
+        guarantees every earlier event of the lane has finished, which is when a set fires or a
+        barrier passes (sync instructions take no time: docs/pipes.md "Legal schedules"). The
+        lane's last data instruction before it, and what guarantees its earlier waits passed."""
+        done = self.data_before[lane] if self.sync_at[lane] == n - 1 else n - 1
+        self.sync_at[lane] = n
+        self.data_before[lane] = done
+        fin = self.wait_fin[lane][:]
+        if done > fin[lane]:
+            fin[lane] = done
+        return fin
+
+    def _passed(self, lane: int, n: int, fired: list[int]) -> list[int]:
+        """Wait_flag `n` of `lane` consumed a set that had fired once `fired` (its
+        `_done_before`) finished: the clock that guarantees the wait passed (its pipe reached
+        it and the bit was set), kept for the lane's later waits too (`wait_fin`)."""
+        passed = self._done_before(lane, n)
+        for i, v in enumerate(fired):
+            if v > passed[i]:
+                passed[i] = v
+        self.wait_fin[lane] = passed
+        return passed
+
+    def _reset(self, second: Event | tuple, last: tuple) -> None:
+        """Set `second` of a flag whose previous set was consumed by the wait_flag `last[0]`
+        (`consumed`), while the instruction before that wait on its pipe is not known to have
+        finished when `second` fires. In a legal schedule (docs/pipes.md: a data instruction
+        takes any time, a pipe may run its queue one instruction at a time, a wait_flag passes
+        as soon as its set fired and its pipe reached it) that pipe is still busy then, the bit
+        is still set and the second set is lost: the overflow of the executed schedule, found
+        in any schedule."""
+        ev = flag_event(second)
+        wait = wait_event(last[0])
+        first = flag_event(last[3])
+        self._fault(SyncError(
+            "overflow",
+            f"sets flag {ev.src} -> {ev.dst} event {ev.event_id} again, but nothing orders it "
+            f"after {wait.describe()}, which consumes the previous set {first.describe()}: in a "
+            f"legal schedule pipe {wait.pipe} is still busy with an instruction before that wait "
+            f"when this set fires, the bit is still set and this set is lost (one bit per pipe "
+            f"pair and event id; a flag {wait.pipe} -> {ev.src} after the wait and before this "
+            f"set, or another event id, orders them)",
+            ev.op, (ev, wait, first), schedule=True))
+
     def _fault(self, err: SyncError) -> None:
         if not self.collect:
             raise err
@@ -624,4 +717,4 @@ class HappensBefore:
 
     def unbalanced(self) -> list[Event]:
         """set_flag events never consumed by a wait_flag, in issue order."""
-        return sorted((flag_event(held) for held, _ in self.flags.values()), key=lambda e: e.seq)
+        return sorted((flag_event(held[0]) for held in self.flags.values()), key=lambda e: e.seq)

@@ -168,14 +168,15 @@ class Scheduler:
         return True
 
     def light_wait(self, lane: int, key: int, item: tuple) -> bool:
-        """Issue the wait_flag of flag `key` on `lane` (`item`: its `(WAIT, lane, key)`)."""
+        """Issue the wait_flag of flag `key` on `lane` (`item`: its `(WAIT, lane, key, plan)`,
+        batched with its issue number appended)."""
         bits = self.flag_bits
         if self.record_preds or key not in bits or self.queues[lane] or self.in_order[lane]:
             return False
         del bits[key]
         self.seq += 1
         batch = self.batch
-        batch.append(item)
+        batch.append(item + (self.seq,))
         if len(batch) >= self.batch_size:
             self.flush()
         return True
@@ -190,7 +191,7 @@ class Scheduler:
             return False
         self.seq += 2
         batch = self.batch
-        batch.append(plan.pair_item)
+        batch.append(plan.pair_item + (self.seq - 1,))  # (the set's issue number)
         self.skip = plan.fused
         if len(batch) >= self.batch_size:
             self.flush()
@@ -234,7 +235,7 @@ class Scheduler:
                 return fallback()
             self.seq += 2
             batch = self.batch
-            batch.append(item)
+            batch.append(item + (self.seq - 1,))
             self.skip = fused
             if len(batch) >= self.batch_size:
                 self.flush()
@@ -254,7 +255,7 @@ class Scheduler:
             del bits[key]
             self.seq += 1
             batch = self.batch
-            batch.append(item)
+            batch.append(item + (self.seq,))
             if len(batch) >= self.batch_size:
                 self.flush()
         return step
