@@ -34,7 +34,13 @@ How a conflict `first` (pipe p) -> `second` (pipe q) is ordered, at the ops P an
 
 Event ids are allocated at the end, per pipe pair: flags whose lifetimes overlap (set to wait
 in program order; a loop-carried flag lives from its pre-loop set to its post-loop wait) get
-different ids, and the ids of flags already in the kernel are not reused. More than the target
+different ids, and the ids of flags already in the kernel are not reused. Two flags that do not
+overlap may still need different ids: when nothing orders the second's set after the first's
+wait (its pipe may still be busy before that wait), the set may find the bit still set in some
+legal schedule (docs/pipes.md "Legal schedules"); the ids are then assigned again with that pair
+apart, until the checker finds none. (The same flag op in the next loop iteration needs no such
+care: the consumer it waits for reads what the next iteration's producer writes again, so the
+flag back that orders that write orders the next set too.) More than the target
 has (`pipes.event_ids`) is an error naming the pipe pair. The result is checked once more with
 the final ids: clean, balanced, no deadlock.
 
@@ -416,14 +422,6 @@ def static_conflicts(
     return found, analysis.faults
 
 
-def _reuse_conflict(fault: SyncError) -> Conflict:
-    """The dependency a set_flag overflow of another schedule asks for: the wait that consumed
-    the previous set (`fault.events[1]`) before the set (`fault.events[0]`)."""
-    second, first = fault.events[0], fault.events[1]
-    nothing = Access("flag", 0, 0)
-    return Conflict(first, second, nothing, nothing, 0, 0)
-
-
 def _flags_of(inserter: _Inserter, fault: SyncError) -> tuple[int, int] | None:
     """The two inserted flags (indices, in order) of an overflow of another schedule between
     different flags sharing an event id; None when it is not one."""
@@ -452,10 +450,6 @@ def insert_sync(function: func.FuncOp, target: Target) -> _Stats:
     seen: set[tuple[int, int, int, int]] = set()
     for _ in range(MAX_ROUNDS):
         if not conflicts:
-            # A set_flag that may fire before the wait of its previous set passed (the same
-            # flag op in the next loop iteration): order the wait before it, like a conflict.
-            conflicts = [_reuse_conflict(f) for f in faults if f.schedule][:1]
-        if not conflicts:
             break
         conflict = min(conflicts, key=_key)
         key = (id(conflict.first.op), id(conflict.second.op),
@@ -464,7 +458,9 @@ def insert_sync(function: func.FuncOp, target: Target) -> _Stats:
         seen.add(key)
         inserter.order(conflict)
         conflicts, faults = static_conflicts(function, templates)
-        # (an overflow of another schedule is ordered once no conflict is left)
+        # An overflow of another schedule may be left while a race is: the flag of the same
+        # op in the next iteration fires before the wait of this one passed, until the flag
+        # back that orders the race (a consumer's next producer writes what it read) is in.
         assert all(f.schedule for f in faults), f"pto-insert-sync made a faulty kernel: {faults[0]}"
     apart: set[tuple[int, int]] = set()
     while True:
