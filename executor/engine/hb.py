@@ -26,6 +26,14 @@ only the unordered tail. The lists stay small: a new access of a lane replaces t
 record of the same byte set (a write also replaces the reads; an earlier record is then redundant,
 every later conflict with it is a conflict with the newer one), and `prune` drops the records
 ordered before every lane's current clock (a lane that never synchronizes holds that back).
+
+Flag reuse over every legal schedule (docs/pipes.md "Legal schedules": data instructions take
+any time, sync instructions none): a set_flag of a bit is an overflow not only when the bit is
+still set in the executed schedule, but also when the wait_flag that consumed the bit's
+previous set may not have passed when it fires (`consumed`, `_unpassed`): the clock that
+guarantees a wait passed is that of the instructions before it on its pipe finishing (what
+guarantees its pipe's earlier waits passed, `wait_fin`, and its last data instruction) joined
+with that of its set firing (`_done_before`, `_passed`).
 """
 
 from __future__ import annotations

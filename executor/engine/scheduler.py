@@ -14,6 +14,9 @@ and races are found from happens-before (`executor/engine/hb.py`), not from the 
 * `pipe_barrier(all)` waits until every queue of the core is empty; a blocked queue -> deadlock.
 * At kernel end (`finish`): a non-empty queue is a deadlock (a wait whose set never came, with
   each stuck pipe's position); a flag still set is unbalanced (a set never waited).
+
+`Scheduler.shuffle` (tests only) runs another legal order instead, to check that the verdict
+does not depend on the schedule (`tests/unit/executor/engine/test_verdict_schedules.py`).
 """
 
 from __future__ import annotations

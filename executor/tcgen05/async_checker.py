@@ -31,8 +31,10 @@ Happens-before edges, all expressed as joins of the engine's vector clocks:
 Reported (one `file:line:col: error:` each, both ops located): races on SMEM bytes and TMEM lanes x
 columns between unordered accesses (D read by `tcgen05.ld` before the wait, SMEM refilled under an
 in-flight MMA, TMEM deallocated under it), the thread reading `tcgen05.ld` registers before
-`tcgen05.wait_ld`, a wait that can never complete, and at kernel end async work the thread never
-waited for (an MMA never committed, a commit whose phase was never waited, an ld/st never waited).
+`tcgen05.wait_ld`, a wait that can never complete, a wait whose barrier can complete phases back to
+the awaited parity before it looks (phase aliasing: it hangs in some legal schedule), and at
+kernel end async work the thread never waited for (an MMA never committed, a commit whose phase
+was never waited, an ld/st never waited).
 
 TMA (`tcgen05.tma_load`, PTX `cp.async.bulk.tensor`) is the `tma` unit: its SMEM write is an event
 issued after the thread's earlier accesses, and its complete-tx is an arrival on the mbarrier with

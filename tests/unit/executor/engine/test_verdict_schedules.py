@@ -137,11 +137,12 @@ def _run(text: Any, shuffle: int | None = None, fast: bool = True) -> bool:
                 sched.shuffle = random.Random(shuffle)
                 return sched
             patch.setattr(seam, "Scheduler", shuffled)
+        clean = True
         try:
             run_module(parse(text) if isinstance(text, str) else text, sync_check=True)
         except SyncError:
-            return False
-    return True
+            clean = False
+    return clean
 
 
 def _static(module: Any, shuffle: int | None = None) -> bool:

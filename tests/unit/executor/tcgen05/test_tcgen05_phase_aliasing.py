@@ -76,7 +76,8 @@ def test_two_commits_before_the_first_wait_alias_its_phase():
     ("arrive 0", "wait 0 0", "commit 0", "wait 0 1"),  # the thread's arrival, then a commit
 ])
 def test_waits_that_cannot_alias_stay_clean(ops):
-    run_module(parse(_kernel(*ops)), sync_check=True)
+    result = run_module(parse(_kernel(*ops)), sync_check=True)
+    assert result.op_counts["tcgen05.mbarrier_wait"] == sum(op.startswith("wait") for op in ops)
 
 
 def test_one_commit_then_parity_1_on_a_fresh_barrier_can_hang():
@@ -130,11 +131,13 @@ def can_hang(ops: tuple[str, ...]) -> bool:
 
 
 def _verdict(ops: tuple[str, ...]) -> str:
+    """"clean", or the kind of the checker's fault."""
+    verdict = "clean"
     try:
         run_module(parse(_kernel(*ops)), sync_check=True)
     except SyncError as err:
-        return err.kind
-    return "clean"
+        verdict = err.kind
+    return verdict
 
 
 _OPS = st.sampled_from(["commit 0", "commit 1", "arrive 0", "wait 0 0", "wait 0 1",
