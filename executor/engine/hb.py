@@ -30,16 +30,16 @@ ordered before every lane's current clock (a lane that never synchronizes holds 
 Flag reuse over every legal schedule (docs/pipes.md "Legal schedules": data instructions take
 any time, sync instructions none): a set_flag of a bit is an overflow not only when the bit is
 still set in the executed schedule, but also when the wait_flag that consumed the bit's
-previous set may not have passed when it fires (`consumed`, `_unpassed`): the clock that
-guarantees a wait passed is that of the instructions before it on its pipe finishing (what
-guarantees its pipe's earlier waits passed, `wait_fin`, and its last data instruction) joined
-with that of its set firing (`_done_before`, `_passed`).
+previous set may not have passed when it fires (`consumed`, `_unpassed`). What guarantees that
+a wait passed is a few (lane, epoch) pairs, "the events of that lane up to that epoch
+finished": its pipe's events up to its last data instruction before it (which implies that
+the waits before that one passed), what guarantees the syncs between that one and it passed
+(`head`), and what its set fired after (`_done_before`, `_passed`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Hashable
-from operator import gt
 
 from mmair.dialects.pto.access import Access, overlap
 from mmair.executor.engine.errors import op_fault
@@ -89,15 +89,26 @@ def _record(ev: Event, a: Access, groups: dict, lane: int, n: int) -> bool:
     return made
 
 
-def _unpassed(last: tuple, lane: int, seq: int, fired: list[int]) -> bool:
-    """Whether a set_flag on `lane` (issue number `seq`, firing once `fired` finished) may
-    fire before the wait_flag of the previous set of its flag (`HappensBefore.consumed` entry
-    `last`) passed: the wait is on another lane, not ordered before the set (happens-before),
-    and either issued after it or waiting for something `fired` does not include."""
-    wait_lane = last[1]
-    if wait_lane == lane or last[5] <= fired[wait_lane]:
-        return False
-    return last[4] > seq or any(map(gt, last[2], fired))
+def _compact(pairs: tuple) -> tuple:
+    """(lane, epoch) pairs with one pair per lane, the largest epoch."""
+    top: dict[int, int] = {}
+    for q, epoch in pairs:
+        if epoch > top.get(q, -1):
+            top[q] = epoch
+    return tuple(top.items())
+
+
+def _unpassed(last: tuple, lane: int, n: int, seq: int, clock: list[int]) -> bool:
+    """Whether set_flag `n` of `lane` (issue number `seq`, firing once its lane's `clock` and
+    its own earlier events finished) may fire before the wait_flag of the previous set of its
+    flag (`HappensBefore.consumed` entry `last`, on another lane, not ordered before the set)
+    passed: the wait was issued after it, or waits for something the set does not."""
+    if last[4] > seq:
+        return True
+    for q, epoch in last[2]:
+        if epoch > (n if q == lane else clock[q]):
+            return True
+    return False
 
 
 class Conflict:
@@ -151,23 +162,22 @@ class HappensBefore:
         """Barrier lanes: the last set_flag or barrier, and the events since (`since_mark`): the
         `preds` of the next set_flag or barrier, which fires after all of them."""
         self.since_mark: list[list[Event]] = [[] for _ in range(lanes)]
-        self.flags: dict[int, tuple[Event | tuple, list[int], list[int]]] = {}
+        self.flags: dict[int, tuple[Event | tuple, list[int], tuple]] = {}
         """Set flags not yet consumed: flag key -> (set_flag event, or the `light` item that
-        stands for it, the clock snapshot, and the clock after which it fired: `_done_before`)."""
+        stands for it, the clock snapshot, and the (lane, epoch) pairs whose events it fired
+        after: `_done_before`)."""
         self.consumed: dict[int, tuple] = {}
         """Flag key -> (the wait_flag that consumed its last set, as an Event or the `light`
-        item that stands for it; its lane; `passed`, the clock that guarantees it passed; that
-        set; the wait's issue number; its epoch): the next set of the key must fire after the
+        item that stands for it; its lane; `passed`, the (lane, epoch) pairs that guarantee it
+        passed; that set; the wait's issue number; its epoch): the next set of the key must fire after the
         wait passed (`_unpassed`, `_reset`), or in some legal schedule the set finds the bit
         still set."""
-        self.wait_fin: list[list[int]] = [[0] * lanes for _ in range(lanes)]
-        """Per lane: the joined `passed` clocks of its wait_flags so far (sync instructions
-        take no time, docs/pipes.md "Legal schedules": once these events finished, each of the
-        lane's waits so far has passed)."""
         self.sync_at: list[int] = [0] * lanes
-        self.data_before: list[int] = [0] * lanes
-        """Per lane: the epoch of its last sync event (set, wait, barrier) and the epoch of the
-        last other event before it (`_done_before`)."""
+        self.head: list[tuple] = [((i, 0),) for i in range(lanes)]
+        """Per lane: the epoch of its last sync event (set, wait, barrier), and the (lane,
+        epoch) pairs whose events finishing guarantees that every event of the lane before it
+        has finished or passed (`_done_before`; sync instructions take no time, docs/pipes.md
+        "Legal schedules")."""
         self.records: dict[Hashable, dict[int, list]] = {}
         self.conflicts: list[Conflict] = []
         self.faults: list[SyncError] = []
@@ -222,7 +232,8 @@ class HappensBefore:
             snapshot[lane] = n  # fires after every earlier event of its own pipe
             if held is None:
                 last = self.consumed.pop(key, None)
-                if last is not None and _unpassed(last, lane, ev.seq, snapshot):
+                if last is not None and last[1] != lane and last[5] > snapshot[last[1]] and \
+                        _unpassed(last, lane, n, ev.seq, snapshot):
                     self._reset(ev, last)
             self.flags[key] = (ev, snapshot, self._done_before(lane, n))
         elif kind == BARRIER:
@@ -394,7 +405,7 @@ class HappensBefore:
         and runs at once: the set's clock goes straight into the waiting lane), `plan` the
         `FlagPlan` of the set_flag op; the same clock updates as `execute` of their events."""
         count, clock, flags, lanes = self.count, self.clock, self.flags, self._lane_range
-        consumed = self.consumed
+        consumed, head, sync_at = self.consumed, self.head, self.sync_at
         execute_item = self.execute_item
         direct = not self.record_preds  # `execute` would hand a lazy pipe op to `_execute_op`
         for item in batch:
@@ -412,8 +423,14 @@ class HappensBefore:
                 m = count[lane] + 1
                 count[lane] = m
                 c = clock[lane]
-                held, snapshot, done = flags.pop(item[2])
-                consumed[item[2]] = (item, lane, self._passed(lane, m, done), held, item[4], m)
+                held, snapshot, fired = flags.pop(item[2])
+                # `_passed`, inlined
+                passed = (head[lane] if sync_at[lane] == m - 1 else ((lane, m - 1),)) + fired
+                if len(passed) > 16:
+                    passed = _compact(passed)
+                head[lane] = passed
+                sync_at[lane] = m
+                consumed[item[2]] = (item, lane, passed, held, item[4], m)
                 for i in lanes:  # the join, in place (3x a list comprehension's speed)
                     if snapshot[i] > c[i]:
                         c[i] = snapshot[i]
@@ -425,9 +442,13 @@ class HappensBefore:
                 snapshot = clock[lane][:]
                 snapshot[lane] = n  # fires after every earlier event of its own pipe
                 last = consumed.pop(plan.key, None)
-                if last is not None and _unpassed(last, lane, item[2], snapshot):
+                if last is not None and last[1] != lane and last[5] > snapshot[last[1]] and \
+                        _unpassed(last, lane, n, item[2], snapshot):
                     self._reset(item, last)
-                flags[plan.key] = (item, snapshot, self._done_before(lane, n))
+                if sync_at[lane] != n - 1:  # `_done_before`, inlined
+                    head[lane] = ((lane, n - 1),)
+                sync_at[lane] = n
+                flags[plan.key] = (item, snapshot, head[lane])
             else:
                 src, dst = item[1], item[2]
                 n = count[src] + 1
@@ -436,13 +457,19 @@ class HappensBefore:
                 count[dst] = m
                 snapshot = clock[src]
                 last = consumed.get(item[3])
-                if last is not None and last[1] != src:
-                    fired = snapshot[:]
-                    fired[src] = n
-                    if _unpassed(last, src, item[5], fired):
-                        self._reset(item, last)
-                consumed[item[3]] = (item, dst, self._passed(dst, m, self._done_before(src, n)),
-                                     item, item[5] + 1, m)
+                if last is not None and last[1] != src and last[5] > snapshot[last[1]] and \
+                        _unpassed(last, src, n, item[5], snapshot):
+                    self._reset(item, last)
+                # `_done_before` of the set, `_passed` of the wait, inlined
+                if sync_at[src] != n - 1:
+                    head[src] = ((src, n - 1),)
+                sync_at[src] = n
+                passed = (head[dst] if sync_at[dst] == m - 1 else ((dst, m - 1),)) + head[src]
+                if len(passed) > 16:
+                    passed = _compact(passed)
+                head[dst] = passed
+                sync_at[dst] = m
+                consumed[item[3]] = (item, dst, passed, item, item[5] + 1, m)
                 c = clock[dst]
                 for i in lanes:  # the join (as above)
                     if snapshot[i] > c[i]:
@@ -645,28 +672,26 @@ class HappensBefore:
                    f"{first.describe()} {_verb(fa)} them; {why}")
         raise SyncError("race", message, second.op, (second, first))
 
-    def _done_before(self, lane: int, n: int) -> list[int]:
-        """Sync event `n` of `lane` (a set_flag, wait_flag or pipe_barrier): the clock that
-        guarantees every earlier event of the lane has finished, which is when a set fires or a
-        barrier passes (sync instructions take no time: docs/pipes.md "Legal schedules"). The
-        lane's last data instruction before it, and what guarantees its earlier waits passed."""
-        done = self.data_before[lane] if self.sync_at[lane] == n - 1 else n - 1
+    def _done_before(self, lane: int, n: int) -> tuple:
+        """Sync event `n` of `lane` (a set_flag, wait_flag or pipe_barrier): the (lane, epoch)
+        pairs whose events finishing guarantees that every earlier event of the lane has
+        finished, which is when a set fires or a barrier passes (sync instructions take no
+        time: docs/pipes.md "Legal schedules"): the lane's events up to its last data
+        instruction (one that finished started, after every earlier wait passed), and what
+        guarantees the waits after that one passed (`head`; inlined in `run_batch`)."""
+        if self.sync_at[lane] != n - 1:  # a data instruction before it: a new run of syncs
+            self.head[lane] = ((lane, n - 1),)
         self.sync_at[lane] = n
-        self.data_before[lane] = done
-        fin = self.wait_fin[lane][:]
-        if done > fin[lane]:
-            fin[lane] = done
-        return fin
+        return self.head[lane]
 
-    def _passed(self, lane: int, n: int, fired: list[int]) -> list[int]:
-        """Wait_flag `n` of `lane` consumed a set that had fired once `fired` (its
-        `_done_before`) finished: the clock that guarantees the wait passed (its pipe reached
-        it and the bit was set), kept for the lane's later waits too (`wait_fin`)."""
-        passed = self._done_before(lane, n)
-        for i, v in enumerate(fired):
-            if v > passed[i]:
-                passed[i] = v
-        self.wait_fin[lane] = passed
+    def _passed(self, lane: int, n: int, fired: tuple) -> tuple:
+        """Wait_flag `n` of `lane` consumed a set that fired once `fired` (its `_done_before`)
+        finished: the pairs that guarantee the wait passed (its pipe reached it, the bit was
+        set), which the later syncs of its run need too (`head`; inlined in `run_batch`)."""
+        passed = self._done_before(lane, n) + fired
+        if len(passed) > 16:  # (a long run of syncs: one pair per lane)
+            passed = _compact(passed)
+        self.head[lane] = passed
         return passed
 
     def _reset(self, second: Event | tuple, last: tuple) -> None:
