@@ -34,7 +34,13 @@ How a conflict `first` (pipe p) -> `second` (pipe q) is ordered, at the ops P an
 
 Event ids are allocated at the end, per pipe pair: flags whose lifetimes overlap (set to wait
 in program order; a loop-carried flag lives from its pre-loop set to its post-loop wait) get
-different ids, and the ids of flags already in the kernel are not reused. More than the target
+different ids, and the ids of flags already in the kernel are not reused. Two flags that do not
+overlap may still need different ids: when nothing orders the second's set after the first's
+wait (its pipe may still be busy before that wait), the set may find the bit still set in some
+legal schedule (docs/pipes.md "Legal schedules"); the ids are then assigned again with that pair
+apart, until the checker finds none. (The same flag op in the next loop iteration needs no such
+care: the consumer it waits for reads what the next iteration's producer writes again, so the
+flag back that orders that write orders the next set too.) More than the target
 has (`pipes.event_ids`) is an error naming the pipe pair. The result is checked once more with
 the final ids: clean, balanced, no deadlock.
 
@@ -362,8 +368,10 @@ class _Inserter:
 
     # -- event ids -------------------------------------------------------------------------
 
-    def assign_event_ids(self) -> None:
-        """Interval colouring per pipe pair (module docstring)."""
+    def assign_event_ids(self, apart: frozenset[tuple[int, int]] = frozenset()) -> None:
+        """Interval colouring per pipe pair (module docstring); `apart`: pairs of flags (indices
+        into `self.flags`) that must not share an id although their lifetimes do not overlap
+        (the second's set may fire before the first's wait passed: `HappensBefore._reset`)."""
         numbering = {op: i for i, op in enumerate(self.function.walk())}
         own = {id(op) for flag in self.flags for op in flag.ops()}
         taken: dict[tuple[Pipe, Pipe], set[int]] = {}
@@ -380,11 +388,14 @@ class _Inserter:
             a, b = numbering[flag.set_op], numbering[flag.wait_op]
             return min(a, b), max(a, b)
 
-        live: dict[tuple[Pipe, Pipe], list[tuple[int, int]]] = {}
-        for flag in sorted(self.flags, key=span):
+        live: dict[tuple[Pipe, Pipe], list[tuple[int, int, int]]] = {}
+        order = sorted(range(len(self.flags)), key=lambda i: span(self.flags[i]))
+        for index in order:
+            flag = self.flags[index]
             start, end = span(flag)
             pair = (flag.src, flag.dst)
-            busy = {event for event, last in live.get(pair, []) if last >= start}
+            busy = {event for event, last, other in live.get(pair, [])
+                    if last >= start or (min(index, other), max(index, other)) in apart}
             busy |= taken.get(pair, set())
             event = next((e for e in range(limit) if e not in busy), None)
             if event is None:
@@ -394,7 +405,7 @@ class _Inserter:
                     f"on target {self.target.name} (ids 0..{limit - 1}; flags of this pair live "
                     f"at the same time: {len(busy) + 1})",
                 )
-            live.setdefault(pair, []).append((event, end))
+            live.setdefault(pair, []).append((event, end, index))
             for op in flag.ops():
                 op.properties["event_id"] = IntegerAttr(event, i64)
 
@@ -409,6 +420,16 @@ def static_conflicts(
     found = [c for c in analysis.conflicts
              if c.first is not c.second and not _exclusive(c, templates.exclusive)]
     return found, analysis.faults
+
+
+def _flags_of(inserter: _Inserter, fault: SyncError) -> tuple[int, int] | None:
+    """The two inserted flags (indices, in order) of an overflow of another schedule between
+    different flags sharing an event id; None when it is not one."""
+    index = {id(op): i for i, flag in enumerate(inserter.flags) for op in flag.ops()}
+    a, b = index.get(id(fault.events[0].op)), index.get(id(fault.events[1].op))
+    if a is None or b is None or a == b:
+        return None
+    return min(a, b), max(a, b)
 
 
 def _key(conflict: Conflict) -> tuple[int, int]:
@@ -437,9 +458,20 @@ def insert_sync(function: func.FuncOp, target: Target) -> _Stats:
         seen.add(key)
         inserter.order(conflict)
         conflicts, faults = static_conflicts(function, templates)
-        assert not faults, f"pto-insert-sync made a faulty kernel: {faults[0]}"
-    inserter.assign_event_ids()
-    conflicts, faults = static_conflicts(function, templates)
+        # An overflow of another schedule may be left while a race is: the flag of the same
+        # op in the next iteration fires before the wait of this one passed, until the flag
+        # back that orders the race (a consumer's next producer writes what it read) is in.
+        assert all(f.schedule for f in faults), f"pto-insert-sync made a faulty kernel: {faults[0]}"
+    apart: set[tuple[int, int]] = set()
+    while True:
+        inserter.assign_event_ids(frozenset(apart))
+        conflicts, faults = static_conflicts(function, templates)
+        # Two flags of one pipe pair given one id, the second's set unordered after the first's
+        # wait: give them different ids.
+        pairs = {_flags_of(inserter, f) for f in faults if f.schedule} - {None}
+        if not pairs or pairs <= apart:
+            break
+        apart |= pairs  # type: ignore[arg-type]
     assert not conflicts and not faults, "pto-insert-sync output is not clean"
     stats = _Stats(len(inserter.flags), len(inserter.barriers))
     for flag in inserter.flags:

@@ -250,26 +250,52 @@ class FlagPlan:
         self.src_lane = lane_of(core, src)
         self.dst_lane = lane_of(core, dst)
         self.key = None if event_id is None else flag_key(core, src, dst, event_id)  # mutation: skip (no lookup uses the key of a plan without a static id: the seam builds its flag at run time)
-        self.wait_item = (WAIT, self.dst_lane, self.key)
-        self.pair_item = (SET_WAIT, self.src_lane, self.dst_lane)
+        # (the batched items append their issue number: `Scheduler.light_wait` & co.)
+        self.wait_item = (WAIT, self.dst_lane, self.key, self)
+        self.pair_item = (SET_WAIT, self.src_lane, self.dst_lane, self.key, self)
         self.fused = fused
 
 
 def flag_event(held: Any) -> Event:
     """The set_flag Event of a `HappensBefore.flags` entry (built from the `light` item
-    `(SET, plan, seq, iteration)` that stood for it when the set ran without one)."""
+    `(SET, plan, seq, iteration)` that stood for it when the set ran without one, or from a
+    `(SET_WAIT, src lane, dst lane, key, plan, seq)` item: no loop iteration then)."""
     if isinstance(held, Event):
         return held
+    if held[0] == SET_WAIT:
+        plan = held[4]
+        return Event(held[5], plan.core, plan.src, plan.op, SET, (), (), src=plan.src,
+                     dst=plan.dst, event_id=plan.event_id)
     _, plan, seq, iteration = held
     return Event(seq, plan.core, plan.src, plan.op, SET, (), iteration, src=plan.src,
                  dst=plan.dst, event_id=plan.event_id)
 
 
+def wait_event(held: Any) -> Event:
+    """The wait_flag Event of a `HappensBefore.consumed` entry: an Event, a `light` item
+    `(WAIT, lane, key, plan, seq)` or `(SET_WAIT, src lane, dst lane, key, plan, seq of the
+    set)` (whose wait is `plan.fused`); a light item carries no loop iteration."""
+    if isinstance(held, Event):
+        return held
+    if held[0] == SET_WAIT:
+        plan, op, seq = held[4], held[4].fused, held[5] + 1
+    else:
+        plan, seq = held[3], held[4]
+        op = plan.op
+    return Event(seq, plan.core, plan.dst, op, WAIT, (), (), src=plan.src, dst=plan.dst,
+                 event_id=plan.event_id)
+
+
 class SyncError(ExecutionError):
     """A synchronization fault found by the engine. `kind`: "race", "deadlock", "unbalanced",
-    "overflow" or "event-id"; `events`: the events involved (the reported op's event first)."""
+    "overflow" or "event-id"; `events`: the events involved (the reported op's event first);
+    `schedule`: see below."""
 
-    def __init__(self, kind: str, message: str, op: Any, events: tuple[Event, ...] = ()):
+    def __init__(self, kind: str, message: str, op: Any, events: tuple[Event, ...] = (),
+                 schedule: bool = False):
         super().__init__(message, op)
         self.kind = kind
         self.events = events
+        self.schedule = schedule
+        """Found in another legal schedule than the executed one (an overflow whose previous
+        wait may not have passed yet: `HappensBefore._reset`)."""

@@ -26,6 +26,15 @@ only the unordered tail. The lists stay small: a new access of a lane replaces t
 record of the same byte set (a write also replaces the reads; an earlier record is then redundant,
 every later conflict with it is a conflict with the newer one), and `prune` drops the records
 ordered before every lane's current clock (a lane that never synchronizes holds that back).
+
+Flag reuse over every legal schedule (docs/pipes.md "Legal schedules": data instructions take
+any time, sync instructions none): a set_flag of a bit is an overflow not only when the bit is
+still set in the executed schedule, but also when the wait_flag that consumed the bit's
+previous set may not have passed when it fires (`consumed`, `_unpassed`). What guarantees that
+a wait passed is a few (lane, epoch) pairs, "the events of that lane up to that epoch
+finished": its pipe's events up to its last data instruction before it (which implies that
+the waits before that one passed), what guarantees the syncs between that one and it passed
+(`head`), and what its set fired after (`_done_before`, `_passed`).
 """
 
 from __future__ import annotations
@@ -45,6 +54,7 @@ from mmair.executor.engine.events import (
     SyncError,
     as_event,
     flag_event,
+    wait_event,
 )
 from mmair.isa.ascend.pipes import Pipe, needs_same_pipe_barrier
 from mmair.isa.tcgen05.units import Unit, tmem_overlap_text, why_unordered
@@ -77,6 +87,28 @@ def _record(ev: Event, a: Access, groups: dict, lane: int, n: int) -> bool:
         rd[region] = (n, ev, a, a.start, a.end)
         group[3] = n
     return made
+
+
+def _compact(pairs: tuple) -> tuple:
+    """(lane, epoch) pairs with one pair per lane, the largest epoch."""
+    top: dict[int, int] = {}
+    for q, epoch in pairs:
+        if epoch > top.get(q, -1):
+            top[q] = epoch
+    return tuple(top.items())
+
+
+def _unpassed(last: tuple, lane: int, n: int, seq: int, clock: list[int]) -> bool:
+    """Whether set_flag `n` of `lane` (issue number `seq`, firing once its lane's `clock` and
+    its own earlier events finished) may fire before the wait_flag of the previous set of its
+    flag (`HappensBefore.consumed` entry `last`, on another lane, not ordered before the set)
+    passed: the wait was issued after it, or waits for something the set does not."""
+    if last[4] > seq:
+        return True
+    for q, epoch in last[2]:
+        if epoch > (n if q == lane else clock[q]):
+            return True
+    return False
 
 
 class Conflict:
@@ -130,9 +162,22 @@ class HappensBefore:
         """Barrier lanes: the last set_flag or barrier, and the events since (`since_mark`): the
         `preds` of the next set_flag or barrier, which fires after all of them."""
         self.since_mark: list[list[Event]] = [[] for _ in range(lanes)]
-        self.flags: dict[int, tuple[Event | tuple, list[int]]] = {}
+        self.flags: dict[int, tuple[Event | tuple, list[int], tuple]] = {}
         """Set flags not yet consumed: flag key -> (set_flag event, or the `light` item that
-        stands for it, and the clock snapshot)."""
+        stands for it, the clock snapshot, and the (lane, epoch) pairs whose events it fired
+        after: `_done_before`)."""
+        self.consumed: dict[int, tuple] = {}
+        """Flag key -> (the wait_flag that consumed its last set, as an Event or the `light`
+        item that stands for it; its lane; `passed`, the (lane, epoch) pairs that guarantee it
+        passed; that set; the wait's issue number; its epoch): the next set of the key must fire after the
+        wait passed (`_unpassed`, `_reset`), or in some legal schedule the set finds the bit
+        still set."""
+        self.sync_at: list[int] = [0] * lanes
+        self.head: list[tuple] = [((i, 0),) for i in range(lanes)]
+        """Per lane: the epoch of its last sync event (set, wait, barrier), and the (lane,
+        epoch) pairs whose events finishing guarantees that every event of the lane before it
+        has finished or passed (`_done_before`; sync instructions take no time, docs/pipes.md
+        "Legal schedules")."""
         self.records: dict[Hashable, dict[int, list]] = {}
         self.conflicts: list[Conflict] = []
         self.faults: list[SyncError] = []
@@ -167,7 +212,8 @@ class HappensBefore:
         if self.record_preds:
             self._link(ev, lane, kind, in_order)
         if kind == WAIT:
-            snapshot = self.flags.pop(ev.key)[1]
+            held, snapshot, done = self.flags.pop(ev.key)
+            self.consumed[ev.key] = (ev, lane, self._passed(lane, n, done), held, ev.seq, n)
             clock[:] = [x if x > y else y for x, y in zip(clock, snapshot, strict=True)]
             if ev.pipe is Pipe.S:
                 self._stall(ev.core, snapshot)
@@ -184,9 +230,15 @@ class HappensBefore:
                     ev.op, (ev, first)))
             snapshot = clock[:]
             snapshot[lane] = n  # fires after every earlier event of its own pipe
-            self.flags[key] = (ev, snapshot)
+            if held is None:
+                last = self.consumed.pop(key, None)
+                if last is not None and last[1] != lane and last[5] > snapshot[last[1]] and \
+                        _unpassed(last, lane, n, ev.seq, snapshot):
+                    self._reset(ev, last)
+            self.flags[key] = (ev, snapshot, self._done_before(lane, n))
         elif kind == BARRIER:
             clock[lane] = n
+            self._done_before(lane, n)
         if in_order:
             clock[lane] = n
         accesses = ev.accesses
@@ -353,6 +405,7 @@ class HappensBefore:
         and runs at once: the set's clock goes straight into the waiting lane), `plan` the
         `FlagPlan` of the set_flag op; the same clock updates as `execute` of their events."""
         count, clock, flags, lanes = self.count, self.clock, self.flags, self._lane_range
+        consumed, head, sync_at = self.consumed, self.head, self.sync_at
         execute_item = self.execute_item
         direct = not self.record_preds  # `execute` would hand a lazy pipe op to `_execute_op`
         for item in batch:
@@ -367,9 +420,17 @@ class HappensBefore:
                 execute_item(item)
             elif tag is WAIT:
                 lane = item[1]
-                count[lane] += 1
+                m = count[lane] + 1
+                count[lane] = m
                 c = clock[lane]
-                snapshot = flags.pop(item[2])[1]
+                held, snapshot, fired = flags.pop(item[2])
+                # `_passed`, inlined
+                passed = (head[lane] if sync_at[lane] == m - 1 else ((lane, m - 1),)) + fired
+                if len(passed) > 16:
+                    passed = _compact(passed)
+                head[lane] = passed
+                sync_at[lane] = m
+                consumed[item[2]] = (item, lane, passed, held, item[4], m)
                 for i in lanes:  # the join, in place (3x a list comprehension's speed)
                     if snapshot[i] > c[i]:
                         c[i] = snapshot[i]
@@ -380,14 +441,36 @@ class HappensBefore:
                 count[lane] = n
                 snapshot = clock[lane][:]
                 snapshot[lane] = n  # fires after every earlier event of its own pipe
-                flags[plan.key] = (item, snapshot)
+                last = consumed.pop(plan.key, None)
+                if last is not None and last[1] != lane and last[5] > snapshot[last[1]] and \
+                        _unpassed(last, lane, n, item[2], snapshot):
+                    self._reset(item, last)
+                if sync_at[lane] != n - 1:  # `_done_before`, inlined
+                    head[lane] = ((lane, n - 1),)
+                sync_at[lane] = n
+                flags[plan.key] = (item, snapshot, head[lane])
             else:
                 src, dst = item[1], item[2]
                 n = count[src] + 1
                 count[src] = n
-                count[dst] += 1
-                c = clock[dst]
+                m = count[dst] + 1
+                count[dst] = m
                 snapshot = clock[src]
+                last = consumed.get(item[3])
+                if last is not None and last[1] != src and last[5] > snapshot[last[1]] and \
+                        _unpassed(last, src, n, item[5], snapshot):
+                    self._reset(item, last)
+                # `_done_before` of the set, `_passed` of the wait, inlined
+                if sync_at[src] != n - 1:
+                    head[src] = ((src, n - 1),)
+                sync_at[src] = n
+                passed = (head[dst] if sync_at[dst] == m - 1 else ((dst, m - 1),)) + head[src]
+                if len(passed) > 16:
+                    passed = _compact(passed)
+                head[dst] = passed
+                sync_at[dst] = m
+                consumed[item[3]] = (item, dst, passed, item, item[5] + 1, m)
+                c = clock[dst]
                 for i in lanes:  # the join (as above)
                     if snapshot[i] > c[i]:
                         c[i] = snapshot[i]
@@ -589,6 +672,49 @@ class HappensBefore:
                    f"{first.describe()} {_verb(fa)} them; {why}")
         raise SyncError("race", message, second.op, (second, first))
 
+    def _done_before(self, lane: int, n: int) -> tuple:
+        """Sync event `n` of `lane` (a set_flag, wait_flag or pipe_barrier): the (lane, epoch)
+        pairs whose events finishing guarantees that every earlier event of the lane has
+        finished, which is when a set fires or a barrier passes (sync instructions take no
+        time: docs/pipes.md "Legal schedules"): the lane's events up to its last data
+        instruction (one that finished started, after every earlier wait passed), and what
+        guarantees the waits after that one passed (`head`; inlined in `run_batch`)."""
+        if self.sync_at[lane] != n - 1:  # a data instruction before it: a new run of syncs
+            self.head[lane] = ((lane, n - 1),)
+        self.sync_at[lane] = n
+        return self.head[lane]
+
+    def _passed(self, lane: int, n: int, fired: tuple) -> tuple:
+        """Wait_flag `n` of `lane` consumed a set that fired once `fired` (its `_done_before`)
+        finished: the pairs that guarantee the wait passed (its pipe reached it, the bit was
+        set), which the later syncs of its run need too (`head`; inlined in `run_batch`)."""
+        passed = self._done_before(lane, n) + fired
+        if len(passed) > 16:  # (a long run of syncs: one pair per lane)
+            passed = _compact(passed)
+        self.head[lane] = passed
+        return passed
+
+    def _reset(self, second: Event | tuple, last: tuple) -> None:
+        """Set `second` of a flag whose previous set was consumed by the wait_flag `last[0]`
+        (`consumed`), while the instruction before that wait on its pipe is not known to have
+        finished when `second` fires. In a legal schedule (docs/pipes.md: a data instruction
+        takes any time, a pipe may run its queue one instruction at a time, a wait_flag passes
+        as soon as its set fired and its pipe reached it) that pipe is still busy then, the bit
+        is still set and the second set is lost: the overflow of the executed schedule, found
+        in any schedule."""
+        ev = flag_event(second)
+        wait = wait_event(last[0])
+        first = flag_event(last[3])
+        self._fault(SyncError(
+            "overflow",
+            f"sets flag {ev.src} -> {ev.dst} event {ev.event_id} again, but nothing orders it "
+            f"after {wait.describe()}, which consumes the previous set {first.describe()}: in a "
+            f"legal schedule pipe {wait.pipe} is still busy with an instruction before that wait "
+            f"when this set fires, the bit is still set and this set is lost (one bit per pipe "
+            f"pair and event id; a flag {wait.pipe} -> {ev.src} after the wait and before this "
+            f"set, or another event id, orders them)",
+            ev.op, (ev, wait, first), schedule=True))
+
     def _fault(self, err: SyncError) -> None:
         if not self.collect:
             raise err
@@ -624,4 +750,4 @@ class HappensBefore:
 
     def unbalanced(self) -> list[Event]:
         """set_flag events never consumed by a wait_flag, in issue order."""
-        return sorted((flag_event(held) for held, _ in self.flags.values()), key=lambda e: e.seq)
+        return sorted((flag_event(held[0]) for held in self.flags.values()), key=lambda e: e.seq)

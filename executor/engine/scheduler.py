@@ -14,6 +14,9 @@ and races are found from happens-before (`executor/engine/hb.py`), not from the 
 * `pipe_barrier(all)` waits until every queue of the core is empty; a blocked queue -> deadlock.
 * At kernel end (`finish`): a non-empty queue is a deadlock (a wait whose set never came, with
   each stuck pipe's position); a flag still set is unbalanced (a set never waited).
+
+`Scheduler.shuffle` (tests only) runs another legal order instead, to check that the verdict
+does not depend on the schedule (`tests/unit/executor/engine/test_verdict_schedules.py`).
 """
 
 from __future__ import annotations
@@ -28,6 +31,7 @@ from typing import Any
 from mmair.dialects.pto.access import overlap
 from mmair.executor.engine.errors import op_fault
 from mmair.executor.engine.events import (
+    BARRIER,
     BARRIER_ALL,
     NUM_PIPES,
     PIPES,
@@ -80,6 +84,12 @@ class Scheduler:
         issue does nothing."""
         self.threads: ThreadedRuns | None = None
         """`start_threads`: the pool that runs the ops' kernels (None: run at once)."""
+        self.shuffle: Any = None
+        """Test-only seam: a `random.Random` that picks another legal interleaving than "as
+        soon as possible" (`_issue_shuffled`); needs `record_preds` (no light steps)."""
+        self.slow: set[int] | None = None
+        """Under `shuffle`: the lanes whose data instructions run only when the scheduler must
+        drain every queue (before an event of the scalar unit, at kernel end)."""
 
     def start_threads(self, jobs: int) -> None:
         """Run the numpy kernels of result-less ops on `jobs` threads (`ThreadedRuns`); `close`
@@ -118,6 +128,8 @@ class Scheduler:
 
     def issue(self, ev: Event) -> None:
         """The scalar unit issues `ev` (program order); it runs now or when its queue frees."""
+        if self.shuffle is not None and self._issue_shuffled(ev):
+            return
         kind = ev.kind
         if kind == BARRIER_ALL:
             base = ev.core * NUM_PIPES
@@ -142,6 +154,50 @@ class Scheduler:
         self._execute(ev)
         if kind == SET and self.queues[ev.dst_lane]:
             self._drain(ev.dst_lane)
+
+    def _issue_shuffled(self, ev: Event) -> bool:
+        """`issue` under `shuffle`: a pipe event joins its queue, then a random number of data
+        instructions at the head of a queue (on random pipes) run, each followed by the sync
+        instructions it lets run; True when that is all. Sync instructions take no time
+        (docs/pipes.md "Legal schedules"): a set_flag or pipe_barrier at a queue head runs at
+        once, a wait_flag as soon as its flag is set; data instructions take any time, so which
+        runs next is the random choice. Before an event of the scalar unit (it may stall: its
+        clocks then order every event still queued) or a `pipe_barrier(all)`, every queue runs
+        as far as it can, in random order; then `issue` goes on as usual (False)."""
+        assert self.record_preds, "shuffled schedules need the Event path (record_preds)"
+        if ev.pipe is not Pipe.S and ev.kind != BARRIER_ALL:
+            self.queues[ev.lane].append(ev)
+            self._run_ready(self.shuffle.choice((0, 0, 1, 2)))  # (delays: often none)
+            return True
+        self._run_ready(None)
+        return False
+
+    def _run_ready(self, steps: int | None) -> None:
+        """Run the sync heads, then `steps` data heads (None: until none is ready), each on a
+        random pipe and followed by the sync heads it unblocks."""
+        queues, bits, rng = self.queues, self.flag_bits, self.shuffle
+        while True:
+            moved = True
+            while moved:  # the sync instructions that can run, at once
+                moved = False
+                for q in queues:
+                    while q and (q[0].kind in (SET, BARRIER) or
+                                 (q[0].kind == WAIT and q[0].key in bits)):
+                        self._execute(q.popleft())
+                        moved = True
+            if steps is not None and steps <= 0:
+                return
+            ready = [i for i, q in enumerate(queues) if q and q[0].kind != WAIT]
+            if not ready:
+                return
+            if self.slow is None:  # pipes this schedule runs late (their data ops take long)
+                self.slow = {i for i in range(len(queues)) if rng.random() < 0.5}
+            quick = [i for i in ready if i not in self.slow]
+            if not quick and steps is not None:
+                return  # the slow pipes' data ops wait for the next drain
+            self._execute(queues[rng.choice(quick or ready)].popleft())
+            if steps is not None:
+                steps -= 1
 
     # --- sync ops without an Event (the seam's fast path) -----------------------------------
     # A set_flag / wait_flag that runs at once needs no Event unless a timeline records
@@ -168,14 +224,15 @@ class Scheduler:
         return True
 
     def light_wait(self, lane: int, key: int, item: tuple) -> bool:
-        """Issue the wait_flag of flag `key` on `lane` (`item`: its `(WAIT, lane, key)`)."""
+        """Issue the wait_flag of flag `key` on `lane` (`item`: its `(WAIT, lane, key, plan)`,
+        batched with its issue number appended)."""
         bits = self.flag_bits
         if self.record_preds or key not in bits or self.queues[lane] or self.in_order[lane]:
             return False
         del bits[key]
         self.seq += 1
         batch = self.batch
-        batch.append(item)
+        batch.append(item + (self.seq,))
         if len(batch) >= self.batch_size:
             self.flush()
         return True
@@ -190,7 +247,7 @@ class Scheduler:
             return False
         self.seq += 2
         batch = self.batch
-        batch.append(plan.pair_item)
+        batch.append(plan.pair_item + (self.seq - 1,))  # (the set's issue number)
         self.skip = plan.fused
         if len(batch) >= self.batch_size:
             self.flush()
@@ -234,7 +291,7 @@ class Scheduler:
                 return fallback()
             self.seq += 2
             batch = self.batch
-            batch.append(item)
+            batch.append(item + (self.seq - 1,))
             self.skip = fused
             if len(batch) >= self.batch_size:
                 self.flush()
@@ -254,7 +311,7 @@ class Scheduler:
             del bits[key]
             self.seq += 1
             batch = self.batch
-            batch.append(item)
+            batch.append(item + (self.seq,))
             if len(batch) >= self.batch_size:
                 self.flush()
         return step
@@ -363,6 +420,8 @@ class Scheduler:
 
     def finish(self) -> None:
         """Kernel end: deadlocks (blocked queues), then unbalanced flags."""
+        if self.shuffle is not None:
+            self._run_ready(None)
         self.settle()
         self.flush()
         if self.stuck():
@@ -543,7 +602,7 @@ class Analysis:
     events: list[Event] = field(default_factory=list)
 
 
-def analyze(events: Iterable[Event], cores: int = 1) -> Analysis:
+def analyze(events: Iterable[Event], cores: int = 1, shuffle: Any = None) -> Analysis:
     """Run the checker over `events` given in program (issue) order, without executing anything.
 
     For `pto-insert-sync`: build one `Event` per pipe op and sync op in program order with static
@@ -556,9 +615,11 @@ def analyze(events: Iterable[Event], cores: int = 1) -> Analysis:
     `second`: a flag `first.pipe -> second.pipe` (set after `first`, wait before `second`), or a
     `pipe_barrier(second.pipe)` when both are on the same barrier-needing pipe, orders them.
     Events whose pipe is blocked forever (a wait without a set) are never checked; they show up
-    in `faults` as a deadlock.
+    in `faults` as a deadlock. `shuffle` (tests): a `random.Random` choosing another legal
+    schedule (`Scheduler.shuffle`).
     """
     sched = Scheduler(cores, collect=True)
+    sched.shuffle = shuffle
     kept: list[Event] = []
     for ev in events:
         if not ev.seq:

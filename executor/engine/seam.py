@@ -387,7 +387,7 @@ class IssueSeam:
         if event_id is None:
             event_id = self._event_id(op, plan.src, plan.dst, args)
             key = flag_key(self.core, plan.src, plan.dst, event_id)
-            if sched.light_wait(plan.dst_lane, key, (WAIT, plan.dst_lane, key)):
+            if sched.light_wait(plan.dst_lane, key, (WAIT, plan.dst_lane, key, plan)):
                 return (), None
         elif sched.light_wait(plan.dst_lane, plan.key, plan.wait_item):
             return (), None

@@ -31,8 +31,10 @@ Happens-before edges, all expressed as joins of the engine's vector clocks:
 Reported (one `file:line:col: error:` each, both ops located): races on SMEM bytes and TMEM lanes x
 columns between unordered accesses (D read by `tcgen05.ld` before the wait, SMEM refilled under an
 in-flight MMA, TMEM deallocated under it), the thread reading `tcgen05.ld` registers before
-`tcgen05.wait_ld`, a wait that can never complete, and at kernel end async work the thread never
-waited for (an MMA never committed, a commit whose phase was never waited, an ld/st never waited).
+`tcgen05.wait_ld`, a wait that can never complete, a wait whose barrier can complete phases back to
+the awaited parity before it looks (phase aliasing: it hangs in some legal schedule), and at
+kernel end async work the thread never waited for (an MMA never committed, a commit whose phase
+was never waited, an ld/st never waited).
 
 TMA (`tcgen05.tma_load`, PTX `cp.async.bulk.tensor`) is the `tma` unit: its SMEM write is an event
 issued after the thread's earlier accesses, and its complete-tx is an arrival on the mbarrier with
@@ -163,6 +165,8 @@ class Tcgen05Seam:
         """SMEM allocations (start, end, name) for messages."""
         self.phases: dict[int, list[list[int]]] = {}
         """mbarrier (SMEM address) -> the clock snapshot of each completed phase."""
+        self.completers: dict[int, list[Event]] = {}
+        """mbarrier -> the event (commit, arrive, TMA copy) whose arrival completed each phase."""
         self.arrivals: dict[int, list[int] | None] = {}
         """mbarrier -> the joined snapshot of the arrivals of its current phase."""
         self.known: dict[int, int] = {}
@@ -448,7 +452,7 @@ class Tcgen05Seam:
         snap = self._snapshot(self.lanes[Unit.TMA])
         for rank, seam in owners.items():
             state = seam.functions.mbarriers[key]
-            seam._record_arrival(key, snap, state.phase > befores.get(rank, 0))
+            seam._record_arrival(key, snap, state.phase > befores.get(rank, 0), ev)
         return (), None
 
     def _cp(self, interp: Any, op: tcgen05.CpOp, args: tuple) -> Any:
@@ -479,11 +483,12 @@ class Tcgen05Seam:
         self._run(interp, op, args)
         key = self._bar(interp, args[0])
         self.phases[key] = []
+        self.completers[key] = []
         self.arrivals[key] = None
         self.known[key] = 0
         return (), None
 
-    def _arrive(self, interp: Any, op: Operation, args: tuple, lane: int) -> None:
+    def _arrive(self, interp: Any, op: Operation, args: tuple, lane: int, ev: Event) -> None:
         """One arrival with the clock of `lane` (after the op's own event); completes a phase
         when the interpreter's mbarrier state says so. A commit's multicast in a CTA pair
         arrives on the mbarrier at the same offset in each CTA its mask names."""
@@ -499,11 +504,11 @@ class Tcgen05Seam:
         self._run(interp, op, args)  # counts the arrivals (raises before mbarrier_init)
         snap = self._snapshot(lane)
         for seam, before in zip(targets, befores, strict=True):
-            seam._record_arrival(key, snap, seam.functions.mbarriers[key].phase > before)
+            seam._record_arrival(key, snap, seam.functions.mbarriers[key].phase > before, ev)
 
-    def _record_arrival(self, key: int, snap: list[int], completed: bool) -> None:
-        """An arrival with clock `snap` on this CTA's mbarrier `key`; `completed`: it completed
-        the current phase."""
+    def _record_arrival(self, key: int, snap: list[int], completed: bool, ev: Event) -> None:
+        """An arrival (of event `ev`) with clock `snap` on this CTA's mbarrier `key`;
+        `completed`: it completed the current phase."""
         held = self.arrivals.get(key)
         if held is not None:
             snap = list(map(max, snap, held))
@@ -512,18 +517,19 @@ class Tcgen05Seam:
             if phases:
                 snap = list(map(max, snap, phases[-1]))
             phases.append(snap)
+            self.completers.setdefault(key, []).append(ev)
             self.arrivals[key] = None
         else:
             self.arrivals[key] = snap
 
     def _commit(self, interp: Any, op: tcgen05.CommitOp, args: tuple) -> Any:
-        self._issue(interp, op, Unit.TC, [])
-        self._arrive(interp, op, args, self.lanes[Unit.TC])
+        ev = self._issue(interp, op, Unit.TC, [])
+        self._arrive(interp, op, args, self.lanes[Unit.TC], ev)
         return (), None
 
     def _mbarrier_arrive(self, interp: Any, op: tcgen05.MbarrierArriveOp, args: tuple) -> Any:
-        self._issue(interp, op, Unit.THREAD, [])
-        self._arrive(interp, op, args, self.thread)
+        ev = self._issue(interp, op, Unit.THREAD, [])
+        self._arrive(interp, op, args, self.thread, ev)
         return (), None
 
     def _mbarrier_wait(self, interp: Any, op: tcgen05.MbarrierWaitOp, args: tuple) -> Any:
@@ -546,11 +552,34 @@ class Tcgen05Seam:
                 f"({self._smem_name(key)}), which can never complete "
                 f"({issued} phase{'s' if issued != 1 else ''} completed, the thread has observed "
                 f"{known}; {state.pending_text()}, nothing left to arrive)", op)
+        if issued % 2 == parity:
+            self._aliasing(op, key, parity, known, issued)
         if j >= 0:
             self.scheduler.flush()
             self._join(self.thread, self.phases[key][j])
         self.known[key] = max(known, j + 1)
         return (), None
+
+    def _aliasing(self, op: Operation, key: int, parity: int, known: int, issued: int) -> None:
+        """A wait whose phase can be followed by another completed phase before it looks: every
+        phase whose arrivals were issued before the wait may complete first (async units may be
+        fast), and after `issued` phases the barrier's phase parity is `issued % 2`. PTX ISA
+        mbarrier.test_wait/try_wait.parity: the wait returns once the phase of parity P has
+        completed, i.e. while the current phase's parity differs from P; at parity P again it
+        waits for phase `issued`, which nothing issued before it completes."""
+        done = self.completers.get(key, [])
+        shown = [f"phase {i} by {done[i].describe()}" for i in range(max(0, issued - 2), issued)
+                 if i < len(done)]
+        count = f"{issued} phase{'s' if issued != 1 else ''}"
+        raise SyncError(
+            "deadlock",
+            f"deadlock (phase aliasing): waits on phase parity {parity} of the mbarrier at SMEM "
+            f"{key:#x} ({self._smem_name(key)}), but {count} of it can complete before the wait "
+            f"looks ({', '.join(shown)}; the thread has observed {known}): the barrier's phase "
+            f"parity is then {parity} again and try_wait.parity {parity} waits for phase "
+            f"{issued}, which nothing issued before it completes; wait for each phase before "
+            f"the next one can complete (e.g. a wait between the commits)",
+            op, tuple(done[max(0, issued - 2):issued]))
 
     def _cluster_sync(self, interp: Any, op: tcgen05.ClusterSyncOp, args: tuple) -> Any:
         """The cluster barrier: the thread continues after every CTA's thread arrived (their

@@ -243,3 +243,37 @@ def test_running_out_of_event_ids_names_the_pipe_pair():
     with pytest.raises(PassOpError, match=r"needs more than 8 event ids for pipe pair "
                                           r"mte1 -> mte2 on target a2 \(ids 0\.\.7"):
         PtoInsertSyncPass().apply(None, module)  # type: ignore[arg-type]
+
+
+_THREE_MOVES = """builtin.module attributes {pto.target = "a2"} {
+  func.func @k(%a: memref<16x16xf16>, %b: memref<16x16xf16>, %c: memref<16x16xf16>) {
+    %n = arith.constant 16 : index
+    %a_l1 = pto.alloc {offset = 0 : i64} : !pto.tile<l1, 16x16xf16, nz>
+    %b_l1 = pto.alloc {offset = 512 : i64} : !pto.tile<l1, 16x16xf16, nz>
+    %c_l1 = pto.alloc {offset = 1024 : i64} : !pto.tile<l1, 16x16xf16, nz>
+    %a_l0a = pto.alloc {offset = 0 : i64} : !pto.tile<l0a, 16x16xf16, zz>
+    %b_l0a = pto.alloc {offset = 512 : i64} : !pto.tile<l0a, 16x16xf16, zz>
+    %c_l0a = pto.alloc {offset = 1024 : i64} : !pto.tile<l0a, 16x16xf16, zz>
+""" + "".join(
+    f"    pto.mte_gm_l1 %{x}, %{x}_l1, %n, %n : memref<16x16xf16>, !pto.tile<l1, 16x16xf16, nz>\n"
+    f"    pto.mte_l1_l0a %{x}_l1, %{x}_l0a, %n, %n : !pto.tile<l1, 16x16xf16, nz>, "
+    "!pto.tile<l0a, 16x16xf16, zz>\n" for x in "abc") + """    func.return
+  }
+}"""
+
+
+def test_flags_that_do_not_overlap_get_another_id_when_a_set_may_find_the_bit_set():
+    # Three load -> move flags one after the other: the third set may fire while MTE1 still
+    # moves %a_l1 before the second wait (docs/pipes.md "Legal schedules"), so the second and
+    # third flag get different ids; the first and second may share one (the first wait is the
+    # first instruction of MTE1).
+    _, module = parse(_THREE_MOVES)
+    PtoInsertSyncPass().apply(None, module)  # type: ignore[arg-type]
+    ids = [op.static_event for op in module.walk() if isinstance(op, pto.SetFlagOp)]
+    assert ids == [0, 0, 1]
+    run(module, {}, True)  # clean under the checker
+    # With one id for all three the checker reports the third set.
+    text = str(module).replace("mte1, 1", "mte1, 0")
+    with pytest.raises(SyncError, match="sets flag mte2 -> mte1 event 0 again, but nothing "
+                                        "orders it after 'pto.wait_flag'"):
+        run(parse(text)[1], {}, True)

@@ -209,7 +209,7 @@ def test_kept_checks_see_a_lane_that_starts_writing_the_memory_later():
                    Pipe.MTE2, mte2)
     flag = FlagPlan(None, 0, Pipe.MTE1, Pipe.MTE2, 0)
     engine.run_batch([(OP, read, (), 1, (), False), (SET, flag, 2, ()),
-                      (WAIT, mte2, flag.key), (OP, write, (), 4, (), False)])
+                      (WAIT, mte2, flag.key, flag, 3), (OP, write, (), 4, (), False)])
     assert engine.record_count() == 2
     with pytest.raises(SyncError, match=r"race on l1 bytes \[0, 64\) \(%t\): mte_l1_l0a "
                                         r"\(pipe mte1\) reads them, mte_l1_l0a \(pipe mte2\) "

@@ -117,17 +117,24 @@ def test_missing_commit_makes_a_wait_that_never_completes(capsys, tmp_path: Path
         "the thread has observed 0; 1 of 1 arrivals")
 
 
-def test_wrong_phase_can_return_early_and_race(capsys, tmp_path: Path) -> None:
-    # Parity 0 at the end names phase 0 of %bar1, already observed: if the last MMAs are still
-    # running, the wait returns at once (phase 1 incomplete) and tcgen05.ld reads D under them.
+def test_wrong_phase_can_alias_and_hang(capsys, tmp_path: Path) -> None:
+    # Parity 0 at the end names phase 0 of %bar1, already observed. Phase 1 (the last commit) may
+    # complete before the wait looks: the phase parity is 0 again and the wait waits for phase 2,
+    # which never comes (phase aliasing). (Were phase 1 still running, the wait would return at
+    # once and tcgen05.ld would read D under the MMAs: the hang is found first, at the wait.)
     path = _variant(tmp_path, "wrong_phase", _replace("%last = arith.constant true",
                                                       "%last = arith.constant false"))
     code, err = run_lowered(capsys, path)
     assert code == 1
-    assert err.startswith(f"{path}:{LD0}:5: error: 'tcgen05.ld' op race on TMEM lanes [0, 32) x "
-                          "columns [0, 128) (%acc)")
-    assert f"'tcgen05.mma' at {path}:{MMA}:7 (the tensor core's async unit, iteration %k = 3)" \
-        in err
+    wait = _line("tcgen05.mbarrier_wait %bar1, %last")
+    commit = _line("tcgen05.commit cta_group(1) %bar1")
+    assert err.startswith(
+        f"{path}:{wait}:5: error: 'tcgen05.mbarrier_wait' op deadlock (phase aliasing): waits on "
+        "phase parity 0 of the mbarrier at SMEM 0x4008 (%bars), but 2 phases of it can complete "
+        f"before the wait looks (phase 0 by 'tcgen05.commit' at {path}:{commit}:9 (the tensor "
+        "core's async unit, iteration %k = 1), phase 1 by 'tcgen05.commit' at "
+        f"{path}:{commit}:9 (the tensor core's async unit, iteration %k = 3); the thread has "
+        "observed 1)")
     # The sequential model (checker off) completes every MMA at issue: the same wait deadlocks.
     code, err = run_lowered(capsys, path, "--sync-check=off")
     assert code == 1
