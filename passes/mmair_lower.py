@@ -19,6 +19,7 @@ never synchronised (the executor places an alloc without an offset at a fresh ad
 `-p pto-assign-addresses,pto-insert-sync` to treat such a function too.
 
     mmair-opt kernel.mlir -p mmair-lower          # or -p 'mmair-lower{target=a5 multi-buffer=2}'
+    mmair-opt kernel.mlir -p 'mmair-lower{tile-m=128 tile-n=256 tile-k=64 multi-buffer=2}'
     mmair-run kernel.mlir -p mmair-lower --check-numpy
 """
 
@@ -63,12 +64,19 @@ class MmairLowerPass(ModulePass):
     blocks: int = 1
     """Cores of the launch in `pto-tile-matmul`: > 1 splits the output tiles by block index."""
 
+    tile_m: int = 0
+    tile_n: int = 0
+    tile_k: int = 0
+    """Tile sizes of `pto-tile-matmul` (0: chosen by it), so that a tuned configuration is one
+    `-p 'mmair-lower{tile-m=... tile-n=... tile-k=... multi-buffer=...}'`."""
+
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         lowered = frozenset(
             f.sym_name.data for f in op.walk()
             if isinstance(f, func.FuncOp) and any(isinstance(o, pto.MatmulOp) for o in f.walk())
         )
-        PtoTileMatmulPass(target=self.target, multi_buffer=self.multi_buffer,
+        PtoTileMatmulPass(target=self.target, tile_m=self.tile_m, tile_n=self.tile_n,
+                          tile_k=self.tile_k, multi_buffer=self.multi_buffer,
                           blocks=self.blocks).apply(ctx, op)
         resolve_target(op, self.target, self.name)
         functions = [f for f in op.walk()

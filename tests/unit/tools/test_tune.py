@@ -41,7 +41,7 @@ def test_process_pool_and_dask_cluster_give_the_same_estimates():
     local = [(r.config, r.cycles) for r in tune.sweep(jobs, workers=1)]
     assert [(r.config, r.cycles) for r in tune.sweep(jobs, workers=2)] == local
     with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=False,
-                                  dashboard_address=None) as cluster:
+                                  dashboard_address=":0") as cluster:  # any free port
         got = tune.sweep(jobs, cluster=cluster.scheduler_address)
     assert [(r.config, r.cycles) for r in got] == local
 
