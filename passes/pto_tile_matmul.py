@@ -88,6 +88,9 @@ class PtoTileMatmulPass(ModulePass):
     tile_m: int = 0
     tile_n: int = 0
     tile_k: int = 0
+    tile_k_l1: int = 0
+    """K of the L1 tiles (0: tile-k): a multiple of tile-k; L1 holds K chunks of this size, each
+    loaded once and moved to L0A / L0B tile-k at a time."""
     multi_buffer: int = 1
     """Slots per tile reloaded in a loop: 2 ping-pongs L1, L0A/L0B (and L0C where two fit), so
     the loads of the next tile overlap the current mad (`mmair.passes.multi_buffer`)."""
@@ -106,7 +109,7 @@ class PtoTileMatmulPass(ModulePass):
             target = pto.target_of(matmul)
             plan = plan_matmul(
                 matmul, target, self.tile_m, self.tile_n, self.tile_k, self.multi_buffer,
-                self.blocks,
+                self.blocks, self.tile_k_l1,
             )
             allocs = lower_matmul(matmul, plan)
             multi_buffer_matmul(plan, allocs, self.jam_l0c)
