@@ -5,7 +5,10 @@ Every AI Core of an Ascend chip reads GM through one L2 shared by all cores (192
 accesses of its reads and writes in the order they start; the model keeps L2 as lines of
 `l2_line_bytes` with least-recently-used replacement, exactly: a line hits when fewer than
 `l2_bytes / l2_line_bytes` distinct other lines were touched since its last use (its LRU stack
-distance). Writes allocate their lines (write-back L2); reads allocate theirs on a miss.
+distance). Writes allocate their lines (write-back L2); reads allocate theirs on a miss. A line
+found in L2 while the miss that brings it is still under way (another core asked first) is
+waited for at the DDR rate, as the core that missed: cores that read the same panel at the same
+time all wait for its one fill.
 
 Stack distances at the granularity of one access (all lines of one move count as touched at
 once) are counted with a Fenwick tree over access steps: each line's last use is one mark, the
@@ -73,19 +76,30 @@ class L2Model:
         self.step = 0
         self.last: dict[object, np.ndarray] = {}
         """Per memory: the step of each line's last use (-1: never touched)."""
+        self.filled: dict[object, np.ndarray] = {}
+        """Per memory: the cycle each line's fill from DDR ends (of the miss that brought it)."""
 
-    def _last_of(self, memory: object, top: int) -> np.ndarray:
+    def _state(self, memory: object, top: int) -> tuple[np.ndarray, np.ndarray]:
+        """(last-use step, fill end) arrays of `memory`'s lines, grown to hold line `top`."""
         last = self.last.get(memory)
         if last is None or len(last) <= top:
-            grown = np.full(max(top + 1, 2 * len(last) if last is not None else 0), -1, np.int64)
+            size = max(top + 1, 2 * len(last) if last is not None else 0)
+            grown = np.full(size, -1, np.int64)
+            fill = np.zeros(size, np.float64)
             if last is not None:
                 grown[:len(last)] = last
+                fill[:len(last)] = self.filled[memory]
             last = self.last[memory] = grown
-        return last
+            self.filled[memory] = fill
+        return last, self.filled[memory]
 
-    def touch(self, accesses: Iterable[Access]) -> tuple[int, int]:
-        """One access step: the lines of `accesses` (GM accesses, any memories) are used now.
-        Returns (lines that were in L2, lines touched)."""
+    def touch(self, accesses: Iterable[Access], start: float = 0.0, end: float = 0.0
+              ) -> tuple[int, int, int]:
+        """One access step, running from `start` to `end` (cycles of a first schedule): the lines
+        of `accesses` (GM accesses, any memories) are used now. Returns (lines found in L2 and
+        filled, lines found in L2 while another access still fills them from DDR, lines
+        touched): a line that one core's miss is bringing in reaches a second core no sooner
+        than it arrives, so that core waits for DDR too (without reading DDR again)."""
         step = self.step
         self.step += 1
         per_memory: dict[object, list[np.ndarray]] = {}
@@ -95,38 +109,49 @@ class L2Model:
                 per_memory.setdefault(acc.memory, []).append(lines)
         marks = self.marks
         now = marks.prefix(step)  # every mark (all are at earlier steps)
-        hits = total = 0
+        hits = pending = total = 0
         moves: list[tuple[int, int]] = []  # (step, lines) whose marks move to this step
         for memory, parts in per_memory.items():
             lines = parts[0] if len(parts) == 1 else np.unique(np.concatenate(parts))
-            last = self._last_of(memory, int(lines[-1]))
+            last, filled = self._state(memory, int(lines[-1]))
             prev = last[lines]
             total += len(lines)
-            seen = prev[prev >= 0]
-            if len(seen):
-                steps, counts = np.unique(seen, return_counts=True)
+            resident = np.zeros(len(lines), bool)
+            seen = prev >= 0
+            if seen.any():
+                steps, counts = np.unique(prev[seen], return_counts=True)
+                kept = []
                 for p, c in zip(steps.tolist(), counts.tolist(), strict=True):
                     # distinct lines used after step p: the marks after it (queried before any
                     # mark of this step moves)
                     if now - marks.prefix(p + 1) < self.capacity_lines:
-                        hits += c
+                        kept.append(p)
                     moves.append((p, c))
+                if kept:
+                    resident = np.isin(prev, np.array(kept, dtype=np.int64)) & seen
+            late = resident & (filled[lines] > start)
+            hits += int(np.count_nonzero(resident & ~late))
+            pending += int(np.count_nonzero(late))
+            fresh = lines[~resident]
+            filled[fresh] = end  # a miss fills its lines when its transfer ends
             last[lines] = step
         for p, c in moves:
             marks.add(p, -c)
         if total:
             marks.add(step, total)
-        return hits, total
+        return hits, pending, total
 
 
-def concurrent_readers(starts: np.ndarray, ends: np.ndarray, cores: np.ndarray) -> np.ndarray:
-    """For each interval i ([starts[i], ends[i]) of a DDR read on core cores[i]): how many cores'
-    DDR reads are under way at its midpoint (itself included; at least 1)."""
+def concurrent_readers(starts: np.ndarray, ends: np.ndarray, cores: np.ndarray,
+                       at: np.ndarray | None = None) -> np.ndarray:
+    """How many cores' DDR reads (intervals [starts[i], ends[i]) on core cores[i]) are under way
+    at each time of `at` (default: each interval's own midpoint); at least 1."""
+    if at is None:
+        at = (starts + ends) / 2
     if not len(starts):
-        return np.empty(0, np.int64)
-    mid = (starts + ends) / 2
+        return np.ones(len(at), np.int64)
     order_s, order_e = np.sort(starts), np.sort(ends)
-    active = np.searchsorted(order_s, mid, side="right") - np.searchsorted(order_e, mid, side="right")
+    active = np.searchsorted(order_s, at, side="right") - np.searchsorted(order_e, at, side="right")
     # one core's MTE2 runs one move at a time: more active intervals than cores cannot happen
     return np.clip(active, 1, max(len(np.unique(cores)), 1))
 

@@ -312,30 +312,34 @@ class Timeline:
             return False
         gm.sort(key=lambda ev: (start[id(ev)], ev.seq))
         model = L2Model(c.l2_bytes, c.l2_line_bytes, len(gm)) if c.l2_bytes else None
-        reads: list[tuple[Event, int, int]] = []  # (event, hit bytes, miss bytes)
+        reads: list[tuple[Event, int, int, bool]] = []  # (event, hit, miss bytes, reads DDR)
         hit_lines = read_lines = 0
         for ev in gm:
             cost = self.shapes[id(ev)]
             reading = cost.level in ("gm_l1", "gm_ub")
             accesses = [a for a in ev.accesses if a.space == "gm" and a.write != reading]
-            hits, total = model.touch(accesses) if model is not None else (0, 0)
+            hits, pending, total = model.touch(accesses, start[id(ev)], end[id(ev)]) \
+                if model is not None else (0, 0, 0)
             if not reading:
                 continue
-            hit_lines += hits
+            hit_lines += hits + pending
             read_lines += total
-            # a hit reads its share of the bytes from L2; a miss brings whole lines from DDR
+            # a hit reads its share of the bytes from L2; a miss brings whole lines from DDR,
+            # and a line another core is still bringing in arrives as fast as that miss
             hit_bytes = cost.nbytes * hits // total if total else 0
             miss_bytes = (total - hits) * c.l2_line_bytes if model is not None else cost.nbytes
-            reads.append((ev, hit_bytes, miss_bytes))
+            reads.append((ev, hit_bytes, miss_bytes, model is None or hits + pending < total))
         self.l2_lines = (hit_lines, read_lines)
-        missing = [(ev, miss) for ev, _, miss in reads if miss]
+        ddr = [ev for ev, _, _, reads_ddr in reads if reads_ddr]
+        waiting = [ev for ev, _, miss, _ in reads if miss]
         readers = concurrent_readers(
-            np.array([start[id(ev)] for ev, _ in missing], dtype=np.float64),
-            np.array([end[id(ev)] for ev, _ in missing], dtype=np.float64),
-            np.array([ev.core for ev, _ in missing], dtype=np.int64))
-        share = dict(zip((id(ev) for ev, _ in missing), readers.tolist(), strict=True))
+            np.array([start[id(ev)] for ev in ddr], dtype=np.float64),
+            np.array([end[id(ev)] for ev in ddr], dtype=np.float64),
+            np.array([ev.core for ev in ddr], dtype=np.int64),
+            np.array([(start[id(ev)] + end[id(ev)]) / 2 for ev in waiting], dtype=np.float64))
+        share = dict(zip((id(ev) for ev in waiting), readers.tolist(), strict=True))
         l2_rate = (c.l2_read or c.gm_read).bytes_per_cycle
-        for ev, hit_bytes, miss_bytes in reads:
+        for ev, hit_bytes, miss_bytes, _ in reads:
             transfer = hit_bytes / l2_rate
             if miss_bytes:
                 transfer += miss_bytes / c.ddr_read_share(share[id(ev)])

@@ -67,11 +67,14 @@ class Costs:
         return self.l2_write if self.l2_bytes and self.l2_write is not None else self.gm_write
 
     def ddr_read_share(self, readers: int) -> float:
-        """Bytes per cycle one core reads from DDR while `readers` cores read at once: its own
-        rate, or an equal share of the chip's DDR bandwidth when that is smaller."""
-        share = self.ddr_chip_read / max(readers, 1) if self.ddr_chip_read else \
-            self.gm_read.bytes_per_cycle
-        return min(self.gm_read.bytes_per_cycle, share)
+        """Bytes per cycle one core reads from DDR while `readers` cores read DDR at once: an
+        equal share of the chip's DDR bandwidth, at most what the core's read port takes (the
+        L2 read rate: DDR data reaches the core through L2; without L2, the per-core DDR rate).
+        With every core reading, the share is the ini's per-core `ddr_read_rate`."""
+        port = self.l2_read if self.l2_bytes and self.l2_read is not None else self.gm_read
+        if not self.ddr_chip_read:
+            return self.gm_read.bytes_per_cycle
+        return min(port.bytes_per_cycle, self.ddr_chip_read / max(readers, 1))
 
 
 _CANN_INI = "CANN platform_config/{soc}.ini [AICoreMemoryRates] / [AICoreSpec]"

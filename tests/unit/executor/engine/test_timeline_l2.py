@@ -24,8 +24,13 @@ TWICE = """builtin.module attributes {pto.target = "a2"} {
 }
 """
 TILE = 128 * 128 * 2
-MISS = costs.GM_LATENCY + TILE // 32  # a2 ddr_read_rate 32 B/cycle, whole lines
-HIT = costs.GM_LATENCY + ceil(TILE / 110)  # a2 l2_read_rate 110 B/cycle
+# a2: a hit reads at l2_read_rate = 110 B/cycle; a miss reads whole lines from DDR at this core's
+# share of the chip's DDR bandwidth (ddr_read_rate 32 x 24 cores), at most its L2 read port
+# (110): one core alone reads DDR at 110
+HIT = costs.GM_LATENCY + ceil(TILE / 110)
+MISS = HIT
+SLOW_DDR = {"ddr_chip_read": 32}  # a chip whose DDR gives one core 32 B/cycle
+SLOW_MISS = costs.GM_LATENCY + TILE // 32
 
 
 def _module(text: str):
@@ -42,6 +47,8 @@ def _reads(result) -> list[int]:
 
 
 def test_a_reread_hits_l2_and_costs_the_l2_rate():
+    assert _reads(run_module(_module(TWICE), timing_only=True, costs=SLOW_DDR)) == \
+        [SLOW_MISS, HIT]
     result = run_module(_module(TWICE), timing_only=True)
     assert _reads(result) == [MISS, HIT]
     summary = result.timeline.summary()
@@ -93,7 +100,7 @@ def test_costs_file_overrides_and_bad_costs_are_one_diagnostic(tmp_path, capsys)
     assert run_main([str(path), "--timing-only", "--json", "--costs", str(good)]) == 0
     timing = json.loads(capsys.readouterr().out)["timing"]
     assert timing["costs"]["l2_read"]["bytes_per_cycle"] == 64
-    assert timing["total"] == MISS + costs.GM_LATENCY + TILE // 64
+    assert timing["total"] == 2 * (costs.GM_LATENCY + TILE // 64)  # the port caps the miss too
     bad = tmp_path / "bad.json"
     bad.write_text(json.dumps({"l2_read": {"rate": 64}}))
     assert run_main([str(path), "--timing-only", "--costs", str(bad)]) == 1
