@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, replace
+from functools import lru_cache
 from math import lcm
 
 from mmair.dialects import pto
@@ -33,6 +34,12 @@ def _round_up(x: int, g: int) -> int:
     return -(-x // g) * g
 
 
+@lru_cache(maxsize=4096)
+def _footprint(layout: str, shape: tuple[int, int], element: str, space: str) -> int:
+    """`isa_layouts.footprint_bytes`, cached: the tiling search asks for the same tiles often."""
+    return isa_layouts.footprint_bytes(layout, shape, element, space)
+
+
 @dataclass(frozen=True)
 class Buffer:
     """One on-chip buffer of the lowered matmul: what it holds and its tile shape."""
@@ -44,7 +51,7 @@ class Buffer:
     layout: str
 
     def footprint(self) -> int:
-        return isa_layouts.footprint_bytes(self.layout, self.shape, self.element, self.space)
+        return _footprint(self.layout, self.shape, self.element, self.space)
 
     def describe(self) -> str:
         r, c = self.shape

@@ -70,7 +70,7 @@ from xdsl.passes import ModulePass
 
 from mmair.dialects import pto
 from mmair.passes.matmul_emit import lower_matmul, multi_buffer_matmul
-from mmair.passes.matmul_plan import plan_matmul
+from mmair.passes.matmul_choice import choose_plan
 from mmair.passes.pass_errors import resolve_target
 
 
@@ -107,7 +107,7 @@ class PtoTileMatmulPass(ModulePass):
         resolve_target(op, self.target, self.name)
         for matmul in [o for o in op.walk() if isinstance(o, pto.MatmulOp)]:
             target = pto.target_of(matmul)
-            plan = plan_matmul(
+            plan = choose_plan(
                 matmul, target, self.tile_m, self.tile_n, self.tile_k, self.multi_buffer,
                 self.blocks, self.tile_k_l1,
             )

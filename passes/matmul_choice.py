@@ -1,0 +1,191 @@
+"""The tiling `pto-tile-matmul` chooses: the plan the cost model estimates fastest (no IR).
+
+`choose_plan` enumerates legal plans (`matmul_plan.plan_matmul` with explicit sizes: L0 tiles
+tile-m x tile-n x tile-k, the L1 K chunk tile-k-l1, one or `multi-buffer` slots for L0A/L0B;
+plan_matmul adds the resident panels and the L0C slots that fit), estimates each with
+`estimate_cycles`, and returns the fastest. A size given by hand is kept; the others are
+searched; with all three L0 tile sizes given the plan is `plan_matmul`'s of them (no chunk unless
+tile-k-l1 is given too), so a tuned pipeline lowers as it was tuned. Chunks chosen here divide K
+(every chunk the same static size, so the L0 tiles inside keep their slots). Today's fixed rule (`plan_matmul` with automatic sizes) is always a candidate, and with
+`multi-buffer` > 1 so is every single-slot plan: a plan with slots is taken only when the model
+estimates it at least `SLOT_MARGIN` faster than the best plan without, so that double buffering
+never loses to single buffering.
+
+`estimate_cycles` is a closed form of what the timeline would schedule for the loop nest, from
+the same cost table (`isa/ascend/costs.py`): per K chunk, the GM -> L1 loads (at the L2 rate for
+the share of the bytes that re-reads, `l2_hit_share`, the rest at the DDR share of the cores that
+run) and the tile-k steps (MTE1 moves and mads, overlapped when L0A/L0B have two slots);
+chunks overlap their loads when L1 has two slots, output tiles overlap their fixpipe when L0C
+has two; every core gets `ceil(tiles / blocks)` output tiles. It ranks plans; `mmair-run
+--timing` gives the cycles.
+"""
+
+from __future__ import annotations
+
+from math import ceil
+
+from mmair.dialects import pto
+from mmair.isa.ascend import costs as isa_costs
+from mmair.isa.ascend.targets import Target, element_bits
+from mmair.passes.matmul_plan import MAX_TILE, MatmulPlan, plan_matmul
+from mmair.passes.pass_errors import PassOpError
+
+SLOT_MARGIN = 0.97
+"""A plan with multi-buffer slots must be estimated below this share of the best single-slot
+plan to be chosen (the estimate's error margin: below it, single buffering is kept)."""
+_SIZES = (16, 32, 64, 128, 256)
+"""L0 tile sizes tried (multiples of the granularity; the dimension itself when smaller)."""
+_CHUNKS = (2, 4, 8)
+"""L1 K chunks tried, in tile-k steps."""
+_KEEP = 3
+"""Output tiles (tile-m x tile-n) kept from the first stage of the search."""
+
+
+def _bytes(elem: str, count: int) -> int:
+    return count * element_bits(elem) // 8
+
+
+def l2_hit_share(plan: MatmulPlan, table: isa_costs.Costs) -> float:
+    """The share of the GM read bytes that find their data in L2: every read after the first of
+    the operands' bytes, when both operands fit L2."""
+    unique = _bytes(plan.lhs, plan.m * plan.k) + _bytes(plan.rhs, plan.k * plan.n)
+    mt, nt, _ = plan.trips
+    reads_a = unique if plan.a_panel else _bytes(plan.lhs, plan.m * plan.k) * nt
+    reads_b = _bytes(plan.rhs, plan.k * plan.n) * (1 if plan.b_whole else mt)
+    total = reads_a + reads_b
+    if not table.l2_bytes or unique > table.l2_bytes or total <= 0:
+        return 0.0
+    return max(0.0, 1.0 - unique / total)
+
+
+def estimate_cycles(plan: MatmulPlan, table: isa_costs.Costs) -> float:
+    """Estimated cycles of the lowered `plan` (module docstring): the slowest core's."""
+    mt, nt, kt = plan.trips
+    tiles = mt * nt
+    cores = max(1, min(plan.blocks, tiles))
+    per_core = ceil(tiles / cores)
+    hit = l2_hit_share(plan, table)
+    l2_rate = (table.l2_read or table.gm_read).bytes_per_cycle
+    miss_rate = table.ddr_read_share(cores) if table.l2_bytes else table.gm_read.bytes_per_cycle
+    per_byte = hit / l2_rate + (1 - hit) / miss_rate
+
+    def load(nbytes: int) -> float:
+        return table.gm_read.latency + nbytes * per_byte
+
+    chunked = plan.chunked
+    k_l1 = plan.l1_k
+    chunks = plan.chunks if chunked else kt
+    steps = ceil(k_l1 / plan.tk) if chunked else 1
+    a_l1 = plan.a_l1()
+    loads = 0.0
+    if not plan.a_panel:
+        loads += load(_bytes(plan.lhs, plan.tm * k_l1))
+    if not plan.b_whole:
+        loads += load(_bytes(plan.rhs, k_l1 * plan.tn))
+    mte1 = isa_costs.move_cycles(table, "mte_l1_l0a", _bytes(plan.lhs, plan.tm * plan.tk)) + \
+        isa_costs.move_cycles(table, "mte_l1_l0b", _bytes(plan.rhs, plan.tk * plan.tn))
+    mad = isa_costs.mad_cycles(table, plan.tm, plan.tn, plan.tk, plan.lhs)
+    if plan.slots(plan.a_l0a()) > 1:
+        compute = steps * max(mte1, mad) + min(mte1, mad)
+    else:
+        compute = steps * (mte1 + mad)
+    l1_slots = plan.slots(a_l1) if not plan.a_panel else plan.slots(plan.b_l1())
+    chunk = max(loads, compute) if l1_slots > 1 else loads + compute
+    out_bits = element_bits(plan.out)
+    fix = isa_costs.fixpipe_cycles(table, plan.tm * plan.tn * out_bits // 8, "gm",
+                                   plan.quant != "none")
+    work = chunks * chunk
+    c_slots = plan.slots(plan.c_l0c()) > 1
+    tile = max(work, fix) if c_slots else work + fix
+    total = per_core * tile
+    if l1_slots > 1 and loads > compute:  # overlapped loads: the first is waited for
+        total += compute
+    elif l1_slots > 1:
+        total += loads
+    if c_slots:  # overlapped fixpipes: the last one is waited for
+        total += min(work, fix)
+    if plan.a_panel:  # loaded once per i, before its j loop
+        total += mt * load(_bytes(plan.lhs, plan.tm * plan.k)) / cores
+    if plan.b_whole:
+        total += load(_bytes(plan.rhs, plan.k * plan.n))
+    return total
+
+
+def _sizes(given: int, dim: int, g: int) -> list[int]:
+    if given:
+        return [given]
+    top = -(-dim // g) * g
+    found = {s for s in _SIZES if s % g == 0 and s < top}
+    if top <= max(_SIZES):
+        found.add(top)
+    return sorted(found) or [g]
+
+
+def choose_plan(op: pto.MatmulOp, target: Target, tile_m: int = 0, tile_n: int = 0,
+                tile_k: int = 0, multi_buffer: int = 1, blocks: int = 1, tile_k_l1: int = 0,
+                table: isa_costs.Costs | None = None) -> MatmulPlan:
+    """The plan of `op` the cost model estimates fastest among the legal ones that keep every
+    size given (0 = chosen here); errors of given sizes are `plan_matmul`'s."""
+    table = table if table is not None else isa_costs.costs(target.name)
+    baseline = plan_matmul(op, target, tile_m, tile_n, tile_k, multi_buffer, blocks, tile_k_l1)
+    if tile_m and tile_n and tile_k:
+        return baseline  # the tiles are given: today's plan of them (a chunk only if given)
+    m, n, k = op.problem()
+    g = baseline.granularity
+    candidates: list[MatmulPlan] = [baseline]
+    if multi_buffer > 1:  # today's single-slot rule: double buffering must beat it too
+        candidates.append(plan_matmul(op, target, tile_m, tile_n, tile_k, 1, blocks, tile_k_l1))
+    def plans(tm: int, tn: int, tks: list[int], all_chunks: bool) -> list[MatmulPlan]:
+        found = []
+        for tk in tks:
+            chunks = [tile_k_l1] if tile_k_l1 else \
+                [0] + [tk * c for c in _CHUNKS if tk * c < k and k % (tk * c) == 0 and
+                       tk * c <= MAX_TILE and (all_chunks or c == 4)]
+            for k1 in chunks:
+                for slots in sorted({1, multi_buffer}):
+                    for single_l0 in ((False, True) if slots > 1 else (False,)):
+                        try:
+                            found.append(plan_matmul(op, target, tm, tn, tk, slots, blocks, k1,
+                                                     single_l0))
+                        except PassOpError:
+                            continue
+        return found
+
+    # Two stages: the output tile (tm x tn) with a middle tile-k first, then tile-k, the chunk
+    # and the slots for the best few output tiles (the estimate is cheap, the plans are not).
+    tks = _sizes(tile_k, k, g)
+    middle = [tks[len(tks) // 2]] if not tile_k else tks
+    stage: list[tuple[float, int, int]] = []
+    for tm in _sizes(tile_m, m, g):
+        for tn in _sizes(tile_n, n, g):
+            if not tile_m and not tile_n and tm * tn > 256 * 128:
+                continue  # the C tile of a larger pair never fits L0C
+            tried = plans(tm, tn, middle, False)
+            if tried:
+                stage.append((min(estimate_cycles(p, table) for p in tried), tm, tn))
+    for _, tm, tn in sorted(stage)[:_KEEP]:
+        candidates += plans(tm, tn, tks, True)
+
+    def key(plan: MatmulPlan) -> tuple:
+        # ties by the plan itself, never by enumeration order: the single-slot choice under
+        # multi-buffer = 2 is then exactly the choice under multi-buffer = 1
+        return (estimate_cycles(plan, table), plan.tm, plan.tn, plan.tk, plan.k1,
+                plan.multi_buffer, plan.single_l0)
+
+    unique = {_identity(p): p for p in candidates}
+    scored = sorted(((key(p), ident), p) for ident, p in unique.items())
+    (best_key, _), best = scored[0]
+    if best.multi_buffer > 1:
+        (single_key, _), single = next(s for s in scored if s[1].multi_buffer == 1)
+        if best_key[0] >= SLOT_MARGIN * single_key[0]:
+            return single
+    return best
+
+
+def _identity(plan: MatmulPlan) -> tuple:
+    """What makes two candidate plans the same lowering."""
+    return (plan.tm, plan.tn, plan.tk, plan.k1, plan.multi_buffer, plan.single_l0, plan.a_panel,
+            plan.b_whole, plan.single_c)
+
+
+__all__ = ["SLOT_MARGIN", "choose_plan", "estimate_cycles", "l2_hit_share"]
