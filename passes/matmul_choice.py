@@ -12,9 +12,8 @@ estimates it at least `SLOT_MARGIN` faster than the best plan without, so that d
 never loses to single buffering.
 
 `estimate_cycles` is a closed form of what the timeline would schedule for the loop nest, from
-the same cost table (`isa/ascend/costs.py`): per K chunk, the GM -> L1 loads (at the L2 rate for
-the share of the bytes that re-reads, `l2_hit_share`, the rest at the DDR share of the cores that
-run) and the tile-k steps (MTE1 moves and mads, overlapped when L0A/L0B have two slots);
+the same cost table (`isa/ascend/costs.py`): per K chunk, the GM -> L1 loads (the first touch of
+each L2 line at the DDR share of the cores that run, whole lines, the re-reads at the L2 rate) and the tile-k steps (MTE1 moves and mads, overlapped when L0A/L0B have two slots);
 chunks overlap their loads when L1 has two slots, output tiles overlap their fixpipe when L0C
 has two; every core gets `ceil(tiles / blocks)` output tiles. It ranks plans; `mmair-run
 --timing` gives the cycles.
@@ -45,17 +44,53 @@ def _bytes(elem: str, count: int) -> int:
     return count * element_bits(elem) // 8
 
 
-def l2_hit_share(plan: MatmulPlan, table: isa_costs.Costs) -> float:
-    """The share of the GM read bytes that find their data in L2: every read after the first of
-    the operands' bytes, when both operands fit L2."""
-    unique = _bytes(plan.lhs, plan.m * plan.k) + _bytes(plan.rhs, plan.k * plan.n)
-    mt, nt, _ = plan.trips
-    reads_a = unique if plan.a_panel else _bytes(plan.lhs, plan.m * plan.k) * nt
-    reads_b = _bytes(plan.rhs, plan.k * plan.n) * (1 if plan.b_whole else mt)
-    total = reads_a + reads_b
-    if not table.l2_bytes or unique > table.l2_bytes or total <= 0:
-        return 0.0
-    return max(0.0, 1.0 - unique / total)
+class _Reads:
+    """The GM reads of one operand: `count` loads of `rows` x `width` bytes out of rows `pitch`
+    bytes apart, `unique` bytes in all."""
+
+    def __init__(self, count: int, rows: int, width: int, pitch: int, unique: int):
+        self.count, self.rows, self.width, self.pitch, self.unique = \
+            count, rows, width, pitch, unique
+
+    def line_bytes(self, line: int) -> int:
+        """Bytes of the L2 lines one load touches (a miss brings whole lines)."""
+        if self.width >= self.pitch:  # whole rows: one contiguous run
+            return -(-self.rows * self.width // line) * line
+        # rows that start off a line boundary (the pitch is no multiple of it) straddle one more
+        return self.rows * (-(-self.width // line) + (1 if self.pitch % line else 0)) * line
+
+    def miss_share(self, table: isa_costs.Costs, fits: bool) -> float:
+        """Share of the lines touched that miss: each distinct line once, when everything fits
+        L2; every line when it does not (or there is no L2)."""
+        if not table.l2_bytes or not fits:
+            return 1.0
+        touched = self.count * self.line_bytes(table.l2_line_bytes)
+        return min(1.0, self.unique / touched) if touched else 1.0
+
+
+OVERLAP_NORM = 4
+"""Two pipes that overlap through slots take `(a**p + b**p) ** (1 / p)`, p = OVERLAP_NORM, rather
+than max(a, b): the slot handshakes (a load waits for the slot two steps back) keep nearly equal
+stages from overlapping fully; measured on the timeline, equal stages take about 1.2 x one."""
+
+
+def _overlap(a: float, b: float) -> float:
+    return (a ** OVERLAP_NORM + b ** OVERLAP_NORM) ** (1 / OVERLAP_NORM)
+
+
+def _reads(plan: MatmulPlan, k_l1: int, loads: int) -> tuple[_Reads | None, _Reads | None]:
+    """(A, B) reads of the reloaded tiles (None for a resident operand; `loads` per operand)."""
+    ea, eb = element_bits(plan.lhs) / 8, element_bits(plan.rhs) / 8
+    a = b = None
+    if not plan.a_panel:
+        rows, width, pitch = (k_l1, plan.tm * ea, plan.m * ea) if plan.transpose_a else \
+            (plan.tm, k_l1 * ea, plan.k * ea)
+        a = _Reads(loads, rows, int(width), int(pitch), int(plan.m * plan.k * ea))
+    if not plan.b_whole:
+        rows, width, pitch = (plan.tn, k_l1 * eb, plan.k * eb) if plan.transpose_b else \
+            (k_l1, plan.tn * eb, plan.n * eb)
+        b = _Reads(loads, rows, int(width), int(pitch), int(plan.k * plan.n * eb))
+    return a, b
 
 
 def estimate_cycles(plan: MatmulPlan, table: isa_costs.Costs) -> float:
@@ -64,50 +99,51 @@ def estimate_cycles(plan: MatmulPlan, table: isa_costs.Costs) -> float:
     tiles = mt * nt
     cores = max(1, min(plan.blocks, tiles))
     per_core = ceil(tiles / cores)
-    hit = l2_hit_share(plan, table)
     l2_rate = (table.l2_read or table.gm_read).bytes_per_cycle
     miss_rate = table.ddr_read_share(cores) if table.l2_bytes else table.gm_read.bytes_per_cycle
-    per_byte = hit / l2_rate + (1 - hit) / miss_rate
+    fits = _bytes(plan.lhs, plan.m * plan.k) + _bytes(plan.rhs, plan.k * plan.n) <= \
+        table.l2_bytes
 
-    def load(nbytes: int) -> float:
-        return table.gm_read.latency + nbytes * per_byte
+    def load(reads: _Reads) -> float:
+        data = reads.rows * reads.width
+        if not table.l2_bytes:
+            return table.gm_read.latency + data / table.gm_read.bytes_per_cycle
+        miss = reads.miss_share(table, fits)
+        return table.gm_read.latency + (1 - miss) * data / l2_rate + \
+            miss * reads.line_bytes(table.l2_line_bytes) / miss_rate
 
     chunked = plan.chunked
     k_l1 = plan.l1_k
     chunks = plan.chunks if chunked else kt
     steps = ceil(k_l1 / plan.tk) if chunked else 1
     a_l1 = plan.a_l1()
-    loads = 0.0
-    if not plan.a_panel:
-        loads += load(_bytes(plan.lhs, plan.tm * k_l1))
-    if not plan.b_whole:
-        loads += load(_bytes(plan.rhs, k_l1 * plan.tn))
+    loads = sum(load(r) for r in _reads(plan, k_l1, tiles * chunks) if r is not None)
     mte1 = isa_costs.move_cycles(table, "mte_l1_l0a", _bytes(plan.lhs, plan.tm * plan.tk)) + \
         isa_costs.move_cycles(table, "mte_l1_l0b", _bytes(plan.rhs, plan.tk * plan.tn))
     mad = isa_costs.mad_cycles(table, plan.tm, plan.tn, plan.tk, plan.lhs)
-    if plan.slots(plan.a_l0a()) > 1:
-        compute = steps * max(mte1, mad) + min(mte1, mad)
-    else:
-        compute = steps * (mte1 + mad)
+    # Each buffer with one slot chains the two pipes that share it: the next load into L1 waits
+    # for the moves out of it (L1 -> L0), the next move into L0 for the mad that reads it.
+    l0_double = plan.slots(plan.a_l0a()) > 1
+    step = _overlap(mte1, mad) if l0_double else mte1 + mad
+    compute = steps * step + (min(mte1, mad) if l0_double else 0)
     l1_slots = plan.slots(a_l1) if not plan.a_panel else plan.slots(plan.b_l1())
-    chunk = max(loads, compute) if l1_slots > 1 else loads + compute
+    # one L1 slot: the next chunk's load starts when the last move out of this one has, which
+    # waits for all but the chunk's last mad; two: loads run ahead of the moves
+    chunk = _overlap(loads, compute) if l1_slots > 1 else compute - mad + max(loads, mad)
     out_bits = element_bits(plan.out)
     fix = isa_costs.fixpipe_cycles(table, plan.tm * plan.tn * out_bits // 8, "gm",
                                    plan.quant != "none")
     work = chunks * chunk
     c_slots = plan.slots(plan.c_l0c()) > 1
-    tile = max(work, fix) if c_slots else work + fix
-    total = per_core * tile
-    if l1_slots > 1 and loads > compute:  # overlapped loads: the first is waited for
-        total += compute
-    elif l1_slots > 1:
-        total += loads
-    if c_slots:  # overlapped fixpipes: the last one is waited for
-        total += min(work, fix)
+    tile = _overlap(work, fix) if c_slots else work + fix
+    # overlapped stages wait once for the first load and for the last fixpipe
+    total = per_core * tile + (loads if l1_slots > 1 else 0) + (min(work, fix) if c_slots else 0)
+    ea, eb = element_bits(plan.lhs) // 8 or 1, element_bits(plan.rhs) // 8 or 1
     if plan.a_panel:  # loaded once per i, before its j loop
-        total += mt * load(_bytes(plan.lhs, plan.tm * plan.k)) / cores
+        panel = _Reads(mt, plan.tm, plan.k * ea, plan.k * ea, plan.m * plan.k * ea)
+        total += mt * load(panel) / cores
     if plan.b_whole:
-        total += load(_bytes(plan.rhs, plan.k * plan.n))
+        total += load(_Reads(1, plan.k, plan.n * eb, plan.n * eb, plan.k * plan.n * eb))
     return total
 
 
@@ -188,4 +224,4 @@ def _identity(plan: MatmulPlan) -> tuple:
             plan.b_whole, plan.single_c)
 
 
-__all__ = ["SLOT_MARGIN", "choose_plan", "estimate_cycles", "l2_hit_share"]
+__all__ = ["SLOT_MARGIN", "choose_plan", "estimate_cycles"]

@@ -67,8 +67,12 @@ class MmairLowerPass(ModulePass):
     tile_m: int = 0
     tile_n: int = 0
     tile_k: int = 0
+    tile_k_l1: int = 0
     """Tile sizes of `pto-tile-matmul` (0: chosen by it), so that a tuned configuration is one
     `-p 'mmair-lower{tile-m=... tile-n=... tile-k=... multi-buffer=...}'`."""
+
+    tiling: str = "model"
+    """`pto-tile-matmul`'s choice of automatic sizes: "model" (the cost model) or "rule"."""
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         lowered = frozenset(
@@ -76,8 +80,9 @@ class MmairLowerPass(ModulePass):
             if isinstance(f, func.FuncOp) and any(isinstance(o, pto.MatmulOp) for o in f.walk())
         )
         PtoTileMatmulPass(target=self.target, tile_m=self.tile_m, tile_n=self.tile_n,
-                          tile_k=self.tile_k, multi_buffer=self.multi_buffer,
-                          blocks=self.blocks).apply(ctx, op)
+                          tile_k=self.tile_k, tile_k_l1=self.tile_k_l1,
+                          multi_buffer=self.multi_buffer, blocks=self.blocks,
+                          tiling=self.tiling).apply(ctx, op)
         resolve_target(op, self.target, self.name)
         functions = [f for f in op.walk()
                      if isinstance(f, func.FuncOp) and f.sym_name.data in lowered]

@@ -67,11 +67,17 @@ from dataclasses import dataclass
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass
+from xdsl.utils.exceptions import PassFailedException
 
 from mmair.dialects import pto
 from mmair.passes.matmul_emit import lower_matmul, multi_buffer_matmul
 from mmair.passes.matmul_choice import choose_plan
+from mmair.passes.matmul_plan import plan_matmul
 from mmair.passes.pass_errors import resolve_target
+
+
+TILINGS = ("model", "rule")
+"""Values of the `tiling` option."""
 
 
 @dataclass(frozen=True)
@@ -97,6 +103,9 @@ class PtoTileMatmulPass(ModulePass):
     blocks: int = 1
     """Cores the kernel is written for: > 1 splits the output tiles over the cores of the launch
     by `pto.block_idx` (module docstring); at most the target's AI Cores."""
+    tiling: str = "model"
+    """How automatic sizes are chosen: "model" (the cost model's fastest plan,
+    `passes/matmul_choice.py`) or "rule" (the fixed rule of the module docstring, "Tiles")."""
     jam_l0c: bool = False
     """With multi-buffer > 1: unroll-and-jam the loop of the L0C slots (`multi_buffer(jam=True)`),
     so that the K chains of consecutive output tiles are independent in every K step. For the
@@ -105,9 +114,13 @@ class PtoTileMatmulPass(ModulePass):
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         resolve_target(op, self.target, self.name)
+        if self.tiling not in TILINGS:
+            raise PassFailedException(
+                f"{self.name}: tiling must be one of {', '.join(TILINGS)}, got '{self.tiling}'")
+        choose = choose_plan if self.tiling == "model" else plan_matmul
         for matmul in [o for o in op.walk() if isinstance(o, pto.MatmulOp)]:
             target = pto.target_of(matmul)
-            plan = choose_plan(
+            plan = choose(
                 matmul, target, self.tile_m, self.tile_n, self.tile_k, self.multi_buffer,
                 self.blocks, self.tile_k_l1,
             )

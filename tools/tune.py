@@ -44,15 +44,19 @@ class Config:
     tile_k: int
     multi_buffer: int
     blocks: int = 1
+    tile_k_l1: int = 0
+    """The L1 K chunk (0: none, L1 tiles hold tile-k)."""
 
     def pipeline(self) -> str:
         """The configuration as one `mmair-lower` pipeline (`-p` of mmair-opt / mmair-run)."""
         split = f" blocks={self.blocks}" if self.blocks > 1 else ""
+        chunk = f" tile-k-l1={self.tile_k_l1}" if self.tile_k_l1 else ""
         return (f"mmair-lower{{tile-m={self.tile_m} tile-n={self.tile_n} "
-                f"tile-k={self.tile_k} multi-buffer={self.multi_buffer}{split}}}")
+                f"tile-k={self.tile_k}{chunk} multi-buffer={self.multi_buffer}{split}}}")
 
     def label(self) -> str:
-        return f"{self.tile_m}x{self.tile_n}x{self.tile_k} mb={self.multi_buffer}"
+        chunk = f"/{self.tile_k_l1}" if self.tile_k_l1 else ""
+        return f"{self.tile_m}x{self.tile_n}x{self.tile_k}{chunk} mb={self.multi_buffer}"
 
 
 @dataclass(frozen=True)
@@ -128,7 +132,8 @@ def estimate(job: Job) -> Estimate:
 
 def candidates(m: int, n: int, k: int, ab: str, c: str, target: str,
                tiles_m: Iterable[int], tiles_n: Iterable[int], tiles_k: Iterable[int],
-               buffers: Iterable[int], blocks: int = 1) -> list[Config]:
+               buffers: Iterable[int], blocks: int = 1,
+               chunks: Iterable[int] = (0,)) -> list[Config]:
     """The configurations `pto-tile-matmul` accepts for this matmul (its own legality check)."""
     from mmair.dialects import pto
     from mmair.isa.ascend.targets import get_target
@@ -148,14 +153,18 @@ def candidates(m: int, n: int, k: int, ab: str, c: str, target: str,
         for tm in tiles_m:
             for tn in tiles_n:
                 for tk in tiles_k:
-                    try:
-                        plan = plan_matmul(op, tgt, tm, tn, tk, mb, blocks)
-                    except PassOpError:
-                        continue
-                    key = (plan.tm, plan.tn, plan.tk, mb)  # clamped sizes
-                    if key not in seen:
-                        seen.add(key)
-                        out.append(Config(*key, blocks))
+                    for k1 in chunks:
+                        if k1 and (k1 <= tk or k1 % tk):
+                            continue  # a chunk is a multiple of tile-k above it
+                        try:
+                            plan = plan_matmul(op, tgt, tm, tn, tk, mb, blocks, k1)
+                        except PassOpError:
+                            continue
+                        key = (plan.tm, plan.tn, plan.tk, mb)  # clamped sizes
+                        chunk = plan.k1 if plan.chunked else 0
+                        if key + (chunk,) not in seen:
+                            seen.add(key + (chunk,))
+                            out.append(Config(*key, blocks, chunk))
     return out
 
 
@@ -291,6 +300,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="tile-n values to try (default 64,128,256)")
     p.add_argument("--tiles-k", type=_ints, default=[64, 128, 256, 512], metavar="LIST",
                    help="tile-k values to try (default 64,128,256,512)")
+    p.add_argument("--tiles-k-l1", type=_ints, default=[0, 256, 512], metavar="LIST",
+                   help="L1 K chunks to try (0: none; a multiple of tile-k above it; default "
+                        "0,256,512)")
     p.add_argument("--blocks", type=_positive, default=1, metavar="N",
                    help="cores of the launch: each configuration splits the output tiles over "
                         "N blocks (mmair-lower's blocks option) and is timed on N cores")
@@ -386,7 +398,8 @@ def _tune(args: argparse.Namespace) -> int:
             return 1
     try:
         configs = candidates(args.m, args.n, args.k, ab, c, args.target, args.tiles_m,
-                             args.tiles_n, args.tiles_k, args.buffers, args.blocks)
+                             args.tiles_n, args.tiles_k, args.buffers, args.blocks,
+                             args.tiles_k_l1)
     except DiagnosticException as err:
         _error(f"error: {err}".splitlines()[0])
         return 1
@@ -425,12 +438,13 @@ def _tune(args: argparse.Namespace) -> int:
         f"{workers} process{'es' if workers != 1 else ''}"
     print(f"{len(jobs)} configurations of {args.m}x{args.n}x{args.k} {ab}->{c} on {args.target} "
           f"estimated in {wall:.1f} s on {where}")
-    print(f"{'rank':>4}  {'tile m x n x k':>16}  {'buffers':>7}  {'cycles':>12}  {'time':>10}  "
+    print(f"{'rank':>4}  {'tile m x n x k[/l1]':>20}  {'buffers':>7}  {'cycles':>12}  {'time':>10}  "
           f"{'cube':>6}  {'L2 hit':>6}  bound by    utilisation per pipe")
     for i, r in enumerate(good[:args.top], 1):
         util = " ".join(f"{p}={100 * u:.0f}%" for p, u in r.utilisation.items())
         cfg = r.config
-        print(f"{i:>4}  {f'{cfg.tile_m}x{cfg.tile_n}x{cfg.tile_k}':>16}  {cfg.multi_buffer:>7}  "
+        chunk = f"/{cfg.tile_k_l1}" if cfg.tile_k_l1 else ""
+        print(f"{i:>4}  {f'{cfg.tile_m}x{cfg.tile_n}x{cfg.tile_k}{chunk}':>20}  {cfg.multi_buffer:>7}  "
               f"{r.cycles:>12}  {r.seconds * 1e6:>8.1f}us  {_percent(r.report.get('cube_utilization'))}"
               f"  {_percent(r.report.get('l2_hit_rate'))}  {_bound(r.report):<10}  {util}")
     failed = [r for r in results if r.error]
