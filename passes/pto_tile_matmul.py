@@ -70,11 +70,10 @@ from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import PassFailedException
 
 from mmair.dialects import pto
-from mmair.passes.matmul_emit import lower_matmul, multi_buffer_matmul
 from mmair.passes.matmul_choice import choose_plan
+from mmair.passes.matmul_emit import lower_matmul, multi_buffer_matmul
 from mmair.passes.matmul_plan import plan_matmul
 from mmair.passes.pass_errors import resolve_target
-
 
 TILINGS = ("model", "rule")
 """Values of the `tiling` option."""
