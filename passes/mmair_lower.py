@@ -4,8 +4,9 @@ The executor interprets the hardware-level ops (pto tile ops, tcgen05 with mater
 descriptor words, func/scf/arith/memref) and nothing above them: every higher-level op has a
 lowering here, and the executor carries no second implementation of it. In order:
 
-1. `pto-tile-matmul`: `pto.matmul` -> tiled loops of GM->L1->L0 moves, `mad`/`mad_acc` and `fixpipe`
-   (with `multi-buffer=2`, ping-pong slots of the reloaded tiles);
+1. `pto-tile-matmul`: `pto.matmul` -> tiled loops of GM->L1->L0 moves, `mad`/`mad_acc` and `fixpipe`,
+   with the tiles the cost model chooses and ping-pong slots of the reloaded tiles where they win
+   (`multi-buffer=2`, the default here; `multi-buffer=1` for one slot each);
 2. `pto-assign-addresses`: a static byte offset for every `pto.alloc` (with reuse of dead tiles);
 3. `pto-insert-sync`: the `set_flag` / `wait_flag` / `pipe_barrier` the pipes need, last among the
    pto passes so that bytes reused by address assignment are ordered too;
@@ -58,8 +59,10 @@ class MmairLowerPass(ModulePass):
     target: str | None = None
     """Ascend target; sets the module's `pto.target` when it has none (default: the module's)."""
 
-    multi_buffer: int = 1
-    """Slots per reloaded tile in `pto-tile-matmul` (2: double buffering)."""
+    multi_buffer: int = 2
+    """Slots per reloaded tile in `pto-tile-matmul`: up to 2 by default (double buffering where
+    the cost model estimates it faster, `passes/matmul_choice.py`; it never loses to single
+    buffering); 1 keeps one slot per tile."""
 
     blocks: int = 1
     """Cores of the launch in `pto-tile-matmul`: > 1 splits the output tiles by block index."""

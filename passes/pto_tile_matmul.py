@@ -35,12 +35,18 @@ nearest above it (M = 385, g = 32: 32, 64, 96 and 128 all divide M - 1, tile-m =
 automatic tile-n shrunk where that C tile needs it; if none fits, an error names the smallest.
 
 Tiles: the options `tile-m`, `tile-n`, `tile-k` fix a tile size (0 = automatic; a size larger
-than its dimension rounded up to g is clamped to that). All sizes are
-multiples of the granularity g = lcm(16, C0 of both operands, the transpose block of a hardware
-transposed operand): 16 for f16/bf16/f32, 32 for 8-bit, 64 for 4-bit types. Automatic tiles
-are tile-m = tile-n = min(128, M or N rounded up to g) (tile-m: but see one-row panels above)
-and the largest tile-k (a multiple of g, at
-most K rounded up, at most 4095) whose A and B tiles fit L0A and L0B. Given tiles are checked:
+than its dimension rounded up to g is clamped to that), `tile-k-l1` the K of the L1 tiles: a
+multiple of tile-k, so that L1 holds a K chunk that is loaded once and moved to L0A / L0B tile-k
+at a time (the k loop becomes a chunk loop with a tile-k loop inside; CATLASS's L1 / L0 tiles).
+All sizes are multiples of the granularity g = lcm(16, C0 of both operands, the transpose block
+of a hardware transposed operand): 16 for f16/bf16/f32, 32 for 8-bit, 64 for 4-bit types.
+Automatic sizes (`tiling=model`, the default) are the cost model's: `passes/matmul_choice.py`
+estimates every legal plan (L0 tiles, chunk, slots of L0A/L0B, the reuse below) from
+`isa/ascend/costs.py` and takes the fastest; with all of tile-m, tile-n and tile-k given the plan
+is exactly theirs (no chunk unless tile-k-l1 is given). `tiling=rule` keeps the fixed rule:
+tile-m = tile-n = min(128, M or N rounded up to g) (tile-m: but see one-row panels above) and the
+largest tile-k (a multiple of g, at most K rounded up, at most 4095) whose A and B tiles fit L0A
+and L0B. Given tiles are checked:
 a tile that does not fit L0A, L0B, L0C or L1 is an error naming the buffer, the bytes it needs and
 the capacity.
 
