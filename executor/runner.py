@@ -262,6 +262,19 @@ def make_interpreter(
     return interp, memory
 
 
+def _cost_table(target_name: str, costs: Any) -> Any:
+    """The calibrated cost table of a timed run (`run_module`'s `costs`)."""
+    from mmair.isa.ascend.calibration import CalibrationError, calibrate
+    from mmair.isa.ascend.costs import Costs
+
+    if isinstance(costs, Costs):
+        return costs
+    try:
+        return calibrate(target_name, costs)
+    except CalibrationError as err:
+        raise InputError(f"--costs: {err}") from None
+
+
 def run_module(
     module: ModuleOp,
     entry: str | None = None,
@@ -277,6 +290,7 @@ def run_module(
     blocks: int = 1,
     coverage: tuple[str, ...] | list[str] = (),
     jobs: int | None = None,
+    costs: Any = None,
 ) -> RunResult:
     """Execute `entry` of a verified module; see the module docstring. Runtime faults raise
     `ExecutionError` (with `.op`), input problems `InputError`. `max_ops` bounds the executed ops,
@@ -304,11 +318,14 @@ def run_module(
     (`Scheduler` in `executor/engine/scheduler.py`), so outputs are bit-identical to `jobs=1`.
     With `blocks` > 1, `jobs` > 1 runs the blocks on that many worker processes with GM in
     shared memory (`executor/engine/multicore_pool.py`; None: one process); results and diagnostics
-    are those of the in-process run."""
+    are those of the in-process run.
+    `costs`: the cost figures of `timing` (`isa.ascend.calibration`: a preset name, a parsed
+    `--costs` document or a `Costs` table; None: the target's own); a bad figure is an
+    InputError naming it."""
     if blocks != 1:
         return _run_blocks(module, entry, inputs, target, seed, max_ops, max_gm_bytes,
                            sync_check, numerics, blocks, coverage, 1 if jobs is None else jobs,
-                           timing, timing_only)
+                           timing, timing_only, costs)
     entry_op = find_entry(module, entry)
     names, values = prepare_arguments(entry_op, dict(inputs or {}), seed, max_gm_bytes)
     target_name = module_target(module, target)
@@ -343,7 +360,7 @@ def run_module(
         if timing:
             from mmair.executor.engine.timeline import TimedScheduler, Timeline
 
-            timeline = Timeline(memory.target.name)
+            timeline = Timeline(memory.target.name, _cost_table(memory.target.name, costs))
             scheduler = TimedScheduler(timeline, gm_names=gm_names)
         from mmair.executor.tcgen05.async_checker import (
             Tcgen05Seam,
@@ -414,7 +431,7 @@ def _run_blocks(module: ModuleOp, entry: str | None, inputs: dict[str, Any] | No
                 target: str | None, seed: int, max_ops: int | None, max_gm_bytes: int | None,
                 sync_check: bool, numerics: str, blocks: int,
                 coverage: tuple[str, ...] | list[str] = (), jobs: int = 1,
-                timing: bool = False, timing_only: bool = False) -> RunResult:
+                timing: bool = False, timing_only: bool = False, costs: Any = None) -> RunResult:
     """`run_module` on `blocks` cores sharing GM (`executor/engine/multicore.py`)."""
     from mmair.executor.engine.multicore import Launch, check_blocks
 
@@ -443,7 +460,7 @@ def _run_blocks(module: ModuleOp, entry: str | None, inputs: dict[str, Any] | No
     if timing:
         from mmair.executor.engine.timeline import TimedScheduler, Timeline
 
-        timeline = Timeline(target_name)
+        timeline = Timeline(target_name, _cost_table(target_name, costs))
         gm_names = {id(v): f"%{n}" for n, v in zip(names, values, strict=True)
                     if isinstance(v, np.ndarray)}
         scheduler = TimedScheduler(timeline, blocks, gm_names=gm_names)

@@ -129,6 +129,41 @@ def _loop(
     block.add_op(scf.YieldOp())
 
 
+def _chunk_loop(
+    em: _Emitter,
+    extent: Index,
+    step: int,
+    iv_name: str,
+    size_name: str,
+    body: Callable[[_Emitter, Index, Index], None],
+) -> None:
+    """`_loop` over [0, extent) where extent may be a runtime size (the last K chunk); a static
+    extent is `_loop` itself (constant bounds: the L0 tiles inside can be multi-buffered)."""
+    if isinstance(extent, int):
+        _loop(em, extent, step, iv_name, size_name, body)
+        return
+    block = Block(arg_types=[IndexType()])
+    iv = block.args[0]
+    iv.name_hint = iv_name
+    em.emit(scf.ForOp(em.value(0), extent, em.value(step), [], block))
+    inner = em.nested(block)
+    rest = inner.emit(arith.SubiOp(extent, iv), f"{iv_name}_rest").results[0]
+    size = inner.emit(arith.MinSIOp(inner.value(step), rest), size_name).results[0]
+    body(inner, iv, size)
+    block.add_op(scf.YieldOp())
+
+
+def _add(em: _Emitter, a: Index, b: Index, name: str) -> Index:
+    """a + b, folded when either is the constant 0."""
+    if isinstance(a, int) and isinstance(b, int):
+        return a + b
+    if a == 0:
+        return b
+    if b == 0:
+        return a
+    return em.emit(arith.AddiOp(em.value(a), em.value(b)), name).results[0]
+
+
 def _start(em: _Emitter, start: tuple[Index, Index]) -> tuple[SSAValue, SSAValue] | None:
     """A source start operand pair, or None for the default [0, 0]."""
     if start == (0, 0):
@@ -262,7 +297,57 @@ def lower_matmul(op: pto.MatmulOp, plan: MatmulPlan) -> list[tuple[Buffer, pto.A
             else_ops = [pto.MadAccOp(a_l0a, b_l0b, c_l0c, msv, nsv, ksv, off), scf.YieldOp()]
             em.emit(scf.IfOp(is_first, [], Region(Block(then_ops)), Region(Block(else_ops))))
 
-        _loop(em, k, plan.tk, "k", "ks", k_body)
+        def chunk_body(em: _Emitter, kc: Index, cs: Index) -> None:
+            """One K chunk: its L1 tiles once, then tk steps from them into L0 (plan.chunked)."""
+            if not plan.a_panel:
+                if ta:
+                    window = _window(em, op.a, [kc, i], [cs, ms], "a_win")
+                    if plan.a_dn2nz:
+                        load(em, window, a_l1, ms, cs, dn2nz=True)
+                    else:
+                        load(em, window, a_l1, cs, ms)
+                else:
+                    load(em, _window(em, op.a, [i, kc], [ms, cs], "a_win"), a_l1, ms, cs)
+            if not plan.b_whole:
+                if tb:
+                    load(em, _window(em, op.b, [j, kc], [ns, cs], "b_win"), b_l1, ns, cs)
+                else:
+                    load(em, _window(em, op.b, [kc, j], [cs, ns], "b_win"), b_l1, cs, ns)
+
+            def step(em: _Emitter, kin: Index, ks: Index) -> None:
+                kg = _add(em, kc, kin, "kg")  # the step's K offset in the whole matmul
+                a_at = kg if plan.a_panel else kin
+                a_start = _start(em, (a_at, 0) if plan.a_staged_transposed else (0, a_at))
+                msv, nsv, ksv = em.value(ms), em.value(ns), em.value(ks)
+                em.emit(pto.MteL1L0AOp(a_l1, a_l0a, msv, ksv, a_start,
+                                       transpose=plan.a_staged_transposed))
+                if plan.b_whole:
+                    b_start = _start(em, (j, kg) if tb else (kg, j))
+                else:
+                    b_start = _start(em, (0, kin) if tb else (kin, 0))
+                em.emit(pto.MteL1L0BOp(b_l1, b_l0b, ksv, nsv, b_start, transpose=tb))
+                off = plan.disable_gemv
+
+                def first() -> Operation:
+                    if bias_bt is not None:
+                        return pto.MadBiasOp(a_l0a, b_l0b, c_l0c, bias_bt, msv, nsv, ksv, off)
+                    return pto.MadOp(a_l0a, b_l0b, c_l0c, msv, nsv, ksv, off)
+
+                if isinstance(kg, int):
+                    em.emit(first() if kg == 0 else
+                            pto.MadAccOp(a_l0a, b_l0b, c_l0c, msv, nsv, ksv, off))
+                    return
+                is_first = em.emit(arith.CmpiOp(kg, em.value(0), "eq"), "first").results[0]
+                then_ops = [first(), scf.YieldOp()]
+                else_ops = [pto.MadAccOp(a_l0a, b_l0b, c_l0c, msv, nsv, ksv, off), scf.YieldOp()]
+                em.emit(scf.IfOp(is_first, [], Region(Block(then_ops)), Region(Block(else_ops))))
+
+            _chunk_loop(em, cs, plan.tk, "kin", "ks", step)
+
+        if plan.chunked:
+            _loop(em, k, plan.k1, "kc", "cs", chunk_body)
+        else:
+            _loop(em, k, plan.tk, "k", "ks", k_body)
         window = _window(em, op.c, [i, j], [ms, ns], "c_win")
         em.emit(pto.FixpipeOp(c_l0c, window, em.value(ms), em.value(ns), quant=plan.quant))
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, replace
+from functools import lru_cache
 from math import lcm
 
 from mmair.dialects import pto
@@ -33,6 +34,12 @@ def _round_up(x: int, g: int) -> int:
     return -(-x // g) * g
 
 
+@lru_cache(maxsize=4096)
+def _footprint(layout: str, shape: tuple[int, int], element: str, space: str) -> int:
+    """`isa_layouts.footprint_bytes`, cached: the tiling search asks for the same tiles often."""
+    return isa_layouts.footprint_bytes(layout, shape, element, space)
+
+
 @dataclass(frozen=True)
 class Buffer:
     """One on-chip buffer of the lowered matmul: what it holds and its tile shape."""
@@ -44,7 +51,7 @@ class Buffer:
     layout: str
 
     def footprint(self) -> int:
-        return isa_layouts.footprint_bytes(self.layout, self.shape, self.element, self.space)
+        return _footprint(self.layout, self.shape, self.element, self.space)
 
     def describe(self) -> str:
         r, c = self.shape
@@ -77,6 +84,24 @@ class MatmulPlan:
     multi_buffer: int = 1  # slots of each tile reloaded in a loop (the `multi-buffer` option)
     single_c: bool = False  # L0C (and the bias) keep one slot: multi_buffer of them do not fit
     blocks: int = 1  # > 1: output tiles split over the cores by block index (the `blocks` option)
+    k1: int = 0  # K of the L1 tiles (a multiple of tk, > tk): chunks of K moved to L0 in tk steps
+    single_l0: bool = False  # L0A and L0B keep one slot (their multi_buffer slots do not fit)
+
+    @property
+    def chunked(self) -> bool:
+        """The L1 tiles hold K chunks of k1 > tk (loaded once per chunk, moved to L0 tk at a
+        time); not for the GEMV row path, nor when both operands are resident anyway."""
+        return self.k1 > self.tk
+
+    @property
+    def l1_k(self) -> int:
+        """K of a reloaded L1 tile: the chunk, else the L0 tile's tk."""
+        return self.k1 if self.chunked else self.tk
+
+    @property
+    def chunks(self) -> int:
+        """Trips of the K chunk loop (1 without chunks: the k loop is the tk loop)."""
+        return -(-self.k // self.k1) if self.chunked else 1
 
     @property
     def a_dn2nz(self) -> bool:
@@ -111,7 +136,7 @@ class MatmulPlan:
     # -- buffers ---------------------------------------------------------------------------
 
     def a_l1(self) -> Buffer:
-        kk = _round_up(self.k, self.granularity) if self.a_panel else self.tk
+        kk = _round_up(self.k, self.granularity) if self.a_panel else self.l1_k
         if self.m == 1 and self.gemv_nd:
             return self.a_row_buffers()[0]
         if self.a_staged_transposed:  # A^T, in the layout the transposing load reads (b32: zz)
@@ -121,7 +146,7 @@ class MatmulPlan:
 
     def b_l1(self) -> Buffer:
         g = self.granularity
-        kk = _round_up(self.k, g) if self.b_whole else self.tk
+        kk = _round_up(self.k, g) if self.b_whole else self.l1_k
         nn = _round_up(self.n, g) if self.b_whole else self.tn
         if self.transpose_b:
             return Buffer("B", "l1", (nn, kk), self.rhs, "nz")
@@ -171,6 +196,16 @@ class MatmulPlan:
         def innermost(*trips: int) -> int:
             return next((t for t in trips if t > 1), 1)
 
+        if self.chunked:  # L1 tiles in the chunk loop, L0 tiles in the tk loop inside it
+            inner = -(-self.k1 // self.tk)
+            if buf.role == "A" and self.a_panel and buf.space == "l1":
+                return mt
+            if buf.role == "B" and self.b_whole and buf.space == "l1":
+                return 1
+            if buf.role in ("A", "B"):
+                l1 = innermost(self.chunks, nt, mt)
+                return l1 if buf.space == "l1" else innermost(inner, self.chunks, nt, mt)
+            return innermost(nt, mt)
         if buf.role == "A":
             return mt if self.a_panel and buf.space == "l1" else innermost(kt, mt)
         if buf.role == "B":
@@ -183,6 +218,8 @@ class MatmulPlan:
         if self.multi_buffer == 1 or self.reload_trips(buf) == 1:
             return 1
         if self.single_c and buf.role in ("C", "bias"):
+            return 1
+        if self.single_l0 and buf.space in ("l0a", "l0b"):
             return 1
         return self.multi_buffer
 
@@ -230,7 +267,7 @@ def _times(slots: int) -> str:
 
 def plan_matmul(
     op: pto.MatmulOp, target: Target, tile_m: int = 0, tile_n: int = 0, tile_k: int = 0,
-    multi_buffer: int = 1, blocks: int = 1,
+    multi_buffer: int = 1, blocks: int = 1, tile_k_l1: int = 0, single_l0: bool = False,
 ) -> MatmulPlan:
     """Choose the tiles and the reuse for a verified `op` (0 = automatic tile size) with
     `multi_buffer` slots per reloaded tile, its output tiles split over `blocks` cores. Raises
@@ -243,7 +280,8 @@ def plan_matmul(
     ta, tb = op.is_transpose_a, op.is_transpose_b
     g = granularity(target, lhs, rhs, ta, tb)
     limit = MAX_TILE // g * g
-    for name, value in (("tile-m", tile_m), ("tile-n", tile_n), ("tile-k", tile_k)):
+    for name, value in (("tile-m", tile_m), ("tile-n", tile_n), ("tile-k", tile_k),
+                        ("tile-k-l1", tile_k_l1)):
         if value < 0 or value % g or value > limit:
             raise PassOpError(
                 op,
@@ -272,12 +310,15 @@ def plan_matmul(
         raise PassOpError(op, f"requires multi-buffer >= 1, got {multi_buffer}")
     split = blocks > 1
 
+    k1 = 0  # the L1 K chunk, once tk is known
+
     def make(tk: int, a_panel: bool = False, b_whole: bool = False,
              tiles_mn: tuple[int, int] | None = None) -> MatmulPlan:
         rows, cols = tiles_mn or (tm, tn)
         plan = MatmulPlan(
             target, m, n, k, lhs, rhs, out, acc, quant, ta, tb, op.bias is not None,
             rows, cols, tk, g, a_panel and not split, b_whole, multi_buffer, blocks=blocks,
+            k1=k1 if k1 > tk and m % rows != 1 else 0, single_l0=single_l0,
         )
         # Ping-pong L0C only where its slots (and the bias's) fit: it overlaps the fixpipe of
         # one C tile with the mads of the next, a smaller gain than the operand slots.
@@ -326,12 +367,21 @@ def plan_matmul(
             )
         tm, tn = found
 
+    if tile_k_l1:  # chunks of K in L1: a multiple of tile-k (automatic: the largest that divides)
+        k1 = tile_k_l1
+        if tile_k and k1 > tile_k and k1 % tile_k:
+            raise PassOpError(
+                op,
+                f"requires tile-k-l1 to be a multiple of tile-k = {tile_k} (the L1 chunk is moved "
+                f"to L0 in tile-k steps), got {tile_k_l1}",
+            )
     if tile_k:
         tk = min(tile_k, _round_up(k, g))
     else:
-        tk = min(_round_up(k, g), limit)
-        while tk > g and _overflows(make(tk)):
+        tk = min(_round_up(k, g), limit, k1 or limit)
+        while tk > g and (_overflows(make(tk)) or (k1 > tk and k1 % tk)):
             tk -= g
+    k1 = min(k1, _round_up(k, tk))  # a chunk never needs more than K (whole tk steps)
     plan = make(tk)
     problems = _overflows(plan)
     if problems:

@@ -4,8 +4,9 @@ The executor interprets the hardware-level ops (pto tile ops, tcgen05 with mater
 descriptor words, func/scf/arith/memref) and nothing above them: every higher-level op has a
 lowering here, and the executor carries no second implementation of it. In order:
 
-1. `pto-tile-matmul`: `pto.matmul` -> tiled loops of GM->L1->L0 moves, `mad`/`mad_acc` and `fixpipe`
-   (with `multi-buffer=2`, ping-pong slots of the reloaded tiles);
+1. `pto-tile-matmul`: `pto.matmul` -> tiled loops of GM->L1->L0 moves, `mad`/`mad_acc` and `fixpipe`,
+   with the tiles the cost model chooses and ping-pong slots of the reloaded tiles where they win
+   (`multi-buffer=2`, the default here; `multi-buffer=1` for one slot each);
 2. `pto-assign-addresses`: a static byte offset for every `pto.alloc` (with reuse of dead tiles);
 3. `pto-insert-sync`: the `set_flag` / `wait_flag` / `pipe_barrier` the pipes need, last among the
    pto passes so that bytes reused by address assignment are ordered too;
@@ -21,6 +22,7 @@ never synchronised (the executor places an alloc without an offset at a fresh ad
 `-p pto-assign-addresses,pto-insert-sync` to treat such a function too.
 
     mmair-opt kernel.mlir -p mmair-lower          # or -p 'mmair-lower{target=a5 multi-buffer=2}'
+    mmair-opt kernel.mlir -p 'mmair-lower{tile-m=128 tile-n=256 tile-k=64 multi-buffer=2}'
     mmair-run kernel.mlir -p mmair-lower --check-numpy
 """
 
@@ -64,19 +66,33 @@ class MmairLowerPass(ModulePass):
     target: str | None = None
     """Ascend target; sets the module's `pto.target` when it has none (default: the module's)."""
 
-    multi_buffer: int = 1
-    """Slots per reloaded tile in `pto-tile-matmul` (2: double buffering)."""
+    multi_buffer: int = 2
+    """Slots per reloaded tile in `pto-tile-matmul`: up to 2 by default (double buffering where
+    the cost model estimates it faster, `passes/matmul_choice.py`; it never loses to single
+    buffering); 1 keeps one slot per tile."""
 
     blocks: int = 1
     """Cores of the launch in `pto-tile-matmul`: > 1 splits the output tiles by block index."""
+
+    tile_m: int = 0
+    tile_n: int = 0
+    tile_k: int = 0
+    tile_k_l1: int = 0
+    """Tile sizes of `pto-tile-matmul` (0: chosen by it), so that a tuned configuration is one
+    `-p 'mmair-lower{tile-m=... tile-n=... tile-k=... multi-buffer=...}'`."""
+
+    tiling: str = "model"
+    """`pto-tile-matmul`'s choice of automatic sizes: "model" (the cost model) or "rule"."""
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         lowered = frozenset(
             f.sym_name.data for f in op.walk()
             if isinstance(f, func.FuncOp) and any(isinstance(o, pto.MatmulOp) for o in f.walk())
         )
-        PtoTileMatmulPass(target=self.target, multi_buffer=self.multi_buffer,
-                          blocks=self.blocks).apply(ctx, op)
+        PtoTileMatmulPass(target=self.target, tile_m=self.tile_m, tile_n=self.tile_n,
+                          tile_k=self.tile_k, tile_k_l1=self.tile_k_l1,
+                          multi_buffer=self.multi_buffer, blocks=self.blocks,
+                          tiling=self.tiling).apply(ctx, op)
         resolve_target(op, self.target, self.name)
         functions = [f for f in op.walk()
                      if isinstance(f, func.FuncOp) and f.sym_name.data in lowered]

@@ -35,12 +35,18 @@ nearest above it (M = 385, g = 32: 32, 64, 96 and 128 all divide M - 1, tile-m =
 automatic tile-n shrunk where that C tile needs it; if none fits, an error names the smallest.
 
 Tiles: the options `tile-m`, `tile-n`, `tile-k` fix a tile size (0 = automatic; a size larger
-than its dimension rounded up to g is clamped to that). All sizes are
-multiples of the granularity g = lcm(16, C0 of both operands, the transpose block of a hardware
-transposed operand): 16 for f16/bf16/f32, 32 for 8-bit, 64 for 4-bit types. Automatic tiles
-are tile-m = tile-n = min(128, M or N rounded up to g) (tile-m: but see one-row panels above)
-and the largest tile-k (a multiple of g, at
-most K rounded up, at most 4095) whose A and B tiles fit L0A and L0B. Given tiles are checked:
+than its dimension rounded up to g is clamped to that), `tile-k-l1` the K of the L1 tiles: a
+multiple of tile-k, so that L1 holds a K chunk that is loaded once and moved to L0A / L0B tile-k
+at a time (the k loop becomes a chunk loop with a tile-k loop inside; CATLASS's L1 / L0 tiles).
+All sizes are multiples of the granularity g = lcm(16, C0 of both operands, the transpose block
+of a hardware transposed operand): 16 for f16/bf16/f32, 32 for 8-bit, 64 for 4-bit types.
+Automatic sizes (`tiling=model`, the default) are the cost model's: `passes/matmul_choice.py`
+estimates every legal plan (L0 tiles, chunk, slots of L0A/L0B, the reuse below) from
+`isa/ascend/costs.py` and takes the fastest; with all of tile-m, tile-n and tile-k given the plan
+is exactly theirs (no chunk unless tile-k-l1 is given). `tiling=rule` keeps the fixed rule:
+tile-m = tile-n = min(128, M or N rounded up to g) (tile-m: but see one-row panels above) and the
+largest tile-k (a multiple of g, at most K rounded up, at most 4095) whose A and B tiles fit L0A
+and L0B. Given tiles are checked:
 a tile that does not fit L0A, L0B, L0C or L1 is an error naming the buffer, the bytes it needs and
 the capacity.
 
@@ -67,11 +73,16 @@ from dataclasses import dataclass
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass
+from xdsl.utils.exceptions import PassFailedException
 
 from mmair.dialects import pto
+from mmair.passes.matmul_choice import choose_plan
 from mmair.passes.matmul_emit import lower_matmul, multi_buffer_matmul
 from mmair.passes.matmul_plan import plan_matmul
 from mmair.passes.pass_errors import resolve_target
+
+TILINGS = ("model", "rule")
+"""Values of the `tiling` option."""
 
 
 @dataclass(frozen=True)
@@ -88,12 +99,18 @@ class PtoTileMatmulPass(ModulePass):
     tile_m: int = 0
     tile_n: int = 0
     tile_k: int = 0
+    tile_k_l1: int = 0
+    """K of the L1 tiles (0: tile-k): a multiple of tile-k; L1 holds K chunks of this size, each
+    loaded once and moved to L0A / L0B tile-k at a time."""
     multi_buffer: int = 1
     """Slots per tile reloaded in a loop: 2 ping-pongs L1, L0A/L0B (and L0C where two fit), so
     the loads of the next tile overlap the current mad (`mmair.passes.multi_buffer`)."""
     blocks: int = 1
     """Cores the kernel is written for: > 1 splits the output tiles over the cores of the launch
     by `pto.block_idx` (module docstring); at most the target's AI Cores."""
+    tiling: str = "model"
+    """How automatic sizes are chosen: "model" (the cost model's fastest plan,
+    `passes/matmul_choice.py`) or "rule" (the fixed rule of the module docstring, "Tiles")."""
     jam_l0c: bool = False
     """With multi-buffer > 1: unroll-and-jam the loop of the L0C slots (`multi_buffer(jam=True)`),
     so that the K chains of consecutive output tiles are independent in every K step. For the
@@ -102,11 +119,15 @@ class PtoTileMatmulPass(ModulePass):
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         resolve_target(op, self.target, self.name)
+        if self.tiling not in TILINGS:
+            raise PassFailedException(
+                f"{self.name}: tiling must be one of {', '.join(TILINGS)}, got '{self.tiling}'")
+        choose = choose_plan if self.tiling == "model" else plan_matmul
         for matmul in [o for o in op.walk() if isinstance(o, pto.MatmulOp)]:
             target = pto.target_of(matmul)
-            plan = plan_matmul(
+            plan = choose(
                 matmul, target, self.tile_m, self.tile_n, self.tile_k, self.multi_buffer,
-                self.blocks,
+                self.blocks, self.tile_k_l1,
             )
             allocs = lower_matmul(matmul, plan)
             multi_buffer_matmul(plan, allocs, self.jam_l0c)

@@ -43,7 +43,8 @@ rounding; `mmair.isa.tcgen05.numerics`) instead of float32 accumulation.
 (docs/costs.md) and prints total cycles, the time at the target clock and, per pipe, busy
 cycles, utilisation and the op that bounds it; `--timing-only` does the same without computing
 the pipe ops (fast, no outputs); `--timeline FILE.json|FILE.png` writes the schedule as a Chrome
-trace (Perfetto) or a Gantt chart.
+trace (Perfetto) or a Gantt chart. `--costs FILE.json` replaces figures of the cost model (any of
+`isa/ascend/costs.py`'s; `--costs ptoisa`: pto-isa's constants; docs/costs.md, "Calibration").
 `--jobs N` (default 1; 0: the machine's cores) runs independent pipe ops of a core on N threads:
 with the sync checker on, an op waits only for the earlier ops whose footprints overlap its own
 (at least one writing), so the outputs are bit-identical to `--jobs 1` (sequential). With
@@ -62,6 +63,7 @@ import sys
 from collections.abc import Sequence
 from dataclasses import asdict
 from io import StringIO
+from typing import Any
 
 import numpy as np
 
@@ -208,6 +210,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--timeline", metavar="FILE.json|FILE.png",
                    help="write the pipe timeline (implies --timing): a Chrome trace-event file "
                         "(.json, for Perfetto / chrome://tracing) or a Gantt chart (.png)")
+    p.add_argument("--costs", metavar="FILE.json|PRESET",
+                   help="cost figures for --timing: a JSON object overriding any figure of the "
+                        "target's cost table (errors name the bad key), or a preset: 'ptoisa' "
+                        "(pto-isa's cost model constants); docs/costs.md, 'Calibration'")
     p.add_argument("--blocks", type=_positive, default=1, metavar="N",
                    help="launch the kernel on N AI Cores (pto.block_idx 0..N-1; own on-chip "
                         "memories and pipes, shared GM; at most the target's core count; with "
@@ -417,6 +423,7 @@ def run(args: argparse.Namespace) -> int:
     for _name, path in outputs_spec:
         check_output_path(path, "--output")
     _check_timing_options(args, outputs_spec, checks_spec)
+    costs_spec = _costs_spec(args)
     _refuse_overwriting_inputs(args, inputs_spec, outputs_spec, checks_spec)  # even with --force
     for name, path in outputs_spec:
         refuse_foreign_file(path, f"--output {name}", args.force)
@@ -458,7 +465,8 @@ def run(args: argparse.Namespace) -> int:
                             numerics=args.numerics,
                             timing=args.timing or args.timeline is not None,
                             timing_only=args.timing_only, blocks=args.blocks,
-                            coverage=args.check_coverage, jobs=_jobs(args.jobs))
+                            coverage=args.check_coverage, jobs=_jobs(args.jobs),
+                            costs=costs_spec)
     except InputError as err:
         raise UserError(format_diagnostic(str(err))) from None
     except ExecutionError as err:
@@ -607,6 +615,24 @@ def _check_timed_kernel(module, file: str) -> None:
             "timing is not modelled", file=file))
 
 
+def _costs_spec(args) -> Any:
+    """The `--costs` preset name or parsed file (None without it); it needs --timing."""
+    if args.costs is None:
+        return None
+    if not (args.timing or args.timing_only or args.timeline is not None):
+        raise BadArguments("--costs sets the figures of the cycle model: it needs --timing, "
+                           "--timing-only or --timeline")
+    from mmair.isa.ascend.calibration import PRESETS, CalibrationError, calibrate, load_spec
+
+    try:
+        spec = load_spec(args.costs)
+        calibrate("a2", spec)  # every key is checked, whichever target the kernel has
+    except CalibrationError as err:
+        where = args.costs if args.costs not in PRESETS and "invalid JSON" not in str(err) else None
+        raise UserError(format_diagnostic(f"--costs: {err}", file=where)) from None
+    return spec
+
+
 def _check_timing_options(args, outputs_spec, checks_spec) -> None:
     """--timing-only computes no outputs: options that read them are bad arguments (exit 2);
     --timeline writes .json or .png."""
@@ -721,7 +747,11 @@ def _print_summary(args, entry, passes, result, checks, outputs_spec) -> None:
                                    if k in result.peak_bytes}},
         }
         if result.timeline is not None:
-            summary["timing"] = asdict(result.timeline.summary())
+            from mmair.isa.ascend.calibration import table_figures
+
+            timed = result.timeline.summary()
+            summary["timing"] = {**asdict(timed), **timed.report(),
+                                 "costs": table_figures(result.timeline.costs)}
         print(json.dumps(summary, indent=2, default=str))
         return
     types = entry.function_type.outputs.data

@@ -29,6 +29,7 @@ import sys
 import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import asdict, dataclass, field
+from typing import Any
 
 from mmair.tools.stdio import quiet_broken_pipe
 
@@ -42,14 +43,20 @@ class Config:
     tile_n: int
     tile_k: int
     multi_buffer: int
+    blocks: int = 1
+    tile_k_l1: int = 0
+    """The L1 K chunk (0: none, L1 tiles hold tile-k)."""
 
     def pipeline(self) -> str:
-        return (f"pto-tile-matmul{{tile-m={self.tile_m} tile-n={self.tile_n} "
-                f"tile-k={self.tile_k} multi-buffer={self.multi_buffer}}},"
-                f"pto-assign-addresses,pto-insert-sync")
+        """The configuration as one `mmair-lower` pipeline (`-p` of mmair-opt / mmair-run)."""
+        split = f" blocks={self.blocks}" if self.blocks > 1 else ""
+        chunk = f" tile-k-l1={self.tile_k_l1}" if self.tile_k_l1 else ""
+        return (f"mmair-lower{{tile-m={self.tile_m} tile-n={self.tile_n} "
+                f"tile-k={self.tile_k}{chunk} multi-buffer={self.multi_buffer}{split}}}")
 
     def label(self) -> str:
-        return f"{self.tile_m}x{self.tile_n}x{self.tile_k} mb={self.multi_buffer}"
+        chunk = f"/{self.tile_k_l1}" if self.tile_k_l1 else ""
+        return f"{self.tile_m}x{self.tile_n}x{self.tile_k}{chunk} mb={self.multi_buffer}"
 
 
 @dataclass(frozen=True)
@@ -61,6 +68,8 @@ class Job:
     c: str
     target: str
     config: Config
+    costs: Any = None
+    """The `--costs` preset name or parsed document (None: the target's cost table)."""
 
 
 @dataclass
@@ -73,6 +82,8 @@ class Estimate:
     error: str = ""
     wall: float = 0.0
     """Seconds the estimate took (lowering + timing-only run)."""
+    report: dict[str, Any] = field(default_factory=dict)
+    """`timeline.Summary.report()`: cube utilization, bytes per level, L2 hit rate, bound."""
 
 
 def matmul_source(m: int, n: int, k: int, ab: str = "f16", c: str = "f32",
@@ -107,7 +118,8 @@ def estimate(job: Job) -> Estimate:
     t0 = time.perf_counter()
     try:
         module = lower(job)
-        summary = run_module(module, timing_only=True).timeline.summary()
+        summary = run_module(module, timing_only=True, blocks=job.config.blocks,
+                             costs=job.costs).timeline.summary()
     except Exception as err:  # reported per configuration, the sweep goes on
         return Estimate(job.config, error=f"{type(err).__name__}: {err}".splitlines()[0],
                         wall=time.perf_counter() - t0)
@@ -115,12 +127,13 @@ def estimate(job: Job) -> Estimate:
     return Estimate(job.config, summary.total, summary.seconds,
                     {p.pipe: p.utilisation for p in summary.pipes},
                     busiest.pipe if busiest is not None else "", "",
-                    time.perf_counter() - t0)
+                    time.perf_counter() - t0, summary.report())
 
 
 def candidates(m: int, n: int, k: int, ab: str, c: str, target: str,
                tiles_m: Iterable[int], tiles_n: Iterable[int], tiles_k: Iterable[int],
-               buffers: Iterable[int]) -> list[Config]:
+               buffers: Iterable[int], blocks: int = 1,
+               chunks: Iterable[int] = (0,)) -> list[Config]:
     """The configurations `pto-tile-matmul` accepts for this matmul (its own legality check)."""
     from mmair.dialects import pto
     from mmair.isa.ascend.targets import get_target
@@ -140,14 +153,18 @@ def candidates(m: int, n: int, k: int, ab: str, c: str, target: str,
         for tm in tiles_m:
             for tn in tiles_n:
                 for tk in tiles_k:
-                    try:
-                        plan = plan_matmul(op, tgt, tm, tn, tk, mb)
-                    except PassOpError:
-                        continue
-                    key = (plan.tm, plan.tn, plan.tk, mb)  # clamped sizes
-                    if key not in seen:
-                        seen.add(key)
-                        out.append(Config(*key))
+                    for k1 in chunks:
+                        if k1 and (k1 <= tk or k1 % tk):
+                            continue  # a chunk is a multiple of tile-k above it
+                        try:
+                            plan = plan_matmul(op, tgt, tm, tn, tk, mb, blocks, k1)
+                        except PassOpError:
+                            continue
+                        key = (plan.tm, plan.tn, plan.tk, mb)  # clamped sizes
+                        chunk = plan.k1 if plan.chunked else 0
+                        if key + (chunk,) not in seen:
+                            seen.add(key + (chunk,))
+                            out.append(Config(*key, blocks, chunk))
     return out
 
 
@@ -283,6 +300,14 @@ def build_parser() -> argparse.ArgumentParser:
                    help="tile-n values to try (default 64,128,256)")
     p.add_argument("--tiles-k", type=_ints, default=[64, 128, 256, 512], metavar="LIST",
                    help="tile-k values to try (default 64,128,256,512)")
+    p.add_argument("--tiles-k-l1", type=_ints, default=[0, 256, 512], metavar="LIST",
+                   help="L1 K chunks to try (0: none; a multiple of tile-k above it; default "
+                        "0,256,512)")
+    p.add_argument("--blocks", type=_positive, default=1, metavar="N",
+                   help="cores of the launch: each configuration splits the output tiles over "
+                        "N blocks (mmair-lower's blocks option) and is timed on N cores")
+    p.add_argument("--costs", metavar="FILE.json|PRESET",
+                   help="cost figures of the estimates (as mmair-run --costs; docs/costs.md)")
     p.add_argument("--workers", type=_positive, default=None, metavar="N",
                    help="processes of the local pool (default: all cores)")
     p.add_argument("--cluster", metavar="ADDRESS",
@@ -331,6 +356,16 @@ def _error(text: str) -> None:
     _FAILURE.append(text)
 
 
+def _percent(fraction: float | None) -> str:
+    return f"{'-':>6}" if fraction is None else f"{100 * fraction:5.1f}%"
+
+
+def _bound(report: dict[str, Any]) -> str:
+    """`mte2 93%`: the roofline that bounds the kernel and its busy share of the cycles."""
+    bound = report.get("bound")
+    return "-" if not bound else f"{bound['roofline']} {100 * bound['fraction']:.0f}%"
+
+
 def _tune(args: argparse.Namespace) -> int:
     from mmair.isa.ascend.targets import TARGET_NAMES
 
@@ -351,9 +386,20 @@ def _tune(args: argparse.Namespace) -> int:
         _error("error: mmair-tune needs the pto-insert-sync pass (the lowered kernels must carry "
                "their set_flag / wait_flag to be timed), which this installation lacks")
         return 1
+    costs_spec = None
+    if args.costs is not None:
+        from mmair.isa.ascend.calibration import CalibrationError, calibrate, load_spec
+
+        try:
+            costs_spec = load_spec(args.costs)
+            calibrate(args.target, costs_spec)
+        except CalibrationError as err:
+            _error(f"error: --costs: {err}")
+            return 1
     try:
         configs = candidates(args.m, args.n, args.k, ab, c, args.target, args.tiles_m,
-                             args.tiles_n, args.tiles_k, args.buffers)
+                             args.tiles_n, args.tiles_k, args.buffers, args.blocks,
+                             args.tiles_k_l1)
     except DiagnosticException as err:
         _error(f"error: {err}".splitlines()[0])
         return 1
@@ -362,7 +408,7 @@ def _tune(args: argparse.Namespace) -> int:
                f"{args.target} among the tiles given (--tiles-m, --tiles-n, --tiles-k, "
                "--buffers)")
         return 1
-    jobs = [Job(args.m, args.n, args.k, ab, c, args.target, cfg) for cfg in configs]
+    jobs = [Job(args.m, args.n, args.k, ab, c, args.target, cfg, costs_spec) for cfg in configs]
     show = args.progress == "on" or (args.progress == "auto" and sys.stderr.isatty())
     bar = Progress(len(jobs), show)
     t0 = time.perf_counter()
@@ -392,13 +438,15 @@ def _tune(args: argparse.Namespace) -> int:
         f"{workers} process{'es' if workers != 1 else ''}"
     print(f"{len(jobs)} configurations of {args.m}x{args.n}x{args.k} {ab}->{c} on {args.target} "
           f"estimated in {wall:.1f} s on {where}")
-    print(f"{'rank':>4}  {'tile m x n x k':>16}  {'buffers':>7}  {'cycles':>12}  {'time':>10}  "
-          f"busiest  utilisation per pipe")
+    print(f"{'rank':>4}  {'tile m x n x k[/l1]':>20}  {'buffers':>7}  {'cycles':>12}  {'time':>10}  "
+          f"{'cube':>6}  {'L2 hit':>6}  bound by    utilisation per pipe")
     for i, r in enumerate(good[:args.top], 1):
         util = " ".join(f"{p}={100 * u:.0f}%" for p, u in r.utilisation.items())
         cfg = r.config
-        print(f"{i:>4}  {f'{cfg.tile_m}x{cfg.tile_n}x{cfg.tile_k}':>16}  {cfg.multi_buffer:>7}  "
-              f"{r.cycles:>12}  {r.seconds * 1e6:>8.1f}us  {r.busiest:<7}  {util}")
+        chunk = f"/{cfg.tile_k_l1}" if cfg.tile_k_l1 else ""
+        print(f"{i:>4}  {f'{cfg.tile_m}x{cfg.tile_n}x{cfg.tile_k}{chunk}':>20}  {cfg.multi_buffer:>7}  "
+              f"{r.cycles:>12}  {r.seconds * 1e6:>8.1f}us  {_percent(r.report.get('cube_utilization'))}"
+              f"  {_percent(r.report.get('l2_hit_rate'))}  {_bound(r.report):<10}  {util}")
     failed = [r for r in results if r.error]
     for r in failed:
         print(f"  skipped {r.config.label()}: {r.error}")

@@ -27,7 +27,8 @@ import json
 from collections import defaultdict
 from collections.abc import Hashable, Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from math import ceil
+from typing import Any, NamedTuple
 
 from mmair.executor.engine.events import BARRIER, BARRIER_ALL, SET, WAIT, Event, op_where
 from mmair.executor.engine.scheduler import Scheduler
@@ -38,6 +39,25 @@ from mmair.isa.ascend.targets import FRACTAL_BYTES, get_target
 
 PIPE_ORDER: tuple[Pipe, ...] = (Pipe.S, Pipe.MTE2, Pipe.MTE1, Pipe.M, Pipe.FIX, Pipe.V, Pipe.MTE3)
 """Rows of the timeline, in data-flow order."""
+
+class Cost(NamedTuple):
+    """What one pipe op costs: its cycles, the shape text of the timeline, and the bytes it moves
+    between two levels (`LEVELS`; "" for a mad, a flag, ...)."""
+
+    cycles: int
+    shape: str = ""
+    level: str = ""
+    nbytes: int = 0
+
+
+LEVELS: dict[str, str] = {
+    "gm_l1": "GM -> L1", "gm_ub": "GM -> UB", "l1_l0": "L1 -> L0A/L0B/BT",
+    "l0c_gm": "L0C -> GM", "l0c_l1": "L0C -> L1/UB", "ub_gm": "UB -> GM",
+}
+"""The data paths whose bytes `--timing` reports, in data-flow order."""
+ROOFLINES: tuple[tuple[str, str], ...] = (("cube", "m"), ("mte2", "mte2"), ("mte1", "mte1"),
+                                          ("fix", "fix"))
+"""(name, pipe) of the rooflines a cube kernel can be bound by."""
 
 _MOVES = ("mte_gm_l1", "mte_gm_ub", "mte_ub_gm", "mte_l1_l0a", "mte_l1_l0b", "mte_l1_bt")
 _MADS = ("mad", "mad_acc", "mad_bias")
@@ -101,6 +121,42 @@ class Summary:
     pipes: list[PipeStats] = field(default_factory=list)
     cores: list[CoreStats] = field(default_factory=list)
     """Per core of a multi-core launch (empty for one core); `total` is the slowest core's end."""
+    bytes_moved: dict[str, int] = field(default_factory=dict)
+    """Bytes per data path (`LEVELS` keys), summed over the cores."""
+    l2_hit_rate: float | None = None
+    """Fraction of the GM read lines found in L2 (None: no GM reads or no L2)."""
+    rooflines: dict[str, int] = field(default_factory=dict)
+    """Per `ROOFLINES` name: the busy cycles of that pipe on its busiest core (a lower bound of
+    the kernel's cycles if nothing else limited it)."""
+    n_cores: int = 1
+
+    @property
+    def cube_utilization(self) -> float:
+        """Cycles the cube (pipe M) computes over the kernel's cycles, averaged over the cores."""
+        busy = sum(p.busy for p in self.pipes if p.pipe == str(Pipe.M))
+        return busy / (self.total * self.n_cores) if self.total else 0.0
+
+    @property
+    def bound(self) -> tuple[str, float] | None:
+        """(roofline, its busy fraction of the kernel's cycles) of the roofline that bounds the
+        kernel: the one whose busiest core is busy longest."""
+        if not self.rooflines or not self.total:
+            return None
+        name = max(self.rooflines, key=lambda r: self.rooflines[r])
+        return name, self.rooflines[name] / self.total
+
+    def report(self) -> dict[str, Any]:
+        """The derived figures of `--timing` as JSON-ready values."""
+        bound = self.bound
+        return {
+            "cube_utilization": self.cube_utilization,
+            "bytes_moved": dict(self.bytes_moved),
+            "l2_hit_rate": self.l2_hit_rate,
+            "rooflines": {name: {"busy_cycles": busy,
+                                 "fraction": busy / self.total if self.total else 0.0}
+                          for name, busy in self.rooflines.items()},
+            "bound": None if bound is None else {"roofline": bound[0], "fraction": bound[1]},
+        }
 
     @property
     def bottleneck(self) -> PipeStats | None:
@@ -108,7 +164,7 @@ class Summary:
         return max(busy, key=lambda p: p.busy) if busy else None
 
     def format(self) -> str:
-        lines = [f"timing ({self.target}, {self.clock_mhz} MHz): {self.total} cycles, "
+        lines = [f"timing ({self.target}, {self.clock_mhz:g} MHz): {self.total} cycles, "
                  f"{_fmt_time(self.seconds)}"]
         for p in self.pipes:
             lines.append(f"  pipe {p.pipe:<4} busy {p.busy:>12} cycles  {100 * p.utilisation:5.1f} %  "
@@ -116,6 +172,19 @@ class Summary:
         b = self.bottleneck
         if b is not None:
             lines.append(f"  busiest pipe: {b.pipe}")
+        lines.append(f"  cube utilization {100 * self.cube_utilization:.1f} % (mad busy / cycles"
+                     f"{f', averaged over {self.n_cores} cores' if self.n_cores > 1 else ''})")
+        if self.bytes_moved:
+            lines.append("  bytes moved: " + ", ".join(
+                f"{LEVELS[lv]} {self.bytes_moved[lv]:,}" for lv in LEVELS if lv in self.bytes_moved))
+        if self.l2_hit_rate is not None:
+            lines.append(f"  L2 hit rate {100 * self.l2_hit_rate:.1f} % of the GM lines read")
+        bound = self.bound
+        if bound is not None:
+            others = ", ".join(f"{name} {100 * busy / self.total:.1f} %"
+                               for name, busy in self.rooflines.items() if name != bound[0])
+            lines.append(f"  bound by {bound[0]}: its busiest core is busy {100 * bound[1]:.1f} % "
+                         f"of the cycles ({others})")
         if self.cores:
             slowest = max(self.cores, key=lambda c: c.end)
             lines.append(f"  per block (busy cycles above are summed over the {len(self.cores)} "
@@ -151,12 +220,17 @@ class TimedScheduler(Scheduler):
 class Timeline:
     """Costs and times of the events of one run on `target` (module docstring)."""
 
-    def __init__(self, target: str):
+    def __init__(self, target: str, costs: isa_costs.Costs | None = None):
         self.target = target
-        self.costs = isa_costs.costs(target)
+        self.costs = costs if costs is not None else isa_costs.costs(target)
+        """The cost table (the target's, or one calibrated with `isa.ascend.calibration`)."""
         self.events: list[Event] = []
-        self.shapes: dict[int, tuple[int, str]] = {}
-        """id(event) -> (cycles, shape text) of pipe ops, from their runtime operands."""
+        self.shapes: dict[int, Cost] = {}
+        """id(event) -> `Cost` of pipe ops, from their runtime operands."""
+        self.l2_cycles: dict[int, int] = {}
+        """id(event) -> cycles of a GM read priced by the L2 model (after `slices`)."""
+        self.l2_lines: tuple[int, int] = (0, 0)
+        """(lines found in L2, lines read) over the GM reads of the run (after `slices`)."""
         self._slices: list[Slice] | None = None
         self.barriers: list[list[Event]] = []
         """The `pto.sync_all` events of each all-core barrier of a multi-core launch."""
@@ -176,22 +250,101 @@ class Timeline:
 
     def op_issued(self, ev: Event, args: Sequence[Any]) -> None:
         """`IssueSeam` hook: the cost of pipe op `ev` from its runtime operands `args`."""
-        self.shapes[id(ev)] = op_cost(self.target, ev.op, ev.kind, args)
+        self.shapes[id(ev)] = op_cost(self.costs, ev.op, ev.kind, args)
 
-    def set_cost(self, ev: Event, cycles: int, shape: str = "") -> None:
+    def set_cost(self, ev: Event, cycles: int, shape: str = "", level: str = "",
+                 nbytes: int = 0) -> None:
         """Give event `ev` a duration directly (events built without an executor)."""
-        self.shapes[id(ev)] = (cycles, shape)
+        self.shapes[id(ev)] = Cost(cycles, shape, level, nbytes)
 
     def duration(self, ev: Event) -> int:
         kind = ev.kind
         if kind in (SET, WAIT):
-            return isa_costs.sync_cycles(self.target, kind)
+            return isa_costs.sync_cycles(self.costs, kind)
         if kind in (BARRIER, BARRIER_ALL):
-            return isa_costs.sync_cycles(self.target, "pipe_barrier")
+            return isa_costs.sync_cycles(self.costs, "pipe_barrier")
+        priced = self.l2_cycles.get(id(ev))
+        if priced is not None:
+            return priced
         known = self.shapes.get(id(ev))
         return known[0] if known is not None else self.costs.issue_cycles
 
     # --- schedule -------------------------------------------------------------------------------
+
+    def _schedule(self, events: list[Event], deps: dict[int, list[Event]]
+                  ) -> tuple[dict[int, int], dict[int, int]]:
+        """(start, end) cycles by id(event): each event starts when all its deps have ended."""
+        end: dict[int, int] = {}
+        start: dict[int, int] = {}
+        for root in events:  # iterative depth-first: deps before the event
+            if id(root) in end:
+                continue
+            stack = [root]
+            while stack:
+                ev = stack[-1]
+                if id(ev) in end:
+                    stack.pop()
+                    continue
+                todo = [d for d in deps.get(id(ev), ()) if id(d) not in end and id(d) in deps]
+                if todo:
+                    stack.extend(todo)
+                    continue
+                stack.pop()
+                s = max((end[id(d)] for d in deps[id(ev)] if id(d) in end), default=0)
+                start[id(ev)] = s
+                end[id(ev)] = s + self.duration(ev)
+        return start, end
+
+    def _price_gm_reads(self, events: list[Event], start: dict[int, int],
+                        end: dict[int, int]) -> bool:
+        """The L2 model (`executor/engine/l2.py`) on a first schedule: in the order the GM
+        accesses start, each read's lines hit or miss L2; a read then costs its hit bytes at the
+        L2 rate and its miss bytes at this core's share of DDR while other cores' misses run at
+        the same time. Fills `l2_cycles`; False when nothing changed (no GM reads)."""
+        import numpy as np
+
+        from mmair.executor.engine.l2 import L2Model, concurrent_readers
+
+        c = self.costs
+        gm = [ev for ev in events if ev.accesses and id(ev) in self.shapes and
+              self.shapes[id(ev)].level in ("gm_l1", "gm_ub", "l0c_gm", "ub_gm")]
+        if not gm:
+            return False
+        gm.sort(key=lambda ev: (start[id(ev)], ev.seq))
+        model = L2Model(c.l2_bytes, c.l2_line_bytes, len(gm)) if c.l2_bytes else None
+        reads: list[tuple[Event, int, int, bool]] = []  # (event, hit, miss bytes, reads DDR)
+        hit_lines = read_lines = 0
+        for ev in gm:
+            cost = self.shapes[id(ev)]
+            reading = cost.level in ("gm_l1", "gm_ub")
+            accesses = [a for a in ev.accesses if a.space == "gm" and a.write != reading]
+            hits, pending, total = model.touch(accesses, start[id(ev)], end[id(ev)]) \
+                if model is not None else (0, 0, 0)
+            if not reading:
+                continue
+            hit_lines += hits + pending
+            read_lines += total
+            # a hit reads its share of the bytes from L2; a miss brings whole lines from DDR,
+            # and a line another core is still bringing in arrives as fast as that miss
+            hit_bytes = cost.nbytes * hits // total if total else 0
+            miss_bytes = (total - hits) * c.l2_line_bytes if model is not None else cost.nbytes
+            reads.append((ev, hit_bytes, miss_bytes, model is None or hits + pending < total))
+        self.l2_lines = (hit_lines, read_lines)
+        ddr = [ev for ev, _, _, reads_ddr in reads if reads_ddr]
+        waiting = [ev for ev, _, miss, _ in reads if miss]
+        readers = concurrent_readers(
+            np.array([start[id(ev)] for ev in ddr], dtype=np.float64),
+            np.array([end[id(ev)] for ev in ddr], dtype=np.float64),
+            np.array([ev.core for ev in ddr], dtype=np.int64),
+            np.array([(start[id(ev)] + end[id(ev)]) / 2 for ev in waiting], dtype=np.float64))
+        share = dict(zip((id(ev) for ev in waiting), readers.tolist(), strict=True))
+        l2_rate = (c.l2_read or c.gm_read).bytes_per_cycle
+        for ev, hit_bytes, miss_bytes, _ in reads:
+            transfer = hit_bytes / l2_rate
+            if miss_bytes:
+                transfer += miss_bytes / c.ddr_read_share(share[id(ev)])
+            self.l2_cycles[id(ev)] = c.gm_read.latency + ceil(transfer)
+        return True
 
     def slices(self) -> list[Slice]:
         """Start and end of every executed event (module docstring), in issue order."""
@@ -219,25 +372,10 @@ class Timeline:
             for ev in group:
                 own[id(ev)] = deps[id(ev)]
                 deps[id(ev)] = joined
-        end: dict[int, int] = {}
-        start: dict[int, int] = {}
-        for root in events:  # iterative depth-first: deps before the event
-            if id(root) in end:
-                continue
-            stack = [root]
-            while stack:
-                ev = stack[-1]
-                if id(ev) in end:
-                    stack.pop()
-                    continue
-                todo = [d for d in deps.get(id(ev), ()) if id(d) not in end and id(d) in deps]
-                if todo:
-                    stack.extend(todo)
-                    continue
-                stack.pop()
-                s = max((end[id(d)] for d in deps[id(ev)] if id(d) in end), default=0)
-                start[id(ev)] = s
-                end[id(ev)] = s + self.duration(ev)
+        self.l2_cycles = {}
+        start, end = self._schedule(events, deps)
+        if self._price_gm_reads(events, start, end):  # the L2 model re-prices the GM reads
+            start, end = self._schedule(events, deps)
         self.waits = {}
         for ev in events:
             mine = own.get(id(ev))
@@ -280,13 +418,25 @@ class Timeline:
                                    busy[p] / (total * n_cores) if total else 0.0, op, cycles))
         cores = []
         ends: dict[int, int] = {}
+        per_core: dict[tuple[int, str], int] = defaultdict(int)
         for s in slices:
             ends[s.core] = max(ends.get(s.core, 0), s.end)
+            per_core[(s.core, s.pipe)] += s.cycles
         if len(ends) > 1:
             for core in sorted(ends):
                 cores.append(CoreStats(core, ends[core], self.waits.get(core, 0)))
-        return Summary(self.target, total, isa_costs.seconds(self.target, total),
-                       self.costs.clock_mhz, pipes, cores)
+        moved: dict[str, int] = defaultdict(int)
+        for ev in self.events:
+            cost = self.shapes.get(id(ev))
+            if ev.done and cost is not None and cost.level:
+                moved[cost.level] += cost.nbytes
+        rooflines = {name: max((busy for (_, p), busy in per_core.items() if p == pipe),
+                               default=0) for name, pipe in ROOFLINES}
+        hits, lines = self.l2_lines
+        return Summary(self.target, total, isa_costs.seconds(self.costs, total),
+                       self.costs.clock_mhz, pipes, cores, dict(moved),
+                       hits / lines if lines and self.costs.l2_bytes else None, rooflines,
+                       n_cores)
 
     # --- exports --------------------------------------------------------------------------------
 
@@ -302,49 +452,60 @@ def _sizes(op: Any, args: Sequence[Any], *names: str) -> list[int]:
     return [int(args[operands.index(getattr(op, n))]) for n in names]
 
 
-def op_cost(target: str, op: Any, kind: str, args: Sequence[Any]) -> tuple[int, str]:
-    """(cycles, shape text) of pipe op `op` of effect kind `kind` with runtime operands `args`."""
+def _out_space(dst_t: Any) -> tuple[str, int]:
+    """(space, element bits) of a fixpipe destination: an on-chip tile or a GM memref."""
+    if hasattr(dst_t, "space_name"):
+        return dst_t.space_name, dst_t.element_bits
+    from mmair.dialects.types import memref_dtype
+
+    return "gm", memref_dtype(dst_t).itemsize * 8
+
+
+def _fix_level(space: str) -> str:
+    return "l0c_gm" if space == "gm" else "l0c_l1"
+
+
+def op_cost(target: str | isa_costs.Costs, op: Any, kind: str, args: Sequence[Any]) -> Cost:
+    """The `Cost` of pipe op `op` of effect kind `kind` with runtime operands `args` on `target`
+    (a target name or a calibrated table)."""
     if kind in _MADS:
         m, n, k = _sizes(op, args, "m", "n", "k")
         elem = op.lhs.type.element_name
-        return isa_costs.mad_cycles(target, m, n, k, elem), f"{m}x{k}x{n} {elem}"
+        return Cost(isa_costs.mad_cycles(target, m, n, k, elem), f"{m}x{k}x{n} {elem}")
     if kind == "fixpipe":
         m, n = _sizes(op, args, "m", "n")
-        dst_t = op.dst.type
-        if hasattr(dst_t, "space_name"):
-            space, bits = dst_t.space_name, dst_t.element_bits
-        else:  # a GM memref
-            from mmair.dialects.types import memref_dtype
-
-            space, bits = "gm", memref_dtype(dst_t).itemsize * 8
+        space, bits = _out_space(op.dst.type)
         nbytes = m * n * bits // 8
         quant = op.quant.data != "none"
-        return (isa_costs.fixpipe_cycles(target, nbytes, space, quant),
-                f"{m}x{n} -> {space}{' ' + op.quant.data if quant else ''}")
+        return Cost(isa_costs.fixpipe_cycles(target, nbytes, space, quant),
+                    f"{m}x{n} -> {space}{' ' + op.quant.data if quant else ''}",
+                    _fix_level(space), nbytes)
     if kind in ("mte_l1_l0a", "mte_l1_l0b"):
         dims = ("m", "k") if kind == "mte_l1_l0a" else ("k", "n")
         a, b = _sizes(op, args, *dims)
         nbytes = a * b * op.dst.type.element_bits // 8
-        return isa_costs.move_cycles(target, kind, nbytes), f"{a}x{b}"
+        return Cost(isa_costs.move_cycles(target, kind, nbytes), f"{a}x{b}", "l1_l0", nbytes)
     if kind == "mte_l1_bt":
         (n,) = _sizes(op, args, "n")
         nbytes = n * op.dst.type.element_bits // 8
-        return isa_costs.move_cycles(target, kind, nbytes), f"{n}"
+        return Cost(isa_costs.move_cycles(target, kind, nbytes), f"{n}", "l1_l0", nbytes)
     if kind == "mte_gm_l1":
         rows, cols = _sizes(op, args, "rows", "cols")
         nbytes = rows * cols * op.dst.type.element_bits // 8
-        return isa_costs.move_cycles(target, kind, nbytes), f"{rows}x{cols}"
+        return Cost(isa_costs.move_cycles(target, kind, nbytes), f"{rows}x{cols}", "gm_l1",
+                    nbytes)
     if kind in ("mte_gm_ub", "mte_ub_gm"):
         tile = args[list(op.operands).index(op.dst if kind == "mte_gm_ub" else op.src)]
         nbytes = int(getattr(tile, "nbytes", 0))
-        return isa_costs.move_cycles(target, kind, nbytes), f"{nbytes} B"
+        return Cost(isa_costs.move_cycles(target, kind, nbytes), f"{nbytes} B",
+                    "gm_ub" if kind == "mte_gm_ub" else "ub_gm", nbytes)
     if kind == "gather_mask":
         tile = args[list(op.operands).index(op.src0)]
         nbytes = int(getattr(tile, "nbytes", 0))
-        return isa_costs.gather_mask_cycles(target, nbytes), f"{nbytes} B"
+        return Cost(isa_costs.gather_mask_cycles(target, nbytes), f"{nbytes} B")
     if kind in _RAW_COSTS:
         return _RAW_COSTS[kind](target, op, args)
-    return isa_costs.costs(target).issue_cycles, ""
+    return Cost(isa_costs.costs(target).issue_cycles)
 
 
 # The raw Ascend C parameter forms (dialects/pto/params.py): the tile-level cost model of the same
@@ -358,14 +519,20 @@ def _unit_bytes(elem_bits: int) -> int:
     return max(elem_bits, 8) // 8
 
 
-def _cost_nz_copy(target: str, op: Any, args: Sequence[Any]) -> tuple[int, str]:
+def _raw_level(kind: str) -> str:
+    path = isa_costs.RAW_MOVE_PATHS.get(kind)
+    return "gm_l1" if path == "mte_gm_l1" else "l1_l0"
+
+
+def _cost_nz_copy(target: Any, op: Any, args: Sequence[Any]) -> Cost:
     count, n, d = _sizes(op, args, *list(op.FIELDS)[:3])
     nbytes = count * n * d * _unit_bytes(op.dst.type.element_bits)
-    return isa_costs.move_cycles(target, op.name.removeprefix("pto."), nbytes), f"{count}x{n}x{d}"
+    kind = op.name.removeprefix("pto.")
+    return Cost(isa_costs.move_cycles(target, kind, nbytes), f"{count}x{n}x{d}", "gm_l1", nbytes)
 
 
 def _cost_fractals(*count_fields: str, squares: bool = False):
-    def cost(target: str, op: Any, args: Sequence[Any]) -> tuple[int, str]:
+    def cost(target: Any, op: Any, args: Sequence[Any]) -> Cost:
         counts = _sizes(op, args, *count_fields)
         fractals = 1
         for c in counts:
@@ -373,41 +540,41 @@ def _cost_fractals(*count_fields: str, squares: bool = False):
         if squares:  # LoadDataWithTranspose: repeatTimes square blocks of 1, 2 or 4 fractals
             fractals *= isa_params.transpose_square(op.src.type.element_name)[0]
         nbytes = fractals * FRACTAL_BYTES
-        return (isa_costs.move_cycles(target, op.name.removeprefix("pto."), nbytes,
-                                      op.dst.type.space_name), f"{fractals} fractals")
+        kind = op.name.removeprefix("pto.")
+        return Cost(isa_costs.move_cycles(target, kind, nbytes, op.dst.type.space_name),
+                    f"{fractals} fractals", _raw_level(kind), nbytes)
     return cost
 
 
-def _cost_copy_gm_l1(target: str, op: Any, args: Sequence[Any]) -> tuple[int, str]:
+def _cost_copy_gm_l1(target: Any, op: Any, args: Sequence[Any]) -> Cost:
     count, length = _sizes(op, args, "block_count", "block_len")
     nbytes = count * length * isa_params.GM_L1_UNIT_BYTES
-    return isa_costs.move_cycles(target, "copy_gm_l1", nbytes), f"{nbytes} B"
+    return Cost(isa_costs.move_cycles(target, "copy_gm_l1", nbytes), f"{nbytes} B", "gm_l1",
+                nbytes)
 
 
-def _cost_copy_l1_bt(target: str, op: Any, args: Sequence[Any]) -> tuple[int, str]:
+def _cost_copy_l1_bt(target: Any, op: Any, args: Sequence[Any]) -> Cost:
     count, length = _sizes(op, args, "block_count", "block_len")
-    nbytes = count * length * isa_params.l1_bt_unit_bytes(get_target(target))
-    return isa_costs.move_cycles(target, "copy_l1_bt", nbytes), f"{nbytes} B"
+    name = target.target if isinstance(target, isa_costs.Costs) else target
+    nbytes = count * length * isa_params.l1_bt_unit_bytes(get_target(name))
+    return Cost(isa_costs.move_cycles(target, "copy_l1_bt", nbytes), f"{nbytes} B", "l1_l0",
+                nbytes)
 
 
-def _cost_mmad(target: str, op: Any, args: Sequence[Any]) -> tuple[int, str]:
+def _cost_mmad(target: Any, op: Any, args: Sequence[Any]) -> Cost:
     m, n, k = _sizes(op, args, "m", "n", "k")
     elem = op.lhs.type.element_name
-    return isa_costs.mad_cycles(target, m, n, k, elem), f"{m}x{k}x{n} {elem}"
+    return Cost(isa_costs.mad_cycles(target, m, n, k, elem), f"{m}x{k}x{n} {elem}")
 
 
-def _cost_fixpipe_copy(target: str, op: Any, args: Sequence[Any]) -> tuple[int, str]:
+def _cost_fixpipe_copy(target: Any, op: Any, args: Sequence[Any]) -> Cost:
     n, m, count = _sizes(op, args, "n_size", "m_size", "nd_num")
-    dst_t = op.dst.type
-    if hasattr(dst_t, "space_name"):
-        space, bits = dst_t.space_name, dst_t.element_bits
-    else:  # a GM memref
-        from mmair.dialects.types import memref_dtype
-
-        space, bits = "gm", memref_dtype(dst_t).itemsize * 8
+    space, bits = _out_space(op.dst.type)
     quant = op.quant.data != "none"
-    return (isa_costs.fixpipe_cycles(target, count * m * n * bits // 8, space, quant),
-            f"{count}x{m}x{n} -> {space}{' ' + op.quant.data if quant else ''}")
+    nbytes = count * m * n * bits // 8
+    return Cost(isa_costs.fixpipe_cycles(target, nbytes, space, quant),
+                f"{count}x{m}x{n} -> {space}{' ' + op.quant.data if quant else ''}",
+                _fix_level(space), nbytes)
 
 
 _RAW_COSTS = {
@@ -507,5 +674,5 @@ def write_gantt_png(slices: Sequence[Slice], path: str, title: str = "") -> None
     plt.close(fig)
 
 
-__all__ = ["COSTED_KINDS", "PIPE_ORDER", "Slice", "Summary", "TimedScheduler", "Timeline", "op_cost",
+__all__ = ["COSTED_KINDS", "LEVELS", "PIPE_ORDER", "ROOFLINES", "Cost", "Slice", "Summary", "TimedScheduler", "Timeline", "op_cost",
            "trace_events", "write_gantt_png", "write_trace_json"]

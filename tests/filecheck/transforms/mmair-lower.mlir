@@ -7,18 +7,22 @@
 // waits for the MTE1 moves of L0A/L0B and for the previous fixpipe to have read L0C), tcgen05
 // descriptor make-ops become words (tcgen05-materialize-descriptors).
 
-// EXAMPLE:      %a_l1 = pto.alloc {offset = {{[0-9]+}} : i64} : !pto.tile<l1, 128x112xf16, nz>
+// EXAMPLE:      %a_l1_s0 = pto.alloc {pto.multi_buffer = 2 : i64, offset = {{[0-9]+}} : i64} : !pto.tile<l1, 128x112xf16, nz>
+// EXAMPLE-NEXT: %a_l1_s1 = pto.alloc {pto.multi_buffer = 2 : i64, offset = {{[0-9]+}} : i64} : !pto.tile<l1, 128x112xf16, nz>
 // EXAMPLE-NEXT: %b_l1 = pto.alloc {offset = 0 : i64} : !pto.tile<l1, 112x208xf16, zz>
 // EXAMPLE-NEXT: %a_l0a = pto.alloc {offset = 0 : i64} : !pto.tile<l0a, 128x112xf16, zz>
 // EXAMPLE-NEXT: %b_l0b = pto.alloc {offset = 0 : i64} : !pto.tile<l0b, 112x128xf16, zn>
-// EXAMPLE-NEXT: %c_l0c = pto.alloc {offset = 0 : i64} : !pto.tile<l0c, 128x128xf32, nz>
+// EXAMPLE-NEXT: %c_l0c_s0 = pto.alloc {pto.multi_buffer = 1 : i64, offset = 0 : i64} : !pto.tile<l0c, 128x128xf32, nz>
+// EXAMPLE-NEXT: %c_l0c_s1 = pto.alloc {pto.multi_buffer = 1 : i64, offset = 65536 : i64} : !pto.tile<l0c, 128x128xf32, nz>
 // EXAMPLE-NOT:  pto.matmul
 // EXAMPLE:      pto.set_flag mte1 -> m, 0
 // EXAMPLE-NEXT: pto.wait_flag mte1 -> m, 0
 // EXAMPLE-NEXT: pto.wait_flag fix -> m, 0
-// EXAMPLE-NEXT: pto.mad %a_l0a, %b_l0b, %c_l0c, %ms, %ns, %c100
+// EXAMPLE-NEXT: pto.mad %a_l0a, %b_l0b, %c_l0c_s0, %ms, %ns, %c100
 
-// 300x200x100: 3 x 2 output tiles, one K tile; B is loaded once, each A panel once per row tile.
+// 300x200x100: the cost model's tiles are 128 x 128 x 112 with two slots for the A panel and C
+// (passes/matmul_choice.py; mmair-lower's default multi-buffer=2): 3 x 2 output tiles, one K
+// tile; B is loaded once, each A panel once per row tile.
 // EXEC:      check c = numpy reference of the IR: max abs error 0, max rel error 0; pass if {{.*}}: ok
 // EXEC:        pto.fixpipe: 6
 // EXEC-NEXT:   pto.mad: 6

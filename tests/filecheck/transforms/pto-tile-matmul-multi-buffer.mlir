@@ -1,4 +1,4 @@
-// RUN: mmair-opt %s -p 'pto-tile-matmul{tile-k=32 multi-buffer=2},pto-assign-addresses' | filecheck %s
+// RUN: mmair-opt %s -p 'pto-tile-matmul{tile-k=32 multi-buffer=2 tiling=rule},pto-assign-addresses' | filecheck %s
 // Double buffering: the tiles reloaded in the k loop (L0A, L0B) get two slots at distinct
 // offsets (kept live together through `pto.multi_buffer`), the loop is unrolled by two with
 // slot 0 then slot 1; 5 k tiles take 3 rounds, so slot 1 is guarded off in the last one. The A panel and

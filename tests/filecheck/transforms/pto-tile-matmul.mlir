@@ -1,4 +1,4 @@
-// RUN: mmair-opt %s --split-input-file -p pto-tile-matmul | filecheck %s
+// RUN: mmair-opt %s --split-input-file -p 'pto-tile-matmul{tiling=rule}' | filecheck %s
 // RUN: mmair-opt %s --split-input-file -p 'pto-tile-matmul{tile-m=32 tile-n=64 tile-k=32}' | filecheck %s --check-prefix=TILES
 // pto.matmul -> tiled loops of GM -> L1 -> L0A/L0B -> mad/mad_acc -> fixpipe (seed-NZ flow).
 // Automatic tiles: tile-m = tile-n = 128 (or the dimension rounded up to the granularity) and the

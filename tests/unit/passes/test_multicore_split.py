@@ -101,8 +101,8 @@ def test_round_robin_split_of_the_output_tiles(launch):
 
 
 def test_automatic_tiles_shrink_until_every_block_has_a_tile():
-    # 256 x 256 has 4 automatic 128 x 128 tiles; 16 blocks need 16 tiles: 64 x 64.
-    module = split(matmul_text(256, 256, 64, "f16", "f16", "f32"), "blocks=16")
+    # The fixed rule: 256 x 256 has 4 automatic 128 x 128 tiles; 16 blocks need 16 tiles: 64 x 64.
+    module = split(matmul_text(256, 256, 64, "f16", "f16", "f32"), "blocks=16 tiling=rule")
     allocs = [op.buffer.type for op in module.walk() if isinstance(op, pto.AllocOp)]
     l0c = [t for t in allocs if t.space_name == "l0c"]
     assert [t.logical_shape for t in l0c] == [(64, 64)]

@@ -45,14 +45,16 @@ GEMM = """builtin.module attributes {pto.target = "a2"} {
 }
 """
 
-# a2 (CANN Ascend910B2C.ini): GM 32 B/cycle, L1->L0A 512, L1->L0B 256; cube 16x16x16 f16 per
-# cycle; plus the documented assumed latencies.
+# a2 (CANN Ascend910B2C.ini): the first reads miss L2 and one core alone reads DDR as fast as its
+# L2 read port, l2_read_rate = 110 B/cycle (docs/costs.md, "L2 and DDR"); L1->L0A 512, L1->L0B
+# 256; cube 16x16x16 f16 per cycle; GM writes land in the write-back L2 at l2_write_rate = 86
+# B/cycle; plus the documented assumed latencies.
 TILE_F16 = 128 * 128 * 2
-LOAD = costs.GM_LATENCY + TILE_F16 // 32
+LOAD = costs.GM_LATENCY + -(-TILE_F16 // 110)
 L0A = costs.ONCHIP_LATENCY + TILE_F16 // 512
 L0B = costs.ONCHIP_LATENCY + TILE_F16 // 256
 MAD = costs.MAD_LATENCY + (128 // 16) ** 3
-FIX = costs.FIX_LATENCY + costs.GM_LATENCY + 128 * 128 * 4 // 32
+FIX = costs.FIX_LATENCY + costs.GM_LATENCY + -(-128 * 128 * 4 // 86)
 FLAG = costs.FLAG_LATENCY
 
 
@@ -276,13 +278,15 @@ def _timed(spec: str):
     return run_module(module, timing_only=True).timeline
 
 
-def test_expanded_matmul_f16_costs_within_6_percent_of_tile_level():
+def test_expanded_matmul_f16_costs_within_10_percent_of_tile_level():
     """examples/matmul_f16.mlir (300 x 100 x 200 f16, a2) through mmair-lower, then again with
     pto-expand-params: copy_nd2nz counts the bytes of its rows as mte_gm_l1 does, mmad and
     fixpipe_copy the same m x k x n and bytes as mad and fixpipe, so M and FIX are equal; B's zz
     staging is two transfers (its partial slab is copied first with a 4-row placeholder matrix),
-    so MTE2 is a little busier; LoadData moves whole fractals in more instructions (a start-up
-    each), so MTE1 is busier; the total stays within 6 % (measured: 13677 -> 14371 cycles)."""
+    so MTE2 is a little busier (one more start-up: 1732 -> 1954 cycles); LoadData moves whole
+    fractals in more instructions (a start-up each), so MTE1 is busier; the total stays within
+    10 % (measured with the L2 model: 7522 -> 8186 cycles; reads and the fixpipe's writes are
+    faster than at the DDR rate, so the start-ups weigh more)."""
     tile, raw = _timed("mmair-lower"), _timed("mmair-lower,pto-expand-params")
     raw_kinds = {s.kind for s in raw.slices()}
     assert {"copy_nd2nz", "load_2d", "mmad", "fixpipe_copy"} <= raw_kinds
@@ -294,9 +298,9 @@ def test_expanded_matmul_f16_costs_within_6_percent_of_tile_level():
     busy_r = {p.pipe: p.busy for p in r.pipes}
     for pipe in ("m", "fix"):
         assert busy_r[pipe] == busy_t[pipe], pipe
-    assert busy_t["mte2"] < busy_r["mte2"] <= 1.1 * busy_t["mte2"]
+    assert busy_t["mte2"] < busy_r["mte2"] <= 1.15 * busy_t["mte2"]
     assert busy_r["mte1"] >= busy_t["mte1"]
-    assert t.total < r.total <= 1.06 * t.total, (t.total, r.total)
+    assert t.total < r.total <= 1.1 * t.total, (t.total, r.total)
 
 
 def test_raw_load_costs_follow_the_tile_level_rates():

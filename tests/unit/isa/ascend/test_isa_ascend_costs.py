@@ -1,5 +1,7 @@
 """isa/ascend/costs: the cost formulas and their per-target constants (docs/costs.md)."""
 
+from dataclasses import replace
+
 import pytest
 
 from mmair.isa.ascend import costs
@@ -38,10 +40,13 @@ def test_move_cycles_are_latency_plus_bytes_over_rate():
         costs.move_cycles("a2", "mad", 1)
 
 
-def test_fixpipe_to_gm_is_bound_by_the_gm_write_rate_and_quantization_adds_latency():
-    plain = costs.fixpipe_cycles("a2", 32 * 100, "gm", quantized=False)
+def test_fixpipe_to_gm_is_bound_by_the_l2_write_rate_and_quantization_adds_latency():
+    # a2: GM writes land in the write-back L2 at l2_write_rate = 86 B/cycle (Ascend910B ini)
+    plain = costs.fixpipe_cycles("a2", 86 * 100, "gm", quantized=False)
     assert plain == costs.FIX_LATENCY + costs.GM_LATENCY + 100
-    assert costs.fixpipe_cycles("a2", 32 * 100, "gm", quantized=True) == plain + costs.QUANT_LATENCY
+    no_l2 = replace(costs.costs("a2"), l2_bytes=0)  # without L2: the DDR write rate, 32 B/cycle
+    assert costs.fixpipe_cycles(no_l2, 32 * 100, "gm", quantized=False) == plain
+    assert costs.fixpipe_cycles("a2", 86 * 100, "gm", quantized=True) == plain + costs.QUANT_LATENCY
     assert costs.fixpipe_cycles("a2", 256 * 100, "l1", quantized=False) == costs.FIX_LATENCY + 100
 
 

@@ -1,0 +1,239 @@
+"""The tiling `pto-tile-matmul` chooses: the plan the cost model estimates fastest (no IR).
+
+`choose_plan` enumerates legal plans (`matmul_plan.plan_matmul` with explicit sizes: L0 tiles
+tile-m x tile-n x tile-k, the L1 K chunk tile-k-l1, one or `multi-buffer` slots for L0A/L0B;
+plan_matmul adds the resident panels and the L0C slots that fit), estimates each with
+`estimate_cycles`, and returns the fastest. A size given by hand is kept; the others are
+searched; with all three L0 tile sizes given the plan is `plan_matmul`'s of them (no chunk unless
+tile-k-l1 is given too), so a tuned pipeline lowers as it was tuned. Chunks chosen here divide K
+(every chunk the same static size, so the L0 tiles inside keep their slots). Today's fixed rule (`plan_matmul` with automatic sizes) is always a candidate, and with
+`multi-buffer` > 1 so is every single-slot plan: a plan with slots is taken only when the model
+estimates it at least `1 - SLOT_MARGIN` faster than the best plan without and it keeps every
+operand that plan keeps resident in L1, so that double buffering does not lose to single
+buffering (tests/unit/passes/test_multi_buffer_never_loses.py measures it on the timeline).
+
+`estimate_cycles` is a closed form of what the timeline would schedule for the loop nest, from
+the same cost table (`isa/ascend/costs.py`): per K chunk, the GM -> L1 loads (the first touch of
+each L2 line at the DDR share of the cores that run, whole lines, the re-reads at the L2 rate) and the tile-k steps (MTE1 moves and mads, overlapped when L0A/L0B have two slots);
+chunks overlap their loads when L1 has two slots, output tiles overlap their fixpipe when L0C
+has two; every core gets `ceil(tiles / blocks)` output tiles. It ranks plans; `mmair-run
+--timing` gives the cycles.
+"""
+
+from __future__ import annotations
+
+from math import ceil
+
+from mmair.dialects import pto
+from mmair.isa.ascend import costs as isa_costs
+from mmair.isa.ascend.targets import Target, element_bits
+from mmair.passes.matmul_plan import MAX_TILE, MatmulPlan, plan_matmul
+from mmair.passes.pass_errors import PassOpError
+
+SLOT_MARGIN = 0.95
+"""A plan with multi-buffer slots must be estimated below this share of the best single-slot
+plan to be chosen (the estimate's error margin: below it, single buffering is kept)."""
+_SIZES = (16, 32, 64, 128, 256)
+"""L0 tile sizes tried (multiples of the granularity; the dimension itself when smaller)."""
+_CHUNKS = (2, 4, 8)
+"""L1 K chunks tried, in tile-k steps."""
+_KEEP = 3
+"""Output tiles (tile-m x tile-n) kept from the first stage of the search."""
+
+
+def _bytes(elem: str, count: int) -> int:
+    return count * element_bits(elem) // 8
+
+
+class _Reads:
+    """The GM reads of one operand: `count` loads of `rows` x `width` bytes out of rows `pitch`
+    bytes apart, `unique` bytes in all."""
+
+    def __init__(self, count: int, rows: int, width: int, pitch: int, unique: int):
+        self.count, self.rows, self.width, self.pitch, self.unique = \
+            count, rows, width, pitch, unique
+
+    def line_bytes(self, line: int) -> int:
+        """Bytes of the L2 lines one load touches (a miss brings whole lines)."""
+        if self.width >= self.pitch:  # whole rows: one contiguous run
+            return -(-self.rows * self.width // line) * line
+        # rows that start off a line boundary (the pitch is no multiple of it) straddle one more
+        return self.rows * (-(-self.width // line) + (1 if self.pitch % line else 0)) * line
+
+    def miss_share(self, table: isa_costs.Costs, fits: bool) -> float:
+        """Share of the lines touched that miss: each distinct line once, when everything fits
+        L2; every line when it does not (or there is no L2)."""
+        if not table.l2_bytes or not fits:
+            return 1.0
+        touched = self.count * self.line_bytes(table.l2_line_bytes)
+        return min(1.0, self.unique / touched) if touched else 1.0
+
+
+OVERLAP_NORM = 4
+"""Two pipes that overlap through slots take `(a**p + b**p) ** (1 / p)`, p = OVERLAP_NORM, rather
+than max(a, b): the slot handshakes (a load waits for the slot two steps back) keep nearly equal
+stages from overlapping fully; measured on the timeline, equal stages take about 1.2 x one."""
+
+
+def _overlap(a: float, b: float) -> float:
+    return (a ** OVERLAP_NORM + b ** OVERLAP_NORM) ** (1 / OVERLAP_NORM)
+
+
+def _reads(plan: MatmulPlan, k_l1: int, loads: int) -> tuple[_Reads | None, _Reads | None]:
+    """(A, B) reads of the reloaded tiles (None for a resident operand; `loads` per operand)."""
+    ea, eb = element_bits(plan.lhs) / 8, element_bits(plan.rhs) / 8
+    a = b = None
+    if not plan.a_panel:
+        tm = -(-plan.m // plan.trips[0])  # the average tile (remainders included)
+        rows, width, pitch = (k_l1, tm * ea, plan.m * ea) if plan.transpose_a else \
+            (tm, k_l1 * ea, plan.k * ea)
+        a = _Reads(loads, rows, int(width), int(pitch), int(plan.m * plan.k * ea))
+    if not plan.b_whole:
+        tn = -(-plan.n // plan.trips[1])
+        rows, width, pitch = (tn, k_l1 * eb, plan.k * eb) if plan.transpose_b else \
+            (k_l1, tn * eb, plan.n * eb)
+        b = _Reads(loads, rows, int(width), int(pitch), int(plan.k * plan.n * eb))
+    return a, b
+
+
+def estimate_cycles(plan: MatmulPlan, table: isa_costs.Costs) -> float:
+    """Estimated cycles of the lowered `plan` (module docstring): the slowest core's."""
+    mt, nt, kt = plan.trips
+    tiles = mt * nt
+    cores = max(1, min(plan.blocks, tiles))
+    per_core = ceil(tiles / cores)
+    l2_rate = (table.l2_read or table.gm_read).bytes_per_cycle
+    miss_rate = table.ddr_read_share(cores) if table.l2_bytes else table.gm_read.bytes_per_cycle
+    fits = _bytes(plan.lhs, plan.m * plan.k) + _bytes(plan.rhs, plan.k * plan.n) <= \
+        table.l2_bytes
+
+    def load(reads: _Reads) -> float:
+        data = reads.rows * reads.width
+        if not table.l2_bytes:
+            return table.gm_read.latency + data / table.gm_read.bytes_per_cycle
+        miss = reads.miss_share(table, fits)
+        return table.gm_read.latency + (1 - miss) * data / l2_rate + \
+            miss * reads.line_bytes(table.l2_line_bytes) / miss_rate
+
+    chunked = plan.chunked
+    k_l1 = plan.l1_k
+    chunks = plan.chunks if chunked else kt
+    steps = ceil(k_l1 / plan.tk) if chunked else 1
+    a_l1 = plan.a_l1()
+    loads = sum(load(r) for r in _reads(plan, k_l1, tiles * chunks) if r is not None)
+    # the average tile: remainder tiles move and multiply less than a whole one
+    tm, tn, tk = -(-plan.m // mt), -(-plan.n // nt), -(-plan.k // (chunks * steps))
+    mte1 = isa_costs.move_cycles(table, "mte_l1_l0a", _bytes(plan.lhs, tm * tk)) + \
+        isa_costs.move_cycles(table, "mte_l1_l0b", _bytes(plan.rhs, tk * tn))
+    mad = isa_costs.mad_cycles(table, tm, tn, tk, plan.lhs)
+    # Each buffer with one slot chains the two pipes that share it: the next load into L1 waits
+    # for the moves out of it (L1 -> L0), the next move into L0 for the mad that reads it.
+    l0_double = plan.slots(plan.a_l0a()) > 1
+    step = _overlap(mte1, mad) if l0_double else mte1 + mad
+    compute = steps * step + (min(mte1, mad) if l0_double else 0)
+    l1_slots = plan.slots(a_l1) if not plan.a_panel else plan.slots(plan.b_l1())
+    # one L1 slot: the next chunk's load starts when the last move out of this one has, which
+    # waits for all but the chunk's last mad; two: loads run ahead of the moves
+    chunk = _overlap(loads, compute) if l1_slots > 1 else compute - mad + max(loads, mad)
+    out_bits = element_bits(plan.out)
+    fix = isa_costs.fixpipe_cycles(table, tm * tn * out_bits // 8, "gm",
+                                   plan.quant != "none")
+    work = chunks * chunk
+    c_slots = plan.slots(plan.c_l0c()) > 1
+    tile = _overlap(work, fix) if c_slots else work + fix
+    # overlapped stages wait once for the first load and for the last fixpipe
+    total = per_core * tile + (loads if l1_slots > 1 else 0) + (min(work, fix) if c_slots else 0)
+    ea, eb = element_bits(plan.lhs) // 8 or 1, element_bits(plan.rhs) // 8 or 1
+    if plan.a_panel:  # loaded once per i, before its j loop
+        panel = _Reads(mt, plan.tm, plan.k * ea, plan.k * ea, plan.m * plan.k * ea)
+        total += mt * load(panel) / cores
+    if plan.b_whole:
+        total += load(_Reads(1, plan.k, plan.n * eb, plan.n * eb, plan.k * plan.n * eb))
+    return total
+
+
+def _sizes(given: int, dim: int, g: int) -> list[int]:
+    if given:
+        return [given]
+    top = -(-dim // g) * g
+    found = {s for s in _SIZES if s % g == 0 and s < top}
+    if top <= max(_SIZES):
+        found.add(top)
+    return sorted(found) or [g]
+
+
+def choose_plan(op: pto.MatmulOp, target: Target, tile_m: int = 0, tile_n: int = 0,
+                tile_k: int = 0, multi_buffer: int = 1, blocks: int = 1, tile_k_l1: int = 0,
+                table: isa_costs.Costs | None = None) -> MatmulPlan:
+    """The plan of `op` the cost model estimates fastest among the legal ones that keep every
+    size given (0 = chosen here); errors of given sizes are `plan_matmul`'s."""
+    table = table if table is not None else isa_costs.costs(target.name)
+    baseline = plan_matmul(op, target, tile_m, tile_n, tile_k, multi_buffer, blocks, tile_k_l1)
+    if tile_m and tile_n and tile_k:
+        return baseline  # the tiles are given: today's plan of them (a chunk only if given)
+    m, n, k = op.problem()
+    g = baseline.granularity
+    candidates: list[MatmulPlan] = [baseline]
+    if multi_buffer > 1:  # today's single-slot rule: double buffering must beat it too
+        candidates.append(plan_matmul(op, target, tile_m, tile_n, tile_k, 1, blocks, tile_k_l1))
+    def plans(tm: int, tn: int, tks: list[int], all_chunks: bool) -> list[MatmulPlan]:
+        found = []
+        for tk in tks:
+            chunks = [tile_k_l1] if tile_k_l1 else \
+                [0] + [tk * c for c in _CHUNKS if tk * c < k and k % (tk * c) == 0 and
+                       tk * c <= MAX_TILE and (all_chunks or c == 4)]
+            for k1 in chunks:
+                for slots in sorted({1, multi_buffer}):
+                    for single_l0 in ((False, True) if slots > 1 else (False,)):
+                        try:
+                            found.append(plan_matmul(op, target, tm, tn, tk, slots, blocks, k1,
+                                                     single_l0))
+                        except PassOpError:
+                            continue
+        return found
+
+    # Two stages: the output tile (tm x tn) with a middle tile-k first, then tile-k, the chunk
+    # and the slots for the best few output tiles (the estimate is cheap, the plans are not).
+    tks = _sizes(tile_k, k, g)
+    middle = [tks[len(tks) // 2]] if not tile_k else tks
+    stage: list[tuple[float, int, int]] = []
+    for tm in _sizes(tile_m, m, g):
+        for tn in _sizes(tile_n, n, g):
+            if not tile_m and not tile_n and tm * tn > 256 * 128:
+                continue  # the C tile of a larger pair never fits L0C
+            tried = plans(tm, tn, middle, False)
+            if tried:
+                stage.append((min(estimate_cycles(p, table) for p in tried), tm, tn))
+    for _, tm, tn in sorted(stage)[:_KEEP]:
+        candidates += plans(tm, tn, tks, True)
+
+    def key(plan: MatmulPlan) -> tuple:
+        # ties by the plan itself, never by enumeration order: the single-slot choice under
+        # multi-buffer = 2 is then exactly the choice under multi-buffer = 1
+        return (estimate_cycles(plan, table), plan.tm, plan.tn, plan.tk, plan.k1,
+                plan.multi_buffer, plan.single_l0)
+
+    unique = {_identity(p): p for p in candidates}
+    scored = sorted(((key(p), ident), p) for ident, p in unique.items())
+    (single_key, _), single = next(s for s in scored if s[1].multi_buffer == 1)
+    if multi_buffer == 1:
+        return single
+    # Slots must not cost the single-slot choice a resident operand (the loads it saves are
+    # what double buffering most often loses), and must win by the estimate's margin.
+    for (slot_key, _), slotted in scored:
+        if slotted.multi_buffer == 1 or (single.a_panel and not slotted.a_panel) or \
+                (single.b_whole and not slotted.b_whole):
+            continue
+        if slot_key[0] < SLOT_MARGIN * single_key[0]:
+            return slotted
+        break
+    return single
+
+
+def _identity(plan: MatmulPlan) -> tuple:
+    """What makes two candidate plans the same lowering."""
+    return (plan.tm, plan.tn, plan.tk, plan.k1, plan.multi_buffer, plan.single_l0, plan.a_panel,
+            plan.b_whole, plan.single_c)
+
+
+__all__ = ["SLOT_MARGIN", "choose_plan", "estimate_cycles"]
