@@ -21,9 +21,9 @@ from mmair.tools import tune
 ROWS = ("2048x2048x2048@1", "2048x2048x2048@24", "4096x4096x512@24", "1x4096x4096@24")
 """M x N x K @ blocks: the goals of the tiling work."""
 GRID = {
-    "tiles_m": [16, 64, 128, 256],
-    "tiles_n": [64, 128, 256],
-    "tiles_k": [32, 64, 128, 256],
+    "tiles_m": [16, 128, 256],
+    "tiles_n": [128, 256],
+    "tiles_k": [32, 64, 128],
     "chunks": [0, 256, 512],
     "buffers": [1, 2],
 }
