@@ -1,0 +1,70 @@
+"""passes/matmul_choice.py: the plan pto-tile-matmul takes is the cost model's fastest, given
+sizes are kept, `tiling=rule` is the fixed rule, and slots are taken only where they win."""
+
+import pytest
+
+from mmair.dialects import pto
+from mmair.isa.ascend.costs import costs
+from mmair.passes.matmul_choice import SLOT_MARGIN, choose_plan, estimate_cycles
+from mmair.passes.matmul_plan import plan_matmul
+from mmair.tools.opt import main as opt_main
+from tests.unit.pto_testing import lower, matmul_text, parse
+
+
+def _op(m: int, n: int, k: int, target: str = "a2"):
+    _, module = parse(matmul_text(m, n, k, "f16", "f16", "f32", target))
+    op = next(o for o in module.walk() if isinstance(o, pto.MatmulOp))
+    return op, pto.target_of(op)
+
+
+def _key(plan):
+    return (plan.tm, plan.tn, plan.tk, plan.k1, plan.multi_buffer, plan.single_l0, plan.a_panel,
+            plan.b_whole)
+
+
+@pytest.mark.parametrize("shape", [(300, 200, 100), (512, 512, 2048), (1, 4096, 512),
+                                   (2048, 64, 333)])
+def test_the_choice_is_never_estimated_slower_than_the_fixed_rule(shape):
+    op, target = _op(*shape)
+    table = costs("a2")
+    for slots in (1, 2):
+        chosen = choose_plan(op, target, multi_buffer=slots)
+        rule = plan_matmul(op, target, multi_buffer=slots)
+        assert estimate_cycles(chosen, table) <= estimate_cycles(rule, table)
+
+
+def test_given_tiles_are_the_plan_of_those_tiles():
+    op, target = _op(512, 512, 2048)
+    given = choose_plan(op, target, 128, 128, 64, multi_buffer=2)
+    assert _key(given) == _key(plan_matmul(op, target, 128, 128, 64, multi_buffer=2))
+    assert not given.chunked  # no chunk unless tile-k-l1 is given too
+    chunked = choose_plan(op, target, 128, 128, 64, multi_buffer=2, tile_k_l1=256)
+    assert chunked.k1 == 256
+
+
+def test_slots_are_taken_only_when_estimated_faster_by_the_margin():
+    for shape in ((16, 16, 16), (300, 200, 100), (512, 512, 2048)):
+        op, target = _op(*shape)
+        single = choose_plan(op, target, multi_buffer=1)
+        double = choose_plan(op, target, multi_buffer=2)
+        if double.multi_buffer == 1:
+            assert _key(double) == _key(single)  # the single-slot choice, exactly
+        else:
+            table = costs("a2")
+            assert estimate_cycles(double, table) < SLOT_MARGIN * estimate_cycles(single, table)
+            assert double.a_panel >= single.a_panel and double.b_whole >= single.b_whole
+
+
+def test_tiling_rule_is_the_fixed_rule_and_a_bad_value_is_one_error(tmp_path, capsys):
+    text = matmul_text(512, 512, 2048, "f16", "f16", "f32")
+    rule = lower(text, "pto-tile-matmul{tiling=rule}")
+    op, target = _op(512, 512, 2048)
+    fixed = plan_matmul(op, target)
+    l0c = [a.buffer.type.logical_shape for a in rule.walk() if isinstance(a, pto.AllocOp)
+           and a.buffer.type.space_name == "l0c"]
+    assert l0c == [(fixed.tm, fixed.tn)]
+    path = tmp_path / "mm.mlir"
+    path.write_text(text)
+    assert opt_main([str(path), "-p", "pto-tile-matmul{tiling=fast}"]) == 1
+    assert capsys.readouterr().err.strip() == (
+        f"{path}: error: pto-tile-matmul: tiling must be one of model, rule, got 'fast'")
