@@ -26,6 +26,8 @@ numbers), a truncated file.
 from __future__ import annotations
 
 import ast
+import math
+import os
 import re
 
 import numpy as np
@@ -91,7 +93,12 @@ def read_npy(path: str, label: str | None = None, element: str | None = None) ->
             if dtype.hasobject:
                 raise _fail(f"{label} holds Python objects (a pickled array); mmair reads only "
                             "numeric arrays")
-            count = int(np.prod(header["shape"], dtype=np.int64))
+            count = math.prod(header["shape"])  # exact: a huge header shape cannot wrap
+            left = os.fstat(f.fileno()).st_size - f.tell()
+            if left >= 0 and count * dtype.itemsize > left and os.path.isfile(path):
+                # checked before reading: a header may declare terabytes a file does not hold
+                raise _fail(f"cannot read {label}: truncated ({left} of {count * dtype.itemsize} "
+                            "data bytes)")
             data = f.read(count * dtype.itemsize)
     except OSError as err:
         raise _fail(f"cannot read {label}: {err.strerror or err}") from None

@@ -154,7 +154,7 @@ def candidates(m: int, n: int, k: int, ab: str, c: str, target: str,
             for tn in tiles_n:
                 for tk in tiles_k:
                     for k1 in chunks:
-                        if k1 and (k1 <= tk or k1 % tk):
+                        if k1 and tk and (k1 <= tk or k1 % tk):
                             continue  # a chunk is a multiple of tile-k above it
                         try:
                             plan = plan_matmul(op, tgt, tm, tn, tk, mb, blocks, k1)

@@ -18,11 +18,16 @@ must be a number (not a boolean) of the field's range. Pure Python, no xDSL.
 from __future__ import annotations
 
 import json
+import os
+import stat
 from dataclasses import fields, replace
 from typing import Any
 
 from mmair.isa.ascend.costs import Costs, Rate, costs
 from mmair.isa.ascend.targets import TARGET_NAMES
+
+MAX_COSTS_BYTES = 1 << 20
+"""Largest `--costs` file read (a cost table is a few hundred bytes)."""
 
 
 class CalibrationError(ValueError):
@@ -166,8 +171,14 @@ def load_spec(argument: str) -> dict[str, Any] | str:
     if argument in PRESETS:
         return argument
     try:
+        if not stat.S_ISREG(os.stat(argument).st_mode):  # /dev/zero, a fifo: never ends
+            raise CalibrationError(f"'{argument}' is not a regular file")
         with open(argument, encoding="utf-8") as f:
-            spec = json.load(f)
+            text = f.read(MAX_COSTS_BYTES + 1)
+        if len(text) > MAX_COSTS_BYTES:
+            raise CalibrationError(f"'{argument}' is larger than {MAX_COSTS_BYTES} bytes; a cost "
+                                   "file holds a few figures")
+        spec = json.loads(text)
     except FileNotFoundError:
         raise CalibrationError(f"no such file or cost preset '{argument}' (presets: "
                                f"{', '.join(PRESETS)})") from None

@@ -107,7 +107,9 @@ EXTREMES = ("-1", "0", "1", "-0", "2", "65536", str(2**31), str(2**63), str(2**6
 PIPELINES = ("mmair-lower", "cse,canonicalize", "pto-tile-matmul{tile-m=16}", "pto-tile-matmul{tile_m=x}",
              "pto-tile-matmul{nope=1}", "nope", "mmair-lower{target=b9}", "cse{", "", ",",
              "pto-assign-addresses,pto-assign-addresses", "pto-tile-matmul{tile-m=-16}",
-             "pto-tile-matmul{tile-m=99999999999999999999}", "mmair-lower{target=a5}")
+             "pto-tile-matmul{tile-m=99999999999999999999}", "mmair-lower{target=a5}",
+             "mmair-lower{tile-k=32 tile-k-l1=64}", "mmair-lower{tile-k=32 tile-k-l1=48}",
+             "pto-tile-matmul{tiling=rule}", "pto-tile-matmul{tiling=x}", "mmair-lower{multi-buffer=1}")
 FOREIGN = ("--json", "--check-numpy", "--split-input-file", "--verify-diagnostics", "--raw-bits",
            "--inputs=int", "--inputs=float", "--stats", "-v", "--version", "--help", "--kind",
            "--target", "--entry", "--max-ops", "--print-op-generic", "--no-such-option",
@@ -115,7 +117,8 @@ FOREIGN = ("--json", "--check-numpy", "--split-input-file", "--verify-diagnostic
            "--timing", "--timing-only", "--timeline", "--blocks", "--blocks=0", "--numerics=exact",
            "--numerics=nope", "--sync-check=off", "--check-coverage", "--jobs", "--jobs=2",
            "--target=ptx", "--workers", "--tiles-m", "--buffers=3", "--progress=on", "--force",
-           "--blocks=-1", "--buffer-start", "--space=l0b", "--layout=dn", "--target=a2")
+           "--blocks=-1", "--buffer-start", "--space=l0b", "--layout=dn", "--target=a2",
+           "--costs", "--costs=ptoisa", "--costs=nope.json", "--tiles-k-l1", "--tiles-k-l1=0")
 # Options added to mmair-run's base command line (the new ones get exercised unmutated too).
 RUN_EXTRAS = ([], [], ["--timing"], ["--blocks", "2"], ["--sync-check=off"], ["--numerics=exact"],
               ["--check-coverage", "c"], ["--jobs", "2"], ["--stats"], ["--json"], ["--force"],
@@ -193,7 +196,14 @@ def make_files(root: Path) -> dict[str, str]:
     put("huge_shape.npy", good.replace(b"'shape': (30, 40)", b"'shape': (99999999999, 9)"))
     put("bad_header.npy", b"\x93NUMPY\x01\x00\x10\x00{'descr': 1}    \n")
     put("v9.npy", b"\x93NUMPY\x09\x00")
+    put("costs.json", '{"l2_bytes": 0, "gm_read": {"bytes_per_cycle": 40}}')
+    put("costs_bad_key.json", '{"gm_read": {"rate": 40}}')
+    put("costs_bad_value.json", '{"mad_latency": -3, "targets": {"a9": {}}}')
+    put("costs_not_json.json", '{"mad_latency": ')
     return files
+
+
+_COSTS_FILES = ("costs.json", "costs_bad_key.json", "costs_bad_value.json", "costs_not_json.json")
 
 
 @dataclass
@@ -217,7 +227,9 @@ def _base(tool: str, files: dict[str, str], rng: random.Random, out: str) -> lis
                     rng.choice(["default", "exact"]), "--output", f"d={out}"]
         if pick < 0.25:
             return [files["gemm.mlir"], "--timeline", rng.choice([out + ".json", out + ".png"]),
-                    "--input", f"a={files['a.npy']}"] + rng.choice([[], ["--timing-only"]])
+                    "--input", f"a={files['a.npy']}"] + rng.choice([[], ["--timing-only"]]) + \
+                rng.choice([[], [], ["--costs", "ptoisa"]] +
+                           [["--costs", files[c]] for c in _COSTS_FILES])
         if pick < 0.6:
             return base + rng.choice(RUN_EXTRAS)
         if pick < 0.7:
@@ -237,7 +249,9 @@ def _base(tool: str, files: dict[str, str], rng: random.Random, out: str) -> lis
         # One tile configuration and one buffer count: one job, estimated in this process.
         return ["32", "48", "64", "--tiles-m", "32", "--tiles-n", "48", "--tiles-k", "64",
                 "--buffers", "1", "--workers", "1", "--no-verify", "--progress", "off"] + \
-            rng.choice([[], ["--json"], ["--target", "a5"], ["--types", "bf16,f32"]])
+            rng.choice([[], ["--json"], ["--target", "a5"], ["--types", "bf16,f32"],
+                        ["--tiles-k-l1", "0,64"], ["--blocks", "2"], ["--costs", "ptoisa"]] +
+                       [["--costs", files[c]] for c in _COSTS_FILES])
     if tool == "mmair-desc":
         return rng.choice([["decode", "idesc", "0x08400010", "--kind", "f16"],
                            ["decode", "smem", "0x4000404000010040", "--json"],
@@ -317,6 +331,14 @@ def _mains():
 
 
 _WRITES = ("-o", "--output", "--timeline")
+_NOT_FILES = ("-p", "--passes")
+"""Options whose value is text, never a file the tool reads (a pass pipeline)."""
+
+
+def _writes(option: str) -> bool:
+    """An output option, as written or abbreviated (argparse takes a unique prefix: `--o`)."""
+    return option in _WRITES or (option.startswith("--") and len(option) > 2 and
+                                 any(w.startswith(option) for w in _WRITES if w.startswith("--")))
 
 
 def read_files(argv: list[str]) -> list[str]:
@@ -324,9 +346,9 @@ def read_files(argv: list[str]) -> list[str]:
     output option): no tool may change them (`tools/outputs.py`), whatever the mutations did."""
     found = []
     for k, arg in enumerate(argv):
-        if k > 0 and argv[k - 1] in _WRITES:
+        if k > 0 and (_writes(argv[k - 1]) or argv[k - 1] in _NOT_FILES):
             continue
-        if arg.startswith(("--output=", "-o=", "--timeline=")):
+        if "=" in arg and _writes(arg.split("=", 1)[0]):
             continue
         path = arg.split("=", 1)[1] if "=" in arg and not arg.startswith("#") else arg
         if os.path.isfile(path) and not path.startswith("/dev/"):

@@ -233,6 +233,15 @@ def test_npy_truncated(capsys, tmp_path):
                  message=r"cannot read '.*x\.npy' for 'x'")
 
 
+def test_npy_header_declaring_terabytes_is_truncated_not_a_memory_error(capsys, tmp_path):
+    np.save(tmp_path / "x.npy", np.zeros((4, 4), np.float32))
+    data = (tmp_path / "x.npy").read_bytes().replace(b"'shape': (4, 4)", b"'shape': (99999999999, 4)")
+    (tmp_path / "x.npy").write_bytes(data)
+    expect_error(capsys, tmp_path, LOAD, "--input", f"x={tmp_path / 'x.npy'}", "--input", "i=0",
+                 message=r"cannot read '.*x\.npy' for 'x': truncated \(\d+ of 1599999999984 data "
+                         r"bytes\)")
+
+
 def test_npy_pickled_object_array(capsys, tmp_path):
     np.save(tmp_path / "x.npy", np.array([{"a": 1}], dtype=object), allow_pickle=True)
     expect_error(capsys, tmp_path, LOAD, "--input", f"x={tmp_path / 'x.npy'}", "--input", "i=0",

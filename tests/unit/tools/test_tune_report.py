@@ -60,3 +60,13 @@ def test_blocks_are_tuned_on_that_many_cores(capsys):
     assert code == 0
     assert "pipeline of rank 1 (mmair-opt / mmair-run -p): 'mmair-lower{tile-m=128 tile-n=128 " \
            "tile-k=128 multi-buffer=2 blocks=4}'" in out
+
+
+def test_an_automatic_tile_k_with_chunks_is_a_legal_search(capsys):
+    # tile-k 0 (automatic) and a chunk list: found by the CLI fuzzer as a modulo by zero
+    code = tune.main(["32", "48", "64", "--tiles-m", "32", "--tiles-n", "48", "--tiles-k", "0",
+                      "--tiles-k-l1", "0,64", "--buffers", "1", "--workers", "1", "--no-verify",
+                      "--progress", "off"])
+    assert code == 0
+    assert "pipeline of rank 1 (mmair-opt / mmair-run -p): 'mmair-lower{tile-m=32 tile-n=48 " \
+           "tile-k=64 multi-buffer=1}'" in capsys.readouterr().out

@@ -68,3 +68,15 @@ def test_a_costs_file_is_read_and_bad_files_name_the_problem(tmp_path):
     with pytest.raises(CalibrationError, match=r"no such file or cost preset 'missing.json' "
                                                r"\(presets: ptoisa\)"):
         load_spec("missing.json")
+
+
+def test_a_device_a_folder_or_a_huge_file_is_refused_before_reading(tmp_path):
+    with pytest.raises(CalibrationError, match=r"^'/dev/zero' is not a regular file$"):
+        load_spec("/dev/zero")  # an endless stream: never read
+    with pytest.raises(CalibrationError, match=r"is not a regular file$"):
+        load_spec(str(tmp_path))
+    big = tmp_path / "big.json"
+    big.write_text(" " * (2 << 20))
+    with pytest.raises(CalibrationError, match=r"is larger than 1048576 bytes; a cost file holds "
+                                               r"a few figures$"):
+        load_spec(str(big))
