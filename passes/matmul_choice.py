@@ -164,11 +164,14 @@ def _sizes(given: int, dim: int, g: int) -> list[int]:
 
 def choose_plan(op: pto.MatmulOp, target: Target, tile_m: int = 0, tile_n: int = 0,
                 tile_k: int = 0, multi_buffer: int = 1, blocks: int = 1, tile_k_l1: int = 0,
-                table: isa_costs.Costs | None = None) -> MatmulPlan:
+                table: isa_costs.Costs | None = None, l0_slots: int = 0) -> MatmulPlan:
     """The plan of `op` the cost model estimates fastest among the legal ones that keep every
-    size given (0 = chosen here); errors of given sizes are `plan_matmul`'s."""
+    size given (0 = chosen here) and, with `l0_slots` 1, one slot for L0A / L0B (0: chosen);
+    errors of given sizes are `plan_matmul`'s."""
     table = table if table is not None else isa_costs.costs(target.name)
-    baseline = plan_matmul(op, target, tile_m, tile_n, tile_k, multi_buffer, blocks, tile_k_l1)
+    one_l0 = l0_slots == 1
+    baseline = plan_matmul(op, target, tile_m, tile_n, tile_k, multi_buffer, blocks, tile_k_l1,
+                           one_l0)
     if tile_m and tile_n and tile_k:
         return baseline  # the tiles are given: today's plan of them (a chunk only if given)
     m, n, k = op.problem()
@@ -176,6 +179,7 @@ def choose_plan(op: pto.MatmulOp, target: Target, tile_m: int = 0, tile_n: int =
     candidates: list[MatmulPlan] = [baseline]
     if multi_buffer > 1:  # today's single-slot rule: double buffering must beat it too
         candidates.append(plan_matmul(op, target, tile_m, tile_n, tile_k, 1, blocks, tile_k_l1))
+    l0_choices = (True,) if one_l0 else (False,) if l0_slots > 1 else (False, True)
     def plans(tm: int, tn: int, tks: list[int], all_chunks: bool) -> list[MatmulPlan]:
         found = []
         for tk in tks:
@@ -184,7 +188,7 @@ def choose_plan(op: pto.MatmulOp, target: Target, tile_m: int = 0, tile_n: int =
                        tk * c <= MAX_TILE and (all_chunks or c == 4)]
             for k1 in chunks:
                 for slots in sorted({1, multi_buffer}):
-                    for single_l0 in ((False, True) if slots > 1 else (False,)):
+                    for single_l0 in (l0_choices if slots > 1 else (False,)):
                         try:
                             found.append(plan_matmul(op, target, tm, tn, tk, slots, blocks, k1,
                                                      single_l0))

@@ -81,6 +81,9 @@ class MmairLowerPass(ModulePass):
     """Tile sizes of `pto-tile-matmul` (0: chosen by it), so that a tuned configuration is one
     `-p 'mmair-lower{tile-m=... tile-n=... tile-k=... multi-buffer=...}'`."""
 
+    l0_slots: int = 0
+    """`pto-tile-matmul`'s slots of L0A / L0B (0: chosen by the cost model, 1, 2)."""
+
     tiling: str = "model"
     """`pto-tile-matmul`'s choice of automatic sizes: "model" (the cost model) or "rule"."""
 
@@ -92,7 +95,7 @@ class MmairLowerPass(ModulePass):
         PtoTileMatmulPass(target=self.target, tile_m=self.tile_m, tile_n=self.tile_n,
                           tile_k=self.tile_k, tile_k_l1=self.tile_k_l1,
                           multi_buffer=self.multi_buffer, blocks=self.blocks,
-                          tiling=self.tiling).apply(ctx, op)
+                          l0_slots=self.l0_slots, tiling=self.tiling).apply(ctx, op)
         resolve_target(op, self.target, self.name)
         functions = [f for f in op.walk()
                      if isinstance(f, func.FuncOp) and f.sym_name.data in lowered]

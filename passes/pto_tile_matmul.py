@@ -108,6 +108,9 @@ class PtoTileMatmulPass(ModulePass):
     blocks: int = 1
     """Cores the kernel is written for: > 1 splits the output tiles over the cores of the launch
     by `pto.block_idx` (module docstring); at most the target's AI Cores."""
+    l0_slots: int = 0
+    """Slots of L0A / L0B with multi-buffer > 1: 0 chosen by the cost model, 1 one slot (L1 and
+    L0C still ping-pong), 2 the multi-buffer slots."""
     tiling: str = "model"
     """How automatic sizes are chosen: "model" (the cost model's fastest plan,
     `passes/matmul_choice.py`) or "rule" (the fixed rule of the module docstring, "Tiles")."""
@@ -122,13 +125,19 @@ class PtoTileMatmulPass(ModulePass):
         if self.tiling not in TILINGS:
             raise PassFailedException(
                 f"{self.name}: tiling must be one of {', '.join(TILINGS)}, got '{self.tiling}'")
-        choose = choose_plan if self.tiling == "model" else plan_matmul
+        if self.l0_slots not in (0, 1, 2):
+            raise PassFailedException(
+                f"{self.name}: l0-slots must be 0 (chosen), 1 or 2, got {self.l0_slots}")
         for matmul in [o for o in op.walk() if isinstance(o, pto.MatmulOp)]:
             target = pto.target_of(matmul)
-            plan = choose(
-                matmul, target, self.tile_m, self.tile_n, self.tile_k, self.multi_buffer,
-                self.blocks, self.tile_k_l1,
-            )
+            if self.tiling == "model":
+                plan = choose_plan(matmul, target, self.tile_m, self.tile_n, self.tile_k,
+                                   self.multi_buffer, self.blocks, self.tile_k_l1,
+                                   l0_slots=self.l0_slots)
+            else:
+                plan = plan_matmul(matmul, target, self.tile_m, self.tile_n, self.tile_k,
+                                   self.multi_buffer, self.blocks, self.tile_k_l1,
+                                   self.l0_slots == 1)
             allocs = lower_matmul(matmul, plan)
             multi_buffer_matmul(plan, allocs, self.jam_l0c)
 

@@ -68,3 +68,22 @@ def test_tiling_rule_is_the_fixed_rule_and_a_bad_value_is_one_error(tmp_path, ca
     assert opt_main([str(path), "-p", "pto-tile-matmul{tiling=fast}"]) == 1
     assert capsys.readouterr().err.strip() == (
         f"{path}: error: pto-tile-matmul: tiling must be one of model, rule, got 'fast'")
+
+
+def test_l0_slots_fix_the_slots_of_l0a_and_l0b_by_hand(tmp_path, capsys):
+    op, target = _op(512, 512, 2048)
+    one = choose_plan(op, target, multi_buffer=2, l0_slots=1)
+    assert one.single_l0 and one.slots(one.a_l0a()) == one.slots(one.b_l0b()) == 1
+    two = choose_plan(op, target, multi_buffer=2, l0_slots=2)
+    assert not two.single_l0
+    given = choose_plan(op, target, 128, 128, 64, multi_buffer=2, l0_slots=1)
+    assert given.single_l0 and given.slots(given.a_l1()) == 2  # L1 still ping-pongs
+    text = matmul_text(512, 512, 2048, "f16", "f16", "f32")
+    module = lower(text, "mmair-lower{tile-m=128 tile-n=128 tile-k=64 l0-slots=1}")
+    names = [a.buffer.name_hint for a in module.walk() if isinstance(a, pto.AllocOp)]
+    assert "a_l0a" in names and "a_l0a_s1" not in names and "a_l1_s1" in names
+    path = tmp_path / "mm.mlir"
+    path.write_text(text)
+    assert opt_main([str(path), "-p", "mmair-lower{l0-slots=3}"]) == 1
+    assert capsys.readouterr().err.strip() == (
+        f"{path}: error: pto-tile-matmul: l0-slots must be 0 (chosen), 1 or 2, got 3")
