@@ -107,13 +107,20 @@ def matmul_source(m: int, n: int, k: int, ab: str, c: str) -> str:
     )
 
 
-def lowered_matmul(m: int, n: int, k: int, ab: str, c: str):
-    """The matmul module after `mmair-lower` (parsed, verified and lowered as mmair-opt does)."""
+P1_LOWERING = "mmair-lower{tiling=rule multi-buffer=1}"
+"""The lowering of the executor-speed rows: the fixed tile rule with one slot, the kernel those
+rows have always measured (128 x 128 x 256 tiles at 2048^3: 2048 mads). `mmair-lower`'s own
+default picks its tiles by the cost model (4x more, smaller mads at 2048^3), which would change
+the workload, not the executor (docs/benchmarks.md)."""
+
+
+def lowered_matmul(m: int, n: int, k: int, ab: str, c: str, pipeline: str = P1_LOWERING):
+    """The matmul module after `pipeline` (parsed, verified and lowered as mmair-opt does)."""
     from mmair.tools.diagnostics import SourceFile
     from mmair.tools.opt import MmairOptMain
 
     text = matmul_source(m, n, k, ab, c)
-    tool = MmairOptMain(args=["-p", "mmair-lower"])
+    tool = MmairOptMain(args=["-p", pipeline])
     module = tool.parse_and_verify(text, SourceFile("<matmul>", text), 0)
     tool.pipeline.apply(tool.ctx, module)
     return module

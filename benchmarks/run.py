@@ -5,7 +5,8 @@
 
 Workloads (issue 6):
 
-* P1 executor: `pto.matmul` lowered by `mmair-lower` and run by the executor (`run_module`), against
+* P1 executor: `pto.matmul` lowered by `mmair-lower{tiling=rule multi-buffer=1}` (the fixed
+  workload, `common.P1_LOWERING`) and run by the executor (`run_module`), against
   numpy's float32 matmul of the same matrices (already in f32: the baseline is the BLAS call alone).
 * P2 tcgen05: a loop of `tcgen05.mma` kind::f16 (M = 128, N = 256, K = 4096 in steps of 16) reading
   A and B through 128B-swizzled SMEM descriptors, against numpy on the same data.

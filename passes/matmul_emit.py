@@ -254,6 +254,24 @@ def lower_matmul(op: pto.MatmulOp, plan: MatmulPlan) -> list[tuple[Buffer, pto.A
         em.emit(pto.MteL1L0AOp(a_l1, a_l0a, em.value(ms), em.value(ks), a_start,
                                transpose=plan.a_staged_transposed))
 
+    def emit_mad(em: _Emitter, k: Index, msv: SSAValue, nsv: SSAValue, ksv: SSAValue) -> None:
+        """The mad of the K step at offset `k`: the first (mad / mad_bias) at k = 0, else mad_acc;
+        `scf.if k == 0` when k is a runtime index."""
+        off = plan.disable_gemv  # a5: one-row panels read the nz L0A with GEMV off
+
+        def first() -> Operation:
+            if bias_bt is not None:
+                return pto.MadBiasOp(a_l0a, b_l0b, c_l0c, bias_bt, msv, nsv, ksv, off)
+            return pto.MadOp(a_l0a, b_l0b, c_l0c, msv, nsv, ksv, off)
+
+        if isinstance(k, int):
+            em.emit(first() if k == 0 else pto.MadAccOp(a_l0a, b_l0b, c_l0c, msv, nsv, ksv, off))
+            return
+        is_first = em.emit(arith.CmpiOp(k, em.value(0), "eq"), "first").results[0]
+        then_ops = [first(), scf.YieldOp()]
+        else_ops = [pto.MadAccOp(a_l0a, b_l0b, c_l0c, msv, nsv, ksv, off), scf.YieldOp()]
+        em.emit(scf.IfOp(is_first, [], Region(Block(then_ops)), Region(Block(else_ops))))
+
     def j_body(em: _Emitter, i: Index, ms: Index, j: Index, ns: Index) -> None:
         if plan.bias:
             assert op.bias is not None and bias_l1 is not None and bias_bt is not None
@@ -278,24 +296,7 @@ def lower_matmul(op: pto.MatmulOp, plan: MatmulPlan) -> list[tuple[Buffer, pto.A
                 load(em, window, b_l1, ks, ns)
             msv, nsv, ksv = em.value(ms), em.value(ns), em.value(ks)
             em.emit(pto.MteL1L0BOp(b_l1, b_l0b, ksv, nsv, b_start, transpose=tb))
-
-            off = plan.disable_gemv  # a5: one-row panels read the nz L0A with GEMV off
-
-            def first() -> Operation:
-                if bias_bt is not None:
-                    return pto.MadBiasOp(a_l0a, b_l0b, c_l0c, bias_bt, msv, nsv, ksv, off)
-                return pto.MadOp(a_l0a, b_l0b, c_l0c, msv, nsv, ksv, off)
-
-            if plan.trips[2] == 1:
-                em.emit(first())
-                return
-            assert isinstance(kk, SSAValue)
-            is_first = em.emit(
-                arith.CmpiOp(kk, em.value(0), "eq"), "first"
-            ).results[0]
-            then_ops = [first(), scf.YieldOp()]
-            else_ops = [pto.MadAccOp(a_l0a, b_l0b, c_l0c, msv, nsv, ksv, off), scf.YieldOp()]
-            em.emit(scf.IfOp(is_first, [], Region(Block(then_ops)), Region(Block(else_ops))))
+            emit_mad(em, kk, msv, nsv, ksv)
 
         def chunk_body(em: _Emitter, kc: Index, cs: Index) -> None:
             """One K chunk: its L1 tiles once, then tk steps from them into L0 (plan.chunked)."""
@@ -326,21 +327,7 @@ def lower_matmul(op: pto.MatmulOp, plan: MatmulPlan) -> list[tuple[Buffer, pto.A
                 else:
                     b_start = _start(em, (0, kin) if tb else (kin, 0))
                 em.emit(pto.MteL1L0BOp(b_l1, b_l0b, ksv, nsv, b_start, transpose=tb))
-                off = plan.disable_gemv
-
-                def first() -> Operation:
-                    if bias_bt is not None:
-                        return pto.MadBiasOp(a_l0a, b_l0b, c_l0c, bias_bt, msv, nsv, ksv, off)
-                    return pto.MadOp(a_l0a, b_l0b, c_l0c, msv, nsv, ksv, off)
-
-                if isinstance(kg, int):
-                    em.emit(first() if kg == 0 else
-                            pto.MadAccOp(a_l0a, b_l0b, c_l0c, msv, nsv, ksv, off))
-                    return
-                is_first = em.emit(arith.CmpiOp(kg, em.value(0), "eq"), "first").results[0]
-                then_ops = [first(), scf.YieldOp()]
-                else_ops = [pto.MadAccOp(a_l0a, b_l0b, c_l0c, msv, nsv, ksv, off), scf.YieldOp()]
-                em.emit(scf.IfOp(is_first, [], Region(Block(then_ops)), Region(Block(else_ops))))
+                emit_mad(em, kg, msv, nsv, ksv)
 
             _chunk_loop(em, cs, plan.tk, "kin", "ks", step)
 

@@ -31,6 +31,10 @@ from mmair.tools.version import mmair_version, version_line
 __all__ = ["mmair_version", "version_line"]  # re-exported for the tools
 
 
+class BadArguments(Exception):
+    """A command-line problem (exit 2)."""
+
+
 class PipelineError(Exception):
     """A bad `-p` pipeline (exit 2), one line."""
 

@@ -63,13 +63,13 @@ import sys
 from collections.abc import Sequence
 from dataclasses import asdict
 from io import StringIO
-from typing import Any
 
 import numpy as np
 
 from mmair.isa.tcgen05.numerics import NUMERICS_MODES
 from mmair.tools.checks import Check, compare, differences
 from mmair.tools.cli import (
+    BadArguments,
     PipelineError,
     all_targets,
     ascend_target,
@@ -94,15 +94,12 @@ from mmair.tools.diagnostics import (
 from mmair.tools.jsonout import failure, wants_json
 from mmair.tools.npyio import coerce, is_low_precision, read_npy, write_npy
 from mmair.tools.outputs import refuse_foreign_file, refuse_overwriting_inputs
+from mmair.tools.run_timing import check_timed_kernel, check_timing_options, costs_spec
 from mmair.tools.stdio import quiet_broken_pipe
 from mmair.tools.version import VersionAction
 
 PROG = "mmair-run"
 AUTO_LOWERING = "mmair-lower"
-
-
-class BadArguments(Exception):
-    """A command-line problem (exit 2)."""
 
 
 def _name_file(text: str, flag: str) -> tuple[str, str]:
@@ -422,8 +419,8 @@ def run(args: argparse.Namespace) -> int:
     pipeline = _pipeline(args)
     for _name, path in outputs_spec:
         check_output_path(path, "--output")
-    _check_timing_options(args, outputs_spec, checks_spec)
-    costs_spec = _costs_spec(args)
+    check_timing_options(args, outputs_spec, checks_spec)
+    costs = costs_spec(args)
     _refuse_overwriting_inputs(args, inputs_spec, outputs_spec, checks_spec)  # even with --force
     for name, path in outputs_spec:
         refuse_foreign_file(path, f"--output {name}", args.force)
@@ -449,7 +446,7 @@ def run(args: argparse.Namespace) -> int:
         raise UserError(format_pass_error(err, source)) from None
 
     if args.timing or args.timing_only or args.timeline is not None:
-        _check_timed_kernel(module, source.name)
+        check_timed_kernel(module, source.name)
     _check_kernel_options(module, args, source.name)
     _check_nested_targets(module, source)
 
@@ -466,7 +463,7 @@ def run(args: argparse.Namespace) -> int:
                             timing=args.timing or args.timeline is not None,
                             timing_only=args.timing_only, blocks=args.blocks,
                             coverage=args.check_coverage, jobs=_jobs(args.jobs),
-                            costs=costs_spec)
+                            costs=costs)
     except InputError as err:
         raise UserError(format_diagnostic(str(err))) from None
     except ExecutionError as err:
@@ -603,50 +600,6 @@ def _check_nested_targets(module, source: SourceFile) -> None:
                     f"sets {name} = {inner} inside a module {around}; mmair-run runs the "
                     "outermost module's target: put the attribute there (a file with ops beside "
                     "its builtin.module is parsed as an implicit module holding both)"), source))
-
-
-def _check_timed_kernel(module, file: str) -> None:
-    """The cost model times the Ascend AI Core pipes: a kernel with tcgen05 ops and no pto ops has
-    nothing it can time (a Blackwell timing model does not exist), so say so instead of 0 cycles."""
-    names = {op.name.split(".", 1)[0] for op in module.walk()}
-    if "tcgen05" in names and "pto" not in names:
-        raise UserError(format_diagnostic(
-            "--timing/--timeline model the Ascend AI Core pipes; this is a tcgen05 kernel, whose "
-            "timing is not modelled", file=file))
-
-
-def _costs_spec(args) -> Any:
-    """The `--costs` preset name or parsed file (None without it); it needs --timing."""
-    if args.costs is None:
-        return None
-    if not (args.timing or args.timing_only or args.timeline is not None):
-        raise BadArguments("--costs sets the figures of the cycle model: it needs --timing, "
-                           "--timing-only or --timeline")
-    from mmair.isa.ascend.calibration import PRESETS, CalibrationError, calibrate, load_spec
-
-    try:
-        spec = load_spec(args.costs)
-        calibrate("a2", spec)  # every key is checked, whichever target the kernel has
-    except CalibrationError as err:
-        where = args.costs if args.costs not in PRESETS and "invalid JSON" not in str(err) else None
-        raise UserError(format_diagnostic(f"--costs: {err}", file=where)) from None
-    return spec
-
-
-def _check_timing_options(args, outputs_spec, checks_spec) -> None:
-    """--timing-only computes no outputs: options that read them are bad arguments (exit 2);
-    --timeline writes .json or .png."""
-    if args.timing_only:
-        clash = [name for name, given in (("--check", checks_spec), ("--output", outputs_spec),
-                                          ("--check-numpy", args.check_numpy)) if given]
-        if clash:
-            raise BadArguments(f"--timing-only computes no outputs: it cannot be combined with "
-                             f"{', '.join(clash)}")
-    if args.timeline is not None:
-        if not args.timeline.endswith((".json", ".png")):
-            raise BadArguments(f"--timeline: '{args.timeline}' must end in .json (Chrome trace) "
-                             f"or .png (Gantt chart)")
-        check_output_path(args.timeline, "--timeline")
 
 
 def _numpy_checks(module, entry, inputs, result, args, source: SourceFile) -> list[Check]:
