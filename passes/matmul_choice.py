@@ -37,6 +37,9 @@ _SIZES = (16, 32, 64, 128, 256)
 """L0 tile sizes tried (multiples of the granularity; the dimension itself when smaller)."""
 _CHUNKS = (2, 4, 8)
 """L1 K chunks tried, in tile-k steps."""
+_MAX_OUTPUT_TILE = 256 * 128
+"""Largest tile-m x tile-n the search tries (a bound of the search, not a capacity: plan_matmul
+checks every buffer against isa's capacities)."""
 _KEEP = 3
 """Output tiles (tile-m x tile-n) kept from the first stage of the search."""
 
@@ -203,8 +206,8 @@ def choose_plan(op: pto.MatmulOp, target: Target, tile_m: int = 0, tile_n: int =
     stage: list[tuple[float, int, int]] = []
     for tm in _sizes(tile_m, m, g):
         for tn in _sizes(tile_n, n, g):
-            if not tile_m and not tile_n and tm * tn > 256 * 128:
-                continue  # the C tile of a larger pair never fits L0C
+            if not tile_m and not tile_n and tm * tn > _MAX_OUTPUT_TILE:
+                continue  # a search bound (plan_matmul checks what fits)
             tried = plans(tm, tn, middle, False)
             if tried:
                 stage.append((min(estimate_cycles(p, table) for p in tried), tm, tn))
