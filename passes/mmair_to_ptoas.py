@@ -14,11 +14,14 @@ ptoas-to-mmair; `mmair-translate --target ptoas` prints the result).
     pto.block_idx / block_num                    ->  get_block_idx / get_block_num + arith.index_cast
     module pto.target = "a2" / "a5"              ->  pto.target_arch, pto.kernel_kind = cube
 
-PTOAS's tile ops take their sizes from the tiles, so a move or a mad whose runtime sizes differ
-from its tiles (a remainder tile of a lowered matmul) has no tile-level spelling, and neither have
-the raw parameter forms, the vector ops, a transposing move or a fixpipe with ReLU or a
-quantization the element types do not imply: each is refused with one diagnostic at its op. The
-result reads back through ptoas-to-mmair to the same kernel (tests/unit/passes).
+PTOAS's tile ops take their sizes from the valid regions of their tiles (docs/ptoas.md), so a tile
+that some op moves or multiplies only in part (a remainder tile of a lowered matmul, sizes the
+kernel computes) is written with a run-time valid region (`v_row=?, v_col=?`, the whole tile at
+its alloc_tile) and a `pto.set_validshape` with the op's sizes before each op that reads them;
+the other tiles keep the static whole-tile region. The raw parameter forms, the vector ops, a
+transposing move and a fixpipe with ReLU or a quantization the element types do not imply have
+no tile-level spelling: each is refused with one diagnostic at its op. The result reads back
+through ptoas-to-mmair to the same kernel (tests/unit/passes).
 """
 
 from __future__ import annotations
@@ -64,16 +67,22 @@ WRITTEN_ARCH = {target: arch for arch, target in TARGET_ARCH.items() if arch == 
 IMPLIED_QUANT = {("f32", "f16"): "f322f16", ("f32", "bf16"): "f322bf16"}
 
 
-def tile_buf(tile: pto.TileType, op: Operation) -> TileBufType:
-    """The PTOAS tile_buf of an mmair tile (ptoas_to_mmair.tile_of reads it back)."""
+def tile_buf(tile: pto.TileType, op: Operation, target: str = "a2",
+             dynamic: bool = False) -> TileBufType:
+    """The PTOAS tile_buf of an mmair tile (ptoas_to_mmair.tile_of reads it back); `dynamic`:
+    a run-time valid region (`v_row=?, v_col=?`)."""
     loc = SPACE_LOC.get(tile.space_name)
     if loc is None:
         raise PassOpError(op, f"has a tile in {tile.space_name}, which PTOAS's tile_buf cannot "
                               f"place (PTOAS locs: {', '.join(SPACE_LOC.values())})")
     shape = tile.logical_shape
     rows, cols = (1, shape[0]) if len(shape) == 1 else shape
-    if loc == "left":
-        box = ("row_major", "row_major")  # read back as the target's L0A order
+    if loc == "left" and tile.layout_name == "nd":
+        box = ("row_major", "none_box")  # the GEMV row vector (read back as nd)
+    elif loc == "left":
+        # read back as the target's L0A order; PTOAS's a5 verifier wants col_major / row_major
+        # (verifyMatTileOperandsA5), its a2 / a3 tests write row_major / row_major
+        box = ("col_major", "row_major") if target == "a5" else ("row_major", "row_major")
     else:
         box = LAYOUT_BOX.get(tile.layout_name)
         if box is None:
@@ -82,7 +91,8 @@ def tile_buf(tile: pto.TileType, op: Operation) -> TileBufType:
     fractal = 1024 if loc == "acc" else 512
     fields: list[tuple[str, Attribute]] = [
         ("loc", StringAttr(loc)), ("dtype", tile.element_type), ("rows", IntAttr(rows)),
-        ("cols", IntAttr(cols)), ("v_row", IntAttr(rows)), ("v_col", IntAttr(cols)),
+        ("cols", IntAttr(cols)), ("v_row", IntAttr(-1 if dynamic else rows)),
+        ("v_col", IntAttr(-1 if dynamic else cols)),
         ("blayout", StringAttr(box[0])), ("slayout", StringAttr(box[1])),
         ("fractal", IntAttr(fractal)), ("pad", IntAttr(0))]
     return TileBufType(ArrayAttr([StringAttr(k) for k, _ in fields]),
@@ -99,12 +109,29 @@ def _const(value: SSAValue) -> int | None:
 class _Writer:
     """Rewrites one function in place; `views` maps a GM memref value to its PTOAS view."""
 
-    def __init__(self, fn: func.FuncOp):
+    def __init__(self, fn: func.FuncOp, target: str = "a2"):
         self.fn = fn
+        self.target = target
         self.views: dict[SSAValue, SSAValue] = {}
         self.tensors: dict[SSAValue, SSAValue] = {}
         self.constants: dict[tuple[int, Attribute], SSAValue] = {}
         self.rewritten: list[Operation] = []  # subviews, erased once their users are rewritten
+        self.dynamic: set[SSAValue] = set()  # tiles written with a run-time valid region
+        # (block, tile) -> the sizes the last set_validshape of that block gave the tile
+        self.last_set: dict[tuple[object, SSAValue], tuple[SSAValue, SSAValue]] = {}
+
+    def regions(self, op: Operation, wanted: list[tuple[SSAValue, list[SSAValue]]]) -> None:
+        """Give each tile the valid region `op` takes its sizes from (PTOAS's tile ops read them
+        from the tiles): a set_validshape before `op` where the tile's region is run-time and
+        this block has not set these sizes since its last nested region."""
+        for tile, sizes in wanted:
+            if tile not in self.dynamic:
+                continue  # a whole-tile region: the sizes are the tile's (`needs_region`)
+            key = (op.parent_block(), tile)
+            if self.last_set.get(key) == tuple(sizes):
+                continue
+            self.insert(op, P.SetValidShapeOp.build(operands=[[tile], [sizes[0]], [sizes[1]]]))
+            self.last_set[key] = (sizes[0], sizes[1])
 
     def insert(self, at: Operation, new: Operation) -> Operation:
         new.location = at.location
@@ -123,14 +150,6 @@ class _Writer:
             self.constants[key] = const.results[0]
         return self.constants[key]
 
-    def sizes_match(self, op: Operation, values: list[SSAValue], dims: tuple[int, ...],
-                    what: str) -> None:
-        got = [_const(v) for v in values]
-        if got != list(dims):
-            shown = ", ".join("?" if g is None else str(g) for g in got)
-            raise PassOpError(op, f"moves {shown} of a {'x'.join(map(str, dims))} {what}: PTOAS's "
-                                  "tile ops take their sizes from the tiles (a remainder tile has "
-                                  "no tile-level spelling)")
 
     def view(self, op: Operation, value: SSAValue) -> SSAValue:
         """The partition_view a GM operand is (a whole argument gets a full view)."""
@@ -146,6 +165,36 @@ class _Writer:
             return self.insert(op, part).results[0]
         raise PassOpError(op, "reads or writes GM through a value PTOAS cannot view (a function "
                               "argument or a memref.subview of one)")
+
+
+def _needs(w: _Writer, op: Operation) -> list[tuple[SSAValue, list[SSAValue]]]:
+    """The valid region (rows, cols) each tile of `op` must have for PTOAS to take `op`'s sizes
+    from it: a move's destination (pto-isa TLOAD / TEXTRACT / TMOV fill dst's valid region), a
+    mad's left (m, k) and right (k, n) tiles (TMATMUL: m, k from the left, n from the right;
+    TGEMV: k, n from the right), a store's accumulator (TSTORE writes src's valid region)."""
+    if isinstance(op, pto.MteGmL1Op):
+        return [(op.dst, [op.rows, op.cols])]
+    if isinstance(op, pto.MteL1L0AOp):
+        return [(op.dst, [op.m, op.k])]
+    if isinstance(op, pto.MteL1L0BOp):
+        return [(op.dst, [op.k, op.n])]
+    if isinstance(op, pto.MteL1BtOp):
+        return [(op.dst, [w.constant(op, 1), op.n])]
+    if isinstance(op, pto.MadOp | pto.MadAccOp | pto.MadBiasOp):
+        right = (op.rhs, [op.k, op.n])
+        return [right] if _const(op.m) == 1 else [(op.lhs, [op.m, op.k]), right]
+    if isinstance(op, pto.FixpipeOp):
+        tile = op.src if isinstance(op.dst.type, MemRefType) else op.dst
+        return [(tile, [op.m, op.n])]
+    return []
+
+
+def _whole(tile: SSAValue, sizes: list[SSAValue]) -> bool:
+    t = tile.type
+    if not isinstance(t, pto.TileType):
+        return True
+    shape = t.logical_shape
+    return [_const(v) for v in sizes] == ([1, shape[0]] if len(shape) == 1 else list(shape))
 
 
 def write_module(module: ModuleOp) -> None:
@@ -169,12 +218,17 @@ def write_module(module: ModuleOp) -> None:
     module.attributes["pto.target_arch"] = StringAttr(arch)
     module.attributes["pto.kernel_kind"] = KernelKindAttr("cube")
     for fn in functions:
-        _write_func(fn)
+        _write_func(fn, target)
 
 
-def _write_func(fn: func.FuncOp) -> None:
-    writer = _Writer(fn)
+def _write_func(fn: func.FuncOp, target: str) -> None:
+    writer = _Writer(fn, target)
     block = fn.body.block
+    # the tiles some op reads or writes only in part get a run-time valid region
+    for op in fn.walk():
+        for tile, sizes in _needs(writer, op):
+            if not _whole(tile, sizes):
+                writer.dynamic.add(tile)
     # The function's own top-level constants move to its start (they have no operands), where the
     # written views and addresses reuse them.
     hoisted = [o for o in block.ops if isinstance(o, arith.ConstantOp)]
@@ -188,7 +242,11 @@ def _write_func(fn: func.FuncOp) -> None:
     for index, arg in enumerate(list(block.args)):
         t = arg.type
         if isinstance(t, pto.TileType):
-            new = block.insert_arg(tile_buf(t, fn), arg.index)
+            if arg in writer.dynamic:
+                raise PassOpError(fn, f"has tile argument {index}, which an op moves or multiplies "
+                                      "only in part: PTOAS's set_validshape needs a tile the "
+                                      "kernel allocates")
+            new = block.insert_arg(tile_buf(t, fn, target), arg.index)
             arg.replace_all_uses_with(new)
             block.erase_arg(arg)
         elif isinstance(t, MemRefType):
@@ -211,6 +269,9 @@ def _write_func(fn: func.FuncOp) -> None:
         handler = _HANDLERS.get(type(op))
         if type(op) in _PTOAS_OPS:  # written above (the tensor views)
             continue
+        if op.regions:  # what its blocks set reaches the ops after it: set again there
+            for key in [k for k in writer.last_set if k[0] is op.parent_block()]:
+                del writer.last_set[key]
         if handler is not None:
             handler(writer, op)
         elif op.dialect_name() == "pto":
@@ -246,15 +307,14 @@ def _subview(w: _Writer, op: memref.SubviewOp) -> None:
                               "tensor views of kernel arguments)")
     if op.strides or any(s != 1 for s in op.static_strides.get_values()):
         raise PassOpError(op, "has strides other than 1, which partition_view cannot say")
-    if op.sizes:
-        raise PassOpError(op, "has dynamic sizes, which PTOAS's partition_view result type cannot "
-                              "hold (a remainder tile has no tile-level spelling)")
     dynamic = iter(op.offsets)
     offsets = []
     for static in op.static_offsets.get_values():
         offsets.append(next(dynamic) if static == memref.DYNAMIC_INDEX else w.constant(op, static))
-    sizes_static = list(op.static_sizes.get_values())
-    sizes = [w.constant(op, s) for s in sizes_static]
+    # a run-time size (a remainder window) is `?` in the partition type and a value in sizes
+    dynamic_sizes = iter(op.sizes)
+    sizes_static = [-1 if s == memref.DYNAMIC_INDEX else s for s in op.static_sizes.get_values()]
+    sizes = [next(dynamic_sizes) if s < 0 else w.constant(op, s) for s in sizes_static]
     part = P.PartitionViewOp.build(
         operands=[[w.tensors[source]], offsets, sizes],
         result_types=[PartitionTensorViewType(sizes_static, source.type.element_type)])
@@ -269,8 +329,18 @@ def _alloc(w: _Writer, op: pto.AllocOp) -> None:
     addr = [] if op.offset is None else [w.constant(op, op.offset.value.data, i64)]
     if not isinstance(tile, pto.TileType):
         raise PassOpError(op, "allocates a non-tile buffer")
-    new = P.AllocTileOp.build(operands=[addr, [], []], result_types=[tile_buf(tile, op)])
+    dynamic = op.results[0] in w.dynamic
+    # a run-time region starts as the whole tile; set_validshape gives each op its part
+    whole = ([], [])
+    if dynamic:
+        shape = tile.logical_shape
+        rows, cols = (1, shape[0]) if len(shape) == 1 else shape
+        whole = ([w.constant(op, rows)], [w.constant(op, cols)])
+    new = P.AllocTileOp.build(operands=[addr, *whole],
+                              result_types=[tile_buf(tile, op, w.target, dynamic)])
     w.insert(op, new)
+    if dynamic:
+        w.dynamic.add(new.results[0])
     op.results[0].replace_all_uses_with(new.results[0])
     _erase(op)
 
@@ -288,8 +358,7 @@ def _tload(w: _Writer, op: pto.MteGmL1Op) -> None:
     if op.dn2nz is not None:
         raise PassOpError(op, "loads with dn2nz, which PTOAS's tload does not say (a DN view)")
     view = w.view(op, op.src)
-    w.sizes_match(op, [op.rows, op.cols], _dims(view), "view")
-    w.sizes_match(op, [op.rows, op.cols], _dims(op.dst), "tile")
+    w.regions(op, _needs(w, op))
     w.insert(op, P.TLoadOp.build(operands=[[view], [op.dst]]))
     _erase(op)
 
@@ -297,28 +366,29 @@ def _tload(w: _Writer, op: pto.MteGmL1Op) -> None:
 def _tmov_l0(w: _Writer, op: pto.MteL1L0AOp | pto.MteL1L0BOp) -> None:
     if op.transpose is not None:
         raise PassOpError(op, "transposes on the way, which PTOAS's tmov / textract do not say")
-    sizes = [op.m, op.k] if isinstance(op, pto.MteL1L0AOp) else [op.k, op.n]
-    w.sizes_match(op, sizes, _dims(op.dst), "tile")
-    if op.src_row is None:
+    w.regions(op, _needs(w, op))
+    if op.src_row is None and _dims(op.src) == _dims(op.dst):
         w.insert(op, P.TMovOp.build(operands=[[op.src], [op.dst]]))
-    else:
-        w.insert(op, P.TExtractOp.build(operands=[[op.src, op.src_row, op.src_col], [op.dst]]))
+    else:  # PTOAS's tmov wants equal tile shapes: a part of a larger tile is a textract
+        row, col = ((op.src_row, op.src_col) if op.src_row is not None
+                    else (w.constant(op, 0), w.constant(op, 0)))
+        w.insert(op, P.TExtractOp.build(operands=[[op.src, row, col], [op.dst]]))
     _erase(op)
 
 
 def _tmov_bt(w: _Writer, op: pto.MteL1BtOp) -> None:
-    w.sizes_match(op, [op.n], _dims(op.dst)[-1:], "bias tile")
+    w.regions(op, _needs(w, op))
     w.insert(op, P.TMovOp.build(operands=[[op.src], [op.dst]]))
     _erase(op)
 
 
 def _mad(w: _Writer, op: pto.MadOp | pto.MadAccOp | pto.MadBiasOp) -> None:
-    if op.disable_gemv is not None:
-        raise PassOpError(op, "sets disable_gemv, which PTOAS's tmatmul does not say")
-    (rows, k), (_, n) = _dims(op.lhs), _dims(op.rhs)
-    m = _const(op.m)
-    gemv = m == 1
-    w.sizes_match(op, [op.m, op.n, op.k], (1 if gemv else rows, n, k), "mad (m, n, k)")
+    # a5's tmatmul runs mad with GEMV off (pto-isa a5 TMatmul.hpp), a tgemv with it on for a
+    # one-row left tile. Written without disable_gemv, a tmatmul reads back with it: the same
+    # result, as GEMV on with m = 1 and a fractal lhs is an error the executor reports.
+    off = op.disable_gemv is not None
+    gemv = _const(op.m) == 1 and not off
+    w.regions(op, _needs(w, op))
     base = "pto.tgemv" if gemv else "pto.tmatmul"
     if isinstance(op, pto.MadBiasOp):
         cls, ins = (P.TGemvBiasOp if gemv else P.TMatmulBiasOp), [op.lhs, op.rhs, op.bias]
@@ -351,7 +421,7 @@ def _fixpipe(w: _Writer, op: pto.FixpipeOp) -> None:
     if op.quant.data != implied:
         raise PassOpError(op, f"quantizes with {op.quant.data}, but PTOAS infers {implied} from the "
                               f"element types {_element(op.src)} -> {_element(dst)}")
-    w.sizes_match(op, [op.m, op.n], _dims(dst), "destination")
+    w.regions(op, _needs(w, op))
     cls = P.TStoreOp if to_gm else P.TMovOp
     w.insert(op, cls.build(operands=[[op.src], [dst]]))
     _erase(op)

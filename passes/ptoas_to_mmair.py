@@ -53,6 +53,7 @@ from mmair.dialects.ptoas.origin import ORIGIN
 from mmair.dialects.ptoas.types import PACKED_ELEMENTS, F8E8M0Type, PtrType, TileBufType
 from mmair.dialects.types import element_name_or_none
 from mmair.isa.ascend.targets import ELEMENT_TYPES, get_target
+from mmair.passes.ptoas_valid import Region, valid_regions
 from mmair.passes.ptoas_vpto import HANDLERS as VPTO_HANDLERS
 from mmair.passes.ptoas_vpto import VptoState, gm_extent, uses_vpto
 
@@ -103,9 +104,10 @@ def tile_of(op: Operation, tile: TileBufType, target: str = "a2") -> pto.TileTyp
         raise ConversionError(
             op, f"requires (blayout, slayout) in [{', '.join(f'{b}/{s}' for b, s in BOX_LAYOUT)}], "
                 f"got {blayout}/{slayout}")
-    if loc == "left":
+    if loc == "left" and slayout != "none_box":
         # PTOAS writes one left tile for every arch; its fractal order is the arch's
         # (NZ on A5, ZZ before: the NZ-fractal page, docs/isa/micro-isa/16-cube-matmul.md).
+        # A none_box left tile is a GEMV row (mmair's nd L0A vector; inferred, docs/ptoas.md).
         layout = get_target(target).l0a_layout
     if LOC_SPACE[loc] in ("bt", "fb", "ub") and rows == 1:
         return pto.TileType(LOC_SPACE[loc], [cols], dtype, "nd")
@@ -179,6 +181,24 @@ class _Converter:
     transpose: their moves transpose."""
     placed: dict[tuple[int, Attribute], SSAValue] = field(default_factory=dict)
     """(address, type) -> the tile an alloc_tile with that address made."""
+    regions: dict[tuple[Operation, int], Region] = field(default_factory=dict)
+    """(PTOAS op, operand index) -> the valid region of that tile operand there (ptoas_valid)."""
+
+    def valid(self, op: Operation, index: int, transposed: bool = False) -> tuple[SSAValue, SSAValue]:
+        """The valid region (rows, cols) of `op`'s tile operand `index` as index values: the
+        sizes PTOAS's tile ops take (docs/ptoas.md); `transposed` for a ZN mat tile, which mmair
+        holds as the Nz tile of its transpose."""
+        region = self.regions.get((op, index))
+        if region is None:
+            raise ConversionError(op, f"requires a tile_buf as operand {index}")
+        if isinstance(region, str):
+            raise ConversionError(op, f"requires the valid region of operand {index} where it runs: "
+                                      f"the tile {region}")
+        sizes = []
+        for size in region:
+            folded = size if isinstance(size, int) else _const(size)
+            sizes.append(self.index(op, folded) if folded is not None else size)
+        return (sizes[1], sizes[0]) if transposed else (sizes[0], sizes[1])
 
     def index(self, at: Operation, value: int) -> SSAValue:
         const = arith.ConstantOp(IntegerAttr(value, IndexType()))
@@ -257,6 +277,8 @@ def _convert_func(fn: func.FuncOp, target: str) -> None:
         section.erase()
     _convert_pointers(fn, target)
     conv = _Converter(Rewriter(), target)
+    if fn.body.blocks:
+        conv.regions = valid_regions(fn.body.block)
     vpto = VptoState(fn, target)
     for op in list(fn.walk()):
         handler = _HANDLERS.get(type(op))
@@ -376,15 +398,12 @@ def _alloc(conv: _Converter, op: P.AllocTileOp) -> None:
         offset = _const(op.addr)
         if offset is None:
             raise ConversionError(op, "requires addr to be an arith.constant")
-    full = (op.result.type.get("rows"), op.result.type.get("cols"))
-    for name, value, whole in (("valid_row", op.valid_row, full[0]),
-                               ("valid_col", op.valid_col, full[1])):
-        # pypto writes the valid region as operands even when it is the whole tile
-        if value is not None and _const(value) != whole:
-            got = _const(value)
-            raise ConversionError(
-                op, f"requires {name} = {whole}, the whole tile (a partial or run-time valid "
-                    f"region is not modelled), got {'a run-time value' if got is None else got}")
+    rows, cols = op.result.type.get("rows"), op.result.type.get("cols")
+    for name, size, whole in (("v_row", op.result.type.valid_shape[0], rows),
+                              ("v_col", op.result.type.valid_shape[1], cols)):
+        if isinstance(whole, int) and not -1 <= size <= whole:
+            raise ConversionError(op, f"requires {name} in [0, {whole}] (inside the tile), got "
+                                      f"{size}")
     if zn_mat:
         conv.zn_users.update(use.operation for use in op.result.uses)
     if zn_mat and (offset, tile) in conv.placed and _dominates(conv.placed[(offset, tile)], op):
@@ -420,14 +439,16 @@ def _view(conv: _Converter, op: P.PartitionViewOp) -> None:
     if not isinstance(source.type, MemRefType):
         raise ConversionError(op, "requires a view of a function argument (!pto.ptr)")
     offsets: list[int | SSAValue] = [(_const(o) if _const(o) is not None else o) for o in op.offsets]
-    sizes = [_const(s) for s in op.sizes]
-    if any(s is None for s in sizes):
-        raise ConversionError(op, "requires static sizes")
+    # a run-time size (a tail window) stays a value: the tile ops' valid regions say how much
+    # of the window they move
+    sizes: list[int | SSAValue] = [(_const(s) if _const(s) is not None else s) for s in op.sizes]
     shape = source.type.get_shape()
     if not len(offsets) == len(sizes) == len(shape):
         raise ConversionError(op, f"requires one offset and one size per axis of the rank-"
                                   f"{len(shape)} tensor, got {len(offsets)} and {len(sizes)}")
     for axis, (offset, size, dim) in enumerate(zip(offsets, sizes, shape, strict=True)):
+        if isinstance(size, SSAValue):
+            continue
         if not 0 < size <= dim:
             raise ConversionError(op, f"requires the window inside the tensor: axis {axis} has "
                                       f"size {size}, legal [1, {dim}]")
@@ -437,15 +458,18 @@ def _view(conv: _Converter, op: P.PartitionViewOp) -> None:
     ones = [1] * len(offsets)
     result_type = memref.SubviewOp.infer_result_type(source.type, offsets, sizes, ones)
     drop = 0
-    while len(sizes) - drop > 2 and sizes[drop] == 1:
+    while len(sizes) - drop > 2 and isinstance(sizes[drop], int) and sizes[drop] == 1:
         drop += 1  # a [1, 1, M, N] window of a 4-D tensor is the M x N matrix the tile ops move
     if drop:
         layout = result_type.layout
-        result_type = MemRefType(result_type.element_type, sizes[drop:],
+        result_type = MemRefType(result_type.element_type, result_type.get_shape()[drop:],
                                  StridedLayoutAttr(layout.strides.data[drop:], layout.offset))
     dyn = [o for o in offsets if isinstance(o, SSAValue)]
     static = [memref.DYNAMIC_INDEX if isinstance(o, SSAValue) else o for o in offsets]
-    new = conv.emit(op, memref.SubviewOp(source, dyn, [], [], static, sizes, ones, result_type))
+    dyn_sizes = [s for s in sizes if isinstance(s, SSAValue)]
+    static_sizes = [memref.DYNAMIC_INDEX if isinstance(s, SSAValue) else s for s in sizes]
+    new = conv.emit(op, memref.SubviewOp(source, dyn, dyn_sizes, [], static, static_sizes, ones,
+                                         result_type))
     op.result.replace_all_uses_with(new.results[0])
     op.detach()
     op.erase()
@@ -499,13 +523,14 @@ def _tload(conv: _Converter, op: Operation) -> None:
     if _space(dst) != "l1":
         raise ConversionError(op, f"requires outs in loc=mat (mmair models the cube tload), got "
                                   f"{_space(dst)}")
-    rows, cols = _dims(dst)[0], _dims(dst)[-1]
-    if op in conv.zn_users:  # into a ZN tile: the Nz of the transpose, GM read as DN
-        conv.emit(op, pto.MteGmL1Op(src, dst, conv.index(op, rows), conv.index(op, cols),
-                                    dn2nz=True))
+    # PTOAS's tload fills the destination's valid region (docs/isa/tile-op/04-dma-data-movement.md)
+    zn = op in conv.zn_users
+    rows, cols = conv.valid(op, 1, transposed=zn)
+    if zn:  # into a ZN tile: the Nz of the transpose, GM read as DN
+        conv.emit(op, pto.MteGmL1Op(src, dst, rows, cols, dn2nz=True))
         _replace(op)
         return
-    conv.emit(op, pto.MteGmL1Op(src, dst, conv.index(op, rows), conv.index(op, cols)))
+    conv.emit(op, pto.MteGmL1Op(src, dst, rows, cols))
     _replace(op)
 
 
@@ -529,7 +554,8 @@ def _tmov(conv: _Converter, op: Operation) -> None:
     if len(op.ins) == 3:  # textract ins(%src, %row, %col)
         start = (op.ins[1], op.ins[2])
     pair = (_space(src), _space(dst))
-    rows, cols = _dims(dst)[0], _dims(dst)[-1]
+    # a move fills its destination's valid region (pto-isa TEXTRACT / TMOV: dst.GetValidRow())
+    rows, cols = conv.valid(op, len(op.ins))
     if op in conv.zn_users and src is not dst and _space(src) == "l1":
         if pair not in (("l1", "l0a"), ("l1", "l0b")):
             raise ConversionError(op, f"requires a move to left or right from a ZN mat tile, got "
@@ -538,19 +564,18 @@ def _tmov(conv: _Converter, op: Operation) -> None:
         # (row, col) of the ZN tile is (col, row) of the held one
         swapped = (start[1], start[0]) if start is not None else None
         cls = pto.MteL1L0AOp if pair[1] == "l0a" else pto.MteL1L0BOp
-        conv.emit(op, cls(src, dst, conv.index(op, rows), conv.index(op, cols), swapped,
-                          transpose=True))
+        conv.emit(op, cls(src, dst, rows, cols, swapped, transpose=True))
         _replace(op)
         return
     if pair == ("l1", "l0a"):
-        new = pto.MteL1L0AOp(src, dst, conv.index(op, rows), conv.index(op, cols), start)
+        new = pto.MteL1L0AOp(src, dst, rows, cols, start)
     elif pair == ("l1", "l0b"):
-        new = pto.MteL1L0BOp(src, dst, conv.index(op, rows), conv.index(op, cols), start)
+        new = pto.MteL1L0BOp(src, dst, rows, cols, start)
     elif pair == ("l0c", "l1") and start is None:
-        new = pto.FixpipeOp(src, dst, conv.index(op, rows), conv.index(op, cols), layout="nz2nz",
-                            quant=_quant(src, dst), relu=relu)
+        new = pto.FixpipeOp(src, dst, rows, cols, layout="nz2nz", quant=_quant(src, dst),
+                            relu=relu)
     elif pair == ("l1", "bt") and start is None:
-        new = pto.MteL1BtOp(src, dst, conv.index(op, _dims(dst)[-1]))
+        new = pto.MteL1BtOp(src, dst, cols)
     else:
         raise ConversionError(op, f"requires a cube move (mat->left, mat->right, acc->mat, "
                                   f"mat->bias), got {pair[0]}->{pair[1]}")
@@ -565,10 +590,11 @@ def _tmatmul(conv: _Converter, op: Operation) -> None:
         raise ConversionError(op, f"requires one outs value, got {len(op.outs)}")
     ins, (dst,) = list(op.ins), op.outs
     bias = None
+    first = 0  # the operand index of lhs
     if name.endswith(".acc"):
-        if len(ins) != 3 or ins[0] is not dst:
-            raise ConversionError(op, "requires ins(%acc, %lhs, %rhs) outs(%acc) with the same acc")
-        ins = ins[1:]
+        if len(ins) != 3:
+            raise ConversionError(op, "requires ins(%acc_in, %lhs, %rhs) outs(%dst)")
+        ins, first = ins[1:], 1
     elif name.endswith(".bias"):
         if len(ins) != 3:
             raise ConversionError(op, "requires ins(%lhs, %rhs, %bias)")
@@ -577,16 +603,26 @@ def _tmatmul(conv: _Converter, op: Operation) -> None:
     if len(ins) != 2:
         raise ConversionError(op, f"requires ins(%lhs, %rhs), got {len(ins)} values")
     lhs, rhs = ins
-    m = 1 if name.startswith("pto.tgemv") else _dims(lhs)[0]
-    k = _dims(lhs)[-1]
-    n = _dims(rhs)[-1]
-    args = (conv.index(op, m), conv.index(op, n), conv.index(op, k))
+    # m, k from the left tile's valid region and n from the right one's (pto-isa TMATMUL_IMPL:
+    # aMatrix.GetValidRow / GetValidCol, bMatrix.GetValidCol); a gemv has m = 1 and takes k from
+    # the right tile (TGEMV_IMPL: bMatrix.GetValidRow)
+    m, k = conv.valid(op, first)
+    k_rhs, n = conv.valid(op, first + 1)
+    gemv = name.startswith("pto.tgemv")
+    if gemv:
+        m, k = conv.index(op, 1), k_rhs
+    nd_lhs = isinstance(lhs.type, pto.TileType) and lhs.type.layout_name == "nd"
+    # a5's TMATMUL always passes GEMV off to mad (pto-isa a5 TMatmul.hpp: gemvCtrl = true)
+    off = not gemv and not nd_lhs and get_target(conv.target).gemv_disable
+    if not gemv and not off and not nd_lhs and _const(m) == 1 and _dims(lhs)[0] >= 16:
+        m = conv.index(op, 16)  # a2 / a3 TMATMUL: "if m is 1 ... m = 16" to avoid GEMV mode
+    args = (m, n, k)
     if bias is not None:
-        new: Operation = pto.MadBiasOp(lhs, rhs, dst, bias, *args)
+        new: Operation = pto.MadBiasOp(lhs, rhs, dst, bias, *args, disable_gemv=off)
     elif name.endswith(".acc"):
-        new = pto.MadAccOp(lhs, rhs, dst, *args)
+        new = pto.MadAccOp(lhs, rhs, dst, *args, disable_gemv=off)
     else:
-        new = pto.MadOp(lhs, rhs, dst, *args)
+        new = pto.MadOp(lhs, rhs, dst, *args, disable_gemv=off)
     conv.emit(op, new)
     _replace(op)
 
@@ -612,9 +648,9 @@ def _tstore(conv: _Converter, op: Operation) -> None:
     if _space(src) != "l0c":
         raise ConversionError(op, f"requires ins in loc=acc (mmair models the cube tstore), got "
                                   f"{_space(src)}")
-    rows, cols = _dims(dst)[0], _dims(dst)[-1]
-    conv.emit(op, pto.FixpipeOp(src, dst, conv.index(op, rows), conv.index(op, cols),
-                                quant=_quant(src, dst), relu=relu))
+    # tstore writes its source's valid region (docs/isa/tile-op/04-dma-data-movement.md)
+    rows, cols = conv.valid(op, 0)
+    conv.emit(op, pto.FixpipeOp(src, dst, rows, cols, quant=_quant(src, dst), relu=relu))
     _replace(op)
 
 
@@ -671,8 +707,13 @@ def _block(conv: _Converter, op: Operation) -> None:
     _replace(op)
 
 
+def _set_valid(conv: _Converter, op: P.SetValidShapeOp) -> None:
+    """Its effect is in `conv.regions` already (ptoas_valid): the ops after it take the sizes."""
+    _replace(op)
+
+
 _HANDLERS = {
-    P.AllocTileOp: _alloc, P.PartitionViewOp: _view, P.TLoadOp: _tload, P.TMovOp: _tmov,
+    P.SetValidShapeOp: _set_valid, P.AllocTileOp: _alloc, P.PartitionViewOp: _view, P.TLoadOp: _tload, P.TMovOp: _tmov,
     P.TExtractOp: _tmov, P.TMatmulOp: _tmatmul, P.TMatmulAccOp: _tmatmul,
     P.TMatmulBiasOp: _tmatmul, P.TGemvOp: _tmatmul, P.TGemvAccOp: _tmatmul,
     P.TGemvBiasOp: _tmatmul, P.TStoreOp: _tstore, P.SetFlagOp: _flag, P.WaitFlagOp: _flag,

@@ -6,7 +6,7 @@ else is refused."""
 
 SUPPORTED: frozenset[str] = frozenset({
     'alloc_tile', 'barrier', 'get_block_idx', 'get_block_num', 'make_tensor_view',
-    'partition_view', 'section.cube', 'set_flag', 'set_flag_dyn', 'syncall', 'textract', 'tgemv',
+    'partition_view', 'section.cube', 'set_flag', 'set_validshape', 'set_flag_dyn', 'syncall', 'textract', 'tgemv',
     'tgemv.acc', 'tgemv.bias', 'tload', 'tmatmul', 'tmatmul.acc', 'tmatmul.bias', 'tmov',
     'tstore', 'wait_flag', 'wait_flag_dyn',
     # VPTO (dialects/ptoas/vpto.py)

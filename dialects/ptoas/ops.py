@@ -186,6 +186,52 @@ class AllocTileOp(IRDLOperation):
         printer.print_attribute(self.result.type)
 
 
+@irdl_op_definition
+class SetValidShapeOp(IRDLOperation):
+    """`pto.set_validshape %tile, %rows, %cols : !pto.tile_buf<..., v_row=?, v_col=?>`: the valid
+    region of a tile from here on (PTOOps.td SetValidShapeOp; ptoas-to-mmair gives it to the ops
+    that read the tile after it)."""
+
+    name = "pto.set_validshape"
+    source = var_operand_def()  # exactly one (its type is written after the colon)
+    valid_row = var_operand_def(IndexType)
+    valid_col = var_operand_def(IndexType)
+    irdl_options = (AttrSizedOperandSegments(as_property=True),)
+
+    @classmethod
+    def parse(cls, parser: Parser) -> SetValidShapeOp:
+        source = parser.parse_unresolved_operand()
+        parser.parse_punctuation(",")
+        rows = parser.parse_unresolved_operand()
+        parser.parse_punctuation(",")
+        cols = parser.parse_unresolved_operand()
+        attrs = parser.parse_optional_attr_dict()
+        parser.parse_punctuation(":")
+        source_type = parser.parse_type()
+        op = cls.build(operands=[[parser.resolve_operand(source, source_type)],
+                                 [parser.resolve_operand(rows, IndexType())],
+                                 [parser.resolve_operand(cols, IndexType())]])
+        op.attributes.update(attrs)
+        return op
+
+    def verify_(self) -> None:
+        from xdsl.utils.exceptions import VerifyException
+
+        source = self.source[0].type
+        if not isinstance(source, TileBufType) or len(self.valid_row) != 1 or len(
+                self.valid_col) != 1:
+            raise VerifyException("'pto.set_validshape' requires %tile, %rows, %cols with a "
+                                  "!pto.tile_buf tile")
+        if source.valid_shape != (-1, -1):  # PTO.cpp SetValidShapeOp::verify
+            raise VerifyException("expects source tile_buf to have dynamic validShape (?, ?)")
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        _print_values(printer, [self.source[0], self.valid_row[0], self.valid_col[0]])
+        printer.print_string(" : ")
+        printer.print_attribute(self.source[0].type)
+
+
 class _InsOutsOp(IRDLOperation):
     """`pto.<op> ins(%a, %b : T, U) outs(%c : V)`, PTOAS's destination-passing tile form."""
 
@@ -360,5 +406,5 @@ class SectionCubeOp(IRDLOperation):
 TILE_OPS: tuple[type[Operation], ...] = (
     MakeTensorViewOp, PartitionViewOp, AllocTileOp, TLoadOp, TStoreOp, TMovOp, TExtractOp,
     TMatmulOp, TMatmulAccOp, TMatmulBiasOp, TGemvOp, TGemvAccOp, TGemvBiasOp, SetFlagOp,
-    WaitFlagOp, BarrierOp, GetBlockIdxOp, GetBlockNumOp, SectionCubeOp,
+    WaitFlagOp, BarrierOp, GetBlockIdxOp, GetBlockNumOp, SectionCubeOp, SetValidShapeOp,
 )

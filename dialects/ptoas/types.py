@@ -34,10 +34,12 @@ PTR_SPACES: dict[str, str] = {
     "ub": "ub", "vec": "ub",
 }
 
-# tile_buf fields in PTOAS's print order; compact forms may omit the trailing ones.
+# tile_buf fields in PTOAS's print order; compact forms may omit the trailing ones and write the
+# valid region as `valid=RxC` (PTOTypeDefs.cpp, the compact parser; `?` is a run-time size).
 TILE_BUF_KEYS: tuple[str, ...] = (
     "loc", "dtype", "rows", "cols", "v_row", "v_col", "blayout", "slayout", "fractal", "pad",
 )
+COMPACT_KEYS: tuple[str, ...] = ("valid", "blayout", "slayout", "fractal", "pad")
 
 
 def _dims(dims: Sequence[int]) -> str:
@@ -149,13 +151,20 @@ class TileBufType(ParametrizedAttribute, TypeAttribute):
                     compact[0] = 1
                     return
             key = parser.parse_identifier("tile_buf field")
-            if key not in TILE_BUF_KEYS:
+            legal = COMPACT_KEYS if compact[0] else TILE_BUF_KEYS
+            if key not in legal:
                 parser.raise_error(
-                    f"'!pto.tile_buf' requires field in [{', '.join(TILE_BUF_KEYS)}], got {key}",
+                    f"'!pto.tile_buf' requires field in [{', '.join(legal)}], got {key}",
                     at, parser.pos)
             parser.parse_punctuation("=")
             value: Attribute
-            if key == "dtype":
+            if key == "valid":  # `valid=16x?`: two dims, `?` a run-time size
+                dims = parser.parse_dimension_list()
+                if len(dims) != 2:
+                    parser.raise_error("'!pto.tile_buf' requires valid with exactly two dims, got "
+                                       f"{len(dims)}", at, parser.pos)
+                value = ArrayAttr([IntAttr(-1 if d < 0 else d) for d in dims])
+            elif key == "dtype":
                 value = parser.parse_type()
             elif (number := parser.parse_optional_integer()) is not None:
                 value = IntAttr(number)
@@ -185,6 +194,8 @@ class TileBufType(ParametrizedAttribute, TypeAttribute):
             printer.print_string(f"{key.data}=")
             if isinstance(value, IntAttr):
                 printer.print_string("?" if value.data < 0 else str(value.data))
+            elif isinstance(value, ArrayAttr):  # valid=RxC
+                printer.print_string(_dims([d.data for d in value.data]))
             elif isinstance(value, StringAttr):
                 printer.print_string(value.data)
             else:
@@ -194,6 +205,17 @@ class TileBufType(ParametrizedAttribute, TypeAttribute):
     @property
     def fields(self) -> dict[str, Attribute]:
         return {k.data: v for k, v in zip(self.keys.data, self.values.data, strict=True)}
+
+    @property
+    def valid_shape(self) -> tuple[int, int]:
+        """The valid region (v_row, v_col), -1 for a run-time size; the whole tile when the
+        type does not say (PTOAS's default: docs/isa/tile-op/02-types-and-attributes.md)."""
+        valid = self.fields.get("valid")
+        if isinstance(valid, ArrayAttr):
+            return (valid.data[0].data, valid.data[1].data)
+        rows, cols = self.get("v_row"), self.get("v_col")
+        return (rows if isinstance(rows, int) else self.get("rows"),  # type: ignore[return-value]
+                cols if isinstance(cols, int) else self.get("cols"))
 
     def get(self, key: str) -> int | str | Attribute | None:
         value = self.fields.get(key)
