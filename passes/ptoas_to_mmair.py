@@ -594,6 +594,10 @@ def _tmatmul(conv: _Converter, op: Operation) -> None:
     if name.endswith(".acc"):
         if len(ins) != 3:
             raise ConversionError(op, "requires ins(%acc_in, %lhs, %rhs) outs(%dst)")
+        if _space(ins[0]) != "l0c":  # PTO.cpp verifyAccTileCommon
+            raise ConversionError(op, "expects acc_in to be in the acc address space")
+        # pto-isa's TMATMUL_ACC(cOut, cIn, a, b) runs mad on cOut with init off and never reads
+        # cIn: the product accumulates into outs (a different tile too)
         ins, first = ins[1:], 1
     elif name.endswith(".bias"):
         if len(ins) != 3:
@@ -614,8 +618,14 @@ def _tmatmul(conv: _Converter, op: Operation) -> None:
     nd_lhs = isinstance(lhs.type, pto.TileType) and lhs.type.layout_name == "nd"
     # a5's TMATMUL always passes GEMV off to mad (pto-isa a5 TMatmul.hpp: gemvCtrl = true)
     off = not gemv and not nd_lhs and get_target(conv.target).gemv_disable
-    if not gemv and not off and not nd_lhs and _const(m) == 1 and _dims(lhs)[0] >= 16:
-        m = conv.index(op, 16)  # a2 / a3 TMATMUL: "if m is 1 ... m = 16" to avoid GEMV mode
+    if not gemv and not off and not nd_lhs and _dims(lhs)[0] >= 16 and _const(m) != 16:
+        # a2 / a3 TMATMUL: "if (m == 1) m = 16; // avoid gemv mode" (pto-isa a2a3 TMatmul.hpp),
+        # at run time when m is a value
+        if _const(m) == 1:
+            m = conv.index(op, 16)
+        elif _const(m) is None:
+            one = conv.emit(op, arith.CmpiOp(m, conv.index(op, 1), "eq"))
+            m = conv.emit(op, arith.SelectOp(one.results[0], conv.index(op, 16), m)).results[0]
     args = (m, n, k)
     if bias is not None:
         new: Operation = pto.MadBiasOp(lhs, rhs, dst, bias, *args, disable_gemv=off)

@@ -176,6 +176,20 @@ class AllocTileOp(IRDLOperation):
         op.attributes.update(attrs)
         return op
 
+    def verify_(self) -> None:
+        """PTOAS's AllocTileOp::verify: a `?` valid size needs its operand, a static one none."""
+        from xdsl.utils.exceptions import VerifyException
+
+        tile = self.result.type
+        if not isinstance(tile, TileBufType):
+            return
+        for key, operand, size in (("row", self.valid_row, tile.valid_shape[0]),
+                                   ("col", self.valid_col, tile.valid_shape[1])):
+            if (operand is not None) != (size < 0):
+                raise VerifyException(
+                    f"valid_{key} operand {'is required' if size < 0 else 'must be absent'} "
+                    f"because result type v_{key} is {'?' if size < 0 else size}")
+
     def print(self, printer: Printer) -> None:
         for key, value in (("addr", self.addr), ("valid_row", self.valid_row),
                            ("valid_col", self.valid_col)):

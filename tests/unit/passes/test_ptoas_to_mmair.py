@@ -194,3 +194,42 @@ def test_a_window_with_leading_unit_dims_is_the_matrix_the_tile_op_moves() -> No
     assert out.shape == (2, 1, 32, 32)
     np.testing.assert_allclose(out[1, 0], a.astype(np.float32) @ b.astype(np.float32), rtol=1e-5,
                                atol=1e-5)
+
+
+def test_tmatmul_acc_into_another_tile_accumulates_there_and_never_reads_acc_in() -> None:
+    """pto-isa TMATMUL_ACC(cOut, cIn, a, b) runs mad on cOut with init off, cIn unread: with
+    c = 2AB and d = AB, `tmatmul.acc ins(%c, a, b) outs(%d)` leaves d = 2AB (not c + AB = 3AB)."""
+    import numpy as np
+
+    from mmair.executor.runner import run_module
+
+    acc = ("!pto.tile_buf<loc=acc, dtype=f32, rows=32, cols=32, v_row=32, v_col=32, "
+           "blayout=col_major, slayout=row_major, fractal=1024, pad=0>")
+    lr = ("!pto.tile_buf<loc=left, dtype=f16, rows=32, cols=32, v_row=32, v_col=32, "
+          "blayout=row_major, slayout=row_major, fractal=512, pad=0>, !pto.tile_buf<loc=right, "
+          "dtype=f16, rows=32, cols=32, v_row=32, v_col=32, blayout=row_major, slayout=col_major, "
+          "fractal=512, pad=0>")
+    text = _kernel()
+    mad = next(line for line in text.splitlines()
+               if line.lstrip().startswith("pto.tmatmul ins"))
+    text = text.replace(mad, "\n".join([
+        f"    %d = pto.alloc_tile addr = %c4096_i64 : {acc}",
+        f"    pto.tmatmul ins(%l0a, %l0b : {lr}) outs(%acc : {acc})",
+        "    pto.barrier <PIPE_M>",
+        f"    pto.tmatmul.acc ins(%acc, %l0a, %l0b : {acc}, {lr}) outs(%acc : {acc})",
+        f"    pto.tmatmul ins(%l0a, %l0b : {lr}) outs(%d : {acc})",
+        "    pto.barrier <PIPE_M>",
+        f"    pto.tmatmul.acc ins(%acc, %l0a, %l0b : {acc}, {lr}) outs(%d : {acc})"]))
+    text = text.replace(f"    pto.tstore ins(%acc : {acc})", f"    pto.tstore ins(%d : {acc})")
+    # one tile each (plan-memory would reuse %acc's bytes for %d once %acc is dead)
+    text = text.replace("    %c0 = arith.constant 0 : index\n", "    %c0 = arith.constant 0 : index\n"
+                        "    %c0_i64 = arith.constant 0 : i64\n"
+                        "    %c4096_i64 = arith.constant 4096 : i64\n", 1)
+    text = text.replace(f"%acc = pto.alloc_tile : {acc}", f"%acc = pto.alloc_tile addr = %c0_i64 : {acc}")
+    module = _converted(text)
+    verify_module(module)
+    rng = np.random.default_rng(3)
+    a = rng.integers(-4, 5, (32, 32)).astype(np.float16)
+    b = rng.integers(-4, 5, (32, 32)).astype(np.float16)
+    out = run_module(module, inputs={"a": a, "b": b}, sync_check=True).outputs["c"]
+    np.testing.assert_array_equal(out, 2 * (a.astype(np.float32) @ b.astype(np.float32)))
