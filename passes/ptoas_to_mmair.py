@@ -275,10 +275,10 @@ def _convert_func(fn: func.FuncOp, target: str) -> None:
             Rewriter.insert_op(inner, _before(section))
         section.detach()
         section.erase()
+    # the regions first: tile_buf arguments keep their PTOAS types until _convert_pointers
+    regions = valid_regions(fn.body.block) if fn.body.blocks else {}
     _convert_pointers(fn, target)
-    conv = _Converter(Rewriter(), target)
-    if fn.body.blocks:
-        conv.regions = valid_regions(fn.body.block)
+    conv = _Converter(Rewriter(), target, regions=regions)
     vpto = VptoState(fn, target)
     for op in list(fn.walk()):
         handler = _HANDLERS.get(type(op))
