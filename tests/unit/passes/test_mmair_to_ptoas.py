@@ -133,3 +133,10 @@ def test_written_text_reparses_to_the_same_text() -> None:
     out = io.StringIO()
     Printer(stream=out).print_op(again)
     assert out.getvalue() == written
+
+
+def test_an_a5_left_tile_is_written_as_ptoas_a5_verifier_wants_it() -> None:
+    written = ptoas_text(lower(matmul_text(32, 32, 32, "f16", "f16", "f32", target="a5"),
+                               "pto-tile-matmul,pto-assign-addresses,pto-insert-sync"))
+    left = next(line for line in written.splitlines() if "alloc_tile" in line and "loc=left" in line)
+    assert "blayout=col_major, slayout=row_major" in left  # PTOAS verifyMatTileOperandsA5
