@@ -94,6 +94,13 @@ def tile_of(op: Operation, tile: TileBufType, target: str = "a2") -> pto.TileTyp
     if not isinstance(dtype, Attribute):
         raise ConversionError(op, "requires a tile_buf dtype")
     dtype = element_of(op, dtype)
+    # compact (PTOAttrs.td CompactMode: 0 null, 1 normal, 2 row_plus_one) is how pto-isa packs a
+    # partial L0 tile's bytes; mmair's moves and mads agree on the values of the valid region
+    # either way (inferred, docs/ptoas.md), the row-plus-one padding is not modelled
+    compact = tile.get("compact")
+    if compact not in (None, 0, 1):
+        raise ConversionError(op, f"requires tile_buf compact in [0, 1] (null, normal), got "
+                                  f"{compact}")
     defaults = {"mat": ("col_major", "row_major"), "left": ("row_major", "row_major"),
                 "right": ("row_major", "col_major"), "acc": ("col_major", "row_major")}
     blayout, slayout = defaults.get(loc, ("row_major", "none_box"))

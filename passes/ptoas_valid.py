@@ -85,10 +85,12 @@ def _nested(op: Operation, state: dict[SSAValue, Region],
         ends = [_block(b, dict(state), uses) for r in op.regions for b in r.blocks]
         if len(ends) == 1:  # no else: the empty branch keeps the state
             ends.append(dict(state))
-        for tile in {t for end in ends for t in end}:
+        # only a set_validshape changes a tile the if does not allocate
+        for tile in {s.source[0] for s in sets}:
             regions = [end.get(tile) for end in ends]
             if all(r == regions[0] for r in regions):
-                state[tile] = regions[0]  # type: ignore[assignment]
+                if regions[0] is not None:
+                    state[tile] = regions[0]
             else:
                 where = next(_where(s) for s in sets if s.source[0] is tile)
                 state[tile] = (f"has a valid region set in one branch of an scf.if only "

@@ -38,8 +38,9 @@ PTR_SPACES: dict[str, str] = {
 # valid region as `valid=RxC` (PTOTypeDefs.cpp, the compact parser; `?` is a run-time size).
 TILE_BUF_KEYS: tuple[str, ...] = (
     "loc", "dtype", "rows", "cols", "v_row", "v_col", "blayout", "slayout", "fractal", "pad",
+    "compact",
 )
-COMPACT_KEYS: tuple[str, ...] = ("valid", "blayout", "slayout", "fractal", "pad")
+COMPACT_KEYS: tuple[str, ...] = ("valid", "blayout", "slayout", "fractal", "pad", "compact")
 
 
 def _dims(dims: Sequence[int]) -> str:

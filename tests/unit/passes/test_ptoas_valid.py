@@ -74,3 +74,35 @@ def test_a_valid_region_set_in_a_loop_after_its_use_is_refused() -> None:
                                               r"1 where it runs: the tile has a valid region set "
                                               r"inside a loop"):
         _converted(text)
+
+
+def test_tiles_allocated_inside_the_branches_of_an_if_with_a_set_are_their_own() -> None:
+    """Only a set_validshape changes a tile the scf.if does not allocate (a pypto pattern: the
+    branches allocate their own tiles at fixed addresses)."""
+    from mmair.dialects.ptoas.ops import TMovOp
+    from mmair.passes.ptoas_valid import valid_regions
+
+    mat = "!pto.tile_buf<mat, 32x32xf16, valid=?x?, blayout=col_major, slayout=row_major>"
+    left = "!pto.tile_buf<left, 32x32xf16, valid=?x?, blayout=row_major, slayout=row_major>"
+    text = f"""func.func @k(%p: i1) {{
+  %c16 = arith.constant 16 : index
+  %c32 = arith.constant 32 : index
+  %t = pto.alloc_tile valid_row = %c32 valid_col = %c32 : {mat}
+  scf.if %p {{
+    %u = pto.alloc_tile valid_row = %c16 valid_col = %c32 : {left}
+    pto.set_validshape %t, %c16, %c32 : {mat}
+    pto.tmov ins(%t : {mat}) outs(%u : {left})
+  }} else {{
+    %v = pto.alloc_tile valid_row = %c32 valid_col = %c32 : {left}
+    pto.set_validshape %t, %c16, %c32 : {mat}
+    pto.tmov ins(%t : {mat}) outs(%v : {left})
+  }}
+  %w = pto.alloc_tile valid_row = %c32 valid_col = %c32 : {left}
+  pto.tmov ins(%t : {mat}) outs(%w : {left})
+  return
+}}"""
+    fn = Parser(ptoas_context(), text).parse_module().body.block.first_op
+    regions = valid_regions(fn.body.block)
+    moves = [op for op in fn.walk() if isinstance(op, TMovOp)]
+    sizes = [tuple(v.owner.value.value.data for v in regions[(mv, 0)]) for mv in moves]
+    assert sizes == [(16, 32)] * 3  # both branches set %t alike: known after the if
