@@ -11,14 +11,16 @@ and a picture of the ring: docs/tcgen05-tma.md, "The tcgen05.matmul lowering"):
       if g >= S - 1:  CONSUME block c = g - (S - 1)
         wait full[s] (phase use); elected: the block's MMAs into acc[tile % 2]
         (accumulate from the tile's second MMA), commit -> empty[s]; on the tile's last block
-        commit -> acc_full[tile % 2], then the EPILOGUE of the previous tile
-    EPILOGUE of the last tile
+        commit -> acc_full[tile % 2], then the EPILOGUE of the previous tile (of this tile
+        with one accumulator buffer)
+    EPILOGUE of the last tile (two buffers)
     EPILOGUE t: wait acc_full[t % 2] (phase t / 2 % 2); tcgen05.ld 32x32b per warp and column
       chunk; wait_ld; memref.copy of the rows and columns inside D (static sizes per edge case)
 
-The epilogue of tile t runs while the MMAs of tile t + 1 fill the other accumulator buffer (one
-buffer when two do not fit TMEM: then the MMAs of t + 1 wait for nothing but program order after
-the epilogue's wait_ld). Remainder tiles load full boxes (TMA fills outside the tensor with
+The epilogue of tile t runs while the MMAs of tile t + 1 fill the other accumulator buffer. With
+one buffer (two do not fit TMEM next to a block-scaled kernel's scale factors) the epilogue of
+tile t runs right after its last commit, and the MMAs of t + 1 follow it in program order (after
+its wait_ld). Remainder tiles load full boxes (TMA fills outside the tensor with
 zeros) and store clipped windows. The kernel is emitted as MLIR text (the same ops a hand-written
 kernel has, see examples/tcgen05_gemm_tma.mlir), parsed, and spliced in place of the matmul.
 """
@@ -253,7 +255,8 @@ class _Emitter:
             for _ in self.if_(consume):
                 block = self.op("blk", f"arith.subi %g, {self.const(lag)} : index")
                 self.consume(block, accs)
-        self.epilogue(self.const(p.tiles - 1), accs)
+        if len(accs) == 2:
+            self.epilogue(self.const(p.tiles - 1), accs)
         for acc in accs:
             self.emit(f"tcgen05.dealloc cta_group(1) {acc} : {self.acc_type()}")
         if p.scales is not None:
@@ -390,11 +393,14 @@ class _Emitter:
             if p.scales is not None:
                 self.scale_cps(stage_i)
             mmas = self.scaled_mmas if p.scales is not None else self.mmas
-            self.for_accs(buf, accs, lambda acc: mmas(acc, a_base, b_base, first_mma))
+            self.for_accs(buf, accs, lambda acc, mmas=mmas: mmas(acc, a_base, b_base, first_mma))
             self.emit(f"tcgen05.commit cta_group(1) {empty} : {BAR}")
             for _ in self.if_(last):
                 self.emit(f"tcgen05.commit cta_group(1) {acc_full} : {BAR}")
         for _ in self.if_(last):
+            if len(accs) == 1:  # the next tile's MMAs overwrite the one buffer: drain it now
+                self.epilogue(tile, accs)
+                continue
             has_prev = self.op("has_prev", f"arith.cmpi uge, {tile}, {self.const(1)} : index")
             for _ in self.if_(has_prev):
                 prev = self.op("prev_tile", f"arith.subi {tile}, {self.const(1)} : index")

@@ -166,9 +166,11 @@ class MatmulOp(IRDLOperation):
             dims = tuple(t.get_shape())
             if len(dims) == 2:
                 raise _error(self, f"cannot be lowered: {role} in the logical layout "
-                                   f"{_shape(dims)} cannot be a TMA box that tcgen05.cp "
-                                   f".32x128b.warpx4 reads (a row's scales are not 16 "
-                                   f"contiguous bytes); legal: the scale-factor atom layout "
+                                   f"{_shape(dims)} ({rows} x K / {plan.scales.vector}) is not "
+                                   f"what tcgen05.cp .32x128b.warpx4 reads: a TMEM lane's 16 "
+                                   f"bytes are the scales of rows r, r + 32, r + 64, r + 96 for 4 "
+                                   f"K blocks, 4-byte pieces of 4 rows here (a TMA box row must "
+                                   f"be 16 bytes, TMA8); legal: the scale-factor atom layout "
                                    f"{_shape(want)} ({rows} / 128 x K / {4 * plan.scales.vector}"
                                    f" x {ATOM_LANES} x {ATOM_ROW_BYTES}, CUTLASS's "
                                    f"Sm1xxBlockScaledConfig)")
