@@ -129,13 +129,22 @@ class _Emitter:
     def stage_type(self, operand: OperandPlan, elem: str) -> str:
         p = self.plan
         if operand.major == "k":
-            return f"memref<{p.stages}x{operand.rows}x{p.block_k}x{elem}, {SMEM}>"
+            cols, elem = self.k_columns(operand, elem)
+            return f"memref<{p.stages}x{operand.rows}x{cols}x{elem}, {SMEM}>"
         return f"memref<{p.stages}x{operand.boxes}x{p.block_k}x{operand.atom}x{elem}, {SMEM}>"
+
+    def k_columns(self, operand: OperandPlan, elem: str) -> tuple[int, str]:
+        """(columns, element type) of a K-major tile row in SMEM: a 4-bit operand's row is
+        bytes (SMEM buffers of sub-byte types are i8 containers), two elements per byte."""
+        if operand.element_bits < 8:
+            return self.plan.block_k * operand.element_bits // 8, "i8"
+        return self.plan.block_k, elem
 
     def box_type(self, operand: OperandPlan, elem: str) -> str:
         p = self.plan
         if operand.major == "k":
-            return f"memref<{operand.rows}x{p.block_k}x{elem}, strided<[{p.block_k}, 1], " \
+            cols, elem = self.k_columns(operand, elem)
+            return f"memref<{operand.rows}x{cols}x{elem}, strided<[{cols}, 1], " \
                    f"offset: ?>, {SMEM}>"
         return f"memref<{p.block_k}x{operand.atom}x{elem}, strided<[{operand.atom}, 1], " \
                f"offset: ?>, {SMEM}>"
@@ -308,7 +317,8 @@ class _Emitter:
                 dst = self.fresh(f"{name}_dst")
                 if operand.major == "k":
                     self.emit(_subview(dst, f"%{name}_stages", stages, [stage], ["?", 0, 0],
-                                       [1, operand.rows, p.block_k], box_t))
+                                       [1, operand.rows, self.k_columns(operand, elem)[0]],
+                                       box_t))
                 else:
                     self.emit(_subview(dst, f"%{name}_stages", stages, [stage],
                                        ["?", box, 0, 0], [1, 1, p.block_k, operand.atom], box_t))
@@ -458,7 +468,8 @@ class _Emitter:
                 columns = scale_atoms.ATOM_COLUMNS * operand.atoms_mn
                 views.append(self.views[(name, column, columns)])
                 types.append(self.scale_view_type(operand, column, columns))
-            self.emit(f"tcgen05.mma kind({p.kind}) cta_group(1) block_scale {acc}, {a_desc}, "
+            vec = "" if p.scales.scale_vec is None else f"({p.scales.scale_vec})"
+            self.emit(f"tcgen05.mma kind({p.kind}) cta_group(1) block_scale{vec} {acc}, {a_desc}, "
                       f"{b_desc}, %idesc{kk}, {accumulate} scale({views[0]}, {views[1]}) : "
                       f"{self.acc_type()}, i64, {types[0]}, {types[1]}")
 

@@ -51,21 +51,22 @@ KIND_OF_TYPE: dict[str, tuple[str, str]] = {
 }
 #: The tensor-map dtype TMA copies each operand type with (8-bit floats move as bytes).
 TMA_DTYPE: dict[str, str] = {"f16": "f16", "bf16": "bf16", "f32": "f32", "e4m3": "u8",
-                             "e5m2": "u8"}
+                             "e5m2": "u8", "e2m1": "b4x16"}  # e2m1: kind::mxf4*, packed
 #: D (accumulator and output) element types.
 D_TYPES: tuple[str, ...] = ("f32",)
 #: What the lowering does not plan (the op verifier names it when asked for).
-UNSUPPORTED = ("kind::mxf4 and mxf4nvf4 (packed e2m1 operands: TMA b4x16 copies), sub-byte "
-               "f8f6f4 types (e2m1, e2m3, e3m2: packed TMA formats), f16 D, cta_group::2")
-#: Block-scaled kinds the lowering plans: kind -> (operand types, scale type, K elements per scale).
-BLOCK_SCALED: dict[str, tuple[tuple[str, ...], str, int]] = {
-    "mxf8f6f4": (("e4m3", "e5m2"), "ue8m0", 32),
+UNSUPPORTED = ("sub-byte f8f6f4 and mxf8f6f4 types (e2m1, e2m3, e3m2 in 8-bit containers: padded "
+               "TMA formats), f16 D, cta_group::2")
+#: Block-scaled kinds the lowering plans: kind -> (operand types, {scale memref element type:
+#: (scale type, K elements per scale, the tcgen05.mma block_scale spelling or None for the
+#: kind's default)}). A UE4M3 scale is an e4m3 memref (its sign bit is ignored).
+BLOCK_SCALED: dict[str, tuple[tuple[str, ...], dict[str, tuple[str, int, str | None]]]] = {
+    "mxf8f6f4": (("e4m3", "e5m2"), {"ue8m0": ("ue8m0", 32, None)}),
+    "mxf4": (("e2m1",), {"ue8m0": ("ue8m0", 32, None)}),
+    "mxf4nvf4": (("e2m1",), {"e4m3": ("ue4m3", 16, "block16"), "ue8m0": ("ue8m0", 32, "block32")}),
 }
-#: Block-scaled kinds it refuses, and why.
-NOT_PLANNED_KINDS: dict[str, str] = {
-    kind: "its packed e2m1 operands move as TMA b4x16 boxes, which the executor does not copy"
-    for kind in ("mxf4", "mxf4nvf4")
-}
+#: The kinds whose operands are K-major only (no transpose bits, R15).
+K_MAJOR_ONLY = ("mxf4", "mxf4nvf4")
 
 TILE_M = 128
 MAX_TILE_N = 256
@@ -185,6 +186,7 @@ class ScalePlan:
     b: ScaleOperandPlan
     a_shape: tuple[int, ...]  # the scale memrefs' shapes (`scale_atoms.atoms_shape`)
     b_shape: tuple[int, ...]
+    scale_vec: str | None = None  # the MMA's block_scale(...) spelling (None: the default)
 
     def mma_scales(self, mma: int) -> tuple[int, int]:
         """(K atom, SF id) of the block's MMA number `mma`: its first scale block's atom and the
@@ -333,28 +335,34 @@ def _tile_n(kind: str, n: int, b_major: str, b_type: str, atom: int, scaled: boo
     return min(v for v in legal if v >= need and v % step == 0)
 
 
-def _block_scaled_kind(kind: str | None, a_type: str, b_type: str,
-                       scale_types: tuple[str, str]) -> tuple[str, str, int]:
-    """(kind, scale type, K elements per scale) of a matmul with scale operands."""
+def _block_scaled_kind(kind: str | None, a_type: str, b_type: str, scale_types: tuple[str, str],
+                       transpose_a: bool, transpose_b: bool) -> tuple[str, str, int, str | None]:
+    """(kind, scale type, K elements per scale, block_scale spelling) of a matmul with scale
+    operands; without `kind`: the kind of the operand types (e2m1 with e4m3 scales: mxf4nvf4)."""
     if kind is None:
-        kind = next((kd for kd, (types, _, _) in BLOCK_SCALED.items() if a_type in types),
-                    "mxf8f6f4")
-    if kind in NOT_PLANNED_KINDS:
-        raise DescriptorError("kind", kind, ", ".join(BLOCK_SCALED), None,
-                              f"is not lowered: {NOT_PLANNED_KINDS[kind]}")
+        kind = next((kd for kd, (types, by_scale) in BLOCK_SCALED.items()
+                     if a_type in types and scale_types[0] in by_scale), "mxf8f6f4")
     if kind not in BLOCK_SCALED:
         raise DescriptorError("kind", kind, ", ".join(BLOCK_SCALED), None,
                               "is not a block-scaled kind (the matmul has scale operands)")
-    types, scale_type, vector = BLOCK_SCALED[kind]
+    types, by_scale = BLOCK_SCALED[kind]
     for role, elem in (("a", a_type), ("b", b_type)):
         if elem not in types:
             raise DescriptorError(f"{role} element type", elem, ", ".join(types), None,
                                   f"is not a kind::{kind} operand the lowering plans")
+    legal = ", ".join(f"{e} ({t})" if e != t else e for e, (t, _, _) in by_scale.items())
     for role, elem in (("scale_a", scale_types[0]), ("scale_b", scale_types[1])):
-        if elem != scale_type:
-            raise DescriptorError(f"{role} element type", elem, scale_type, "R14",
-                                  f"is not the kind::{kind} scale type")
-    return kind, scale_type, vector
+        if elem not in by_scale or elem != scale_types[0]:
+            raise DescriptorError(f"{role} element type", elem, legal + " (both the same)",
+                                  "R14", f"is not a kind::{kind} scale type")
+    if kind in K_MAJOR_ONLY and (transpose_a or not transpose_b):
+        role, given = ("a", "transposed (A^T [K, M])") if transpose_a else \
+            ("b", "as is (B [K, N])")
+        raise DescriptorError(f"{role} layout", given, "a as is and b transposed (B^T [N, K])",
+                              "R15", f"is MN-major, which kind::{kind} cannot read (no "
+                              f"transpose bits)")
+    scale_type, vector, spelling = by_scale[scale_types[0]]
+    return kind, scale_type, vector, spelling
 
 
 def _scale_operand(role: str, rows: int, k: int, tile_rows: int, block_k: int,
@@ -381,14 +389,15 @@ def plan_matmul(m: int, n: int, k: int, a_type: str, b_type: str, d_type: str,
     scaled = scale_types is not None
     if scaled:
         assert scale_types is not None
-        kind, scale_type, vector = _block_scaled_kind(kind, a_type, b_type, scale_types)
+        kind, scale_type, vector, spelling = _block_scaled_kind(kind, a_type, b_type,
+                                                                scale_types, transpose_a,
+                                                                transpose_b)
         atype, btype = a_type, b_type
     else:
         if kind is not None and kind != KIND_OF_TYPE.get(a_type, (kind,))[0]:
             raise DescriptorError("kind", kind, "the operand types' kind, or a block-scaled kind "
                                   "with scale operands", None, "needs scale(%sa, %sb) operands"
-                                  if kind in BLOCK_SCALED or kind in NOT_PLANNED_KINDS else
-                                  "does not match the operand types")
+                                  if kind in BLOCK_SCALED else "does not match the operand types")
         if a_type not in KIND_OF_TYPE:
             raise DescriptorError("a element type", a_type, ", ".join(KIND_OF_TYPE), None,
                                   "has no tcgen05.matmul kind")
@@ -414,7 +423,8 @@ def plan_matmul(m: int, n: int, k: int, a_type: str, b_type: str, d_type: str,
     if scaled:
         sa, sa_shape = _scale_operand("a", m, k, TILE_M, block_k, vector)
         sb, sb_shape = _scale_operand("b", n, k, tile_n, block_k, vector)
-        scales = ScalePlan(scale_type, vector, mma_k // vector, sa, sb, sa_shape, sb_shape)
+        scales = ScalePlan(scale_type, vector, mma_k // vector, sa, sb, sa_shape, sb_shape,
+                           spelling)
     sf_columns = 0 if scales is None else scales.a.alloc_columns + scales.b.alloc_columns
     acc_columns = min(c for c in layouts.TMEM_ALLOC_COLUMNS if c >= tile_n)
     buffers = 2 if 2 * acc_columns + sf_columns <= layouts.TMEM_COLUMNS else 1
@@ -442,6 +452,6 @@ def plan_matmul(m: int, n: int, k: int, a_type: str, b_type: str, d_type: str,
     return plan
 
 
-__all__ = ["BLOCK_SCALED", "D_TYPES", "KIND_OF_TYPE", "NOT_PLANNED_KINDS", "TILE_M",
+__all__ = ["BLOCK_SCALED", "D_TYPES", "KIND_OF_TYPE", "K_MAJOR_ONLY", "TILE_M",
            "UNSUPPORTED", "MatmulPlan", "OperandPlan", "ScaleOperandPlan", "ScalePlan",
            "plan_matmul"]
