@@ -351,10 +351,13 @@ def _block_scaled_kind(kind: str | None, a_type: str, b_type: str, scale_types: 
             raise DescriptorError(f"{role} element type", elem, ", ".join(types), None,
                                   f"is not a kind::{kind} operand the lowering plans")
     legal = ", ".join(f"{e} ({t})" if e != t else e for e, (t, _, _) in by_scale.items())
-    for role, elem in (("scale_a", scale_types[0]), ("scale_b", scale_types[1])):
-        if elem not in by_scale or elem != scale_types[0]:
-            raise DescriptorError(f"{role} element type", elem, legal + " (both the same)",
-                                  "R14", f"is not a kind::{kind} scale type")
+    if scale_types[0] not in by_scale:
+        raise DescriptorError("scale_a element type", scale_types[0], legal, "R14",
+                              f"is not a kind::{kind} scale type")
+    if scale_types[1] != scale_types[0]:
+        raise DescriptorError("scale_b element type", scale_types[1],
+                              f"{scale_types[0]} (scale_a's)", "R14",
+                              "is not the scale type of scale_a (one scale type per MMA)")
     if kind in K_MAJOR_ONLY and (transpose_a or not transpose_b):
         role, given = ("a", "transposed (A^T [K, M])") if transpose_a else \
             ("b", "as is (B [K, N])")

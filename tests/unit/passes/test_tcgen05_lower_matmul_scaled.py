@@ -1,4 +1,5 @@
-"""tcgen05-lower-matmul of block-scaled matmuls (`scale(%sa, %sb)`, kind::mxf8f6f4): the scale
+"""tcgen05-lower-matmul of block-scaled matmuls (`scale(%sa, %sb)`: kind::mxf8f6f4, mxf4 and
+mxf4nvf4 with UE8M0 or UE4M3 scales): the scale
 atoms travel by TMA with the stages and reach TMEM by tcgen05.cp; the kernel runs clean under the
 asynchronous checker, equals numpy with the scales applied (computed here from the logical scale
 matrices, not from the atoms the kernel reads), passes --check-numpy in the default and the
@@ -17,17 +18,23 @@ from mmair.isa.tcgen05.scale_atoms import atoms_from_logical, atoms_shape, logic
 from mmair.tools.run import main
 
 TYPES = {"e4m3": ("f8E4M3FN", ml_dtypes.float8_e4m3fn),
-         "e5m2": ("f8E5M2", ml_dtypes.float8_e5m2)}
-SF = "f8E8M0FNU"
+         "e5m2": ("f8E5M2", ml_dtypes.float8_e5m2),
+         "e2m1": ("f4E2M1FN", ml_dtypes.float4_e2m1fn)}
+#: scale memref element -> (MLIR type, K elements per scale, numpy dtype, codes to draw from)
+SCALES = {"ue8m0": ("f8E8M0FNU", 32, ml_dtypes.float8_e8m0fnu, np.arange(124, 131)),
+          "ue4m3": ("f8E4M3FN", 16, ml_dtypes.float8_e4m3fn,
+                    np.array([0.25, 0.5, 1.5, 2, 3], ml_dtypes.float8_e4m3fn).view(np.uint8))}
 
 
 def _kernel(tmp_path: Path, m: int, n: int, k: int, ea: str, eb: str, ta: bool,
-            tb: bool) -> Path:
+            tb: bool, scale: str = "ue8m0") -> Path:
     a_shape, b_shape = ((k, m) if ta else (m, k)), ((n, k) if tb else (k, n))
     at = f"memref<{a_shape[0]}x{a_shape[1]}x{TYPES[ea][0]}>"
     bt = f"memref<{b_shape[0]}x{b_shape[1]}x{TYPES[eb][0]}>"
     dt = f"memref<{m}x{n}xf32>"
-    st = ["memref<" + "x".join(map(str, atoms_shape(rows, k, 32))) + f"x{SF}>" for rows in (m, n)]
+    sf, vector = SCALES[scale][:2]
+    st = ["memref<" + "x".join(map(str, atoms_shape(rows, k, vector))) + f"x{sf}>"
+          for rows in (m, n)]
     flags = (" transpose_a" if ta else "") + (" transpose_b" if tb else "")
     path = tmp_path / "matmul.mlir"
     path.write_text(f'builtin.module attributes {{tcgen05.target = "sm_100a"}} {{\n'
@@ -39,43 +46,51 @@ def _kernel(tmp_path: Path, m: int, n: int, k: int, ea: str, eb: str, ta: bool,
     return path
 
 
-def _inputs(tmp_path: Path, m: int, n: int, k: int, ea: str, eb: str, ta: bool, tb: bool
-            ) -> tuple[np.ndarray, list[str]]:
-    """Small integers, UE8M0 scales 2^-3 .. 2^3 per 32 K elements (a different scale in every
-    block, so a wrong SF id or TMEM column changes D), and numpy's D = (A SA) (B SB)."""
+def _scale_values(codes: np.ndarray, scale: str) -> np.ndarray:
+    if scale == "ue8m0":
+        return 2.0 ** (codes.astype(np.float64) - 127)
+    return codes.view(ml_dtypes.float8_e4m3fn).astype(np.float64)
+
+
+def _inputs(tmp_path: Path, m: int, n: int, k: int, ea: str, eb: str, ta: bool, tb: bool,
+            scale: str = "ue8m0") -> tuple[np.ndarray, list[str]]:
+    """Small integers, scales (UE8M0: 2^-3 .. 2^3) per block of K elements (a different scale in
+    every block, so a wrong SF id or TMEM column changes D), and numpy's D = (A SA) (B SB)."""
     rng = np.random.default_rng(11)
+    _, vector, dtype, pool = SCALES[scale]
     a = rng.integers(-3, 4, (m, k)).astype(TYPES[ea][1])
     b = rng.integers(-3, 4, (k, n)).astype(TYPES[eb][1])
-    blocks = -(-k // 32)
-    sa = rng.integers(124, 131, (m, blocks)).astype(np.uint8)
-    sb = rng.integers(124, 131, (n, blocks)).astype(np.uint8)
+    blocks = -(-k // vector)
+    sa = rng.choice(pool, (m, blocks)).astype(np.uint8)
+    sb = rng.choice(pool, (n, blocks)).astype(np.uint8)
     np.save(tmp_path / "a.npy", a.T.copy() if ta else a)
     np.save(tmp_path / "b.npy", b.T.copy() if tb else b)
     for name, codes in (("sa", sa), ("sb", sb)):
-        np.save(tmp_path / f"{name}.npy", atoms_from_logical(codes, fill=127).view(
-            ml_dtypes.float8_e8m0fnu))
-    scale_a = np.repeat(2.0 ** (sa.astype(np.float64) - 127), 32, axis=1)[:, :k]
-    scale_b = np.repeat(2.0 ** (sb.astype(np.float64) - 127), 32, axis=1)[:, :k]
+        np.save(tmp_path / f"{name}.npy", atoms_from_logical(codes, fill=int(pool[0])).view(dtype))
+    scale_a = np.repeat(_scale_values(sa, scale), vector, axis=1)[:, :k]
+    scale_b = np.repeat(_scale_values(sb, scale), vector, axis=1)[:, :k]
     want = (a.astype(np.float64) * scale_a) @ (b.astype(np.float64) * scale_b.T)
     return want.astype(np.float32), [arg for name in ("a", "b", "sa", "sb")
                                      for arg in ("--input", f"{name}={tmp_path / f'{name}.npy'}")]
 
 
 CASES = [
-    (200, 80, 208, "e4m3", "e5m2", False, False),  # remainder rows, a partial K block, B MN-major
-    (144, 264, 144, "e5m2", "e4m3", True, True),  # A MN-major, two column tiles of 256
-    (128, 256, 1024, "e4m3", "e4m3", False, True),  # 8 K blocks through a 4-stage ring (refills)
+    (200, 80, 208, "e4m3", "e5m2", False, False, "ue8m0"),  # remainder rows, partial K block
+    (144, 264, 144, "e5m2", "e4m3", True, True, "ue8m0"),  # A MN-major, two column tiles of 256
+    (128, 256, 1024, "e4m3", "e4m3", False, True, "ue8m0"),  # 8 K blocks, a 4-stage ring refills
+    (200, 80, 320, "e2m1", "e2m1", False, True, "ue8m0"),  # kind::mxf4: 2 scales per MMA
+    (200, 80, 320, "e2m1", "e2m1", False, True, "ue4m3"),  # kind::mxf4nvf4 block16
 ]
 
 
-@pytest.mark.parametrize(("m", "n", "k", "ea", "eb", "ta", "tb"), CASES,
+@pytest.mark.parametrize(("m", "n", "k", "ea", "eb", "ta", "tb", "scale"), CASES,
                          ids=[f"{c[0]}x{c[1]}x{c[2]}-{c[3]}x{c[4]}{'-ta' * c[5]}{'-tb' * c[6]}"
-                              for c in CASES])
+                              f"-{c[7]}" for c in CASES])
 def test_block_scaled_matmul_is_clean_and_equals_numpy_with_scales(
         tmp_path: Path, capsys, m: int, n: int, k: int, ea: str, eb: str, ta: bool,
-        tb: bool) -> None:
-    path = _kernel(tmp_path, m, n, k, ea, eb, ta, tb)
-    want, inputs = _inputs(tmp_path, m, n, k, ea, eb, ta, tb)
+        tb: bool, scale: str) -> None:
+    path = _kernel(tmp_path, m, n, k, ea, eb, ta, tb, scale)
+    want, inputs = _inputs(tmp_path, m, n, k, ea, eb, ta, tb, scale)
     code = main([str(path), *inputs, "--output", f"d={tmp_path / 'd.npy'}", "--check-numpy"])
     out = capsys.readouterr()
     assert code == 0, out.err
@@ -92,6 +107,16 @@ def test_the_plan_of_a_block_scaled_matmul() -> None:
     assert s.b.tensor_map.dims == (16, 32, 2, 3) and s.b.tensor_map.box == (16, 32, 1, 2)
     assert [plan.idesc(i).sfa_id for i in range(4)] == [0, 1, 2, 3]
     assert plan.tx_bytes == 128 * 128 + 256 * 128 + 512 + 1024
+    nv = plan_module.plan_matmul(200, 80, 320, "e2m1", "e2m1", "f32", False, True,
+                                 scale_types=("e4m3", "e4m3"))
+    assert nv.kind == "mxf4nvf4" and nv.scales is not None and nv.scales.scale_vec == "block16"
+    # K block 256 = 16 blocks of 16 = 4 K atoms; one atom per MMA (SF id 0)
+    assert [nv.scales.mma_scales(i) for i in range(4)] == [(0, 0), (1, 0), (2, 0), (3, 0)]
+    mx = plan_module.plan_matmul(200, 80, 320, "e2m1", "e2m1", "f32", False, True,
+                                 scale_types=("ue8m0", "ue8m0"))
+    assert mx.kind == "mxf4" and mx.scales is not None
+    assert [mx.scales.mma_scales(i) for i in range(4)] == [(0, 0), (0, 2), (1, 0), (1, 2)]
+    assert mx.a.tensor_map.dtype == "b4x16" and mx.a.tensor_map.box == (256, 128)
 
 
 def test_default_and_exact_numerics_pass_check_numpy_on_real_inputs(tmp_path: Path,

@@ -117,7 +117,7 @@ builtin.module attributes {tcgen05.target = "sm_100a"} {
     func.return
   }
 }
-// CHECK: error: 'tcgen05.matmul' op cannot be lowered: scale_a element type = e4m3 is not the kind::mxf8f6f4 scale type; legal: ue8m0 [R14]
+// CHECK: error: 'tcgen05.matmul' op cannot be lowered: scale_a element type = e4m3 is not a kind::mxf8f6f4 scale type; legal: ue8m0 [R14]
 
 // -----
 builtin.module attributes {tcgen05.target = "sm_100a"} {
@@ -126,7 +126,7 @@ builtin.module attributes {tcgen05.target = "sm_100a"} {
     func.return
   }
 }
-// CHECK: error: 'tcgen05.matmul' op cannot be lowered: kind = f16 is not a block-scaled kind (the matmul has scale operands); legal: mxf8f6f4
+// CHECK: error: 'tcgen05.matmul' op cannot be lowered: kind = f16 is not a block-scaled kind (the matmul has scale operands); legal: mxf8f6f4, mxf4, mxf4nvf4
 
 // -----
 builtin.module attributes {tcgen05.target = "sm_100a"} {
@@ -145,3 +145,22 @@ builtin.module attributes {tcgen05.target = "sm_100a"} {
   }
 }
 // CHECK: error: 'tcgen05.matmul' op cannot be lowered: kind = mxf8f6f4 needs scale(%sa, %sb) operands; legal: the operand types' kind, or a block-scaled kind with scale operands
+
+// -----
+// kind::mxf4 reads both operands K-major: B must be given transposed.
+builtin.module attributes {tcgen05.target = "sm_100a"} {
+  func.func @f(%a: memref<200x320xf4E2M1FN>, %b: memref<320x80xf4E2M1FN>, %d: memref<200x80xf32>, %sa: memref<2x3x32x16xf8E8M0FNU>, %sb: memref<1x3x32x16xf8E8M0FNU>) {
+    tcgen05.matmul %a, %b, %d scale(%sa, %sb) : memref<200x320xf4E2M1FN>, memref<320x80xf4E2M1FN>, memref<200x80xf32>, memref<2x3x32x16xf8E8M0FNU>, memref<1x3x32x16xf8E8M0FNU>
+    func.return
+  }
+}
+// CHECK: error: 'tcgen05.matmul' op cannot be lowered: b layout = as is (B [K, N]) is MN-major, which kind::mxf4 cannot read (no transpose bits); legal: a as is and b transposed (B^T [N, K]) [R15]
+
+// -----
+builtin.module attributes {tcgen05.target = "sm_100a"} {
+  func.func @f(%a: memref<200x320xf4E2M1FN>, %b: memref<80x320xf4E2M1FN>, %d: memref<200x80xf32>, %sa: memref<2x5x32x16xf8E4M3FN>, %sb: memref<1x3x32x16xf8E8M0FNU>) {
+    tcgen05.matmul %a, %b, %d scale(%sa, %sb) transpose_b : memref<200x320xf4E2M1FN>, memref<80x320xf4E2M1FN>, memref<200x80xf32>, memref<2x5x32x16xf8E4M3FN>, memref<1x3x32x16xf8E8M0FNU>
+    func.return
+  }
+}
+// CHECK: error: 'tcgen05.matmul' op cannot be lowered: scale_b element type = ue8m0 is not the scale type of scale_a (one scale type per MMA); legal: e4m3 (scale_a's) [R14]
