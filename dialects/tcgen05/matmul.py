@@ -47,7 +47,7 @@ class MatmulOp(IRDLOperation):
     the lowering reads a transposed A (and a B given as is) MN-major. A and B: f16, bf16 (kind::f16),
     f32 (kind::tf32), e4m3, e5m2 (kind::f8f6f4), one kind for both; D: f32. With `scale(%sa, %sb)`
     (scale-factor atoms, module docstring) it is block-scaled: D = (A x SA) (B x SB), kind
-    mxf8f6f4 unless `kind` says otherwise. Executed only through `mmair-lower`; `--check-numpy`
+    of the operand and scale types unless `kind` says otherwise. Executed only through `mmair-lower`; `--check-numpy`
     compares the lowered kernel with this op's logical product."""
 
     name = "tcgen05.matmul"

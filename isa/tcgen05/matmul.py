@@ -23,13 +23,13 @@ Remainder tiles need nothing here: TMA fills box elements outside the tensor wit
 loads stay full boxes, the transaction count stays the box bytes), and the epilogue stores only
 the rows and columns inside D. Global row strides must be multiples of 16 bytes (TMA5), so K (or
 M/N of a transposed operand) must fill whole 16-byte units: `check_plan` reports the operand.
-Block-scaled kind::mxf8f6f4 (e4m3/e5m2 operands, UE8M0 scales) adds the scale factors
-(`ScalePlan`): the operands' CUTLASS scale-factor atoms (`isa.tcgen05.scale_atoms`) are TMA boxes
-of each stage next to the A and B tiles, copied SMEM -> TMEM by `tcgen05.cp .32x128b.warpx4`
-before the block's MMAs, each MMA selecting its K block's byte with the descriptor's SF ids. With
-more than one column tile the tile N is a multiple of 128, so a column tile starts on a scale
-atom. kind::mxf4 / mxf4nvf4, sub-byte f8f6f4 types (packed TMA formats), f16 D and `cta_group::2`
-are not planned (`UNSUPPORTED`).
+Block-scaled kinds (`BLOCK_SCALED`: mxf8f6f4 with e4m3/e5m2 and UE8M0; mxf4 / mxf4nvf4 with
+packed e2m1 and UE8M0 or UE4M3) add the scale factors (`ScalePlan`): the operands' CUTLASS
+scale-factor atoms (`isa.tcgen05.scale_atoms`) are TMA boxes of each stage next to the A and B
+tiles, copied SMEM -> TMEM by `tcgen05.cp .32x128b.warpx4` before the block's MMAs, each MMA
+selecting its K blocks with the descriptor's SF ids. With more than one column tile the tile N is
+a multiple of 128, so a column tile starts on a scale atom. Sub-byte f8f6f4 types (padded TMA
+formats), f16 D and `cta_group::2` are not planned (`UNSUPPORTED`).
 """
 
 from __future__ import annotations
