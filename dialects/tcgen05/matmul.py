@@ -7,6 +7,12 @@ thread with commits releasing the stages, the accumulator in TMEM and a `tcgen05
 (docs/tcgen05-tma.md, "The tcgen05.matmul lowering"). The operand types select the MMA kind (f32
 operands run as kind::tf32); the plan of the kernel, and every limit the verifier reports, come
 from `mmair.isa.tcgen05.matmul`.
+
+A block-scaled matmul takes its scale factors as `scale(%sa, %sb)` in CUTLASS's scale-factor atom
+layout (`isa.tcgen05.scale_atoms`): `%sa` is memref<ceil(M/128) x ceil(K/(4 VS)) x 32 x 16>, `%sb`
+the same with N; the kind follows the operand and scale types (`isa.tcgen05.matmul.BLOCK_SCALED`:
+mxf8f6f4 e4m3/e5m2 with ue8m0, mxf4 e2m1 with ue8m0, mxf4nvf4 e2m1 with e4m3 read as UE4M3) unless
+the `kind` attribute names one.
 """
 
 from __future__ import annotations
@@ -46,9 +52,9 @@ class MatmulOp(IRDLOperation):
     `transpose_a` / `transpose_b`: the memref holds the operand's transpose (A^T[K, M], B^T[N, K]);
     the lowering reads a transposed A (and a B given as is) MN-major. A and B: f16, bf16 (kind::f16),
     f32 (kind::tf32), e4m3, e5m2 (kind::f8f6f4), one kind for both; D: f32. With `scale(%sa, %sb)`
-    (scale-factor atoms, module docstring) it is block-scaled: D = (A x SA) (B x SB), kind
-    of the operand and scale types unless `kind` says otherwise. Executed only through `mmair-lower`; `--check-numpy`
-    compares the lowered kernel with this op's logical product."""
+    (scale-factor atoms, module docstring) it is block-scaled: D = (A x SA) (B x SB), the kind
+    of the operand and scale types unless `kind` says otherwise. Executed only through
+    `mmair-lower`; `--check-numpy` compares the lowered kernel with this op's logical product."""
 
     name = "tcgen05.matmul"
     MEMO_VERIFY: ClassVar[bool] = True  # the verifier reads only this op (tools/diagnostics.py)
