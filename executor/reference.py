@@ -70,6 +70,11 @@ from mmair.isa.dtypes import FLOAT_ELEMENTS
 # ---- random inputs -----------------------------------------------------------------------------
 
 
+def random_scale_codes(shape: tuple[int, ...], rng: np.random.Generator) -> np.ndarray:
+    """UE8M0 codes of 2^-2 .. 2^2 (never the NaN code 0xFF)."""
+    return rng.integers(125, 130, size=shape).astype(np.uint8)
+
+
 def random_values(element: str, dtype: np.dtype, shape: tuple[int, ...], kind: str,
                   rng: np.random.Generator) -> np.ndarray:
     """Seeded data of one argument: `kind` "real" gives float types uniform values in [-2, 2]
@@ -79,6 +84,8 @@ def random_values(element: str, dtype: np.dtype, shape: tuple[int, ...], kind: s
         values = HIF8_VALUES if kind == "real" else np.arange(-3.0, 4.0)
         pool = values[np.isfinite(values) & (np.abs(values) <= 2.0)]
         return encode_hif8_exact(rng.choice(pool, size=shape)).reshape(shape)
+    if element == "ue8m0":  # block-scale factors: 2^-2 .. 2^2 (products stay exact)
+        return random_scale_codes(shape, rng).view(dtype)
     if element in FLOAT_ELEMENTS:
         if kind == "real":
             return rng.uniform(-2.0, 2.0, size=shape).astype(dtype)

@@ -34,6 +34,7 @@ NUMPY_DTYPES: dict[str, np.dtype] = {
     "e3m2": np.dtype(ml_dtypes.float6_e3m2fn),
     "e2m1": np.dtype(ml_dtypes.float4_e2m1fn),
     "hif8": np.dtype(np.uint8),
+    "ue8m0": np.dtype(ml_dtypes.float8_e8m0fnu),  # block-scale factors (2^(e - 127), 0xFF NaN)
 }
 
 # Types whose hardware storage is two elements per byte (low nibble = even element).

@@ -11,14 +11,16 @@ and a picture of the ring: docs/tcgen05-tma.md, "The tcgen05.matmul lowering"):
       if g >= S - 1:  CONSUME block c = g - (S - 1)
         wait full[s] (phase use); elected: the block's MMAs into acc[tile % 2]
         (accumulate from the tile's second MMA), commit -> empty[s]; on the tile's last block
-        commit -> acc_full[tile % 2], then the EPILOGUE of the previous tile
-    EPILOGUE of the last tile
+        commit -> acc_full[tile % 2], then the EPILOGUE of the previous tile (of this tile
+        with one accumulator buffer)
+    EPILOGUE of the last tile (two buffers)
     EPILOGUE t: wait acc_full[t % 2] (phase t / 2 % 2); tcgen05.ld 32x32b per warp and column
       chunk; wait_ld; memref.copy of the rows and columns inside D (static sizes per edge case)
 
-The epilogue of tile t runs while the MMAs of tile t + 1 fill the other accumulator buffer (one
-buffer when two do not fit TMEM: then the MMAs of t + 1 wait for nothing but program order after
-the epilogue's wait_ld). Remainder tiles load full boxes (TMA fills outside the tensor with
+The epilogue of tile t runs while the MMAs of tile t + 1 fill the other accumulator buffer. With
+one buffer (two do not fit TMEM next to a block-scaled kernel's scale factors) the epilogue of
+tile t runs right after its last commit, and the MMAs of t + 1 follow it in program order (after
+its wait_ld). Remainder tiles load full boxes (TMA fills outside the tensor with
 zeros) and store clipped windows. The kernel is emitted as MLIR text (the same ops a hand-written
 kernel has, see examples/tcgen05_gemm_tma.mlir), parsed, and spliced in place of the matmul.
 """
@@ -35,7 +37,8 @@ from xdsl.parser import Parser
 from xdsl.passes import ModulePass
 
 from mmair.dialects import tcgen05
-from mmair.isa.tcgen05.matmul import MatmulPlan, OperandPlan
+from mmair.isa.tcgen05 import scale_atoms
+from mmair.isa.tcgen05.matmul import MatmulPlan, OperandPlan, ScaleOperandPlan
 
 DYN = "-9223372036854775808"
 SMEM = "#tcgen05.space<smem>"
@@ -64,6 +67,8 @@ class _Emitter:
     a_elem: str
     b_elem: str
     relinquish: bool = True
+    scale_types: tuple[str, str] | None = None  # the scale memrefs' types (block-scaled)
+    scale_elem: str = ""
 
     def __post_init__(self) -> None:
         self.lines: list[str] = []
@@ -124,13 +129,22 @@ class _Emitter:
     def stage_type(self, operand: OperandPlan, elem: str) -> str:
         p = self.plan
         if operand.major == "k":
-            return f"memref<{p.stages}x{operand.rows}x{p.block_k}x{elem}, {SMEM}>"
+            cols, elem = self.k_columns(operand, elem)
+            return f"memref<{p.stages}x{operand.rows}x{cols}x{elem}, {SMEM}>"
         return f"memref<{p.stages}x{operand.boxes}x{p.block_k}x{operand.atom}x{elem}, {SMEM}>"
+
+    def k_columns(self, operand: OperandPlan, elem: str) -> tuple[int, str]:
+        """(columns, element type) of a K-major tile row in SMEM: a 4-bit operand's row is
+        bytes (SMEM buffers of sub-byte types are i8 containers), two elements per byte."""
+        if operand.element_bits < 8:
+            return self.plan.block_k * operand.element_bits // 8, "i8"
+        return self.plan.block_k, elem
 
     def box_type(self, operand: OperandPlan, elem: str) -> str:
         p = self.plan
         if operand.major == "k":
-            return f"memref<{operand.rows}x{p.block_k}x{elem}, strided<[{p.block_k}, 1], " \
+            cols, elem = self.k_columns(operand, elem)
+            return f"memref<{operand.rows}x{cols}x{elem}, strided<[{cols}, 1], " \
                    f"offset: ?>, {SMEM}>"
         return f"memref<{p.block_k}x{operand.atom}x{elem}, strided<[{operand.atom}, 1], " \
                f"offset: ?>, {SMEM}>"
@@ -147,6 +161,44 @@ class _Emitter:
                   f"{operand.lbo}, sbo = {operand.sbo}, base_offset = 0, lbo_mode = relative, "
                   f"swizzle = {operand.swizzle}>")
 
+    def scale_stage_type(self, operand: ScaleOperandPlan) -> str:
+        return (f"memref<{self.plan.stages}x{operand.atoms_mn}x{operand.atoms_k}x"
+                f"{scale_atoms.ATOM_LANES}x{scale_atoms.ATOM_ROW_BYTES}x{self.scale_elem}, {SMEM}>")
+
+    def scale_box_type(self, operand: ScaleOperandPlan) -> str:
+        lanes, row = scale_atoms.ATOM_LANES, scale_atoms.ATOM_ROW_BYTES
+        return (f"memref<{operand.atoms_mn}x{operand.atoms_k}x{lanes}x{row}x{self.scale_elem}, "
+                f"strided<[{operand.atoms_k * lanes * row}, {lanes * row}, {row}, 1], "
+                f"offset: ?>, {SMEM}>")
+
+    def scale_tmem_type(self, operand: ScaleOperandPlan) -> str:
+        return f"memref<128x{operand.alloc_columns}xi32, {TMEM}>"
+
+    def scale_view_type(self, operand: ScaleOperandPlan, column: int, columns: int) -> str:
+        return (f"memref<128x{columns}xi32, strided<[{operand.alloc_columns}, 1], offset: "
+                f"{column}>, {TMEM}>")
+
+    def scale_tmem(self) -> None:
+        """The scale factors' TMEM (one K block's atoms, rewritten by the cps of every block:
+        cp and mma execute in issue order) and the static column windows the cps and MMAs use."""
+        p = self.plan
+        assert p.scales is not None
+        self.views: dict[tuple[str, int, int], str] = {}
+        for name, operand in (("sa", p.scales.a), ("sb", p.scales.b)):
+            t = self.scale_tmem_type(operand)
+            self.emit(f"%{name}_t = tcgen05.alloc cta_group(1) columns({operand.alloc_columns})"
+                      f" : {t}")
+            windows = {(operand.column(i, j), scale_atoms.ATOM_COLUMNS)
+                       for i in range(operand.atoms_k) for j in range(operand.atoms_mn)}
+            mma_columns = scale_atoms.ATOM_COLUMNS * operand.atoms_mn
+            windows |= {(operand.column(p.scales.mma_scales(mma)[0], 0), mma_columns)
+                        for mma in range(p.mmas_per_block)}
+            for column, columns in sorted(windows):
+                view = f"%{name}_c{column}_{columns}"
+                self.emit(_subview(view, f"%{name}_t", t, [], [0, column], [128, columns],
+                                   self.scale_view_type(operand, column, columns)))
+                self.views[(name, column, columns)] = view
+
     def acc_type(self) -> str:
         return f"memref<{self.plan.tile_m}x{self.plan.tile_n}xf32, {TMEM}>"
 
@@ -157,15 +209,34 @@ class _Emitter:
                                                       ("transpose_b", d.transpose_b)) if on)
         self.tensor_map("%tma_a", "%a", p.a, self.a_type)
         self.tensor_map("%tma_b", "%b", p.b, self.b_type)
-        self.emit(f"%idesc = tcgen05.make_idesc #tcgen05.idesc<kind = {p.kind}, dtype = "
-                  f"{p.dtype}, atype = {p.atype}, btype = {p.btype}, m = {p.tile_m}, n = "
-                  f"{p.tile_n}{flags}>")
+        if p.scales is None:
+            self.emit(f"%idesc = tcgen05.make_idesc #tcgen05.idesc<kind = {p.kind}, dtype = "
+                      f"{p.dtype}, atype = {p.atype}, btype = {p.btype}, m = {p.tile_m}, n = "
+                      f"{p.tile_n}{flags}>")
+        else:
+            assert self.scale_types is not None
+            self.tensor_map("%tma_sa", "%sa", p.scales.a, self.scale_types[0])
+            self.tensor_map("%tma_sb", "%sb", p.scales.b, self.scale_types[1])
+            for mma in range(p.mmas_per_block):  # one descriptor per SF id
+                d = p.idesc(mma)
+                self.emit(f"%idesc{mma} = tcgen05.make_idesc #tcgen05.idesc<kind = {p.kind}, "
+                          f"atype = {p.atype}, btype = {p.btype}, m = {p.tile_m}, n = "
+                          f"{p.tile_n}{flags}, scale_type = {d.scale_type}, sfa_id = "
+                          f"{d.sfa_id}, sfb_id = {d.sfb_id}>")
         self.smem_desc("%a_desc0", p.a, p.a_offset)
         self.smem_desc("%b_desc0", p.b, p.b_offset)
         self.emit(f"%a_stages = tcgen05.smem_alloc offset({p.a_offset}) : "
                   f"{self.stage_type(p.a, self.a_elem)}")
         self.emit(f"%b_stages = tcgen05.smem_alloc offset({p.b_offset}) : "
                   f"{self.stage_type(p.b, self.b_elem)}")
+        if p.scales is not None:
+            for name, operand, offset in (("sa", p.scales.a, p.sfa_offset),
+                                          ("sb", p.scales.b, p.sfb_offset)):
+                self.emit(f"%{name}_desc0 = tcgen05.make_smem_desc #tcgen05.smem_desc<start = "
+                          f"{offset}, lbo = {scale_atoms.CP_LBO}, sbo = {scale_atoms.CP_SBO}, "
+                          f"base_offset = 0, lbo_mode = relative, swizzle = none>")
+                self.emit(f"%{name}_stages = tcgen05.smem_alloc offset({offset}) : "
+                          f"{self.scale_stage_type(operand)}")
         nbars = 2 * p.stages + 2
         self.emit(f"%bars = tcgen05.smem_alloc offset({p.barrier_offset}) : "
                   f"memref<{nbars}xi64, {SMEM}>")
@@ -178,6 +249,8 @@ class _Emitter:
         for acc in accs:
             self.emit(f"{acc} = tcgen05.alloc cta_group(1) columns({p.acc_columns}) : "
                       f"{self.acc_type()}")
+        if p.scales is not None:
+            self.scale_tmem()
         if self.relinquish:  # not when a later op of the kernel still allocates TMEM
             self.emit("tcgen05.relinquish_alloc_permit cta_group(1)")
         total = p.tiles * p.k_blocks
@@ -191,9 +264,14 @@ class _Emitter:
             for _ in self.if_(consume):
                 block = self.op("blk", f"arith.subi %g, {self.const(lag)} : index")
                 self.consume(block, accs)
-        self.epilogue(self.const(p.tiles - 1), accs)
+        if len(accs) == 2:
+            self.epilogue(self.const(p.tiles - 1), accs)
         for acc in accs:
             self.emit(f"tcgen05.dealloc cta_group(1) {acc} : {self.acc_type()}")
+        if p.scales is not None:
+            for name, operand in (("sa", p.scales.a), ("sb", p.scales.b)):
+                self.emit(f"tcgen05.dealloc cta_group(1) %{name}_t : "
+                          f"{self.scale_tmem_type(operand)}")
         self.emit("func.return")
         consts = [f"  {name} = arith.constant {value} : {type_}"
                   for (value, type_), name in self.constants.items()]
@@ -239,7 +317,8 @@ class _Emitter:
                 dst = self.fresh(f"{name}_dst")
                 if operand.major == "k":
                     self.emit(_subview(dst, f"%{name}_stages", stages, [stage], ["?", 0, 0],
-                                       [1, operand.rows, p.block_k], box_t))
+                                       [1, operand.rows, self.k_columns(operand, elem)[0]],
+                                       box_t))
                 else:
                     self.emit(_subview(dst, f"%{name}_stages", stages, [stage],
                                        ["?", box, 0, 0], [1, 1, p.block_k, operand.atom], box_t))
@@ -249,11 +328,54 @@ class _Emitter:
                 coords = (k0_i, row_i) if operand.major == "k" else (row_i, k0_i)
                 copies.append(f"tcgen05.tma_load {dst}, %tma_{name}[{coords[0]}, {coords[1]}], "
                               f"{full} : {box_t}, {BAR}")
+        if p.scales is not None:
+            copies += self.scale_copies(stage, kb, tile, full)
         elected = self.op("elected", "tcgen05.elect_sync : i1")
         for _ in self.if_(elected):
             self.emit(f"tcgen05.mbarrier_arrive {full} expect_tx({p.tx_bytes}) : {BAR}")
             for copy in copies:
                 self.emit(copy)
+
+    def scale_copies(self, stage: str, kb: str, tile: str, full: str) -> list[str]:
+        """The TMA copies of a stage's scale atoms: box [16, 32, atoms_k, atoms_mn] at
+        (0, 0, K atom, M/N atom) of the tile."""
+        p = self.plan
+        assert p.scales is not None
+        tm, tn, _, _ = self.tile_origin(tile)
+        copies = []
+        for name, operand, index in (("sa", p.scales.a, tm), ("sb", p.scales.b, tn)):
+            dst = self.fresh(f"{name}_dst")
+            box_t = self.scale_box_type(operand)
+            self.emit(_subview(dst, f"%{name}_stages", self.scale_stage_type(operand), [stage],
+                               ["?", 0, 0, 0, 0], [1, operand.atoms_mn, operand.atoms_k,
+                                                   scale_atoms.ATOM_LANES,
+                                                   scale_atoms.ATOM_ROW_BYTES], box_t))
+            k_atom = self.i32(self.op("ka", f"arith.muli {kb}, {self.const(operand.atoms_k)} "
+                                            f": index"))
+            mn_atom = self.i32(self.op("ma", f"arith.muli {index}, "
+                                             f"{self.const(operand.atoms_mn)} : index"))
+            zero = self.const(0, "i32")
+            copies.append(f"tcgen05.tma_load {dst}, %tma_{name}[{zero}, {zero}, {k_atom}, "
+                          f"{mn_atom}], {full} : {box_t}, {BAR}")
+        return copies
+
+    def scale_cps(self, stage_i: str) -> None:
+        """tcgen05.cp .32x128b.warpx4 of every scale atom of the stage into its TMEM columns."""
+        p = self.plan
+        assert p.scales is not None
+        for name, operand in (("sa", p.scales.a), ("sb", p.scales.b)):
+            base = self.op(f"{name}_adv", f"arith.muli {stage_i}, "
+                                          f"{self.const(operand.tile_bytes >> 4, 'i64')} : i64")
+            for i in range(operand.atoms_k):
+                for j in range(operand.atoms_mn):
+                    offset = self.const(operand.atom_offset(i, j) >> 4, "i64")
+                    start = self.op("so", f"arith.addi {base}, {offset} : i64")
+                    desc = self.op(f"{name}_desc", f"arith.addi %{name}_desc0, {start} : i64")
+                    column = operand.column(i, j)
+                    view = self.views[(name, column, scale_atoms.ATOM_COLUMNS)]
+                    self.emit(f'tcgen05.cp cta_group(1) shape("{scale_atoms.CP_SHAPE}") multicast('
+                              f'"{scale_atoms.CP_MULTICAST}") {view}, {desc} : '
+                              f"{self.scale_view_type(operand, column, scale_atoms.ATOM_COLUMNS)}")
 
     def consume(self, block: str, accs: list[str]) -> None:
         p = self.plan
@@ -278,11 +400,17 @@ class _Emitter:
         acc_full = self.barrier(acc_i)
         elected = self.op("elected", "tcgen05.elect_sync : i1")
         for _ in self.if_(elected):
-            self.for_accs(buf, accs, lambda acc: self.mmas(acc, a_base, b_base, first_mma))
+            if p.scales is not None:
+                self.scale_cps(stage_i)
+            mmas = self.scaled_mmas if p.scales is not None else self.mmas
+            self.for_accs(buf, accs, lambda acc, mmas=mmas: mmas(acc, a_base, b_base, first_mma))
             self.emit(f"tcgen05.commit cta_group(1) {empty} : {BAR}")
             for _ in self.if_(last):
                 self.emit(f"tcgen05.commit cta_group(1) {acc_full} : {BAR}")
         for _ in self.if_(last):
+            if len(accs) == 1:  # the next tile's MMAs overwrite the one buffer: drain it now
+                self.epilogue(tile, accs)
+                continue
             has_prev = self.op("has_prev", f"arith.cmpi uge, {tile}, {self.const(1)} : index")
             for _ in self.if_(has_prev):
                 prev = self.op("prev_tile", f"arith.subi {tile}, {self.const(1)} : index")
@@ -318,6 +446,32 @@ class _Emitter:
             accumulate = self.op("accumulate", f"arith.cmpi ne, {number}, {self.const(0)} : index")
             self.emit(f"tcgen05.mma kind({p.kind}) cta_group(1) {acc}, {a_desc}, {b_desc}, "
                       f"%idesc, {accumulate} : {self.acc_type()}, i64")
+
+    def scaled_mmas(self, acc: str, a_base: str, b_base: str, first_mma: str) -> None:
+        """The block's block-scaled MMAs, unrolled: each has its own SF ids (idesc) and the TMEM
+        columns of its K atom's scale factors."""
+        p = self.plan
+        assert p.scales is not None
+        for kk in range(p.mmas_per_block):
+            a_off = self.const(kk * p.a.k_step_bytes(p.mma_k) >> 4, "i64")
+            b_off = self.const(kk * p.b.k_step_bytes(p.mma_k) >> 4, "i64")
+            a_sum = self.op("as", f"arith.addi {a_base}, {a_off} : i64")
+            b_sum = self.op("bs", f"arith.addi {b_base}, {b_off} : i64")
+            a_desc = self.op("a_desc", f"arith.addi %a_desc0, {a_sum} : i64")
+            b_desc = self.op("b_desc", f"arith.addi %b_desc0, {b_sum} : i64")
+            number = self.op("mma_no", f"arith.addi {first_mma}, {self.const(kk)} : index")
+            accumulate = self.op("accumulate", f"arith.cmpi ne, {number}, {self.const(0)} : index")
+            k_atom, _ = p.scales.mma_scales(kk)
+            views, types = [], []
+            for name, operand in (("sa", p.scales.a), ("sb", p.scales.b)):
+                column = operand.column(k_atom, 0)
+                columns = scale_atoms.ATOM_COLUMNS * operand.atoms_mn
+                views.append(self.views[(name, column, columns)])
+                types.append(self.scale_view_type(operand, column, columns))
+            vec = "" if p.scales.scale_vec is None else f"({p.scales.scale_vec})"
+            self.emit(f"tcgen05.mma kind({p.kind}) cta_group(1) block_scale{vec} {acc}, {a_desc}, "
+                      f"{b_desc}, %idesc{kk}, {accumulate} scale({views[0]}, {views[1]}) : "
+                      f"{self.acc_type()}, i64, {types[0]}, {types[1]}")
 
     def epilogue(self, tile: str, accs: list[str]) -> None:
         p = self.plan
@@ -389,14 +543,26 @@ class _Emitter:
 def kernel_text(op: tcgen05.MatmulOp, target: str, relinquish: bool = True) -> str:
     """The lowered kernel of `op` as an MLIR module of one function @kernel(%a, %b, %d);
     `relinquish`: give up the CTA's TMEM allocation permit after the accumulators."""
-    types = [v.type for v in (op.a, op.b, op.d)]
+    types = [v.type for v in _operands(op)]
     assert all(isinstance(t, MemRefType) for t in types)
-    a_t, b_t, d_t = (str(t) for t in types)
+    a_t, b_t, d_t = (str(t) for t in types[:3])
+    scale_types = (str(types[3]), str(types[4])) if len(types) == 5 else None
+    scale_elem = str(types[3].element_type) if scale_types else ""  # type: ignore[union-attr]
     emitter = _Emitter(op.plan(), a_t, b_t, d_t, str(types[0].element_type),  # type: ignore[union-attr]
-                       str(types[1].element_type), relinquish)  # type: ignore[union-attr]
+                       str(types[1].element_type), relinquish,  # type: ignore[union-attr]
+                       scale_types, scale_elem)
     body = emitter.body()
+    args = f"%a: {a_t}, %b: {b_t}, %d: {d_t}"
+    if scale_types is not None:
+        args += f", %sa: {scale_types[0]}, %sb: {scale_types[1]}"
     return (f'builtin.module attributes {{tcgen05.target = "{target}"}} {{\n'
-            f"  func.func @kernel(%a: {a_t}, %b: {b_t}, %d: {d_t}) {{\n{body}\n  }}\n}}\n")
+            f"  func.func @kernel({args}) {{\n{body}\n  }}\n}}\n")
+
+
+def _operands(op: tcgen05.MatmulOp) -> list:
+    """The matmul's GM operands: a, b, d, and the scale factors of a block-scaled one."""
+    scales = [op.scale_a, op.scale_b] if op.scale_a is not None else []
+    return [op.a, op.b, op.d, *scales]
 
 
 def _allocates_later(op: tcgen05.MatmulOp) -> bool:
@@ -423,7 +589,7 @@ def lower_matmul(ctx: Context, op: tcgen05.MatmulOp, target: str) -> None:
     module = Parser(ctx, text, "tcgen05-lower-matmul").parse_module()
     kernel = next(o for o in module.walk() if isinstance(o, func.FuncOp))
     body = kernel.body.block
-    for arg, value in zip(body.args, (op.a, op.b, op.d), strict=True):
+    for arg, value in zip(body.args, _operands(op), strict=True):
         arg.replace_all_uses_with(value)
     for inner in list(body.ops):
         if isinstance(inner, func.ReturnOp):

@@ -19,7 +19,9 @@ it otherwise). The IR is sequential; the PTX keeps its meaning this way:
 * `memref.copy` GM -> SMEM is a cooperative 4-byte copy by all threads followed by
   `fence.proxy.async.shared::cta` (the tensor core reads SMEM through the async proxy) and
   `bar.sync 0`; `memref.copy` of `tcgen05.ld` registers to GM stores each thread's row (of a
-  `memref.subview` of the registers' first rows: only the lanes below that count store).
+  `memref.subview` of the registers' first rows: only the lanes below that count store);
+  a `memref.subview` of a 32-bit TMEM buffer with static offsets is its address plus
+  (lane << 16) + column (the scale-factor windows of a block-scaled matmul).
 
 Anything else raises `PtxEmitError` naming the op. Mnemonics follow the PTX ISA
 (https://docs.nvidia.com/cuda/parallel-thread-execution/, tcgen05 and mbarrier sections); the
@@ -525,7 +527,8 @@ class PtxEmitter:
         assert isinstance(src_t, MemRefType)
         space = _space(src_t)
         if space == "tmem":
-            raise PtxEmitError(op, "of tensor memory is not emitted (use lane/column on ld/st)")
+            self._tmem_subview(op, src_t)
+            return
         strides = _strides(src_t)
         elt = _elt_bytes(src_t)
         dynamic = iter(op.offsets)
@@ -547,6 +550,19 @@ class PtxEmitter:
                 low = k.reg("r")
                 k.emit(f"cvt.u32.u64 {low}, {index}")
                 k.emit(f"mad.lo.u32 {reg}, {low}, {scale}, {reg}")
+        k.values[op.result] = reg
+
+    def _tmem_subview(self, op: memref.SubviewOp, src_t: MemRefType) -> None:
+        """A static window of a 32-bit TMEM buffer (rows = lanes, columns = cells): its TMEM
+        address is the buffer's plus (row << 16) + column (the address's lane and column
+        fields)."""
+        offsets = list(op.static_offsets.get_values())
+        if op.offsets or len(offsets) != 2 or _elt_bytes(src_t) != 4:
+            raise PtxEmitError(op, "of tensor memory is emitted only with static offsets into a "
+                                   "2-D buffer of 32-bit elements (use lane/column on ld/st)")
+        k = self.k
+        reg = k.reg("r")
+        k.emit(f"add.u32 {reg}, {self._v(op.source)}, {(offsets[0] << 16) + offsets[1]}")
         k.values[op.result] = reg
 
     def _copy(self, op: memref.CopyOp) -> None:

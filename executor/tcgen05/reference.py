@@ -42,6 +42,27 @@ def _scale_values(codes: np.ndarray, scale_type: str) -> np.ndarray:
     return (codes.astype(np.uint8) & 0x7F).view(ml_dtypes.float8_e4m3fn).astype(np.float64)
 
 
+def _scaled(a: np.ndarray, b: np.ndarray, sa: np.ndarray, sb: np.ndarray,
+            scales) -> tuple[np.ndarray, np.ndarray]:
+    """A [M, K] and B [K, N] with their block scales applied, over K padded to whole scale
+    atoms (zeros): the MMAs read every scale of an atom, padding included, so a NaN code there
+    makes the row NaN as it does on the tensor core."""
+    from mmair.isa.tcgen05.scale_atoms import logical_from_atoms
+
+    m, k = a.shape
+    n = b.shape[1]
+    values = [_scale_values(logical_from_atoms(s.view(np.uint8)), scales.scale_type)
+              for s in (sa, sb)]
+    padded = values[0].shape[1] * scales.vector
+    a_pad = np.zeros((m, padded))
+    b_pad = np.zeros((padded, n))
+    a_pad[:, :k], b_pad[:k] = a, b
+    with np.errstate(invalid="ignore", over="ignore"):
+        a_pad *= np.repeat(values[0][:m], scales.vector, axis=1)
+        b_pad *= np.repeat(values[1][:n], scales.vector, axis=1).T
+    return a_pad, b_pad
+
+
 def reference_tcgen05_functions():
     """`Tcgen05Functions` with a numpy `tcgen05.mma` (module docstring); imported lazily so that
     pto-only runs do not load the tcgen05 executor."""
@@ -111,7 +132,7 @@ def reference_tcgen05_functions():
             them (f32 as tf32), stored as D's type. `mmair-run --check-numpy` runs this on the
             module before `mmair-lower`, so the lowered kernel is compared with the logical
             product, not with its own descriptors."""
-            a_arr, b_arr, d_arr = args
+            a_arr, b_arr, d_arr = args[:3]
             plan = op.plan()
             a = tc_elements.decode_elements(a_arr.view(f"u{a_arr.dtype.itemsize}"), plan.atype)
             b = tc_elements.decode_elements(b_arr.view(f"u{b_arr.dtype.itemsize}"), plan.btype)
@@ -119,11 +140,13 @@ def reference_tcgen05_functions():
             b = np.asarray(b, np.float64)
             a = a.T if op.is_transpose_a else a
             b = b.T if op.is_transpose_b else b
+            if plan.scales is not None:
+                a, b = _scaled(a, b, args[3], args[4], plan.scales)
             with np.errstate(invalid="ignore", over="ignore"):
                 result = a @ b
                 magnitude = np.abs(a) @ np.abs(b)
             self.tolerance.widen(*output_tolerance(d_arr.dtype, "f32", result, magnitude,
-                                                    plan.k, False))
+                                                    a.shape[1], False))
             with np.errstate(over="ignore"):
                 d_arr[...] = result.astype(d_arr.dtype)
             return ()

@@ -65,11 +65,14 @@ def tma_load(smem: SharedMemory, value: object, coords: tuple[int, ...], dst: in
         addresses = tma.smem_addresses(m, dst)
     except DescriptorError as err:
         raise ExecutionError(f"cannot copy the box: {err}") from err
-    if m.element_bits % 8:
-        raise ExecutionError(f"cannot copy {m.dtype} boxes (packed sub-byte tensor-map types are "
+    if m.element_bits % 8 and m.dtype != "b4x16":
+        raise ExecutionError(f"cannot copy {m.dtype} boxes (padded sub-byte tensor-map types are "
                              "not modelled by the executor)")
-    box = tma.gather_box(m, value.tensor, coords)
+    box = np.ascontiguousarray(tma.gather_box(m, value.tensor, coords)).view(np.uint8)
+    data = box.reshape(-1)
+    if m.dtype == "b4x16":  # 4-bit elements (one per numpy byte) packed two per byte, even low
+        data = (data[0::2] & 0xF) | ((data[1::2] & 0xF) << 4)
     lo, hi = int(addresses.min()), int(addresses.max()) + 1
     smem.check_range(lo, hi, "the TMA box")
-    smem.data[addresses] = np.ascontiguousarray(box).view(np.uint8).reshape(-1)
+    smem.data[addresses] = data
     return TmaWrite(lo, hi, m.swizzle, m.box_bytes, m, dst, coords)

@@ -23,15 +23,20 @@ Remainder tiles need nothing here: TMA fills box elements outside the tensor wit
 loads stay full boxes, the transaction count stays the box bytes), and the epilogue stores only
 the rows and columns inside D. Global row strides must be multiples of 16 bytes (TMA5), so K (or
 M/N of a transposed operand) must fill whole 16-byte units: `check_plan` reports the operand.
-Block-scaled kinds, sub-byte f8f6f4 types (packed TMA formats), f16 D and `cta_group::2` are
-not planned (`UNSUPPORTED`).
+Block-scaled kinds (`BLOCK_SCALED`: mxf8f6f4 with e4m3/e5m2 and UE8M0; mxf4 / mxf4nvf4 with
+packed e2m1 and UE8M0 or UE4M3) add the scale factors (`ScalePlan`): the operands' CUTLASS
+scale-factor atoms (`isa.tcgen05.scale_atoms`) are TMA boxes of each stage next to the A and B
+tiles, copied SMEM -> TMEM by `tcgen05.cp .32x128b.warpx4` before the block's MMAs, each MMA
+selecting its K blocks with the descriptor's SF ids. With more than one column tile the tile N is
+a multiple of 128, so a column tile starts on a scale atom. Sub-byte f8f6f4 types (padded TMA
+formats), f16 D and `cta_group::2` are not planned (`UNSUPPORTED`).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from mmair.isa.tcgen05 import layouts, shapes
+from mmair.isa.tcgen05 import layouts, scale_atoms, shapes
 from mmair.isa.tcgen05.errors import DescriptorError
 from mmair.isa.tcgen05.idesc import InstrDesc
 from mmair.isa.tcgen05.rules import check_idesc, check_smem_desc
@@ -46,12 +51,22 @@ KIND_OF_TYPE: dict[str, tuple[str, str]] = {
 }
 #: The tensor-map dtype TMA copies each operand type with (8-bit floats move as bytes).
 TMA_DTYPE: dict[str, str] = {"f16": "f16", "bf16": "bf16", "f32": "f32", "e4m3": "u8",
-                             "e5m2": "u8"}
+                             "e5m2": "u8", "e2m1": "b4x16"}  # e2m1: kind::mxf4*, packed
 #: D (accumulator and output) element types.
 D_TYPES: tuple[str, ...] = ("f32",)
 #: What the lowering does not plan (the op verifier names it when asked for).
-UNSUPPORTED = ("block-scaled kinds (mxf8f6f4, mxf4, mxf4nvf4: scale factors in TMEM), sub-byte "
-               "f8f6f4 types (e2m1, e2m3, e3m2: packed TMA formats), f16 D, cta_group::2")
+UNSUPPORTED = ("sub-byte f8f6f4 and mxf8f6f4 types (e2m1, e2m3, e3m2 in 8-bit containers: padded "
+               "TMA formats), f16 D, cta_group::2")
+#: Block-scaled kinds the lowering plans: kind -> (operand types, {scale memref element type:
+#: (scale type, K elements per scale, the tcgen05.mma block_scale spelling or None for the
+#: kind's default)}). A UE4M3 scale is an e4m3 memref (its sign bit is ignored).
+BLOCK_SCALED: dict[str, tuple[tuple[str, ...], dict[str, tuple[str, int, str | None]]]] = {
+    "mxf8f6f4": (("e4m3", "e5m2"), {"ue8m0": ("ue8m0", 32, None)}),
+    "mxf4": (("e2m1",), {"ue8m0": ("ue8m0", 32, None)}),
+    "mxf4nvf4": (("e2m1",), {"e4m3": ("ue4m3", 16, "block16"), "ue8m0": ("ue8m0", 32, "block32")}),
+}
+#: The kinds whose operands are K-major only (no transpose bits, R15).
+K_MAJOR_ONLY = ("mxf4", "mxf4nvf4")
 
 TILE_M = 128
 MAX_TILE_N = 256
@@ -124,6 +139,62 @@ class OperandPlan:
 
 
 @dataclass(frozen=True)
+class ScaleOperandPlan:
+    """How the scale factors of one operand tile reach TMEM: one TMA box per stage of `atoms_k`
+    atoms along K by `atoms_mn` along M/N (innermost first: the 16 bytes of an atom row, its 32
+    rows, K atoms, M/N atoms), then one tcgen05.cp per atom."""
+
+    role: str  # "a" or "b"
+    atoms_mn: int
+    atoms_k: int
+    tensor_map: TensorMap
+
+    @property
+    def tile_bytes(self) -> int:
+        return scale_atoms.ATOM_BYTES * self.atoms_mn * self.atoms_k
+
+    @property
+    def box_bytes(self) -> int:
+        return self.tensor_map.box_bytes
+
+    def atom_offset(self, k_atom: int, mn_atom: int) -> int:
+        """Byte offset of an atom inside the stage's box (the box's row-major order)."""
+        return (mn_atom * self.atoms_k + k_atom) * scale_atoms.ATOM_BYTES
+
+    def column(self, k_atom: int, mn_atom: int) -> int:
+        """TMEM column (from the allocation's first) the atom is copied to: the M/N atoms of one
+        K atom side by side, so an MMA's rows r read column r // 32 from the K atom's first."""
+        return scale_atoms.ATOM_COLUMNS * (k_atom * self.atoms_mn + mn_atom)
+
+    @property
+    def columns(self) -> int:
+        return scale_atoms.ATOM_COLUMNS * self.atoms_mn * self.atoms_k
+
+    @property
+    def alloc_columns(self) -> int:
+        return min(c for c in layouts.TMEM_ALLOC_COLUMNS if c >= self.columns)
+
+
+@dataclass(frozen=True)
+class ScalePlan:
+    """The scale factors of a block-scaled matmul (module docstring)."""
+
+    scale_type: str
+    vector: int  # K elements per scale factor
+    mma_blocks: int  # scale blocks one MMA consumes (its K / vector)
+    a: ScaleOperandPlan
+    b: ScaleOperandPlan
+    a_shape: tuple[int, ...]  # the scale memrefs' shapes (`scale_atoms.atoms_shape`)
+    b_shape: tuple[int, ...]
+    scale_vec: str | None = None  # the MMA's block_scale(...) spelling (None: the default)
+
+    def mma_scales(self, mma: int) -> tuple[int, int]:
+        """(K atom, SF id) of the block's MMA number `mma`: its first scale block's atom and the
+        byte of the TMEM cell that holds it."""
+        return divmod(mma * self.mma_blocks, scale_atoms.ATOM_BLOCKS)
+
+
+@dataclass(frozen=True)
 class MatmulPlan:
     m: int
     n: int
@@ -141,6 +212,7 @@ class MatmulPlan:
     stages: int
     acc_columns: int
     acc_buffers: int
+    scales: ScalePlan | None = None
 
     @property
     def tiles_m(self) -> int:
@@ -163,8 +235,14 @@ class MatmulPlan:
         return self.block_k // self.mma_k
 
     @property
+    def scale_bytes(self) -> int:
+        """SMEM of one stage's scale factors (A's, then B's)."""
+        s = self.scales
+        return 0 if s is None else s.a.tile_bytes + s.b.tile_bytes
+
+    @property
     def stage_bytes(self) -> int:
-        return self.a.tile_bytes + self.b.tile_bytes
+        return self.a.tile_bytes + self.b.tile_bytes + self.scale_bytes
 
     @property
     def a_offset(self) -> int:
@@ -175,22 +253,41 @@ class MatmulPlan:
         return self.stages * self.a.tile_bytes
 
     @property
+    def sfa_offset(self) -> int:
+        return self.stages * (self.a.tile_bytes + self.b.tile_bytes)
+
+    @property
+    def sfb_offset(self) -> int:
+        s = self.scales
+        return self.sfa_offset + (0 if s is None else self.stages * s.a.tile_bytes)
+
+    @property
     def barrier_offset(self) -> int:
         return self.stages * self.stage_bytes
 
     @property
     def tx_bytes(self) -> int:
-        """expect_tx of one stage: every box of A and B."""
-        return self.a.boxes * self.a.box_bytes + self.b.boxes * self.b.box_bytes
+        """expect_tx of one stage: every box of A and B (and of their scale factors)."""
+        s = self.scales
+        scale = 0 if s is None else s.a.box_bytes + s.b.box_bytes
+        return self.a.boxes * self.a.box_bytes + self.b.boxes * self.b.box_bytes + scale
 
     @property
     def smem_bytes(self) -> int:
         return self.barrier_offset + (2 * self.stages + 2) * BARRIER_BYTES
 
-    def idesc(self) -> InstrDesc:
+    def idesc(self, mma: int = 0) -> InstrDesc:
+        """The instruction descriptor of the block's MMA number `mma` (block-scaled kinds: its
+        SF ids; the dense descriptor is the same for all)."""
+        if self.scales is None:
+            return InstrDesc(kind=self.kind, m=self.tile_m, n=self.tile_n, atype=self.atype,
+                             btype=self.btype, dtype=self.dtype, transpose_a=self.a.major == "mn",
+                             transpose_b=self.b.major == "mn")
+        _, sf_id = self.scales.mma_scales(mma)
         return InstrDesc(kind=self.kind, m=self.tile_m, n=self.tile_n, atype=self.atype,
-                         btype=self.btype, dtype=self.dtype, transpose_a=self.a.major == "mn",
-                         transpose_b=self.b.major == "mn")
+                         btype=self.btype, transpose_a=self.a.major == "mn",
+                         transpose_b=self.b.major == "mn", scale_type=self.scales.scale_type,
+                         sfa_id=sf_id, sfb_id=sf_id)
 
     def epilogue_columns(self, columns: int) -> list[tuple[int, int]]:
         """(first column, count) of the tcgen05.ld loads covering `columns` columns of a tile:
@@ -227,28 +324,92 @@ def _operand(role: str, major: str, rows: int, extent: int, k: int, block_k: int
     return OperandPlan(role, major, rows, block_k, bits, m, boxes)
 
 
-def _tile_n(kind: str, n: int, b_major: str, b_type: str, atom: int) -> int:
+def _tile_n(kind: str, n: int, b_major: str, b_type: str, atom: int, scaled: bool) -> int:
     legal = shapes.valid_n(kind, 1, False, False)
     if b_major == "mn" and b_type in ("e4m3", "e5m2"):
         legal = tuple(v for v in legal if v in shapes.transposed_8bit_b_n(1))
     need = -(-n // -(-n // MAX_TILE_N))
     step = atom if b_major == "mn" else 8
+    if scaled and n > MAX_TILE_N:  # every column tile starts on a scale atom of B
+        step = max(step, scale_atoms.ATOM_ROWS)
     return min(v for v in legal if v >= need and v % step == 0)
 
 
+def _block_scaled_kind(kind: str | None, a_type: str, b_type: str, scale_types: tuple[str, str],
+                       transpose_a: bool, transpose_b: bool) -> tuple[str, str, int, str | None]:
+    """(kind, scale type, K elements per scale, block_scale spelling) of a matmul with scale
+    operands; without `kind`: the kind of the operand types (e2m1 with e4m3 scales: mxf4nvf4)."""
+    if kind is None:
+        kind = next((kd for kd, (types, by_scale) in BLOCK_SCALED.items()
+                     if a_type in types and scale_types[0] in by_scale), "mxf8f6f4")
+    if kind not in BLOCK_SCALED:
+        raise DescriptorError("kind", kind, ", ".join(BLOCK_SCALED), None,
+                              "is not a block-scaled kind (the matmul has scale operands)")
+    types, by_scale = BLOCK_SCALED[kind]
+    for role, elem in (("a", a_type), ("b", b_type)):
+        if elem not in types:
+            raise DescriptorError(f"{role} element type", elem, ", ".join(types), None,
+                                  f"is not a kind::{kind} operand the lowering plans")
+    legal = ", ".join(f"{e} ({t})" if e != t else e for e, (t, _, _) in by_scale.items())
+    if scale_types[0] not in by_scale:
+        raise DescriptorError("scale_a element type", scale_types[0], legal, "R14",
+                              f"is not a kind::{kind} scale type")
+    if scale_types[1] != scale_types[0]:
+        raise DescriptorError("scale_b element type", scale_types[1],
+                              f"{scale_types[0]} (scale_a's)", "R14",
+                              "is not the scale type of scale_a (one scale type per MMA)")
+    if kind in K_MAJOR_ONLY and (transpose_a or not transpose_b):
+        role, given = ("a", "transposed (A^T [K, M])") if transpose_a else \
+            ("b", "as is (B [K, N])")
+        raise DescriptorError(f"{role} layout", given, "a as is and b transposed (B^T [N, K])",
+                              "R15", f"is MN-major, which kind::{kind} cannot read (no "
+                              f"transpose bits)")
+    scale_type, vector, spelling = by_scale[scale_types[0]]
+    return kind, scale_type, vector, spelling
+
+
+def _scale_operand(role: str, rows: int, k: int, tile_rows: int, block_k: int,
+                   vector: int) -> tuple[ScaleOperandPlan, tuple[int, ...]]:
+    """The scale atoms of an operand of `rows` rows over K = `k`, as TMA boxes of one stage."""
+    shape = scale_atoms.atoms_shape(rows, k, vector)
+    rt, kt, lanes, row = shape
+    atom = scale_atoms.ATOM_BYTES
+    atoms_k = block_k // (scale_atoms.ATOM_BLOCKS * vector)
+    atoms_mn = -(-tile_rows // scale_atoms.ATOM_ROWS)
+    m = TensorMap("u8", (row, lanes, kt, rt), (row, atom, atom * kt),
+                  (row, lanes, atoms_k, atoms_mn), (1, 1, 1, 1))
+    return ScaleOperandPlan(role, atoms_mn, atoms_k, m), shape
+
+
 def plan_matmul(m: int, n: int, k: int, a_type: str, b_type: str, d_type: str,
-                transpose_a: bool, transpose_b: bool, target: str = "sm_100a") -> MatmulPlan:
+                transpose_a: bool, transpose_b: bool, target: str = "sm_100a",
+                scale_types: tuple[str, str] | None = None,
+                kind: str | None = None) -> MatmulPlan:
     """The plan of D[m, n] = A[m, k] x B[k, n] (`transpose_a`: A given as A^T [k, m];
-    `transpose_b`: B given as B^T [n, k]). Raises `DescriptorError` for what cannot be planned."""
-    if a_type not in KIND_OF_TYPE:
-        raise DescriptorError("a element type", a_type, ", ".join(KIND_OF_TYPE), None,
-                              "has no tcgen05.matmul kind")
-    kind, atype = KIND_OF_TYPE[a_type]
-    b_kind, btype = KIND_OF_TYPE.get(b_type, (None, None))
-    if b_kind != kind or btype is None:
-        legal = ", ".join(t for t, (kd, _) in KIND_OF_TYPE.items() if kd == kind)
-        raise DescriptorError("b element type", b_type, legal, None,
-                              f"does not pair with a {a_type} a (kind::{kind})")
+    `transpose_b`: B given as B^T [n, k]); `scale_types`: the element types of the scale
+    operands of a block-scaled matmul, `kind` its kind when given. Raises `DescriptorError` for
+    what cannot be planned."""
+    scaled = scale_types is not None
+    if scaled:
+        assert scale_types is not None
+        kind, scale_type, vector, spelling = _block_scaled_kind(kind, a_type, b_type,
+                                                                scale_types, transpose_a,
+                                                                transpose_b)
+        atype, btype = a_type, b_type
+    else:
+        if kind is not None and kind != KIND_OF_TYPE.get(a_type, (kind,))[0]:
+            raise DescriptorError("kind", kind, "the operand types' kind, or a block-scaled kind "
+                                  "with scale operands", None, "needs scale(%sa, %sb) operands"
+                                  if kind in BLOCK_SCALED else "does not match the operand types")
+        if a_type not in KIND_OF_TYPE:
+            raise DescriptorError("a element type", a_type, ", ".join(KIND_OF_TYPE), None,
+                                  "has no tcgen05.matmul kind")
+        kind, atype = KIND_OF_TYPE[a_type]
+        b_kind, btype = KIND_OF_TYPE.get(b_type, (None, None))
+        if b_kind != kind or btype is None:
+            legal = ", ".join(t for t, (kd, _) in KIND_OF_TYPE.items() if kd == kind)
+            raise DescriptorError("b element type", b_type, legal, None,
+                                  f"does not pair with a {a_type} a (kind::{kind})")
     if d_type not in D_TYPES:
         raise DescriptorError("d element type", d_type, ", ".join(D_TYPES), None,
                               "is not a tcgen05.matmul accumulator")
@@ -258,27 +419,42 @@ def plan_matmul(m: int, n: int, k: int, a_type: str, b_type: str, d_type: str,
     atom = block_k
     a_major = "mn" if transpose_a else "k"
     b_major = "k" if transpose_b else "mn"
-    tile_n = _tile_n(kind, n, b_major, b_type, atom)
+    tile_n = _tile_n(kind, n, b_major, b_type, atom, scaled)
     a = _operand("a", a_major, TILE_M, m, k, block_k, a_type, bits)
     b = _operand("b", b_major, tile_n, n, k, block_k, b_type, bits)
+    scales = None
+    if scaled:
+        sa, sa_shape = _scale_operand("a", m, k, TILE_M, block_k, vector)
+        sb, sb_shape = _scale_operand("b", n, k, tile_n, block_k, vector)
+        scales = ScalePlan(scale_type, vector, mma_k // vector, sa, sb, sa_shape, sb_shape,
+                           spelling)
+    sf_columns = 0 if scales is None else scales.a.alloc_columns + scales.b.alloc_columns
     acc_columns = min(c for c in layouts.TMEM_ALLOC_COLUMNS if c >= tile_n)
-    buffers = 2 if 2 * acc_columns <= layouts.TMEM_COLUMNS else 1
+    buffers = 2 if 2 * acc_columns + sf_columns <= layouts.TMEM_COLUMNS else 1
     stage_bytes = a.tile_bytes + b.tile_bytes
+    if scales is not None:
+        stage_bytes += scales.a.tile_bytes + scales.b.tile_bytes
     blocks = -(-m // TILE_M) * -(-n // tile_n) * -(-k // block_k)
     stages = max(1, min((layouts.SMEM_BYTES_PER_CTA - BARRIER_RESERVE) // stage_bytes, blocks))
     plan = MatmulPlan(m, n, k, kind, atype, btype, d_type, TILE_M, tile_n, block_k, mma_k, a, b,
-                      stages, acc_columns, buffers)
-    check_idesc(plan.idesc(), cta_group=1, ws=False, target=target)
+                      stages, acc_columns, buffers, scales)
+    for mma in range(plan.mmas_per_block if scaled else 1):
+        check_idesc(plan.idesc(mma), cta_group=1, ws=False, target=target)
     for operand, start in ((a, plan.a_offset), (b, plan.b_offset)):
         check_smem_desc(operand.smem_desc(start), kind=kind, major=operand.major,
                         pattern_start=start, target=target)
+    maps = [(operand.role, operand.tensor_map) for operand in (a, b)]
+    if scales is not None:
+        maps += [(f"scale_{s.role}", s.tensor_map) for s in (scales.a, scales.b)]
+    for role, tensor_map in maps:
         try:
-            check_tensor_map(operand.tensor_map)
+            check_tensor_map(tensor_map)
         except DescriptorError as err:
-            raise DescriptorError(f"{operand.role} tensor map {err.field}", err.value, err.legal,
+            raise DescriptorError(f"{role} tensor map {err.field}", err.value, err.legal,
                                   err.rule, err.reason, value_text=err.value_text) from None
     return plan
 
 
-__all__ = ["D_TYPES", "KIND_OF_TYPE", "TILE_M", "UNSUPPORTED", "MatmulPlan", "OperandPlan",
+__all__ = ["BLOCK_SCALED", "D_TYPES", "KIND_OF_TYPE", "K_MAJOR_ONLY", "TILE_M",
+           "UNSUPPORTED", "MatmulPlan", "OperandPlan", "ScaleOperandPlan", "ScalePlan",
            "plan_matmul"]

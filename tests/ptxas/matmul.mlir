@@ -1,7 +1,8 @@
 // tcgen05.matmul through its lowering, for ptxas (tests/unit/passes/test_tcgen05_to_ptx.py):
 // mmair-translate --target ptx lowers each matmul (tcgen05-lower-matmul) into a kernel with the
 // operands' tensor maps as `.param .align 64 .b8 [128]` parameters, the TMA ring, elected-thread
-// MMAs, commits, and a tcgen05.ld epilogue whose last tile stores clipped rows and columns.
+// MMAs, commits, and a tcgen05.ld epilogue whose last tile stores clipped rows and columns; the
+// block-scaled one adds 4-d scale-atom boxes, tcgen05.cp .32x128b.warpx4 and .block_scale MMAs.
 builtin.module attributes {tcgen05.target = "sm_100a"} {
   func.func @f16_remainder(%a: memref<200x104xf16>, %b: memref<104x72xf16>, %d: memref<200x72xf32>) {
     tcgen05.matmul %a, %b, %d : memref<200x104xf16>, memref<104x72xf16>, memref<200x72xf32>
@@ -13,6 +14,14 @@ builtin.module attributes {tcgen05.target = "sm_100a"} {
   }
   func.func @f8f6f4(%a: memref<200x112xf8E4M3FN>, %b: memref<72x112xf8E5M2>, %d: memref<200x72xf32>) {
     tcgen05.matmul %a, %b, %d transpose_b : memref<200x112xf8E4M3FN>, memref<72x112xf8E5M2>, memref<200x72xf32>
+    func.return
+  }
+  func.func @mxf8f6f4(%a: memref<200x208xf8E4M3FN>, %b: memref<208x80xf8E5M2>, %d: memref<200x80xf32>, %sa: memref<2x2x32x16xf8E8M0FNU>, %sb: memref<1x2x32x16xf8E8M0FNU>) {
+    tcgen05.matmul %a, %b, %d scale(%sa, %sb) : memref<200x208xf8E4M3FN>, memref<208x80xf8E5M2>, memref<200x80xf32>, memref<2x2x32x16xf8E8M0FNU>, memref<1x2x32x16xf8E8M0FNU>
+    func.return
+  }
+  func.func @mxf4nvf4(%a: memref<200x320xf4E2M1FN>, %b: memref<80x320xf4E2M1FN>, %d: memref<200x80xf32>, %sa: memref<2x5x32x16xf8E4M3FN>, %sb: memref<1x5x32x16xf8E4M3FN>) {
+    tcgen05.matmul %a, %b, %d scale(%sa, %sb) transpose_b : memref<200x320xf4E2M1FN>, memref<80x320xf4E2M1FN>, memref<200x80xf32>, memref<2x5x32x16xf8E4M3FN>, memref<1x5x32x16xf8E4M3FN>
     func.return
   }
 }

@@ -76,6 +76,22 @@ def test_matmul_ptx_is_its_lowering_with_tensor_map_parameters() -> None:
     assert kernel.count("tcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32") == 2
     assert "tcgen05.mma.cta_group::1.kind::tf32 [" in ptx
     assert "tcgen05.mma.cta_group::1.kind::f8f6f4 [" in ptx
+    scaled = ptx.split(".visible .entry mxf8f6f4(")[1].split(".visible .entry")[0]
+    # A, B and their scale atoms are tensor maps; a stage: A, two B atoms, one atom of SA and SB
+    assert scaled.startswith(".param .align 64 .b8 mxf8f6f4_tmap_0[128], .param .align 64 .b8 "
+                             "mxf8f6f4_tmap_1[128], .param .u64 mxf8f6f4_param_2, .param .align "
+                             "64 .b8 mxf8f6f4_tmap_3[128], .param .align 64 .b8 "
+                             "mxf8f6f4_tmap_4[128])")
+    assert re.search(r"mbarrier\.arrive\.expect_tx\.shared::cta\.b64 _, \[%r\d+\], 33792;", scaled)
+    assert scaled.count("cp.async.bulk.tensor.4d.shared::cta.global.tile.mbarrier::"
+                        "complete_tx::bytes [") == 2
+    assert scaled.count("tcgen05.cp.cta_group::1.32x128b.warpx4 [") == 2
+    # 4 MMAs per K block, each with its own SF ids (idesc), into either accumulator
+    assert scaled.count("tcgen05.mma.cta_group::1.kind::mxf8f6f4.block_scale [") == 8
+    nvf4 = ptx.split(".visible .entry mxf4nvf4(")[1]
+    # 4 K atoms of SA and of SB per stage (16 UE4M3 scales per row of a 256-element K block)
+    assert nvf4.count("tcgen05.cp.cta_group::1.32x128b.warpx4 [") == 8
+    assert nvf4.count("tcgen05.mma.cta_group::1.kind::mxf4nvf4.block_scale.block16 [") == 8
 
 
 def test_tma_forms_print_every_qualifier() -> None:

@@ -90,3 +90,77 @@ builtin.module attributes {tcgen05.target = "sm_100a"} {
   }
 }
 // CHECK: error: 'tcgen05.matmul' op requires a in global memory, got memref<128x64xf16, #tcgen05.space<smem>>
+
+// -----
+// Block-scaled: the scales must be CUTLASS's scale-factor atoms, not the logical matrix.
+builtin.module attributes {tcgen05.target = "sm_100a"} {
+  func.func @f(%a: memref<200x208xf8E4M3FN>, %b: memref<208x80xf8E5M2>, %d: memref<200x80xf32>, %sa: memref<200x7xf8E8M0FNU>, %sb: memref<1x2x32x16xf8E8M0FNU>) {
+    tcgen05.matmul %a, %b, %d scale(%sa, %sb) : memref<200x208xf8E4M3FN>, memref<208x80xf8E5M2>, memref<200x80xf32>, memref<200x7xf8E8M0FNU>, memref<1x2x32x16xf8E8M0FNU>
+    func.return
+  }
+}
+// CHECK: error: 'tcgen05.matmul' op cannot be lowered: scale_a in the logical layout 200x7 (M x K / 32) is not what tcgen05.cp .32x128b.warpx4 reads: a TMEM lane's 16 bytes are the scales of rows r, r + 32, r + 64, r + 96 for 4 K blocks, 4-byte pieces of 4 rows here (a TMA box row must be 16 bytes, TMA8); legal: the scale-factor atom layout 2x2x32x16 (M / 128 x K / 128 x 32 x 16, CUTLASS's Sm1xxBlockScaledConfig)
+
+// -----
+builtin.module attributes {tcgen05.target = "sm_100a"} {
+  func.func @f(%a: memref<200x208xf8E4M3FN>, %b: memref<208x80xf8E5M2>, %d: memref<200x80xf32>, %sa: memref<2x2x32x16xf8E8M0FNU>, %sb: memref<1x1x32x16xf8E8M0FNU>) {
+    tcgen05.matmul %a, %b, %d scale(%sa, %sb) : memref<200x208xf8E4M3FN>, memref<208x80xf8E5M2>, memref<200x80xf32>, memref<2x2x32x16xf8E8M0FNU>, memref<1x1x32x16xf8E8M0FNU>
+    func.return
+  }
+}
+// CHECK: error: 'tcgen05.matmul' op requires scale_b of shape 1x2x32x16 (the scale-factor atoms of N = 80, K = 208), got 1x1x32x16
+
+// -----
+builtin.module attributes {tcgen05.target = "sm_100a"} {
+  func.func @f(%a: memref<200x208xf8E4M3FN>, %b: memref<208x80xf8E5M2>, %d: memref<200x80xf32>, %sa: memref<2x2x32x16xf8E4M3FN>, %sb: memref<1x2x32x16xf8E8M0FNU>) {
+    tcgen05.matmul %a, %b, %d scale(%sa, %sb) : memref<200x208xf8E4M3FN>, memref<208x80xf8E5M2>, memref<200x80xf32>, memref<2x2x32x16xf8E4M3FN>, memref<1x2x32x16xf8E8M0FNU>
+    func.return
+  }
+}
+// CHECK: error: 'tcgen05.matmul' op cannot be lowered: scale_a element type = e4m3 is not a kind::mxf8f6f4 scale type; legal: ue8m0 [R14]
+
+// -----
+builtin.module attributes {tcgen05.target = "sm_100a"} {
+  func.func @f(%a: memref<200x208xf8E4M3FN>, %b: memref<208x80xf8E5M2>, %d: memref<200x80xf32>, %sa: memref<2x2x32x16xf8E8M0FNU>, %sb: memref<1x2x32x16xf8E8M0FNU>) {
+    tcgen05.matmul %a, %b, %d scale(%sa, %sb) {kind = "f16"} : memref<200x208xf8E4M3FN>, memref<208x80xf8E5M2>, memref<200x80xf32>, memref<2x2x32x16xf8E8M0FNU>, memref<1x2x32x16xf8E8M0FNU>
+    func.return
+  }
+}
+// CHECK: error: 'tcgen05.matmul' op cannot be lowered: kind = f16 is not a block-scaled kind (the matmul has scale operands); legal: mxf8f6f4, mxf4, mxf4nvf4
+
+// -----
+builtin.module attributes {tcgen05.target = "sm_100a"} {
+  func.func @f(%a: memref<200x208xf16>, %b: memref<208x80xf8E5M2>, %d: memref<200x80xf32>, %sa: memref<2x2x32x16xf8E8M0FNU>, %sb: memref<1x2x32x16xf8E8M0FNU>) {
+    tcgen05.matmul %a, %b, %d scale(%sa, %sb) : memref<200x208xf16>, memref<208x80xf8E5M2>, memref<200x80xf32>, memref<2x2x32x16xf8E8M0FNU>, memref<1x2x32x16xf8E8M0FNU>
+    func.return
+  }
+}
+// CHECK: error: 'tcgen05.matmul' op cannot be lowered: a element type = f16 is not a kind::mxf8f6f4 operand the lowering plans; legal: e4m3, e5m2
+
+// -----
+builtin.module attributes {tcgen05.target = "sm_100a"} {
+  func.func @f(%a: memref<128x128xf8E4M3FN>, %b: memref<128x128xf8E4M3FN>, %d: memref<128x128xf32>) {
+    tcgen05.matmul %a, %b, %d {kind = "mxf8f6f4"} : memref<128x128xf8E4M3FN>, memref<128x128xf8E4M3FN>, memref<128x128xf32>
+    func.return
+  }
+}
+// CHECK: error: 'tcgen05.matmul' op cannot be lowered: kind = mxf8f6f4 needs scale(%sa, %sb) operands; legal: the operand types' kind, or a block-scaled kind with scale operands
+
+// -----
+// kind::mxf4 reads both operands K-major: B must be given transposed.
+builtin.module attributes {tcgen05.target = "sm_100a"} {
+  func.func @f(%a: memref<200x320xf4E2M1FN>, %b: memref<320x80xf4E2M1FN>, %d: memref<200x80xf32>, %sa: memref<2x3x32x16xf8E8M0FNU>, %sb: memref<1x3x32x16xf8E8M0FNU>) {
+    tcgen05.matmul %a, %b, %d scale(%sa, %sb) : memref<200x320xf4E2M1FN>, memref<320x80xf4E2M1FN>, memref<200x80xf32>, memref<2x3x32x16xf8E8M0FNU>, memref<1x3x32x16xf8E8M0FNU>
+    func.return
+  }
+}
+// CHECK: error: 'tcgen05.matmul' op cannot be lowered: b layout = as is (B [K, N]) is MN-major, which kind::mxf4 cannot read (no transpose bits); legal: a as is and b transposed (B^T [N, K]) [R15]
+
+// -----
+builtin.module attributes {tcgen05.target = "sm_100a"} {
+  func.func @f(%a: memref<200x320xf4E2M1FN>, %b: memref<80x320xf4E2M1FN>, %d: memref<200x80xf32>, %sa: memref<2x5x32x16xf8E4M3FN>, %sb: memref<1x3x32x16xf8E8M0FNU>) {
+    tcgen05.matmul %a, %b, %d scale(%sa, %sb) transpose_b : memref<200x320xf4E2M1FN>, memref<80x320xf4E2M1FN>, memref<200x80xf32>, memref<2x5x32x16xf8E4M3FN>, memref<1x3x32x16xf8E8M0FNU>
+    func.return
+  }
+}
+// CHECK: error: 'tcgen05.matmul' op cannot be lowered: scale_b element type = ue8m0 is not the scale type of scale_a (one scale type per MMA); legal: e4m3 (scale_a's) [R14]

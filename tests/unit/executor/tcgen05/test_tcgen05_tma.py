@@ -10,10 +10,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import ml_dtypes
 import numpy as np
 import pytest
 from run_variants import run_lowered
 
+from mmair.executor.tcgen05.memories import SharedMemory
+from mmair.executor.tcgen05.tma import TensorMapValue, tma_load
+from mmair.isa.tcgen05.tma import TensorMap
 from mmair.tools.run import main
 
 ROOT = Path(__file__).resolve().parents[4]
@@ -298,3 +302,17 @@ def test_mn_major_descriptor_with_the_wrong_sbo_is_a_layout_mismatch(tmp_path: P
     assert "wrote it; B[n=0, k=0] holds %b[0, 0], so it should be %b[8, 0] (the MN-major " \
         "descriptor with swizzle sw128, LBO 2048, SBO 512 does not walk the box the tensor map " \
         "(swizzle sw128) laid out)" in err
+
+
+def test_a_b4x16_box_is_packed_two_elements_per_byte_with_oob_zeros() -> None:
+    # the mxf4 operands' map: 4-bit elements, even element in the low nibble; the box's second
+    # row is beyond the 1-row tensor and reads as zero codes
+    codes = np.arange(32, dtype=np.uint8) % 16  # e2m1 codes 0..15, twice
+    tensor = codes.reshape(1, 32).view(ml_dtypes.float4_e2m1fn)
+    m = TensorMap("b4x16", (32, 1), (16,), (32, 2), (1, 1))
+    smem = SharedMemory()
+    write = tma_load(smem, TensorMapValue(tensor, m), (0, 0), 256, 32)
+    assert write.nbytes == 32
+    want = (codes[0::2] | (codes[1::2] << 4)).astype(np.uint8)
+    assert np.array_equal(smem.data[256:272], want)
+    assert not smem.data[272:288].any()

@@ -1,0 +1,156 @@
+"""tcgen05-lower-matmul of block-scaled matmuls (`scale(%sa, %sb)`: kind::mxf8f6f4, mxf4 and
+mxf4nvf4 with UE8M0 or UE4M3 scales): the scale
+atoms travel by TMA with the stages and reach TMEM by tcgen05.cp; the kernel runs clean under the
+asynchronous checker, equals numpy with the scales applied (computed here from the logical scale
+matrices, not from the atoms the kernel reads), passes --check-numpy in the default and the
+exact numerics mode, and a wrong SF id in the lowering fails --check-numpy."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import ml_dtypes
+import numpy as np
+import pytest
+
+from mmair.isa.tcgen05 import matmul as plan_module
+from mmair.isa.tcgen05.scale_atoms import atoms_from_logical, atoms_shape, logical_from_atoms
+from mmair.tools.run import main
+
+TYPES = {"e4m3": ("f8E4M3FN", ml_dtypes.float8_e4m3fn),
+         "e5m2": ("f8E5M2", ml_dtypes.float8_e5m2),
+         "e2m1": ("f4E2M1FN", ml_dtypes.float4_e2m1fn)}
+#: scale memref element -> (MLIR type, K elements per scale, numpy dtype, codes to draw from)
+SCALES = {"ue8m0": ("f8E8M0FNU", 32, ml_dtypes.float8_e8m0fnu, np.arange(124, 131)),
+          "ue4m3": ("f8E4M3FN", 16, ml_dtypes.float8_e4m3fn,
+                    np.array([0.25, 0.5, 1.5, 2, 3], ml_dtypes.float8_e4m3fn).view(np.uint8))}
+
+
+def _kernel(tmp_path: Path, m: int, n: int, k: int, ea: str, eb: str, ta: bool,
+            tb: bool, scale: str = "ue8m0") -> Path:
+    a_shape, b_shape = ((k, m) if ta else (m, k)), ((n, k) if tb else (k, n))
+    at = f"memref<{a_shape[0]}x{a_shape[1]}x{TYPES[ea][0]}>"
+    bt = f"memref<{b_shape[0]}x{b_shape[1]}x{TYPES[eb][0]}>"
+    dt = f"memref<{m}x{n}xf32>"
+    sf, vector = SCALES[scale][:2]
+    st = ["memref<" + "x".join(map(str, atoms_shape(rows, k, vector))) + f"x{sf}>"
+          for rows in (m, n)]
+    flags = (" transpose_a" if ta else "") + (" transpose_b" if tb else "")
+    path = tmp_path / "matmul.mlir"
+    path.write_text(f'builtin.module attributes {{tcgen05.target = "sm_100a"}} {{\n'
+                    f"  func.func @matmul(%a: {at}, %b: {bt}, %d: {dt}, %sa: {st[0]}, "
+                    f"%sb: {st[1]}) {{\n"
+                    f"    tcgen05.matmul %a, %b, %d scale(%sa, %sb){flags} : {at}, {bt}, {dt}, "
+                    f"{st[0]}, {st[1]}\n"
+                    f"    func.return\n  }}\n}}\n")
+    return path
+
+
+def _scale_values(codes: np.ndarray, scale: str) -> np.ndarray:
+    if scale == "ue8m0":
+        return 2.0 ** (codes.astype(np.float64) - 127)
+    return codes.view(ml_dtypes.float8_e4m3fn).astype(np.float64)
+
+
+def _inputs(tmp_path: Path, m: int, n: int, k: int, ea: str, eb: str, ta: bool, tb: bool,
+            scale: str = "ue8m0") -> tuple[np.ndarray, list[str]]:
+    """Small integers, scales (UE8M0: 2^-3 .. 2^3) per block of K elements (a different scale in
+    every block, so a wrong SF id or TMEM column changes D), and numpy's D = (A SA) (B SB)."""
+    rng = np.random.default_rng(11)
+    _, vector, dtype, pool = SCALES[scale]
+    a = rng.integers(-3, 4, (m, k)).astype(TYPES[ea][1])
+    b = rng.integers(-3, 4, (k, n)).astype(TYPES[eb][1])
+    blocks = -(-k // vector)
+    sa = rng.choice(pool, (m, blocks)).astype(np.uint8)
+    sb = rng.choice(pool, (n, blocks)).astype(np.uint8)
+    np.save(tmp_path / "a.npy", a.T.copy() if ta else a)
+    np.save(tmp_path / "b.npy", b.T.copy() if tb else b)
+    for name, codes in (("sa", sa), ("sb", sb)):
+        np.save(tmp_path / f"{name}.npy", atoms_from_logical(codes, fill=int(pool[0])).view(dtype))
+    scale_a = np.repeat(_scale_values(sa, scale), vector, axis=1)[:, :k]
+    scale_b = np.repeat(_scale_values(sb, scale), vector, axis=1)[:, :k]
+    want = (a.astype(np.float64) * scale_a) @ (b.astype(np.float64) * scale_b.T)
+    return want.astype(np.float32), [arg for name in ("a", "b", "sa", "sb")
+                                     for arg in ("--input", f"{name}={tmp_path / f'{name}.npy'}")]
+
+
+CASES = [
+    (200, 80, 208, "e4m3", "e5m2", False, False, "ue8m0"),  # remainder rows, partial K block
+    (144, 264, 144, "e5m2", "e4m3", True, True, "ue8m0"),  # A MN-major, two column tiles of 256
+    (128, 256, 1024, "e4m3", "e4m3", False, True, "ue8m0"),  # 8 K blocks, a 4-stage ring refills
+    (200, 80, 320, "e2m1", "e2m1", False, True, "ue8m0"),  # kind::mxf4: 2 scales per MMA
+    (200, 80, 320, "e2m1", "e2m1", False, True, "ue4m3"),  # kind::mxf4nvf4 block16
+]
+
+
+@pytest.mark.parametrize(("m", "n", "k", "ea", "eb", "ta", "tb", "scale"), CASES,
+                         ids=[f"{c[0]}x{c[1]}x{c[2]}-{c[3]}x{c[4]}{'-ta' * c[5]}{'-tb' * c[6]}"
+                              f"-{c[7]}" for c in CASES])
+def test_block_scaled_matmul_is_clean_and_equals_numpy_with_scales(
+        tmp_path: Path, capsys, m: int, n: int, k: int, ea: str, eb: str, ta: bool,
+        tb: bool, scale: str) -> None:
+    path = _kernel(tmp_path, m, n, k, ea, eb, ta, tb, scale)
+    want, inputs = _inputs(tmp_path, m, n, k, ea, eb, ta, tb, scale)
+    code = main([str(path), *inputs, "--output", f"d={tmp_path / 'd.npy'}", "--check-numpy"])
+    out = capsys.readouterr()
+    assert code == 0, out.err
+    assert "check d = numpy tcgen05.matmul reference (the logical product)" in out.out
+    assert np.array_equal(np.load(tmp_path / "d.npy"), want)
+
+
+def test_the_plan_of_a_block_scaled_matmul() -> None:
+    plan = plan_module.plan_matmul(144, 264, 144, "e5m2", "e4m3", "f32", True, True,
+                                   scale_types=("ue8m0", "ue8m0"))
+    assert (plan.kind, plan.tile_n, plan.tiles_n, plan.acc_buffers) == ("mxf8f6f4", 256, 2, 1)
+    s = plan.scales
+    assert s is not None and (s.a.atoms_mn, s.b.atoms_mn, s.a.atoms_k) == (1, 2, 1)
+    assert s.b.tensor_map.dims == (16, 32, 2, 3) and s.b.tensor_map.box == (16, 32, 1, 2)
+    assert [plan.idesc(i).sfa_id for i in range(4)] == [0, 1, 2, 3]
+    assert plan.tx_bytes == 128 * 128 + 256 * 128 + 512 + 1024
+    nv = plan_module.plan_matmul(200, 80, 320, "e2m1", "e2m1", "f32", False, True,
+                                 scale_types=("e4m3", "e4m3"))
+    assert nv.kind == "mxf4nvf4" and nv.scales is not None and nv.scales.scale_vec == "block16"
+    # K block 256 = 16 blocks of 16 = 4 K atoms; one atom per MMA (SF id 0)
+    assert [nv.scales.mma_scales(i) for i in range(4)] == [(0, 0), (1, 0), (2, 0), (3, 0)]
+    mx = plan_module.plan_matmul(200, 80, 320, "e2m1", "e2m1", "f32", False, True,
+                                 scale_types=("ue8m0", "ue8m0"))
+    assert mx.kind == "mxf4" and mx.scales is not None
+    assert [mx.scales.mma_scales(i) for i in range(4)] == [(0, 0), (0, 2), (1, 0), (1, 2)]
+    assert mx.a.tensor_map.dtype == "b4x16" and mx.a.tensor_map.box == (256, 128)
+
+
+def test_default_and_exact_numerics_pass_check_numpy_on_real_inputs(tmp_path: Path,
+                                                                    capsys) -> None:
+    path = _kernel(tmp_path, 200, 80, 208, "e4m3", "e5m2", False, False)
+    results = []
+    for mode in ("default", "exact"):
+        out = tmp_path / f"d_{mode}.npy"
+        code = main([str(path), "--numerics", mode, "--check-numpy", "--output", f"d={out}"])
+        text = capsys.readouterr()
+        assert code == 0, text.err
+        assert text.out.endswith(": ok\n")
+        results.append(np.load(out))
+    np.testing.assert_allclose(results[0], results[1], rtol=1e-5, atol=1e-3)
+
+
+def test_wrong_sf_id_in_the_lowering_fails_check_numpy(tmp_path: Path, capsys,
+                                                        monkeypatch) -> None:
+    # every MMA reads the scale of the K atom's first block: the kernel's own tcgen05.mma
+    # reference would agree with it, the logical product does not
+    monkeypatch.setattr(plan_module.ScalePlan, "mma_scales", lambda self, mma: (0, 0))
+    path = _kernel(tmp_path, 200, 80, 208, "e4m3", "e5m2", False, False)
+    _, inputs = _inputs(tmp_path, 200, 80, 208, "e4m3", "e5m2", False, False)
+    assert main([str(path), *inputs, "--sync-check=off", "--check-numpy"]) == 1
+    out = capsys.readouterr().out
+    assert "check d = numpy tcgen05.matmul reference (the logical product): max abs error" in out
+    assert ": FAILED (" in out
+
+
+def test_scale_atoms_round_trip_and_place_a_scale_where_the_cp_reads_it() -> None:
+    codes = np.arange(200 * 7, dtype=np.int64).reshape(200, 7).astype(np.uint16)
+    atoms = atoms_from_logical(codes, fill=9999)
+    assert atoms.shape == atoms_shape(200, 7 * 32, 32) == (2, 2, 32, 16)
+    # row 37 = 32 x 1 + 5, block 6 = 4 x 1 + 2: atom [0, 1], lane 5, byte 4 x 1 + 2
+    assert atoms[0, 1, 5, 6] == codes[37, 6]
+    assert atoms[1, 1, 31, 15] == 9999  # row 255, block 7: padding
+    assert np.array_equal(logical_from_atoms(atoms)[:200, :7], codes)
