@@ -390,8 +390,14 @@ def _operand(tile: Tile, rows: int, cols: int, ctype: np.dtype) -> np.ndarray:
 def _compute_dtype(element: str) -> np.dtype:
     """f32 for the float families (BLAS sgemm); f64 for integers, exact for s8/s4/u8 sums of
     up to 4095 products, then rounded back to integers."""
-    return np.dtype(np.float32) if element in FLOAT_ELEMENTS or element == "hif8" \
-        else np.dtype(np.float64)
+    found = _COMPUTE_DTYPES.get(element)
+    if found is None:
+        found = _COMPUTE_DTYPES[element] = np.dtype(np.float32) \
+            if element in FLOAT_ELEMENTS or element == "hif8" else np.dtype(np.float64)
+    return found
+
+
+_COMPUTE_DTYPES: dict[str, np.dtype] = {}
 
 
 _ORDERS: dict[tuple[int, ...], tuple[int, ...]] = {}

@@ -32,14 +32,14 @@ ENABLED = True
 """Defer the byte writes of the cube data path (False: every kernel writes its bytes at once;
 the tests compare both)."""
 
-_ROUNDTRIP: dict[tuple[str, str], bool] = {}
+_ROUNDTRIP: dict[tuple[np.dtype, np.dtype], bool] = {}
 
 
 def exact_roundtrip(storage: np.dtype, ctype: np.dtype) -> bool:
     """Does image -> `storage` give back the stored bits of every value of `storage` that
     `kernels._convert` turns into `ctype`? (Checked on all bit patterns of 8- and 16-bit
     types once; a same-dtype image is the bytes themselves.)"""
-    key = (storage.str, ctype.str)
+    key = (storage, ctype)
     found = _ROUNDTRIP.get(key)
     if found is None:
         found = _ROUNDTRIP[key] = _check_roundtrip(storage, ctype)

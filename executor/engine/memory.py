@@ -254,9 +254,9 @@ class Tile:
     def cols(self) -> int:
         return self.shape[-1]
 
-    @property
-    def packed(self) -> bool:
-        return is_packed_4bit(self.element)
+    def __post_init__(self) -> None:
+        self.packed = is_packed_4bit(self.element)
+        """4-bit elements, two per byte (kept packed in `store`)."""
 
     @property
     def dtype(self) -> np.dtype:
