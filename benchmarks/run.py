@@ -19,6 +19,9 @@ Workloads (issue 6):
   idle and with one busy process per CPU beside it (`--only SYNC` runs just these rows; 15
   repetitions unless `--reps` or `--quick`): CPU time, the median of the paired differences
   over the median checker-off time.
+* P1 floor: the executor against the same mads as plain numpy sgemms with one BLAS thread
+  (`mad_floor`), at 2048^3 and 1000x3000x700, idle and loaded (`--only FLOOR` runs just
+  these rows); goal 1.5x (issue 30).
 * MEM: peak RSS of a fresh process that runs the 2048^3 f16 matmul, against 3x the bytes of the
   three matrices in f32.
 
@@ -192,29 +195,93 @@ def mad_tiles(module) -> tuple[int, int, int]:
     raise SystemExit("the lowered matmul has no pto.mad")
 
 
-def bench_mad_floor(size: int, reps: int) -> Row:
+def mad_floor(module, a32, b32):
     """The arithmetic of the lowered kernel without any simulation: one numpy sgemm per mad on
-    f32 views of the inputs (same tiles, same K order, same f32 accumulation), against one sgemm."""
+    f32 views of the inputs (the kernel's tiles, its K order and f32 accumulation per mad, the
+    remainder tiles included), with one BLAS thread as the executor runs (`engine.blas`).
+    Returns (the loop, its number of mads, the tiles)."""
     import numpy as np
 
-    tm, tn, tk = mad_tiles(lowered_matmul(size, size, size, "f16", "f32"))
-    _, _, a32, b32 = matmul_inputs(size, size, size, "f16")
-    out = np.empty((size, size), np.float32)
+    from mmair.executor.engine.blas import one_blas_thread
+
+    tm, tn, tk = mad_tiles(module)
+    (m, k), n = a32.shape, b32.shape[1]
+    out = np.empty((m, n), np.float32)
 
     def tiled() -> None:
-        for i in range(0, size, tm):
-            for j in range(0, size, tn):
-                acc = a32[i:i + tm, 0:tk] @ b32[0:tk, j:j + tn]
-                for k in range(tk, size, tk):
-                    acc += a32[i:i + tm, k:k + tk] @ b32[k:k + tk, j:j + tn]
-                out[i:i + tm, j:j + tn] = acc
+        with one_blas_thread():
+            for i in range(0, m, tm):
+                for j in range(0, n, tn):
+                    acc = a32[i:i + tm, 0:tk] @ b32[0:tk, j:j + tn]
+                    for kk in range(tk, k, tk):
+                        acc += a32[i:i + tm, kk:kk + tk] @ b32[kk:kk + tk, j:j + tn]
+                    out[i:i + tm, j:j + tn] = acc
 
+    mads = -(-m // tm) * -(-n // tn) * -(-k // tk)
+    return tiled, mads, (tm, tn, tk)
+
+
+def bench_mad_floor(size: int, reps: int) -> Row:
+    """The floor against one numpy sgemm (numpy's default BLAS threads)."""
+    module = lowered_matmul(size, size, size, "f16", "f32")
+    _, _, a32, b32 = matmul_inputs(size, size, size, "f16")
+    tiled, mads, (tm, tn, tk) = mad_floor(module, a32, b32)
     t_m, t_b = side_by_side(tiled, lambda: a32 @ b32, reps)
-    mads = (size // tm) * (size // tn) * (size // tk)
-    return Row("P1", f"floor: the same {mads} mads as plain numpy sgemms (no simulation), {size}^3",
+    return Row("P1", f"floor: the same {mads} mads as plain numpy sgemms (no simulation, one "
+                     f"BLAS thread), {size}^3",
                f"{2 * size**3 / 1e9:.2f} GFLOP", t_m, t_b, None,
                rate=f"{2 * size**3 / t_m / 1e9:.1f} GFLOP/s",
                note=f"tiles m={tm} n={tn} k={tk}: what any per-mad executor pays for the arithmetic")
+
+
+FLOOR_SHAPES = ((2048, 2048, 2048), (1000, 3000, 700))
+"""(M, K, N) of the floor-goal rows (issue 30)."""
+
+
+def bench_floor_goal(shapes, reps: int, modes=("idle", "loaded")) -> list[Row]:
+    """The executor (default mode, `run_module` as the P1 rows run it) against its floor
+    (`mad_floor`), side by side in this process with the same single BLAS thread, idle and with
+    one busy process per CPU beside it; goal 1.5x. The note gives the ratio of the fastest runs
+    and the CPU-time ratio of the medians (CPU time moves less with the machine's load)."""
+    import numpy as np
+
+    from mmair.executor.runner import run_module
+
+    rows = []
+    for m, k, n in shapes:
+        module = lowered_matmul(m, n, k, "f16", "f32")
+        a, b, a32, b32 = matmul_inputs(m, n, k, "f16")
+        inputs = {"a": a, "b": b, "c": np.zeros((m, n), np.float32)}
+        check_matmul(run_module(module, "matmul", inputs).outputs["c"], a32, b32, "f16")
+        tiled, mads, _ = mad_floor(module, a32, b32)
+        for mode in modes:
+            load_before = os.getloadavg()[0]
+            load = background_load(os.cpu_count() or 2, 900) if mode == "loaded" \
+                else contextlib.nullcontext()
+            with load:
+                times = {0: ([], []), 1: ([], [])}
+                fns = (lambda module=module, inputs=inputs: run_module(module, "matmul", inputs),
+                       tiled)
+                for fn in fns:
+                    fn()
+                for i in range(reps):
+                    for side in (0, 1) if i % 2 == 0 else (1, 0):
+                        gc.collect()
+                        t0, c0 = time.perf_counter(), time.thread_time()
+                        fns[side]()
+                        times[side][0].append(time.perf_counter() - t0)
+                        times[side][1].append(time.thread_time() - c0)
+            load_after = os.getloadavg()[0]
+            (w_m, c_m), (w_f, c_f) = ((statistics.median(x) for x in times[s]) for s in (0, 1))
+            fastest = min(times[0][0]) / min(times[1][0])
+            rows.append(Row(
+                "P1", f"executor vs its floor ({mode}): f16 x f16 -> f32, {m}x{k}x{n} (MxKxN)",
+                f"{mads} mads", w_m, w_f, 1.5,
+                rate=f"{2 * m * n * k / w_m / 1e9:.1f} GFLOP/s",
+                note=f"fastest runs {fastest:.2f}x; CPU {c_m:.3f} s vs {c_f:.3f} s = "
+                     f"{c_m / c_f:.2f}x; load average {load_before:.1f} -> {load_after:.1f}"
+                     + ("; 2 busy processes beside it" if mode == "loaded" else "")))
+    return rows
 
 
 # ------------------------------------------------------------------------------------------------
@@ -388,12 +455,14 @@ def main(argv: list[str] | None = None) -> int:
         cases: list[tuple[str, int, str, str, float | None]] = [
             ("scaling", 512, "f16", "f32", None),
             ("scaling", 1024, "f16", "f32", None),
-            ("goal", 2048, "f16", "f32", 1.5),
+            ("numpy", 2048, "f16", "f32", None),  # the goal is the floor (issue 30)
             ("path", 1024, "bf16", "f32", None),
             ("path", 1024, "s8", "s32", None),
         ]
         rows += [bench_matmul(*case, reps) for case in cases]
         rows.append(bench_mad_floor(2048, reps))
+    if "P1" in groups or "FLOOR" in groups:
+        rows += bench_floor_goal(FLOOR_SHAPES, reps)
     if "P1" in groups or "SYNC" in groups:
         rows += bench_sync_check(2048, args.reps or (reps if args.quick else SYNC_REPS))
     if "P2" in groups:

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from mmair.executor.ascend import lazy
 from mmair.executor.engine.errors import ExecutionError
 from mmair.executor.engine.memory import GM_IMAGE_BYTES, MemorySpace, Tile
 from mmair.isa.ascend import gather, layouts, targets
@@ -149,11 +150,24 @@ def mte_gm_l1(gm: np.ndarray, dst: Tile, rows: int, cols: int, dn2nz: bool = Fal
         raise ExecutionError(
             f"reads GM [{rows} x {cols}]{' (dn2nz: transposed)' if dn2nz else ''} beyond the GM "
             f"memref of shape {'x'.join(map(str, gm.shape))}")
-    dst.will_write()
-    phys, blocked = _blocks(dst)
     c0 = _C0.get((dst.element, dst.space))
     if c0 is None:
         c0 = _C0[dst.element, dst.space] = c0_elements(dst.element, dst.space)
+    image = None
+    if dst.mem is not None and dst.layout in ("nz", "zz") and not dst.packed:
+        # Cube operand staging: keep the converted logical matrix for the moves and mads that
+        # follow (one conversion per load instead of one per mad), and with it the bytes.
+        window = src[:rows, :cols]
+        stored = window.astype(dst.store.dtype, copy=False)
+        image = _gm_image(dst.mem, stored, _compute_dtype(dst.element),
+                          stored.dtype == window.dtype)
+        if lazy.usable(dst, image):
+            shape = dst.stored_blocked().shape
+            lazy.pend_region(dst, image, rows, cols, min(_ceil_div(cols, c0) * c0,
+                                                         shape[2] * shape[3]))
+            return
+    dst.will_write()
+    phys, blocked = _blocks(dst)
     fill = min(_ceil_div(cols, c0) * c0, blocked.shape[2] * blocked.shape[3])
     if fill > cols:
         data = np.zeros((rows, fill), dtype=phys.dtype)
@@ -162,13 +176,7 @@ def mte_gm_l1(gm: np.ndarray, dst: Tile, rows: int, cols: int, dn2nz: bool = Fal
         data = src[:rows, :cols]
     write_region(blocked, data)
     dst.store_values(phys)
-    if dst.mem is not None and dst.layout in ("nz", "zz") and not dst.packed:
-        # Cube operand staging: keep the converted logical matrix for the moves and mads that
-        # follow (one conversion per load instead of one per mad).
-        window = src[:rows, :cols]
-        stored = window.astype(phys.dtype, copy=False)
-        dst.set_image(_gm_image(dst.mem, stored, _compute_dtype(dst.element),
-                                stored.dtype == window.dtype))
+    dst.set_image(image)
 
 
 def _gm_image(mem: MemorySpace, window: np.ndarray, ctype: np.dtype, in_gm: bool = False) -> np.ndarray:
@@ -193,9 +201,9 @@ def _gm_image(mem: MemorySpace, window: np.ndarray, ctype: np.dtype, in_gm: bool
         cached = mem.gm_images.get(key, _NOT_SEEN)
         if cached is _NOT_SEEN:
             mem.gm_images[key] = _SEEN_ONCE
-    if cached is _NOT_SEEN:
+    if cached is _NOT_SEEN and owner is None:  # tracked: cached at once (no copy to keep)
         return _convert(window, ctype)
-    if cached is not _SEEN_ONCE:
+    if cached is not _SEEN_ONCE and cached is not _NOT_SEEN:
         raw, image, seen = cached
         if owner is not None and seen is not None:
             if seen[0] is owner and seen[1] == generation:
@@ -258,11 +266,19 @@ def mte_l1_l0(
             f"reads source [{row}:{row + need_r}, {col}:{col + need_c}] beyond the "
             f"{src.rows}x{src.cols} source {src.label}")
     image = src.image
-    dst.will_write()
+    region = None
     if image is not None and src.element == dst.element and row + need_r <= image.shape[0] \
             and col + need_c <= image.shape[1]:
         region = image[row : row + need_r, col : col + need_c]
-        dst.set_image(region.T if transpose else region)
+        if transpose:
+            region = region.T
+        _, fr, _, fc = dst.stored_blocked().shape
+        # whole destination fractals: the padded region is the image's, no padding lanes
+        if rows % fr == 0 and cols % fc == 0 and lazy.usable(dst, region):
+            lazy.pend_region(dst, region, rows, cols)
+            return
+    dst.will_write()
+    dst.set_image(region)
     dphys, dblocked = _blocks(dst)
     _, fr, _, fc = dblocked.shape
     pr, pc = _ceil_div(rows, fr) * fr, _ceil_div(cols, fc) * fc
@@ -374,8 +390,14 @@ def _operand(tile: Tile, rows: int, cols: int, ctype: np.dtype) -> np.ndarray:
 def _compute_dtype(element: str) -> np.dtype:
     """f32 for the float families (BLAS sgemm); f64 for integers, exact for s8/s4/u8 sums of
     up to 4095 products, then rounded back to integers."""
-    return np.dtype(np.float32) if element in FLOAT_ELEMENTS or element == "hif8" \
-        else np.dtype(np.float64)
+    found = _COMPUTE_DTYPES.get(element)
+    if found is None:
+        found = _COMPUTE_DTYPES[element] = np.dtype(np.float32) \
+            if element in FLOAT_ELEMENTS or element == "hif8" else np.dtype(np.float64)
+    return found
+
+
+_COMPUTE_DTYPES: dict[str, np.dtype] = {}
 
 
 _ORDERS: dict[tuple[int, ...], tuple[int, ...]] = {}
@@ -424,6 +446,9 @@ def mad(
     lhs = _operand(a, m, k, ctype)
     rhs = _operand(b, k, n, ctype)
     prod = lhs @ rhs
+    if bias is None and c.store.dtype == prod.dtype and lazy.usable(c, prod):
+        _mad_lazy(c, prod, m, n, accumulate)
+        return
     c.will_write()
     cphys, cblocked = _blocks(c)
     integer = cphys.dtype.kind in "iu"
@@ -449,6 +474,27 @@ def mad(
         np.clip(prod, info.min, info.max, out=prod)
     write_region(cblocked, prod)
     c.store_values(cphys)
+
+
+def _mad_lazy(c: Tile, prod: np.ndarray, m: int, n: int, accumulate: bool) -> None:
+    """A float mad into an L0C kept as its f32 logical matrix (`lazy`): the same sums in the
+    same operand order as the byte path of `mad` (C + product on whole fractals, product + C
+    otherwise: the order decides which NaN payload survives)."""
+    if accumulate:
+        acc = lazy.accumulator(c, m, n)
+        fr, fc = c.stored_blocked().shape[1::2]
+        whole = m % fr == 0 and n % fc == 0
+        if acc is not None and whole:
+            np.add(acc, prod, out=acc)
+            return
+        image = c.image
+        if image is not None and image.dtype == prod.dtype and m <= image.shape[0] \
+                and n <= image.shape[1]:
+            current = image[:m, :n]
+        else:
+            current = read_region(c.blocked(), 0, 0, m, n, prod.dtype)
+        prod = np.add(current, prod) if whole else np.add(prod, current, out=prod)
+    lazy.pend_region(c, prod, m, n, acc=True)
 
 
 # ------------------------------------------------------------------------------------------------
@@ -544,7 +590,12 @@ def fixpipe(
         return
     _check_size("m", m, src.rows, "rows of the source", src)
     _check_size("n", n, src.cols, "columns of the source", src)
-    acc = read_region(_blocks(src)[1], 0, 0, m, n)
+    image = src.image  # an L0C kept lazily (`_mad_lazy`): its values in its own dtype
+    if image is not None and image.dtype == src.store.dtype and m <= image.shape[0] \
+            and n <= image.shape[1]:
+        acc = image[:m, :n]
+    else:
+        acc = read_region(_blocks(src)[1], 0, 0, m, n)
     words = None
     if vector is not None:
         flat = vector.values().reshape(-1)

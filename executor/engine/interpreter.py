@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from xdsl.interpreter import Interpreter, PythonValues, ReturnedValues, Successor
-from xdsl.ir import Block, Operation, Region, SSAValue
+from xdsl.ir import Block, Operation, Region
 
 from mmair.dialects.pto import PipeBarrierOp, SetFlagOp, WaitFlagOp
 from mmair.executor.engine.errors import ExecutionError, op_fault
@@ -70,7 +70,9 @@ class MmairInterpreter(Interpreter):
     """((scf.for op, induction value), ...) of the loops being run, outermost first: the
     sync checker's events carry it (messages name the iterations)."""
     _ops_left: int = -1
-    _env: dict[SSAValue, Any] = field(default_factory=dict)
+    _env: dict[int, Any] = field(default_factory=dict)
+    """Values by `id` of their SSA value: xDSL's `SSAValue.__hash__` is a Python method, and
+    hashing through it took about a third of the region loop."""
     _plans: dict[int, tuple] = field(default_factory=dict)
     """Decoded blocks by id (`_plan`), valid for `_plans_seam`."""
     _plans_seam: Any = None
@@ -78,20 +80,20 @@ class MmairInterpreter(Interpreter):
     # --- value environment (also used by upstream implementations, if any are registered) ---
     def get_values(self, values) -> tuple[Any, ...]:
         env = self._env
-        return tuple([env[v] for v in values])
+        return tuple([env[id(v)] for v in values])
 
     def set_values(self, pairs) -> None:
         env = self._env
         for ssa_value, value in pairs:
-            env[ssa_value] = value
+            env[id(ssa_value)] = value
 
-    def push_frame(self) -> dict[SSAValue, Any]:
+    def push_frame(self) -> dict[int, Any]:
         """Start a new function frame; returns the caller's frame for `pop_frame`."""
         saved = self._env
         self._env = {}
         return saved
 
-    def pop_frame(self, saved: dict[SSAValue, Any]) -> None:
+    def pop_frame(self, saved: dict[int, Any]) -> None:
         self._env = saved
 
     def push_scope(self, name: str | None = None) -> None:  # regions share the frame
@@ -154,8 +156,8 @@ class MmairInterpreter(Interpreter):
             raise op_fault(op, err) from None
 
     def _plan(self, block: Block) -> tuple:
-        """(block arguments, ((how, op, operands, results, name, fn, ft), ...)) of `block`, for
-        the current seam: everything `_step` looks up per op, resolved once."""
+        """(block, ids of its arguments, ((how, op, operand ids, result ids, name, fn, ft), ...))
+        of `block`, for the current seam: everything `_step` looks up per op, resolved once."""
         seam = self.seam
         if seam is not self._plans_seam:  # plans hold the seam's handlers
             self._plans.clear()
@@ -189,8 +191,9 @@ class MmairInterpreter(Interpreter):
                 how, unwrapped = _CALL, _values_function(fn)
                 if unwrapped is not None:
                     how, fn = _CALL_VALUES, unwrapped
-            entries.append((how, op, tuple(op.operands), tuple(op.results), op.name, fn, ft))
-        plan = self._plans[id(block)] = (block, tuple(block.args), tuple(entries))
+            entries.append((how, op, tuple(map(id, op.operands)), tuple(map(id, op.results)),
+                            op.name, fn, ft))
+        plan = self._plans[id(block)] = (block, tuple(map(id, block.args)), tuple(entries))
         return plan
 
     def run_ssacfg_region(self, region: Region, args: PythonValues, name: str = "unknown") -> PythonValues:

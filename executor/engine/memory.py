@@ -25,6 +25,7 @@ of 128 * 512 * 4 bytes whose `cells()` view is (lanes, columns) uint32, addresse
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from math import prod
 
@@ -74,6 +75,23 @@ class GmWrites:
             self.generation[key] = self.generation.get(key, 0) + 1
 
 
+@dataclass(eq=False)
+class Pending:
+    """A write of padded-logical [0:rows, 0:cols] of a tile not made yet: `write()` makes it
+    (on the space's `store`, never through `Tile.physical`). `key` names the tile's bytes and
+    layout (offset, layout, shape, element); [lo, hi) is the tile's byte range."""
+
+    lo: int
+    hi: int
+    key: tuple
+    rows: int
+    cols: int
+    write: Callable[[], None]
+    acc: np.ndarray | None = None
+    """The array `write` writes when the tile's owner may update it in place (an L0C
+    accumulator no other tile shares), else None."""
+
+
 @dataclass
 class MemorySpace:
     """One byte-addressed on-chip buffer."""
@@ -81,7 +99,9 @@ class MemorySpace:
     name: str
     capacity: int
     alignment: int
-    data: np.ndarray = field(repr=False)
+    store: np.ndarray = field(repr=False)
+    """The space's bytes as last materialized; `data` (and every tile's `physical`) first makes
+    the pending writes (`pending`)."""
     next_free: int = 0  # bump allocator
     peak: int = 0  # highest byte address + 1 any tile has occupied
     imaged: list[Tile] = field(default_factory=list, repr=False)
@@ -95,6 +115,43 @@ class MemorySpace:
     (`scheduler.ThreadedRuns`) and update these caches at the same time."""
     gm: GmWrites = field(default_factory=GmWrites, repr=False)
     """The write generations of GM (shared by the spaces of one `Memory`)."""
+    pending: list[Pending] = field(default_factory=list, repr=False)
+    """Writes of tile bytes not made yet (lazy fractal layouts, `executor/ascend/lazy.py`),
+    pairwise disjoint in bytes, so that they can be made in any order."""
+
+    @property
+    def data(self) -> np.ndarray:
+        """The space's bytes (every pending write made first)."""
+        if self.pending:
+            self.flush(0, self.capacity)
+        return self.store
+
+    def flush(self, lo: int, hi: int) -> None:
+        """Make the pending writes that touch bytes [lo, hi): someone observes or writes them."""
+        with self.lock:
+            kept = []
+            for p in self.pending:
+                if p.lo < hi and lo < p.hi:
+                    p.write()
+                else:
+                    kept.append(p)
+            self.pending = kept
+
+    def pend(self, write: Pending) -> None:
+        """Record `write` instead of making it. An earlier pending write of the same tile whose
+        region `write` covers is dropped (its bytes are all overwritten); any other one it
+        overlaps is made first (keeps the order of writes to every byte)."""
+        with self.lock:
+            kept = []
+            for p in self.pending:
+                if p.lo < write.hi and write.lo < p.hi:
+                    if p.key == write.key and p.rows <= write.rows and p.cols <= write.cols:
+                        continue
+                    p.write()
+                else:
+                    kept.append(p)
+            kept.append(write)
+            self.pending = kept
 
     @classmethod
     def create(cls, name: str, capacity: int, alignment: int) -> MemorySpace:
@@ -140,8 +197,9 @@ class MemorySpace:
             self.imaged = kept
 
     def view(self, offset: int, dtype: np.dtype, shape: tuple[int, ...]) -> np.ndarray:
+        """A typed view of the bytes at `offset` (made before reading through it: `Tile`)."""
         nbytes = prod(shape) * dtype.itemsize
-        return self.data[offset : offset + nbytes].view(dtype).reshape(shape)
+        return self.store[offset : offset + nbytes].view(dtype).reshape(shape)
 
     def cells(self, lanes: int = TMEM_LANES) -> np.ndarray:
         """The space as a (lanes, columns) uint32 array (TMEM-style lane/column addressing)."""
@@ -160,7 +218,8 @@ class Tile:
     shape: tuple[int, ...]
     layout: str
     element: str
-    physical: np.ndarray = field(repr=False)
+    store: np.ndarray = field(repr=False)
+    """The view of the space's bytes as last materialized: `physical` is what kernels use."""
     nbytes: int = 0
     name: str = ""
     _blocked: np.ndarray | None = field(default=None, repr=False)
@@ -174,6 +233,20 @@ class Tile:
     kernel through `Tile.will_write`); image arrays are never modified in place."""
 
     @property
+    def physical(self) -> np.ndarray:
+        """The tile's bytes with its physical shape and element dtype, pending writes to them
+        made first (a kernel that reads or writes bytes sees them as the hardware would)."""
+        mem = self.mem
+        if mem is not None and mem.pending:
+            mem.flush(self.offset, self.offset + self.nbytes)
+        return self.store
+
+    @property
+    def key(self) -> tuple:
+        """What names the tile's bytes and their meaning (for `MemorySpace.pend`)."""
+        return (self.offset, self.layout, self.shape, self.element)
+
+    @property
     def rows(self) -> int:
         return 1 if len(self.shape) == 1 else self.shape[0]
 
@@ -181,9 +254,9 @@ class Tile:
     def cols(self) -> int:
         return self.shape[-1]
 
-    @property
-    def packed(self) -> bool:
-        return is_packed_4bit(self.element)
+    def __post_init__(self) -> None:
+        self.packed = is_packed_4bit(self.element)
+        """4-bit elements, two per byte (kept packed in `store`)."""
 
     @property
     def dtype(self) -> np.dtype:
@@ -222,10 +295,14 @@ class Tile:
             self.physical[...] = values
 
     def will_write(self) -> None:
-        """The tile's bytes are about to be written: drop the images that cover them."""
+        """The tile's bytes are about to be written: make the pending writes to them, then drop
+        the images that cover them."""
         mem = self.mem
-        if mem is not None and mem.imaged:
-            mem.invalidate(self.offset, self.nbytes)
+        if mem is not None:
+            if mem.pending:
+                mem.flush(self.offset, self.offset + self.nbytes)
+            if mem.imaged:
+                mem.invalidate(self.offset, self.nbytes)
 
     def set_image(self, image: np.ndarray | None) -> None:
         """Record `image` (see `image`) after a write of the tile's logical region."""
@@ -239,8 +316,15 @@ class Tile:
 
     def blocked(self) -> np.ndarray:
         """4-D view [r1, r0, c1, c0] of the physical array (see `layouts.blocked_view`)."""
+        mem = self.mem
+        if mem is not None and mem.pending:
+            mem.flush(self.offset, self.offset + self.nbytes)
+        return self.stored_blocked()
+
+    def stored_blocked(self) -> np.ndarray:
+        """`blocked()` of `store`, without making pending writes (for those writes only)."""
         if self._blocked is None:
-            self._blocked = layouts.blocked_view(self.physical, self.layout)
+            self._blocked = layouts.blocked_view(self.store, self.layout)
         return self._blocked
 
 

@@ -469,7 +469,7 @@ class IssueSeam:
                     op, (ev,))
             del produced[id(value)]
             result = ev.value[0][list(ev.op.results).index(value)]
-            interp._env[value] = result  # pyright: ignore[reportPrivateUsage]
+            interp._env[id(value)] = result  # pyright: ignore[reportPrivateUsage]
             if out is None:
                 out = list(args)
             out[i] = result

@@ -41,7 +41,22 @@ def decode_elements(raw: np.ndarray, type_name: str) -> np.ndarray:
     if dtype.itemsize == 1:
         value_mask = (1 << layouts.container_value_bits(type_name)) - 1
         return (raw.astype(np.uint8) & value_mask).view(dtype).astype(np.float32)
-    return raw.astype(np.uint16, copy=False).view(dtype).astype(np.float32)
+    # f16, bf16: through the f32 value of every bit pattern (the same conversion, done once;
+    # numpy's astype has no vectorised path for halves)
+    return np.take(_f32_table(dtype), raw.astype(np.uint16, copy=False))
+
+
+_F32_TABLES: dict[str, np.ndarray] = {}
+
+
+def _f32_table(dtype: np.dtype) -> np.ndarray:
+    """float32 value of every 16-bit pattern of `dtype` (f16 or bf16), built on first use."""
+    table = _F32_TABLES.get(dtype.str)
+    if table is None:
+        patterns = np.arange(1 << 16, dtype=np.uint32).astype(np.uint16)
+        table = _F32_TABLES[dtype.str] = patterns.view(dtype).astype(np.float32)
+        table.setflags(write=False)
+    return table
 
 
 def encode_elements(values: np.ndarray, type_name: str) -> np.ndarray:

@@ -69,6 +69,10 @@ _F32_CANONICAL_NAN = np.array(CANONICAL_NAN_BITS["f32"], dtype=np.uint32).view(n
 def _canonical_nan(values: np.ndarray) -> np.ndarray:
     """Make every NaN of a float32 array the canonical NaN in place (0x7FFFFFFF; it converts to
     the canonical f16 NaN 0x7FFF), as the tensor core writes them."""
+    if values.size:
+        top = np.maximum.reduce(values, axis=None)  # NaN iff some value is (one cheap pass)
+        if top == top:
+            return values
     nan = np.isnan(values)
     if nan.any():
         values[nan] = _F32_CANONICAL_NAN
@@ -312,7 +316,9 @@ def mma(
     return desc
 
 
-def _undefined_d_rows(tmem: TensorMemory, d: int, m: int, n: int) -> np.ndarray:
+def _undefined_d_rows(tmem: TensorMemory, d: int, m: int, n: int) -> np.ndarray | None:
+    if not tmem.any_undefined:  # no cell was ever undefined: no pass over D
+        return None
     lane, column = layouts.tmem_lane(d), layouts.tmem_column(d)
     return tmem.undefined_cells(slice(lane, lane + m), slice(column, column + n)).any(axis=1)
 
@@ -321,6 +327,8 @@ def _d_definedness(tmem: TensorMemory, d: int, m: int, n: int, a_undefined: np.n
                    old_undefined: np.ndarray | None, lane_enabled: np.ndarray | None) -> None:
     """D rows written from an undefined A row (or accumulated onto an undefined D row) are
     undefined: marked after `write_d` made the written rows defined."""
+    if a_undefined is None and old_undefined is None:
+        return
     rows = np.zeros(m, dtype=bool)
     for undefined in (a_undefined, old_undefined):
         if undefined is not None:

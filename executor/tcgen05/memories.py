@@ -76,6 +76,9 @@ class TensorMemory:
         self.undefined = np.zeros((TMEM_LANES, TMEM_COLUMNS), dtype=bool)
         """Cells whose value the PTX ISA leaves undefined (the first row of a down shift, D rows
         computed from such rows); they hold `UNDEFINED_CELL` until written."""
+        self.any_undefined = False
+        """Has any cell ever been marked undefined? (False: every definedness check is a no-op,
+        the common case, which then costs no pass over the cells.)"""
         self.allocations: dict[int, int] = {}  # first column -> column count
         self._allocated = np.zeros(TMEM_COLUMNS, dtype=bool)
         self._freed = np.zeros(TMEM_COLUMNS, dtype=bool)
@@ -142,6 +145,7 @@ class TensorMemory:
         as f16) and reading them with tcgen05.ld or an MMA is reported."""
         self.cells[lanes, columns] = UNDEFINED_CELL
         self.undefined[lanes, columns] = True
+        self.any_undefined = True
 
     def defined(self, lanes: np.ndarray | slice | int, columns: slice | np.ndarray) -> None:
         """Written by a tcgen05 op: these cells hold defined data again."""
@@ -154,6 +158,8 @@ class TensorMemory:
     def check_defined(self, lanes: np.ndarray, columns: np.ndarray, what: str) -> None:
         """Raise when `what` reads a cell the ISA left undefined (lanes/columns: index arrays
         of any broadcastable shapes, e.g. (L, 1) and (1, C))."""
+        if not self.any_undefined:
+            return
         bad = self.undefined_cells(lanes, columns)
         if bad.any():
             # `bad` has the broadcast shape: index the broadcast arrays, not the operands.

@@ -119,7 +119,27 @@ def storage(kind: str, type_name: str) -> tuple[int, int]:
     return layouts.smem_element_bits(kind, type_name), layouts.smem_value_bits(kind, type_name)
 
 
+_CHECKED_MAPS: dict[tuple, _OperandMap] = {}
+"""Checked operand maps by (descriptor word or SmemDesc, major, bits, mn, k, width): one dict
+look-up per operand of an MMA instead of decoding the word and hashing the descriptor again.
+Only maps that passed the checks are kept (a failing one raises every time)."""
+
+
 def checked_operand_map(
+    desc: SmemDesc | int, major: str, bits: int, mn: int, k: int, what: str, width: int,
+) -> _OperandMap:
+    key = (desc, type(desc), major, bits, mn, k, width)
+    found = _CHECKED_MAPS.get(key)
+    if found is not None:
+        return found
+    operand = _checked_operand_map(desc, major, bits, mn, k, what, width)
+    if len(_CHECKED_MAPS) >= 128:  # bounded like `_operand_map`'s cache (maps can be large)
+        _CHECKED_MAPS.clear()
+    _CHECKED_MAPS[key] = operand
+    return operand
+
+
+def _checked_operand_map(
     desc: SmemDesc | int, major: str, bits: int, mn: int, k: int, what: str, width: int,
 ) -> _OperandMap:
     d = smem_desc(desc)

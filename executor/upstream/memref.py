@@ -62,6 +62,31 @@ def _drop_dims(sizes: list[int], result_shape: tuple[int, ...]) -> list[int] | N
     return keep if j == len(result_shape) else None
 
 
+def _decode_subview(op: memref.SubviewOp) -> tuple[tuple[tuple[int, ...], ...], tuple[int, ...]]:
+    """((offset, size, stride, and for each the position of its dynamic operand or -1) per
+    dim, result shape) of a subview, decoded once (the run then does no list building)."""
+    position = 0
+    decoded = []
+    for values in (op.static_offsets.get_values(), op.static_sizes.get_values(),
+                   op.static_strides.get_values()):
+        entries = []
+        for v in values:
+            if v == DYNAMIC_INDEX:
+                entries.append((0, position))
+                position += 1
+            else:
+                entries.append((v, -1))
+        decoded.append(entries)
+    offsets, sizes, strides = decoded
+    result_type = op.result.type
+    assert isinstance(result_type, MemRefType)
+    shape = tuple(result_type.get_shape())
+    if not len(offsets) == len(sizes) == len(strides):  # reported by the run (rank check)
+        return (), shape
+    return tuple((o, s, st, od, sd, std) for (o, od), (s, sd), (st, std)
+                 in zip(offsets, sizes, strides, strict=True)), shape
+
+
 @register_impls
 @dataclass
 class MemRefFunctions(InterpreterFunctions):
@@ -73,35 +98,35 @@ class MemRefFunctions(InterpreterFunctions):
     def run_subview(self, interp: Interpreter, op: memref.SubviewOp, args: PythonValues) -> PythonValues:
         decoded = self._decoded.get(op)
         if decoded is None:
-            result_type = op.result.type
-            assert isinstance(result_type, MemRefType)
-            decoded = self._decoded[op] = (
-                op.static_offsets.get_values(),
-                op.static_sizes.get_values(),
-                op.static_strides.get_values(),
-                tuple(result_type.get_shape()),
-            )
-        static_offsets, static_sizes, static_strides, result_shape = decoded
+            decoded = self._decoded[op] = _decode_subview(op)
+        dims, result_shape = decoded
         source, *dynamic = args
         # xDSL's verifier does not check that offsets, sizes and strides match the source rank.
-        counts = (len(static_offsets), len(static_sizes), len(static_strides))
-        if counts != (source.ndim,) * 3:
+        if len(dims) != source.ndim:
+            counts = tuple(len(v) for v in (op.static_offsets.get_values(),
+                                             op.static_sizes.get_values(),
+                                             op.static_strides.get_values()))
             raise ExecutionError(
                 f"requires {source.ndim} offsets, sizes and strides for a rank-{source.ndim} "
                 f"source, got {counts[0]}, {counts[1]} and {counts[2]}"
             )
-        it = iter(dynamic)
-        offsets = [next(it) if v == DYNAMIC_INDEX else v for v in static_offsets]
-        sizes = [next(it) if v == DYNAMIC_INDEX else v for v in static_sizes]
-        strides = [next(it) if v == DYNAMIC_INDEX else v for v in static_strides]
         slices = []
-        for dim, (o, s, st, d) in enumerate(zip(offsets, sizes, strides, source.shape, strict=True)):
-            if o < 0 or s < 0 or st <= 0 or (s > 0 and o + (s - 1) * st >= d):
+        sizes = []
+        shape = source.shape
+        for dim, (o, s, st, od, sd, std) in enumerate(dims):
+            if od >= 0:  # a dynamic offset, size or stride: its position among the operands
+                o = dynamic[od]
+            if sd >= 0:
+                s = dynamic[sd]
+            if std >= 0:
+                st = dynamic[std]
+            if o < 0 or s < 0 or st <= 0 or (s > 0 and o + (s - 1) * st >= shape[dim]):
                 raise ExecutionError(
                     f"subview dim {dim}: offset {o}, size {s}, stride {st} out of bounds for "
                     f"memref of shape {'x'.join(map(str, source.shape))}"
                 )
             slices.append(slice(o, o + (s - 1) * st + 1 if s else o, st))
+            sizes.append(s)
         view = source[tuple(slices)]
         if len(result_shape) != view.ndim:
             keep = _drop_dims(sizes, result_shape)

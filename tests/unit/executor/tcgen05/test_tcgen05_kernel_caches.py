@@ -146,3 +146,39 @@ def test_store_dense_and_gappy_layouts(kind: str, type_name: str, sbo: int) -> N
         byte = 0x100 + (r // 8) * sbo + (r % 8) * 16
         expected[byte:byte + 16] = values[r].view(np.uint8)
     np.testing.assert_array_equal(smem.data, expected)
+
+
+@pytest.mark.parametrize("type_name, dtype", [("f16", np.float16), ("bf16", ml_dtypes.bfloat16)])
+def test_16_bit_decode_by_table_matches_astype_on_every_bit_pattern(type_name, dtype) -> None:
+    from mmair.executor.tcgen05.elements import decode_elements
+
+    patterns = np.arange(1 << 16, dtype=np.uint32).astype(np.uint16)
+    got = decode_elements(patterns, type_name)
+    assert got.dtype == np.float32
+    assert np.array_equal(got.view(np.uint32), patterns.view(dtype).astype(np.float32).view(np.uint32))
+
+
+def test_canonical_nan_rewrites_every_nan_and_leaves_other_values() -> None:
+    from mmair.executor.tcgen05.kernels import _F32_CANONICAL_NAN, _canonical_nan
+
+    values = RNG.standard_normal((4, 8)).astype(np.float32)
+    clean = values.copy()
+    assert _canonical_nan(values) is values and np.array_equal(values, clean)
+    values[1, 2] = np.array(0x7FC00001, np.uint32).view(np.float32)  # a NaN with a payload
+    values[3, 7] = np.inf
+    values[0, 0] = -np.inf
+    _canonical_nan(values)
+    assert values.view(np.uint32)[1, 2] == _F32_CANONICAL_NAN.view(np.uint32)
+    assert np.isinf(values[3, 7]) and np.isinf(values[0, 0])
+
+
+def test_checked_operand_map_is_reused_and_a_bad_map_raises_on_every_call() -> None:
+    from mmair.executor.tcgen05.operands import checked_operand_map
+
+    word = encode_smem_desc(_sw128(0))
+    first = checked_operand_map(word, "k", 16, 128, 16, "operand A", 16)
+    assert checked_operand_map(word, "k", 16, 128, 16, "operand A", 16) is first
+    beyond = encode_smem_desc(_sw128(0x37000))  # ends past the 228 KB shared memory
+    for _ in range(2):
+        with pytest.raises(Tcgen05ExecutionError, match="inside the .*-byte shared memory"):
+            checked_operand_map(beyond, "k", 16, 128, 64, "operand A", 16)
