@@ -172,6 +172,11 @@ AREAS: tuple[Area, ...] = (
                 "tests/unit/executor/tcgen05/test_tcgen05_async*.py",
                 "tests/unit/executor/tcgen05/test_tcgen05_pair.py",
                 "tests/unit/executor/engine/test_exec_jobs.py",
-                "tests/unit/executor/tcgen05/test_tcgen05_gemm_example.py"),
+                "tests/unit/executor/tcgen05/test_tcgen05_gemm_example.py",
+                # the semantic operators' behaviours (issue 28): records, pruning, flag bits,
+                # overlap, the MMA footprint, mbarrier lives
+                "tests/unit/executor/engine/test_checker_semantics.py",
+                "tests/unit/executor/tcgen05/test_tcgen05_mma_footprint.py",
+                "tests/unit/executor/tcgen05/test_tcgen05_mbarrier_inval.py"),
     ),
 )
