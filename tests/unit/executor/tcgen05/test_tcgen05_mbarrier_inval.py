@@ -48,7 +48,8 @@ def test_inval_then_init_starts_a_new_barrier_at_phase_0(sync_check: bool) -> No
     # The second life's first wait is for parity 0 again: it observes the second commit's phase.
     # (Were the first life's phase kept, the wait would alias phase 0 of the first life and the
     # second commit would be reported as never waited.)
-    run_module(parse(_module(_LIFE + _INVAL + _LIFE + _INVAL)), sync_check=sync_check)
+    result = run_module(parse(_module(_LIFE + _INVAL + _LIFE + _INVAL)), sync_check=sync_check)
+    assert result.op_counts["tcgen05.mbarrier_inval"] == 2
 
 
 @pytest.mark.parametrize("sync_check", [False, True])
