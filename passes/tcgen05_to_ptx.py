@@ -9,7 +9,8 @@ it otherwise). The IR is sequential; the PTX keeps its meaning this way:
 * tensor-core and TMA issue ops (`tcgen05.mma`, `commit`, `cp`, `shift`, `mbarrier_init`,
   `mbarrier_arrive`, `tma_load`) run in thread 0 only (in a kernel with `tcgen05.elect_sync`: the
   lane `elect.sync` elects in warp 0, which is also the value of `elect_sync`); `mbarrier_wait` loops on `mbarrier.try_wait.parity` in
-  every thread;
+  every thread; `mbarrier_inval` is a `bar.sync` (every thread has passed its waits on the
+  barrier) and `mbarrier.inval` in thread 0;
 * warp-collective ops run in their warp: `tcgen05.alloc` / `dealloc` / `relinquish_alloc_permit`
   in warp 0 (the TMEM address goes through a shared word and `bar.sync`), `tcgen05.ld/st warp(w)`
   in warp w (an ld's registers are first zeroed in every thread, so that ptxas sees them
@@ -426,6 +427,10 @@ class PtxEmitter:
                          f"{op.count.value.data}")
             k.emit("fence.mbarrier_init.release.cluster")
             k.emit("bar.sync 0")
+            return
+        if isinstance(op, tcgen05.MbarrierInvalOp):
+            k.emit("bar.sync 0")  # every thread has passed its waits on the barrier
+            self._leader(f"mbarrier.inval.shared::cta.b64 [{self._v(op.mbarrier)}]")
             return
         if isinstance(op, tcgen05.MbarrierArriveOp):
             if op.expect_tx is None:

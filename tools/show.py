@@ -25,7 +25,7 @@ import argparse
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import NoReturn
+from typing import Any, NoReturn
 
 import numpy as np
 
@@ -183,37 +183,97 @@ def memory_boxes(module, entry: str | None = None) -> tuple[list[Box], dict[str,
     return boxes, dict(target.capacity), function.sym_name.data
 
 
-def draw_memory(boxes: list[Box], capacities: dict[str, int | None], title: str, output: str) -> None:
+def _fits(inner, outer, pad: float = 2.0) -> bool:
+    return (inner.x0 >= outer.x0 + pad and inner.x1 <= outer.x1 - pad
+            and inner.y0 >= outer.y0 + pad and inner.y1 <= outer.y1 - pad)
+
+
+def memory_figure(boxes: list[Box], capacities: dict[str, int | None], title: str):
+    """The memory map's Figure: per on-chip space, each tile a rectangle over the program points
+    it lives; its label (name, size, offset) inside it when it fits there without touching
+    another label, else in a legend under the axes (small tiles: their labels would overprint)."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
-    from matplotlib.patches import Rectangle
+    from matplotlib.patches import Patch, Rectangle
+    from matplotlib.transforms import offset_copy
 
-    spaces = sorted({b.space for b in boxes}, key=["l1", "l0a", "l0b", "l0c", "ub", "bt", "fb"].index
-                    if all(b.space in ("l1", "l0a", "l0b", "l0c", "ub", "bt", "fb") for b in boxes)
-                    else str)
+    order = ["l1", "l0a", "l0b", "l0c", "ub", "bt", "fb"]
+    spaces = sorted({b.space for b in boxes},
+                    key=order.index if all(b.space in order for b in boxes) else str)
     fig, axes = plt.subplots(1, len(spaces), figsize=(4.2 * len(spaces), 5.0), squeeze=False)
     last = max((b.end for b in boxes), default=0) + 1
     colours = plt.get_cmap("tab20")
+    placed: list[tuple] = []  # per axes: (axes, [(box, rectangle, colour)], capacity text)
     for ax, space in zip(axes[0], spaces, strict=True):
         mine = [b for b in boxes if b.space == space]
         cap = capacities.get(space) or max(b.offset + b.size for b in mine)
+        tiles = []
         for i, b in enumerate(mine):
-            ax.add_patch(Rectangle((b.start, b.offset), b.end - b.start + 1, b.size,
-                                   facecolor=colours(i % 20), edgecolor="black", alpha=0.85))
-            ax.text(b.start + (b.end - b.start + 1) / 2, b.offset + b.size / 2,
-                    f"{b.label}\n{b.size} B @ {b.offset}", ha="center", va="center", fontsize=7)
+            colour = colours(i % 20)
+            rect = Rectangle((b.start, b.offset), b.end - b.start + 1, b.size, facecolor=colour,
+                             edgecolor="black", alpha=0.85)
+            ax.add_patch(rect)
+            tiles.append((b, rect, colour))
         ax.axhline(cap, color="red", linestyle="--", linewidth=1.5)
-        ax.text(0, cap, f" capacity {cap} B", va="bottom", fontsize=7, color="red")
+        cap_text = ax.text(0, cap, f" capacity {cap} B", va="bottom", fontsize=7, color="red")
         ax.set_xlim(0, last)
         ax.set_ylim(0, cap * 1.08)
         ax.set_title(space, fontsize=10)
         ax.set_xlabel("program point (op number)")
         ax.set_ylabel("byte address")
+        placed.append((ax, tiles, cap_text))
     fig.suptitle(title, fontsize=10)
     fig.tight_layout()
-    _save(fig, output)
+    # Labels inside their tile where they fit (largest tiles first), the rest in a legend; the
+    # legend moves the layout, so the inline labels are checked again until none moves.
+    legends: dict[int, list] = {id(ax): [] for ax, _, _ in placed}
+    inline: dict[int, Any] = {}
+    for _ in range(len(boxes) + 1):  # each pass but the last moves a label
+        renderer = fig.canvas.get_renderer()
+        moved = False
+        for ax, tiles, cap_text in placed:
+            taken = [cap_text.get_window_extent(renderer)]
+            for b, rect, _ in sorted(tiles, key=lambda t: -t[0].size * (t[0].end - t[0].start + 1)):
+                if id(b) in legends[id(ax)]:
+                    continue
+                text = inline.get(id(b))
+                if text is None:
+                    text = inline[id(b)] = ax.text(
+                        b.start + (b.end - b.start + 1) / 2, b.offset + b.size / 2,
+                        f"{b.label}\n{b.size} B @ {b.offset}", ha="center", va="center",
+                        fontsize=7)
+                extent = text.get_window_extent(renderer)
+                if _fits(extent, rect.get_window_extent(renderer)) and \
+                        not any(extent.overlaps(other) for other in taken):
+                    taken.append(extent)
+                    continue
+                text.remove()
+                del inline[id(b)]
+                legends[id(ax)].append(id(b))
+                moved = True
+        if not moved:
+            break
+        for ax, tiles, _ in placed:
+            keys = legends[id(ax)]
+            if keys:
+                handles = [Patch(facecolor=colour, edgecolor="black",
+                                 label=f"{b.label}: {b.size} B @ {b.offset}")
+                           for b, _, colour in tiles if id(b) in keys]
+                # under the x label: its distance below the axes is fixed in points
+                below = ax.bbox.y0 - ax.xaxis.label.get_window_extent(renderer).y0
+                anchor = offset_copy(ax.transAxes, fig=fig, y=-(below * 72 / fig.dpi + 4),
+                                     units="points")
+                ax.legend(handles=handles, loc="upper center", bbox_to_anchor=(0.5, 0),
+                          bbox_transform=anchor, fontsize=7, frameon=False, title="small tiles",
+                          title_fontsize=7)
+        fig.tight_layout()
+    return fig
+
+
+def draw_memory(boxes: list[Box], capacities: dict[str, int | None], title: str, output: str) -> None:
+    _save(memory_figure(boxes, capacities, title), output)
 
 
 # ---- command line ------------------------------------------------------------------------------

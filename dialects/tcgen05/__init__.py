@@ -146,6 +146,9 @@ from mmair.dialects.tcgen05.sync import (
     MbarrierInitOp as MbarrierInitOp,
 )
 from mmair.dialects.tcgen05.sync import (
+    MbarrierInvalOp as MbarrierInvalOp,
+)
+from mmair.dialects.tcgen05.sync import (
     MbarrierWaitOp as MbarrierWaitOp,
 )
 from mmair.dialects.tcgen05.sync import (
@@ -238,7 +241,8 @@ TCGEN05 = Dialect(
     [
         MakeIdescOp, MakeSmemDescOp, MakeZcmaskOp, SmemAllocOp, AllocOp, DeallocOp, MmaOp,
         LdOp, StOp, WaitLdOp, WaitStOp, FenceBeforeThreadSyncOp, FenceAfterThreadSyncOp,
-        RelinquishAllocPermitOp, CommitOp, MbarrierInitOp, MbarrierArriveOp, MbarrierWaitOp,
+        RelinquishAllocPermitOp, CommitOp, MbarrierInitOp, MbarrierInvalOp, MbarrierArriveOp,
+        MbarrierWaitOp,
         CpOp, ShiftOp, ClusterRankOp, ClusterSyncOp, MakeTensorMapOp, TmaLoadOp, ElectSyncOp,
         FenceProxyAsyncOp, MatmulOp,
     ],
@@ -268,6 +272,7 @@ __all__ = [
     "MakeZcmaskOp",
     "MbarrierArriveOp",
     "MbarrierInitOp",
+    "MbarrierInvalOp",
     "MbarrierWaitOp",
     "MmaOp",
     "RelinquishAllocPermitOp",

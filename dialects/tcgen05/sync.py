@@ -93,6 +93,20 @@ class MbarrierInitOp(IRDLOperation):
 
 
 @irdl_op_definition
+class MbarrierInvalOp(IRDLOperation):
+    """`tcgen05.mbarrier_inval %mbar`: PTX `mbarrier.inval.shared::cta.b64 [mbar]`. Ends the
+    barrier's life: PTX allows only `mbarrier.init` on an invalidated mbarrier, and an
+    `mbarrier.init` of a barrier that was not invalidated is undefined behaviour."""
+
+    name = "tcgen05.mbarrier_inval"
+    mbarrier = operand_def(MemRefType)
+    assembly_format = "$mbarrier attr-dict `:` type($mbarrier)"
+
+    def verify_(self) -> None:
+        _check_mbarrier(self, self.mbarrier)
+
+
+@irdl_op_definition
 class MbarrierArriveOp(IRDLOperation):
     """`tcgen05.mbarrier_arrive %mbar {expect_tx(N)}`: PTX `mbarrier.arrive{.expect_tx}
     .shared::cta.b64 _, [mbar]{, N}` (one arrive; expect_tx adds N bytes of pending transactions)."""

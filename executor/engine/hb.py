@@ -79,7 +79,7 @@ def _record(ev: Event, a: Access, groups: dict, lane: int, n: int) -> bool:
         wd = group[0]
         wd.pop(region, None)
         wd[region] = (n, ev, a, a.start, a.end)
-        group[1].pop(region, None)
+        group[1].pop(region, None)  # mutation: skip (memory only: the read is older than this write of its bytes)
         group[2] = n
     else:
         rd = group[1]
@@ -264,7 +264,7 @@ class HappensBefore:
                         self._scan(ev, access, own, True, clock[lane])
             for access, group in zip(accesses, groups, strict=True):
                 self._groups_made += _record(ev, access, group, lane, n)
-        self._until_prune -= 1
+        self._until_prune -= 1  # mutation: skip (how often `prune` runs: memory, not verdicts)
         if self._until_prune <= 0:
             self.prune()
 
@@ -337,7 +337,7 @@ class HappensBefore:
                 if mem is None:
                     if len(tiles) >= PLACES:  # accesses built anew each time (raw forms): bounded
                         tiles.clear()
-                    tiles[id(a)] = (a, lane, place)
+                    tiles[id(a)] = (a, lane, place)  # mutation: skip (a cache: the place is rebuilt the same)
             groups, record = place
             write, start, end = record[3], record[4], record[5]
             for q, group in groups.items():
@@ -381,7 +381,7 @@ class HappensBefore:
                 wd = group[0]
                 wd.pop(region, None)
                 wd[region] = (n, owner, a, start, end)
-                group[1].pop(region, None)
+                group[1].pop(region, None)  # mutation: skip (memory only: the read is older than this write of its bytes)
                 group[2] = n
             else:
                 rd = group[1]

@@ -635,43 +635,11 @@ def write_trace_json(slices: Iterable[Slice], path: str, clock_mhz: int) -> None
         json.dump(trace_events(slices, clock_mhz), f)
 
 
-_KIND_COLOURS = {
-    "mte_gm_l1": "tab:blue", "mte_gm_ub": "tab:blue", "mte_ub_gm": "tab:cyan",
-    "mte_l1_l0a": "tab:green", "mte_l1_l0b": "tab:olive", "mte_l1_bt": "tab:olive",
-    "mad": "tab:red", "mad_acc": "tab:red", "mad_bias": "tab:red", "fixpipe": "tab:purple",
-    "gather_mask": "tab:orange", SET: "black", WAIT: "dimgray", BARRIER: "tab:brown",
-    BARRIER_ALL: "tab:brown",
-}
-
-
 def write_gantt_png(slices: Sequence[Slice], path: str, title: str = "") -> None:
-    """A Gantt chart: one row per pipe (data-flow order), one bar per op coloured by its kind."""
-    import matplotlib
+    """The timeline picture (`executor/engine/gantt.py`): one row per pipe, per block."""
+    from mmair.executor.engine.gantt import write_gantt_png as write
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-    from matplotlib.patches import Patch
-
-    rows = [str(p) for p in PIPE_ORDER if any(s.pipe == str(p) for s in slices)]
-    fig, ax = plt.subplots(figsize=(12, 1.2 + 0.45 * max(len(rows), 1)), dpi=110)
-    bars: dict[tuple[int, str], list[tuple[int, int]]] = defaultdict(list)
-    for s in slices:
-        bars[(rows.index(s.pipe), s.kind)].append((s.start, max(s.cycles, 1)))
-    for (row, kind), spans in bars.items():
-        ax.broken_barh(spans, (row - 0.38, 0.76), facecolors=_KIND_COLOURS.get(kind, "gray"),
-                       edgecolor="white", linewidth=0.3)
-    ax.set_yticks(range(len(rows)), [f"pipe {r}" for r in rows])
-    ax.invert_yaxis()
-    ax.set_xlabel("cycles")
-    ax.set_xlim(0, max((s.end for s in slices), default=1))
-    kinds = sorted({s.kind for s in slices})
-    ax.legend(handles=[Patch(color=_KIND_COLOURS.get(k, "gray"), label=k) for k in kinds],
-              loc="center left", bbox_to_anchor=(1.005, 0.5), fontsize=8, frameon=False)
-    if title:
-        ax.set_title(title, fontsize=10)
-    fig.tight_layout()
-    fig.savefig(path)
-    plt.close(fig)
+    write(slices, path, title)
 
 
 __all__ = ["COSTED_KINDS", "LEVELS", "PIPE_ORDER", "ROOFLINES", "Cost", "Slice", "Summary", "TimedScheduler", "Timeline", "op_cost",

@@ -143,6 +143,7 @@ class Tcgen05Seam:
             tcgen05.MmaOp: self._mma,
             tcgen05.CommitOp: self._commit,
             tcgen05.MbarrierInitOp: self._mbarrier_init,
+            tcgen05.MbarrierInvalOp: self._mbarrier_inval,
             tcgen05.MbarrierArriveOp: self._mbarrier_arrive,
             tcgen05.MbarrierWaitOp: self._mbarrier_wait,
             tcgen05.LdOp: self._ld,
@@ -480,12 +481,30 @@ class Tcgen05Seam:
         return _pointer(view) - _pointer(self._fn(interp).smem.data)
 
     def _mbarrier_init(self, interp: Any, op: tcgen05.MbarrierInitOp, args: tuple) -> Any:
+        # A fresh barrier: never used, or its state dropped by its mbarrier_inval (the
+        # executor refuses the init of a live one).
         self._run(interp, op, args)
+        return (), None
+
+    def _mbarrier_inval(self, interp: Any, op: tcgen05.MbarrierInvalOp, args: tuple) -> Any:
+        """The end of an mbarrier's life: an asynchronous arrival (a commit, a TMA copy's
+        complete-tx) that completed a phase the thread has not observed may still be in
+        flight, and would then arrive on an invalidated object (PTX ISA mbarrier.inval:
+        undefined). Pending arrivals of the current phase are the executor's to refuse."""
         key = self._bar(interp, args[0])
-        self.phases[key] = []
-        self.completers[key] = []
-        self.arrivals[key] = None
-        self.known[key] = 0
+        known = self.known.get(key, 0)
+        late = [ev for ev in self.completers.get(key, [])[known:] if ev.pipe is not Unit.THREAD]
+        if late:
+            raise SyncError(
+                "race",
+                f"race: invalidates the mbarrier at SMEM {key:#x} ({self._smem_name(key)}) while "
+                f"the arrival of {late[0].describe()} on it may still be in flight (no "
+                "tcgen05.mbarrier_wait observed the phase it completes): an arrival on an "
+                "invalidated mbarrier is undefined (PTX ISA mbarrier.inval); wait for that "
+                "phase first", op, (late[0],))
+        self._run(interp, op, args)
+        for table in (self.phases, self.completers, self.arrivals, self.known):
+            table.pop(key, None)
         return (), None
 
     def _arrive(self, interp: Any, op: Operation, args: tuple, lane: int, ev: Event) -> None:

@@ -114,6 +114,8 @@ class Tcgen05Functions(InterpreterFunctions):
     _targets: dict[Operation, str] = field(default_factory=dict)
     #: mbarrier (by SMEM address) -> its state
     mbarriers: dict[int, MbarrierState] = field(default_factory=dict)
+    #: mbarriers ended by `tcgen05.mbarrier_inval` and not initialised since
+    invalidated: set[int] = field(default_factory=set)
     relinquished: bool = False
     rank: int = 0
     """This CTA's rank in its cluster (`tcgen05.cluster_rank`)."""
@@ -409,15 +411,37 @@ class Tcgen05Functions(InterpreterFunctions):
             raise ExecutionError("requires an mbarrier in shared memory")
         state = self.mbarriers.get(key)
         if initialised and state is None:
+            if key in self.invalidated:
+                raise ExecutionError(
+                    f"uses the mbarrier at SMEM {key:#x} after tcgen05.mbarrier_inval (PTX ISA "
+                    "mbarrier.inval: only mbarrier.init may follow; any other operation on an "
+                    "invalidated mbarrier is undefined)")
             raise ExecutionError(f"uses the mbarrier at SMEM {key:#x} before tcgen05.mbarrier_init")
         return key, state  # type: ignore[return-value]
 
     @impl(tcgen05.MbarrierInitOp)
     def run_mbarrier_init(self, interp: Interpreter, op: tcgen05.MbarrierInitOp,
                           args: PythonValues) -> PythonValues:
-        key, _ = self._mbarrier(args[0], initialised=False)
+        key, live = self._mbarrier(args[0], initialised=False)
+        if live is not None:
+            # PTX ISA mbarrier.init: initialising a memory location that holds a valid
+            # mbarrier object is undefined behaviour; mbarrier.inval ends the object first.
+            raise ExecutionError(
+                f"initialises the mbarrier at SMEM {key:#x} again while it is live (initialised "
+                f"and not invalidated; phase {live.phase}, {live.pending_text()}): PTX ISA "
+                "mbarrier.init of a valid mbarrier object is undefined behaviour; "
+                "tcgen05.mbarrier_inval it first")
         count = op.count.value.data
+        self.invalidated.discard(key)
         self.mbarriers[key] = MbarrierState(count, count)
+        return ()
+
+    @impl(tcgen05.MbarrierInvalOp)
+    def run_mbarrier_inval(self, interp: Interpreter, op: tcgen05.MbarrierInvalOp,
+                           args: PythonValues) -> PythonValues:
+        key, _ = self._mbarrier(args[0])
+        del self.mbarriers[key]
+        self.invalidated.add(key)
         return ()
 
     @impl(tcgen05.MbarrierArriveOp)

@@ -23,6 +23,13 @@ NUMERIC_OPS = ("guard", "require", "call", "gcmp", "round", "dtype", "mask", "cl
 # value ignored. (Comparisons outside report conditions, `cmp`, are mostly equivalent mutants in
 # the overlap arithmetic: add `--ops` to include them.)
 CHECKER_OPS = ("guard", "require", "call", "gcmp", "gbool", "ifexp", "swap")
+# Semantic operators (mutants.py): a record not kept or not replaced, a key part dropped, an
+# element of a footprint left out, the named bookkeeping bugs of semantic.py. A checker whose
+# tests only notice a check switched off scores high on CHECKER_OPS and still misses these.
+SEMANTIC_OPS = ("stmt", "key", "elem", "semantic")
+# The overlap arithmetic of the byte sets (dialects/pto/access.py): every comparison, `+`/`-`
+# and off-by-one, not only those of report conditions.
+ARITH_OPS = ("cmp", "arith", "offby1")
 
 
 @dataclass(frozen=True)
@@ -37,6 +44,10 @@ class Area:
     # subset that execute its lines (selection.py), so a wide subset costs one coverage run.
     exclude: tuple[str, ...] = ()  # sources another area owns
     focus: tuple[tuple[str, tuple[str, ...], tuple[str, ...]], ...] = ()
+    # (source glob, operators, functions): more operators for the files that match, inside the
+    # named functions only (() = the whole file); a file not in `sources` joins the area with
+    # just these mutants (the MMA footprint of executor/tcgen05/kernels.py, insert-sync's ids).
+    extra: tuple[tuple[str, tuple[str, ...], tuple[str, ...]], ...] = ()
 
 
 AREAS: tuple[Area, ...] = (
@@ -130,7 +141,12 @@ AREAS: tuple[Area, ...] = (
                  "executor/engine/seam.py", "dialects/pto/effects.py", "dialects/pto/access.py",
                  "dialects/pto/gm_access.py", "dialects/pto/raw_footprints.py",
                  "dialects/pto/footprint.py", "executor/tcgen05/async_checker.py"),
-        ops=CHECKER_OPS,
+        ops=CHECKER_OPS + SEMANTIC_OPS,
+        extra=(("dialects/pto/access.py", ARITH_OPS, ()),
+               ("executor/tcgen05/kernels.py", SEMANTIC_OPS + ("ifexp",), ("mma_footprint",)),
+               ("executor/tcgen05/functions.py", SEMANTIC_OPS,
+                ("run_mbarrier_init", "run_mbarrier_inval", "_mbarrier")),
+               ("passes/pto_insert_sync.py", SEMANTIC_OPS + CHECKER_OPS, ("assign_event_ids",))),
         pytest=("tests/unit/executor/engine/test_sync_engine*.py",
                 "tests/unit/dialects/pto/test_pto_effects*.py",
                 "tests/unit/executor/engine/test_checker_edges*.py",
@@ -156,6 +172,11 @@ AREAS: tuple[Area, ...] = (
                 "tests/unit/executor/tcgen05/test_tcgen05_async*.py",
                 "tests/unit/executor/tcgen05/test_tcgen05_pair.py",
                 "tests/unit/executor/engine/test_exec_jobs.py",
-                "tests/unit/executor/tcgen05/test_tcgen05_gemm_example.py"),
+                "tests/unit/executor/tcgen05/test_tcgen05_gemm_example.py",
+                # the semantic operators' behaviours (issue 28): records, pruning, flag bits,
+                # overlap, the MMA footprint, mbarrier lives
+                "tests/unit/executor/engine/test_checker_semantics.py",
+                "tests/unit/executor/tcgen05/test_tcgen05_mma_footprint.py",
+                "tests/unit/executor/tcgen05/test_tcgen05_mbarrier_inval.py"),
     ),
 )

@@ -26,6 +26,21 @@ Operators (names are what the harness's `--ops` and the area table use):
   swap      `(A, B)` -> `(B, A)` and `f(..., A, B, ...)` -> `f(..., B, A, ...)` for a pair of
             names that differ only by row/col, r/c, m/n, h/w (swapped offsets or extents)
   arith     `+` <-> `-`
+  offby1    `X + 1` / `X - 1` / `1 + X` -> `X` (an off-by-one in index or bound arithmetic)
+
+Semantic operators (the kinds of bug a checker's bookkeeping has, not a check switched off):
+
+  stmt      a statement that updates state removed: a call of a container's mutating method
+            (`pop`, `append`, `add`, `insert`, `update`, `clear`, ...), an assignment to a
+            subscript (`records[key] = ...`, `clock[:] = ...`), an augmented assignment, a `del`
+            (a record not kept, not replaced, not pruned; a set never reserved)
+  key       one part of a key dropped: an element of a tuple used as a key (a subscript, the
+            first argument of `get`/`pop`/`setdefault`/`add`, the left of `in`, a value assigned
+            to a name with `key` in it) or a summand of a `+` in a function or assignment named
+            for a key (`flag_key`: the core dropped from a flag's bit)
+  elem      an element dropped from a list literal (an operand left out of a footprint)
+  semantic  the named mutants of `semantic.py`: edits no generic operator makes (a read that
+            replaces a write's record, a read-read conflict, pruning by the fastest lane)
 
 A line carrying `# mutation: skip (<reason>)` is not mutated; the reason is part of the audit.
 """
@@ -41,7 +56,7 @@ SKIP_MARK = "mutation: skip"
 
 ALL_OPS = (
     "guard", "require", "call", "cmp", "gcmp", "boolop", "gbool", "ifexp", "round", "dtype", "mask", "clamp",
-    "transpose", "swap", "arith",
+    "transpose", "swap", "arith", "offby1", "stmt", "key", "elem", "semantic",
 )
 
 _CHECK_PREFIXES = ("check", "_check", "verify", "_verify", "validate", "_validate")
@@ -59,6 +74,9 @@ _ROUND = {"rint": "half-up", "around": "floor", "round": "floor", "floor": "ceil
 _DTYPE = {"float16": "float32", "float32": "float64", "float64": "float32", "int64": "float32",
           "int32": "float32",
           "bfloat16": "float16"}
+_MUTATORS = ("pop", "popitem", "append", "appendleft", "add", "insert", "update", "clear",
+             "discard", "remove", "extend", "setdefault")
+_KEY_CALLS = ("get", "pop", "setdefault", "add", "discard")
 _CLAMP = ("maximum", "minimum", "clip", "fmax", "fmin")
 _NUMPY = ("np", "numpy", "ml_dtypes")
 
@@ -161,17 +179,23 @@ def _literal(node: ast.AST) -> bool:
 
 
 class _Collector(ast.NodeVisitor):
-    def __init__(self, path: str, src: _Source, ops: tuple[str, ...]) -> None:
+    def __init__(self, path: str, src: _Source, ops: tuple[str, ...],
+                 functions: tuple[str, ...] = ()) -> None:
         self.path, self.src, self.ops = path, src, ops
+        self.functions = functions  # only these functions (and what they contain); () = all
         self.out: list[Mutant] = []
         self.in_function = 0
         self.in_guard = 0
+        self.names: list[str] = []  # the enclosing functions
+        self.in_key = 0  # inside a function or an assigned value named for a key
 
     # -- helpers ----------------------------------------------------------------------------
 
     def add(self, op: str, node: ast.AST, replacement: bytes, what: str,
             span_node: ast.AST | None = None) -> None:
         if op not in self.ops or not self.in_function or self.src.skipped(node):
+            return
+        if self.functions and not any(n in self.functions for n in self.names):
             return
         target = span_node if span_node is not None else node
         start, end = self.src.span(target)
@@ -198,8 +222,13 @@ class _Collector(ast.NodeVisitor):
         if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant):
             body = body[1:]  # docstring
         self.in_function += 1
+        self.names.append(node.name)
+        key = "key" in node.name.lower()
+        self.in_key += key
         for stmt in body:
             self.visit(stmt)
+        self.in_key -= key
+        self.names.pop()
         self.in_function -= 1
 
     visit_AsyncFunctionDef = visit_FunctionDef  # type: ignore[assignment]
@@ -233,7 +262,60 @@ class _Collector(ast.NodeVisitor):
             name = _dotted(call.func).rsplit(".", 1)[-1]
             if name.startswith(_CHECK_PREFIXES):
                 self.add("call", node, b"pass", f"check call removed: {self.short(call)}")
+            if isinstance(call.func, ast.Attribute) and call.func.attr in _MUTATORS:
+                self.add("stmt", node, b"pass", f"update removed: {self.short(call)}")
         self.generic_visit(node)
+
+    def visit_Assign(self, node: ast.Assign) -> None:
+        if any(isinstance(t, ast.Subscript) for t in node.targets):
+            self.add("stmt", node, b"pass", f"update removed: {self.short(node)}")
+        key = any(isinstance(t, ast.Name) and "key" in t.id.lower() for t in node.targets)
+        self.in_key += key
+        if key and isinstance(node.value, ast.Tuple):
+            self.drop_elements("key", node.value)
+        self.generic_visit(node)
+        self.in_key -= key
+
+    def visit_AnnAssign(self, node: ast.AnnAssign) -> None:
+        if node.value is not None:  # the annotation is not code
+            self.visit(node.value)
+
+    def visit_AugAssign(self, node: ast.AugAssign) -> None:
+        self.add("stmt", node, b"pass", f"update removed: {self.short(node)}")
+        self.generic_visit(node)
+
+    def visit_Delete(self, node: ast.Delete) -> None:
+        self.add("stmt", node, b"pass", f"update removed: {self.short(node)}")
+        self.generic_visit(node)
+
+    def visit_Subscript(self, node: ast.Subscript) -> None:
+        if isinstance(node.slice, ast.Tuple):
+            self.drop_elements("key", node.slice)
+        self.generic_visit(node)
+
+    def visit_List(self, node: ast.List) -> None:
+        if isinstance(node.ctx, ast.Load):
+            self.drop_elements("elem", node)
+        self.generic_visit(node)
+
+    def drop_elements(self, op: str, node: ast.Tuple | ast.List) -> None:
+        """One mutant per element of `node`, without it."""
+        elts = node.elts
+        if any(isinstance(e, ast.Starred) for e in elts) or (op == "key" and len(elts) < 2):
+            return
+        a, b = self.src.span(node)
+        parts = [self.src.seg(e) for e in elts]
+        if any(b"\n" in p for p in parts):
+            return
+        for i in range(len(elts)):
+            rest = parts[:i] + parts[i + 1:]
+            if isinstance(node, ast.List):
+                body = b"[" + b", ".join(rest) + b"]"
+            else:
+                body = b"(" + b", ".join(rest) + (b",)" if len(rest) == 1 else b")")
+            what = ("key part dropped" if op == "key" else "element dropped") + \
+                f": {self.short(elts[i], 30)} from {self.short(node, 40)}"
+            self.add(op, node, body, what)
 
     # -- expressions ------------------------------------------------------------------------
 
@@ -274,6 +356,9 @@ class _Collector(ast.NodeVisitor):
         for first, second in zip(node.args, node.args[1:], strict=False):
             if _paired(first, second):
                 self.swap(node, first, second)
+        if isinstance(node.func, ast.Attribute) and node.func.attr in _KEY_CALLS and node.args \
+                and isinstance(node.args[0], ast.Tuple):
+            self.drop_elements("key", node.args[0])
         self.generic_visit(node)
 
     def visit_Attribute(self, node: ast.Attribute) -> None:
@@ -287,6 +372,9 @@ class _Collector(ast.NodeVisitor):
         self.generic_visit(node)
 
     def visit_Compare(self, node: ast.Compare) -> None:
+        if len(node.ops) == 1 and isinstance(node.ops[0], ast.In | ast.NotIn) \
+                and isinstance(node.left, ast.Tuple):
+            self.drop_elements("key", node.left)
         if len(node.ops) == 1 and type(node.ops[0]) in _CMP_SWAP:
             old = type(node.ops[0])
             new = _CMP_SWAP[old]
@@ -329,6 +417,17 @@ class _Collector(ast.NodeVisitor):
                 self.add("arith", node, self.src.seg(node.left) + gap.replace(sym, new)
                          + self.src.seg(node.right),
                          f"{self.short(node, 50)}  ({sym.decode()} -> {new.decode()})")
+            one = [side for side, other in ((node.right, node.left), (node.left, node.right))
+                   if isinstance(side, ast.Constant) and side.value == 1
+                   and not isinstance(other, ast.Constant)]
+            if one and (one[0] is node.right or isinstance(node.op, ast.Add)):
+                kept = node.left if one[0] is node.right else node.right
+                self.add("offby1", node, b"(" + self.src.seg(kept) + b")",
+                         f"off by one: {self.short(node, 50)} -> {self.short(kept, 30)}")
+        if self.in_key and isinstance(node.op, ast.Add):
+            for kept, dropped in ((node.left, node.right), (node.right, node.left)):
+                self.add("key", node, b"(" + self.src.seg(kept) + b")",
+                         f"key term dropped: {self.short(dropped, 30)} from {self.short(node, 40)}")
         self.generic_visit(node)
 
     def visit_Tuple(self, node: ast.Tuple) -> None:
@@ -348,11 +447,16 @@ class _SpanNode(ast.AST):
         self.end_lineno, self.end_col_offset = last.end_lineno, last.end_col_offset
 
 
-def mutants_of(path: str, text: bytes, ops: tuple[str, ...] = ALL_OPS) -> Iterator[Mutant]:
-    """Every mutant of one file for the operators `ops`, in source order."""
+def mutants_of(path: str, text: bytes, ops: tuple[str, ...] = ALL_OPS,
+               functions: tuple[str, ...] = ()) -> Iterator[Mutant]:
+    """Every mutant of one file for the operators `ops` (inside `functions` only, when given),
+    in source order; with `semantic`, the named mutants of the file too."""
     tree = ast.parse(text)
-    collector = _Collector(path, _Source(text), ops)
+    collector = _Collector(path, _Source(text), ops, functions)
     collector.visit(tree)
+    if "semantic" in ops:
+        from semantic import named_mutants
+        collector.out.extend(named_mutants(path, text))
     seen: set[tuple[int, int, bytes]] = set()
     for m in sorted(collector.out, key=lambda m: (m.start, m.op)):
         if (m.start, m.end, m.replacement) in seen:

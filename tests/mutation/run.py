@@ -508,7 +508,7 @@ def build_plans(args: argparse.Namespace, files: list[str]) -> list[Plan]:
             ops = ops + tuple(o for o in DEEP_OPS if o not in ops)
         sources = [f for f in expand(area.sources, files)
                    if not any(fnmatch.fnmatch(f, x) for x in area.exclude)]
-        plan = Plan(area, sources, expand(area.pytest, files), expand(area.lit, files))
+        plan = Plan(area, list(sources), expand(area.pytest, files), expand(area.lit, files))
         for src in plan.sources:
             if args.file and not any(f in src for f in args.file):
                 continue
@@ -517,6 +517,22 @@ def build_plans(args: argparse.Namespace, files: list[str]) -> list[Plan]:
                         f"{m.path}:{m.line}" == o or m.key == o for o in args.only):
                     continue
                 plan.mutants.append(m)
+        for glob, extra_ops, functions in area.extra:
+            if args.ops:
+                continue  # --ops replaces every operator of the area
+            for src in expand((glob,), files):
+                if args.file and not any(f in src for f in args.file):
+                    continue
+                if src not in plan.sources:
+                    plan.sources.append(src)
+                own = ops if src in sources else ()
+                known = {(m.start, m.end, m.replacement) for m in plan.mutants}
+                for m in mutants_of(src, original(src), tuple(o for o in extra_ops if o not in own),
+                                    functions):
+                    if (m.start, m.end, m.replacement) in known or args.only and not any(
+                            f"{m.path}:{m.line}" == o or m.key == o for o in args.only):
+                        continue
+                    plan.mutants.append(m)
         plan.mutants = sample(plan.mutants, args.sample, args.seed)
         for glob, py, lit in area.focus:
             for src in plan.sources:

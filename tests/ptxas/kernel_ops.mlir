@@ -28,6 +28,8 @@ builtin.module attributes {tcgen05.target = "sm_100a"} {
     tcgen05.fence_before_thread_sync
     tcgen05.relinquish_alloc_permit cta_group(1)
     tcgen05.dealloc cta_group(1) %t : memref<128x64xf32, #tcgen05.space<tmem>>
+    tcgen05.mbarrier_inval %bar : memref<1xi64, #tcgen05.space<smem>>
+    tcgen05.mbarrier_init %bar count(1) : memref<1xi64, #tcgen05.space<smem>>
     func.return
   }
 }

@@ -196,6 +196,29 @@ def test_insert_sync_adds_nothing_to_a_synchronized_kernel(name):
     assert str(module) == before
 
 
+def test_insert_sync_never_reuses_an_event_id_a_hand_written_flag_holds():
+    # The hand-written flag mte2 -> mte1, 0 orders only the load of A (its set is issued before
+    # the load of B): the pass adds a flag of the same pipe pair for B, which must take another
+    # id (the hand flag's bit is set while the new one's is, and the two waits would swap sets).
+    text = (EXAMPLES / "gemm_f16_128.mlir").read_text()
+    load_b = "    pto.mte_gm_l1 %b, %l1_b, %n128, %n128 : memref<128x128xf16>, " \
+             "!pto.tile<l1, 128x128xf16, zz>\n"
+    hand_set = "    pto.set_flag mte2 -> mte1, 0      // both L1 tiles loaded\n"
+    assert load_b in text and hand_set in text
+    text = text.replace(load_b + hand_set, hand_set.replace("both L1 tiles", "A") + load_b)
+    module = parse(text)[1]
+    with pytest.raises(SyncError, match=r"race on l1 bytes \[32768, 65536\) \(%l1_b\)"):
+        run(module, inputs_for(module), True)
+    PtoInsertSyncPass().apply(None, module)  # type: ignore[arg-type]
+    module.verify()
+    pairs = [(op.src_pipe, op.dst_pipe, op.static_event) for op in module.walk()
+             if isinstance(op, pto.SetFlagOp)]
+    mte2_mte1 = [event for src, dst, event in pairs if (src, dst) == ("mte2", "mte1")]
+    assert sorted(mte2_mte1) == [0, 1]  # the hand-written 0 and the pass's 1
+    inputs = inputs_for(module)
+    same_outputs(run(module, inputs, True), run(example("gemm_f16_128.mlir"), inputs, True))
+
+
 def test_insert_sync_is_idempotent_on_lowered_kernels():
     for text, pipeline in LOWERED.values():
         module = lower(text, pipeline)

@@ -166,6 +166,13 @@ tcgen05.mbarrier_arrive %bar : memref<1xi64, #tcgen05.space<tmem>>
 
 // -----
 
+// mbarrier.inval ends the life of an mbarrier: one 64-bit word in shared memory.
+%bar = "test.op"() : () -> memref<1xi64>
+tcgen05.mbarrier_inval %bar : memref<1xi64>
+// CHECK: error: 'tcgen05.mbarrier_inval' op requires an mbarrier: memref<1xi64, #tcgen05.space<smem>>, got memref<1xi64>
+
+// -----
+
 // expect_tx adds pending transaction bytes to the phase: 0..2^20-1, the range of count.
 %bar = "test.op"() : () -> memref<1xi64, #tcgen05.space<smem>>
 tcgen05.mbarrier_arrive %bar expect_tx(1048576) : memref<1xi64, #tcgen05.space<smem>>

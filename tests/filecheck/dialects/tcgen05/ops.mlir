@@ -128,12 +128,14 @@ func.func @pair(%en: i1, %a_desc: i64, %b_desc: i64) {
 // -----
 
 // Kernel ops at the edges of their ranges: an mbarrier count and expect_tx of 2^20 - 1, an
-// arrive without expect_tx, a .32x32b load of warp 3 ending on the operand's last lane (127) and
-// column (135), and .16x256b.x32, which uses all 128 registers of a thread.
+// arrive without expect_tx, the barrier invalidated, a .32x32b load of warp 3 ending on the
+// operand's last lane (127) and column (135), and .16x256b.x32, which uses all 128 registers of a
+// thread.
 func.func @edges(%bar: memref<1xi64, #tcgen05.space<smem>>, %t: memref<128x136xf32, #tcgen05.space<tmem>>, %w: memref<128x256xf32, #tcgen05.space<tmem>>) {
   tcgen05.mbarrier_init %bar count(1048575) : memref<1xi64, #tcgen05.space<smem>>
   tcgen05.mbarrier_arrive %bar : memref<1xi64, #tcgen05.space<smem>>
   tcgen05.mbarrier_arrive %bar expect_tx(1048575) : memref<1xi64, #tcgen05.space<smem>>
+  tcgen05.mbarrier_inval %bar : memref<1xi64, #tcgen05.space<smem>>
   %r = tcgen05.ld shape("32x32b") num(8) warp(3) lane(96) column(128) %t : memref<128x136xf32, #tcgen05.space<tmem>> -> memref<32x8xf32>
   %wide = tcgen05.ld shape("16x256b") num(32) warp(3) lane(112) column(0) %w : memref<128x256xf32, #tcgen05.space<tmem>> -> memref<32x128xf32>
   func.return
@@ -143,6 +145,7 @@ func.func @edges(%bar: memref<1xi64, #tcgen05.space<smem>>, %t: memref<128x136xf
 // CHECK:         tcgen05.mbarrier_init %bar count(1048575) : memref<1xi64, #tcgen05.space<smem>>
 // CHECK-NEXT:    tcgen05.mbarrier_arrive %bar : memref<1xi64, #tcgen05.space<smem>>
 // CHECK-NEXT:    tcgen05.mbarrier_arrive %bar expect_tx(1048575) : memref<1xi64, #tcgen05.space<smem>>
+// CHECK-NEXT:    tcgen05.mbarrier_inval %bar : memref<1xi64, #tcgen05.space<smem>>
 // CHECK-NEXT:    %r = tcgen05.ld shape("32x32b") num(8) warp(3) lane(96) column(128) %t : memref<128x136xf32, #tcgen05.space<tmem>> -> memref<32x8xf32>
 // CHECK-NEXT:    %wide = tcgen05.ld shape("16x256b") num(32) warp(3) lane(112) column(0) %w : memref<128x256xf32, #tcgen05.space<tmem>> -> memref<32x128xf32>
 
