@@ -98,7 +98,7 @@ class PtrType(ParametrizedAttribute, TypeAttribute):
             space = "gm"
             if parser.parse_optional_punctuation(",") is not None:
                 at = parser.pos
-                written = parser.parse_identifier("address space")
+                written = parser.parse_identifier(" for the address space")
                 if written not in PTR_SPACES:
                     parser.raise_error(
                         f"'!pto.ptr' requires space in [{', '.join(sorted(PTR_SPACES))}], got {written}",
@@ -137,7 +137,7 @@ class TileBufType(ParametrizedAttribute, TypeAttribute):
                 word = rest.split(",", 1)[0].split(">", 1)[0].strip()
                 if "=" not in word:  # `<mat, 32x32xf16, ...>`
                     keys.append(StringAttr("loc"))
-                    values.append(StringAttr(parser.parse_identifier("tile_buf loc")))
+                    values.append(StringAttr(parser.parse_identifier(" for the tile_buf loc")))
                     parser.parse_punctuation(",")
                     dims, element = parser.parse_ranked_shape()
                     if len(dims) != 2:
@@ -148,7 +148,7 @@ class TileBufType(ParametrizedAttribute, TypeAttribute):
                         values.append(value)
                     compact[0] = 1
                     return
-            key = parser.parse_identifier("tile_buf field")
+            key = parser.parse_identifier(" for a tile_buf field")
             if key not in TILE_BUF_KEYS:
                 parser.raise_error(
                     f"'!pto.tile_buf' requires field in [{', '.join(TILE_BUF_KEYS)}], got {key}",

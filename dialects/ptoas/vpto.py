@@ -133,7 +133,7 @@ class _FracBase(SlotOp):
         r.operand("dst")
         parser.parse_punctuation(",")
         at = parser.pos
-        mode = parser.parse_identifier("nd2nz or dn2nz")
+        mode = parser.parse_identifier(" for nd2nz or dn2nz")
         if mode not in ("nd2nz", "dn2nz"):
             parser.raise_error(f"expected nd2nz or dn2nz, got {mode}", at, parser.pos)
         parser.parse_punctuation(",")

@@ -108,7 +108,7 @@ class _AccStoreBase(SlotOp):
         last = -1
         while r.comma():
             at = parser.pos
-            word = parser.parse_identifier("an mte_l0c clause")
+            word = parser.parse_identifier(" for an mte_l0c clause")
             kind = "layout" if word in ("nz2nd", "nz2dn", "nz2nz") else \
                 "sat" if word == "nosat" else word
             if kind not in _CLAUSE_ORDER:
@@ -286,7 +286,7 @@ class _AccStoreBase(SlotOp):
 def _clause_unit_flag(parser: Parser, r: SlotReader, props: dict, word: str, tail: list) -> None:
     parser.parse_punctuation("(")
     at = parser.pos
-    mode = parser.parse_identifier("unit_flag mode")
+    mode = parser.parse_identifier(" for the unit_flag mode")
     if mode not in ACC_UNIT_FLAGS:
         parser.raise_error("expected 'check_only' or 'check_and_clear'", at, parser.pos)
     parser.parse_punctuation(")")
@@ -319,7 +319,7 @@ def _clause_pre_relu(parser: Parser, r: SlotReader, props: dict, word: str, tail
     else:
         parser.parse_punctuation("=")
         at = parser.pos
-        mode = parser.parse_identifier("pre_relu mode")
+        mode = parser.parse_identifier(" for the pre_relu mode")
         if mode not in RELU_PRE_MODES:
             parser.raise_error("invalid pre_relu mode", at, parser.pos)
         props["relu_mode"] = StringAttr(mode)
@@ -356,14 +356,14 @@ def _clause_atomic(parser: Parser, r: SlotReader, props: dict, word: str, tail: 
     parser.parse_keyword("type")
     parser.parse_punctuation("=")
     at = parser.pos
-    kind = parser.parse_identifier("atomic type")
+    kind = parser.parse_identifier(" for the atomic type")
     if kind not in ATOMIC_TYPES:
         parser.raise_error("invalid atomic type", at, parser.pos)
     parser.parse_punctuation(",")
     parser.parse_keyword("op")
     parser.parse_punctuation("=")
     at = parser.pos
-    op = parser.parse_identifier("atomic op")
+    op = parser.parse_identifier(" for the atomic op")
     if op not in ATOMIC_OPS:
         parser.raise_error("invalid atomic op", at, parser.pos)
     parser.parse_punctuation(")")
