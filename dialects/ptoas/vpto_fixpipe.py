@@ -293,14 +293,24 @@ def _clause_unit_flag(parser: Parser, r: SlotReader, props: dict, word: str, tai
     props["unit_flag"] = StringAttr(mode)
 
 
-def _mode(parser: Parser, legal: Sequence[str], what: str) -> StringAttr:
-    parser.parse_keyword("mode")
+def _keyword_value(parser: Parser, keyword: str, legal: Sequence[str], what: str) -> str:
+    """`keyword = value` with value one of `legal` (the error marks the value)."""
+    parser.parse_keyword(keyword)
     parser.parse_punctuation("=")
+    return _value_in(parser, legal, what)
+
+
+def _value_in(parser: Parser, legal: Sequence[str], what: str) -> str:
+    """An identifier from `legal`; the error marks it and lists the legal set."""
     at = parser.pos
-    mode = parser.parse_identifier(what)
-    if mode not in legal:
-        parser.raise_error(f"invalid {what}", at, parser.pos)
-    return StringAttr(mode)
+    value = parser.parse_identifier(f" for the {what}")
+    if value not in legal:
+        parser.raise_error(f"invalid {what} '{value}' (legal: {', '.join(legal)})", at, parser.pos)
+    return value
+
+
+def _mode(parser: Parser, legal: Sequence[str], what: str) -> StringAttr:
+    return StringAttr(_keyword_value(parser, "mode", legal, what))
 
 
 def _clause_pre_quant(parser: Parser, r: SlotReader, props: dict, word: str, tail: list) -> None:
@@ -318,11 +328,7 @@ def _clause_pre_relu(parser: Parser, r: SlotReader, props: dict, word: str, tail
         parser.parse_punctuation(",")
     else:
         parser.parse_punctuation("=")
-        at = parser.pos
-        mode = parser.parse_identifier(" for the pre_relu mode")
-        if mode not in RELU_PRE_MODES:
-            parser.raise_error("invalid pre_relu mode", at, parser.pos)
-        props["relu_mode"] = StringAttr(mode)
+        props["relu_mode"] = StringAttr(_value_in(parser, RELU_PRE_MODES, "pre_relu mode"))
     if "relu_mode" not in props:
         props["relu_mode"] = _mode(parser, RELU_PRE_MODES, "pre_relu mode")
     if r.comma():
@@ -353,19 +359,9 @@ def _clause_sat(parser: Parser, r: SlotReader, props: dict, word: str, tail: lis
 
 def _clause_atomic(parser: Parser, r: SlotReader, props: dict, word: str, tail: list) -> None:
     parser.parse_punctuation("(")
-    parser.parse_keyword("type")
-    parser.parse_punctuation("=")
-    at = parser.pos
-    kind = parser.parse_identifier(" for the atomic type")
-    if kind not in ATOMIC_TYPES:
-        parser.raise_error("invalid atomic type", at, parser.pos)
+    kind = _keyword_value(parser, "type", ATOMIC_TYPES, "atomic type")
     parser.parse_punctuation(",")
-    parser.parse_keyword("op")
-    parser.parse_punctuation("=")
-    at = parser.pos
-    op = parser.parse_identifier(" for the atomic op")
-    if op not in ATOMIC_OPS:
-        parser.raise_error("invalid atomic op", at, parser.pos)
+    op = _keyword_value(parser, "op", ATOMIC_OPS, "atomic op")
     parser.parse_punctuation(")")
     props["atomic_type"], props["atomic_op"] = StringAttr(kind), StringAttr(op)
 
