@@ -51,10 +51,13 @@ TOOLS = ("mmair-opt", "mmair-run", "mmair-desc", "mmair-show", "mmair-translate"
 def startup_interrupt() -> None:
     """When this process is one of the console scripts (`sys.argv[0]` names it), end a Ctrl-C that
     arrives while the tool is still importing xDSL and numpy with the same one line and exit 130
-    (the `try` in `quiet_broken_pipe` is not running yet). `quiet_broken_pipe` puts Python's own
-    handler back before `main` runs. An ignored SIGINT (`nohup`, a background job) stays ignored,
+    (the `try` in `quiet_broken_pipe` is not running yet); `python -m mmair.tools.X` too.
+    `quiet_broken_pipe` puts Python's own handler back before `main` runs. An ignored SIGINT (`nohup`, a background job) stays ignored,
     and a library import of the tool module is left alone."""
-    if os.path.basename(sys.argv[0] if sys.argv else "") not in TOOLS:
+    name = sys.argv[0] if sys.argv else ""
+    # `python -m mmair.tools.run`: while Python imports the module's parent packages, argv[0] is
+    # "-m" (it becomes the module's path only when the module itself runs).
+    if os.path.basename(name) not in TOOLS and name != "-m":
         return
     if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
         return

@@ -177,11 +177,11 @@ class TileType(ParametrizedAttribute, TypeAttribute):
     def parse_parameters(cls, parser: AttrParser) -> list[Attribute]:
         with parser.in_angle_brackets():
             start = parser.pos
-            space = parser.parse_identifier("space name")
+            space = parser.parse_identifier(" for the space name")
             parser.parse_punctuation(",")
             dims, element = parser.parse_ranked_shape()
             parser.parse_punctuation(",")
-            layout = parser.parse_identifier("layout name")
+            layout = parser.parse_identifier(" for the layout name")
             problem = _tile_problem(space, dims, element, layout)
             if problem is not None:
                 parser.raise_error(f"'!pto.tile' {problem}", start, parser.pos)

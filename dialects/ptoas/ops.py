@@ -310,7 +310,7 @@ def _parse_enum(parser: Parser) -> str:
         if not isinstance(value, StringAttr):
             parser.raise_error("expected a PTOAS enum such as <PIPE_MTE2> or <EVENT_ID0>")
         return value.data
-    value = parser.parse_identifier("enum value")
+    value = parser.parse_identifier(" for an enum value")
     parser.parse_punctuation(">")
     return value
 

@@ -101,7 +101,7 @@ class PtrType(ParametrizedAttribute, TypeAttribute):
             space = "gm"
             if parser.parse_optional_punctuation(",") is not None:
                 at = parser.pos
-                written = parser.parse_identifier("address space")
+                written = parser.parse_identifier(" for the address space")
                 if written not in PTR_SPACES:
                     parser.raise_error(
                         f"'!pto.ptr' requires space in [{', '.join(sorted(PTR_SPACES))}], got {written}",
@@ -140,7 +140,7 @@ class TileBufType(ParametrizedAttribute, TypeAttribute):
                 word = rest.split(",", 1)[0].split(">", 1)[0].strip()
                 if "=" not in word:  # `<mat, 32x32xf16, ...>`
                     keys.append(StringAttr("loc"))
-                    values.append(StringAttr(parser.parse_identifier("tile_buf loc")))
+                    values.append(StringAttr(parser.parse_identifier(" for the tile_buf loc")))
                     parser.parse_punctuation(",")
                     dims, element = parser.parse_ranked_shape()
                     if len(dims) != 2:
@@ -151,7 +151,7 @@ class TileBufType(ParametrizedAttribute, TypeAttribute):
                         values.append(value)
                     compact[0] = 1
                     return
-            key = parser.parse_identifier("tile_buf field")
+            key = parser.parse_identifier(" for a tile_buf field")
             legal = COMPACT_KEYS if compact[0] else TILE_BUF_KEYS
             if key not in legal:
                 parser.raise_error(

@@ -124,10 +124,12 @@ def test_ctrl_c_in_mmair_tune_stops_its_workers_and_exits_130():
     assert out == ""
 
 
-def test_ctrl_c_while_a_tool_still_imports_prints_interrupted_and_exits_130():
+@pytest.mark.parametrize("argv0", ["mmair-desc", "-m"])
+def test_ctrl_c_while_a_tool_still_imports_prints_interrupted_and_exits_130(argv0):
     # mmair-desc answers in a fraction of a second; this pins the start-up handler every console
-    # script arms when it imports mmair.tools, before the tool's main runs.
-    code = ("import sys, time; sys.argv[0] = 'mmair-desc'; import mmair.tools; "
+    # script (and `python -m mmair.tools.X`, whose argv[0] is "-m" while its parent packages are
+    # imported) arms when it imports mmair.tools, before the tool's main runs.
+    code = (f"import sys, time; sys.argv[0] = {argv0!r}; import mmair.tools; "
             "print('armed', flush=True); time.sleep(60)")
     proc = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True, start_new_session=True,
