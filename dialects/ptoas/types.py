@@ -172,7 +172,7 @@ class TileBufType(ParametrizedAttribute, TypeAttribute):
             elif parser.parse_optional_punctuation("?") is not None:
                 value = IntAttr(-1)
             else:
-                value = StringAttr(parser.parse_identifier(f"tile_buf {key}"))
+                value = StringAttr(parser.parse_identifier(f" for the tile_buf {key}"))
             keys.append(StringAttr(key))
             values.append(value)
 
