@@ -1,8 +1,9 @@
 """The tiling `pto-tile-matmul` chooses: the plan the cost model estimates fastest (no IR).
 
 `choose_plan` enumerates legal plans (`matmul_plan.plan_matmul` with explicit sizes: L0 tiles
-tile-m x tile-n x tile-k, the L1 K chunk tile-k-l1, one or `multi-buffer` slots for L0A/L0B;
-plan_matmul adds the resident panels and the L0C slots that fit), estimates each with
+tile-m x tile-n x tile-k, the L1 K chunk tile-k-l1, the L1 tiles in M and N (an output tile of
+the first stage itself, or two L0 tiles of half its size), one or `multi-buffer` slots for
+L0A/L0B, for the L1 tiles and for L0C; plan_matmul adds the resident panels), estimates each with
 `estimate_cycles`, and returns the fastest. A size given by hand is kept; the others are
 searched; with all three L0 tile sizes given the plan is `plan_matmul`'s of them (no chunk unless
 tile-k-l1 is given too), so a tuned pipeline lowers as it was tuned. Chunks chosen here divide K
@@ -16,7 +17,11 @@ buffering (tests/unit/passes/test_multi_buffer_never_loses.py measures it on the
 the same cost table (`isa/ascend/costs.py`): per K chunk, the GM -> L1 loads (the first touch of
 each L2 line at the DDR share of the cores that run, whole lines, the re-reads at the L2 rate) and the tile-k steps (MTE1 moves and mads, overlapped when L0A/L0B have two slots);
 chunks overlap their loads when L1 has two slots, output tiles overlap their fixpipe when L0C
-has two; every core gets `ceil(tiles / blocks)` output tiles. It ranks plans; `mmair-run
+has two; every core gets `ceil(tiles / blocks)` output tiles. An L1 tile of sub_m x sub_n L0
+tiles moves A sub_m times and B sub_m x sub_n times per step, and has sub_m x sub_n mads and
+fixpipes. When A and B do not fit L2, a split kernel's misses follow its tile order
+(`_wave_misses`: waves of `blocks` tiles, an LRU of whole panels), which is how `swizzle` is
+chosen (`_choose_swizzle`; ties keep 1). It ranks plans; `mmair-run
 --timing` gives the cycles.
 """
 
@@ -289,6 +294,12 @@ def choose_plan(op: pto.MatmulOp, target: Target, tile_m: int = 0, tile_n: int =
                     for single_l0 in (l0_choices if many else (False,)):
                         for single_l1 in (l1_choices if many and every else l1_choices[:1]):
                             for c in (c_choices if many and every else c_choices[:1]):
+                                if many and single_l0 and single_l1 and c != 1 and \
+                                        not (l0_slots or l1_slots):
+                                    # L0C slots alone overlap only the fixpipe: the estimate
+                                    # overrates it (512 x 16 x 1000 bf16 on a5: 5 % estimated,
+                                    # 4 cycles slower on the timeline), so never chosen alone
+                                    continue
                                 try:
                                     found.append(plan_matmul(
                                         op, target, tm, tn, tk, slots, blocks, k1, single_l0,

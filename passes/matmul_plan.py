@@ -435,7 +435,9 @@ def plan_matmul(
             )
         tm, tn = found
 
-    for name, value, tile in (("tile-m-l1", tile_m_l1, tm), ("tile-n-l1", tile_n_l1, tn)):
+    # (against the given L0 tile: one clamped to its dimension makes a single L1 tile)
+    for name, value, tile in (("tile-m-l1", tile_m_l1, tile_m or tm),
+                              ("tile-n-l1", tile_n_l1, tile_n or tn)):
         if value and value % tile:
             raise PassOpError(
                 op,

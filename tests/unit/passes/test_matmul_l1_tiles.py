@@ -161,14 +161,15 @@ def test_swizzle_orders_the_tiles_like_catlass_and_keeps_the_bits():
 
 
 def test_the_model_takes_a_swizzle_only_where_the_operands_do_not_fit_l2():
-    text = matmul_text(2048, 2048, 2048, "f16", "f16", "f32")
+    text = matmul_text(1024, 4096, 512, "f16", "f16", "f32")  # M x N x K; A 1 MB, B 4 MB
     matmul, target = _op(text)
     table = costs("a2")
     fits = choose_plan(matmul, target, 128, 128, 64, multi_buffer=2, blocks=24, table=table)
     assert fits.swizzle == 1  # everything fits L2: the estimates tie, row-major is kept
-    # 12 MB: A and B (16 MB) do not fit, the panels of 24 row-major tiles (2 rows of A, 16
-    # columns of B: 9 MB) not twice, those of strips of 4 rows (4 + 6 panels: 5 MB) do
-    small = replace(table, l2_bytes=12 * 2**20)
+    # 2 MB: a row of 32 tiles streams all of B through L2 again for each of the 8 rows of A;
+    # strips of s rows read it 8 / s times (the timeline: 107,593 cycles row-major, 90,121 with
+    # strips of 2, docs/costs.md)
+    small = replace(table, l2_bytes=2 * 2**20)
     chosen = choose_plan(matmul, target, 128, 128, 64, multi_buffer=2, blocks=24, table=small)
     assert chosen.swizzle > 1
     assert estimate_cycles(chosen, small) < estimate_cycles(replace(chosen, swizzle=1), small)
