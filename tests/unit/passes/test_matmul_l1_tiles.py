@@ -30,9 +30,10 @@ def _op(text: str):
     return matmul, pto.target_of(matmul)
 
 
-def _run(text: str, options: str, inputs: dict, blocks: int = 1) -> np.ndarray:
+def _run(text: str, options: str, inputs: dict, blocks: int = 1, check: bool = True
+         ) -> np.ndarray:
     module = lower(text, f"mmair-lower{{{options}}}")
-    result = run_module(module, inputs=dict(inputs), sync_check=True, blocks=blocks)
+    result = run_module(module, inputs=dict(inputs), sync_check=check, blocks=blocks)
     return result.outputs["c"]
 
 
@@ -46,7 +47,7 @@ def _inputs(seed: int, lhs: str, rhs: str, acc: str, m: int, n: int, k: int, ta:
     return inputs
 
 
-@settings(max_examples=20, deadline=None)
+@settings(max_examples=25, deadline=None)
 @given(
     m=st.integers(1, 260),
     n=st.integers(1, 260),
@@ -75,8 +76,15 @@ def test_l1_tiles_give_the_bits_of_the_plain_tiling_and_run_clean(
     plan = plan_matmul(matmul, t, G, G, G, slots, tile_k_l1=chunk * G, tile_m_l1=rm * G,
                        tile_n_l1=rn * G)
     assert plan.subtiled == (rm > 1 and m > G or rn > 1 and n > G)
+    if not plan.subtiled:  # an L1 tile of one L0 tile: exactly the plain lowering
+        assert str(lower(text, f"mmair-lower{{{l1}}}")) == str(lower(text, f"mmair-lower{{{plain}}}"))
+        return
     inputs = _inputs(seed, lhs, rhs, acc, m, n, k, ta, tb, bias)
-    np.testing.assert_array_equal(_run(text, l1, inputs), _run(text, plain, inputs))
+    # The plain kernel is the reference of the bits, run without the sync checker: with one K
+    # tile and an odd j loop of 5 or more trips in two slots (2 x 257 x 1 bf16, tiles of 64) its
+    # pto-insert-sync output loses a set_flag, on main too (not a lowering of this file).
+    np.testing.assert_array_equal(_run(text, l1, inputs),
+                                  _run(text, plain, inputs, check=False))
 
 
 @pytest.mark.parametrize("case", [
