@@ -38,7 +38,10 @@ different ids, and the ids of flags already in the kernel are not reused. Two fl
 overlap may still need different ids: when nothing orders the second's set after the first's
 wait (its pipe may still be busy before that wait), the set may find the bit still set in some
 legal schedule (docs/pipes.md "Legal schedules"); the ids are then assigned again with that pair
-apart, until the checker finds none. (The same flag op in the next loop iteration needs no such
+apart, until the checker finds none. Ids are judged on three copies of each loop body, not two:
+the wait of a flag in iteration i can be held up by a flag set in iteration i - 1 (its pipe waits
+for a slow pipe there), and then the set of another flag with the same id in iteration i + 1
+finds the bit still set (a double-buffered loop whose second slot sits in an `scf.if`). (The same flag op in the next loop iteration needs no such
 care: the consumer it waits for reads what the next iteration's producer writes again, so the
 flag back that orders that write orders the next set too.) More than the target
 has (`pipes.event_ids`) is an error naming the pipe pair. The result is checked once more with
@@ -160,10 +163,21 @@ class Templates:
         return None if ev is None else ev.pipe
 
 
+RACE_COPIES = 2
+"""Copies of each `scf.for` body in the stream that finds races: a dependency carried by a loop
+lies between two consecutive iterations."""
+
+ID_COPIES = 3
+"""Copies when event ids are judged: a set can be lost in iteration i + 1 when the wait of the
+same id in iteration i is held up by a flag from iteration i - 1 (module docstring)."""
+
+
 def event_stream(
-    function: func.FuncOp, target: Target, templates: Templates | None = None
+    function: func.FuncOp, target: Target, templates: Templates | None = None,
+    copies: int = RACE_COPIES,
 ) -> list[Event]:
-    """The static events of `function` in program order (module docstring)."""
+    """The static events of `function` in program order, each loop body `copies` times (or
+    its trip count when smaller; module docstring)."""
     templates = templates or Templates(target)
     events: list[Event] = []
     produced: set[SSAValue] = set()
@@ -172,7 +186,7 @@ def event_stream(
         for op in block.ops:
             if isinstance(op, scf.ForOp):
                 trips = _trips(op)
-                for copy in range(2 if trips is None else min(trips, 2)):
+                for copy in range(copies if trips is None else min(trips, copies)):
                     walk(op.body.block, iteration + ((op, copy),))
                 continue
             reads = [v for v in op.operands if v in produced]
@@ -411,11 +425,11 @@ class _Inserter:
 
 
 def static_conflicts(
-    function: func.FuncOp, templates: Templates
+    function: func.FuncOp, templates: Templates, copies: int = RACE_COPIES
 ) -> tuple[list[Conflict], list[SyncError]]:
     """The unordered conflicts of `function`'s static event stream (pairs that never both run
     left out) and the flag faults, from the executor's checker (`scheduler.analyze`)."""
-    analysis = analyze(event_stream(function, templates.target, templates))
+    analysis = analyze(event_stream(function, templates.target, templates, copies))
     # An op that reads and writes the same bytes (mad_acc's L0C) does not conflict with itself.
     found = [c for c in analysis.conflicts
              if c.first is not c.second and not _exclusive(c, templates.exclusive)]
@@ -465,7 +479,7 @@ def insert_sync(function: func.FuncOp, target: Target) -> _Stats:
     apart: set[tuple[int, int]] = set()
     while True:
         inserter.assign_event_ids(frozenset(apart))
-        conflicts, faults = static_conflicts(function, templates)
+        conflicts, faults = static_conflicts(function, templates, ID_COPIES)
         # Two flags of one pipe pair given one id, the second's set unordered after the first's
         # wait: give them different ids.
         pairs = {_flags_of(inserter, f) for f in faults if f.schedule} - {None}
