@@ -44,7 +44,12 @@ for a slow pipe there), and then the set of another flag with the same id in ite
 finds the bit still set (a double-buffered loop whose second slot sits in an `scf.if`). (The same flag op in the next loop iteration needs no such
 care: the consumer it waits for reads what the next iteration's producer writes again, so the
 flag back that orders that write orders the next set too.) More than the target
-has (`pipes.event_ids`) is an error naming the pipe pair. The result is checked once more with
+has (`pipes.event_ids`) does not end the pass at once: the pair's flags are inserted again,
+shared (a new dependency takes an existing flag whose wait lies between its producer and its
+consumer even when moving the set delays an instruction of the waiting pipe: less overlap, fewer
+ids; a set only ever moves later and stays before its wait in program order, so the kernel's
+program order stays a legal schedule and no deadlock can appear). Only when the shared flags
+still need too many ids is it an error naming the pipe pair. The result is checked once more with
 the final ids: clean, balanced, no deadlock.
 
 `mmair-lower` runs this pass last (tile -> multi-buffer -> assign addresses -> insert sync), so
@@ -279,16 +284,35 @@ def _pipe_ops(op: Operation, pipe: Pipe, templates: Templates) -> bool:
     return any(not inner.regions and templates.pipe(inner) is pipe for inner in op.walk())
 
 
-class _Inserter:
-    """The flags and barriers inserted into one function (module docstring)."""
+class _OutOfIds(Exception):
+    """More flags of one pipe pair live at once than the target has event ids."""
 
-    def __init__(self, function: func.FuncOp, target: Target, templates: Templates):
+    def __init__(self, pair: tuple[Pipe, Pipe], error: PassOpError):
+        super().__init__(str(error))
+        self.pair, self.error = pair, error
+
+
+class _Inserter:
+    """The flags and barriers inserted into one function (module docstring). `shared`: pipe
+    pairs whose flags merge whenever one's wait lies between the producer and the consumer,
+    even when that delays an instruction of the waiting pipe (fewer ids, less overlap)."""
+
+    def __init__(self, function: func.FuncOp, target: Target, templates: Templates,
+                 shared: frozenset[tuple[Pipe, Pipe]] = frozenset()):
         self.function = function
         self.target = target
         self.templates = templates
+        self.shared = shared
         self.flags: list[_Flag] = []
         self.barriers: list[pto.PipeBarrierOp] = []
         self.pairs = flag_pairs(target)
+
+    def remove_all(self) -> None:
+        """Take out every op this inserter put in (the function is as it was given)."""
+        for op in [op for flag in self.flags for op in flag.ops()] + list(self.barriers):
+            op.detach()
+            op.erase()
+        self.flags, self.barriers = [], []
 
     def _provisional(self) -> int:
         return _PROVISIONAL + len(self.flags)
@@ -334,8 +358,8 @@ class _Inserter:
         iw, ia, ic, iset = _index(wait), _index(pa), _index(pc), _index(setf)
         if not (ia < iw < ic or (flag.loop is not None and iw < ic and ia > ic)):
             return False
-        if iset > ia:
-            return True  # already after P
+        if iset > ia or (flag.src, flag.dst) in self.shared:
+            return True  # already after P, or the set may move past the waiting pipe's work
         between = list(block.ops)[iset + 1: ia + 1]
         return not any(_pipe_ops(op, flag.dst, self.templates) for op in between)
 
@@ -413,12 +437,12 @@ class _Inserter:
             busy |= taken.get(pair, set())
             event = next((e for e in range(limit) if e not in busy), None)
             if event is None:
-                raise PassOpError(
+                raise _OutOfIds(pair, PassOpError(
                     flag.set_op,
                     f"needs more than {limit} event ids for pipe pair {flag.src} -> {flag.dst} "
                     f"on target {self.target.name} (ids 0..{limit - 1}; flags of this pair live "
                     f"at the same time: {len(busy) + 1})",
-                )
+                ))
             live.setdefault(pair, []).append((event, end, index))
             for op in flag.ops():
                 op.properties["event_id"] = IntegerAttr(event, i64)
@@ -453,14 +477,35 @@ def _key(conflict: Conflict) -> tuple[int, int]:
 
 
 def insert_sync(function: func.FuncOp, target: Target) -> _Stats:
-    """Insert the synchronization `function` needs (module docstring); returns what was added."""
+    """Insert the synchronization `function` needs (module docstring); returns what was added.
+    A pipe pair that runs out of event ids is done again with its flags shared."""
     templates = Templates(target)
     conflicts, faults = static_conflicts(function, templates)
     if faults:
         err = faults[0]
         raise PassOpError(err.op, f"has a synchronization fault before pto-insert-sync: {err}") \
             if err.op is not None else PassFailedException(str(err))
-    inserter = _Inserter(function, target, templates)
+    shared: frozenset[tuple[Pipe, Pipe]] = frozenset()
+    while True:
+        inserter = _Inserter(function, target, templates, shared)
+        try:
+            _insert(inserter, conflicts)
+            break
+        except _OutOfIds as out:
+            if out.pair in shared:
+                raise out.error from None
+            inserter.remove_all()
+            shared |= {out.pair}
+    stats = _Stats(len(inserter.flags), len(inserter.barriers))
+    for flag in inserter.flags:
+        pair = (flag.src.value, flag.dst.value)
+        stats.by_pair[pair] = stats.by_pair.get(pair, 0) + 1
+    return stats
+
+
+def _insert(inserter: _Inserter, conflicts: list[Conflict]) -> None:
+    """Order every conflict, then assign the event ids (module docstring)."""
+    function, templates = inserter.function, inserter.templates
     seen: set[tuple[int, int, int, int]] = set()
     for _ in range(MAX_ROUNDS):
         if not conflicts:
@@ -487,11 +532,6 @@ def insert_sync(function: func.FuncOp, target: Target) -> _Stats:
             break
         apart |= pairs  # type: ignore[arg-type]
     assert not conflicts and not faults, "pto-insert-sync output is not clean"
-    stats = _Stats(len(inserter.flags), len(inserter.barriers))
-    for flag in inserter.flags:
-        pair = (flag.src.value, flag.dst.value)
-        stats.by_pair[pair] = stats.by_pair.get(pair, 0) + 1
-    return stats
 
 
 def _functions(module: ModuleOp) -> Iterator[func.FuncOp]:
