@@ -256,8 +256,24 @@ def _nine_tiles(target: str) -> str:
 }}"""
 
 
-def test_running_out_of_event_ids_names_the_pipe_pair():
+def test_nine_tiles_out_of_event_ids_share_one_flag_and_run_clean():
+    """Nine loop-carried mte1 -> mte2 flags need 9 of a2's 8 ids: the pair is inserted again
+    with its flags shared (every load of the next iteration waits for the last move)."""
     _, module = parse(_nine_tiles("a2"))
+    PtoInsertSyncPass().apply(None, module)  # type: ignore[arg-type]
+    sets = [op for op in module.walk() if isinstance(op, pto.SetFlagOp)
+            and (op.src_pipe.value, op.dst_pipe.value) == ("mte1", "mte2")]
+    assert len(sets) == 2 and {op.static_event for op in sets} == {0}  # before and in the loop
+    inputs = inputs_for(module)
+    same_outputs(run(module, inputs, True), run(module, inputs, False))
+
+
+def test_running_out_of_event_ids_names_the_pipe_pair():
+    """The kernel's own flags hold all 8 ids of the pair: even one shared flag has none left."""
+    own = "".join(f"    pto.set_flag mte1 -> mte2, {e}\n    pto.wait_flag mte1 -> mte2, {e}\n"
+                  for e in range(8))
+    text = _nine_tiles("a2").replace("    scf.for %i", own + "    scf.for %i", 1)
+    _, module = parse(text)
     with pytest.raises(PassOpError, match=r"needs more than 8 event ids for pipe pair "
                                           r"mte1 -> mte2 on target a2 \(ids 0\.\.7"):
         PtoInsertSyncPass().apply(None, module)  # type: ignore[arg-type]
