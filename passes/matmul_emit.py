@@ -26,7 +26,7 @@ from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from mmair.dialects import pto
 from mmair.dialects.locations import derive
 from mmair.passes.matmul_plan import Buffer, MatmulPlan
-from mmair.passes.multi_buffer import constant_index, innermost_loop, multi_buffer
+from mmair.passes.multi_buffer import SLOT_GROUP_ATTR, constant_index, innermost_loop, multi_buffer
 
 Index = int | SSAValue  # a static or runtime index
 
@@ -197,11 +197,32 @@ def lower_matmul(op: pto.MatmulOp, plan: MatmulPlan) -> list[tuple[Buffer, pto.A
     b_l1 = alloc(plan.b_l1(), "b_l1")
     a_l0a = alloc(plan.a_l0a(), "a_l0a")
     b_l0b = alloc(plan.b_l0b(), "b_l0b")
-    c_l0c = alloc(plan.c_l0c(), "c_l0c")
+    a_slots, b_slots = [a_l0a], [b_l0b]
+    if plan.subtiled and plan.slots(plan.a_l0a()) > 1:
+        # The L0 tiles of a subtiled step alternate between two slots move by move (CATLASS's
+        # ping-pong L0A / L0B), instead of `multi_buffer` over the step loop: a slot written
+        # twice in one clone of the unrolled loop loses the sync chain to the next round.
+        del allocs[-2:]
+        for slots, buf, name in ((a_slots, plan.a_l0a(), "a_l0a"), (b_slots, plan.b_l0b(), "b_l0b")):
+            slots.append(_alloc(root, buf, elem_types, f"{name}_s1"))
+            slots[0].name_hint = f"{name}_s0"
+            group = IntegerAttr(_next_group(block), i64)
+            for slot in slots:
+                assert isinstance(slot.owner, pto.AllocOp)
+                slot.owner.attributes[SLOT_GROUP_ATTR] = group
+    sub_m, sub_n = plan.sub_tiles
+    # one L0C tile per output sub-tile of an L1 tile (mad writes C[0:m, 0:n] of its dst)
+    c_tiles = [[alloc(plan.c_l0c(), "c_l0c" if (a, b) == (0, 0) else f"c_l0c_{a}_{b}")
+                for b in range(sub_n)] for a in range(sub_m)]
+    c_l0c = c_tiles[0][0]
     bias_l1 = bias_bt = None
+    bias_rows: list[tuple[SSAValue, SSAValue]] = []  # (L1, BT) per sub-tile column
     if plan.bias:
-        bias_l1 = alloc(plan.bias_l1(), "bias_l1")
-        bias_bt = alloc(plan.bias_bt(), "bias_bt")
+        for b in range(sub_n):
+            tag = "" if b == 0 else f"_{b}"
+            bias_rows.append((alloc(plan.bias_l1(), f"bias_l1{tag}"),
+                              alloc(plan.bias_bt(), f"bias_bt{tag}")))
+        bias_l1, bias_bt = bias_rows[0]
     m, n, k = plan.m, plan.n, plan.k
     ta, tb = plan.transpose_a, plan.transpose_b
     a_gm = op.a
@@ -225,7 +246,7 @@ def lower_matmul(op: pto.MatmulOp, plan: MatmulPlan) -> list[tuple[Buffer, pto.A
         load(root, op.b, b_l1, rows, cols)
 
     # With one K tile the A tile in L0A is the same for every j: move it once per i.
-    a_hoisted = plan.trips[2] == 1
+    a_hoisted = plan.trips[2] == 1 and not plan.subtiled
 
     def emit_a(em: _Emitter, i: Index, ms: Index, kk: Index, ks: Index) -> None:
         """A[i:i+ms, kk:kk+ks] into L0A (from the resident panel, or through an L1 tile)."""
@@ -254,25 +275,118 @@ def lower_matmul(op: pto.MatmulOp, plan: MatmulPlan) -> list[tuple[Buffer, pto.A
         em.emit(pto.MteL1L0AOp(a_l1, a_l0a, em.value(ms), em.value(ks), a_start,
                                transpose=plan.a_staged_transposed))
 
-    def emit_mad(em: _Emitter, k: Index, msv: SSAValue, nsv: SSAValue, ksv: SSAValue) -> None:
-        """The mad of the K step at offset `k`: the first (mad / mad_bias) at k = 0, else mad_acc;
-        `scf.if k == 0` when k is a runtime index."""
+    def emit_mad(em: _Emitter, k: Index, msv: SSAValue, nsv: SSAValue, ksv: SSAValue,
+                 c: SSAValue | None = None, bt: SSAValue | None = None,
+                 lhs: SSAValue | None = None, rhs: SSAValue | None = None) -> None:
+        """The mad of the K step at offset `k` into `c` (default: the L0C tile) from `lhs` and
+        `rhs` (default: the L0A and L0B tiles): the first (mad / mad_bias) at k = 0, else
+        mad_acc; `scf.if k == 0` when k is a runtime index."""
         off = plan.disable_gemv  # a5: one-row panels read the nz L0A with GEMV off
+        dst = c_l0c if c is None else c
+        bias = bias_bt if bt is None else bt
+        # the L0 tiles by name, late: the peeled GEMV row rebinds `a_l0a` to its nd tile
+        l0a = a_l0a if lhs is None else lhs
+        l0b = b_l0b if rhs is None else rhs
 
         def first() -> Operation:
-            if bias_bt is not None:
-                return pto.MadBiasOp(a_l0a, b_l0b, c_l0c, bias_bt, msv, nsv, ksv, off)
-            return pto.MadOp(a_l0a, b_l0b, c_l0c, msv, nsv, ksv, off)
+            if bias is not None:
+                return pto.MadBiasOp(l0a, l0b, dst, bias, msv, nsv, ksv, off)
+            return pto.MadOp(l0a, l0b, dst, msv, nsv, ksv, off)
 
         if isinstance(k, int):
-            em.emit(first() if k == 0 else pto.MadAccOp(a_l0a, b_l0b, c_l0c, msv, nsv, ksv, off))
+            em.emit(first() if k == 0 else pto.MadAccOp(l0a, l0b, dst, msv, nsv, ksv, off))
             return
         is_first = em.emit(arith.CmpiOp(k, em.value(0), "eq"), "first").results[0]
         then_ops = [first(), scf.YieldOp()]
-        else_ops = [pto.MadAccOp(a_l0a, b_l0b, c_l0c, msv, nsv, ksv, off), scf.YieldOp()]
+        else_ops = [pto.MadAccOp(l0a, l0b, dst, msv, nsv, ksv, off), scf.YieldOp()]
         em.emit(scf.IfOp(is_first, [], Region(Block(then_ops)), Region(Block(else_ops))))
 
+    def load_l1_tiles(em: _Emitter, i: Index, ms: Index, j: Index, ns: Index, kc: Index,
+                      cs: Index) -> None:
+        """The reloaded L1 tiles of the K range [kc, kc + cs): A[i:i+ms] and B[:, j:j+ns]."""
+        if not plan.a_panel:
+            if ta:
+                window = _window(em, op.a, [kc, i], [cs, ms], "a_win")
+                if plan.a_dn2nz:
+                    load(em, window, a_l1, ms, cs, dn2nz=True)
+                else:
+                    load(em, window, a_l1, cs, ms)
+            else:
+                load(em, _window(em, op.a, [i, kc], [ms, cs], "a_win"), a_l1, ms, cs)
+        if not plan.b_whole:
+            if tb:
+                load(em, _window(em, op.b, [j, kc], [ns, cs], "b_win"), b_l1, ns, cs)
+            else:
+                load(em, _window(em, op.b, [kc, j], [cs, ns], "b_win"), b_l1, cs, ns)
+
+    def l1_tile_body(em: _Emitter, i: Index, ms: Index, j: Index, ns: Index) -> None:
+        """Output L1 tile C[i:i+ms, j:j+ns] of a subtiled plan: per K range (a chunk, else
+        tile-k) its L1 tiles are loaded once and moved to L0 tile by tile, the sub-tile (a, b)
+        accumulating in L0C tile c_tiles[a][b]; then one fixpipe per sub-tile."""
+        for b, (row_l1, row_bt) in enumerate(bias_rows):
+            def bias_part(em: _Emitter, off: Index, size: Index, row_l1=row_l1,
+                          row_bt=row_bt) -> None:
+                assert op.bias is not None
+                jb = _add(em, j, off, "jb")
+                rank = len(op.bias.type.get_shape())  # type: ignore[union-attr]
+                offsets, sizes = ([jb], [size]) if rank == 1 else ([0, jb], [1, size])
+                load(em, _window(em, op.bias, offsets, sizes, "bias_win"), row_l1, 1, size)
+                em.emit(pto.MteL1BtOp(row_l1, row_bt, em.value(size)))
+            _sub_tile(em, ns, b, plan.tn, "nb", bias_part)
+
+        def chunk_body(em: _Emitter, kc: Index, cs: Index) -> None:
+            load_l1_tiles(em, i, ms, j, ns, kc, cs)
+
+            def step(em: _Emitter, kin: Index, ks: Index) -> None:
+                kg = _add(em, kc, kin, "kg")  # the step's K offset in the whole matmul
+                a_k = kg if plan.a_panel else kin
+                b_k = kg if plan.b_whole else kin
+                ksv = em.value(ks)
+                moves = [0, 0]  # A and B moves so far in this step: the slot of the next one
+
+                def slot(operand: int) -> SSAValue:
+                    slots = (a_slots, b_slots)[operand]
+                    moves[operand] += 1
+                    return slots[(moves[operand] - 1) % len(slots)]
+
+                for a in range(sub_m):
+                    def a_part(em: _Emitter, ioff: Index, msa: Index, a: int = a) -> None:
+                        start = (a_k, ioff) if plan.a_staged_transposed else (ioff, a_k)
+                        msv = em.value(msa)
+                        lhs = slot(0)
+                        em.emit(pto.MteL1L0AOp(a_l1, lhs, msv, ksv, _start(em, start),
+                                               transpose=plan.a_staged_transposed))
+                        for b in range(sub_n):
+                            def b_part(em: _Emitter, joff: Index, nsb: Index, b: int = b) -> None:
+                                jb = _add(em, j, joff, "jb") if plan.b_whole else joff
+                                nsv = em.value(nsb)
+                                rhs = slot(1)
+                                em.emit(pto.MteL1L0BOp(
+                                    b_l1, rhs, ksv, nsv,
+                                    _start(em, (jb, b_k) if tb else (b_k, jb)), transpose=tb))
+                                emit_mad(em, kg, msv, nsv, ksv, c_tiles[a][b],
+                                         bias_rows[b][1] if bias_rows else None, lhs, rhs)
+                            _sub_tile(em, ns, b, plan.tn, "nb", b_part)
+                    _sub_tile(em, ms, a, plan.tm, "ma", a_part)
+
+            _chunk_loop(em, cs, plan.tk, "kin", "ks", step)
+
+        _loop(em, k, plan.l1_k, "kc", "cs", chunk_body)
+        for a in range(sub_m):
+            def fix_row(em: _Emitter, ioff: Index, msa: Index, a: int = a) -> None:
+                for b in range(sub_n):
+                    def fix(em: _Emitter, joff: Index, nsb: Index, b: int = b) -> None:
+                        window = _window(em, op.c, [_add(em, i, ioff, "ia"), _add(em, j, joff, "jb")],
+                                         [msa, nsb], "c_win")
+                        em.emit(pto.FixpipeOp(c_tiles[a][b], window, em.value(msa),
+                                              em.value(nsb), quant=plan.quant))
+                    _sub_tile(em, ns, b, plan.tn, "nb", fix)
+            _sub_tile(em, ms, a, plan.tm, "ma", fix_row)
+
     def j_body(em: _Emitter, i: Index, ms: Index, j: Index, ns: Index) -> None:
+        if plan.subtiled:
+            l1_tile_body(em, i, ms, j, ns)
+            return
         if plan.bias:
             assert op.bias is not None and bias_l1 is not None and bias_bt is not None
             rank = len(op.bias.type.get_shape())  # type: ignore[union-attr]
@@ -300,20 +414,7 @@ def lower_matmul(op: pto.MatmulOp, plan: MatmulPlan) -> list[tuple[Buffer, pto.A
 
         def chunk_body(em: _Emitter, kc: Index, cs: Index) -> None:
             """One K chunk: its L1 tiles once, then tk steps from them into L0 (plan.chunked)."""
-            if not plan.a_panel:
-                if ta:
-                    window = _window(em, op.a, [kc, i], [cs, ms], "a_win")
-                    if plan.a_dn2nz:
-                        load(em, window, a_l1, ms, cs, dn2nz=True)
-                    else:
-                        load(em, window, a_l1, cs, ms)
-                else:
-                    load(em, _window(em, op.a, [i, kc], [ms, cs], "a_win"), a_l1, ms, cs)
-            if not plan.b_whole:
-                if tb:
-                    load(em, _window(em, op.b, [j, kc], [ns, cs], "b_win"), b_l1, ns, cs)
-                else:
-                    load(em, _window(em, op.b, [kc, j], [cs, ns], "b_win"), b_l1, cs, ns)
+            load_l1_tiles(em, i, ms, j, ns, kc, cs)
 
             def step(em: _Emitter, kin: Index, ks: Index) -> None:
                 kg = _add(em, kc, kin, "kg")  # the step's K offset in the whole matmul
@@ -357,11 +458,11 @@ def lower_matmul(op: pto.MatmulOp, plan: MatmulPlan) -> list[tuple[Buffer, pto.A
         if a_hoisted:
             emit_a(em, i, ms, 0, k)
 
-        _loop(em, n, plan.tn, "j", "ns", lambda em, j, ns: j_body(em, i, ms, j, ns))
+        _loop(em, n, plan.l1_n, "j", "ns", lambda em, j, ns: j_body(em, i, ms, j, ns))
 
     def tile_body(em: _Emitter, t: SSAValue) -> None:
-        """Output tile t (row-major over the Mt x Nt tiles) of a split kernel."""
-        mt, nt, _ = plan.trips
+        """Output tile t of a split kernel (`_tile_coordinates`: row-major, or swizzled)."""
+        mt, nt = plan.l1_trips
 
         def start(tile: Index, size: int, dim: int, name: str, size_name: str
                   ) -> tuple[Index, Index]:
@@ -373,19 +474,16 @@ def lower_matmul(op: pto.MatmulOp, plan: MatmulPlan) -> list[tuple[Buffer, pto.A
             rest = em.emit(arith.SubiOp(em.value(dim), at), f"{name}_rest").results[0]
             return at, em.emit(arith.MinSIOp(em.value(size), rest), size_name).results[0]
 
-        ti: Index = 0 if mt == 1 else t if nt == 1 else \
-            em.emit(arith.DivUIOp(t, em.value(nt)), "ti").results[0]
-        tj: Index = 0 if nt == 1 else t if mt == 1 else \
-            em.emit(arith.RemUIOp(t, em.value(nt)), "tj").results[0]
-        i, ms = start(ti, plan.tm, m, "i", "ms")
-        j, ns = start(tj, plan.tn, n, "j", "ns")
+        ti, tj = _tile_coordinates(em, t, mt, nt, plan.swizzle)
+        i, ms = start(ti, plan.l1_m, m, "i", "ms")
+        j, ns = start(tj, plan.l1_n, n, "j", "ns")
         if a_hoisted:
             emit_a(em, i, ms, 0, k)
         j_body(em, i, ms, j, ns)
 
     if plan.blocks > 1:
         # Block b computes output tiles b, b + block_num, ... (any launch size is covered).
-        mt, nt, _ = plan.trips
+        mt, nt = plan.l1_trips
         bid = root.emit(pto.BlockIdxOp(), "block").results[0]
         bnum = root.emit(pto.BlockNumOp(), "blocks").results[0]
         body = Block(arg_types=[IndexType()])
@@ -403,7 +501,7 @@ def lower_matmul(op: pto.MatmulOp, plan: MatmulPlan) -> list[tuple[Buffer, pto.A
         gemv_path = True
         i_body(root, m - 1, 1)
     else:
-        _loop(root, m, plan.tm, "i", "ms", i_body)
+        _loop(root, m, plan.l1_m, "i", "ms", i_body)
     for new in root.made:  # races and timing lines in the nest name the matmul's line
         derive(new, op)
     op.detach()
@@ -413,6 +511,70 @@ def lower_matmul(op: pto.MatmulOp, plan: MatmulPlan) -> list[tuple[Buffer, pto.A
         assert isinstance(value.owner, pto.AllocOp)
         found.append((buf, value.owner))
     return found
+
+
+def _next_group(block: Block) -> int:
+    """A slot group number (`SLOT_GROUP_ATTR`) no alloc of the enclosing module uses yet."""
+    root: Operation | None = block.parent_op()
+    while root is not None and root.parent_op() is not None:
+        root = root.parent_op()
+    groups = [a.attributes[SLOT_GROUP_ATTR] for a in (root.walk() if root else [])
+              if isinstance(a, pto.AllocOp) and SLOT_GROUP_ATTR in a.attributes]
+    return 1 + max((g.value.data for g in groups if isinstance(g, IntegerAttr)), default=0)
+
+
+def _sub_tile(em: _Emitter, total: Index, index: int, size: int, name: str,
+              body: Callable[[_Emitter, Index, Index], None]) -> None:
+    """body(em, offset, extent) of L0 tile `index` (offset index * size) of an L1 tile `total`
+    long. A static `total` skips the tiles it does not have. A runtime one (the last L1 tile)
+    clamps them to its last L0 tile, which they compute again and store with the same bits: a
+    guard (`scf.if`) would leave the pipe ops inside it out of the sync chains that
+    pto-insert-sync builds for every iteration (its static stream runs both branches)."""
+    off = index * size
+    if isinstance(total, int):
+        if off < total:
+            body(em, off, min(size, total - off))
+        return
+    if index == 0:
+        body(em, 0, em.emit(arith.MinSIOp(em.value(size), total), f"{name}0").results[0])
+        return
+    before = em.emit(arith.SubiOp(total, em.value(1)), f"{name}_end").results[0]
+    tiles = em.emit(arith.DivUIOp(before, em.value(size)), f"{name}_tiles").results[0]
+    last = em.emit(arith.MuliOp(tiles, em.value(size)), f"{name}_last").results[0]
+    at = em.emit(arith.MinSIOp(em.value(off), last), f"{name}{index}_at").results[0]
+    rest = em.emit(arith.SubiOp(total, at), f"{name}{index}_rest").results[0]
+    body(em, at, em.emit(arith.MinSIOp(em.value(size), rest), f"{name}{index}").results[0])
+
+
+def _tile_coordinates(em: _Emitter, t: SSAValue, mt: int, nt: int, swizzle: int
+                      ) -> tuple[Index, Index]:
+    """(row, column) of output tile t among mt x nt. swizzle 1: row-major (t // nt, t % nt);
+    s > 1: CATLASS's GemmIdentityBlockSwizzle<s, 0> order, strips of s tile rows walked column
+    by column, every other strip right to left, so that the tiles the cores run at the same
+    time share rows of A and columns of B (L2 locality)."""
+    if swizzle == 1 or mt == 1:
+        ti: Index = 0 if mt == 1 else t if nt == 1 else \
+            em.emit(arith.DivUIOp(t, em.value(nt)), "ti").results[0]
+        tj: Index = 0 if nt == 1 else t if mt == 1 else \
+            em.emit(arith.RemUIOp(t, em.value(nt)), "tj").results[0]
+        return ti, tj
+    s = min(swizzle, mt)
+    strip = em.emit(arith.DivUIOp(t, em.value(s * nt)), "strip").results[0]
+    within = em.emit(arith.RemUIOp(t, em.value(s * nt)), "in_strip").results[0]
+    base = em.emit(arith.MuliOp(strip, em.value(s)), "strip_row").results[0]
+    left = em.emit(arith.SubiOp(em.value(mt), base), "rows_left").results[0]
+    rows = em.emit(arith.MinSIOp(em.value(s), left), "strip_rows").results[0]
+    row = em.emit(arith.RemUIOp(within, rows), "row_in").results[0]
+    ti = em.emit(arith.AddiOp(base, row), "ti").results[0]
+    col = em.emit(arith.DivUIOp(within, rows), "col").results[0]
+    if nt == 1:
+        return ti, 0
+    # odd strips run right to left: tj = col + odd * (nt - 1 - 2 col)
+    odd = em.emit(arith.RemUIOp(strip, em.value(2)), "odd").results[0]
+    twice = em.emit(arith.MuliOp(col, em.value(2)), "col2").results[0]
+    back = em.emit(arith.SubiOp(em.value(nt - 1), twice), "back").results[0]
+    flip = em.emit(arith.MuliOp(odd, back), "flip").results[0]
+    return ti, em.emit(arith.AddiOp(col, flip), "tj").results[0]
 
 
 def multi_buffer_matmul(plan: MatmulPlan, allocs: Sequence[tuple[Buffer, pto.AllocOp]],

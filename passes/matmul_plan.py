@@ -86,6 +86,10 @@ class MatmulPlan:
     blocks: int = 1  # > 1: output tiles split over the cores by block index (the `blocks` option)
     k1: int = 0  # K of the L1 tiles (a multiple of tk, > tk): chunks of K moved to L0 in tk steps
     single_l0: bool = False  # L0A and L0B keep one slot (their multi_buffer slots do not fit)
+    single_l1: bool = False  # the A and B tiles of L1 keep one slot (the `l1-slots=1` option)
+    m1: int = 0  # M of the L1 tiles (a multiple of tm, > tm): L1 holds m1 / tm L0 tiles in M
+    n1: int = 0  # N of the L1 tiles (a multiple of tn, > tn)
+    swizzle: int = 1  # split kernels: output tiles in strips of this many tile rows (1: row-major)
 
     @property
     def chunked(self) -> bool:
@@ -102,6 +106,31 @@ class MatmulPlan:
     def chunks(self) -> int:
         """Trips of the K chunk loop (1 without chunks: the k loop is the tk loop)."""
         return -(-self.k // self.k1) if self.chunked else 1
+
+    @property
+    def l1_m(self) -> int:
+        """M of an L1 tile (and of the output tile one L1 tile computes): m1, else tm."""
+        return self.m1 or self.tm
+
+    @property
+    def l1_n(self) -> int:
+        return self.n1 or self.tn
+
+    @property
+    def subtiled(self) -> bool:
+        """An L1 tile holds several L0 tiles in M or N (m1 > tm or n1 > tn): loaded from GM
+        once, moved to L0A / L0B tile by tile, each output sub-tile in its own L0C tile."""
+        return self.l1_m > self.tm or self.l1_n > self.tn
+
+    @property
+    def sub_tiles(self) -> tuple[int, int]:
+        """L0 tiles of one L1 tile in M and N (1, 1 unless subtiled)."""
+        return self.l1_m // self.tm, self.l1_n // self.tn
+
+    @property
+    def l1_trips(self) -> tuple[int, int]:
+        """Trips over the L1 tiles in M and N (the output tiles of the i / j loops)."""
+        return -(-self.m // self.l1_m), -(-self.n // self.l1_n)
 
     @property
     def a_dn2nz(self) -> bool:
@@ -140,14 +169,14 @@ class MatmulPlan:
         if self.m == 1 and self.gemv_nd:
             return self.a_row_buffers()[0]
         if self.a_staged_transposed:  # A^T, in the layout the transposing load reads (b32: zz)
-            return Buffer("A", "l1", (kk, self.tm), self.lhs,
+            return Buffer("A", "l1", (kk, self.l1_m), self.lhs,
                           isa_params.a_l1_layout_for_transpose(self.lhs))
-        return Buffer("A", "l1", (self.tm, kk), self.lhs, "nz")
+        return Buffer("A", "l1", (self.l1_m, kk), self.lhs, "nz")
 
     def b_l1(self) -> Buffer:
         g = self.granularity
         kk = _round_up(self.k, g) if self.b_whole else self.l1_k
-        nn = _round_up(self.n, g) if self.b_whole else self.tn
+        nn = _round_up(self.n, g) if self.b_whole else self.l1_n
         if self.transpose_b:
             return Buffer("B", "l1", (nn, kk), self.rhs, "nz")
         return Buffer("B", "l1", (kk, nn), self.rhs, isa_params.b_l1_layout_for_transpose(self.rhs))
@@ -179,6 +208,16 @@ class MatmulPlan:
     def bias_bt(self) -> Buffer:
         return Buffer("bias", "bt", (1, self.tn), self.acc, "nd")
 
+    def copies(self, buf: Buffer) -> int:
+        """Tiles of `buf` one L1 tile needs at a time: an L0C tile per output sub-tile and a
+        bias row per sub-tile column (1 unless subtiled)."""
+        sm, sn = self.sub_tiles
+        if buf.role == "C":
+            return sm * sn
+        if buf.role == "bias":
+            return sn
+        return 1
+
     def buffers(self) -> list[Buffer]:
         found = [self.a_l1(), self.b_l1(), self.a_l0a(), self.b_l0b(), self.c_l0c()]
         if self.bias:
@@ -196,6 +235,17 @@ class MatmulPlan:
         def innermost(*trips: int) -> int:
             return next((t for t in trips if t > 1), 1)
 
+        if self.subtiled:  # L1 tiles in the K loop (chunks or tk), L0 tiles in tk steps inside
+            mt1, nt1 = self.l1_trips
+            chunks = self.chunks if self.chunked else kt
+            inner = -(-self.k1 // self.tk) if self.chunked else 1
+            if buf.role == "A" and buf.space == "l1":
+                return mt1 if self.a_panel else innermost(chunks, nt1, mt1)
+            if buf.role == "B" and buf.space == "l1":
+                return 1 if self.b_whole else innermost(chunks, nt1, mt1)
+            if buf.role in ("A", "B"):
+                return innermost(inner, chunks, nt1, mt1)
+            return innermost(nt1, mt1)
         if self.chunked:  # L1 tiles in the chunk loop, L0 tiles in the tk loop inside it
             inner = -(-self.k1 // self.tk)
             if buf.role == "A" and self.a_panel and buf.space == "l1":
@@ -220,6 +270,8 @@ class MatmulPlan:
         if self.single_c and buf.role in ("C", "bias"):
             return 1
         if self.single_l0 and buf.space in ("l0a", "l0b"):
+            return 1
+        if self.single_l1 and buf.space == "l1" and buf.role in ("A", "B"):
             return 1
         return self.multi_buffer
 
@@ -247,15 +299,16 @@ def _overflows(plan: MatmulPlan) -> list[tuple[str, str, int, int]]:
     for space, bufs in per_space.items():  # the L0 buffers first: they bound the tiles
         if not bufs:
             continue
-        need = sum(b.footprint() * plan.slots(b) for b in bufs)
+        need = sum(b.footprint() * plan.slots(b) * plan.copies(b) for b in bufs)
         capacity = cap[space]
         assert capacity is not None
         if need > capacity:
-            if len(bufs) == 1 and plan.slots(bufs[0]) == 1:
+            if len(bufs) == 1 and plan.slots(bufs[0]) * plan.copies(bufs[0]) == 1:
                 what = f"the {bufs[0].describe()} needs"
             else:
                 what = " + ".join(
-                    f"{b.describe()} {_times(plan.slots(b))}{b.footprint()} B" for b in bufs
+                    f"{b.describe()} {_times(plan.slots(b) * plan.copies(b))}{b.footprint()} B"
+                    for b in bufs
                 ) + " need"
             problems.append((space, what, need, capacity))
     return problems
@@ -268,10 +321,17 @@ def _times(slots: int) -> str:
 def plan_matmul(
     op: pto.MatmulOp, target: Target, tile_m: int = 0, tile_n: int = 0, tile_k: int = 0,
     multi_buffer: int = 1, blocks: int = 1, tile_k_l1: int = 0, single_l0: bool = False,
+    single_l1: bool = False, c_slots: int = 0, tile_m_l1: int = 0, tile_n_l1: int = 0,
+    swizzle: int = 1,
 ) -> MatmulPlan:
     """Choose the tiles and the reuse for a verified `op` (0 = automatic tile size) with
     `multi_buffer` slots per reloaded tile, its output tiles split over `blocks` cores. Raises
-    PassOpError when a given tile is not a legal multiple or does not fit its buffers."""
+    PassOpError when a given tile is not a legal multiple or does not fit its buffers.
+
+    `single_l0` / `single_l1`: one slot for L0A and L0B / for the A and B tiles of L1;
+    `c_slots`: slots of L0C (0: `multi_buffer` where they fit, else one; 1; 2: an error where
+    they do not fit); `tile_m_l1` / `tile_n_l1`: M / N of the L1 tiles (0: the L0 tile's, else
+    a multiple of it); `swizzle`: the order of a split kernel's output tiles (`MatmulPlan`)."""
     m, n, k = op.problem()
     lhs, rhs, out = op.element_names()
     acc = pto.matmul_accumulator(target, lhs, rhs)
@@ -281,7 +341,8 @@ def plan_matmul(
     g = granularity(target, lhs, rhs, ta, tb)
     limit = MAX_TILE // g * g
     for name, value in (("tile-m", tile_m), ("tile-n", tile_n), ("tile-k", tile_k),
-                        ("tile-k-l1", tile_k_l1)):
+                        ("tile-k-l1", tile_k_l1), ("tile-m-l1", tile_m_l1),
+                        ("tile-n-l1", tile_n_l1)):
         if value < 0 or value % g or value > limit:
             raise PassOpError(
                 op,
@@ -308,7 +369,12 @@ def plan_matmul(
             break
     if multi_buffer < 1:
         raise PassOpError(op, f"requires multi-buffer >= 1, got {multi_buffer}")
+    if c_slots not in (0, 1, 2):
+        raise PassOpError(op, f"requires l0c-slots in 0 (chosen), 1, 2, got {c_slots}")
+    if swizzle < 1:
+        raise PassOpError(op, f"requires swizzle >= 1 (tile rows per strip), got {swizzle}")
     split = blocks > 1
+    m1 = n1 = 0  # the L1 tiles in M and N, once tm and tn are known
 
     k1 = 0  # the L1 K chunk, once tk is known
 
@@ -319,10 +385,12 @@ def plan_matmul(
             target, m, n, k, lhs, rhs, out, acc, quant, ta, tb, op.bias is not None,
             rows, cols, tk, g, a_panel and not split, b_whole, multi_buffer, blocks=blocks,
             k1=k1 if k1 > tk and m % rows != 1 else 0, single_l0=single_l0,
+            single_l1=single_l1, single_c=c_slots == 1, m1=m1 if m1 > rows else 0,
+            n1=n1 if n1 > cols else 0, swizzle=swizzle,
         )
         # Ping-pong L0C only where its slots (and the bias's) fit: it overlaps the fixpipe of
         # one C tile with the mads of the next, a smaller gain than the operand slots.
-        if any(space in ("l0c", "bt") for space, *_ in _overflows(plan)):
+        if not c_slots and any(space in ("l0c", "bt") for space, *_ in _overflows(plan)):
             plan = replace(plan, single_c=True)
         return plan
 
@@ -367,6 +435,25 @@ def plan_matmul(
             )
         tm, tn = found
 
+    # (against the given L0 tile: one clamped to its dimension makes a single L1 tile)
+    for name, value, tile in (("tile-m-l1", tile_m_l1, tile_m or tm),
+                              ("tile-n-l1", tile_n_l1, tile_n or tn)):
+        if value and value % tile:
+            raise PassOpError(
+                op,
+                f"requires {name} to be a multiple of {name[:6]} = {tile} (an L1 tile holds "
+                f"whole L0 tiles), got {value}",
+            )
+    if tile_m_l1 > tm and m % tm == 1 and not target.gemv_disable:
+        raise PassOpError(
+            op,
+            f"tile-m-l1 = {tile_m_l1} with a one-row panel (M = {m}, M mod tile-m = 1) is not "
+            f"supported on target {target.name}: the row runs on the GEMV path, whose L0A is an "
+            f"nd vector of its own; choose tile-m-l1 = 0 or a tile-m with M mod tile-m != 1",
+        )
+    # An L1 tile never needs more than its dimension (whole L0 tiles).
+    m1 = min(tile_m_l1, _round_up(m, tm))
+    n1 = min(tile_n_l1, _round_up(n, tn))
     if tile_k_l1:  # chunks of K in L1: a multiple of tile-k (automatic: the largest that divides)
         k1 = tile_k_l1
         if tile_k and k1 > tile_k and k1 % tile_k:
@@ -388,8 +475,9 @@ def plan_matmul(
         space, what, need, capacity = problems[0]
         given = ", ".join(
             f"{name} = {v}"
-            for name, v in (("tile-m", tm), ("tile-n", tn), ("tile-k", tk))
-        )
+            for name, v in (("tile-m", tm), ("tile-n", tn), ("tile-k", tk),
+                            ("tile-m-l1", plan.m1), ("tile-n-l1", plan.n1)) if v
+        ) + (", l0c-slots = 2" if c_slots == 2 and space in ("l0c", "bt") else "")
         raise PassOpError(
             op,
             f"tiles {given} do not fit {space}: {what} {need} bytes, {space} capacity "
@@ -400,7 +488,8 @@ def plan_matmul(
 
 def _choose_reuse(plan: MatmulPlan, make: Callable[..., MatmulPlan]) -> MatmulPlan:
     """The reuse (A panel, whole B) that saves the most GM loads among those that fit."""
-    mt, nt, kt = plan.trips
+    kt = plan.trips[2]
+    mt, nt = plan.l1_trips  # the loads are of L1 tiles
     tiles = mt * nt * kt
     ranges = plan.target.nd2nz_ranges(plan.a_dn2nz)
     plain = plan.target.nd2nz_ranges()

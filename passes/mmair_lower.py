@@ -84,6 +84,18 @@ class MmairLowerPass(ModulePass):
     l0_slots: int = 0
     """`pto-tile-matmul`'s slots of L0A / L0B (0: chosen by the cost model, 1, 2)."""
 
+    l1_slots: int = 0
+    l0c_slots: int = 0
+    """`pto-tile-matmul`'s slots of the L1 tiles of A and B, and of L0C (0: chosen, 1, 2)."""
+
+    tile_m_l1: int = 0
+    tile_n_l1: int = 0
+    """`pto-tile-matmul`'s L1 tiles in M and N (0: tile-m / tile-n; else multiples of them)."""
+
+    swizzle: int = 0
+    """`pto-tile-matmul`'s order of a split kernel's output tiles (0: chosen, 1: row-major,
+    s > 1: CATLASS-style strips of s tile rows)."""
+
     tiling: str = "model"
     """`pto-tile-matmul`'s choice of automatic sizes: "model" (the cost model) or "rule"."""
 
@@ -95,7 +107,10 @@ class MmairLowerPass(ModulePass):
         PtoTileMatmulPass(target=self.target, tile_m=self.tile_m, tile_n=self.tile_n,
                           tile_k=self.tile_k, tile_k_l1=self.tile_k_l1,
                           multi_buffer=self.multi_buffer, blocks=self.blocks,
-                          l0_slots=self.l0_slots, tiling=self.tiling).apply(ctx, op)
+                          l0_slots=self.l0_slots, l1_slots=self.l1_slots,
+                          l0c_slots=self.l0c_slots, tile_m_l1=self.tile_m_l1,
+                          tile_n_l1=self.tile_n_l1, swizzle=self.swizzle,
+                          tiling=self.tiling).apply(ctx, op)
         resolve_target(op, self.target, self.name)
         functions = [f for f in op.walk()
                      if isinstance(f, func.FuncOp) and f.sym_name.data in lowered]

@@ -41,14 +41,39 @@ at a time (the k loop becomes a chunk loop with a tile-k loop inside; CATLASS's 
 All sizes are multiples of the granularity g = lcm(16, C0 of both operands, the transpose block
 of a hardware transposed operand): 16 for f16/bf16/f32, 32 for 8-bit, 64 for 4-bit types.
 Automatic sizes (`tiling=model`, the default) are the cost model's: `passes/matmul_choice.py`
-estimates every legal plan (L0 tiles, chunk, slots of L0A/L0B, the reuse below) from
-`isa/ascend/costs.py` and takes the fastest; with all of tile-m, tile-n and tile-k given the plan
+estimates every legal plan (L1 and L0 tiles, chunk, slots of L1, L0A/L0B and L0C, the reuse
+below, the tile order of a split kernel) from `isa/ascend/costs.py` and takes the fastest; with all of tile-m, tile-n and tile-k given the plan
 is exactly theirs (no chunk unless tile-k-l1 is given). `tiling=rule` keeps the fixed rule:
 tile-m = tile-n = min(128, M or N rounded up to g) (tile-m: but see one-row panels above) and the
 largest tile-k (a multiple of g, at most K rounded up, at most 4095) whose A and B tiles fit L0A
 and L0B. Given tiles are checked:
 a tile that does not fit L0A, L0B, L0C or L1 is an error naming the buffer, the bytes it needs and
 the capacity.
+
+L1 tiles in M and N: `tile-m-l1` / `tile-n-l1` (multiples of tile-m / tile-n; 0 = the L0 tile)
+make the output tile of the i / j loops an L1 tile of m1 x n1 that holds (m1 / tile-m) x
+(n1 / tile-n) L0 tiles: per K range (a chunk, else tile-k) the L1 tiles of A (m1 rows) and B (n1
+columns) are loaded from GM once and moved to L0A / L0B one L0 tile at a time (the `[row, col]`
+source start of the moves), A once per row of L0 tiles and B for each L0 tile, as CATLASS's
+block MMAD moves its L1 tile in L0TileShape parts. `mad` writes C[0:m, 0:n] of its L0C tile, so
+each output sub-tile accumulates in an L0C tile of its own (m1 x n1 of L0C in all, as CATLASS's
+L0C tile of L1TileShape::M x N) and has its own fixpipe; a bias row per sub-tile column is loaded
+into its own BT tile. With two L0 slots the moves alternate between them move by move. In the last
+L1 tile of a dimension that does not divide, the sub-tiles past its end are clamped to its last
+one and computed again (same bits, same place): guarding them with `scf.if` would leave their
+pipe ops out of the per-iteration sync chains. A one-row panel (M mod tile-m = 1) takes no L1
+tile in M on targets without `disable_gemv` (an error when given).
+
+Slots per buffer (with multi-buffer = 2): `l0-slots`, `l1-slots`, `l0c-slots` fix the slots of
+L0A / L0B, of the reloaded A and B tiles of L1, and of L0C and the bias rows: 0 the cost model's
+choice, 1 one slot, 2 two (`l0c-slots=2` is an error where two do not fit; 0 under `tiling=rule`
+and with all tiles given keeps the rule of earlier releases, two where they fit).
+
+Work split (blocks > 1): block b computes output tiles b, b + block_num, ...; `swizzle` orders
+them: 1 row-major (earlier releases), s > 1 CATLASS's GemmIdentityBlockSwizzle<s, 0> (strips of s
+tile rows walked column by column, every other strip right to left), so that the tiles the cores
+run at the same time share A rows and B columns in L2; 0 (the default) lets the cost model
+choose, which keeps 1 unless the operands exceed L2 (`matmul_choice._wave_misses`).
 
 Operand reuse (L1 is 8x L0A, so whole operand panels often fit): with Mt x Nt x Kt tiles, plain
 tiling loads Mt*Nt*Kt A tiles and as many B tiles from GM. The pass keeps, where L1 has room,
@@ -111,6 +136,21 @@ class PtoTileMatmulPass(ModulePass):
     l0_slots: int = 0
     """Slots of L0A / L0B with multi-buffer > 1: 0 chosen by the cost model, 1 one slot (L1 and
     L0C still ping-pong), 2 the multi-buffer slots."""
+    l1_slots: int = 0
+    """Slots of the reloaded A and B tiles of L1 with multi-buffer > 1: 0 chosen by the cost
+    model, 1 one slot, 2 the multi-buffer slots."""
+    l0c_slots: int = 0
+    """Slots of L0C (and the bias rows) with multi-buffer > 1: 0 chosen by the cost model
+    (`tiling=rule`: two where they fit), 1 one slot, 2 two (an error where they do not fit)."""
+    tile_m_l1: int = 0
+    tile_n_l1: int = 0
+    """M / N of the L1 tiles (0: tile-m / tile-n): a multiple of tile-m / tile-n, so that L1
+    holds several L0 tiles, loaded from GM once and moved to L0A / L0B tile by tile, each
+    output sub-tile accumulating in an L0C tile of its own (module docstring, "L1 tiles")."""
+    swizzle: int = 0
+    """Order of a split kernel's output tiles (blocks > 1): 1 row-major, s > 1 strips of s tile
+    rows walked column by column (CATLASS's GemmIdentityBlockSwizzle), 0 chosen by the cost
+    model for L2 locality (1 where the estimates tie)."""
     tiling: str = "model"
     """How automatic sizes are chosen: "model" (the cost model's fastest plan,
     `passes/matmul_choice.py`) or "rule" (the fixed rule of the module docstring, "Tiles")."""
@@ -125,19 +165,29 @@ class PtoTileMatmulPass(ModulePass):
         if self.tiling not in TILINGS:
             raise PassFailedException(
                 f"{self.name}: tiling must be one of {', '.join(TILINGS)}, got '{self.tiling}'")
-        if self.l0_slots not in (0, 1, 2):
+        for option, value in (("l0-slots", self.l0_slots), ("l1-slots", self.l1_slots),
+                              ("l0c-slots", self.l0c_slots)):
+            if value not in (0, 1, 2):
+                raise PassFailedException(
+                    f"{self.name}: {option} must be 0 (chosen), 1 or 2, got {value}")
+        if self.swizzle < 0:
             raise PassFailedException(
-                f"{self.name}: l0-slots must be 0 (chosen), 1 or 2, got {self.l0_slots}")
+                f"{self.name}: swizzle must be 0 (chosen) or a number of tile rows >= 1, got "
+                f"{self.swizzle}")
         for matmul in [o for o in op.walk() if isinstance(o, pto.MatmulOp)]:
             target = pto.target_of(matmul)
             if self.tiling == "model":
                 plan = choose_plan(matmul, target, self.tile_m, self.tile_n, self.tile_k,
                                    self.multi_buffer, self.blocks, self.tile_k_l1,
-                                   l0_slots=self.l0_slots)
+                                   l0_slots=self.l0_slots, l1_slots=self.l1_slots,
+                                   l0c_slots=self.l0c_slots, tile_m_l1=self.tile_m_l1,
+                                   tile_n_l1=self.tile_n_l1, swizzle=self.swizzle)
             else:
                 plan = plan_matmul(matmul, target, self.tile_m, self.tile_n, self.tile_k,
                                    self.multi_buffer, self.blocks, self.tile_k_l1,
-                                   self.l0_slots == 1)
+                                   self.l0_slots == 1, single_l1=self.l1_slots == 1,
+                                   c_slots=self.l0c_slots, tile_m_l1=self.tile_m_l1,
+                                   tile_n_l1=self.tile_n_l1, swizzle=self.swizzle or 1)
             allocs = lower_matmul(matmul, plan)
             multi_buffer_matmul(plan, allocs, self.jam_l0c)
 
