@@ -90,6 +90,22 @@ def read_only_gm(module: ModuleOp) -> frozenset[SSAValue]:
                      if isinstance(arg.type, MemRefType) and arg not in written)
 
 
+_DATA_READS = frozenset({"memref.load", "memref.copy", "pto.gather_mask"})
+"""Ops of `GM_WRITES_KNOWN` whose values come from data bytes: a scalar load (its value may steer
+control flow or sizes), a copy (a later load may read it) and the GatherMask kept count (a pipe
+op with a result, which runs its kernel even under `timing_only`)."""
+
+
+def timing_needs_no_data(module: ModuleOp) -> bool:
+    """True when a `timing_only` run of `module` cannot depend on the bytes of its inputs: every
+    op is in `GM_WRITES_KNOWN` (or `arith`) and none of them reads data into a value
+    (`_DATA_READS`). Then only the shapes of its GM arguments matter (events, footprints and
+    costs follow from addresses and sizes), so the run allocates them without filling them
+    (`prepare_arguments`'s `fill`)."""
+    return all((op.name in GM_WRITES_KNOWN and op.name not in _DATA_READS) or
+               op.name.startswith("arith.") for op in module.walk())
+
+
 class InputError(Exception):
     """A problem with the inputs given for a run (missing, wrong shape or dtype, unknown name)."""
 
@@ -201,11 +217,13 @@ def _scalar_type(t: Attribute) -> bool:
 
 def prepare_arguments(
     entry: func.FuncOp, inputs: dict[str, Any], seed: int = 0,
-    max_gm_bytes: int | None = DEFAULT_MAX_GM_BYTES,
+    max_gm_bytes: int | None = DEFAULT_MAX_GM_BYTES, fill: bool = True,
 ) -> tuple[list[str], list[Any]]:
     """Argument names and values for `entry`: copies of the given arrays, random data for missing
-    memrefs (at most `max_gm_bytes` each). Raises InputError for unknown names, bad shapes/dtypes,
-    missing scalars and random inputs beyond the size limit."""
+    memrefs (at most `max_gm_bytes` each; with `fill` False, arrays of the shape whose bytes are
+    left as the allocator gives them: a timing-only run that reads none, `timing_needs_no_data`).
+    Raises InputError for unknown names, bad shapes/dtypes, missing scalars and random inputs
+    beyond the size limit."""
     names = argument_names(entry)
     unknown = sorted(set(inputs) - set(names))
     if unknown:
@@ -230,7 +248,8 @@ def prepare_arguments(
                     check_gm_size(t.get_shape(), memref_dtype(t), max_gm_bytes, f"argument '{name}'")
                 except ExecutionError as err:
                     raise InputError(err.message) from None
-                values.append(random_array(t, rng))
+                values.append(random_array(t, rng) if fill else
+                              np.empty(_static_shape(t), dtype=memref_dtype(t)))
             else:
                 values.append(_check_array(name, t, np.asarray(given)))
         elif _scalar_type(t):
@@ -329,7 +348,8 @@ def run_module(
                            sync_check, numerics, blocks, coverage, 1 if jobs is None else jobs,
                            timing, timing_only, costs)
     entry_op = find_entry(module, entry)
-    names, values = prepare_arguments(entry_op, dict(inputs or {}), seed, max_gm_bytes)
+    names, values = prepare_arguments(entry_op, dict(inputs or {}), seed, max_gm_bytes,
+                                      fill=not (timing_only and timing_needs_no_data(module)))
     target_name = module_target(module, target)
     from mmair.executor.tcgen05.cta_pair import run_pair, uses_cta_pair
 
@@ -438,7 +458,8 @@ def _run_blocks(module: ModuleOp, entry: str | None, inputs: dict[str, Any] | No
     from mmair.executor.engine.multicore import Launch, check_blocks
 
     entry_op = find_entry(module, entry)
-    names, values = prepare_arguments(entry_op, dict(inputs or {}), seed, max_gm_bytes)
+    names, values = prepare_arguments(entry_op, dict(inputs or {}), seed, max_gm_bytes,
+                                      fill=not (timing_only and timing_needs_no_data(module)))
     target_name = module_target(module, target)
     memories: list[Memory] = []
     interps: list[MmairInterpreter] = []

@@ -403,6 +403,7 @@ def run(args: argparse.Namespace) -> int:
         InputError,
         find_entry,
         run_module,
+        timing_needs_no_data,
     )
     from mmair.executor.upstream.memref import DEFAULT_MAX_GM_BYTES
 
@@ -456,7 +457,8 @@ def run(args: argparse.Namespace) -> int:
         inputs = {name: _input_value(name, path, memrefs, args.raw_bits) for name, path in inputs_spec}
         expected = {name: _expected_value(name, path, memrefs, args.raw_bits)
                     for name, path in checks_spec}
-        inputs.update(_random_inputs(entry, inputs, args.inputs, args.seed, max_gm_bytes))
+        if not (args.timing_only and timing_needs_no_data(module)):  # else: shapes only
+            inputs.update(_random_inputs(entry, inputs, args.inputs, args.seed, max_gm_bytes))
         result = run_module(module, entry.sym_name.data, inputs, ascend, args.seed,
                             max_ops, max_gm_bytes, sync_check=args.sync_check == "on",
                             numerics=args.numerics,

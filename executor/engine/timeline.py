@@ -236,6 +236,9 @@ class Timeline:
         """The `pto.sync_all` events of each all-core barrier of a multi-core launch."""
         self.waits: dict[int, int] = {}
         """Per core: cycles its sync_alls waited for the other cores (after `slices`)."""
+        self._costs_by_key: dict[tuple, Cost] = {}
+        """`op_issued`'s cache: (id(op), its integer operands...) -> `Cost`."""
+        self._cost_ops: list[Any] = []
 
     def barrier(self, events: list[Event]) -> None:
         """`executor.multicore.Launch`: every core reached a `pto.sync_all` (one event per core,
@@ -249,8 +252,20 @@ class Timeline:
     # --- costs --------------------------------------------------------------------------------
 
     def op_issued(self, ev: Event, args: Sequence[Any]) -> None:
-        """`IssueSeam` hook: the cost of pipe op `ev` from its runtime operands `args`."""
-        self.shapes[id(ev)] = op_cost(self.costs, ev.op, ev.kind, args)
+        """`IssueSeam` hook: the cost of pipe op `ev` from its runtime operands `args`, computed
+        once per op and tuple of integer operands (`_cost_key`): a loop body's ops repeat the
+        same few sizes, and `op_cost` reads xDSL properties per call (speed only)."""
+        op = ev.op
+        kind = ev.kind
+        if kind in _INT_COSTED:
+            key = (id(op), *[a if type(a) is int else _int_or_none(a) for a in args])
+            cost = self._costs_by_key.get(key)
+            if cost is None:
+                cost = self._costs_by_key[key] = op_cost(self.costs, op, kind, args)
+                self._cost_ops.append(op)  # keeps id(op) unique while the cache lives
+        else:
+            cost = op_cost(self.costs, op, kind, args)
+        self.shapes[id(ev)] = cost
 
     def set_cost(self, ev: Event, cycles: int, shape: str = "", level: str = "",
                  nbytes: int = 0) -> None:
@@ -590,6 +605,19 @@ _RAW_COSTS = {
     "mmad": _cost_mmad,
     "fixpipe_copy": _cost_fixpipe_copy,
 }
+
+_INT_COSTED: frozenset[str] = frozenset(
+    (*_MADS, "fixpipe", "mte_l1_l0a", "mte_l1_l0b", "mte_l1_bt", "mte_gm_l1", *_RAW_COSTS))
+"""Kinds whose `op_cost` depends on the op and its integer operands only (`_sizes`), not on the
+tiles or views it is given (`mte_gm_ub` reads a tile's bytes): `Timeline.op_issued` caches them."""
+
+
+def _int_or_none(value: Any) -> int | None:
+    """A numpy integer operand as an int (a cost key); None for a tile, a view, anything else."""
+    import numpy as np
+
+    return int(value) if isinstance(value, np.integer) else None
+
 
 COSTED_KINDS: frozenset[str] = frozenset(
     (*_MADS, "fixpipe", "mte_l1_l0a", "mte_l1_l0b", "mte_l1_bt", "mte_gm_l1", "mte_gm_ub",
