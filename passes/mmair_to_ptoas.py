@@ -45,8 +45,8 @@ from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from mmair.dialects import pto
-from mmair.dialects.ptoas import PTOAS
 from mmair.dialects.ptoas import ops as P
+from mmair.dialects.ptoas.dialect import PTOAS
 from mmair.dialects.ptoas.types import (
     KernelKindAttr,
     PartitionTensorViewType,

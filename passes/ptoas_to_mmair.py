@@ -47,9 +47,9 @@ from xdsl.rewriter import Rewriter
 from xdsl.utils.exceptions import DiagnosticException
 
 from mmair.dialects import pto, ptoas
+from mmair.dialects.origin import ORIGIN
 from mmair.dialects.ptoas import ops as P
 from mmair.dialects.ptoas import sync as S
-from mmair.dialects.ptoas.origin import ORIGIN
 from mmair.dialects.ptoas.types import PACKED_ELEMENTS, F8E8M0Type, PtrType, TileBufType
 from mmair.dialects.types import element_name_or_none
 from mmair.isa.ascend.targets import ELEMENT_TYPES, get_target

@@ -94,7 +94,7 @@ class VptoState:
     # -- values ---------------------------------------------------------------------------------
 
     def _insert(self, at: Operation, new: Operation) -> Operation:
-        from mmair.dialects.ptoas.origin import ORIGIN
+        from mmair.dialects.origin import ORIGIN
 
         new.location = at.location
         ORIGIN[new] = at.name

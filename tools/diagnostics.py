@@ -23,7 +23,7 @@ from xdsl.utils.lexer import Span, Token
 from xdsl.utils.mlir_lexer import MLIRLexer, MLIRTokenKind
 
 from mmair.dialects.locations import op_location
-from mmair.dialects.ptoas.origin import rename_in
+from mmair.dialects.origin import rename_in
 from mmair.dialects.value_names import record_written_names, value_label
 
 

@@ -4,34 +4,25 @@ tonibohnlein/PTOAS e32488c9): its types, enum attributes and the cube subset of 
 PTOAS and mmair both use the `pto.` prefix, so a PTOAS file is parsed in a context of its own
 (`ptoas_context`); `mmair.dialects.ptoas.detect` says when a text is PTOAS's and which op names
 mmair refuses; passes/ptoas_to_mmair.py rewrites the ops into mmair's pto ops.
+
+The dialect object (`PTOAS`, dialects/ptoas/dialect.py) is imported on first use: every tool
+imports this package to ask whether its input is PTOAS text, and building the dialect costs
+about 70 ms of start-up that an mmair file does not need.
 """
 
+from __future__ import annotations
+
+from typing import Any
+
 from xdsl.context import Context
-from xdsl.ir import Dialect
 
-from mmair.dialects.ptoas.ops import TILE_OPS
-from mmair.dialects.ptoas.sync import SYNC_ATTRS, SYNC_OPS
-from mmair.dialects.ptoas.types import (
-    ELEMENT_TYPES,
-    TEMPLATE_ATTRS,
-    EventAttr,
-    KernelKindAttr,
-    LayoutAttr,
-    PartitionTensorViewType,
-    PipeAttr,
-    PtrType,
-    TensorViewType,
-    TileBufType,
-)
-from mmair.dialects.ptoas.vpto import VPTO_OPS
-from mmair.dialects.types import HiF8Type
 
-PTOAS = Dialect(
-    "pto",
-    [*TILE_OPS, *SYNC_OPS, *VPTO_OPS],
-    [PtrType, TensorViewType, PartitionTensorViewType, TileBufType, KernelKindAttr, PipeAttr,
-     EventAttr, LayoutAttr, *SYNC_ATTRS, *TEMPLATE_ATTRS, HiF8Type, *ELEMENT_TYPES],
-)
+def __getattr__(name: str) -> Any:
+    if name == "PTOAS":
+        from mmair.dialects.ptoas.dialect import PTOAS
+
+        return PTOAS
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def ptoas_context() -> Context:
@@ -41,10 +32,12 @@ def ptoas_context() -> Context:
     from xdsl.dialects.func import Func
     from xdsl.dialects.scf import Scf
 
+    from mmair.dialects.ptoas.dialect import PTOAS
+
     ctx = Context()
     for dialect in (Builtin, Func, Arith, Scf, PTOAS):
         ctx.load_dialect(dialect)
     return ctx
 
 
-__all__ = ["PTOAS", "ptoas_context"]
+__all__ = ["PTOAS", "ptoas_context"]  # noqa: F822 (PTOAS: module __getattr__)

@@ -26,7 +26,7 @@ from collections.abc import Callable
 from typing import Any
 
 from mmair.dialects.locations import op_location
-from mmair.dialects.ptoas.origin import written_name
+from mmair.dialects.origin import written_name
 from mmair.dialects.value_names import value_label
 from mmair.executor.engine.errors import ExecutionError
 from mmair.isa.ascend.pipes import Pipe

@@ -8,8 +8,8 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.parser import Parser
 
 from mmair.dialects import pto
+from mmair.dialects.origin import written_name
 from mmair.dialects.ptoas import ptoas_context
-from mmair.dialects.ptoas.origin import written_name
 from mmair.passes.ptoas_to_mmair import ConversionError, convert_module
 from mmair.tools.diagnostics import verify_module
 

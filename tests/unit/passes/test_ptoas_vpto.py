@@ -11,8 +11,8 @@ from xdsl.parser import Parser
 from xdsl.printer import Printer
 
 from mmair.dialects import pto
+from mmair.dialects.origin import written_name
 from mmair.dialects.ptoas import ptoas_context
-from mmair.dialects.ptoas.origin import written_name
 from mmair.executor.runner import run_module
 from mmair.passes.ptoas_to_mmair import ConversionError, convert_module
 from mmair.tools.diagnostics import verify_module
