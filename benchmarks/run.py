@@ -51,6 +51,7 @@ ROOT = HERE.parent
 sys.path.insert(0, str(HERE))
 
 from common import (  # noqa: E402
+    P1_LOWERING,
     Row,
     background_load,
     check_matmul,
@@ -105,6 +106,34 @@ def flagged_matmul(size: int):
             ctx.register_dialect(name, factory)
         passes["pto-insert-sync"]()().apply(ctx, module)
     return module
+
+
+def bench_timing_only(size: int, blocks_list: tuple[int, ...], reps: int) -> list[Row]:
+    """`--timing-only` against the numeric run of the same lowered kernel (issue 30 item 2:
+    >= 10x faster, i.e. a ratio <= 0.1): events, footprints and costs only, no data."""
+    import numpy as np
+
+    from mmair.executor.runner import run_module
+    from mmair.isa.dtypes import numpy_dtype
+
+    rows: list[Row] = []
+    a, b, _, _ = matmul_inputs(size, size, size, "f16")
+    for blocks in blocks_list:
+        split = f" blocks={blocks}" if blocks > 1 else ""
+        module = lowered_matmul(size, size, size, "f16", "f32",
+                                P1_LOWERING.replace("}", f"{split}}}"))
+        inputs = {"a": a, "b": b, "c": np.zeros((size, size), dtype=numpy_dtype("f32"))}
+        timed = run_module(module, "matmul", timing_only=True, blocks=blocks).timeline.summary()
+        numeric = run_module(module, "matmul", inputs, blocks=blocks, timing=True)
+        same = numeric.timeline.summary().total == timed.total
+        t_m, t_b = side_by_side(
+            lambda m=module, b=blocks: run_module(m, "matmul", timing_only=True, blocks=b),
+            lambda m=module, b=blocks, i=inputs: run_module(m, "matmul", i, blocks=b), reps)
+        rows.append(Row("TIMING", f"--timing-only vs the numeric run, f16 {size}^3, blocks={blocks}",
+                        f"{timed.total} cycles", t_m, t_b, 0.1,
+                        note="cycles equal to the numeric run's timeline" if same else
+                        "cycles DIFFER from the numeric run's timeline"))
+    return rows
 
 
 SYNC_REPS = 15
@@ -465,6 +494,8 @@ def main(argv: list[str] | None = None) -> int:
         rows += bench_floor_goal(FLOOR_SHAPES, reps)
     if "P1" in groups or "SYNC" in groups:
         rows += bench_sync_check(2048, args.reps or (reps if args.quick else SYNC_REPS))
+    if "TIMING" in groups:
+        rows += bench_timing_only(2048, (1, 24), reps)
     if "P2" in groups:
         rows += bench_p2(reps)
     if "P3" in groups:
