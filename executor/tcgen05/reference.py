@@ -149,11 +149,13 @@ def reference_tcgen05_functions():
             # A 16-bit D is the accumulator: every MMA of the lowering rounds it to its type
             # (tcgen05-numerics step 5), ceil(K / MMA K) times, each off by at most half an ulp,
             # <= 2**-11 of the partial sum, which `magnitude` bounds.
-            roundings = -(-a.shape[1] // plan.mma_k) if d_arr.dtype.itemsize == 2 else 0
-            bound = float(np.max(magnitude)) if magnitude.size else 0.0
-            self.tolerance.widen(*output_tolerance(
-                d_arr.dtype, "f32", result, magnitude, a.shape[1], False,
-                input_error=roundings * float(ml_dtypes.finfo(d_arr.dtype).eps) / 2 * bound))
+            accumulated = 0.0
+            if d_arr.dtype.kind == "f" and d_arr.dtype.itemsize == 2:
+                roundings = -(-a.shape[1] // plan.mma_k)
+                bound = float(np.max(magnitude)) if magnitude.size else 0.0
+                accumulated = roundings * float(ml_dtypes.finfo(d_arr.dtype).eps) / 2 * bound
+            self.tolerance.widen(*output_tolerance(d_arr.dtype, "f32", result, magnitude,
+                                                    a.shape[1], False, input_error=accumulated))
             if d_arr.dtype.kind == "i":  # kind::i8: exact (float64 is exact below 2**53),
                 result = (result.astype(np.int64) + 2**31) % 2**32 - 2**31  # wrapped to s32
             with np.errstate(over="ignore"):
