@@ -15,7 +15,8 @@ and a picture of the ring: docs/tcgen05-tma.md, "The tcgen05.matmul lowering"):
         with one accumulator buffer)
     EPILOGUE of the last tile (two buffers)
     EPILOGUE t: wait acc_full[t % 2] (phase t / 2 % 2); tcgen05.ld 32x32b per warp and column
-      chunk; wait_ld; memref.copy of the rows and columns inside D (static sizes per edge case)
+      chunk (.pack::16b for an f16 D: `plan.epilogue_loads`); wait_ld; memref.copy of the rows
+      and columns inside D (static sizes per edge case)
 
 The epilogue of tile t runs while the MMAs of tile t + 1 fill the other accumulator buffer. With
 one buffer (two do not fit TMEM next to a block-scaled kernel's scale factors) the epilogue of
