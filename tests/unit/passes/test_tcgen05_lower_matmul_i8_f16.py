@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 
 from mmair.isa.tcgen05 import shapes
+from mmair.tools.opt import main as opt_main
 from mmair.tools.run import main
 
 MLIR = {"s8": "i8", "u8": "ui8", "s32": "i32", "f16": "f16"}
@@ -154,3 +155,24 @@ def test_illegal_d_is_one_diagnostic(tmp_path: Path, capsys, types: tuple[str, s
     assert err.count("error:") == 1
     assert err.startswith(f"{path}:3:5: error: 'tcgen05.matmul' op cannot be lowered: ")
     assert re.search(message, err)
+
+
+def test_checker_sees_the_packed_loads_of_an_f16_accumulator(tmp_path: Path, capsys) -> None:
+    # the lowered kernel without the epilogue's acc_full waits: the first packed load (.x4, 8
+    # columns of f16 D cells) races with the MMA that writes them
+    path = _kernel(tmp_path, 200, 13, 104, "f16", "f16", "f16", False, True)
+    lowered = tmp_path / "lowered.mlir"
+    assert opt_main([str(path), "-p", "tcgen05-lower-matmul", "-o", str(lowered)]) == 0
+    lines = lowered.read_text().split("\n")
+    kept = [line for i, line in enumerate(lines)
+            if not ("tcgen05.mbarrier_wait" in line
+                    and any("%ephase" in x for x in lines[max(0, i - 6):i]))]
+    assert len(lines) - len(kept) == 2  # the two epilogue waits (inside the loop and after it)
+    lowered.write_text("\n".join(kept))
+    capsys.readouterr()
+    assert main([str(lowered), "-p", "mmair-lower"]) == 1
+    err = capsys.readouterr().err
+    assert "error: 'tcgen05.ld' op race on TMEM lanes [0, 32) x columns [0, 8) (%acc0): " \
+           "'tcgen05.ld' at " in err
+    assert "'tcgen05.mma' at " in err and "no tcgen05.commit after it whose mbarrier phase the " \
+           "thread waited (tcgen05.mbarrier_wait) orders them" in err
