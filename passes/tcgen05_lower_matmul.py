@@ -15,7 +15,8 @@ and a picture of the ring: docs/tcgen05-tma.md, "The tcgen05.matmul lowering"):
         with one accumulator buffer)
     EPILOGUE of the last tile (two buffers)
     EPILOGUE t: wait acc_full[t % 2] (phase t / 2 % 2); tcgen05.ld 32x32b per warp and column
-      chunk; wait_ld; memref.copy of the rows and columns inside D (static sizes per edge case)
+      chunk (.pack::16b for an f16 D: `plan.epilogue_loads`); wait_ld; memref.copy of the rows
+      and columns inside D (static sizes per edge case)
 
 The epilogue of tile t runs while the MMAs of tile t + 1 fill the other accumulator buffer. With
 one buffer (two do not fit TMEM next to a block-scaled kernel's scale factors) the epilogue of
@@ -37,6 +38,7 @@ from xdsl.parser import Parser
 from xdsl.passes import ModulePass
 
 from mmair.dialects import tcgen05
+from mmair.dialects.types import element_type
 from mmair.isa.tcgen05 import scale_atoms
 from mmair.isa.tcgen05.matmul import MatmulPlan, OperandPlan, ScaleOperandPlan
 
@@ -199,8 +201,13 @@ class _Emitter:
                                    self.scale_view_type(operand, column, columns)))
                 self.views[(name, column, columns)] = view
 
+    @property
+    def d_elem(self) -> str:
+        """The MLIR element type of D (f32, f16; s32 is i32)."""
+        return str(element_type(self.plan.dtype))
+
     def acc_type(self) -> str:
-        return f"memref<{self.plan.tile_m}x{self.plan.tile_n}xf32, {TMEM}>"
+        return f"memref<{self.plan.tile_m}x{self.plan.tile_n}x{self.d_elem}, {TMEM}>"
 
     def body(self) -> str:
         p = self.plan
@@ -511,30 +518,35 @@ class _Emitter:
 
     def store(self, acc: str, rows: int, cols: int, m0: str, n0: str) -> None:
         """tcgen05.ld of the tile's `rows` x `cols` corner and its copy into D, one column chunk
-        at a time (a chunk's registers die at its copy: at most 128 per thread are live)."""
+        at a time (a chunk's registers die at its copy: at most 128 per thread are live). A
+        16-bit D is loaded packed (`plan.epilogue_loads`): the registers are its halves."""
         p = self.plan
+        e = self.d_elem
         warps = [(w, min(32, rows - 32 * w)) for w in range(p.tile_m // 32) if rows > 32 * w]
-        for column, count in p.epilogue_columns(cols):
+        for load in p.epilogue_loads(cols):
+            values, stored = load.values, load.stored
+            regs_t = f"memref<32x{values}x{e}>"
+            pack = " pack" if load.pack else ""
             loads = []
             for warp, _ in warps:
                 regs = self.fresh("r")
-                self.emit(f'{regs} = tcgen05.ld shape("32x32b") num({count}) warp({warp}) '
-                          f"lane({32 * warp}) column({column}) {acc} : {self.acc_type()} -> "
-                          f"memref<32x{count}xf32>")
+                self.emit(f'{regs} = tcgen05.ld shape("32x32b") num({load.num}) warp({warp}) '
+                          f"lane({32 * warp}) column({load.column}){pack} {acc} : "
+                          f"{self.acc_type()} -> {regs_t}")
                 loads.append(regs)
             self.emit("tcgen05.wait_ld")
-            col = self.op("col", f"arith.addi {n0}, {self.const(column)} : index")
+            col = self.op("col", f"arith.addi {n0}, {self.const(load.column)} : index")
             for regs, (warp, warp_rows) in zip(loads, warps, strict=True):
                 row = self.op("row", f"arith.addi {m0}, {self.const(32 * warp)} : index")
-                window_t = f"memref<{warp_rows}x{count}xf32, strided<[{p.n}, 1], offset: ?>>"
+                window_t = f"memref<{warp_rows}x{stored}x{e}, strided<[{p.n}, 1], offset: ?>>"
                 window = self.fresh("d_win")
                 self.emit(_subview(window, "%d", self.d_type, [row, col], ["?", "?"],
-                                   [warp_rows, count], window_t))
-                source, source_t = regs, f"memref<32x{count}xf32>"
-                if warp_rows < 32:
+                                   [warp_rows, stored], window_t))
+                source, source_t = regs, regs_t
+                if warp_rows < 32 or stored < values:  # the first rows / columns
                     source = self.fresh("rows")
-                    clipped_t = f"memref<{warp_rows}x{count}xf32, strided<[{count}, 1]>>"
-                    self.emit(_subview(source, regs, source_t, [], [0, 0], [warp_rows, count],
+                    clipped_t = f"memref<{warp_rows}x{stored}x{e}, strided<[{values}, 1]>>"
+                    self.emit(_subview(source, regs, source_t, [], [0, 0], [warp_rows, stored],
                                        clipped_t))
                     source_t = clipped_t
                 self.emit(f'"memref.copy"({source}, {window}) : ({source_t}, {window_t}) -> ()')

@@ -20,7 +20,9 @@ it otherwise). The IR is sequential; the PTX keeps its meaning this way:
 * `memref.copy` GM -> SMEM is a cooperative 4-byte copy by all threads followed by
   `fence.proxy.async.shared::cta` (the tensor core reads SMEM through the async proxy) and
   `bar.sync 0`; `memref.copy` of `tcgen05.ld` registers to GM stores each thread's row (of a
-  `memref.subview` of the registers' first rows: only the lanes below that count store);
+  `memref.subview` of the registers' first rows and columns: only the lanes below that count
+  store, only those columns), `st.global.b32` per register, or `st.global.b16` per half of a
+  `.pack::16b` register (16-bit registers memref);
   a `memref.subview` of a 32-bit TMEM buffer with static offsets is its address plus
   (lane << 16) + column (the scale-factor windows of a block-scaled matmul).
 
@@ -520,13 +522,14 @@ class PtxEmitter:
     def _subview(self, op: memref.SubviewOp) -> None:
         k = self.k
         regs = k.values.get(op.source)
-        if isinstance(regs, tuple):  # the first rows of tcgen05.ld registers (a clipped store)
-            sizes = list(op.static_sizes.get_values())
+        if isinstance(regs, tuple):  # the first rows and columns of tcgen05.ld registers
+            sizes = list(op.static_sizes.get_values())  # (a clipped store)
             offsets = list(op.static_offsets.get_values())
-            if any(o != 0 for o in offsets) or op.sizes or sizes[-1] != len(regs[1]):
+            columns = op.source.type.get_shape()[-1]  # type: ignore[attr-defined]
+            if any(o != 0 for o in offsets) or op.sizes or sizes[-1] > columns:
                 raise PtxEmitError(op, "of tcgen05.ld registers is emitted only for their first "
-                                       "rows (static sizes, all columns)")
-            k.values[op.result] = (regs[0], regs[1], sizes[0])
+                                       "rows and columns (static sizes)")
+            k.values[op.result] = (regs[0], regs[1], sizes[0], sizes[-1])
             return
         src_t = op.source.type
         assert isinstance(src_t, MemRefType)
@@ -587,16 +590,26 @@ class PtxEmitter:
             k.emit(f"@{mine} bra {skip}")
             lane = k.reg("r")
             k.emit(f"and.b32 {lane}, {self.tid}, 31")
-            if len(regs) > 2:  # only the first rows of the warp's 32 (a clipped window)
+            rows, columns = regs[2:] if len(regs) > 2 else (32, None)
+            if rows < 32:  # only the first rows of the warp's 32 (a clipped window)
                 outside = k.reg("p")
-                k.emit(f"setp.ge.u32 {outside}, {lane}, {regs[2]}")
+                k.emit(f"setp.ge.u32 {outside}, {lane}, {rows}")
                 k.emit(f"@{outside} bra {skip}")
             wide = k.reg("rd")
             k.emit(f"cvt.u64.u32 {wide}, {lane}")
             addr = k.reg("rd")
             k.emit(f"mad.lo.u64 {addr}, {wide}, {row_bytes}, {self._v(op.destination)}")
-            for i, name in enumerate(names):
-                k.emit(f"st.global.b32 [{addr}+{4 * i}], {name}")
+            if _elt_bytes(src_t) == 2:  # .pack::16b registers: two 16-bit values each
+                halves = []
+                for name in names:
+                    low, high = k.reg("rs"), k.reg("rs")
+                    k.emit(f"mov.b32 {{{low}, {high}}}, {name}")
+                    halves += [low, high]
+                for i, half in enumerate(halves[:columns]):
+                    k.emit(f"st.global.b16 [{addr}+{2 * i}], {half}")
+            else:
+                for i, name in enumerate(names[:columns]):
+                    k.emit(f"st.global.b32 [{addr}+{4 * i}], {name}")
             k.lines.append(f"{skip}:")
             return
         spaces = (_space(src_t), _space(dst_t))

@@ -5,8 +5,8 @@ There is no instruction behind it: `mmair-lower` (`passes/tcgen05_lower_matmul.p
 the kernel CUTLASS writes for one CTA, a TMA-filled SMEM ring, `tcgen05.mma` issued by one elected
 thread with commits releasing the stages, the accumulator in TMEM and a `tcgen05.ld` epilogue
 (docs/tcgen05-tma.md, "The tcgen05.matmul lowering"). The operand types select the MMA kind (f32
-operands run as kind::tf32); the plan of the kernel, and every limit the verifier reports, come
-from `mmair.isa.tcgen05.matmul`.
+operands run as kind::tf32, 8-bit integers as kind::i8), D's type the accumulator; the plan of
+the kernel, and every limit the verifier reports, come from `mmair.isa.tcgen05.matmul`.
 
 A block-scaled matmul takes its scale factors as `scale(%sa, %sb)` in CUTLASS's scale-factor atom
 layout (`isa.tcgen05.scale_atoms`): `%sa` is memref<ceil(M/128) x ceil(K/(4 VS)) x 32 x 16>, `%sb`
@@ -51,7 +51,9 @@ class MatmulOp(IRDLOperation):
 
     `transpose_a` / `transpose_b`: the memref holds the operand's transpose (A^T[K, M], B^T[N, K]);
     the lowering reads a transposed A (and a B given as is) MN-major. A and B: f16, bf16 (kind::f16),
-    f32 (kind::tf32), e4m3, e5m2 (kind::f8f6f4), one kind for both; D: f32. With `scale(%sa, %sb)`
+    f32 (kind::tf32), e4m3, e5m2 (kind::f8f6f4), s8 (i8), u8 (ui8) (kind::i8), one kind for both;
+    D: the kind's accumulator types the lowering plans (`isa.tcgen05.matmul.D_TYPES`: f32, f16 for
+    f16 x f16, s32 (i32) for kind::i8). With `scale(%sa, %sb)`
     (scale-factor atoms, module docstring) it is block-scaled: D = (A x SA) (B x SB), the kind
     of the operand and scale types unless `kind` says otherwise. Executed only through
     `mmair-lower`; `--check-numpy` compares the lowered kernel with this op's logical product."""

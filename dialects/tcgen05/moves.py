@@ -47,11 +47,19 @@ def _static_2d(op: Operation, name: str, type_: Attribute) -> tuple[int, int]:
     return rows, cols
 
 
-def _check_b32(op: Operation, name: str, type_: MemRefType) -> None:
+def _check_b32(op: Operation, name: str, type_: MemRefType, packed: bool = False) -> int:
+    """The element bits of a TMEM operand or register memref: 32, or 16 with `.pack::16b` /
+    `.unpack::16b` (a 16-bit TMEM operand is a D layout, one value in the low half of each
+    cell; 16-bit registers are the halves of the b32 registers, the low half first)."""
     bits = getattr(type_.element_type, "bitwidth", None)
-    if bits != 32:
-        raise _error(op, f"requires {name} of 32-bit elements (b32 registers / TMEM cells), "
-                         f"got {type_.element_type}")
+    if bits == 32 or (packed and bits == 16):
+        return bits
+    pack = "pack" if isinstance(op, LdOp) else "unpack"
+    if packed:
+        raise _error(op, f"requires {name} of 32-bit or 16-bit elements (b32 registers / TMEM "
+                         f"cells, or their 16-bit halves with {pack}), got {type_.element_type}")
+    raise _error(op, f"requires {name} of 32-bit elements (b32 registers / TMEM cells; 16-bit "
+                     f"only with {pack}), got {type_.element_type}")
 
 
 def _verify_ld_st(op: LdOp | StOp, tmem_type: Attribute, regs_type: Attribute) -> int:
@@ -79,11 +87,12 @@ def _verify_ld_st(op: LdOp | StOp, tmem_type: Attribute, regs_type: Attribute) -
         raise _error(op, f"requires lanes {lane}..{lane + lanes - 1} and columns {column}.."
                          f"{column + columns - 1} inside the TMEM operand {rows}x{cols}")
     assert isinstance(regs_type, MemRefType)
-    _check_b32(op, "the TMEM operand", tmem_type)  # type: ignore[arg-type]
-    _check_b32(op, "the registers", regs_type)
-    if tuple(regs_type.get_shape()) != (tmem_moves.LANES_PER_WARP, regs):
-        raise _error(op, f"requires registers memref<32x{regs}x...> (32 threads x {regs} "
-                         f"registers of .{shape}.x{num}), got {regs_type}")
+    _check_b32(op, "the TMEM operand", tmem_type, packed)  # type: ignore[arg-type]
+    halves = 32 // _check_b32(op, "the registers", regs_type, packed)
+    if tuple(regs_type.get_shape()) != (tmem_moves.LANES_PER_WARP, regs * halves):
+        what = f"{regs} registers" if halves == 1 else f"the 16-bit halves of {regs} registers"
+        raise _error(op, f"requires registers memref<32x{regs * halves}x...> (32 threads x "
+                         f"{what} of .{shape}.x{num}), got {regs_type}")
     return regs
 
 
@@ -94,7 +103,8 @@ class LdOp(IRDLOperation):
     PTX `tcgen05.ld.sync.aligned.<shape>.x<num>{.pack::16b}.b32`: one warp (number `warp` in
     its warpgroup) loads TMEM lanes/columns at (`lane`, `column`) of `%t` into its registers: the
     result is the warp's registers, 32 threads x registers. The values are usable after
-    `tcgen05.wait_ld`.
+    `tcgen05.wait_ld`. With `pack` the TMEM operand may be a 16-bit D (one value per cell) and
+    the registers 16-bit, 32 x (2 x registers): the low and high half of each register.
     """
 
     name = "tcgen05.ld"

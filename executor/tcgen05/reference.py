@@ -1,6 +1,7 @@
 """The tcgen05 half of the numpy reference (`mmair.executor.reference`).
 
-`tcgen05.matmul` is D = A x B in float64 on its GM operands (`run_matmul`). Other
+`tcgen05.matmul` is D = A x B in float64 on its GM operands (`run_matmul`; an f16 D's
+tolerance adds the rounding of the accumulator after each MMA of the lowering). Other
 tcgen05 kernels run their buffers (SMEM, TMEM, copies) on the executor's memories, but each
 `tcgen05.mma` is replaced by numpy on the operands its descriptors describe: A (M x K) and B
 (N x K) read through the shared-memory descriptors, D = A @ B^T (+ D) in float64 with the
@@ -129,7 +130,7 @@ def reference_tcgen05_functions():
         @impl(tcgen05.MatmulOp)
         def run_matmul(self, interp: Interpreter, op, args: PythonValues) -> PythonValues:
             """`tcgen05.matmul`: D = A x B in float64 on the GM operands as the plan's kind reads
-            them (f32 as tf32), stored as D's type. `mmair-run --check-numpy` runs this on the
+            them (f32 as tf32), stored as D's type (rounded to nearest; an s32 D wraps). `mmair-run --check-numpy` runs this on the
             module before `mmair-lower`, so the lowered kernel is compared with the logical
             product, not with its own descriptors."""
             a_arr, b_arr, d_arr = args[:3]
@@ -145,8 +146,18 @@ def reference_tcgen05_functions():
             with np.errstate(invalid="ignore", over="ignore"):
                 result = a @ b
                 magnitude = np.abs(a) @ np.abs(b)
+            # A 16-bit D is the accumulator: every MMA of the lowering rounds it to its type
+            # (tcgen05-numerics step 5), ceil(K / MMA K) times, each off by at most half an ulp,
+            # <= 2**-11 of the partial sum, which `magnitude` bounds.
+            accumulated = 0.0
+            if d_arr.dtype.kind == "f" and d_arr.dtype.itemsize == 2:
+                roundings = -(-a.shape[1] // plan.mma_k)
+                bound = float(np.max(magnitude)) if magnitude.size else 0.0
+                accumulated = roundings * float(ml_dtypes.finfo(d_arr.dtype).eps) / 2 * bound
             self.tolerance.widen(*output_tolerance(d_arr.dtype, "f32", result, magnitude,
-                                                    a.shape[1], False))
+                                                    a.shape[1], False, input_error=accumulated))
+            if d_arr.dtype.kind == "i":  # kind::i8: exact (float64 is exact below 2**53),
+                result = (result.astype(np.int64) + 2**31) % 2**32 - 2**31  # wrapped to s32
             with np.errstate(over="ignore"):
                 d_arr[...] = result.astype(d_arr.dtype)
             return ()

@@ -6,7 +6,9 @@
 facts of the other `isa.tcgen05` modules:
 
 * the MMA kind of the operand types (`KIND_OF_TYPE`): f16/bf16 -> kind::f16, f32 -> kind::tf32
-  (f32 data read as tf32, the low 13 mantissa bits ignored), e4m3/e5m2 -> kind::f8f6f4; D is f32;
+  (f32 data read as tf32, the low 13 mantissa bits ignored), e4m3/e5m2 -> kind::f8f6f4, s8/u8 (any
+  pair) -> kind::i8; D is one of the kind's accumulator types (`D_TYPES`, from the descriptor's
+  dtype table `idesc.LEGAL_DTYPES`): f32, or f16 for f16 x f16 (R3), s32 for kind::i8;
 * the CTA tile: M = 128 (`cta_group::1`, every dense kind), N the smallest legal MMA N that covers
   the columns of one of ceil(N / 256) column tiles (a multiple of the 128-byte swizzle atom when B
   is MN-major);
@@ -17,7 +19,10 @@ facts of the other `isa.tcgen05` modules:
   M/N dimension each, LBO = the box bytes (the step between atoms), SBO = 1024 (8 K rows);
 * the ring: as many stages (A tile + B tile) as fit in the CTA's SMEM next to the mbarriers,
   at most one per K block of the whole kernel;
-* the accumulator: TMEM columns for one tile (a power of two >= 32), two buffers when both fit.
+* the accumulator: TMEM columns for one tile (a power of two >= 32), two buffers when both fit;
+  a 16-bit D holds one value per 32-bit cell (the low half), so it takes as many columns as an
+  f32 D, and the epilogue reads it with `tcgen05.ld .pack::16b` (two columns per register,
+  `MatmulPlan.epilogue_loads`).
 
 Remainder tiles need nothing here: TMA fills box elements outside the tensor with zeros (the
 loads stay full boxes, the transaction count stays the box bytes), and the epilogue stores only
@@ -29,7 +34,7 @@ scale-factor atoms (`isa.tcgen05.scale_atoms`) are TMA boxes of each stage next 
 tiles, copied SMEM -> TMEM by `tcgen05.cp .32x128b.warpx4` before the block's MMAs, each MMA
 selecting its K blocks with the descriptor's SF ids. With more than one column tile the tile N is
 a multiple of 128, so a column tile starts on a scale atom. Sub-byte f8f6f4 types (padded TMA
-formats), f16 D and `cta_group::2` are not planned (`UNSUPPORTED`).
+formats), an f16 D of kind::f8f6f4 and `cta_group::2` are not planned (`UNSUPPORTED`).
 """
 
 from __future__ import annotations
@@ -38,25 +43,39 @@ from dataclasses import dataclass
 
 from mmair.isa.tcgen05 import layouts, scale_atoms, shapes
 from mmair.isa.tcgen05.errors import DescriptorError
-from mmair.isa.tcgen05.idesc import InstrDesc
+from mmair.isa.tcgen05.idesc import LEGAL_DTYPES, InstrDesc
 from mmair.isa.tcgen05.rules import check_idesc, check_smem_desc
 from mmair.isa.tcgen05.smem import SmemDesc
 from mmair.isa.tcgen05.tma import TensorMap, check_tensor_map
 from mmair.isa.tcgen05.tmem_moves import LD_ST_NUMS
+from mmair.isa.tcgen05.types import EIGHT_BIT_TYPES, TYPE_BITS
 
 #: Operand element type -> (MMA kind, the type name in the instruction descriptor).
 KIND_OF_TYPE: dict[str, tuple[str, str]] = {
     "f16": ("f16", "f16"), "bf16": ("f16", "bf16"), "f32": ("tf32", "tf32"),
-    "e4m3": ("f8f6f4", "e4m3"), "e5m2": ("f8f6f4", "e5m2"),
+    "e4m3": ("f8f6f4", "e4m3"), "e5m2": ("f8f6f4", "e5m2"), "s8": ("i8", "s8"), "u8": ("i8", "u8"),
 }
-#: The tensor-map dtype TMA copies each operand type with (8-bit floats move as bytes).
+#: The tensor-map dtype TMA copies each operand type with (8-bit types move as bytes).
 TMA_DTYPE: dict[str, str] = {"f16": "f16", "bf16": "bf16", "f32": "f32", "e4m3": "u8",
-                             "e5m2": "u8", "e2m1": "b4x16"}  # e2m1: kind::mxf4*, packed
-#: D (accumulator and output) element types.
-D_TYPES: tuple[str, ...] = ("f32",)
+                             "e5m2": "u8", "s8": "u8", "u8": "u8",
+                             "e2m1": "b4x16"}  # e2m1: kind::mxf4*, packed
+#: D types the descriptor's dtype field allows (`idesc.LEGAL_DTYPES`, R2) that the lowering does
+#: not plan: an f16 D of kind::f8f6f4 (sources disagree whether it exists; kind::f16 has one).
+UNPLANNED_D: frozenset[tuple[str, str]] = frozenset({("f8f6f4", "f16")})
+#: D (accumulator and output) element types of each dense kind the lowering plans; whether an
+#: operand pair allows one (bf16 needs an f32 D, R3) is `rules.check_idesc`'s.
+D_TYPES: dict[str, tuple[str, ...]] = {
+    kind: tuple(d for d in LEGAL_DTYPES[kind] if (kind, d) not in UNPLANNED_D)
+    for kind in ("f16", "tf32", "f8f6f4", "i8")
+}
+#: D of the block-scaled kinds (no dtype field: f32).
+SCALED_D_TYPE = "f32"
 #: What the lowering does not plan (the op verifier names it when asked for).
 UNSUPPORTED = ("sub-byte f8f6f4 and mxf8f6f4 types (e2m1, e2m3, e3m2 in 8-bit containers: padded "
-               "TMA formats), f16 D, cta_group::2")
+               "TMA formats), an f16 D of kind::f8f6f4, cta_group::2")
+#: idesc fields -> the matmul operand they come from (a descriptor error names the operand).
+_OPERAND_FIELD = {"atype": "a element type", "btype": "b element type",
+                  "dtype": "d element type"}
 #: Block-scaled kinds the lowering plans: kind -> (operand types, {scale memref element type:
 #: (scale type, K elements per scale, the tcgen05.mma block_scale spelling or None for the
 #: kind's default)}). A UE4M3 scale is an e4m3 memref (its sign bit is ignored).
@@ -299,6 +318,42 @@ class MatmulPlan:
             start += count
         return out
 
+    @property
+    def d_bits(self) -> int:
+        return TYPE_BITS[self.dtype]
+
+    @property
+    def d_pack(self) -> bool:
+        """A 16-bit D (one value in the low half of each 32-bit cell) is loaded with
+        `.pack::16b`: register c of a load holds the values of columns 2c and 2c + 1."""
+        return self.d_bits == 16
+
+    def epilogue_loads(self, columns: int) -> list[EpilogueLoad]:
+        """The tcgen05.ld .32x32b loads of one warp covering `columns` columns of a tile: the
+        registers they need (one per column, or per two columns of a packed 16-bit D) in
+        `epilogue_columns` pieces; a packed load of an odd column count reads one column more
+        than it stores (inside the tile: N tiles are multiples of 8)."""
+        per = 2 if self.d_pack else 1
+        return [EpilogueLoad(first * per, num, self.d_pack,
+                             min(num * per, columns - first * per))
+                for first, num in self.epilogue_columns(-(-columns // per))]
+
+
+@dataclass(frozen=True)
+class EpilogueLoad:
+    """One epilogue `tcgen05.ld .32x32b.x{num}{.pack::16b}` at tile column `column`, whose
+    registers hold `stored` columns of D (the first ones of the `num * 2` of a packed load)."""
+
+    column: int
+    num: int
+    pack: bool
+    stored: int
+
+    @property
+    def values(self) -> int:
+        """D values per thread the registers hold (two per register when packed)."""
+        return self.num * (2 if self.pack else 1)
+
 
 def _operand(role: str, major: str, rows: int, extent: int, k: int, block_k: int,
              elem: str, bits: int) -> OperandPlan:
@@ -326,7 +381,7 @@ def _operand(role: str, major: str, rows: int, extent: int, k: int, block_k: int
 
 def _tile_n(kind: str, n: int, b_major: str, b_type: str, atom: int, scaled: bool) -> int:
     legal = shapes.valid_n(kind, 1, False, False)
-    if b_major == "mn" and b_type in ("e4m3", "e5m2"):
+    if b_major == "mn" and b_type in EIGHT_BIT_TYPES:  # R8
         legal = tuple(v for v in legal if v in shapes.transposed_8bit_b_n(1))
     need = -(-n // -(-n // MAX_TILE_N))
     step = atom if b_major == "mn" else 8
@@ -410,9 +465,12 @@ def plan_matmul(m: int, n: int, k: int, a_type: str, b_type: str, d_type: str,
             legal = ", ".join(t for t, (kd, _) in KIND_OF_TYPE.items() if kd == kind)
             raise DescriptorError("b element type", b_type, legal, None,
                                   f"does not pair with a {a_type} a (kind::{kind})")
-    if d_type not in D_TYPES:
-        raise DescriptorError("d element type", d_type, ", ".join(D_TYPES), None,
-                              "is not a tcgen05.matmul accumulator")
+    legal_d = (SCALED_D_TYPE,) if scaled else D_TYPES[kind]
+    if d_type not in legal_d:
+        rule = "R11" if scaled else None if d_type in LEGAL_DTYPES[kind] else "R2"
+        raise DescriptorError("d element type", d_type, ", ".join(legal_d), rule,
+                              f"is not a kind::{kind} accumulator"
+                              + (" the lowering plans" if rule is None else ""))
     bits = layouts.smem_element_bits(kind, atype)
     mma_k = shapes.mma_k(kind, False)
     block_k = SWIZZLE_ROW_BYTES * 8 // bits
@@ -439,7 +497,13 @@ def plan_matmul(m: int, n: int, k: int, a_type: str, b_type: str, d_type: str,
     plan = MatmulPlan(m, n, k, kind, atype, btype, d_type, TILE_M, tile_n, block_k, mma_k, a, b,
                       stages, acc_columns, buffers, scales)
     for mma in range(plan.mmas_per_block if scaled else 1):
-        check_idesc(plan.idesc(mma), cta_group=1, ws=False, target=target)
+        try:
+            check_idesc(plan.idesc(mma), cta_group=1, ws=False, target=target)
+        except DescriptorError as err:  # an operand type the descriptor cannot take
+            if err.field not in _OPERAND_FIELD:
+                raise
+            raise DescriptorError(_OPERAND_FIELD[err.field], err.value, err.legal, err.rule,
+                                  err.reason, value_text=err.value_text) from None
     for operand, start in ((a, plan.a_offset), (b, plan.b_offset)):
         check_smem_desc(operand.smem_desc(start), kind=kind, major=operand.major,
                         pattern_start=start, target=target)
@@ -455,6 +519,6 @@ def plan_matmul(m: int, n: int, k: int, a_type: str, b_type: str, d_type: str,
     return plan
 
 
-__all__ = ["BLOCK_SCALED", "D_TYPES", "KIND_OF_TYPE", "K_MAJOR_ONLY", "TILE_M",
-           "UNSUPPORTED", "MatmulPlan", "OperandPlan", "ScaleOperandPlan", "ScalePlan",
-           "plan_matmul"]
+__all__ = ["BLOCK_SCALED", "D_TYPES", "KIND_OF_TYPE", "K_MAJOR_ONLY", "SCALED_D_TYPE", "TILE_M",
+           "UNPLANNED_D", "UNSUPPORTED", "EpilogueLoad", "MatmulPlan", "OperandPlan",
+           "ScaleOperandPlan", "ScalePlan", "plan_matmul"]

@@ -2,7 +2,8 @@
 // mmair-translate --target ptx lowers each matmul (tcgen05-lower-matmul) into a kernel with the
 // operands' tensor maps as `.param .align 64 .b8 [128]` parameters, the TMA ring, elected-thread
 // MMAs, commits, and a tcgen05.ld epilogue whose last tile stores clipped rows and columns; the
-// block-scaled one adds 4-d scale-atom boxes, tcgen05.cp .32x128b.warpx4 and .block_scale MMAs.
+// block-scaled one adds 4-d scale-atom boxes, tcgen05.cp .32x128b.warpx4 and .block_scale MMAs;
+// kind::i8 (s8 x u8 -> s32) moves bytes; an f16 D is loaded .pack::16b and stored as b16 halves.
 builtin.module attributes {tcgen05.target = "sm_100a"} {
   func.func @f16_remainder(%a: memref<200x104xf16>, %b: memref<104x72xf16>, %d: memref<200x72xf32>) {
     tcgen05.matmul %a, %b, %d : memref<200x104xf16>, memref<104x72xf16>, memref<200x72xf32>
@@ -14,6 +15,18 @@ builtin.module attributes {tcgen05.target = "sm_100a"} {
   }
   func.func @f8f6f4(%a: memref<200x112xf8E4M3FN>, %b: memref<72x112xf8E5M2>, %d: memref<200x72xf32>) {
     tcgen05.matmul %a, %b, %d transpose_b : memref<200x112xf8E4M3FN>, memref<72x112xf8E5M2>, memref<200x72xf32>
+    func.return
+  }
+  func.func @i8_mixed(%a: memref<200x112xi8>, %b: memref<112x80xui8>, %d: memref<200x80xi32>) {
+    tcgen05.matmul %a, %b, %d : memref<200x112xi8>, memref<112x80xui8>, memref<200x80xi32>
+    func.return
+  }
+  func.func @f16_acc(%a: memref<200x104xf16>, %b: memref<13x104xf16>, %d: memref<200x13xf16>) {
+    tcgen05.matmul %a, %b, %d transpose_b : memref<200x104xf16>, memref<13x104xf16>, memref<200x13xf16>
+    func.return
+  }
+  func.func @f16_acc_wide(%a: memref<136x128xf16>, %b: memref<128x264xf16>, %d: memref<136x264xf16>) {
+    tcgen05.matmul %a, %b, %d : memref<136x128xf16>, memref<128x264xf16>, memref<136x264xf16>
     func.return
   }
   func.func @mxf8f6f4(%a: memref<200x208xf8E4M3FN>, %b: memref<208x80xf8E5M2>, %d: memref<200x80xf32>, %sa: memref<2x2x32x16xf8E8M0FNU>, %sb: memref<1x2x32x16xf8E8M0FNU>) {

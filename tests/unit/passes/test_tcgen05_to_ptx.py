@@ -94,6 +94,26 @@ def test_matmul_ptx_is_its_lowering_with_tensor_map_parameters() -> None:
     assert nvf4.count("tcgen05.mma.cta_group::1.kind::mxf4nvf4.block_scale.block16 [") == 8
 
 
+def test_matmul_ptx_of_kind_i8_and_an_f16_accumulator() -> None:
+    ptx = translate(ROOT / "tests" / "ptxas" / "matmul.mlir").stdout
+    i8 = ptx.split(".visible .entry i8_mixed(")[1].split(".visible .entry")[0]
+    assert "tcgen05.mma.cta_group::1.kind::i8 [" in i8
+    assert "tcgen05.ld.sync.aligned.32x32b.x64.b32 {" in i8 and ".pack::16b" not in i8
+    f16 = ptx.split(".visible .entry f16_acc(")[1].split(".visible .entry")[0]
+    assert "tcgen05.mma.cta_group::1.kind::f16 [" in f16
+    # N = 13: packed loads of 8, 4 and 2 columns (.x4, .x2, .x1), the last storing one column
+    for num in (4, 2, 1):
+        assert f"tcgen05.ld.sync.aligned.32x32b.x{num}.pack::16b.b32 {{" in f16
+    assert "st.global.b32" not in f16
+    stores = re.findall(r"st\.global\.b16 \[%rd\d+\+(\d+)\], %rs\d+;", f16)
+    # each warp's window of a row stores its 13 columns once: 8 + 4 + 1 halves of 4 + 2 + 1
+    # registers (the x1 load's high half, column 13, is not stored)
+    windows = f16.count("tcgen05.ld.sync.aligned.32x32b.x1.pack::16b.b32 {")
+    assert windows and len(stores) == 13 * windows
+    assert sorted({int(offset) for offset in stores}) == list(range(0, 16, 2))
+    assert re.search(r"mov\.b32 \{%rs\d+, %rs\d+\}, %r\d+;", f16)
+
+
 def test_tma_forms_print_every_qualifier() -> None:
     ptx = translate(ROOT / "tests" / "ptxas" / "tma_ops.mlir").stdout
     assert "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes" \

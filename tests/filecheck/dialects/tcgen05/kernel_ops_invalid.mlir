@@ -111,17 +111,31 @@ func.func @k() {
 
 // -----
 
-// TMEM cells are 32-bit: the TMEM operand has 32-bit elements.
+// TMEM cells are 32-bit: the TMEM operand has 32-bit elements (a 16-bit D only with pack).
 %t = "test.op"() : () -> memref<128x128xf16, #tcgen05.space<tmem>>
 %r = tcgen05.ld shape("32x32b") num(8) warp(0) lane(0) column(0) %t : memref<128x128xf16, #tcgen05.space<tmem>> -> memref<32x8xf32>
-// CHECK: error: 'tcgen05.ld' op requires the TMEM operand of 32-bit elements (b32 registers / TMEM cells), got f16
+// CHECK: error: 'tcgen05.ld' op requires the TMEM operand of 32-bit elements (b32 registers / TMEM cells; 16-bit only with pack), got f16
 
 // -----
 
-// Registers are 32-bit: the registers memref has 32-bit elements.
+// Registers are 32-bit: the registers memref has 32-bit elements (16-bit halves only with pack).
 %t = "test.op"() : () -> memref<128x128xf32, #tcgen05.space<tmem>>
 %r = tcgen05.ld shape("32x32b") num(8) warp(0) lane(0) column(0) %t : memref<128x128xf32, #tcgen05.space<tmem>> -> memref<32x8xf16>
-// CHECK: error: 'tcgen05.ld' op requires the registers of 32-bit elements (b32 registers / TMEM cells), got f16
+// CHECK: error: 'tcgen05.ld' op requires the registers of 32-bit elements (b32 registers / TMEM cells; 16-bit only with pack), got f16
+
+// -----
+
+// A packed load's registers are b32 or their 16-bit halves, not bytes.
+%t = "test.op"() : () -> memref<128x128xf16, #tcgen05.space<tmem>>
+%r = tcgen05.ld shape("32x32b") num(8) warp(0) lane(0) column(0) pack %t : memref<128x128xf16, #tcgen05.space<tmem>> -> memref<32x32xi8>
+// CHECK: error: 'tcgen05.ld' op requires the registers of 32-bit or 16-bit elements (b32 registers / TMEM cells, or their 16-bit halves with pack), got i8
+
+// -----
+
+// 16-bit registers of a packed load are the two halves of each register: 32 x (2 x registers).
+%t = "test.op"() : () -> memref<128x128xf16, #tcgen05.space<tmem>>
+%r = tcgen05.ld shape("32x32b") num(8) warp(0) lane(0) column(0) pack %t : memref<128x128xf16, #tcgen05.space<tmem>> -> memref<32x8xf16>
+// CHECK: error: 'tcgen05.ld' op requires registers memref<32x16x...> (32 threads x the 16-bit halves of 8 registers of .32x32b.x8), got memref<32x8xf16>
 
 // -----
 

@@ -1,6 +1,6 @@
 // RUN: mmair-opt %s --split-input-file --verify-diagnostics | filecheck %s
 // One chunk per verifier rule of tcgen05.matmul (the lowering's limits come from
-// isa/tcgen05/matmul.py: TMA rows of whole 16-byte units, kinds, the D type).
+// isa/tcgen05/matmul.py: TMA rows of whole 16-byte units, kinds, the D type per kind).
 
 func.func @f(%a: memref<128x64xf16>, %b: memref<64x64xf16>, %d: memref<128x64xf32>) {
   tcgen05.matmul %a, %b, %d : memref<128x64xf16>, memref<64x64xf16>, memref<128x64xf32>
@@ -42,7 +42,7 @@ builtin.module attributes {tcgen05.target = "sm_100a"} {
     func.return
   }
 }
-// CHECK: error: 'tcgen05.matmul' op cannot be lowered: btype = bf16 differs from atype; kind::f16 does not mix f16 and bf16; legal: f16 (equal to atype) [R3]
+// CHECK: error: 'tcgen05.matmul' op cannot be lowered: b element type = bf16 differs from atype; kind::f16 does not mix f16 and bf16; legal: f16 (equal to atype) [R3]
 
 // -----
 builtin.module attributes {tcgen05.target = "sm_100a"} {
@@ -55,22 +55,74 @@ builtin.module attributes {tcgen05.target = "sm_100a"} {
 
 // -----
 builtin.module attributes {tcgen05.target = "sm_100a"} {
-  func.func @f(%a: memref<128x64xi8>, %b: memref<64x64xi8>, %d: memref<128x64xi32>) {
-    tcgen05.matmul %a, %b, %d : memref<128x64xi8>, memref<64x64xi8>, memref<128x64xi32>
+  func.func @f(%a: memref<128x64xi32>, %b: memref<64x64xi32>, %d: memref<128x64xi32>) {
+    tcgen05.matmul %a, %b, %d : memref<128x64xi32>, memref<64x64xi32>, memref<128x64xi32>
     func.return
   }
 }
-// CHECK: error: 'tcgen05.matmul' op cannot be lowered: a element type = s8 has no tcgen05.matmul kind; legal: f16, bf16, f32, e4m3, e5m2
+// CHECK: error: 'tcgen05.matmul' op cannot be lowered: a element type = s32 has no tcgen05.matmul kind; legal: f16, bf16, f32, e4m3, e5m2, s8, u8
 
 // -----
+// kind::i8 takes s8 and u8 in any pair, nothing else.
 builtin.module attributes {tcgen05.target = "sm_100a"} {
-  func.func @f(%a: memref<128x64xf16>, %b: memref<64x64xf16>, %d: memref<128x64xf16>) {
-    tcgen05.matmul %a, %b, %d : memref<128x64xf16>, memref<64x64xf16>, memref<128x64xf16>
+  func.func @f(%a: memref<128x64xi8>, %b: memref<64x64xf16>, %d: memref<128x64xi32>) {
+    tcgen05.matmul %a, %b, %d transpose_b : memref<128x64xi8>, memref<64x64xf16>, memref<128x64xi32>
     func.return
   }
 }
-// CHECK: error: 'tcgen05.matmul' op cannot be lowered: d element type = f16 is not a tcgen05.matmul accumulator; legal: f32
+// CHECK: error: 'tcgen05.matmul' op cannot be lowered: b element type = f16 does not pair with a s8 a (kind::i8); legal: s8, u8
 
+// -----
+// R2: kind::i8 accumulates in s32 (i32) only.
+builtin.module attributes {tcgen05.target = "sm_100a"} {
+  func.func @f(%a: memref<128x64xi8>, %b: memref<64x64xui8>, %d: memref<128x64xf32>) {
+    tcgen05.matmul %a, %b, %d transpose_b : memref<128x64xi8>, memref<64x64xui8>, memref<128x64xf32>
+    func.return
+  }
+}
+// CHECK: error: 'tcgen05.matmul' op cannot be lowered: d element type = f32 is not a kind::i8 accumulator; legal: s32 [R2]
+
+// -----
+// R3: an f16 D needs f16 operands; bf16 accumulates in f32.
+builtin.module attributes {tcgen05.target = "sm_100a"} {
+  func.func @f(%a: memref<128x64xbf16>, %b: memref<64x64xbf16>, %d: memref<128x64xf16>) {
+    tcgen05.matmul %a, %b, %d : memref<128x64xbf16>, memref<64x64xbf16>, memref<128x64xf16>
+    func.return
+  }
+}
+// CHECK: error: 'tcgen05.matmul' op cannot be lowered: d element type = f16 is not legal with atype = bf16; legal: f32 (a bf16 MMA accumulates in f32) [R3]
+
+// -----
+// The descriptor's dtype table allows an f16 D for kind::f8f6f4; the lowering does not plan it.
+builtin.module attributes {tcgen05.target = "sm_100a"} {
+  func.func @f(%a: memref<128x64xf8E4M3FN>, %b: memref<64x64xf8E4M3FN>, %d: memref<128x64xf16>) {
+    tcgen05.matmul %a, %b, %d transpose_b : memref<128x64xf8E4M3FN>, memref<64x64xf8E4M3FN>, memref<128x64xf16>
+    func.return
+  }
+}
+// CHECK: error: 'tcgen05.matmul' op cannot be lowered: d element type = f16 is not a kind::f8f6f4 accumulator the lowering plans; legal: f32
+
+// -----
+// R32: kind::i8 exists only on the arch-specific (a) targets.
+builtin.module attributes {tcgen05.target = "sm_100f"} {
+  func.func @f(%a: memref<128x64xi8>, %b: memref<64x64xi8>, %d: memref<128x64xi32>) {
+    tcgen05.matmul %a, %b, %d transpose_b : memref<128x64xi8>, memref<64x64xi8>, memref<128x64xi32>
+    func.return
+  }
+}
+// CHECK: error: 'tcgen05.matmul' op cannot be lowered: kind = i8 is not supported on sm_100f; legal: not i8 (kind::i8 needs sm_100a, sm_110a) [R32]
+
+// -----
+// R11: the block-scaled descriptors have no dtype field (D is f32).
+builtin.module attributes {tcgen05.target = "sm_100a"} {
+  func.func @f(%a: memref<200x208xf8E4M3FN>, %b: memref<208x80xf8E5M2>, %d: memref<200x80xf16>, %sa: memref<2x2x32x16xf8E8M0FNU>, %sb: memref<1x2x32x16xf8E8M0FNU>) {
+    tcgen05.matmul %a, %b, %d scale(%sa, %sb) : memref<200x208xf8E4M3FN>, memref<208x80xf8E5M2>, memref<200x80xf16>, memref<2x2x32x16xf8E8M0FNU>, memref<1x2x32x16xf8E8M0FNU>
+    func.return
+  }
+}
+// CHECK: error: 'tcgen05.matmul' op cannot be lowered: d element type = f16 is not a kind::mxf8f6f4 accumulator; legal: f32 [R11]
+
+// -----
 // -----
 // K = 100 f16: a row of A is 200 bytes, which TMA cannot address (global strides are whole
 // 16-byte units).

@@ -151,6 +151,20 @@ func.func @edges(%bar: memref<1xi64, #tcgen05.space<smem>>, %t: memref<128x136xf
 
 // -----
 
+// An f16 D (one value in the low half of each TMEM cell) loaded .pack::16b: the registers as
+// their 16-bit halves, 32 x (2 x 64), covering 128 columns; stored back .unpack::16b.
+func.func @packed_f16(%t: memref<128x128xf16, #tcgen05.space<tmem>>) {
+  %h = tcgen05.ld shape("32x32b") num(64) warp(0) lane(0) column(0) pack %t : memref<128x128xf16, #tcgen05.space<tmem>> -> memref<32x128xf16>
+  tcgen05.st shape("32x32b") num(64) warp(1) lane(32) column(0) unpack %t, %h : memref<128x128xf16, #tcgen05.space<tmem>>, memref<32x128xf16>
+  func.return
+}
+
+// CHECK-LABEL: func.func @packed_f16
+// CHECK:         %h = tcgen05.ld shape("32x32b") num(64) warp(0) lane(0) column(0) pack %t : memref<128x128xf16, #tcgen05.space<tmem>> -> memref<32x128xf16>
+// CHECK-NEXT:    tcgen05.st shape("32x32b") num(64) warp(1) lane(32) column(0) unpack %t, %h : memref<128x128xf16, #tcgen05.space<tmem>>, memref<32x128xf16>
+
+// -----
+
 // TMA: a tensor map (defaults left out when printing), cp.async.bulk.tensor to shared::cta and to
 // shared::cluster with multicast and cta_group::2, elect.sync, fence.proxy.async.
 func.func @tma(%a: memref<128x64xf16>, %x: i32, %mask: i16) {

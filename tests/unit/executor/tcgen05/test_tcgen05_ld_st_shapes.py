@@ -182,3 +182,33 @@ def test_pack_and_unpack_16b(capsys, tmp_path: Path) -> None:
     back = np.zeros_like(m)
     back[:, :8] = low[:, :8].astype(np.int32)
     assert np.array_equal(np.load(tmp_path / "back.npy"), back)
+
+
+def test_pack_into_16_bit_register_halves(capsys, tmp_path: Path) -> None:
+    # the same loads with the registers as their 16-bit halves (memref<32 x 2n x f16>, low half
+    # first): element c of thread t is the low half of cell (t, c), an f16 D's value
+    m = (np.arange(32 * 32, dtype=np.int64).reshape(32, 32) * 0x10001 + 0x3C000000)
+    m = m.astype(np.uint32).view(np.int32)
+    np.save(tmp_path / "m.npy", m)
+    np.save(tmp_path / "z.npy", np.zeros_like(m))
+    text = KERNEL.format(shape="32x32b", num=4, regs=4)
+    for old, new in (('num(4) warp(0) lane(0) column(0) %t :', 'num(4) warp(0) lane(0) column(0) '
+                                                               'pack %t :'),
+                     ('num(4) warp(0) lane(0) column(0) %t, %r', 'num(4) warp(0) lane(0) '
+                                                                 'column(0) unpack %t, %r'),
+                     ("memref<32x4xi32>", "memref<32x8xf16>")):
+        assert old in text
+        text = text.replace(old, new)
+    path = tmp_path / "halves.mlir"
+    path.write_text(text)
+    code = main([str(path), "--input", f"m={tmp_path / 'm.npy'}", "--input",
+                 f"zeros={tmp_path / 'z.npy'}", "--output", f"o={tmp_path / 'o.npy'}",
+                 "--output", f"back={tmp_path / 'back.npy'}"])
+    assert code == 0, capsys.readouterr().err
+    low = (m.view(np.uint32) & 0xFFFF).astype(np.uint16)
+    got = np.load(tmp_path / "o.npy")
+    assert got.dtype == np.float16 and got.shape == (32, 8)
+    assert np.array_equal(got.view(np.uint16), low[:, :8])
+    back = np.zeros_like(m)
+    back[:, :8] = low[:, :8].astype(np.int32)
+    assert np.array_equal(np.load(tmp_path / "back.npy"), back)

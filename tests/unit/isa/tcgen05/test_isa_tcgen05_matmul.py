@@ -7,9 +7,16 @@ from __future__ import annotations
 
 import pytest
 
-from mmair.isa.tcgen05 import layouts
+from mmair.isa.tcgen05 import layouts, shapes
 from mmair.isa.tcgen05.errors import DescriptorError
-from mmair.isa.tcgen05.matmul import BARRIER_RESERVE, plan_matmul
+from mmair.isa.tcgen05.idesc import AB_TYPE_CODES, D_TYPE_CODES, LEGAL_DTYPES, encode_idesc
+from mmair.isa.tcgen05.matmul import (
+    BARRIER_RESERVE,
+    D_TYPES,
+    UNPLANNED_D,
+    plan_matmul,
+)
+from mmair.isa.tcgen05.tmem_moves import LD_ST_NUMS
 
 
 def test_stage_count_fills_smem() -> None:
@@ -53,10 +60,73 @@ def test_epilogue_columns_are_ld_num_values() -> None:
 @pytest.mark.parametrize(("args", "message"), [
     ((200, 72, 100, "f16", "f16", "f32", False, False),
      r"a row = 100 x f16 \(200 bytes\) cannot be a TMA tensor row .*\[TMA5\]"),
-    ((128, 64, 64, "s8", "s8", "s32", False, False), "a element type = s8 has no tcgen05.matmul"),
+    ((128, 64, 64, "s32", "s32", "s32", False, False),
+     "a element type = s32 has no tcgen05.matmul kind; legal: f16, bf16, f32, e4m3, e5m2, s8, u8"),
     ((128, 64, 64, "f16", "e4m3", "f32", False, False), "does not pair with a f16 a"),
-    ((128, 64, 64, "f16", "f16", "f16", False, False), "d element type = f16 is not"),
+    ((128, 64, 64, "s8", "f16", "s32", False, True),
+     r"b element type = f16 does not pair with a s8 a \(kind::i8\); legal: s8, u8$"),
+    ((128, 64, 64, "f16", "f16", "s32", False, False),
+     r"d element type = s32 is not a kind::f16 accumulator; legal: f16, f32 \[R2\]"),
+    ((128, 64, 64, "s8", "u8", "f32", False, True),
+     r"d element type = f32 is not a kind::i8 accumulator; legal: s32 \[R2\]"),
+    ((128, 64, 64, "bf16", "bf16", "f16", False, False),
+     r"d element type = f16 is not legal with atype = bf16; legal: f32 \(a bf16 MMA accumulates "
+     r"in f32\) \[R3\]"),
+    ((128, 64, 64, "e4m3", "e4m3", "f16", False, True),
+     r"d element type = f16 is not a kind::f8f6f4 accumulator the lowering plans; legal: f32$"),
 ])
 def test_what_cannot_be_planned(args: tuple, message: str) -> None:
     with pytest.raises(DescriptorError, match=message):
         plan_matmul(*args)
+
+
+def test_kind_i8_needs_an_arch_specific_target() -> None:
+    with pytest.raises(DescriptorError, match=r"kind = i8 is not supported on sm_100f; legal: "
+                                              r"not i8 .*\[R32\]"):
+        plan_matmul(128, 64, 64, "s8", "s8", "s32", False, True, target="sm_100f")
+
+
+@pytest.mark.parametrize(("a", "b"), [("s8", "s8"), ("s8", "u8"), ("u8", "s8"), ("u8", "u8")])
+def test_i8_plan_takes_its_descriptor_from_the_type_tables(a: str, b: str) -> None:
+    plan = plan_matmul(200, 80, 112, a, b, "s32", False, False)
+    d = plan.idesc()
+    assert (plan.kind, d.kind, d.atype, d.btype, d.dtype) == ("i8", "i8", a, b, "s32")
+    assert encode_idesc(d) >> 7 & 0b111 == AB_TYPE_CODES["i8"][a]
+    assert encode_idesc(d) >> 10 & 0b111 == AB_TYPE_CODES["i8"][b]
+    assert encode_idesc(d) >> 4 & 0b11 == D_TYPE_CODES["s32"]
+    # one 128-byte swizzle row of bytes per K block, MMA K = 32 bytes (shape table)
+    assert (plan.block_k, plan.mma_k) == (128, shapes.mma_k("i8", False))
+    assert plan.a.tensor_map.dtype == plan.b.tensor_map.dtype == "u8"
+    # B as given is N-major 8-bit: N a multiple of 16 (R8) and of the 128-byte atom
+    assert plan.tile_n == 128 and plan.tile_n in shapes.transposed_8bit_b_n(1)
+    assert plan.tile_n in shapes.valid_n("i8", 1, False, False)
+    assert not plan.d_pack and all(not load.pack for load in plan.epilogue_loads(80))
+
+
+def test_i8_tile_n_follows_the_i8_shape_row() -> None:
+    # K-major B, N = 40: the i8 row has no 40 ({8, 16, 24, 32} then 48 ... 256 step 16)
+    plan = plan_matmul(128, 40, 128, "s8", "s8", "s32", False, True)
+    assert 40 not in shapes.valid_n("i8", 1, False, False)
+    assert plan.tile_n == min(v for v in shapes.valid_n("i8", 1, False, False) if v >= 40)
+
+
+def test_f16_d_is_loaded_packed() -> None:
+    plan = plan_matmul(200, 13, 104, "f16", "f16", "f16", False, True)
+    d = plan.idesc()
+    assert (d.dtype, encode_idesc(d) >> 4 & 0b11) == ("f16", D_TYPE_CODES["f16"])
+    assert plan.d_pack and plan.acc_columns == 32  # one value per cell: the columns of an f32 D
+    loads = plan.epilogue_loads(13)
+    assert all(load.pack for load in loads)
+    # the loads cover the 13 columns once, in order, each reading 2 columns per register
+    assert [load.column for load in loads] == [0, 8, 12]
+    assert [(load.num, load.stored) for load in loads] == [(4, 8), (2, 4), (1, 1)]
+    assert sum(load.stored for load in loads) == 13
+    assert all(load.num in LD_ST_NUMS for load in loads)
+    wide = plan_matmul(128, 256, 64, "f16", "f16", "f16", False, True).epilogue_loads(256)
+    assert [(x.column, x.num, x.values) for x in wide] == [(0, 128, 256)]
+
+
+def test_planned_d_types_are_legal_descriptor_dtypes() -> None:
+    for kind, types in D_TYPES.items():
+        assert set(types) <= set(LEGAL_DTYPES[kind])
+        assert set(LEGAL_DTYPES[kind]) - set(types) == {d for kd, d in UNPLANNED_D if kd == kind}
