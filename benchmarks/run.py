@@ -136,6 +136,38 @@ def bench_timing_only(size: int, blocks_list: tuple[int, ...], reps: int) -> lis
     return rows
 
 
+def bench_tune(shape: tuple[int, int, int], reps: int) -> list[Row]:
+    """`mmair-tune` with its grid pruned by the closed-form estimate (`--keep`, default) against
+    every legal configuration lowered and timed (`--keep 0`): wall time, and whether both find
+    the same best cycles (issue 30 item 2: the sweep <= 10 s at 1024^3)."""
+    import contextlib
+    import io
+    import json
+
+    from mmair.tools import tune
+
+    m, n, k = shape
+    found: dict[str, dict] = {}
+
+    def run(keep: str) -> Callable[[], None]:
+        def go() -> None:
+            out = io.StringIO()
+            with contextlib.redirect_stdout(out):
+                tune.main([str(m), str(n), str(k), "--workers", "2", "--no-verify",
+                           "--progress", "off", "--json", *(["--keep", keep] if keep else [])])
+            found[keep] = json.loads(out.getvalue())
+        return go
+
+    t_m, t_b = side_by_side(run(""), run("0"), reps, warmup=0)
+    pruned, full = found[""], found["0"]
+    same = pruned["results"][0]["cycles"] == full["results"][0]["cycles"]
+    return [Row("TUNE", f"mmair-tune {m}x{n}x{k} f16: pruned (--keep default) vs every config",
+                f"{pruned['timed']} / {full['timed']} timed", t_m, t_b, None,
+                note=("same best cycles" if same else
+                      f"best {pruned['results'][0]['cycles']} vs {full['results'][0]['cycles']}")
+                + f"; 2 workers, {pruned['legal']} legal")]
+
+
 SYNC_REPS = 15
 """Default repetitions of the sync rows (each about 1.3 s idle): the checker adds about a tenth
 of the run, less than the run-to-run spread of the checker-off time alone, so the figure needs
@@ -494,6 +526,8 @@ def main(argv: list[str] | None = None) -> int:
         rows += bench_floor_goal(FLOOR_SHAPES, reps)
     if "P1" in groups or "SYNC" in groups:
         rows += bench_sync_check(2048, args.reps or (reps if args.quick else SYNC_REPS))
+    if "TUNE" in groups:
+        rows += bench_tune((1024, 1024, 1024), 1)
     if "TIMING" in groups:
         rows += bench_timing_only(2048, (1, 24), reps)
     if "P2" in groups:

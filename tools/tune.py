@@ -1,12 +1,16 @@
 """`mmair-tune`: the fastest tiling of a `pto.matmul` by estimated cycles.
 
     mmair-tune M N K [--types f16,f32] [--target a2] [--buffers 1,2] [--tiles-m 64,128,256]
-               [--tiles-n ...] [--tiles-k ...] [--workers N | --cluster ADDRESS] [--top 5]
+               [--tiles-n ...] [--tiles-k ...] [--tiles-k-l1 ...] [--tiles-m-l1 ...]
+               [--tiles-n-l1 ...] [--l1-slots ...] [--l0c-slots ...] [--swizzle ...]
+               [--keep 8] [--workers N | --cluster ADDRESS] [--top 5]
                [--no-verify] [--progress auto|on|off] [--json] [--version]
 
-Every legal combination of tile-m / tile-n / tile-k and multi-buffer count (`pto-tile-matmul`
-checks each against the target's buffers; illegal ones are skipped) is lowered with
-`pto-tile-matmul{...},pto-assign-addresses,pto-insert-sync` and run in `--timing-only` mode
+Every legal combination of tile-m / tile-n / tile-k, L1 tiles (K chunk, M and N), slots of L1
+and L0C, tile order (`swizzle`, split kernels) and multi-buffer count (`pto-tile-matmul` checks
+each against the target's buffers; illegal ones are skipped) is ranked by the closed-form
+estimate of `passes/matmul_choice.py` (`estimate_cycles`: no lowering, microseconds each) and
+the best `--keep` of them (0: all) are lowered with `mmair-lower{...}` and run in `--timing-only` mode
 (`executor/engine/timeline.py`: the sync checker's events scheduled with `isa/ascend/costs.py`, no
 numerics), on a local process pool (all cores by default) or on a Dask distributed cluster
 (`--cluster tcp://host:8786`; install the `dask` extra). The best configurations are printed by
@@ -46,17 +50,36 @@ class Config:
     blocks: int = 1
     tile_k_l1: int = 0
     """The L1 K chunk (0: none, L1 tiles hold tile-k)."""
+    tile_m_l1: int = 0
+    """M of the L1 tiles (0: the L0 tile's)."""
+    tile_n_l1: int = 0
+    """N of the L1 tiles (0: the L0 tile's)."""
+    l1_slots: int = 0
+    """Slots of the A and B tiles of L1 (0: the lowering's choice, 1, 2)."""
+    l0c_slots: int = 0
+    """Slots of L0C (0: the lowering's choice, 1, 2)."""
+    swizzle: int = 0
+    """Tile order of a split kernel (0: the lowering's choice, 1 row-major, s: strips of s)."""
+
+    def extras(self) -> list[tuple[str, int]]:
+        """The options beyond the L0 tiles, in mmair-lower's spelling, where not the default."""
+        return [(name, value) for name, value in (
+            ("tile-k-l1", self.tile_k_l1), ("tile-m-l1", self.tile_m_l1),
+            ("tile-n-l1", self.tile_n_l1), ("l1-slots", self.l1_slots),
+            ("l0c-slots", self.l0c_slots), ("swizzle", self.swizzle)) if value]
 
     def pipeline(self) -> str:
         """The configuration as one `mmair-lower` pipeline (`-p` of mmair-opt / mmair-run)."""
         split = f" blocks={self.blocks}" if self.blocks > 1 else ""
-        chunk = f" tile-k-l1={self.tile_k_l1}" if self.tile_k_l1 else ""
+        extras = "".join(f" {name}={value}" for name, value in self.extras())
         return (f"mmair-lower{{tile-m={self.tile_m} tile-n={self.tile_n} "
-                f"tile-k={self.tile_k}{chunk} multi-buffer={self.multi_buffer}{split}}}")
+                f"tile-k={self.tile_k}{extras} multi-buffer={self.multi_buffer}{split}}}")
 
     def label(self) -> str:
         chunk = f"/{self.tile_k_l1}" if self.tile_k_l1 else ""
-        return f"{self.tile_m}x{self.tile_n}x{self.tile_k}{chunk} mb={self.multi_buffer}"
+        more = "".join(f" {name}={value}" for name, value in self.extras()
+                       if name != "tile-k-l1")
+        return f"{self.tile_m}x{self.tile_n}x{self.tile_k}{chunk} mb={self.multi_buffer}{more}"
 
 
 @dataclass(frozen=True)
@@ -130,14 +153,31 @@ def estimate(job: Job) -> Estimate:
                     time.perf_counter() - t0, summary.report())
 
 
-def candidates(m: int, n: int, k: int, ab: str, c: str, target: str,
-               tiles_m: Iterable[int], tiles_n: Iterable[int], tiles_k: Iterable[int],
-               buffers: Iterable[int], blocks: int = 1,
-               chunks: Iterable[int] = (0,)) -> list[Config]:
-    """The configurations `pto-tile-matmul` accepts for this matmul (its own legality check)."""
+@dataclass(frozen=True)
+class Grid:
+    """The values `candidates` tries for each option beyond the L0 tiles (0: the default)."""
+
+    chunks: Sequence[int] = (0,)
+    tiles_m_l1: Sequence[int] = (0,)
+    tiles_n_l1: Sequence[int] = (0,)
+    l1_slots: Sequence[int] = (0,)
+    l0c_slots: Sequence[int] = (0,)
+    swizzles: Sequence[int] = (0,)
+
+
+def ranked_candidates(m: int, n: int, k: int, ab: str, c: str, target: str,
+                      tiles_m: Iterable[int], tiles_n: Iterable[int], tiles_k: Iterable[int],
+                      buffers: Iterable[int], blocks: int = 1, grid: Grid = Grid(),
+                      costs: Any = None) -> list[tuple[Config, float]]:
+    """The configurations `pto-tile-matmul` accepts for this matmul (its own legality check,
+    `plan_matmul`), each with the closed-form estimate of its plan (`estimate_cycles` with the
+    `costs` table), fastest first. Configurations that give the same plan are tried once."""
+    import itertools
+
     from mmair.dialects import pto
+    from mmair.isa.ascend.calibration import calibrate
     from mmair.isa.ascend.targets import get_target
-    from mmair.passes.matmul_plan import plan_matmul
+    from mmair.passes.matmul_choice import choose_plan, estimate_cycles
     from mmair.passes.pass_errors import PassOpError
     from mmair.tools.diagnostics import SourceFile
     from mmair.tools.opt import MmairOptMain
@@ -147,25 +187,39 @@ def candidates(m: int, n: int, k: int, ab: str, c: str, target: str,
     module = tool.parse_and_verify(text, SourceFile("<matmul>", text), 0)
     op = next(o for o in module.walk() if isinstance(o, pto.MatmulOp))
     tgt = get_target(target)
-    out: list[Config] = []
+    table = calibrate(target, costs)
+    out: list[tuple[Config, float]] = []
     seen = set()
-    for mb in buffers:
-        for tm in tiles_m:
-            for tn in tiles_n:
-                for tk in tiles_k:
-                    for k1 in chunks:
-                        if k1 and tk and (k1 <= tk or k1 % tk):
-                            continue  # a chunk is a multiple of tile-k above it
-                        try:
-                            plan = plan_matmul(op, tgt, tm, tn, tk, mb, blocks, k1)
-                        except PassOpError:
-                            continue
-                        key = (plan.tm, plan.tn, plan.tk, mb)  # clamped sizes
-                        chunk = plan.k1 if plan.chunked else 0
-                        if key + (chunk,) not in seen:
-                            seen.add(key + (chunk,))
-                            out.append(Config(*key, blocks, chunk))
+    for mb, tm, tn, tk, k1, m1, n1, l1s, l0cs, sw in itertools.product(
+            buffers, tiles_m, tiles_n, tiles_k, grid.chunks, grid.tiles_m_l1, grid.tiles_n_l1,
+            grid.l1_slots, grid.l0c_slots, grid.swizzles if blocks > 1 else (0,)):
+        if k1 and tk and (k1 <= tk or k1 % tk):
+            continue  # a chunk is a multiple of tile-k above it
+        try:  # the plan mmair-lower makes of these options (its swizzle choice included)
+            plan = choose_plan(op, tgt, tm, tn, tk, mb, blocks, k1, table, l1_slots=l1s,
+                               l0c_slots=l0cs, tile_m_l1=m1, tile_n_l1=n1, swizzle=sw)
+        except PassOpError:
+            continue
+        chunk = plan.k1 if plan.chunked else 0
+        config = Config(plan.tm, plan.tn, plan.tk, mb, blocks, chunk,  # the clamped sizes
+                        plan.m1 if plan.m1 > plan.tm else 0, plan.n1 if plan.n1 > plan.tn else 0,
+                        l1s, l0cs, sw if blocks > 1 else 0)
+        if config not in seen:
+            seen.add(config)
+            out.append((config, estimate_cycles(plan, table)))
+    out.sort(key=lambda pair: pair[1])
     return out
+
+
+def candidates(m: int, n: int, k: int, ab: str, c: str, target: str,
+               tiles_m: Iterable[int], tiles_n: Iterable[int], tiles_k: Iterable[int],
+               buffers: Iterable[int], blocks: int = 1,
+               chunks: Iterable[int] = (0,)) -> list[Config]:
+    """The legal configurations over the L0 tiles, buffers and K chunks given (the options
+    beyond them at their defaults), fastest estimate first."""
+    return [config for config, _ in ranked_candidates(
+        m, n, k, ab, c, target, tiles_m, tiles_n, tiles_k, buffers, blocks,
+        Grid(chunks=tuple(chunks)))]
 
 
 class Progress:
@@ -269,6 +323,23 @@ def _ints(text: str) -> list[int]:
     return values
 
 
+def _slots(text: str) -> list[int]:
+    values = _ints(text)
+    if any(v > 2 for v in values):
+        raise argparse.ArgumentTypeError(f"expected slot counts from 0, 1, 2, got '{text}'")
+    return values
+
+
+def _ints_one(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = -1
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"expected a non-negative integer, got '{text}'")
+    return value
+
+
 def _positive(text: str) -> int:
     try:
         value = int(text)
@@ -303,6 +374,22 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--tiles-k-l1", type=_ints, default=[0, 256, 512], metavar="LIST",
                    help="L1 K chunks to try (0: none; a multiple of tile-k above it; default "
                         "0,256,512)")
+    p.add_argument("--tiles-m-l1", type=_ints, default=[0, 256], metavar="LIST",
+                   help="M of the L1 tiles to try (0: the L0 tile's; a multiple of tile-m above "
+                        "it; default 0,256)")
+    p.add_argument("--tiles-n-l1", type=_ints, default=[0, 256], metavar="LIST",
+                   help="N of the L1 tiles to try (0: the L0 tile's; default 0,256)")
+    p.add_argument("--l1-slots", type=_slots, default=[0], metavar="LIST",
+                   help="slots of the A and B tiles of L1 to try (0: the lowering's choice, 1, "
+                        "2; default 0)")
+    p.add_argument("--l0c-slots", type=_slots, default=[0], metavar="LIST",
+                   help="slots of L0C to try (0: the lowering's choice, 1, 2; default 0)")
+    p.add_argument("--swizzle", type=_ints, default=[0, 1, 2, 4, 8], metavar="LIST",
+                   help="tile orders of a split kernel to try (--blocks > 1; 0: the model's "
+                        "choice, 1: row-major, s: strips of s tile rows; default 0,1,2,4,8)")
+    p.add_argument("--keep", type=_ints_one, default=8, metavar="N",
+                   help="lower and time only the N configurations with the best closed-form "
+                        "estimate (0: every one; default 8)")
     p.add_argument("--blocks", type=_positive, default=1, metavar="N",
                    help="cores of the launch: each configuration splits the output tiles over "
                         "N blocks (mmair-lower's blocks option) and is timed on N cores")
@@ -396,17 +483,21 @@ def _tune(args: argparse.Namespace) -> int:
         except CalibrationError as err:
             _error(f"error: --costs: {err}")
             return 1
+    grid = Grid(args.tiles_k_l1, args.tiles_m_l1, args.tiles_n_l1, args.l1_slots,
+                args.l0c_slots, args.swizzle)
     try:
-        configs = candidates(args.m, args.n, args.k, ab, c, args.target, args.tiles_m,
-                             args.tiles_n, args.tiles_k, args.buffers, args.blocks,
-                             args.tiles_k_l1)
+        ranked = ranked_candidates(args.m, args.n, args.k, ab, c, args.target, args.tiles_m,
+                                   args.tiles_n, args.tiles_k, args.buffers, args.blocks, grid,
+                                   costs_spec)
     except DiagnosticException as err:
         _error(f"error: {err}".splitlines()[0])
         return 1
+    legal = len(ranked)
+    configs = [config for config, _ in (ranked[:args.keep] if args.keep else ranked)]
     if not configs:
         _error(f"error: no legal tile configuration for {args.m}x{args.n}x{args.k} {ab} on "
                f"{args.target} among the tiles given (--tiles-m, --tiles-n, --tiles-k, "
-               "--buffers)")
+               "--buffers, --tiles-*-l1, --l1-slots, --l0c-slots)")
         return 1
     jobs = [Job(args.m, args.n, args.k, ab, c, args.target, cfg, costs_spec) for cfg in configs]
     show = args.progress == "on" or (args.progress == "auto" and sys.stderr.isatty())
@@ -430,14 +521,17 @@ def _tune(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps({"ok": bool(good), "shape": [args.m, args.n, args.k], "types": [ab, c],
                           "target": args.target, "seconds": wall, "verified": verified,
+                          "legal": legal, "timed": len(jobs),
                           "pipeline": good[0].config.pipeline() if good else None,
                           "results": [asdict(r) for r in results]}, indent=2))
         return 0 if good else 1
     workers = args.workers or os.cpu_count() or 1
     where = f"Dask cluster {args.cluster}" if args.cluster else \
         f"{workers} process{'es' if workers != 1 else ''}"
+    pruned = f" (the best {len(jobs)} of {legal} legal by the closed-form estimate)" \
+        if len(jobs) < legal else ""
     print(f"{len(jobs)} configurations of {args.m}x{args.n}x{args.k} {ab}->{c} on {args.target} "
-          f"estimated in {wall:.1f} s on {where}")
+          f"timed in {wall:.1f} s on {where}{pruned}")
     print(f"{'rank':>4}  {'tile m x n x k[/l1]':>20}  {'buffers':>7}  {'cycles':>12}  {'time':>10}  "
           f"{'cube':>6}  {'L2 hit':>6}  bound by    utilisation per pipe")
     for i, r in enumerate(good[:args.top], 1):
@@ -446,7 +540,9 @@ def _tune(args: argparse.Namespace) -> int:
         chunk = f"/{cfg.tile_k_l1}" if cfg.tile_k_l1 else ""
         print(f"{i:>4}  {f'{cfg.tile_m}x{cfg.tile_n}x{cfg.tile_k}{chunk}':>20}  {cfg.multi_buffer:>7}  "
               f"{r.cycles:>12}  {r.seconds * 1e6:>8.1f}us  {_percent(r.report.get('cube_utilization'))}"
-              f"  {_percent(r.report.get('l2_hit_rate'))}  {_bound(r.report):<10}  {util}")
+              f"  {_percent(r.report.get('l2_hit_rate'))}  {_bound(r.report):<10}  {util}"
+              + "".join(f"  {name}={value}" for name, value in cfg.extras()
+                        if name != "tile-k-l1"))
     failed = [r for r in results if r.error]
     for r in failed:
         print(f"  skipped {r.config.label()}: {r.error}")

@@ -118,7 +118,8 @@ FOREIGN = ("--json", "--check-numpy", "--split-input-file", "--verify-diagnostic
            "--numerics=nope", "--sync-check=off", "--check-coverage", "--jobs", "--jobs=2",
            "--target=ptx", "--workers", "--tiles-m", "--buffers=3", "--progress=on", "--force",
            "--blocks=-1", "--buffer-start", "--space=l0b", "--layout=dn", "--target=a2",
-           "--costs", "--costs=ptoisa", "--costs=nope.json", "--tiles-k-l1", "--tiles-k-l1=0")
+           "--costs", "--costs=ptoisa", "--costs=nope.json", "--tiles-k-l1", "--tiles-k-l1=0",
+           "--tiles-m-l1=64", "--l1-slots=3", "--l0c-slots", "--swizzle=x", "--keep", "--keep=-1")
 # Options added to mmair-run's base command line (the new ones get exercised unmutated too).
 RUN_EXTRAS = ([], [], ["--timing"], ["--blocks", "2"], ["--sync-check=off"], ["--numerics=exact"],
               ["--check-coverage", "c"], ["--jobs", "2"], ["--stats"], ["--json"], ["--force"],
@@ -248,9 +249,12 @@ def _base(tool: str, files: dict[str, str], rng: random.Random, out: str) -> lis
     if tool == "mmair-tune":
         # One tile configuration and one buffer count: one job, estimated in this process.
         return ["32", "48", "64", "--tiles-m", "32", "--tiles-n", "48", "--tiles-k", "64",
+                "--tiles-m-l1", "0", "--tiles-n-l1", "0",
                 "--buffers", "1", "--workers", "1", "--no-verify", "--progress", "off"] + \
             rng.choice([[], ["--json"], ["--target", "a5"], ["--types", "bf16,f32"],
-                        ["--tiles-k-l1", "0,64"], ["--blocks", "2"], ["--costs", "ptoisa"]] +
+                        ["--tiles-k-l1", "0,64"], ["--blocks", "2"], ["--costs", "ptoisa"],
+                        ["--tiles-m-l1", "0,64"], ["--l1-slots", "1"], ["--l0c-slots", "2"],
+                        ["--blocks", "2", "--swizzle", "0,2"], ["--keep", "0"]] +
                        [["--costs", files[c]] for c in _COSTS_FILES])
     if tool == "mmair-desc":
         return rng.choice([["decode", "idesc", "0x08400010", "--kind", "f16"],

@@ -48,6 +48,7 @@ def test_process_pool_and_dask_cluster_give_the_same_estimates():
 
 def test_cli_prints_the_best_configurations_and_verifies_the_best(capsys):
     code = tune.main(["256", "256", "256", "--tiles-m", "128", "--tiles-n", "128", "--tiles-k-l1", "0",
+                      "--tiles-m-l1", "0", "--tiles-n-l1", "0",
                       "--tiles-k", "128", "--workers", "1", "--progress", "off"])
     out = capsys.readouterr().out
     assert code == 0, out

@@ -54,7 +54,8 @@ def test_costs_reach_every_estimate_and_a_bad_file_is_one_error(tmp_path, capsys
 
 def test_blocks_are_tuned_on_that_many_cores(capsys):
     code = tune.main(["512", "512", "128", "--tiles-m", "128", "--tiles-n", "128", "--tiles-k",
-                      "128", "--tiles-k-l1", "0", "--buffers", "2", "--blocks", "4",
+                      "128", "--tiles-k-l1", "0", "--tiles-m-l1", "0", "--tiles-n-l1", "0",
+                      "--swizzle", "0", "--buffers", "2", "--blocks", "4",
                       "--workers", "1", "--no-verify", "--progress", "off"])
     out = capsys.readouterr().out
     assert code == 0
