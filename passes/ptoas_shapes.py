@@ -71,6 +71,18 @@ def size_arguments(value: SSAValue, entry: Block) -> list[BlockArgument] | None:
     return None
 
 
+def argument_names(entry: Block) -> dict[BlockArgument, str]:
+    """The kernel arguments by the names `--input NAME=V` gives them: the SSA name as written,
+    `arg<i>` for a numbered one (as mmair-run names entry arguments, `mmair.executor.runner`)."""
+    from mmair.dialects.value_names import value_name
+
+    names = {}
+    for i, arg in enumerate(entry.args):
+        name = value_name(arg)
+        names[arg] = name if name and not name[0].isdigit() else f"arg{i}"
+    return names
+
+
 def _error(op: Operation, message: str):
     from mmair.passes.ptoas_to_mmair import ConversionError
 

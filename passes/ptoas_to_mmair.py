@@ -54,7 +54,7 @@ from mmair.dialects.ptoas.origin import ORIGIN
 from mmair.dialects.ptoas.types import PACKED_ELEMENTS, F8E8M0Type, PtrType, TileBufType
 from mmair.dialects.types import element_name_or_none
 from mmair.isa.ascend.targets import ELEMENT_TYPES, get_target
-from mmair.passes.ptoas_shapes import record_sized, view_shape
+from mmair.passes.ptoas_shapes import argument_names, record_sized, view_shape
 from mmair.passes.ptoas_valid import Region, valid_regions
 from mmair.passes.ptoas_vpto import HANDLERS as VPTO_HANDLERS
 from mmair.passes.ptoas_vpto import VptoState, gm_extent, uses_vpto
@@ -316,9 +316,7 @@ def _convert_pointers(fn: func.FuncOp, target: str, sizes: Mapping[str, int] | N
     if not fn.body.blocks:
         return
     block = fn.body.block
-    from mmair.executor.runner import argument_names
-
-    names = dict(zip(block.args, argument_names(fn), strict=True))
+    names = argument_names(block)
     bound = None if sizes is None else {a: sizes[n] for a, n in names.items() if n in sizes}
     for index, arg in enumerate(list(block.args)):
         if isinstance(arg.type, TileBufType):
