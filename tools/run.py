@@ -159,7 +159,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="pass pipeline to run before executing (default: mmair-lower when the "
                         "module needs it; '' for none)")
     p.add_argument("--input", action="append", default=[], metavar="NAME=FILE.npy",
-                   help="argument value: a .npy file, or an integer literal for scalar arguments")
+                   help="argument value: a .npy file, or an integer literal for scalar arguments "
+                        "(also the size of a PTOAS tensor whose shape is that argument)")
     p.add_argument("--output", action="append", default=[], metavar="NAME=FILE.npy",
                    help="write memref argument NAME after the run; never over the kernel or an "
                         "input, nor over an existing file that is not a .npy (unless --force)")
