@@ -10,7 +10,8 @@ rejects it, and the CHECK lines of that RUN's prefix that contain `error:` give 
 
 Each unit is given, in-process, to `mmair-opt` (parse, PTOAS's and mmair's verifiers, conversion),
 then, when it is valid and accepted, to `mmair-run` (the executor with the race / deadlock checker
-on, seeded random inputs, 0 for scalar arguments and 1 for counts, a bounded op count; with
+on, seeded random inputs, 0 for scalar arguments, 1 for counts and for a tensor size the
+largest window of that axis (`size_arguments`), a bounded op count; with
 `-p pto-insert-sync` when PTOAS compiles the file with `--enable-insert-sync` or the file has no
 flag at all, which PTOAS's pipeline then inserts: pypto's generated samples are such input). The
 table counts:
@@ -55,13 +56,41 @@ _FLAGS = re.compile(r"\bpto\.(?:set_flag|wait_flag|barrier|pipe_barrier)\b")
 _SCALAR_ARG = re.compile(r"%([\w$.-]+)\s*:\s*(?:index|i32|i64)\b")
 
 
+_VIEW = re.compile(r"(%[\w$.-]+)\s*=\s*pto\.make_tensor_view\s+%[\w$.-]+,\s*shape\s*=\s*\[([^\]]*)\]")
+_WINDOW = re.compile(r"pto\.partition_view\s+(%[\w$.-]+),\s*offsets\s*=\s*\[[^\]]*\],\s*"
+                     r"sizes\s*=\s*\[([^\]]*)\]")
+_CONSTANT = re.compile(r"(%[\w$.-]+)\s*=\s*arith\.constant\s+(-?\d+)\s*:")
+
+
+def size_arguments(text: str) -> dict[str, int]:
+    """A value for each scalar argument written as a `make_tensor_view` shape: the largest
+    constant size of the windows (`partition_view`s) of those views along that axis, 16 when no
+    window says (the kernel's tensors are then as large as its block-0 windows reach)."""
+    constants = {name: int(value) for name, value in _CONSTANT.findall(text)}
+    windows: dict[str, list[list[str]]] = {}
+    for view, sizes in _WINDOW.findall(text):
+        windows.setdefault(view, []).append([v.strip() for v in sizes.split(",")])
+    out: dict[str, int] = {}
+    for view, shape in _VIEW.findall(text):
+        for axis, dim in enumerate(v.strip() for v in shape.split(",")):
+            if dim in constants or not dim.startswith("%"):
+                continue
+            seen = [constants[w[axis]] for w in windows.get(view, [])
+                    if axis < len(w) and w[axis] in constants]
+            out[dim[1:]] = max([out.get(dim[1:], 0), *seen]) or 16
+    return out
+
+
 def scalar_inputs(text: str) -> list[str]:
-    """`--input NAME=V` for each scalar argument of the kernels: 1 for a count (a name with
-    `num`), else 0 (block 0 of the launch, offset 0)."""
+    """`--input NAME=V` for each scalar argument of the kernels: a tensor size its windows imply
+    (`size_arguments`), 1 for a count (a name with `num`), else 0 (block 0 of the launch, offset
+    0)."""
+    sizes = size_arguments(text)
     out = []
     for signature in re.findall(r"func\.func\s+@[\w$.-]+\s*\(([^)]*)\)", text):
         for name in _SCALAR_ARG.findall(signature):
-            out += ["--input", f"{name}={1 if 'num' in name else 0}"]
+            value = sizes.get(name, 1 if "num" in name else 0)
+            out += ["--input", f"{name}={value}"]
     return out
 
 

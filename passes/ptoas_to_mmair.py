@@ -27,6 +27,7 @@ PTOAS op at its file:line:col. Tiles without an address then get one from pto-as
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from xdsl.context import Context
@@ -53,6 +54,7 @@ from mmair.dialects.ptoas import sync as S
 from mmair.dialects.ptoas.types import PACKED_ELEMENTS, F8E8M0Type, PtrType, TileBufType
 from mmair.dialects.types import element_name_or_none
 from mmair.isa.ascend.targets import ELEMENT_TYPES, get_target
+from mmair.passes.ptoas_shapes import argument_names, record_sized, view_shape
 from mmair.passes.ptoas_valid import Region, valid_regions
 from mmair.passes.ptoas_vpto import HANDLERS as VPTO_HANDLERS
 from mmair.passes.ptoas_vpto import VptoState, gm_extent, uses_vpto
@@ -252,7 +254,9 @@ class PtoasToMmairPass(ModulePass):
         convert_module(op)
 
 
-def convert_module(module: ModuleOp) -> None:
+def convert_module(module: ModuleOp, sizes: Mapping[str, int] | None = None) -> None:
+    """Convert in place; `sizes` gives the scalar arguments' values where a run supplies them
+    (tensor shapes given by kernel arguments; None: those axes stay dynamic)."""
     arch = module.attributes.pop("pto.target_arch", None)
     if isinstance(arch, StringAttr):
         target = TARGET_ARCH.get(arch.data)
@@ -265,13 +269,13 @@ def convert_module(module: ModuleOp) -> None:
     target_attr = module.attributes.get(pto.TARGET_ATTR)
     target = target_attr.data if isinstance(target_attr, StringAttr) else "a2"
     for fn in [o for o in module.walk() if isinstance(o, func.FuncOp)]:
-        _convert_func(fn, target)
+        _convert_func(fn, target, sizes)
     from mmair.passes.pto_assign_addresses import PtoAssignAddressesPass
 
     PtoAssignAddressesPass().apply(Context(), module)
 
 
-def _convert_func(fn: func.FuncOp, target: str) -> None:
+def _convert_func(fn: func.FuncOp, target: str, sizes: Mapping[str, int] | None) -> None:
     for key in [k for k in fn.attributes if k.startswith("pto.")]:
         del fn.attributes[key]
     # pto.section.cube: inline its body where it stands.
@@ -284,7 +288,7 @@ def _convert_func(fn: func.FuncOp, target: str) -> None:
         section.erase()
     # the regions first: tile_buf arguments keep their PTOAS types until _convert_pointers
     regions = valid_regions(fn.body.block) if fn.body.blocks else {}
-    _convert_pointers(fn, target)
+    _convert_pointers(fn, target, sizes)
     conv = _Converter(Rewriter(), target, regions=regions)
     vpto = VptoState(fn, target)
     for op in list(fn.walk()):
@@ -304,12 +308,16 @@ def _convert_func(fn: func.FuncOp, target: str) -> None:
         raise ConversionError(leftover, "is a PTOAS op mmair does not convert here")
 
 
-def _convert_pointers(fn: func.FuncOp, target: str) -> None:
+def _convert_pointers(fn: func.FuncOp, target: str, sizes: Mapping[str, int] | None) -> None:
     """A GM `!pto.ptr<T>` argument becomes `memref<RxCxT>`, R x C from its make_tensor_view (or
-    a 1-D memref sized by the VPTO ops that use it); a tile_buf argument becomes the mmair tile."""
+    a 1-D memref sized by the VPTO ops that use it); a tile_buf argument becomes the mmair tile.
+    A size given by a scalar argument takes its value in `sizes` (by argument name), or stays
+    dynamic when `sizes` is None (passes/ptoas_shapes.py)."""
     if not fn.body.blocks:
         return
     block = fn.body.block
+    names = argument_names(block)
+    bound = None if sizes is None else {a: sizes[n] for a, n in names.items() if n in sizes}
     for index, arg in enumerate(list(block.args)):
         if isinstance(arg.type, TileBufType):
             new_arg = block.insert_arg(tile_of(fn, arg.type, target), index)
@@ -340,36 +348,23 @@ def _convert_pointers(fn: func.FuncOp, target: str) -> None:
         if not views:
             raise ConversionError(fn, f"requires a pto.make_tensor_view of argument {index} "
                                       "(it gives the tensor's shape)")
-        shapes = []
-        for view in views:
-            dims = [_const(v) for v in view.shape]
-            if any(d is None for d in dims):
-                raise ConversionError(view, "requires a static shape (arith.constant operands), "
-                                            "mmair sizes the argument from it")
-            elements = 1
-            for d in dims:
-                elements *= d
-            if any(d <= 0 for d in dims) or elements >= 2 ** 63:
-                raise ConversionError(view, f"requires a shape of positive sizes with fewer than "
-                                            f"2^63 elements (i64 memref strides), got {dims}")
-            strides = [_const(v) for v in view.strides]
-            contiguous = [1]
-            for d in reversed(dims[1:]):
-                contiguous.insert(0, contiguous[0] * d)
-            if strides != contiguous:
-                raise ConversionError(view, f"requires row-major contiguous strides "
-                                            f"{contiguous}, got {strides}")
-            shapes.append(tuple(dims))
+        shapes = [view_shape(view, block, bound, names) for view in views]
         # One memref per pointer: the view of the highest rank; a view of another shape must be
         # a collapse of it (pypto views an expert weight [E, N, K] also as [E*N, K]).
         widest = max(shapes, key=len)
         groups = {}
         for view, shape in zip(views, shapes, strict=True):
+            if shape != widest and memref.DYNAMIC_INDEX in shape + widest:
+                raise ConversionError(view, f"requires one shape per pointer where a size is a "
+                                            f"kernel argument without a value (mmair-run --input "
+                                            f"gives it), got {_shown(shape)} and {_shown(widest)}")
             if shape != widest:
                 groups[view] = _reassociation(widest, shape)
                 if groups[view] is None:
                     raise ConversionError(view, f"requires one shape per pointer, or a view that "
                                                 f"collapses its dims, got {shape} and {widest}")
+        if bound is not None:
+            record_sized(fn, names[arg], views[shapes.index(widest)], block, bound, names)
         new_type = MemRefType(element_of(views[0], arg.type.element_type), widest)
         new_arg = block.insert_arg(new_type, index)
         arg.replace_all_uses_with(new_arg)
@@ -390,6 +385,10 @@ def _convert_pointers(fn: func.FuncOp, target: str) -> None:
             view.erase()
     inputs = [a.type for a in block.args]
     fn.function_type = func.FunctionType.from_lists(inputs, list(fn.function_type.outputs.data))
+
+
+def _shown(shape: tuple[int, ...]) -> str:
+    return "[" + ", ".join("?" if d == memref.DYNAMIC_INDEX else str(d) for d in shape) + "]"
 
 
 def _alloc(conv: _Converter, op: P.AllocTileOp) -> None:
@@ -454,8 +453,8 @@ def _view(conv: _Converter, op: P.PartitionViewOp) -> None:
         raise ConversionError(op, f"requires one offset and one size per axis of the rank-"
                                   f"{len(shape)} tensor, got {len(offsets)} and {len(sizes)}")
     for axis, (offset, size, dim) in enumerate(zip(offsets, sizes, shape, strict=True)):
-        if isinstance(size, SSAValue):
-            continue
+        if isinstance(size, SSAValue) or dim == memref.DYNAMIC_INDEX:
+            continue  # checked when it runs
         if not 0 < size <= dim:
             raise ConversionError(op, f"requires the window inside the tensor: axis {axis} has "
                                       f"size {size}, legal [1, {dim}]")

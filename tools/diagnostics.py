@@ -453,11 +453,13 @@ def report(text: str, stream: IO[str] | None = None) -> None:
 
 
 def parse_source(ctx, text: str, name: str, line_offset: int = 0,
-                 allow_implicit_module: bool = True, *, keep_ptoas: bool = False) -> ModuleOp:
+                 allow_implicit_module: bool = True, *, keep_ptoas: bool = False,
+                 sizes: dict[str, int] | None = None) -> ModuleOp:
     """The one parse path of the tools: mmair text in `ctx`; PTOAS text (any file name:
     `mmair.dialects.ptoas.detect`) in PTOAS's own context, converted to mmair's ops by
-    ptoas-to-mmair unless `keep_ptoas` (then a converted copy is checked by `check_ptoas`). A PTOAS
-    op mmair does not model is refused by name at its location (`UserError`)."""
+    ptoas-to-mmair unless `keep_ptoas` (then a converted copy is checked by `check_ptoas`); `sizes`
+    gives the scalar arguments' values a run supplies, for tensor shapes given by kernel arguments.
+    A PTOAS op mmair does not model is refused by name at its location (`UserError`)."""
     from mmair.dialects.ptoas.detect import is_ptoas, refusal_message, refused_op
 
     if not is_ptoas(text):
@@ -475,7 +477,7 @@ def parse_source(ctx, text: str, name: str, line_offset: int = 0,
     _PTOAS_MODULES.add(module)  # read back by mmair-opt's printer
     if keep_ptoas:
         return module
-    return convert_ptoas(module)
+    return convert_ptoas(module, sizes)
 
 
 _PTOAS_MODULES: weakref.WeakSet[ModuleOp] = weakref.WeakSet()
@@ -486,7 +488,7 @@ def is_ptoas_module(module: ModuleOp) -> bool:
     return module in _PTOAS_MODULES
 
 
-def convert_ptoas(module: ModuleOp) -> ModuleOp:
+def convert_ptoas(module: ModuleOp, sizes: dict[str, int] | None = None) -> ModuleOp:
     """ptoas-to-mmair in place, after PTOAS's own verifiers; a construct it cannot express is an
     `OpVerifyError` at the PTOAS op."""
     from mmair.passes.ptoas_to_mmair import ConversionError, convert_module
@@ -494,7 +496,7 @@ def convert_ptoas(module: ModuleOp) -> ModuleOp:
     _PTOAS_MODULES.discard(module)
     verify_module(module)  # PTOAS's own rules first, on its ops, as ptoas reports them
     try:
-        convert_module(module)
+        convert_module(module, sizes)
     except ConversionError as err:
         raise OpVerifyError(err.op, str(err)) from None
     return module

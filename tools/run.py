@@ -159,7 +159,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="pass pipeline to run before executing (default: mmair-lower when the "
                         "module needs it; '' for none)")
     p.add_argument("--input", action="append", default=[], metavar="NAME=FILE.npy",
-                   help="argument value: a .npy file, or an integer literal for scalar arguments")
+                   help="argument value: a .npy file, or an integer literal for scalar arguments "
+                        "(also the size of a PTOAS tensor whose shape is that argument)")
     p.add_argument("--output", action="append", default=[], metavar="NAME=FILE.npy",
                    help="write memref argument NAME after the run; never over the kernel or an "
                         "input, nor over an existing file that is not a .npy (unless --force)")
@@ -334,6 +335,30 @@ def _input_value(name: str, text: str, memrefs: dict, raw_bits: bool) -> np.ndar
     return coerce(array, element, dtype, label, raw_bits)
 
 
+def _scalar_inputs(specs: list[tuple[str, str]]) -> dict[str, int]:
+    """The integer literals of `--input NAME=V`: the values of the scalar arguments, which size a
+    PTOAS kernel's tensors when its shapes are kernel arguments (passes/ptoas_shapes.py)."""
+    out = {}
+    for name, text in specs:
+        with contextlib.suppress(ValueError):
+            out[name] = int(text, 0)
+    return out
+
+
+def _check_sized_inputs(entry, inputs: dict, memrefs: dict, source: SourceFile) -> None:
+    """An .npy input of a GM tensor that kernel arguments size must have that shape: one
+    diagnostic at the tensor view (passes/ptoas_shapes.py)."""
+    from mmair.passes.ptoas_shapes import sized_input_error
+
+    for name, value in inputs.items():
+        if isinstance(value, np.ndarray) and name in memrefs:
+            found = sized_input_error(entry, name, value.shape, tuple(memrefs[name].get_shape()))
+            if found is not None:
+                (file, line, col), message = found
+                raise UserError(format_diagnostic(message, file=file or source.name, line=line,
+                                                  col=col, source=source))
+
+
 def _expected_value(name: str, path: str, memrefs: dict, raw_bits: bool) -> np.ndarray:
     label = f"'{path}' for '{name}'"
     array = read_npy(path, label)
@@ -431,7 +456,7 @@ def run(args: argparse.Namespace) -> int:
         ctx.register_dialect(name, factory)
     source = _read_source(args.file)
     try:
-        module = parse_source(ctx, source.text, source.name)
+        module = parse_source(ctx, source.text, source.name, sizes=_scalar_inputs(inputs_spec))
         if args.target is not None:
             module.attributes[target_attribute(args.target)] = StringAttr(args.target)
         # --check-numpy compares a lowered tcgen05.matmul with its logical product: the reference
@@ -455,6 +480,7 @@ def run(args: argparse.Namespace) -> int:
         entry = find_entry(module, args.entry)
         memrefs = _argument_types(entry)
         inputs = {name: _input_value(name, path, memrefs, args.raw_bits) for name, path in inputs_spec}
+        _check_sized_inputs(entry, inputs, memrefs, source)
         expected = {name: _expected_value(name, path, memrefs, args.raw_bits)
                     for name, path in checks_spec}
         if not (args.timing_only and timing_needs_no_data(module)):  # else: shapes only

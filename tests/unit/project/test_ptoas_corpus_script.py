@@ -90,3 +90,19 @@ def test_a_bare_check_message_is_the_reason_when_no_line_says_error() -> None:
     assert corpus._reasons(text, "CHECK") == ["duplicate"]  # the longest literal part
     text = text + "// CHECK: error: 'pto.mad' op requires l0a\n"
     assert corpus._reasons(text, "CHECK") == ["'pto.mad' op requires l0a"]
+
+
+def test_size_arguments_take_the_largest_window_of_their_axis():
+    corpus = _script()
+    text = """func.func @k(%a: !pto.ptr<f16>, %m: index, %n: index, %off: index, %num: i32) {
+  %c16 = arith.constant 16 : index
+  %c64 = arith.constant 64 : index
+  %c1 = arith.constant 1 : index
+  %v = pto.make_tensor_view %a, shape = [%m, %n], strides = [%n, %c1] : !pto.tensor_view<?x?xf16>
+  %p = pto.partition_view %v, offsets = [%off, %c1], sizes = [%c16, %c64] : !pto.tensor_view<?x?xf16> -> !pto.partition_tensor_view<16x64xf16>
+  %q = pto.partition_view %v, offsets = [%off, %c1], sizes = [%c64, %c16] : !pto.tensor_view<?x?xf16> -> !pto.partition_tensor_view<64x16xf16>
+  return
+}"""
+    assert corpus.size_arguments(text) == {"m": 64, "n": 64}
+    assert corpus.scalar_inputs(text) == ["--input", "m=64", "--input", "n=64", "--input", "off=0",
+                                          "--input", "num=1"]
