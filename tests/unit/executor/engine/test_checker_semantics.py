@@ -138,6 +138,32 @@ def test_two_dependent_vector_ops_without_a_barrier_race_in_a_run() -> None:
         run_module(parse(text), inputs=_ramp(), sync_check=True)
 
 
+
+@pytest.mark.parametrize("second", [
+    "%again = pto.gather_mask %ub_c, %ub_dst",  # writes fresh bytes, reads what the first wrote
+    "%again = pto.gather_mask %ub_src, %ub_c",  # writes what the first read, reads fresh bytes
+], ids=["read after write", "write after read"])
+def test_every_access_of_a_vector_op_is_checked_against_its_own_pipe(second: str) -> None:
+    """Every access of an op on a pipe that overlaps dependent instructions is checked against
+    that pipe's unordered records, not only the first access that has some: the second gather
+    touches two UB tiles, one of them free of conflicts, and without pipe_barrier(v) the other
+    races with the first gather (docs/pipes.md: only pipe_barrier(v) orders two vector ops)."""
+    text = READ_READ.replace(
+        "    %ub_dst = pto.alloc",
+        f"    %ub_c = pto.alloc {{offset = 512 : i64}} : {_UB}\n    %ub_dst = pto.alloc").replace(
+        f"    pto.mte_ub_gm %ub_src, %copy : {_UB}, memref<128xui16>\n",
+        f"    {second}, %zero, %one, %one, %eight, %zero {{pattern = 2 : i64}} : {_UB}, {_UB}\n")
+    first, again = line_of(text, "%kept = pto.gather_mask"), line_of(text, "%again =")
+    tile, span, verbs = (("%ub_dst", "256, 512", ("reads", "writes")) if "%ub_dst" in second
+                         else ("%ub_src", "0, 256", ("writes", "reads")))
+    with pytest.raises(SyncError, match=rf"race on ub bytes \[{span}\) \({tile}\): "
+                                        rf"'pto.gather_mask' at k.mlir:{again}:5 \(pipe v\) "
+                                        rf"{verbs[0]} them, 'pto.gather_mask' at "
+                                        rf"k.mlir:{first}:5 \(pipe v\) {verbs[1]} them; "
+                                        r"no pipe_barrier\(v\) between them"):
+        run_module(parse(text), inputs=_ramp(), sync_check=True)
+
+
 # A loop: MTE2 loads %l1 and flags MTE1, which reads it; nothing orders the next iteration's
 # load after that read. MTE1's first access of L1 comes after the first load ran.
 RELOAD = """builtin.module attributes {{pto.target = "a2"}} {{
@@ -194,6 +220,53 @@ def test_a_replaced_record_is_checked_in_epoch_order() -> None:
     with pytest.raises(SyncError, match=r"race on l1 bytes \[0, 512\) \(%t\): r \(pipe fix\) "
                                         r"reads them, late write \(pipe mte2\) writes them"):
         _issue(sched, _op(Pipe.FIX, READ, name="r")).finish()
+
+
+
+# MTE2 loads %t and %u, MTE1 moves %t, %u, flags MTE2, then moves %t again; MTE2 then reloads %t.
+REREAD = """builtin.module attributes {{pto.target = "a2"}} {{
+  func.func @k(%a: memref<16x16xf16>) {{
+    %n16 = arith.constant 16 : index
+    %t = pto.alloc {{offset = 0 : i64}} : !pto.tile<l1, 16x16xf16, nz>
+    %u = pto.alloc {{offset = 512 : i64}} : !pto.tile<l1, 16x16xf16, nz>
+    %x = pto.alloc {{offset = 0 : i64}} : !pto.tile<l0a, 16x16xf16, zz>
+    %y = pto.alloc {{offset = 512 : i64}} : !pto.tile<l0a, 16x16xf16, zz>
+    %z = pto.alloc {{offset = 1024 : i64}} : !pto.tile<l0a, 16x16xf16, zz>
+    pto.mte_gm_l1 %a, %t, %n16, %n16 : memref<16x16xf16>, !pto.tile<l1, 16x16xf16, nz>
+    pto.mte_gm_l1 %a, %u, %n16, %n16 : memref<16x16xf16>, !pto.tile<l1, 16x16xf16, nz>
+    pto.set_flag mte2 -> mte1, 0
+    pto.wait_flag mte2 -> mte1, 0
+    pto.mte_l1_l0a %t, %x, %n16, %n16 : !pto.tile<l1, 16x16xf16, nz>, !pto.tile<l0a, 16x16xf16, zz>
+    pto.mte_l1_l0a %u, %y, %n16, %n16 : !pto.tile<l1, 16x16xf16, nz>, !pto.tile<l0a, 16x16xf16, zz>
+    pto.set_flag mte1 -> mte2, 0
+    pto.wait_flag mte1 -> mte2, 0
+    pto.mte_l1_l0a %t, %z, %n16, %n16 : !pto.tile<l1, 16x16xf16, nz>, !pto.tile<l0a, 16x16xf16, zz>
+{back}
+    pto.mte_gm_l1 %a, %t, %n16, %n16 : memref<16x16xf16>, !pto.tile<l1, 16x16xf16, nz>
+    func.return
+  }}
+}}
+"""
+
+
+def test_a_replaced_record_is_checked_in_epoch_order_in_a_run() -> None:
+    """A pipe's newer read of bytes it read before replaces the older record and is checked as
+    the newest (the records are scanned newest first, up to the first ordered one): MTE2's reload
+    of %t after the mte1 -> mte2 flag is ordered after MTE1's first reads of %t and %u, not after
+    its third move, which reads %t again after the set_flag (docs/pipes.md: a set_flag fires after
+    the earlier ops of its pipe only)."""
+    text = REREAD.format(back="")
+    inputs = {"a": np.ones((16, 16), np.float16)}
+    late = line_of(text, "pto.mte_l1_l0a %t, %z")
+    reload = [i for i, line in enumerate(text.splitlines(), 1) if "pto.mte_gm_l1 %a, %t" in line][-1]
+    with pytest.raises(SyncError, match=rf"race on l1 bytes \[0, 512\) \(%t\): 'pto.mte_gm_l1' "
+                                        rf"at k.mlir:{reload}:5 \(pipe mte2\) writes them, "
+                                        rf"'pto.mte_l1_l0a' at k.mlir:{late}:5 \(pipe mte1\) "
+                                        r"reads them"):
+        run_module(parse(text), inputs=inputs, sync_check=True)
+    back = ("    pto.set_flag mte1 -> mte2, 1\n"
+            "    pto.wait_flag mte1 -> mte2, 1")
+    run_module(parse(REREAD.format(back=back)), inputs=inputs, sync_check=True)
 
 
 # -- flags are per core -----------------------------------------------------------------------
