@@ -336,7 +336,7 @@ class HappensBefore:
                 place = (groups, (a, group, a[1:5], a.write, a.start, a.end))
                 if mem is None:
                     if len(tiles) >= PLACES:  # accesses built anew each time (raw forms): bounded
-                        tiles.clear()
+                        tiles.clear()  # mutation: skip (a bound on a cache: a hit needs the same Access object, which the cache holds, so an unbounded cache finds the same places)
                     tiles[id(a)] = (a, lane, place)  # mutation: skip (a cache: the place is rebuilt the same)
             groups, record = place
             write, start, end = record[3], record[4], record[5]

@@ -151,6 +151,11 @@ AREAS: tuple[Area, ...] = (
                 "tests/unit/dialects/pto/test_pto_effects*.py",
                 "tests/unit/executor/engine/test_checker_edges*.py",
                 "tests/unit/executor/engine/test_sync_checker_ir*.py",
+                # the checker's fast paths, light items, read-only GM, scalar events, overflow
+                # over every legal schedule, the verdict under shuffled schedules
+                "tests/unit/executor/engine/test_sync_*.py",
+                "tests/unit/executor/engine/test_scalar_stall_orders.py",
+                "tests/unit/executor/engine/test_verdict_schedules.py",
                 "tests/unit/passes/test_pto_insert_sync*.py",
                 "tests/unit/executor/engine/test_hb*.py",
                 "tests/unit/executor/engine/test_scheduler*.py",
