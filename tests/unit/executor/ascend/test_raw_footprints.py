@@ -359,6 +359,18 @@ def test_a_box_leaving_its_buffer_is_the_whole_buffer():
     assert len(many) == 1 and many[0].start == 0 and many[0].end == 99 * 1000 + 2 * 64 + 32
 
 
+
+def test_a_box_of_nibbles_with_strides_of_a_fraction_of_a_byte_is_the_rest_of_the_buffer():
+    """A box of 4-bit units whose strides are not whole bytes (3 nibbles) has rows that share
+    bytes in no regular pattern: the footprint is conservative, every byte of the tile from the
+    box's first one to the tile's end; whole-byte strides (4 nibbles) stay exact rows."""
+    tile = SimpleNamespace(space="l1", offset=BASE, nbytes=256, name="%s4", element="s4")
+    got = raw_footprints._tile_box(tile, 10, 4, ((5, 3),), True, 4)
+    assert got == [access.Access("l1", BASE + 5, 251, 1, 0, True, "%s4", None)]
+    rows = raw_footprints._tile_box(tile, 10, 4, ((5, 4),), True, 4)
+    assert _mask(rows, "l1", True, 256).nonzero()[0].tolist() == list(range(5, 15))
+
+
 def test_coverage_of_a_raw_fixpipe_is_the_rows_it_writes():
     """`--check-coverage` takes the same footprints: a raw Fixpipe told to write only 100 of a
     C tile's rows leaves the rest of C unwritten, which coverage reports (with whole-view
