@@ -307,6 +307,25 @@ def test_a_set_on_one_core_never_releases_a_wait_on_another_in_a_run(event_id: s
     assert op_location(info.value.op)[1] == line_of(text, "pto.wait_flag")
 
 
+
+@pytest.mark.parametrize("sources", [1, 3], ids=["8 waits", "24 waits"])
+def test_a_set_not_ordered_after_the_wait_of_its_bits_previous_set_overflows(sources: int) -> None:
+    """A set_flag of a bit whose previous set's wait_flag may not have passed when it fires is
+    an overflow (docs/pipes.md "Legal schedules": data instructions take any time): MTE1's move
+    may still run when its waits pass, and nothing orders MTE2's second set of event 7 after
+    them. The verdict does not depend on how many waits come in a row (past 16 the pairs that
+    guarantee a wait passed are kept one per lane)."""
+    srcs = (Pipe.FIX, Pipe.V, Pipe.MTE2)[-sources:]
+    events = [_flag(SET, s, Pipe.MTE1, event_id=i) for s in srcs for i in range(8)]
+    events.append(_op(Pipe.MTE1, Access("l0a", 0, 512, write=True), name="move"))
+    events += [_flag(WAIT, s, Pipe.MTE1, event_id=i) for s in srcs for i in range(8)]
+    sched = _issue(Scheduler(), *events)
+    with pytest.raises(SyncError, match=r"sets flag mte2 -> mte1 event 7 again, but "
+                                        r"nothing orders it after wait_flag \(pipe mte1\)") as info:
+        _issue(sched, _flag(SET, Pipe.MTE2, Pipe.MTE1, event_id=7)).finish()
+    assert info.value.kind == "overflow"
+
+
 # -- pruning ----------------------------------------------------------------------------------
 
 def test_pruning_never_drops_a_record_a_later_access_is_still_unordered_with() -> None:
