@@ -416,3 +416,24 @@ def test_why_a_thread_access_is_not_ordered_before_a_later_async_access():
     assert units.why_unordered(units.Unit.TC, units.Unit.THREAD) == (
         "no tcgen05.commit after it whose mbarrier phase the thread waited "
         "(tcgen05.mbarrier_wait) orders them")
+
+
+def test_a_tmem_store_under_an_in_flight_mma_is_a_race(capsys, tmp_path: Path) -> None:
+    """tcgen05.st writes TMEM from the threads' registers (PTX ISA 9.7.16.8.4) without waiting
+    for the MMAs writing those cells: only a tcgen05.commit whose mbarrier phase the thread
+    waited orders it after them. A store of 32 lanes x 4 columns of D before the final wait
+    races the last MMA on exactly those cells."""
+    store = ['    %zeros = memref.alloc() : memref<32x4xf32>',
+             '    tcgen05.st shape("32x32b") num(4) warp(0) lane(0) column(8) %acc, %zeros : '
+             'memref<128x128xf32, #tcgen05.space<tmem>>, memref<32x4xf32>']
+    wait = _line("mbarrier_wait %bar1, %last")
+    path = _variant(tmp_path, "st_before_wait", lambda lines: lines[:wait - 1] + store +
+                    lines[wait - 1:])
+    code, err = run_lowered(capsys, path)
+    assert code == 1
+    st = wait + 1
+    assert err.startswith(
+        f"{path}:{st}:5: error: 'tcgen05.st' op race on TMEM lanes [0, 32) x columns [8, 12) "
+        f"(%acc): 'tcgen05.st' at {path}:{st}:5 "), err
+    assert f"'tcgen05.mma' at {path}:{MMA}:7 (the tensor core's async unit, iteration %k = 3) " \
+           "writes them" in err, err
