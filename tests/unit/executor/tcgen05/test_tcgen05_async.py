@@ -379,6 +379,27 @@ def test_a_thread_copy_into_smem_is_an_access_named_by_its_buffer():
     assert seam._view_accesses(np.zeros(4, np.uint8), True) == []  # not in shared memory
 
 
+
+def test_a_thread_view_of_more_than_64_row_groups_is_its_byte_hull():
+    """A thread access of a view with more row groups than the checker lists (64) is recorded as
+    the hull of its bytes, from its lowest to its highest byte (conservative: it may name bytes
+    between the rows, never miss one): 128 groups of 4 one-byte rows 16 bytes apart, 64 bytes
+    between groups, touch bytes 0 .. 127 * 64 + 3 * 16 = 8176."""
+    from types import SimpleNamespace
+
+    from mmair.executor.tcgen05.async_checker import Tcgen05Seam
+
+    seam = Tcgen05Seam()
+    smem = np.zeros(8192, np.uint8)
+    seam.functions = SimpleNamespace(smem=SimpleNamespace(data=smem))
+    seam.buffers = [(0, 8192, "%stages")]
+    view = smem.reshape(128, 4, 16)[:, :, 0:1]
+    assert seam._view_accesses(view, False) == [Access("smem", 0, 8177, buffer="%stages")]
+    few = smem[:512].reshape(8, 4, 16)[:, :, 0:1]  # 8 groups: one strided access per group
+    assert seam._view_accesses(few, True) == [
+        Access("smem", 64 * g, 1, 4, 16, True, "%stages") for g in range(8)]
+
+
 KLOOP = Path(__file__).resolve().parents[4] / "examples" / "tcgen05_gemm_kloop.mlir"
 
 
