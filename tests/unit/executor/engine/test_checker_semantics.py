@@ -13,6 +13,7 @@ import pytest
 from sync_testing import line_of, parse
 
 from mmair.dialects.pto.access import Access, overlap
+from mmair.dialects.pto.gm_access import gm_written_roots
 from mmair.executor.engine.events import BARRIER, BARRIER_ALL, SET, WAIT, Event, SyncError
 from mmair.executor.engine.scheduler import Scheduler
 from mmair.executor.runner import run_module
@@ -162,6 +163,45 @@ def test_every_access_of_a_vector_op_is_checked_against_its_own_pipe(second: str
                                         rf"k.mlir:{first}:5 \(pipe v\) {verbs[1]} them; "
                                         r"no pipe_barrier\(v\) between them"):
         run_module(parse(text), inputs=_ramp(), sync_check=True)
+
+
+
+# MTE3 stores into a GM buffer the kernel allocates, MTE2 loads it back.
+SCRATCH = f"""builtin.module attributes {{{{pto.target = "a2"}}}} {{{{
+  func.func @k(%src: memref<128xui16>) {{{{
+    %tmp = memref.alloc() : memref<128xui16>
+    %ub_a = pto.alloc {{{{offset = 0 : i64}}}} : {_UB}
+    %ub_b = pto.alloc {{{{offset = 256 : i64}}}} : {_UB}
+    pto.mte_gm_ub %src, %ub_a : memref<128xui16>, {_UB}
+    pto.set_flag mte2 -> mte3, 0
+    pto.wait_flag mte2 -> mte3, 0
+    pto.mte_ub_gm %ub_a, %tmp : {_UB}, memref<128xui16>
+{{back}}
+    pto.mte_gm_ub %tmp, %ub_b : memref<128xui16>, {_UB}
+    func.return
+  }}}}
+}}}}
+"""
+
+
+def test_a_gm_buffer_the_kernel_allocates_and_writes_is_not_read_only() -> None:
+    """Reads of a GM buffer no op writes are not recorded (nothing can race with them); a
+    buffer the kernel allocates (`memref.alloc`) and a pipe op writes is written GM like a
+    function argument: MTE2's load of what MTE3 stored, without a flag mte3 -> mte2, is a
+    read-after-write race (docs/pipes.md: only a set_flag/wait_flag chain orders two pipes)."""
+    text = SCRATCH.format(back="")
+    module = parse(text)
+    (tmp,) = (op.results[0] for op in module.walk() if op.name == "memref.alloc")
+    assert tmp in gm_written_roots(module)  # the buffers pto ops may write: %tmp among them
+    with pytest.raises(SyncError, match=r"race on bytes \[0, 256\) of GM buffer [^:]*: "
+                                        r"'pto.mte_gm_ub' at k.mlir:\d+:5 \(pipe mte2\) reads "
+                                        r"them, 'pto.mte_ub_gm' at k.mlir:\d+:5 \(pipe mte3\) "
+                                        r"writes them") as info:
+        run_module(parse(text), inputs=_ramp(), sync_check=True)
+    assert op_location(info.value.op)[1] == line_of(text, "pto.mte_gm_ub %tmp")
+    back = ("    pto.set_flag mte3 -> mte2, 0\n"
+            "    pto.wait_flag mte3 -> mte2, 0")
+    run_module(parse(SCRATCH.format(back=back)), inputs=_ramp(), sync_check=True)
 
 
 # A loop: MTE2 loads %l1 and flags MTE1, which reads it; nothing orders the next iteration's
