@@ -336,7 +336,7 @@ class HappensBefore:
                 place = (groups, (a, group, a[1:5], a.write, a.start, a.end))
                 if mem is None:
                     if len(tiles) >= PLACES:  # accesses built anew each time (raw forms): bounded
-                        tiles.clear()
+                        tiles.clear()  # mutation: skip (a bound on a cache: a hit needs the same Access object, which the cache holds, so an unbounded cache finds the same places)
                     tiles[id(a)] = (a, lane, place)  # mutation: skip (a cache: the place is rebuilt the same)
             groups, record = place
             write, start, end = record[3], record[4], record[5]
@@ -349,11 +349,11 @@ class HappensBefore:
                       n: int) -> None:
         """`_check` of every access of a pipe op (epoch `n` of `lane`; `places`:
         `_places_of`), then `_record` of each, inlined: an op's own accesses (mad_acc reads
-        and writes C) never conflict with each other."""
+        and writes C) never conflict with each other. Pipe ops run on lanes that overlap
+        dependent instructions (no op kind maps to pipe S, `pipes.pipe_of`; the tcgen05 units'
+        events go through `execute`), so the lane's own clock entry stays and its own unordered
+        records are checked, after every other lane's."""
         clock = self.clock[lane]
-        in_order = self.in_order[lane]
-        if in_order:
-            clock[lane] = n
         checks, records, _ = places
         own = None
         for check in checks:
@@ -361,9 +361,8 @@ class HappensBefore:
             bound = clock[q]
             if group[2] <= bound and (not write or group[3] <= bound):
                 continue  # every record of lane q is ordered before this access
-            if q == lane:
-                if not in_order:  # after every other lane's: a cross-pipe race is reported first
-                    own = [check] if own is None else own + [check]
+            if q == lane:  # after every other lane's: a cross-pipe race is reported first
+                own = [check] if own is None else own + [check]
                 continue
             # `_scan`, inlined up to the byte hulls: most unordered records are another tile of
             # the same memory (%a_l1 and %b_l1)

@@ -359,6 +359,18 @@ def test_a_box_leaving_its_buffer_is_the_whole_buffer():
     assert len(many) == 1 and many[0].start == 0 and many[0].end == 99 * 1000 + 2 * 64 + 32
 
 
+
+def test_a_box_of_nibbles_with_strides_of_a_fraction_of_a_byte_is_the_rest_of_the_buffer():
+    """A box of 4-bit units whose strides are not whole bytes (3 nibbles) has rows that share
+    bytes in no regular pattern: the footprint is conservative, every byte of the tile from the
+    box's first one to the tile's end; whole-byte strides (4 nibbles) stay exact rows."""
+    tile = SimpleNamespace(space="l1", offset=BASE, nbytes=256, name="%s4", element="s4")
+    got = raw_footprints._tile_box(tile, 10, 4, ((5, 3),), True, 4)
+    assert got == [access.Access("l1", BASE + 5, 251, 1, 0, True, "%s4", None)]
+    rows = raw_footprints._tile_box(tile, 10, 4, ((5, 4),), True, 4)
+    assert _mask(rows, "l1", True, 256).nonzero()[0].tolist() == list(range(5, 15))
+
+
 def test_coverage_of_a_raw_fixpipe_is_the_rows_it_writes():
     """`--check-coverage` takes the same footprints: a raw Fixpipe told to write only 100 of a
     C tile's rows leaves the rest of C unwritten, which coverage reports (with whole-view
@@ -382,3 +394,44 @@ def test_coverage_of_a_raw_fixpipe_is_the_rows_it_writes():
     inputs = {"a": np.ones((128, 32), np.float16), "b": np.ones((32, 32), np.float16)}
     result = run_module(module, inputs=inputs, sync_check=True, coverage=("c",))
     assert result.unwritten["c"] == [(100 * 32 * 4, 128 * 32 * 4)]  # rows 100..127 of C (f32)
+
+
+def test_a_raw_mmad_with_a_bias_reads_the_n_bias_entries():
+    """Mmad with `cmatrix_source` (C initialised from the bias table) reads bias[0:n] in BT, one
+    f32 per output column (docs/ascend.md, Mmad: the bias table row broadcast over M): a write of
+    those BT bytes by another pipe is a race with it."""
+    ta, tb, tc = ("!pto.tile<l0a, 16x32xf16, zz>", "!pto.tile<l0b, 32x48xf16, zn>",
+                  "!pto.tile<l0c, 16x48xf32, nz>")
+    tbt = "!pto.tile<bt, 1x48xf32, nd>"
+    op = _op("a2", f"%a: {ta}, %b: {tb}, %c: {tc}, %bt: {tbt}, " + _index_args(["m", "n", "k"]),
+             f"pto.mmad %a, %b, %c bias %bt : {tbt}, %m, %n, %k {{cmatrix_source}} : "
+             f"{ta}, {tb}, {tc}")
+    bias = _tile("bt", 48 * 4, "f32", np.float32)
+    values = _values(op, {"lhs": _tile("l0a", 16 * 32 * 2, "f16", np.float16),
+                          "rhs": _tile("l0b", 32 * 48 * 2, "f16", np.float16),
+                          "dst": _tile("l0c", 16 * 48 * 4, "f32", np.float32), "bias": bias,
+                          "m": 16, "n": 40, "k": 32})
+    got = Footprint(op).accesses(values)
+    read = _mask(got, "bt", False, bias.nbytes)
+    assert read.tolist() == [True] * 40 * 4 + [False] * 8 * 4
+    assert not _mask(got, "bt", True, bias.nbytes).any()
+
+
+def test_a_raw_fixpipe_with_a_quant_vector_reads_the_vector_tile():
+    """Fixpipe with a vector quant mode reads its QUANT_PRE words (one u64 per output channel)
+    from the vector operand's tile (docs/ascend.md, Fixpipe): the footprint holds a read of that
+    tile, so an MTE2 reload of the words unordered with the Fixpipe is a race."""
+    names = ["z", "ns", "ms", "ss", "ds", "nd", "snd", "dnd"]
+    src_t, vec_t = "!pto.tile<l0c, 16x16xf32, nz>", "!pto.tile<l1, 1x16xui64, nd>"
+    op = _op("a2", f"%c: {src_t}, %g: memref<256xi8>, %v: {vec_t}, " + _index_args(names),
+             f"pto.fixpipe_copy %c[%z], %g n_size %ns m_size %ms src_stride %ss dst_stride %ds "
+             f"nd_num %nd src_nd_stride %snd dst_nd_stride %dnd vector %v : {vec_t} "
+             f"{{quant = \"vqf322b8_pre\"}} : {src_t}, memref<256xi8>")
+    vec = _tile("l1", 16 * 8, "u64", np.uint64)
+    values = _values(op, {"src": _tile("l0c", 16 * 16 * 4, "f32", np.float32),
+                          "dst": np.zeros(256, np.int8), "vector": vec, "n_size": 16,
+                          "m_size": 16, "src_stride": 16, "dst_stride": 16, "nd_num": 1,
+                          "src_nd_stride": 0, "dst_nd_stride": 0, "src_offset": 0})
+    got = Footprint(op).accesses(values)
+    assert _mask(got, "l1", False, vec.nbytes).all()
+    assert not _mask(got, "l1", True, vec.nbytes).any()

@@ -13,6 +13,7 @@ import pytest
 from sync_testing import line_of, parse
 
 from mmair.dialects.pto.access import Access, overlap
+from mmair.dialects.pto.gm_access import gm_written_roots
 from mmair.executor.engine.events import BARRIER, BARRIER_ALL, SET, WAIT, Event, SyncError
 from mmair.executor.engine.scheduler import Scheduler
 from mmair.executor.runner import run_module
@@ -138,6 +139,71 @@ def test_two_dependent_vector_ops_without_a_barrier_race_in_a_run() -> None:
         run_module(parse(text), inputs=_ramp(), sync_check=True)
 
 
+
+@pytest.mark.parametrize("second", [
+    "%again = pto.gather_mask %ub_c, %ub_dst",  # writes fresh bytes, reads what the first wrote
+    "%again = pto.gather_mask %ub_src, %ub_c",  # writes what the first read, reads fresh bytes
+], ids=["read after write", "write after read"])
+def test_every_access_of_a_vector_op_is_checked_against_its_own_pipe(second: str) -> None:
+    """Every access of an op on a pipe that overlaps dependent instructions is checked against
+    that pipe's unordered records, not only the first access that has some: the second gather
+    touches two UB tiles, one of them free of conflicts, and without pipe_barrier(v) the other
+    races with the first gather (docs/pipes.md: only pipe_barrier(v) orders two vector ops)."""
+    text = READ_READ.replace(
+        "    %ub_dst = pto.alloc",
+        f"    %ub_c = pto.alloc {{offset = 512 : i64}} : {_UB}\n    %ub_dst = pto.alloc").replace(
+        f"    pto.mte_ub_gm %ub_src, %copy : {_UB}, memref<128xui16>\n",
+        f"    {second}, %zero, %one, %one, %eight, %zero {{pattern = 2 : i64}} : {_UB}, {_UB}\n")
+    first, again = line_of(text, "%kept = pto.gather_mask"), line_of(text, "%again =")
+    tile, span, verbs = (("%ub_dst", "256, 512", ("reads", "writes")) if "%ub_dst" in second
+                         else ("%ub_src", "0, 256", ("writes", "reads")))
+    with pytest.raises(SyncError, match=rf"race on ub bytes \[{span}\) \({tile}\): "
+                                        rf"'pto.gather_mask' at k.mlir:{again}:5 \(pipe v\) "
+                                        rf"{verbs[0]} them, 'pto.gather_mask' at "
+                                        rf"k.mlir:{first}:5 \(pipe v\) {verbs[1]} them; "
+                                        r"no pipe_barrier\(v\) between them"):
+        run_module(parse(text), inputs=_ramp(), sync_check=True)
+
+
+
+# MTE3 stores into a GM buffer the kernel allocates, MTE2 loads it back.
+SCRATCH = f"""builtin.module attributes {{{{pto.target = "a2"}}}} {{{{
+  func.func @k(%src: memref<128xui16>) {{{{
+    %tmp = memref.alloc() : memref<128xui16>
+    %ub_a = pto.alloc {{{{offset = 0 : i64}}}} : {_UB}
+    %ub_b = pto.alloc {{{{offset = 256 : i64}}}} : {_UB}
+    pto.mte_gm_ub %src, %ub_a : memref<128xui16>, {_UB}
+    pto.set_flag mte2 -> mte3, 0
+    pto.wait_flag mte2 -> mte3, 0
+    pto.mte_ub_gm %ub_a, %tmp : {_UB}, memref<128xui16>
+{{back}}
+    pto.mte_gm_ub %tmp, %ub_b : memref<128xui16>, {_UB}
+    func.return
+  }}}}
+}}}}
+"""
+
+
+def test_a_gm_buffer_the_kernel_allocates_and_writes_is_not_read_only() -> None:
+    """Reads of a GM buffer no op writes are not recorded (nothing can race with them); a
+    buffer the kernel allocates (`memref.alloc`) and a pipe op writes is written GM like a
+    function argument: MTE2's load of what MTE3 stored, without a flag mte3 -> mte2, is a
+    read-after-write race (docs/pipes.md: only a set_flag/wait_flag chain orders two pipes)."""
+    text = SCRATCH.format(back="")
+    module = parse(text)
+    (tmp,) = (op.results[0] for op in module.walk() if op.name == "memref.alloc")
+    assert tmp in gm_written_roots(module)  # the buffers pto ops may write: %tmp among them
+    with pytest.raises(SyncError, match=r"race on bytes \[0, 256\) of GM buffer [^:]*: "
+                                        r"'pto.mte_gm_ub' at k.mlir:\d+:5 \(pipe mte2\) reads "
+                                        r"them, 'pto.mte_ub_gm' at k.mlir:\d+:5 \(pipe mte3\) "
+                                        r"writes them") as info:
+        run_module(parse(text), inputs=_ramp(), sync_check=True)
+    assert op_location(info.value.op)[1] == line_of(text, "pto.mte_gm_ub %tmp")
+    back = ("    pto.set_flag mte3 -> mte2, 0\n"
+            "    pto.wait_flag mte3 -> mte2, 0")
+    run_module(parse(SCRATCH.format(back=back)), inputs=_ramp(), sync_check=True)
+
+
 # A loop: MTE2 loads %l1 and flags MTE1, which reads it; nothing orders the next iteration's
 # load after that read. MTE1's first access of L1 comes after the first load ran.
 RELOAD = """builtin.module attributes {{pto.target = "a2"}} {{
@@ -196,6 +262,53 @@ def test_a_replaced_record_is_checked_in_epoch_order() -> None:
         _issue(sched, _op(Pipe.FIX, READ, name="r")).finish()
 
 
+
+# MTE2 loads %t and %u, MTE1 moves %t, %u, flags MTE2, then moves %t again; MTE2 then reloads %t.
+REREAD = """builtin.module attributes {{pto.target = "a2"}} {{
+  func.func @k(%a: memref<16x16xf16>) {{
+    %n16 = arith.constant 16 : index
+    %t = pto.alloc {{offset = 0 : i64}} : !pto.tile<l1, 16x16xf16, nz>
+    %u = pto.alloc {{offset = 512 : i64}} : !pto.tile<l1, 16x16xf16, nz>
+    %x = pto.alloc {{offset = 0 : i64}} : !pto.tile<l0a, 16x16xf16, zz>
+    %y = pto.alloc {{offset = 512 : i64}} : !pto.tile<l0a, 16x16xf16, zz>
+    %z = pto.alloc {{offset = 1024 : i64}} : !pto.tile<l0a, 16x16xf16, zz>
+    pto.mte_gm_l1 %a, %t, %n16, %n16 : memref<16x16xf16>, !pto.tile<l1, 16x16xf16, nz>
+    pto.mte_gm_l1 %a, %u, %n16, %n16 : memref<16x16xf16>, !pto.tile<l1, 16x16xf16, nz>
+    pto.set_flag mte2 -> mte1, 0
+    pto.wait_flag mte2 -> mte1, 0
+    pto.mte_l1_l0a %t, %x, %n16, %n16 : !pto.tile<l1, 16x16xf16, nz>, !pto.tile<l0a, 16x16xf16, zz>
+    pto.mte_l1_l0a %u, %y, %n16, %n16 : !pto.tile<l1, 16x16xf16, nz>, !pto.tile<l0a, 16x16xf16, zz>
+    pto.set_flag mte1 -> mte2, 0
+    pto.wait_flag mte1 -> mte2, 0
+    pto.mte_l1_l0a %t, %z, %n16, %n16 : !pto.tile<l1, 16x16xf16, nz>, !pto.tile<l0a, 16x16xf16, zz>
+{back}
+    pto.mte_gm_l1 %a, %t, %n16, %n16 : memref<16x16xf16>, !pto.tile<l1, 16x16xf16, nz>
+    func.return
+  }}
+}}
+"""
+
+
+def test_a_replaced_record_is_checked_in_epoch_order_in_a_run() -> None:
+    """A pipe's newer read of bytes it read before replaces the older record and is checked as
+    the newest (the records are scanned newest first, up to the first ordered one): MTE2's reload
+    of %t after the mte1 -> mte2 flag is ordered after MTE1's first reads of %t and %u, not after
+    its third move, which reads %t again after the set_flag (docs/pipes.md: a set_flag fires after
+    the earlier ops of its pipe only)."""
+    text = REREAD.format(back="")
+    inputs = {"a": np.ones((16, 16), np.float16)}
+    late = line_of(text, "pto.mte_l1_l0a %t, %z")
+    reload = [i for i, line in enumerate(text.splitlines(), 1) if "pto.mte_gm_l1 %a, %t" in line][-1]
+    with pytest.raises(SyncError, match=rf"race on l1 bytes \[0, 512\) \(%t\): 'pto.mte_gm_l1' "
+                                        rf"at k.mlir:{reload}:5 \(pipe mte2\) writes them, "
+                                        rf"'pto.mte_l1_l0a' at k.mlir:{late}:5 \(pipe mte1\) "
+                                        r"reads them"):
+        run_module(parse(text), inputs=inputs, sync_check=True)
+    back = ("    pto.set_flag mte1 -> mte2, 1\n"
+            "    pto.wait_flag mte1 -> mte2, 1")
+    run_module(parse(REREAD.format(back=back)), inputs=inputs, sync_check=True)
+
+
 # -- flags are per core -----------------------------------------------------------------------
 
 def test_flags_are_per_core_a_set_on_one_core_never_releases_a_wait_on_another() -> None:
@@ -232,6 +345,25 @@ def test_a_set_on_one_core_never_releases_a_wait_on_another_in_a_run(event_id: s
         run_module(parse(text), inputs={"a": np.zeros(64, np.float16)}, blocks=2, sync_check=True)
     assert info.value.kind == "deadlock"
     assert op_location(info.value.op)[1] == line_of(text, "pto.wait_flag")
+
+
+
+@pytest.mark.parametrize("sources", [1, 3], ids=["8 waits", "24 waits"])
+def test_a_set_not_ordered_after_the_wait_of_its_bits_previous_set_overflows(sources: int) -> None:
+    """A set_flag of a bit whose previous set's wait_flag may not have passed when it fires is
+    an overflow (docs/pipes.md "Legal schedules": data instructions take any time): MTE1's move
+    may still run when its waits pass, and nothing orders MTE2's second set of event 7 after
+    them. The verdict does not depend on how many waits come in a row (past 16 the pairs that
+    guarantee a wait passed are kept one per lane)."""
+    srcs = (Pipe.FIX, Pipe.V, Pipe.MTE2)[-sources:]
+    events = [_flag(SET, s, Pipe.MTE1, event_id=i) for s in srcs for i in range(8)]
+    events.append(_op(Pipe.MTE1, Access("l0a", 0, 512, write=True), name="move"))
+    events += [_flag(WAIT, s, Pipe.MTE1, event_id=i) for s in srcs for i in range(8)]
+    sched = _issue(Scheduler(), *events)
+    with pytest.raises(SyncError, match=r"sets flag mte2 -> mte1 event 7 again, but "
+                                        r"nothing orders it after wait_flag \(pipe mte1\)") as info:
+        _issue(sched, _flag(SET, Pipe.MTE2, Pipe.MTE1, event_id=7)).finish()
+    assert info.value.kind == "overflow"
 
 
 # -- pruning ----------------------------------------------------------------------------------

@@ -379,6 +379,27 @@ def test_a_thread_copy_into_smem_is_an_access_named_by_its_buffer():
     assert seam._view_accesses(np.zeros(4, np.uint8), True) == []  # not in shared memory
 
 
+
+def test_a_thread_view_of_more_than_64_row_groups_is_its_byte_hull():
+    """A thread access of a view with more row groups than the checker lists (64) is recorded as
+    the hull of its bytes, from its lowest to its highest byte (conservative: it may name bytes
+    between the rows, never miss one): 128 groups of 4 one-byte rows 16 bytes apart, 64 bytes
+    between groups, touch bytes 0 .. 127 * 64 + 3 * 16 = 8176."""
+    from types import SimpleNamespace
+
+    from mmair.executor.tcgen05.async_checker import Tcgen05Seam
+
+    seam = Tcgen05Seam()
+    smem = np.zeros(8192, np.uint8)
+    seam.functions = SimpleNamespace(smem=SimpleNamespace(data=smem))
+    seam.buffers = [(0, 8192, "%stages")]
+    view = smem.reshape(128, 4, 16)[:, :, 0:1]
+    assert seam._view_accesses(view, False) == [Access("smem", 0, 8177, buffer="%stages")]
+    few = smem[:512].reshape(8, 4, 16)[:, :, 0:1]  # 8 groups: one strided access per group
+    assert seam._view_accesses(few, True) == [
+        Access("smem", 64 * g, 1, 4, 16, True, "%stages") for g in range(8)]
+
+
 KLOOP = Path(__file__).resolve().parents[4] / "examples" / "tcgen05_gemm_kloop.mlir"
 
 
@@ -416,3 +437,24 @@ def test_why_a_thread_access_is_not_ordered_before_a_later_async_access():
     assert units.why_unordered(units.Unit.TC, units.Unit.THREAD) == (
         "no tcgen05.commit after it whose mbarrier phase the thread waited "
         "(tcgen05.mbarrier_wait) orders them")
+
+
+def test_a_tmem_store_under_an_in_flight_mma_is_a_race(capsys, tmp_path: Path) -> None:
+    """tcgen05.st writes TMEM from the threads' registers (PTX ISA 9.7.16.8.4) without waiting
+    for the MMAs writing those cells: only a tcgen05.commit whose mbarrier phase the thread
+    waited orders it after them. A store of 32 lanes x 4 columns of D before the final wait
+    races the last MMA on exactly those cells."""
+    store = ['    %zeros = memref.alloc() : memref<32x4xf32>',
+             '    tcgen05.st shape("32x32b") num(4) warp(0) lane(0) column(8) %acc, %zeros : '
+             'memref<128x128xf32, #tcgen05.space<tmem>>, memref<32x4xf32>']
+    wait = _line("mbarrier_wait %bar1, %last")
+    path = _variant(tmp_path, "st_before_wait", lambda lines: lines[:wait - 1] + store +
+                    lines[wait - 1:])
+    code, err = run_lowered(capsys, path)
+    assert code == 1
+    st = wait + 1
+    assert err.startswith(
+        f"{path}:{st}:5: error: 'tcgen05.st' op race on TMEM lanes [0, 32) x columns [8, 12) "
+        f"(%acc): 'tcgen05.st' at {path}:{st}:5 "), err
+    assert f"'tcgen05.mma' at {path}:{MMA}:7 (the tensor core's async unit, iteration %k = 3) " \
+           "writes them" in err, err

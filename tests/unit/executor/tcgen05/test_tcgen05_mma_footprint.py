@@ -44,3 +44,18 @@ def test_the_block_scaled_mma_footprint_holds_both_scale_factor_matrices() -> No
                       scale_b=tmem_address(0, 72))
     assert f.smem == ((0, 128 * 32), (B_START, B_START + 64 * 32))
     assert f.tmem_reads == ((0, 128, 40, 4), (0, 128, 72, 2))
+
+
+def test_the_sparse_mma_footprint_holds_the_metadata_cells() -> None:
+    """A sparse MMA reads its metadata from TMEM (PTX ISA 9.7.16.10.8 "sparse matrices"): one
+    nibble per group of 4 dense K positions of each A row (2:4 for kind::f16), 8 nibbles to a
+    32-bit cell, in lane m of A's row m; A itself is stored with half of K."""
+    # f16 128 x 64, sparse K = 32: 8 nibbles per row = one TMEM column at the named address;
+    # A holds 16 f16 (32 bytes) per row, B 32 (64 bytes) per column
+    idesc = encode_idesc(InstrDesc(kind="f16", m=128, n=64, atype="f16", btype="f16",
+                                   dtype="f32", sparse=True))
+    f = mma_footprint(SharedMemory(), kind="f16", idesc=idesc, a=_k_major(128, 32, 0),
+                      b=_k_major(64, 64, B_START), sparse=True,
+                      sparse_metadata=tmem_address(0, 96))
+    assert f.smem == ((0, 128 * 32), (B_START, B_START + 64 * 64))
+    assert f.tmem_reads == ((0, 128, 96, 1),)
