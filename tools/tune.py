@@ -497,7 +497,7 @@ def _tune(args: argparse.Namespace) -> int:
     if not configs:
         _error(f"error: no legal tile configuration for {args.m}x{args.n}x{args.k} {ab} on "
                f"{args.target} among the tiles given (--tiles-m, --tiles-n, --tiles-k, "
-               "--buffers, --tiles-*-l1, --l1-slots, --l0c-slots)")
+               "--buffers, --tiles-k-l1, --tiles-m-l1, --tiles-n-l1, --l1-slots, --l0c-slots)")
         return 1
     jobs = [Job(args.m, args.n, args.k, ab, c, args.target, cfg, costs_spec) for cfg in configs]
     show = args.progress == "on" or (args.progress == "auto" and sys.stderr.isatty())

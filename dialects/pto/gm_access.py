@@ -63,6 +63,10 @@ def gm_root(array: Any) -> Any:
     return root
 
 
+class WindowError(ValueError):
+    """A GM window outside its view (an operand the op refuses when it runs)."""
+
+
 _new_access = tuple.__new__
 """`Access(*fields)` without the Python-level `__new__` of a NamedTuple (once per GM access)."""
 
@@ -92,6 +96,11 @@ def gm_access(array: Any, write: bool, region: tuple[int, int] | None = None,
     shape, strides = array.shape, array.strides
     if array.ndim == 2:
         rows, cols = region if region is not None else shape
+        if region is not None and not (0 <= rows <= shape[0] and 0 <= cols <= shape[1]):
+            # The op itself refuses such a window when it runs; a footprint taken before it runs
+            # (timing-only: the op never runs) must not describe bytes outside the view.
+            raise WindowError(f"requires a window of [0, {shape[0]}] rows and [0, {shape[1]}] "
+                             f"columns of its {shape[0]}x{shape[1]} GM view, got {rows}x{cols}")
         inner = (cols - 1) * strides[1] + item  # one row: the first to the last element
         if rows <= 1 or strides[0] <= inner:  # contiguous (or overlapping) rows: one segment
             return _new_access(Access, ("gm", start, (rows - 1) * strides[0] + inner if rows else 0,

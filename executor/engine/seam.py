@@ -24,6 +24,7 @@ from mmair.dialects import pto
 from mmair.dialects.pto.effects import EFFECTS, memory_operands
 from mmair.dialects.pto.footprint import Footprint
 from mmair.dialects.pto.gm_access import (
+    WindowError,
     gm_access,
     gm_element_access,
     root_value,
@@ -31,7 +32,7 @@ from mmair.dialects.pto.gm_access import (
     static_access,
 )
 from mmair.dialects.value_names import value_label
-from mmair.executor.engine.errors import op_fault
+from mmair.executor.engine.errors import ExecutionError, op_fault
 from mmair.executor.engine.events import (
     BARRIER,
     BARRIER_ALL,
@@ -243,8 +244,12 @@ class IssueSeam:
                 self.produced[id(res)] = ev
             return ev.value
         eager = self.timing is not None or self.observer is not None
-        ev = Event(sched.next_seq(), self.core, pipe, op, footprint.kind,
-                   footprint.accesses(args) if eager else (), interp.iteration,
+        try:
+            accesses = footprint.accesses(args) if eager else ()
+        except WindowError as err:  # an operand the op would refuse (timing-only never runs it)
+            sched.flush()
+            raise op_fault(op, ExecutionError(str(err))) from None
+        ev = Event(sched.next_seq(), self.core, pipe, op, footprint.kind, accesses, interp.iteration,
                    run=partial(fn, ft, interp, op, args)
                    if self.numerics or results else None,
                    sequential=sequential, lane=lane)

@@ -67,7 +67,7 @@ def test_mmair_tune_names_only_options_it_has(capsys):
     assert named - foreign <= known, named - foreign - known
     assert tune.main(["16", "16", "16", "--tiles-m", "100000", "--workers", "1"]) == 1
     err = capsys.readouterr().err
-    assert set(re.findall(r"--[a-z][a-z-]*", err)) <= known
+    assert set(re.findall(r"--[a-z][a-z0-9-]*", err)) <= known
 
 
 def test_a_repeated_input_name_is_refused(tmp_path, capsys):

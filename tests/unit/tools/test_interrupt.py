@@ -146,7 +146,7 @@ def test_a_library_import_of_the_tools_leaves_sigint_alone():
 
 @pytest.mark.parametrize(("module", "argv", "patched"), [
     ("desc", ["decode", "idesc", "0x08400010", "--kind", "f16"], "idesc_report"),
-    ("tune", ["32", "32", "32", "--workers", "1", "--no-verify"], "candidates"),
+    ("tune", ["32", "32", "32", "--workers", "1", "--no-verify"], "ranked_candidates"),
     ("show", ["layout", "--shape", "16x16", "--type", "f16"], "_run_layout"),
     ("opt", ["-"], "read_input_text"),
 ])
