@@ -516,10 +516,7 @@ class _MadBase(SlotOp):
         r = SlotReader(parser)
         slots = ("lhs", "rhs", "dst", "bias", "m", "n", "k") if cls.BIAS else \
             ("lhs", "rhs", "dst", "m", "n", "k")
-        for i, slot in enumerate(slots):
-            if i:
-                parser.parse_punctuation(",")
-            r.operand(slot)
+        r.operands(slots)
         props: dict[str, Attribute] = {}
 
         def choice(options: Sequence[str], what: str) -> StringAttr:

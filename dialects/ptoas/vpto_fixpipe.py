@@ -84,10 +84,7 @@ class _AccStoreBase(SlotOp):
         heads = ("src", "dst", "m", "n", "src_stride", "dst_stride")
         if cls.GM:
             heads = (*heads, "sid", "l2_cache_ctrl")
-        for i, slot in enumerate(heads):
-            if i:
-                parser.parse_punctuation(",")
-            r.operand(slot)
+        r.operands(heads)
         props: dict[str, Attribute] = {}
         if cls.UB:  # dst_mode(%sub_blockid | split_m | split_n)
             parser.parse_punctuation(",")

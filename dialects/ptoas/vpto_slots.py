@@ -94,13 +94,17 @@ class SlotReader:
     def comma(self) -> bool:
         return self.parser.parse_optional_punctuation(",") is not None
 
-    def keyword_group(self, slots: Sequence[str]) -> None:
-        """`(%a, %b, ...)` into `slots`."""
-        self.parser.parse_punctuation("(")
+    def operands(self, slots: Sequence[str]) -> None:
+        """`%a, %b, ...` into `slots`."""
         for i, slot in enumerate(slots):
             if i:
                 self.parser.parse_punctuation(",")
             self.operand(slot)
+
+    def keyword_group(self, slots: Sequence[str]) -> None:
+        """`(%a, %b, ...)` into `slots`."""
+        self.parser.parse_punctuation("(")
+        self.operands(slots)
         self.parser.parse_punctuation(")")
 
     def resolve(self, types: Sequence[Attribute]) -> dict[str, SSAValue]:

@@ -4,6 +4,8 @@ descriptors, one MMA on placed operands (`run`), a parsed kernel on the interpre
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 from xdsl.context import Context
 from xdsl.dialects import builtin, func
@@ -136,3 +138,20 @@ def run_kernel(source: str, *args: np.ndarray):
 TCGEN05_CONTEXT = Context()
 for _dialect in (builtin.Builtin, func.Func, test_dialect.Test, TCGEN05):
     TCGEN05_CONTEXT.load_dialect(_dialect)
+
+
+def matmul_kernel_file(tmp_path: Path, m: int, n: int, k: int, a_type: str, b_type: str,
+                       d_type: str, ta: bool, tb: bool) -> Path:
+    """`tmp_path/matmul.mlir`: one sm_100a `tcgen05.matmul` of MLIR element types `a_type`,
+    `b_type` -> `d_type`, A given K x M when `ta`, B given N x K when `tb`."""
+    a_shape, b_shape = ((k, m) if ta else (m, k)), ((n, k) if tb else (k, n))
+    at = f"memref<{a_shape[0]}x{a_shape[1]}x{a_type}>"
+    bt = f"memref<{b_shape[0]}x{b_shape[1]}x{b_type}>"
+    dt = f"memref<{m}x{n}x{d_type}>"
+    flags = (" transpose_a" if ta else "") + (" transpose_b" if tb else "")
+    path = tmp_path / "matmul.mlir"
+    path.write_text(f'builtin.module attributes {{tcgen05.target = "sm_100a"}} {{\n'
+                    f"  func.func @matmul(%a: {at}, %b: {bt}, %d: {dt}) {{\n"
+                    f"    tcgen05.matmul %a, %b, %d{flags} : {at}, {bt}, {dt}\n"
+                    f"    func.return\n  }}\n}}\n")
+    return path

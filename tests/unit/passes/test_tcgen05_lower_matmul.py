@@ -11,6 +11,7 @@ from pathlib import Path
 import ml_dtypes
 import numpy as np
 import pytest
+from tcgen05_testing import matmul_kernel_file
 
 from mmair.isa.tcgen05 import matmul as plan_module
 from mmair.tools.opt import main as opt_main
@@ -23,17 +24,7 @@ TYPES = {"f16": ("f16", np.float16), "bf16": ("bf16", ml_dtypes.bfloat16),
 
 def _kernel(tmp_path: Path, m: int, n: int, k: int, elem: str, ta: bool, tb: bool) -> Path:
     mlir = TYPES[elem][0]
-    a_shape, b_shape = ((k, m) if ta else (m, k)), ((n, k) if tb else (k, n))
-    at = f"memref<{a_shape[0]}x{a_shape[1]}x{mlir}>"
-    bt = f"memref<{b_shape[0]}x{b_shape[1]}x{mlir}>"
-    dt = f"memref<{m}x{n}xf32>"
-    flags = (" transpose_a" if ta else "") + (" transpose_b" if tb else "")
-    path = tmp_path / "matmul.mlir"
-    path.write_text(f'builtin.module attributes {{tcgen05.target = "sm_100a"}} {{\n'
-                    f"  func.func @matmul(%a: {at}, %b: {bt}, %d: {dt}) {{\n"
-                    f"    tcgen05.matmul %a, %b, %d{flags} : {at}, {bt}, {dt}\n"
-                    f"    func.return\n  }}\n}}\n")
-    return path
+    return matmul_kernel_file(tmp_path, m, n, k, mlir, mlir, "f32", ta, tb)
 
 
 def _integer_inputs(tmp_path: Path, m: int, n: int, k: int, elem: str, ta: bool, tb: bool

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from tcgen05_testing import matmul_kernel_file
 
 from mmair.isa.tcgen05 import shapes
 from mmair.tools.opt import main as opt_main
@@ -22,17 +23,7 @@ NUMPY = {"s8": np.int8, "u8": np.uint8, "s32": np.int32, "f16": np.float16}
 
 def _kernel(tmp_path: Path, m: int, n: int, k: int, a_type: str, b_type: str, d_type: str,
             ta: bool, tb: bool) -> Path:
-    a_shape, b_shape = ((k, m) if ta else (m, k)), ((n, k) if tb else (k, n))
-    at = f"memref<{a_shape[0]}x{a_shape[1]}x{MLIR[a_type]}>"
-    bt = f"memref<{b_shape[0]}x{b_shape[1]}x{MLIR[b_type]}>"
-    dt = f"memref<{m}x{n}x{MLIR[d_type]}>"
-    flags = (" transpose_a" if ta else "") + (" transpose_b" if tb else "")
-    path = tmp_path / "matmul.mlir"
-    path.write_text(f'builtin.module attributes {{tcgen05.target = "sm_100a"}} {{\n'
-                    f"  func.func @matmul(%a: {at}, %b: {bt}, %d: {dt}) {{\n"
-                    f"    tcgen05.matmul %a, %b, %d{flags} : {at}, {bt}, {dt}\n"
-                    f"    func.return\n  }}\n}}\n")
-    return path
+    return matmul_kernel_file(tmp_path, m, n, k, MLIR[a_type], MLIR[b_type], MLIR[d_type], ta, tb)
 
 
 def _save(tmp_path: Path, a: np.ndarray, b: np.ndarray) -> list[str]:
