@@ -8,7 +8,8 @@ ptoas-to-mmair; `mmair-translate --target ptoas` prints the result).
     pto.mte_l1_l0a / pto.mte_l1_l0b [start]      ->  tmov / textract ins(mat[, row, col]) outs(left/right)
     pto.mte_l1_bt                                ->  tmov ins(mat) outs(bias)
     pto.mad / mad_acc / mad_bias (m = 1: tgemv*) ->  tmatmul / tmatmul.acc / tmatmul.bias
-    pto.fixpipe l0c -> GM / l1                   ->  tstore / tmov (quant from the element types)
+    pto.fixpipe l0c -> GM / l1                   ->  tstore / tmov (quant from the element types;
+                                                    atomic add: {atomicType = atomic_add})
     pto.set_flag / wait_flag a -> b, n           ->  set_flag / wait_flag [<PIPE_A>, <PIPE_B>, <EVENT_IDn>]
     pto.pipe_barrier x                           ->  barrier <PIPE_X>
     pto.block_idx / block_num                    ->  get_block_idx / get_block_num + arith.index_cast
@@ -48,6 +49,7 @@ from mmair.dialects import pto
 from mmair.dialects.ptoas import ops as P
 from mmair.dialects.ptoas.dialect import PTOAS
 from mmair.dialects.ptoas.types import (
+    TEMPLATE_ATTRS,
     KernelKindAttr,
     PartitionTensorViewType,
     PtrType,
@@ -421,10 +423,18 @@ def _fixpipe(w: _Writer, op: pto.FixpipeOp) -> None:
     if op.quant.data != implied:
         raise PassOpError(op, f"quantizes with {op.quant.data}, but PTOAS infers {implied} from the "
                               f"element types {_element(op.src)} -> {_element(dst)}")
+    atomic = None if op.atomic is None else op.atomic.data
+    if atomic not in (None, "add"):
+        raise PassOpError(op, f"stores in atomic mode {atomic}: PTOAS's tstore has atomicType "
+                              f"atomic_none | atomic_add (max / min are VPTO only)")
     w.regions(op, _needs(w, op))
     cls = P.TStoreOp if to_gm else P.TMovOp
-    w.insert(op, cls.build(operands=[[op.src], [dst]]))
+    attributes = {} if atomic is None else {"atomicType": _ATOMIC_TYPE(StringAttr("atomic_add"))}
+    w.insert(op, cls.build(operands=[[op.src], [dst]], attributes=attributes))
     _erase(op)
+
+
+_ATOMIC_TYPE = next(a for a in TEMPLATE_ATTRS if a.name == "pto.atomic_type")
 
 
 def _flag(w: _Writer, op: pto.SetFlagOp | pto.WaitFlagOp) -> None:

@@ -494,7 +494,7 @@ def _replace(op: Operation) -> None:
 _OPTIONS: dict[str, dict[str, str | None]] = {
     "accPhase": {"unspecified": None, "partial": None, "final": None},
     "stPhase": {"unspecified": None, "partial": None, "final": None},
-    "atomicType": {"atomic_none": None},
+    "atomicType": {"atomic_none": None, "atomic_add": "atomic"},
     "reluPreMode": {"no_relu": None, "normal_relu": "relu"},
 }
 
@@ -659,14 +659,19 @@ def _element(value: SSAValue) -> Attribute:
 
 
 def _tstore(conv: _Converter, op: Operation) -> None:
-    relu = "relu" in _options(op, ("atomicType", "stPhase", "reluPreMode"))
+    asked = _options(op, ("atomicType", "stPhase", "reluPreMode"))
+    relu = "relu" in asked
+    # atomic_add: pto-isa's TSTORE sets the atomic type of the GM elements
+    # (`SetAtomicAdd<GlobalData::DType>`); mmair's verifier checks it per target
+    atomic = "add" if "atomic" in asked else None
     src, dst = _one_in_one_out(op)
     if _space(src) != "l0c":
         raise ConversionError(op, f"requires ins in loc=acc (mmair models the cube tstore), got "
                                   f"{_space(src)}")
     # tstore writes its source's valid region (docs/isa/tile-op/04-dma-data-movement.md)
     rows, cols = conv.valid(op, 0)
-    conv.emit(op, pto.FixpipeOp(src, dst, rows, cols, quant=_quant(src, dst), relu=relu))
+    conv.emit(op, pto.FixpipeOp(src, dst, rows, cols, quant=_quant(src, dst), relu=relu,
+                                atomic=atomic))
     _replace(op)
 
 

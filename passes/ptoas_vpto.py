@@ -21,7 +21,7 @@ them) points at byte 0 of its space: a kernel has no other way to say where it i
 
 VPTO is modelled on a5, the target of PTOAS's VPTO backend. What mmair does not model is refused
 at the op (ConversionError): sat / nosat and tf32_mode on mad, the FIXPIPE transforms other than
-f32 -> f16 / bf16 conversion and normal ReLU, atomics, packed FP4 and a store without a layout
+f32 -> f16 / bf16 conversion and normal ReLU, packed FP4 and a store without a layout
 clause. docs/ptoas.md has the table.
 """
 
@@ -533,8 +533,16 @@ def _acc_store(state: VptoState, op: Operation) -> None:
         raise _fail(op, "has no layout clause (the target's normal writeback layout), which "
                         "mmair does not model: write nz2nd, nz2dn or nz2nz")
     dst_ptr = op.require("dst")
+    atomic = None
     if op.atomic_type is not None:
-        raise _fail(op, "has atomic(...): GM atomic read-modify-write is not modelled by mmair")
+        # the CTRL register's atomic type says how the GM bytes are read: mmair requires the
+        # type of the elements the store writes (pto-isa's TSTORE sets exactly that one)
+        gm_elem = element_name_or_none(dst_ptr.type.element_type)
+        if op.atomic_type.data != gm_elem:
+            raise _fail(op, f"has atomic(type = {op.atomic_type.data}) with a "
+                            f"{dst_ptr.type.element_type} destination: the atomic type must be "
+                            f"the destination's element type ({gm_elem})")
+        atomic = op.atomic_op.data
     if op.sat is not None and str(dst_ptr.type.element_type) != "f32":
         raise _fail(op, f"has {op.sat.data} with a {dst_ptr.type.element_type} destination: "
                         f"FIXPIPE saturation is not modelled by mmair (it changes nothing for f32)")
@@ -580,7 +588,7 @@ def _acc_store(state: VptoState, op: Operation) -> None:
         ix(op, op.require("loop3_dst_stride") if looped else 0),
         src_nz_c0_stride=ix(op, op.require("loop0_src_stride")) if layout == "nz2dn" else None,
         layout=layout, quant=quant, relu=relu, unit_flag=unit_flag,
-        channel_split=bool(split_value))
+        channel_split=bool(split_value), atomic=atomic)
     state._insert(op, new)
     _erase(op)
 

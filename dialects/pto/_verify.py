@@ -165,3 +165,37 @@ def _check_memref_covers(
         raise _error(op, f"requires {role} of at least {need[1]} columns ({names}), got {cols}")
     if need[1] is not None and pitch is not None and pitch < need[1]:
         raise _error(op, f"requires {role} row pitch >= {need[1]} ({names}), got {pitch}")
+
+
+def _check_atomic(op: Operation, target: Target, src_space: str, dst_space: str,
+                  dst_elem: str) -> None:
+    """A store's `atomic` mode (`isa.GM_ATOMIC_OPS`): a GM destination, a source buffer the
+    target's atomic stores read from, and an element type the mode updates on the target."""
+    attr = op.properties.get("atomic")
+    if attr is None:
+        return
+    mode = attr.data  # type: ignore[attr-defined]
+    if mode not in isa.GM_ATOMIC_OPS:
+        raise _error(op, f"requires atomic in {_fmt_set(isa.GM_ATOMIC_OPS)}, got {mode}")
+    if dst_space != "gm":
+        raise _error(op, f"requires a gm dst for atomic {mode} (atomic stores update GM), got "
+                         f"{dst_space}")
+    if src_space not in target.gm_atomic_sources:
+        raise _error(op, f"atomic {mode} from {src_space} to gm is not supported on target "
+                         f"{target.name} (atomic stores from "
+                         f"{_fmt_set(target.gm_atomic_sources)})")
+    legal = target.gm_atomic_types(mode)
+    if dst_elem not in legal:
+        raise _error(op, f"requires dst element type in {_fmt_set(legal)} for atomic {mode} on "
+                         f"target {target.name}, got {dst_elem}")
+
+
+def atomic_kind(op: Operation) -> str:
+    """What a store in atomic mode does to GM, `"add f32"` (mode and the GM element type), or
+    "" for a plain store: two atomic accesses of one kind to the same bytes do not race."""
+    attr = op.properties.get("atomic")
+    if attr is None:
+        return ""
+    dst = op.dst  # type: ignore[attr-defined]  (pto.fixpipe, pto.fixpipe_copy)
+    elem = element_name_or_none(dst.type.element_type) if isinstance(dst.type, MemRefType) else None
+    return f"{attr.data} {elem}"  # type: ignore[attr-defined]

@@ -29,6 +29,10 @@ class Access(NamedTuple):
     executor knows the argument names)."""
     memory: Hashable = None
     """Identity of the memory inside `space` (module docstring)."""
+    atomic: str = ""
+    """A GM write of a store in atomic mode: its kind (`"add f32"`, `_verify.atomic_kind`). Two
+    writes of one kind to the same bytes do not race (the hardware updates each element
+    atomically); any other pair with a write does (docs/ptoas.md "GM atomic stores")."""
 
     @property
     def end(self) -> int:

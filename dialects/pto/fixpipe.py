@@ -23,6 +23,7 @@ from xdsl.irdl import (
 from xdsl.traits import MemoryReadEffect, MemoryWriteEffect
 
 from mmair.dialects.pto._verify import (
+    _check_atomic,
     _check_covers,
     _check_layout,
     _check_memref_covers,
@@ -62,6 +63,9 @@ class FixpipeOp(IRDLOperation):
     layout = prop_def(StringAttr, default_value=StringAttr("nz2nd"))
     quant = prop_def(StringAttr, default_value=StringAttr("none"))
     relu = opt_prop_def(UnitAttr)
+    atomic = opt_prop_def(StringAttr)
+    """GM atomic mode (`isa.GM_ATOMIC_OPS`): each value is combined with the GM element it
+    updates (read-modify-write in the GM element type) instead of replacing it."""
 
     traits = traits_def(MemoryReadEffect(), MemoryWriteEffect())
     irdl_options = (ParsePropInAttrDict(), AttrSizedOperandSegments(as_property=True))
@@ -82,6 +86,7 @@ class FixpipeOp(IRDLOperation):
         relu: bool = False,
         scalar: SSAValue | Operation | None = None,
         vector: SSAValue | Operation | None = None,
+        atomic: str | None = None,
     ) -> None:
         super().__init__(
             operands=[src, dst, m, n, [] if scalar is None else [scalar], [] if vector is None else [vector]],
@@ -89,6 +94,7 @@ class FixpipeOp(IRDLOperation):
                 "layout": StringAttr(layout),
                 "quant": StringAttr(quant),
                 "relu": UnitAttr() if relu else None,
+                "atomic": None if atomic is None else StringAttr(atomic),
             },
         )
 
@@ -131,6 +137,7 @@ class FixpipeOp(IRDLOperation):
                 f"target {target.name}, got ({src.element_name}, {dst_elem})",
             )
         self._verify_quant(target, dst_space, src.element_name, dst_elem)
+        _check_atomic(self, target, "l0c", dst_space, dst_elem)
 
         m = _static_in_range(self, "m", self.m, isa.FIXPIPE_M_SIZE_RANGE[layout])
         n = _static_in_range(self, "n", self.n, isa.FIXPIPE_N_SIZE_RANGE)

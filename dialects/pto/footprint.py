@@ -11,6 +11,7 @@ from typing import Any
 import numpy as np
 from xdsl.ir import Operation
 
+from mmair.dialects.pto._verify import atomic_kind
 from mmair.dialects.pto.access import Access
 from mmair.dialects.pto.effects import EFFECTS, memory_operands, operand_index
 from mmair.dialects.pto.gm_access import gm_access, static_access
@@ -22,7 +23,7 @@ class Footprint:
     part (the executor caches a Footprint per op)."""
 
     __slots__ = ("op", "kind", "_plan", "_sizes", "_tiles", "_roots", "_exact", "_operands",
-                 "_last")
+                 "_last", "_atomic")
 
     def __init__(self, op: Operation, unread: frozenset[int] = frozenset()):
         """`unread`: indices of read-only operands whose reads are left out (the race checker's
@@ -45,6 +46,8 @@ class Footprint:
         self._plan = tuple(plan)
         exact = RAW_EXACT.get(type(op))
         self._exact = exact(op) if exact is not None else None
+        self._atomic = atomic_kind(op) if "atomic" in op.properties else ""
+        """A store in GM atomic mode: the kind its GM writes carry (`Access.atomic`)."""
         sizes = (operand_index(op, n) for n in eff.sizes)
         self._sizes = tuple(i for i in sizes if i is not None)
         self._tiles: dict[int, tuple[Any, Access, Access]] = {}  # by id(tile), checked
@@ -56,6 +59,12 @@ class Footprint:
 
     def accesses(self, values: Sequence[Any] | None = None) -> list[Access]:
         """Exact accesses for runtime operand `values`, conservative ones for None."""
+        if self._atomic:
+            return [a._replace(atomic=self._atomic) if a.write and a.space == "gm" else a
+                    for a in self._accesses(values)]
+        return self._accesses(values)
+
+    def _accesses(self, values: Sequence[Any] | None) -> list[Access]:
         op = self.op
         if values is None:
             operands = op.operands

@@ -68,7 +68,8 @@ class WindowError(ValueError):
 
 
 _new_access = tuple.__new__
-"""`Access(*fields)` without the Python-level `__new__` of a NamedTuple (once per GM access)."""
+"""`Access(*fields)` without the Python-level `__new__` of a NamedTuple (once per GM access):
+every field is given, the defaults too."""
 
 
 def _root_offset(array: Any, roots: dict[int, tuple[Any, int]] | None) -> tuple[Any, int]:
@@ -104,8 +105,8 @@ def gm_access(array: Any, write: bool, region: tuple[int, int] | None = None,
         inner = (cols - 1) * strides[1] + item  # one row: the first to the last element
         if rows <= 1 or strides[0] <= inner:  # contiguous (or overlapping) rows: one segment
             return _new_access(Access, ("gm", start, (rows - 1) * strides[0] + inner if rows else 0,
-                                        1, 0, write, "", id(root)))
-        return _new_access(Access, ("gm", start, inner, rows, strides[0], write, "", id(root)))
+                                        1, 0, write, "", id(root), ""))
+        return _new_access(Access, ("gm", start, inner, rows, strides[0], write, "", id(root), ""))
     if array.flags.c_contiguous:
         return Access("gm", start, array.nbytes, 1, 0, write, "", id(root))
     extent = sum((d - 1) * s for d, s in zip(shape, strides, strict=True)) + item

@@ -24,6 +24,7 @@ from xdsl.irdl import (
 
 from mmair.dialects.pto._verify import (
     Value,
+    _check_atomic,
     _error,
     _fmt_set,
     _gm_memref,
@@ -72,6 +73,7 @@ class FixpipeCopyOp(IRDLOperation):
     relu = opt_prop_def(UnitAttr)
     unit_flag = opt_prop_def(IntegerAttr)
     channel_split = opt_prop_def(UnitAttr)
+    atomic = opt_prop_def(StringAttr)  # GM atomic mode, as `pto.fixpipe`'s
 
     traits = PARAM_TRAITS
     irdl_options = (ParsePropInAttrDict(), AttrSizedOperandSegments(as_property=True))
@@ -88,7 +90,8 @@ class FixpipeCopyOp(IRDLOperation):
                  dst_nd_stride: Value, *, src_nz_c0_stride: Value | None = None,
                  layout: str = "nz2nd", quant: str = "none", relu: bool = False,
                  scalar: Value | None = None, vector: Value | None = None,
-                 unit_flag: int = 0, channel_split: bool = False) -> None:
+                 unit_flag: int = 0, channel_split: bool = False,
+                 atomic: str | None = None) -> None:
         opt = [] if src_nz_c0_stride is None else [src_nz_c0_stride]
         super().__init__(
             operands=[src, src_offset, dst, n_size, m_size, src_stride, dst_stride, nd_num,
@@ -100,6 +103,7 @@ class FixpipeCopyOp(IRDLOperation):
                 "relu": UnitAttr() if relu else None,
                 "unit_flag": IntegerAttr(unit_flag, i64) if unit_flag else None,
                 "channel_split": UnitAttr() if channel_split else None,
+                "atomic": None if atomic is None else StringAttr(atomic),
             },
         )
 
@@ -132,6 +136,7 @@ class FixpipeCopyOp(IRDLOperation):
                                f"{_fmt_set(f'({a}, {b})' for a, b in pairs)}, got "
                                f"({src.element_name}, {dst_elem})")
         FixpipeOp._verify_quant(self, target, dst_space, src.element_name, dst_elem)  # type: ignore[arg-type]
+        _check_atomic(self, target, "l0c", dst_space, dst_elem)
         fields = dict(isa_params.fixpipe_fields(target))
         fields.pop("src_nz_c0_stride", None)
         values = check_fields(self, fields)

@@ -279,6 +279,8 @@ class _InsOutsOp(IRDLOperation):
             printer.print_string(" : ")
             printer.print_list([v.type for v in values], printer.print_attribute)
             printer.print_string(")")
+        if self.attributes:  # the template options (`{atomicType = ...}`), as written
+            printer.print_op_attributes(self.attributes)
 
 
 def _ins_outs(op_name: str, class_name: str) -> type[_InsOutsOp]:

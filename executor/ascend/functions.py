@@ -175,8 +175,9 @@ class PtoFunctions(InterpreterFunctions):
                 op.scalar is not None,
                 op.vector is not None,
                 _nz_merged_block(op),
+                None if op.atomic is None else op.atomic.data,
             )
-        layout, quant, relu, has_scalar, has_vector, merged = decoded
+        layout, quant, relu, has_scalar, has_vector, merged, atomic = decoded
         src, dst, m, n, *extra = args
         if merged and n % merged:
             raise ExecutionError(
@@ -185,7 +186,7 @@ class PtoFunctions(InterpreterFunctions):
             )
         word = extra[0] if has_scalar else None
         vector = extra[-1] if has_vector else None
-        kernels.fixpipe(src, dst, m, n, layout, quant, relu, word, vector)
+        kernels.fixpipe(src, dst, m, n, layout, quant, relu, word, vector, atomic)
         return ()
 
     # ---- synchronization -----------------------------------------------------------------
@@ -440,7 +441,8 @@ class PtoParamsFunctions(InterpreterFunctions):
             flat = vector.values().reshape(-1)
             words = flat.view(np.uint64) if flat.dtype.itemsize == 8 else flat  # mutation: skip (quant vectors are u64)
         raw_kernels.fixpipe(tile_flat(src, soff, "src"), out, p, layout, op.quant.data,
-                            op.relu is not None, word, words, unit, op.channel_split is not None)
+                            op.relu is not None, word, words, unit, op.channel_split is not None,
+                            None if op.atomic is None else op.atomic.data)
         return ()
 
 

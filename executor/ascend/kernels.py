@@ -581,11 +581,13 @@ def fixpipe(
     relu: bool = False,
     word: int | None = None,
     vector: Tile | None = None,
+    atomic: str | None = None,
 ) -> None:
     """L0C -> GM / L1 / UB. Reads C[0:m, 0:n], converts it (`quantize`) and writes it:
     `nz2nd` dst[0:m, 0:n] (GM 2-D memref or nd tile); `nz2dn` dst[0:n, 0:m] = C^T (a GM memref
     or an nd tile; a `dn` tile takes C in its own layout); `nz2nz` into an nz tile or a 4-D GM
-    memref (N1, M1, 16, c0)."""
+    memref (N1, M1, 16, c0). With `atomic` (GM only) the converted values are combined with the
+    GM values they update (`atomic_combine`)."""
     if m == 0 or n == 0:
         return
     _check_size("m", m, src.rows, "rows of the source", src)
@@ -614,6 +616,8 @@ def fixpipe(
         blocked = layouts.blocked_view(dst, "nz")
         pr, pc = blocked.shape[0] * blocked.shape[1], blocked.shape[2] * blocked.shape[3]
         _require(m <= pr and n <= pc, f"writes [{m} x {n}] beyond the nz GM memref of {pr}x{pc} elements")
+        if atomic is not None:
+            y = atomic_combine(read_region(blocked, 0, 0, m, n), y, atomic)
         write_region(blocked, y)
         _wrote_gm(src, dst)
         return
@@ -624,8 +628,31 @@ def fixpipe(
         raise ExecutionError(
             f"writes [{y.shape[0]} x {y.shape[1]}] beyond the GM memref of shape "
             f"{'x'.join(map(str, dst.shape))}")
-    out[: y.shape[0], : y.shape[1]] = y
+    if atomic is None:
+        out[: y.shape[0], : y.shape[1]] = y
+    else:
+        window = out[: y.shape[0], : y.shape[1]]
+        window[...] = atomic_combine(window, y, atomic)
     _wrote_gm(src, dst)
+
+
+_ATOMIC_UFUNCS = {"add": np.add, "max": np.maximum, "min": np.minimum}
+
+
+def atomic_combine(old: np.ndarray, y: np.ndarray, mode: str) -> np.ndarray:
+    """What a GM store in atomic `mode` (`isa.GM_ATOMIC_OPS`) leaves in GM: the converted values
+    `y` combined with the `old` GM values in the GM element type (each sum rounded to it; an
+    integer sum wraps, as pto-isa's CPU simulator's `dst[i] += value` does)."""
+    return _ATOMIC_UFUNCS[mode](old, y.astype(old.dtype, copy=False))
+
+
+def atomic_store(dst: np.ndarray, index: np.ndarray, y: np.ndarray, mode: str | None) -> None:
+    """`dst[index] = y`, or in atomic `mode` each value combined with its element of `dst`
+    (`atomic_combine`), in order when an index repeats."""
+    if mode is None:
+        dst[index] = y
+    else:
+        _ATOMIC_UFUNCS[mode].at(dst, index, y.astype(dst.dtype, copy=False))
 
 
 # ------------------------------------------------------------------------------------------------

@@ -515,12 +515,13 @@ def fixpipe(
     words: np.ndarray | None,
     dst_nz_unit_elements: float,
     channel_split: bool = False,
+    atomic: str | None = None,
 ) -> None:
     """Fixpipe(dst, src, FixpipeParams): read L0C (f32/s32, `src` flat from its start), convert
     (`kernels.quantize`: quant mode, ReLU, scale words) and write `dst` (flat from its start).
     NZ output splits f32 channels into 16 x 8 blocks with `channel_split` and merges b8 channels
-    into 16 x 32 blocks (`fixpipe_indices`)."""
-    from mmair.executor.ascend.kernels import quantize  # the tile-level conversion, shared
+    into 16 x 32 blocks (`fixpipe_indices`). `atomic`: GM atomic mode (`kernels.atomic_store`)."""
+    from mmair.executor.ascend.kernels import atomic_store, quantize  # the tile-level ones, shared
 
     if p.n_size == 0 or p.m_size == 0 or p.nd_num == 0:
         return
@@ -540,4 +541,4 @@ def fixpipe(
     if words is not None and words.size < p.n_size:
         raise ExecutionError(f"requires a quant vector of at least {p.n_size} words, got {words.size}")
     y = quantize(src[s_idx], quant, dst.dtype, relu, word, None if words is None else words[: p.n_size])
-    dst[d_idx] = y
+    atomic_store(dst, d_idx, y, atomic)

@@ -85,6 +85,18 @@ def _gm_2d(gm: np.ndarray) -> np.ndarray:
     return gm
 
 
+def _atomic(old: np.ndarray, stored: np.ndarray, mode: Any) -> np.ndarray:
+    """What a GM store leaves in GM: the `stored` values, or in atomic `mode` (a StringAttr)
+    each combined with the `old` GM value, in float64 (int64 for integers, which wrap) and
+    rounded once to the GM element type."""
+    if mode is None:
+        return stored
+    wide = np.int64 if np.issubdtype(old.dtype, np.integer) else np.float64
+    a, b = old.astype(wide), stored.astype(wide)
+    out = {"add": np.add, "max": np.maximum, "min": np.minimum}[mode.data](a, b)
+    return out.astype(old.dtype)
+
+
 def _fit(what: str, need: tuple[int, int], have: tuple[int, int]) -> None:
     if need[0] > have[0] or need[1] > have[1] or min(need) < 0:
         raise ExecutionError(f"reference: {what} [{need[0]} x {need[1]}] is beyond "
@@ -391,13 +403,14 @@ class ReferencePtoFunctions(InterpreterFunctions):
             keep = np.zeros_like(padded, dtype=bool)
             keep[:m, :n] = True
             mask = keep.reshape(m1, r0, n1, c0).transpose(2, 0, 1, 3)
-            dst[mask] = block[mask].astype(dst.dtype)
+            dst[mask] = _atomic(dst[mask], block[mask].astype(dst.dtype), op.atomic)
             return ()
         out = _gm_2d(dst)
         if layout == "nz2dn":
             y = y.T
         _fit("fixpipe GM window", y.shape, out.shape)
-        out[:y.shape[0], :y.shape[1]] = y.astype(out.dtype)
+        window = out[:y.shape[0], :y.shape[1]]
+        window[...] = _atomic(window, y.astype(out.dtype), op.atomic)
         return ()
 
     # ---- raw Ascend C parameter forms (pto-expand-params output) ---------------------------
@@ -667,7 +680,12 @@ class ReferencePtoFunctions(InterpreterFunctions):
                                        float(error[s_idx].max(initial=0.0)))
         self.tolerances.setdefault(array_base(dst), Tolerance()).widen(rtol, atol)
         with np.errstate(over="ignore", invalid="ignore"):
-            out[d_idx] = y.astype(out.dtype)
+            stored = y.astype(out.dtype)
+        if op.atomic is None:
+            out[d_idx] = stored
+        else:  # in order when an index repeats
+            {"add": np.add, "max": np.maximum, "min": np.minimum}[op.atomic.data].at(
+                out, d_idx, stored)
         return ()
 
     @impl(pto.GatherMaskOp)

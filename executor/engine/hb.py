@@ -74,7 +74,7 @@ def _record(ev: Event, a: Access, groups: dict, lane: int, n: int) -> bool:
     made = group is None
     if made:
         group = groups[lane] = [{}, {}, 0, 0]
-    region = a[1:5]  # (start, width, rows, stride)
+    region = _region(a)
     if a.write:
         wd = group[0]
         wd.pop(region, None)
@@ -87,6 +87,13 @@ def _record(ev: Event, a: Access, groups: dict, lane: int, n: int) -> bool:
         rd[region] = (n, ev, a, a.start, a.end)
         group[3] = n
     return made
+
+
+def _region(a: Access) -> tuple:
+    """The key of an access's record: (start, width, rows, stride), and the atomic kind of an
+    atomic write, which then replaces neither a plain write nor a read of the same bytes (a
+    later atomic of that kind races with those, not with it)."""
+    return a[1:5] + (a.atomic,) if a.atomic else a[1:5]
 
 
 def _compact(pairs: tuple) -> tuple:
@@ -333,7 +340,7 @@ class HappensBefore:
                 if group is None:  # [write records, read records, last write epoch, last read's]
                     group = groups[lane] = [{}, {}, 0, 0]
                     self._groups_made += 1
-                place = (groups, (a, group, a[1:5], a.write, a.start, a.end))
+                place = (groups, (a, group, _region(a), a.write, a.start, a.end))
                 if mem is None:
                     if len(tiles) >= PLACES:  # accesses built anew each time (raw forms): bounded
                         tiles.clear()  # mutation: skip (a bound on a cache: a hit needs the same Access object, which the cache holds, so an unbounded cache finds the same places)
@@ -619,6 +626,8 @@ class HappensBefore:
         first = rec[1]
         if own and (first.sequential if first.__class__ is not tuple else first[5]):
             return  # finished before this op of its pipe reaches the bytes
+        if a.atomic and a.atomic == rec[2].atomic:
+            return  # two atomic updates of one kind: the hardware serializes them per element
         hit = overlap(a, rec[2])
         if hit is not None:
             self._race(first, rec[2], ev, a, hit, rec[0])

@@ -197,6 +197,15 @@ FIXPIPE_SRC_ALIGN = 64  # L0C
 FIXPIPE_GM_DST_ALIGN: Mapping[str, int] = MappingProxyType({"nz2nd": 1, "nz2nz": 32, "nz2dn": 32})
 FIXPIPE_SRC_TYPES: frozenset[str] = frozenset({"f32", "s32"})
 
+# GM atomic stores (Ascend C SetAtomicAdd / SetAtomicMax / SetAtomicMin, pto-isa SetAtomicAdd,
+# PTOAS AccStoreAtomicOp): a store to GM in atomic mode combines each value it writes with the
+# bytes already there (old + value, max, min) in the atomic type, which is the type of the GM
+# elements (pto-isa TSTORE: `SetAtomicAdd<GlobalData::DType>()`). Per target: `gm_atomic`
+# (op -> legal element types) and `gm_atomic_sources` (the buffers whose store to GM can be
+# atomic: "VECOUT / L0C / L1 -> GM" on A2 / A3, "UB / L0C -> GM" on Ascend 950).
+GM_ATOMIC_OPS: tuple[str, ...] = ("add", "max", "min")
+_ATOMIC_ALL = frozenset("s8 s16 f16 bf16 s32 f32".split())
+
 
 def mmad_footprint_bytes(m: int, n: int, k: int, lhs: str, rhs: str, dst: str) -> tuple[int, int, int]:
     """(L0A, L0B, L0C) bytes an m x n x k Mmad reads/writes: whole fractals (§7.4, §7.5):
@@ -345,6 +354,8 @@ class Target:
     # Mmad with m = 1 runs as GEMV (L0A read as an nd vector) unless disabled: every target
     # (seed-Mmad product list A2/A3/200I-A2/310P/910; Ascend C GEMV.md adds 950). See params.py.
     gemv_default: bool = True
+    gm_atomic: Mapping[str, frozenset[str]] = field(default_factory=lambda: MappingProxyType({}))
+    gm_atomic_sources: frozenset[str] = frozenset()
 
     # -- queries -------------------------------------------------------------------------
 
@@ -372,6 +383,10 @@ class Target:
     @property
     def has_gather_mask(self) -> bool:
         return bool(self.gather_mask_types)
+
+    def gm_atomic_types(self, op: str) -> frozenset[str]:
+        """The GM element types a store in atomic mode `op` (`GM_ATOMIC_OPS`) may update."""
+        return self.gm_atomic.get(op, frozenset())
 
     def fixpipe_quant_ok(self, dst_space: str, quant: str, src: str, dst: str) -> bool:
         """True if Fixpipe L0C(`src`) -> `dst_space`(`dst`) with `quant` is legal: the
@@ -487,6 +502,10 @@ def _bias_types(types: frozenset[tuple[str, str, str]]) -> frozenset[tuple[str, 
     return frozenset(t for t in types if t[0] != "s4")
 
 
+def _atomic(**ops: frozenset[str]) -> Mapping[str, frozenset[str]]:
+    return MappingProxyType(dict(ops))
+
+
 def _a2_like(name: str, product: str) -> Target:
     return Target(
         name=name,
@@ -516,6 +535,8 @@ def _a2_like(name: str, product: str) -> Target:
         gemv_disable=False,
         k_direction_align=True,
         unit_flag=True,
+        gm_atomic=_atomic(add=_ATOMIC_ALL, max=_ATOMIC_ALL, min=_ATOMIC_ALL),
+        gm_atomic_sources=frozenset({"ub", "l0c", "l1"}),
     )
 
 
@@ -555,6 +576,9 @@ _TARGETS: dict[str, Target] = {
         gemv_disable=True,
         k_direction_align=False,
         unit_flag=True,
+        # Ascend 950: SetAtomicAdd / Max / Min, int8 ... float; "UB / L0C Buffer -> GM".
+        gm_atomic=_atomic(add=_ATOMIC_ALL, max=_ATOMIC_ALL, min=_ATOMIC_ALL),
+        gm_atomic_sources=frozenset({"ub", "l0c"}),
     ),
     "310p": Target(
         name="310p",
@@ -584,6 +608,9 @@ _TARGETS: dict[str, Target] = {
         gemv_disable=False,
         k_direction_align=False,
         unit_flag=False,
+        # Atlas inference AI Core: SetAtomicAdd int16 / half / float, VECOUT -> GM only.
+        gm_atomic=_atomic(add=frozenset({"s16", "f16", "f32"})),
+        gm_atomic_sources=frozenset({"ub"}),
         notes=("ND2NZ needs 8 KB of UB scratch",),
     ),
     "200i_a2": Target(
@@ -615,6 +642,10 @@ _TARGETS: dict[str, Target] = {
         gemv_disable=False,
         k_direction_align=False,
         unit_flag=False,
+        # 200I/500 A2: SetAtomicAdd int16 / half / int32 / float, VECOUT / L0C / L1 -> GM;
+        # SetAtomicMax / Min are not supported there.
+        gm_atomic=_atomic(add=frozenset({"s16", "f16", "s32", "f32"})),
+        gm_atomic_sources=frozenset({"ub", "l0c", "l1"}),
     ),
     "910": Target(
         name="910",
@@ -645,6 +676,9 @@ _TARGETS: dict[str, Target] = {
         gemv_disable=False,
         k_direction_align=False,
         unit_flag=False,
+        # Atlas training series: SetAtomicAdd float, VECOUT -> GM only.
+        gm_atomic=_atomic(add=frozenset({"f32"})),
+        gm_atomic_sources=frozenset({"ub"}),
     ),
 }
 assert tuple(_TARGETS) == TARGET_NAMES

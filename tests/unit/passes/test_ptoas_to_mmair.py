@@ -119,9 +119,9 @@ _TSTORE_END = "outs(%pc : !pto.partition_tensor_view<32x32xf32>)"
 
 
 @pytest.mark.parametrize(("option", "message"), [
-    ("{atomicType = #pto<atomic_type atomic_add>}",
-     r"'pto.tstore' op has atomicType = atomic_add, which mmair does not model \(it models "
-     r"atomicType in \[atomic_none\]\)"),
+    ("{atomicType = #pto<atomic_type atomic_max>}",
+     r"'pto.tstore' op has atomicType = atomic_max, which mmair does not model \(it models "
+     r"atomicType in \[atomic_none, atomic_add\]\)"),
     ("{reluPreMode = #pto<relu_pre_mode scalar_relu>}",
      r"has reluPreMode = scalar_relu, which mmair does not model"),
     ("{precisionType = #pto<div_precision high_precision>}",
