@@ -429,7 +429,7 @@ def _fixpipe(w: _Writer, op: pto.FixpipeOp) -> None:
                               f"atomic_none | atomic_add (max / min are VPTO only)")
     w.regions(op, _needs(w, op))
     cls = P.TStoreOp if to_gm else P.TMovOp
-    attributes = {} if atomic is None else {"atomicType": _ATOMIC_TYPE(StringAttr("atomic_add"))}
+    attributes = {} if atomic is None else {"atomicType": _ATOMIC_TYPE("atomic_add")}
     w.insert(op, cls.build(operands=[[op.src], [dst]], attributes=attributes))
     _erase(op)
 

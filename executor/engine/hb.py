@@ -137,8 +137,11 @@ class Conflict:
         return f"Conflict({self.first!r}, {self.second!r}, [{self.lo}, {self.hi}))"
 
 
-def _verb(access: Access) -> str:
-    return "writes" if access.write else "reads"
+def _does(access: Access) -> str:
+    """What an access does to the bytes of a race ("them")."""
+    if access.atomic:
+        return f"updates them atomically ({access.atomic})"
+    return "writes them" if access.write else "reads them"
 
 
 class HappensBefore:
@@ -661,14 +664,14 @@ class HappensBefore:
         same = first.lane == second.lane
         if first.core != second.core and isinstance(second.pipe, Unit):  # the CTAs of a pair
             message = (f"race on {where} between CTAs {first.core} and {second.core} of the CTA "
-                       f"pair: {second.describe()} {_verb(sa)} them, {first.describe()} "
-                       f"{_verb(fa)} them; no tcgen05.cluster_sync (or mbarrier phase the "
+                       f"pair: {second.describe()} {_does(sa)}, {first.describe()} "
+                       f"{_does(fa)}; no tcgen05.cluster_sync (or mbarrier phase the "
                        f"thread waited) orders them")
             raise SyncError("race", message, second.op, (second, first))
         if first.core != second.core:  # between two AI Cores of a multi-core launch
             message = (f"race on {where} between blocks {first.core} and {second.core}: block "
-                       f"{second.core} {second.describe()} {_verb(sa)} them, block {first.core} "
-                       f"{first.describe()} {_verb(fa)} them; no pto.sync_all between them "
+                       f"{second.core} {second.describe()} {_does(sa)}, block {first.core} "
+                       f"{first.describe()} {_does(fa)}; no pto.sync_all between them "
                        f"(the only order between cores)")
             raise SyncError("race", message, second.op, (second, first))
         if isinstance(first.pipe, Unit):
@@ -676,8 +679,8 @@ class HappensBefore:
         else:
             why = (f"no pipe_barrier({first.pipe}) between them" if same else
                    "no set_flag/wait_flag chain or pipe_barrier orders them")
-        message = (f"race on {where}: {second.describe()} {_verb(sa)} them, "
-                   f"{first.describe()} {_verb(fa)} them; {why}")
+        message = (f"race on {where}: {second.describe()} {_does(sa)}, "
+                   f"{first.describe()} {_does(fa)}; {why}")
         raise SyncError("race", message, second.op, (second, first))
 
     def _done_before(self, lane: int, n: int) -> tuple:

@@ -1825,3 +1825,37 @@ builtin.module attributes {pto.target = "a5"} {
   pto.load_2d_v2_gm %gm[%m1], %l1[%c0] m_start_position %c0 k_start_position %c0 m_step %c1 k_step %c1 src_stride %c1 dst_stride %c1 : memref<256xf16>, !pto.tile<l1, 16x16xf16, nz>
 }
 // CHECK: error: 'pto.load_2d_v2_gm' op requires src offset >= 0, got -1
+
+// -----
+// [atomic] a store's GM atomic mode is add, max or min
+%c16 = arith.constant 16 : index
+%c, %gm = "test.op"() : () -> (!pto.tile<l0c, 16x16xf32, nz>, memref<16x16xf32>)
+pto.fixpipe %c, %gm, %c16, %c16 {atomic = "sub"} : !pto.tile<l0c, 16x16xf32, nz>, memref<16x16xf32>
+// CHECK: error: 'pto.fixpipe' op requires atomic in [add, max, min], got sub
+
+// -----
+// [atomic] atomic stores update GM only
+builtin.module attributes {pto.target = "a5"} {
+  %c16 = arith.constant 16 : index
+  %c, %l1 = "test.op"() : () -> (!pto.tile<l0c, 16x16xf32, nz>, !pto.tile<l1, 16x16xf32, nz>)
+  pto.fixpipe %c, %l1, %c16, %c16 {layout = "nz2nz", atomic = "add"} : !pto.tile<l0c, 16x16xf32, nz>, !pto.tile<l1, 16x16xf32, nz>
+}
+// CHECK: error: 'pto.fixpipe' op requires a gm dst for atomic add (atomic stores update GM), got l1
+
+// -----
+// [atomic] the GM element types per target and mode (200I/500 A2: atomic add only)
+builtin.module attributes {pto.target = "200i_a2"} {
+  %c16 = arith.constant 16 : index
+  %c, %gm = "test.op"() : () -> (!pto.tile<l0c, 16x16xf32, nz>, memref<16x16xf32>)
+  pto.fixpipe %c, %gm, %c16, %c16 {atomic = "max"} : !pto.tile<l0c, 16x16xf32, nz>, memref<16x16xf32>
+}
+// CHECK: error: 'pto.fixpipe' op requires dst element type in [] for atomic max on target 200i_a2, got f32
+
+// -----
+// [atomic] fixpipe_copy: the same rules
+%c0 = arith.constant 0 : index
+%c1 = arith.constant 1 : index
+%c16 = arith.constant 16 : index
+%c, %gm = "test.op"() : () -> (!pto.tile<l0c, 16x16xi32, nz>, memref<256xi32>)
+pto.fixpipe_copy %c[%c0], %gm n_size %c16 m_size %c16 src_stride %c16 dst_stride %c16 nd_num %c1 src_nd_stride %c0 dst_nd_stride %c0 {atomic = "mul"} : !pto.tile<l0c, 16x16xi32, nz>, memref<256xi32>
+// CHECK: error: 'pto.fixpipe_copy' op requires atomic in [add, max, min], got mul
