@@ -271,3 +271,16 @@ def write_output(path: str, write: Callable[[typing.BinaryIO], None], flag: str 
         with contextlib.suppress(OSError):
             os.unlink(tmp)
         raise
+
+
+def refuse_unreadable_values(specs: list[tuple[str, str]]) -> None:
+    """`--input NAME=V` with a V that is no integer and no file (and does not name one: a missing
+    `x.npy` is reported when it is read): a typo, named before the kernel is read (a PTOAS size
+    argument would otherwise only be reported as missing)."""
+    for name, text in specs:
+        with contextlib.suppress(ValueError):
+            int(text, 0)
+            continue
+        if not text.endswith(".npy") and not os.path.exists(text):
+            raise BadArguments(f"--input {name}={text}: '{text}' is neither an integer size nor "
+                               f"an existing .npy file")

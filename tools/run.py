@@ -75,6 +75,7 @@ from mmair.tools.cli import (
     ascend_target,
     check_output_path,
     parse_pipeline_spec,
+    refuse_unreadable_values,
     stdout_closed,
     target_attribute,
 )
@@ -438,6 +439,7 @@ def run(args: argparse.Namespace) -> int:
         raise BadArguments(f"unknown target '{args.target}', expected one of {', '.join(all_targets())}")
     ascend = ascend_target(args.target)
     inputs_spec = [_name_file(t, "--input") for t in args.input]
+    refuse_unreadable_values(inputs_spec)
     outputs_spec = [_name_file(t, "--output") for t in args.output]
     checks_spec = [_name_file(t, "--check") for t in args.check]
     _refuse_repeated_names(inputs_spec, "--input")

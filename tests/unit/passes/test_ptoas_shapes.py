@@ -47,6 +47,13 @@ def test_missing_size_argument_is_named(capsys):
     assert "shape = [%m, %k]" in err  # the source line
 
 
+def test_a_size_value_that_is_no_integer_and_no_file_is_named(capsys):
+    assert main([str(KERNEL), "--input", "m=abc", "--input", "n=32", "--input", "k=32"]) == 2
+    err = capsys.readouterr().err
+    assert err.strip() == ("mmair-run: error: --input m=abc: 'abc' is neither an integer size "
+                           "nor an existing .npy file")
+
+
 def test_npy_shape_disagreeing_with_size_arguments(tmp_path, capsys):
     np.save(tmp_path / "a.npy", np.ones((32, 64), np.float16))
     err = _run_error(capsys, "--input", "m=32", "--input", "n=64", "--input", "k=96",
