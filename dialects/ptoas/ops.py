@@ -29,10 +29,12 @@ from xdsl.irdl import (
     prop_def,
     region_def,
     result_def,
+    traits_def,
     var_operand_def,
 )
 from xdsl.parser import Parser
 from xdsl.printer import Printer
+from xdsl.traits import NoTerminator
 
 from mmair.dialects.ptoas.types import (
     PartitionTensorViewType,
@@ -405,6 +407,7 @@ class SectionCubeOp(IRDLOperation):
 
     name = "pto.section.cube"
     body = region_def("single_block")
+    traits = traits_def(NoTerminator())  # PTOAS writes the body without a terminator
 
     def __init__(self, body: Region) -> None:
         super().__init__(regions=[body])
