@@ -234,3 +234,21 @@ def test_tmatmul_acc_into_another_tile_accumulates_there_and_never_reads_acc_in(
     b = rng.integers(-4, 5, (32, 32)).astype(np.float16)
     out = run_module(module, inputs={"a": a, "b": b}, sync_check=True).outputs["c"]
     np.testing.assert_array_equal(out, 2 * (a.astype(np.float32) @ b.astype(np.float32)))
+
+
+def test_a_cube_section_whose_body_ends_without_a_terminator_is_its_body() -> None:
+    """PTOAS writes `pto.section.cube { ... }` with no terminator; the last op is a store."""
+    import numpy as np
+
+    from mmair.executor.runner import run_module
+
+    text = _kernel().replace("    %c0 = arith.constant 0 : index\n",
+                             "    pto.section.cube {\n    %c0 = arith.constant 0 : index\n", 1)
+    text = text.replace("    return\n", "    }\n    return\n", 1)
+    module = _converted(text)
+    verify_module(module)
+    rng = np.random.default_rng(11)
+    a, b = (rng.uniform(-1, 1, (32, 32)).astype(np.float16) for _ in range(2))
+    out = run_module(module, inputs={"a": a, "b": b}, sync_check=True).outputs["c"]
+    np.testing.assert_allclose(out, a.astype(np.float32) @ b.astype(np.float32), rtol=1e-5,
+                               atol=1e-5)
