@@ -5,7 +5,9 @@ PTOAS kernels take their tensor sizes as arguments (`func.func @k(%a: !pto.ptr<f
 with `pto.make_tensor_view %a, shape = [%m, %c64], ...`). mmair sizes a GM argument from its view,
 so a size that depends on an argument takes the value the run gives that argument (`mmair-run
 --input m=100`, `sizes` here); without one (`mmair-opt`, a check with no run) the axis stays
-dynamic (`memref<?x64xf16>`) and what depends on it is checked when the kernel runs.
+dynamic (`memref<?x64xf16>`) and what depends on it is checked when the kernel runs. A size may
+also use `pto.get_block_num`, the launch size (`sizes[BLOCK_NUM]`: mmair-run's `--blocks`);
+`get_block_idx` differs per block and cannot size a tensor.
 """
 
 from __future__ import annotations
@@ -17,6 +19,9 @@ from dataclasses import dataclass
 from xdsl.dialects import arith
 from xdsl.dialects.builtin import DYNAMIC_INDEX, FileLineColLoc, IndexType, IntegerAttr, IntegerType
 from xdsl.ir import Attribute, Block, BlockArgument, Operation, SSAValue
+
+BLOCK_NUM = "pto.get_block_num"
+"""The key of the launch size in `sizes` (beside the kernel arguments): `pto.get_block_num`."""
 
 _FOLDS = {
     arith.MuliOp: lambda a, b: a * b,
@@ -33,12 +38,23 @@ _FOLDS = {
 }
 
 
-def size_value(value: SSAValue, sizes: Mapping[BlockArgument, int] | None = None) -> int | None:
-    """The integer `value` is: an arith.constant, a kernel argument `sizes` gives a value, or an
-    index_cast / ext / trunc / muli / addi / subi / div / ceildiv / min / max of them; else None."""
+Sizes = Mapping[BlockArgument | str, int]
+"""Kernel argument -> value, and `BLOCK_NUM` -> the launch size."""
+
+
+def _is_block_num(owner: Operation) -> bool:
+    return owner.name == BLOCK_NUM
+
+
+def size_value(value: SSAValue, sizes: Sizes | None = None) -> int | None:
+    """The integer `value` is: an arith.constant, a kernel argument `sizes` gives a value, the
+    launch size (`get_block_num`, when `sizes` has it), or an index_cast / ext / trunc / muli /
+    addi / subi / div / ceildiv / min / max of them; else None."""
     if isinstance(value, BlockArgument):
         return None if sizes is None else sizes.get(value)
     owner = value.owner
+    if _is_block_num(owner):
+        return None if sizes is None else sizes.get(BLOCK_NUM)
     if isinstance(owner, arith.ConstantOp) and isinstance(owner.value, IntegerAttr):
         return owner.value.value.data
     if isinstance(owner, arith.IndexCastOp | arith.ExtSIOp | arith.ExtUIOp | arith.TruncIOp):
@@ -50,15 +66,17 @@ def size_value(value: SSAValue, sizes: Mapping[BlockArgument, int] | None = None
     return None
 
 
-def size_arguments(value: SSAValue, entry: Block) -> list[BlockArgument] | None:
-    """The scalar arguments of the kernel (`entry`'s integer / index arguments) that `value` is
-    computed from with the ops `size_value` folds; None when it depends on anything else (a
-    loop variable, a block index, a load)."""
+def size_arguments(value: SSAValue, entry: Block) -> list[BlockArgument | str] | None:
+    """The scalar arguments of the kernel (`entry`'s integer / index arguments) and `BLOCK_NUM`
+    that `value` is computed from with the ops `size_value` folds; None when it depends on
+    anything else (a loop variable, a block index, a load)."""
     if isinstance(value, BlockArgument):
         if value.block is entry and isinstance(value.type, IndexType | IntegerType):
             return [value]
         return None
     owner = value.owner
+    if _is_block_num(owner):
+        return [BLOCK_NUM]
     if isinstance(owner, arith.ConstantOp) and isinstance(owner.value, IntegerAttr):
         return []
     if isinstance(owner, arith.IndexCastOp | arith.ExtSIOp | arith.ExtUIOp | arith.TruncIOp):
@@ -89,7 +107,7 @@ def _error(op: Operation, message: str):
     return ConversionError(op, message)
 
 
-def view_shape(view: Operation, entry: Block, sizes: Mapping[BlockArgument, int] | None,
+def view_shape(view: Operation, entry: Block, sizes: Sizes | None,
                names: Mapping[BlockArgument, str]) -> tuple[int, ...]:
     """The shape of a `make_tensor_view` (DYNAMIC_INDEX for an axis whose size argument has no
     value: `sizes` is None), its strides checked row-major contiguous where they are known."""
@@ -99,9 +117,11 @@ def view_shape(view: Operation, entry: Block, sizes: Mapping[BlockArgument, int]
         if size is None:
             args = size_arguments(value, entry)
             if args is None:
-                raise _error(view, "requires a shape computed from constants and the kernel's "
-                                   "scalar arguments, mmair sizes the argument from it")
-            missing = [names[a] for a in args if sizes is not None and a not in sizes]
+                raise _error(view, "requires a shape computed from constants, the kernel's "
+                                   "scalar arguments and get_block_num, mmair sizes the argument "
+                                   "from it")
+            missing = [names[a] for a in args
+                       if sizes is not None and a not in sizes and a != BLOCK_NUM]
             if missing:
                 shown = ", ".join(f"'{n}'" for n in missing)
                 flags = " ".join(f"--input {n}=N" for n in missing)
@@ -156,23 +176,38 @@ SIZED_BY: weakref.WeakKeyDictionary[Operation, dict[str, SizedView]] = weakref.W
 
 
 def record_sized(fn: Operation, arg_name: str, view: Operation, entry: Block,
-                 sizes: Mapping[BlockArgument, int], names: Mapping[BlockArgument, str]) -> None:
+                 sizes: Sizes, names: Mapping[BlockArgument, str]) -> None:
     """Remember that `view` sized `arg_name` from scalar arguments (when it did)."""
-    args: list[BlockArgument] = []
+    args: list[BlockArgument | str] = []
     for value in view.shape:
         args += [a for a in size_arguments(value, entry) or [] if a not in args]
     if not args:
         return
     shape = "[" + ", ".join(_written(v, names) for v in view.shape) + "]"
+    shown = {**names, BLOCK_NUM: "get_block_num"}
     SIZED_BY.setdefault(fn, {})[arg_name] = SizedView(
-        view.location, shape, tuple((names[a], sizes[a]) for a in args))
+        view.location, shape, tuple((shown[a], sizes[a]) for a in args))
+
+
+_SYMBOLS = {arith.MuliOp: "*", arith.AddiOp: "+", arith.SubiOp: "-"}
 
 
 def _written(value: SSAValue, names: Mapping[BlockArgument, str]) -> str:
-    if isinstance(value, BlockArgument) and value in names:
-        return names[value]
+    """A shape operand as a message shows it: `m`, `64`, `get_block_num * 32`, `...`."""
+    if isinstance(value, BlockArgument):
+        return names.get(value, "...")
+    owner = value.owner
+    if _is_block_num(owner):
+        return "get_block_num"
     folded = size_value(value)
-    return str(folded) if folded is not None else "..."
+    if folded is not None:
+        return str(folded)
+    if isinstance(owner, arith.IndexCastOp | arith.ExtSIOp | arith.ExtUIOp | arith.TruncIOp):
+        return _written(owner.operands[0], names)
+    symbol = _SYMBOLS.get(type(owner))
+    if symbol is not None:
+        return f"{_written(owner.lhs, names)} {symbol} {_written(owner.rhs, names)}"
+    return "..."
 
 
 def sized_input_error(fn: Operation, name: str, got: tuple[int, ...], want: tuple[int, ...]

@@ -54,7 +54,7 @@ from mmair.dialects.ptoas import sync as S
 from mmair.dialects.ptoas.types import PACKED_ELEMENTS, F8E8M0Type, PtrType, TileBufType
 from mmair.dialects.types import element_name_or_none
 from mmair.isa.ascend.targets import ELEMENT_TYPES, get_target
-from mmair.passes.ptoas_shapes import argument_names, record_sized, view_shape
+from mmair.passes.ptoas_shapes import BLOCK_NUM, argument_names, record_sized, view_shape
 from mmair.passes.ptoas_valid import Region, valid_regions
 from mmair.passes.ptoas_vpto import HANDLERS as VPTO_HANDLERS
 from mmair.passes.ptoas_vpto import VptoState, gm_extent, uses_vpto
@@ -318,6 +318,8 @@ def _convert_pointers(fn: func.FuncOp, target: str, sizes: Mapping[str, int] | N
     block = fn.body.block
     names = argument_names(block)
     bound = None if sizes is None else {a: sizes[n] for a, n in names.items() if n in sizes}
+    if bound is not None and BLOCK_NUM in sizes:  # type: ignore[operator]
+        bound[BLOCK_NUM] = sizes[BLOCK_NUM]  # type: ignore[index]
     for index, arg in enumerate(list(block.args)):
         if isinstance(arg.type, TileBufType):
             new_arg = block.insert_arg(tile_of(fn, arg.type, target), index)

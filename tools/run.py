@@ -338,7 +338,8 @@ def _input_value(name: str, text: str, memrefs: dict, raw_bits: bool) -> np.ndar
 
 def _scalar_inputs(specs: list[tuple[str, str]]) -> dict[str, int]:
     """The integer literals of `--input NAME=V`: the values of the scalar arguments, which size a
-    PTOAS kernel's tensors when its shapes are kernel arguments (passes/ptoas_shapes.py)."""
+    PTOAS kernel's tensors when its shapes are kernel arguments (passes/ptoas_shapes.py; the
+    launch size, `get_block_num`, is `--blocks`)."""
     out = {}
     for name, text in specs:
         with contextlib.suppress(ValueError):
@@ -458,7 +459,10 @@ def run(args: argparse.Namespace) -> int:
         ctx.register_dialect(name, factory)
     source = _read_source(args.file)
     try:
-        module = parse_source(ctx, source.text, source.name, sizes=_scalar_inputs(inputs_spec))
+        from mmair.passes.ptoas_shapes import BLOCK_NUM
+
+        module = parse_source(ctx, source.text, source.name, sizes=_scalar_inputs(inputs_spec)
+                              | {BLOCK_NUM: args.blocks or 1})
         if args.target is not None:
             module.attributes[target_attribute(args.target)] = StringAttr(args.target)
         # --check-numpy compares a lowered tcgen05.matmul with its logical product: the reference

@@ -81,3 +81,28 @@ def test_size_value_folds(op, a, b, want):
     lhs = arith.ConstantOp(IntegerAttr(a, IndexType()))
     rhs = arith.ConstantOp(IntegerAttr(b, IndexType()))
     assert size_value(op(lhs.result, rhs.result).result) == want
+
+
+BLOCK_NUM_KERNEL = KERNEL.parent / "block_num_shape.pto"
+
+
+@pytest.mark.parametrize("blocks", [1, 3])
+def test_a_shape_from_get_block_num_takes_the_launch_size(tmp_path, blocks):
+    rng = np.random.default_rng(blocks)
+    a = rng.uniform(-2, 2, (32 * blocks, 32)).astype(np.float16)
+    b = rng.uniform(-2, 2, (32, 32)).astype(np.float16)
+    np.save(tmp_path / "a.npy", a)
+    np.save(tmp_path / "b.npy", b)
+    out = tmp_path / "c.npy"
+    assert main([str(BLOCK_NUM_KERNEL), "--blocks", str(blocks), "--input", f"a={tmp_path / 'a.npy'}",
+                 "--input", f"b={tmp_path / 'b.npy'}", "--output", f"c={out}"]) == 0
+    np.testing.assert_allclose(np.load(out), a.astype(np.float32) @ b.astype(np.float32),
+                               rtol=1e-5, atol=1e-3)
+
+
+def test_an_npy_of_another_launch_size_is_named(tmp_path, capsys):
+    np.save(tmp_path / "a.npy", np.ones((64, 32), np.float16))
+    assert main([str(BLOCK_NUM_KERNEL), "--blocks", "3", "--input", f"a={tmp_path / 'a.npy'}"]) == 1
+    err = capsys.readouterr().err
+    assert "error: input 'a' has shape 64x32, the tensor view's shape [get_block_num * 32, 32] " \
+           "with get_block_num = 3 needs 96x32" in err
