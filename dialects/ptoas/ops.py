@@ -29,10 +29,12 @@ from xdsl.irdl import (
     prop_def,
     region_def,
     result_def,
+    traits_def,
     var_operand_def,
 )
 from xdsl.parser import Parser
 from xdsl.printer import Printer
+from xdsl.traits import NoTerminator
 
 from mmair.dialects.ptoas.types import (
     PartitionTensorViewType,
@@ -262,7 +264,8 @@ class _InsOutsOp(IRDLOperation):
             names = parser.parse_comma_separated_list(
                 parser.Delimiter.NONE, parser.parse_unresolved_operand)
             parser.parse_punctuation(":")
-            types = parser.parse_comma_separated_list(parser.Delimiter.NONE, parser.parse_type)
+            types = parser.parse_comma_separated_list(parser.Delimiter.NONE,
+                                                      lambda: _ins_outs_type(parser))
             parser.parse_punctuation(")")
             if len(names) != len(types):
                 parser.raise_error(f"'{cls.name}' {key} has {len(names)} values and {len(types)} types")
@@ -279,6 +282,15 @@ class _InsOutsOp(IRDLOperation):
             printer.print_string(" : ")
             printer.print_list([v.type for v in values], printer.print_attribute)
             printer.print_string(")")
+
+
+def _ins_outs_type(parser: Parser) -> Attribute:
+    """A type of an ins / outs list. PTOAS also prints a tile_buf there without its
+    `!pto.tile_buf` prefix (`ins(%a, %b, %bias : <loc=left, dtype=f32, ...>, ...)`, the
+    tmatmul.bias of its MatMul samples), as MLIR does for a type its op format names."""
+    if parser.lexer.input.content[parser.pos:].lstrip().startswith("<"):
+        return TileBufType.new(TileBufType.parse_parameters(parser))
+    return parser.parse_type()
 
 
 def _ins_outs(op_name: str, class_name: str) -> type[_InsOutsOp]:
@@ -403,6 +415,7 @@ class SectionCubeOp(IRDLOperation):
 
     name = "pto.section.cube"
     body = region_def("single_block")
+    traits = traits_def(NoTerminator())  # PTOAS: SingleBlock, NoTerminator (PTOOps.td)
 
     def __init__(self, body: Region) -> None:
         super().__init__(regions=[body])
