@@ -51,7 +51,13 @@ from mmair.dialects import pto, ptoas
 from mmair.dialects.origin import ORIGIN
 from mmair.dialects.ptoas import ops as P
 from mmair.dialects.ptoas import sync as S
-from mmair.dialects.ptoas.types import PACKED_ELEMENTS, F8E8M0Type, PtrType, TileBufType
+from mmair.dialects.ptoas.types import (
+    PACKED_ELEMENTS,
+    F8E8M0Type,
+    PtrType,
+    TileBufType,
+    as_pointer,
+)
 from mmair.dialects.types import element_name_or_none
 from mmair.isa.ascend import params as isa_params
 from mmair.isa.ascend.targets import ELEMENT_TYPES, get_target
@@ -325,6 +331,12 @@ def _convert_pointers(fn: func.FuncOp, target: str, sizes: Mapping[str, int] | N
             arg.replace_all_uses_with(new_arg)
             block.erase_arg(arg)
             continue
+        pointer = as_pointer(arg.type)
+        if pointer is not None and pointer is not arg.type:  # memref<?xT, #pto.address_space<S>>
+            new_arg = block.insert_arg(pointer, index)
+            arg.replace_all_uses_with(new_arg)
+            block.erase_arg(arg)
+            arg = new_arg
         if not isinstance(arg.type, PtrType):
             continue
         views = [u.operation for u in arg.uses if isinstance(u.operation, P.MakeTensorViewOp)]
