@@ -32,7 +32,8 @@ L0A (`_b32_zz_a_square_loads`) and, on a5, b8/b32 A from nz of A^T into the Nz L
 from nz into Zn (the LoadData2DParamsV2 ifTranspose windows, `_v2_transposed_a_windows`,
 `_v2_transposed_b32_b_window`), a 4-bit A in a zz L1 tile, a b8/b32 A^T in a zz L1 tile on a5
 (the V2 windows read Nz), a 4-bit B moved nz -> zn without `transpose` on a5,
-an `mte_l1_bt` whose tiles do not hold whole BT units. 4-bit (s4) copies take the b8 fields in
+an `mte_l1_bt` whose tiles do not hold whole BT units, a `load3d` move (Load3Dv2: its
+img2colv2 parameters are not modelled). 4-bit (s4) copies take the b8 fields in
 bytes (cols / 2, pitch / 2), so a GM -> L1 copy whose columns or GM row pitch are not provably
 even (an odd K), or a 4-bit dn2nz, stays tile-level.
 """
@@ -586,6 +587,8 @@ def _expandable(op: Operation, target: Target) -> bool:
     bits = src.element_bits
     if dst.layout_name == "nd":
         return True
+    if op.load3d is not None:  # Load3Dv2 (img2colv2) parameters are not modelled
+        return False
     transpose = op.transpose is not None
     if isinstance(op, pto.MteL1L0AOp):
         if transpose and bits in (8, 32) and target.l0a_layout == "nz":  # a5: V2 windows of nz

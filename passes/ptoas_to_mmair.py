@@ -51,8 +51,15 @@ from mmair.dialects import pto, ptoas
 from mmair.dialects.origin import ORIGIN
 from mmair.dialects.ptoas import ops as P
 from mmair.dialects.ptoas import sync as S
-from mmair.dialects.ptoas.types import PACKED_ELEMENTS, F8E8M0Type, PtrType, TileBufType
+from mmair.dialects.ptoas.types import (
+    PACKED_ELEMENTS,
+    F8E8M0Type,
+    PtrType,
+    TileBufType,
+    as_pointer,
+)
 from mmair.dialects.types import element_name_or_none
+from mmair.isa.ascend import params as isa_params
 from mmair.isa.ascend.targets import ELEMENT_TYPES, get_target
 from mmair.passes.ptoas_shapes import BLOCK_NUM, argument_names, record_sized, view_shape
 from mmair.passes.ptoas_valid import Region, valid_regions
@@ -326,6 +333,12 @@ def _convert_pointers(fn: func.FuncOp, target: str, sizes: Mapping[str, int] | N
             arg.replace_all_uses_with(new_arg)
             block.erase_arg(arg)
             continue
+        pointer = as_pointer(arg.type)
+        if pointer is not None and pointer is not arg.type:  # memref<?xT, #pto.address_space<S>>
+            new_arg = block.insert_arg(pointer, index)
+            arg.replace_all_uses_with(new_arg)
+            block.erase_arg(arg)
+            arg = new_arg
         if not isinstance(arg.type, PtrType):
             continue
         views = [u.operation for u in arg.uses if isinstance(u.operation, P.MakeTensorViewOp)]
@@ -571,14 +584,18 @@ def _tmov(conv: _Converter, op: Operation) -> None:
         # the source is held as the Nz of its transpose: the move transposes back, and the start
         # (row, col) of the ZN tile is (col, row) of the held one
         swapped = (start[1], start[0]) if start is not None else None
-        cls = pto.MteL1L0AOp if pair[1] == "l0a" else pto.MteL1L0BOp
-        conv.emit(op, cls(src, dst, rows, cols, swapped, transpose=True))
+        if pair[1] == "l0a":  # A^T held: the fractals turn on the way
+            new = pto.MteL1L0AOp(src, dst, rows, cols, swapped, transpose=True,
+                                 load3d=_load3d(conv, src, "a"))
+        else:  # B^T held: already Zn inside each fractal
+            new = pto.MteL1L0BOp(src, dst, rows, cols, swapped, transpose=True)
+        conv.emit(op, new)
         _replace(op)
         return
     if pair == ("l1", "l0a"):
         new = pto.MteL1L0AOp(src, dst, rows, cols, start)
-    elif pair == ("l1", "l0b"):
-        new = pto.MteL1L0BOp(src, dst, rows, cols, start)
+    elif pair == ("l1", "l0b"):  # B's fractals turn on the way (zz / nz -> zn)
+        new = pto.MteL1L0BOp(src, dst, rows, cols, start, load3d=_load3d(conv, src, "b"))
     elif pair == ("l0c", "l1") and start is None:
         new = pto.FixpipeOp(src, dst, rows, cols, layout="nz2nz", quant=_quant(src, dst),
                             relu=relu)
@@ -589,6 +606,16 @@ def _tmov(conv: _Converter, op: Operation) -> None:
                                   f"mat->bias), got {pair[0]}->{pair[1]}")
     conv.emit(op, new)
     _replace(op)
+
+
+def _load3d(conv: _Converter, src: SSAValue, operand: str) -> bool:
+    """Whether the fractal-transposing move of `operand` from `src` is pto-isa's Load3Dv2 form:
+    its TEXTRACT / TMOV turn 2- and 4-byte operands with img2colv2, which reads an Nz tile that
+    no LoadData of a2 / a3 reads for 32-bit elements (isa `load3d_needed`). Other moves are
+    modelled as LoadData: the same data on the same pipe."""
+    tile = src.type
+    return isinstance(tile, pto.TileType) and isa_params.load3d_needed(
+        tile.element_name, get_target(conv.target), operand, tile.layout_name)
 
 
 def _tmatmul(conv: _Converter, op: Operation) -> None:

@@ -205,9 +205,40 @@ class _MteL1L0Base(IRDLOperation):
         )
         names = f"{cname} x {rname}" if transpose else f"{rname} x {cname}"
         _check_covers(self, "src", src, (need[0], need[1]), f"start + {names}")
-        if self._hardware_transposes():
+        if self.load3d is not None:
+            self._check_load3d(src, dst)
+        elif self._hardware_transposes():
             self._check_transpose(src, dst, target)
             self._check_transpose_source(src)
+
+    def _check_load3d(self, src: TileType, dst: TileType) -> None:
+        """A Load3Dv2 move (`load3d`) transposes the fractals of a 16- or 32-bit operand read
+        from an Nz L1 tile (isa LOAD3D_TRANSPOSE_BITS, LOAD3D_L1_LAYOUT)."""
+        if not self._hardware_transposes():
+            raise _error(self, "requires load3d only on a move that transposes fractals (the "
+                               "Load3Dv2 form of a transposing TEXTRACT / TMOV)")
+        bits = src.element_bits
+        if bits not in isa_params.LOAD3D_TRANSPOSE_BITS:
+            raise _error(self, f"requires load3d element width in "
+                               f"{_fmt_set(isa_params.LOAD3D_TRANSPOSE_BITS)} bits, got {bits} "
+                               f"({src.element_name})")
+        if src.layout_name != isa_params.LOAD3D_L1_LAYOUT:
+            raise _error(self, f"requires src layout in [{isa_params.LOAD3D_L1_LAYOUT}] for a "
+                               f"load3d move (Load3Dv2 reads an Nz feature map), got "
+                               f"{src.layout_name}")
+        self._check_transpose_blocks(src, dst, bits)
+
+    def _check_transpose_blocks(self, src: TileType, dst: TileType, bits: int) -> None:
+        """Both tiles hold whole transpose blocks of the element width."""
+        block = isa.TRANSPOSE_BLOCK_ELEMENTS[bits]
+        for role, tile in (("src", src), ("dst", dst)):
+            padded = tile.padded_shape()
+            if any(d % block for d in padded):
+                raise _error(
+                    self,
+                    f"transpose requires {role} padded extents to be multiples of {block} "
+                    f"for {tile.element_name}, got {_fmt_shape(padded)}",
+                )
 
     def _check_transpose_source(self, src: TileType) -> None:
         """L2: the source layout the hardware's transposing load reads (L0B only)."""
@@ -223,15 +254,14 @@ class _MteL1L0Base(IRDLOperation):
                 f"for this {src.layout_name} -> {dst.layout_name} move, which is not supported "
                 f"on target {target.name} (transposable widths {_fmt_set(widths)})",
             )
-        block = isa.TRANSPOSE_BLOCK_ELEMENTS[bits]
-        for role, tile in (("src", src), ("dst", dst)):
-            padded = tile.padded_shape()
-            if any(d % block for d in padded):
-                raise _error(
-                    self,
-                    f"transpose requires {role} padded extents to be multiples of {block} "
-                    f"for {tile.element_name}, got {_fmt_shape(padded)}",
-                )
+        self._check_transpose_blocks(src, dst, bits)
+
+
+def _load3d_hint(src: TileType, target: Target, operand: str) -> str:
+    """The way out when a Load3Dv2 move reads this source (what pto-isa's TEXTRACT / TMOV do)."""
+    if isa_params.load3d_needed(src.element_name, target, operand, src.layout_name):
+        return " (a load3d move, Load3Dv2, reads it)"
+    return ""
 
 
 @irdl_op_definition
@@ -249,12 +279,13 @@ class MteL1L0AOp(_MteL1L0Base):
     m = operand_def(IndexType)
     k = operand_def(IndexType)
     transpose = opt_prop_def(UnitAttr)
+    load3d = opt_prop_def(UnitAttr)
 
     traits = traits_def(MemoryReadEffect(), MemoryWriteEffect())
     irdl_options = (ParsePropInAttrDict(), AttrSizedOperandSegments(as_property=True))
     assembly_format = (
         "$src (`[` $src_row^ `,` $src_col `]`)? `,` $dst `,` $m `,` $k "
-        "(`transpose` $transpose^)? attr-dict `:` type($src) `,` type($dst)"
+        "(`transpose` $transpose^)? (`load3d` $load3d^)? attr-dict `:` type($src) `,` type($dst)"
     )
 
     def __init__(
@@ -265,11 +296,13 @@ class MteL1L0AOp(_MteL1L0Base):
         k: SSAValue | Operation,
         start: tuple[SSAValue | Operation, SSAValue | Operation] | None = None,
         transpose: bool = False,
+        load3d: bool = False,
     ) -> None:
         row, col = ([start[0]], [start[1]]) if start is not None else ([], [])
         super().__init__(
             operands=[src, row, col, dst, m, k],
-            properties={"transpose": UnitAttr() if transpose else None},
+            properties={"transpose": UnitAttr() if transpose else None,
+                        "load3d": UnitAttr() if load3d else None},
         )
 
     def _sizes(self) -> tuple[SSAValue, SSAValue]:
@@ -292,9 +325,9 @@ class MteL1L0AOp(_MteL1L0Base):
         raise _error(
             self,
             f"requires src layout in {_fmt_set(legal)} for a transposed {src.element_bits}-bit A "
-            f"moved to {target.l0a_layout} on target {target.name} ({why}: no load turns "
+            f"moved to {target.l0a_layout} on target {target.name} ({why}: no LoadData turns "
             f"{src.layout_name} {src.element_bits}-bit fractals of A^T into zz ones of A), got "
-            f"{src.layout_name}",
+            f"{src.layout_name}{_load3d_hint(src, target, 'a')}",
         )
 
 
@@ -315,12 +348,13 @@ class MteL1L0BOp(_MteL1L0Base):
     k = operand_def(IndexType)
     n = operand_def(IndexType)
     transpose = opt_prop_def(UnitAttr)
+    load3d = opt_prop_def(UnitAttr)
 
     traits = traits_def(MemoryReadEffect(), MemoryWriteEffect())
     irdl_options = (ParsePropInAttrDict(), AttrSizedOperandSegments(as_property=True))
     assembly_format = (
         "$src (`[` $src_row^ `,` $src_col `]`)? `,` $dst `,` $k `,` $n "
-        "(`transpose` $transpose^)? attr-dict `:` type($src) `,` type($dst)"
+        "(`transpose` $transpose^)? (`load3d` $load3d^)? attr-dict `:` type($src) `,` type($dst)"
     )
 
     def __init__(
@@ -331,11 +365,13 @@ class MteL1L0BOp(_MteL1L0Base):
         n: SSAValue | Operation,
         start: tuple[SSAValue | Operation, SSAValue | Operation] | None = None,
         transpose: bool = False,
+        load3d: bool = False,
     ) -> None:
         row, col = ([start[0]], [start[1]]) if start is not None else ([], [])
         super().__init__(
             operands=[src, row, col, dst, k, n],
-            properties={"transpose": UnitAttr() if transpose else None},
+            properties={"transpose": UnitAttr() if transpose else None,
+                        "load3d": UnitAttr() if load3d else None},
         )
 
     def _sizes(self) -> tuple[SSAValue, SSAValue]:
@@ -360,8 +396,9 @@ class MteL1L0BOp(_MteL1L0Base):
         raise _error(
             self,
             f"requires src layout in {_fmt_set(legal)} for a {src.element_bits}-bit B moved to zn "
-            f"on target {target.name} ({why}: no load turns {src.layout_name} "
-            f"{src.element_bits}-bit fractals into zn ones), got {src.layout_name}",
+            f"on target {target.name} ({why}: no LoadData turns {src.layout_name} "
+            f"{src.element_bits}-bit fractals into zn ones), got {src.layout_name}"
+            f"{_load3d_hint(src, target, 'b')}",
         )
 
 

@@ -7,6 +7,7 @@ from mmair.dialects.ptoas.sync import SYNC_ATTRS, SYNC_OPS
 from mmair.dialects.ptoas.types import (
     ELEMENT_TYPES,
     TEMPLATE_ATTRS,
+    AddressSpaceAttr,
     EventAttr,
     KernelKindAttr,
     LayoutAttr,
@@ -23,7 +24,7 @@ PTOAS = Dialect(
     "pto",
     [*TILE_OPS, *SYNC_OPS, *VPTO_OPS],
     [PtrType, TensorViewType, PartitionTensorViewType, TileBufType, KernelKindAttr, PipeAttr,
-     EventAttr, LayoutAttr, *SYNC_ATTRS, *TEMPLATE_ATTRS, HiF8Type, *ELEMENT_TYPES],
+     EventAttr, LayoutAttr, AddressSpaceAttr, *SYNC_ATTRS, *TEMPLATE_ATTRS, HiF8Type, *ELEMENT_TYPES],
 )
 
 __all__ = ["PTOAS"]

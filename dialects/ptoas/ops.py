@@ -264,7 +264,8 @@ class _InsOutsOp(IRDLOperation):
             names = parser.parse_comma_separated_list(
                 parser.Delimiter.NONE, parser.parse_unresolved_operand)
             parser.parse_punctuation(":")
-            types = parser.parse_comma_separated_list(parser.Delimiter.NONE, parser.parse_type)
+            types = parser.parse_comma_separated_list(parser.Delimiter.NONE,
+                                                      lambda: _ins_outs_type(parser))
             parser.parse_punctuation(")")
             if len(names) != len(types):
                 parser.raise_error(f"'{cls.name}' {key} has {len(names)} values and {len(types)} types")
@@ -283,6 +284,15 @@ class _InsOutsOp(IRDLOperation):
             printer.print_string(")")
         if self.attributes:  # the template options (`{atomicType = ...}`), as written
             printer.print_op_attributes(self.attributes)
+
+
+def _ins_outs_type(parser: Parser) -> Attribute:
+    """A type of an ins / outs list. PTOAS also prints a tile_buf there without its
+    `!pto.tile_buf` prefix (`ins(%a, %b, %bias : <loc=left, dtype=f32, ...>, ...)`, the
+    tmatmul.bias of its MatMul samples), as MLIR does for a type its op format names."""
+    if parser.lexer.input.content[parser.pos:].lstrip().startswith("<"):
+        return TileBufType.new(TileBufType.parse_parameters(parser))
+    return parser.parse_type()
 
 
 def _ins_outs(op_name: str, class_name: str) -> type[_InsOutsOp]:

@@ -260,6 +260,43 @@ class EventAttr(_EnumAttr):
 
 
 @irdl_attr_definition
+class AddressSpaceAttr(_EnumAttr):
+    """`#pto.address_space<gm | mat | left | right | acc | vec | bias | scaling>`: the memory
+    space of a `memref` PTOAS passes to VPTO ops in place of a `!pto.ptr` (PTOAttrs.td
+    `PTO_AddressSpaceAttr`): `memref<?xT, #pto.address_space<S>>` is the pointer `!pto.ptr<T, S>`
+    (`as_pointer`)."""
+
+    name = "pto.address_space"
+
+    @classmethod
+    def parse_parameters(cls, parser: AttrParser) -> list[Attribute]:
+        at = parser.pos
+        (value,) = super().parse_parameters(parser)
+        assert isinstance(value, StringAttr)
+        if value.data not in ADDRESS_SPACES:
+            parser.raise_error(f"'#pto.address_space' requires a space in "
+                               f"[{', '.join(ADDRESS_SPACES)}], got {value.data}", at, parser.pos)
+        return [value]
+
+
+ADDRESS_SPACES: tuple[str, ...] = ("gm", "mat", "left", "right", "acc", "vec", "bias", "scaling")
+"""The spaces of `#pto.address_space` (PTOAttrs.td's enum without its `zero` default)."""
+
+
+def as_pointer(type_: Attribute) -> PtrType | None:
+    """The `!pto.ptr` a VPTO operand type means: itself, or for a 1-D `memref<?xT,
+    #pto.address_space<S>>` the pointer `!pto.ptr<T, S>` (S canonical); None otherwise."""
+    from xdsl.dialects.builtin import MemRefType
+
+    if isinstance(type_, PtrType):
+        return type_
+    if isinstance(type_, MemRefType) and isinstance(type_.memory_space, AddressSpaceAttr) \
+            and len(type_.get_shape()) == 1:
+        return PtrType(type_.element_type, PTR_SPACES[type_.memory_space.value.data])
+    return None
+
+
+@irdl_attr_definition
 class LayoutAttr(_EnumAttr):
     """`#pto.layout<nd | dn | nz>`: the layout PTOAS notes on a view or a tload / tstore
     (`{layout = #pto.layout<nd>}`). The strides of the view say the same for mmair, which reads

@@ -48,7 +48,7 @@ from xdsl.irdl import (
 from xdsl.parser import Parser, UnresolvedOperand
 from xdsl.printer import Printer
 
-from mmair.dialects.ptoas.types import PtrType, TileBufType
+from mmair.dialects.ptoas.types import PtrType, TileBufType, as_pointer
 from mmair.dialects.ptoas.vpto_fixpipe import MteL0cGmOp, MteL0cL1Op, MteL0cUbOp
 from mmair.dialects.ptoas.vpto_slots import (
     SlotOp,
@@ -567,13 +567,13 @@ class _MadBase(SlotOp):
     def verify_(self) -> None:
         """VPTO.cpp verifyMadSemanticClauses, with its messages."""
         lhs, rhs, dst = self.require("lhs"), self.require("rhs"), self.require("dst")
-        if not all(isinstance(v.type, PtrType) for v in (lhs, rhs, dst)):
+        if not all(as_pointer(v.type) is not None for v in (lhs, rhs, dst)):
             raise op_error(self, "requires typed !pto.ptr lhs/rhs/dst operands")
         if (ptr_space(lhs), ptr_space(rhs), ptr_space(dst)) != ("l0a", "l0b", "l0c"):
             raise op_error(self, "requires l0a/l0b/l0c-typed lhs/rhs/dst pointers")
         if self.BIAS:
             bias = self.require("bias")
-            if not isinstance(bias.type, PtrType):
+            if as_pointer(bias.type) is None:
                 raise op_error(self, "requires typed !pto.ptr bias operand")
             if ptr_space(bias) != "bt":
                 raise op_error(self, "requires bias pointer in !pto.ptr<..., bt>")

@@ -19,7 +19,7 @@ from xdsl.parser import Parser, UnresolvedOperand
 from xdsl.printer import Printer
 from xdsl.utils.exceptions import VerifyException
 
-from mmair.dialects.ptoas.types import PtrType
+from mmair.dialects.ptoas.types import as_pointer
 
 
 def static_value(value: SSAValue | None) -> int | None:
@@ -38,11 +38,13 @@ def op_error(op: Operation, message: str) -> VerifyException:
 
 
 def ptr_space(value: SSAValue) -> str | None:
-    return value.type.space.data if isinstance(value.type, PtrType) else None
+    ptr = as_pointer(value.type)
+    return None if ptr is None else ptr.space.data
 
 
 def ptr_element(value: SSAValue) -> Attribute | None:
-    return value.type.element_type if isinstance(value.type, PtrType) else None
+    ptr = as_pointer(value.type)
+    return None if ptr is None else ptr.element_type
 
 
 class SlotOp(IRDLOperation):
@@ -147,6 +149,6 @@ def space_is(op: Operation, value: SSAValue, space: str, message: str) -> None:
 
 def typed_ptrs(op: Operation, *values: SSAValue) -> None:
     for value in values:
-        if not isinstance(value.type, PtrType):
-            raise op_error(op, f"requires typed !pto.ptr operands (mmair reads the pointer form; "
-                               f"memref operands are not modelled), got {value.type}")
+        if as_pointer(value.type) is None:
+            raise op_error(op, f"requires typed !pto.ptr operands (or 1-D memrefs in a "
+                               f"#pto.address_space), got {value.type}")

@@ -440,6 +440,31 @@ def a_l1_layout_for_transpose(elem: str) -> str:
     return "zz" if element_bits(elem) == 32 else "nz"
 
 
+LOAD3D_TRANSPOSE_BITS: frozenset[int] = frozenset({16, 32})
+"""Element widths whose fractal-transposing L1 -> L0A / L0B move can be a Load3Dv2
+(`img2colv2_cbuf_to_ca` / `img2colv2_cbuf_to_cb` with its transpose flag, after `set_fmatrix` /
+`set_fmatrix_b`). pto-isa's TEXTRACT / TMOV make every such move of a 2- or 4-byte operand this
+way on a2/a3 (include/pto/common/arch/memory/textract_common.hpp: TExtractToATranspose,
+TExtractToBTranspose, TExtractToBTransposeCompact; 1-byte operands take
+load_cbuf_to_c[ab]_transpose instead). Load3Dv2 reads its source as an Nz feature map
+(`LOAD3D_L1_LAYOUT`), so an f32 B (or A^T) staged Nz reaches L0 this way, which no LoadData of a
+target before Ascend 950 can do (`b_l1_layouts_for_transpose`)."""
+
+LOAD3D_L1_LAYOUT = "nz"
+"""The L1 layout a Load3Dv2 move reads: the feature map's C1HWC0 order, Nz fractals of c0 columns
+(pto-isa's TEXTRACT asserts an Nz source, `SLayout::RowMajor` fractals in column-major blocks)."""
+
+
+def load3d_needed(elem: str, target: Target, operand: str, l1_layout: str) -> bool:
+    """Whether a fractal-transposing L1 -> L0 move of `operand` ('a': A^T held in L1, 'b': B)
+    from an `l1_layout` tile needs Load3Dv2: no LoadData of `target` reads that layout and
+    Load3Dv2 does (what pto-isa's TEXTRACT / TMOV emit for the tile-level move)."""
+    legal = (a_l1_layouts_for_transpose if operand == "a" else b_l1_layouts_for_transpose)(
+        elem, target)
+    return l1_layout not in legal and l1_layout == LOAD3D_L1_LAYOUT \
+        and element_bits(elem) in LOAD3D_TRANSPOSE_BITS
+
+
 def a_l1_layouts_for_transpose(elem: str, target: Target) -> tuple[str, ...]:
     """Every L1 layout of A^T[K, M] some transposing L1 -> L0A load on `target` reads: b16 nz and
     zz (LoadData ifTranspose turns each fractal), b8/b4 nz, b32 zz (`a_l1_layout_for_transpose`).

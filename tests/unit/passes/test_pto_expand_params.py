@@ -567,3 +567,41 @@ def test_f32_nz_fixpipe_to_gm_c0_8_expands_with_channel_split(target):
     np.testing.assert_allclose(base, c.reshape(m // 16, 16, n // 8, 8).transpose(2, 0, 1, 3),
                                rtol=1e-5, atol=1e-5)
     np.testing.assert_allclose(got, base, rtol=1e-6, atol=1e-6)
+
+
+def test_a_load3d_move_stays_tile_level_and_runs_as_before():
+    """A `load3d` move (an f32 B staged Nz, PTOAS's TMOV form) has no raw expansion: the function
+    keeps its tile-level L1 -> L0 and mad ops (its GM -> L1 loads still expand), and the result
+    equals the unexpanded run's."""
+    text = """builtin.module attributes {pto.target = "a2"} {
+  func.func @k(%a: memref<16x16xf32>, %b: memref<16x16xf32>, %c: memref<16x16xf32>) {
+    %c16 = arith.constant 16 : index
+    %a1 = pto.alloc : !pto.tile<l1, 16x16xf32, nz>
+    %b1 = pto.alloc : !pto.tile<l1, 16x16xf32, nz>
+    %a0 = pto.alloc : !pto.tile<l0a, 16x16xf32, zz>
+    %b0 = pto.alloc : !pto.tile<l0b, 16x16xf32, zn>
+    %acc = pto.alloc : !pto.tile<l0c, 16x16xf32, nz>
+    pto.mte_gm_l1 %a, %a1, %c16, %c16 : memref<16x16xf32>, !pto.tile<l1, 16x16xf32, nz>
+    pto.mte_gm_l1 %b, %b1, %c16, %c16 : memref<16x16xf32>, !pto.tile<l1, 16x16xf32, nz>
+    pto.mte_l1_l0a %a1, %a0, %c16, %c16 : !pto.tile<l1, 16x16xf32, nz>, !pto.tile<l0a, 16x16xf32, zz>
+    pto.mte_l1_l0b %b1, %b0, %c16, %c16 load3d : !pto.tile<l1, 16x16xf32, nz>, !pto.tile<l0b, 16x16xf32, zn>
+    pto.mad %a0, %b0, %acc, %c16, %c16, %c16 : !pto.tile<l0a, 16x16xf32, zz>, !pto.tile<l0b, 16x16xf32, zn>, !pto.tile<l0c, 16x16xf32, nz>
+    pto.fixpipe %acc, %c, %c16, %c16 : !pto.tile<l0c, 16x16xf32, nz>, memref<16x16xf32>
+    func.return
+  }
+}"""
+    rng = np.random.default_rng(3)
+    inputs = {"a": rng.standard_normal((16, 16), np.float32),
+              "b": rng.standard_normal((16, 16), np.float32), "c": np.zeros((16, 16), np.float32)}
+    results = []
+    for then in ("", "pto-expand-params"):
+        ctx, module = parse(text)
+        synced(ctx, module, then)
+        (move,) = [op for op in module.walk() if isinstance(op, pto.MteL1L0BOp)]
+        assert not _expandable(move, pto.target_of(move))
+        kinds = {type(op) for op in module.walk()}
+        assert not kinds & {pto.Load2DOp, pto.Load2DTransposeOp, pto.MmadOp, pto.FixpipeCopyOp}
+        assert (pto.CopyNd2NzOp in kinds) == bool(then)
+        results.append(run(module, inputs).outputs["c"])
+    np.testing.assert_array_equal(results[0], results[1])
+    np.testing.assert_allclose(results[0], inputs["a"] @ inputs["b"], rtol=1e-5, atol=1e-5)

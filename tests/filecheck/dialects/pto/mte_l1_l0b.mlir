@@ -43,3 +43,11 @@ pto.mte_l1_l0b %b, %l0b, %c32, %c16 : !pto.tile<l1, 32x16xf32, zz>, !pto.tile<l0
 %b4_l0b = pto.alloc : !pto.tile<l0b, 64x64xi4, zn>
 pto.mte_l1_l0b %b4_nz, %b4_l0b, %c64, %c64 : !pto.tile<l1, 64x64xi4, nz>, !pto.tile<l0b, 64x64xi4, zn>
 // CHECK: pto.mte_l1_l0b %b4_nz, %b4_l0b, %c64, %c64 : !pto.tile<l1, 64x64xi4, nz>, !pto.tile<l0b, 64x64xi4, zn>
+
+// -----
+// An f32 B staged Nz reaches Zn by Load3Dv2 (`load3d`), as pto-isa's TMOV / TEXTRACT move it.
+%c16 = arith.constant 16 : index
+%b32 = pto.alloc : !pto.tile<l1, 16x32xf32, nz>
+%l0b32 = pto.alloc : !pto.tile<l0b, 16x32xf32, zn>
+pto.mte_l1_l0b %b32, %l0b32, %c16, %c16 load3d : !pto.tile<l1, 16x32xf32, nz>, !pto.tile<l0b, 16x32xf32, zn>
+// CHECK: pto.mte_l1_l0b %b32, %l0b32, %c16, %c16 load3d : !pto.tile<l1, 16x32xf32, nz>, !pto.tile<l0b, 16x32xf32, zn>

@@ -286,7 +286,7 @@ builtin.module attributes {pto.target = "a2"} {
   %l1, %l0b = "test.op"() : () -> (!pto.tile<l1, 32x32xi8, zz>, !pto.tile<l0b, 32x32xi8, zn>)
   pto.mte_l1_l0b %l1, %l0b, %c32, %c32 : !pto.tile<l1, 32x32xi8, zz>, !pto.tile<l0b, 32x32xi8, zn>
 }
-// CHECK: error: 'pto.mte_l1_l0b' op requires src layout in [nz] for a 8-bit B moved to zn on target a2 (LoadDataWithTranspose takes squares of two fractals stacked along k, which nz keeps adjacent: no load turns zz 8-bit fractals into zn ones), got zz
+// CHECK: error: 'pto.mte_l1_l0b' op requires src layout in [nz] for a 8-bit B moved to zn on target a2 (LoadDataWithTranspose takes squares of two fractals stacked along k, which nz keeps adjacent: no LoadData turns zz 8-bit fractals into zn ones), got zz
 
 // -----
 // [L2] b32 B moves to zn from zz only (before a5, whose LoadData2DParamsV2 also transposes nz)
@@ -295,7 +295,7 @@ builtin.module attributes {pto.target = "a2"} {
   %l1, %l0b = "test.op"() : () -> (!pto.tile<l1, 16x16xf32, nz>, !pto.tile<l0b, 16x16xf32, zn>)
   pto.mte_l1_l0b %l1, %l0b, %c16, %c16 : !pto.tile<l1, 16x16xf32, nz>, !pto.tile<l0b, 16x16xf32, zn>
 }
-// CHECK: error: 'pto.mte_l1_l0b' op requires src layout in [zz] for a 32-bit B moved to zn on target a2 (its LoadDataWithTranspose squares put two 16 x 8 fractals side by side along n, which zz keeps adjacent: no load turns nz 32-bit fractals into zn ones), got nz
+// CHECK: error: 'pto.mte_l1_l0b' op requires src layout in [zz] for a 32-bit B moved to zn on target a2 (its LoadDataWithTranspose squares put two 16 x 8 fractals side by side along n, which zz keeps adjacent: no LoadData turns nz 32-bit fractals into zn ones), got nz (a load3d move, Load3Dv2, reads it)
 
 // -----
 // [L2] a5: a transposed b32 tile is padded to whole 16x16 blocks
@@ -1737,14 +1737,35 @@ pto.load_2d_gm %gm[%c0], %l1[%c0] start_index %c0 repeat_times %c2 src_stride %c
 %c32 = arith.constant 32 : index
 %l1, %l0a = "test.op"() : () -> (!pto.tile<l1, 32x32xf32, nz>, !pto.tile<l0a, 32x32xf32, zz>)
 pto.mte_l1_l0a %l1, %l0a, %c32, %c32 transpose : !pto.tile<l1, 32x32xf32, nz>, !pto.tile<l0a, 32x32xf32, zz>
-// CHECK: error: 'pto.mte_l1_l0a' op requires src layout in [zz] for a transposed 32-bit A moved to zz on target a2 (its LoadDataWithTranspose squares put two 16 x 8 fractals side by side along m, which zz keeps adjacent: no load turns nz 32-bit fractals of A^T into zz ones of A), got nz
+// CHECK: error: 'pto.mte_l1_l0a' op requires src layout in [zz] for a transposed 32-bit A moved to zz on target a2 (its LoadDataWithTranspose squares put two 16 x 8 fractals side by side along m, which zz keeps adjacent: no LoadData turns nz 32-bit fractals of A^T into zz ones of A), got nz (a load3d move, Load3Dv2, reads it)
+
+// -----
+// [L3] load3d (Load3Dv2) is the form of a move that transposes fractals: not of an A as is
+%c32 = arith.constant 32 : index
+%l1, %l0a = "test.op"() : () -> (!pto.tile<l1, 32x32xf32, nz>, !pto.tile<l0a, 32x32xf32, zz>)
+pto.mte_l1_l0a %l1, %l0a, %c32, %c32 load3d : !pto.tile<l1, 32x32xf32, nz>, !pto.tile<l0a, 32x32xf32, zz>
+// CHECK: error: 'pto.mte_l1_l0a' op requires load3d only on a move that transposes fractals (the Load3Dv2 form of a transposing TEXTRACT / TMOV)
+
+// -----
+// [L3] load3d transposes 16- and 32-bit elements (1-byte operands take LoadDataWithTranspose)
+%c32 = arith.constant 32 : index
+%l1, %l0b = "test.op"() : () -> (!pto.tile<l1, 32x32xi8, nz>, !pto.tile<l0b, 32x32xi8, zn>)
+pto.mte_l1_l0b %l1, %l0b, %c32, %c32 load3d : !pto.tile<l1, 32x32xi8, nz>, !pto.tile<l0b, 32x32xi8, zn>
+// CHECK: error: 'pto.mte_l1_l0b' op requires load3d element width in [16, 32] bits, got 8 (s8)
+
+// -----
+// [L3] load3d reads an Nz feature map
+%c16 = arith.constant 16 : index
+%l1, %l0b = "test.op"() : () -> (!pto.tile<l1, 16x16xf32, zz>, !pto.tile<l0b, 16x16xf32, zn>)
+pto.mte_l1_l0b %l1, %l0b, %c16, %c16 load3d : !pto.tile<l1, 16x16xf32, zz>, !pto.tile<l0b, 16x16xf32, zn>
+// CHECK: error: 'pto.mte_l1_l0b' op requires src layout in [nz] for a load3d move (Load3Dv2 reads an Nz feature map), got zz
 
 // -----
 // [L2] a transposed b8 A needs nz of A^T in L1 (squares of two 16 x 32 fractals stacked along k)
 %c32 = arith.constant 32 : index
 %l1, %l0a = "test.op"() : () -> (!pto.tile<l1, 32x32xi8, zz>, !pto.tile<l0a, 32x32xi8, zz>)
 pto.mte_l1_l0a %l1, %l0a, %c32, %c32 transpose : !pto.tile<l1, 32x32xi8, zz>, !pto.tile<l0a, 32x32xi8, zz>
-// CHECK: error: 'pto.mte_l1_l0a' op requires src layout in [nz] for a transposed 8-bit A moved to zz on target a2 (LoadDataWithTranspose takes squares of two fractals stacked along k, which nz keeps adjacent: no load turns zz 8-bit fractals of A^T into zz ones of A), got zz
+// CHECK: error: 'pto.mte_l1_l0a' op requires src layout in [nz] for a transposed 8-bit A moved to zz on target a2 (LoadDataWithTranspose takes squares of two fractals stacked along k, which nz keeps adjacent: no LoadData turns zz 8-bit fractals of A^T into zz ones of A), got zz
 
 // -----
 // [raw GM1] load_2d_v2_gm: LoadData2DParamsV2 GM -> L1 is Ascend 950 only

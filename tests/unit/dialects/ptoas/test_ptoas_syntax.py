@@ -61,6 +61,23 @@ def test_flag_and_barrier_ops_round_trip() -> None:
     assert "pto.barrier <PIPE_ALL>" in str(other)
 
 
+def test_ins_outs_read_a_tile_buf_written_without_its_prefix() -> None:
+    """PTOAS prints the tile types of an ins / outs list stripped (`<loc=left, ...>`, its MatMul
+    samples' tmatmul.bias); they are the tile_buf types, printed back qualified."""
+    stripped = LONG.removeprefix("!pto.tile_buf")
+    text = ("func.func @k() {\n"
+            f"  %t = pto.alloc_tile : {LONG}\n"
+            f"  pto.tmov ins(%t : {stripped}) outs(%t : {LONG})\n"
+            "  func.return\n}")
+    module = Parser(ptoas_context(), text).parse_module()
+    move = next(op for op in module.walk() if op.name == "pto.tmov")
+    assert isinstance(move.operands[0].type, TileBufType)
+    assert f"ins(%t : {LONG}) outs(%t : {LONG})" in str(module)
+    with pytest.raises(ParseError, match="requires field in .*got bogus"):
+        Parser(ptoas_context(), text.replace(f"ins(%t : {stripped})", "ins(%t : <bogus=1>)")
+               ).parse_module()
+
+
 def test_detector() -> None:
     assert is_ptoas("func.func @k(%a: !pto.ptr<f16>) {}")
     assert is_ptoas('module attributes {pto.target_arch = "a5"} {}')
