@@ -66,8 +66,8 @@ def test_dynamic_view_shape_is_refused_at_the_view() -> None:
     # a size the kernel computes at run time (the block index), not a constant or a fold of them
     text = text.replace("%c0 = arith.constant 0 : index", "%c0 = arith.index_cast %c0i : i64 to index"
                         ).replace("{pto.kernel} {", "{pto.kernel} {\n    %c0i = pto.get_block_idx", 1)
-    with pytest.raises(ConversionError, match="requires a shape computed from constants and the "
-                                              "kernel's scalar arguments") as info:
+    with pytest.raises(ConversionError, match="requires a shape computed from constants, the "
+                                              "kernel's scalar arguments and get_block_num") as info:
         _converted(text)
     assert info.value.op.name == "pto.make_tensor_view"
 
