@@ -34,7 +34,8 @@ scale-factor atoms (`isa.tcgen05.scale_atoms`) are TMA boxes of each stage next 
 tiles, copied SMEM -> TMEM by `tcgen05.cp .32x128b.warpx4` before the block's MMAs, each MMA
 selecting its K blocks with the descriptor's SF ids. With more than one column tile the tile N is
 a multiple of 128, so a column tile starts on a scale atom. Sub-byte f8f6f4 types (padded TMA
-formats), an f16 D of kind::f8f6f4 and `cta_group::2` are not planned (`UNSUPPORTED`).
+formats) and `cta_group::2` are not planned (`UNSUPPORTED`); an f16 D of kind::f8f6f4 is not a
+legal descriptor (R2).
 """
 
 from __future__ import annotations
@@ -59,20 +60,17 @@ KIND_OF_TYPE: dict[str, tuple[str, str]] = {
 TMA_DTYPE: dict[str, str] = {"f16": "f16", "bf16": "bf16", "f32": "f32", "e4m3": "u8",
                              "e5m2": "u8", "s8": "u8", "u8": "u8",
                              "e2m1": "b4x16"}  # e2m1: kind::mxf4*, packed
-#: D types the descriptor's dtype field allows (`idesc.LEGAL_DTYPES`, R2) that the lowering does
-#: not plan: an f16 D of kind::f8f6f4 (sources disagree whether it exists; kind::f16 has one).
-UNPLANNED_D: frozenset[tuple[str, str]] = frozenset({("f8f6f4", "f16")})
-#: D (accumulator and output) element types of each dense kind the lowering plans; whether an
-#: operand pair allows one (bf16 needs an f32 D, R3) is `rules.check_idesc`'s.
+#: D (accumulator and output) element types of each dense kind: the descriptor's dtype table
+#: (`idesc.LEGAL_DTYPES`, R2; kind::f8f6f4 accumulates in f32 only, as the seed tables decide);
+#: whether an operand pair allows one (bf16 needs an f32 D, R3) is `rules.check_idesc`'s.
 D_TYPES: dict[str, tuple[str, ...]] = {
-    kind: tuple(d for d in LEGAL_DTYPES[kind] if (kind, d) not in UNPLANNED_D)
-    for kind in ("f16", "tf32", "f8f6f4", "i8")
+    kind: LEGAL_DTYPES[kind] for kind in ("f16", "tf32", "f8f6f4", "i8")
 }
 #: D of the block-scaled kinds (no dtype field: f32).
 SCALED_D_TYPE = "f32"
 #: What the lowering does not plan (the op verifier names it when asked for).
 UNSUPPORTED = ("sub-byte f8f6f4 and mxf8f6f4 types (e2m1, e2m3, e3m2 in 8-bit containers: padded "
-               "TMA formats), an f16 D of kind::f8f6f4, cta_group::2")
+               "TMA formats), cta_group::2")
 #: idesc fields -> the matmul operand they come from (a descriptor error names the operand).
 _OPERAND_FIELD = {"atype": "a element type", "btype": "b element type",
                   "dtype": "d element type"}
@@ -467,10 +465,8 @@ def plan_matmul(m: int, n: int, k: int, a_type: str, b_type: str, d_type: str,
                                   f"does not pair with a {a_type} a (kind::{kind})")
     legal_d = (SCALED_D_TYPE,) if scaled else D_TYPES[kind]
     if d_type not in legal_d:
-        rule = "R11" if scaled else None if d_type in LEGAL_DTYPES[kind] else "R2"
-        raise DescriptorError("d element type", d_type, ", ".join(legal_d), rule,
-                              f"is not a kind::{kind} accumulator"
-                              + (" the lowering plans" if rule is None else ""))
+        raise DescriptorError("d element type", d_type, ", ".join(legal_d),
+                              "R11" if scaled else "R2", f"is not a kind::{kind} accumulator")
     bits = layouts.smem_element_bits(kind, atype)
     mma_k = shapes.mma_k(kind, False)
     block_k = SWIZZLE_ROW_BYTES * 8 // bits
@@ -520,5 +516,5 @@ def plan_matmul(m: int, n: int, k: int, a_type: str, b_type: str, d_type: str,
 
 
 __all__ = ["BLOCK_SCALED", "D_TYPES", "KIND_OF_TYPE", "K_MAJOR_ONLY", "SCALED_D_TYPE", "TILE_M",
-           "UNPLANNED_D", "UNSUPPORTED", "EpilogueLoad", "MatmulPlan", "OperandPlan",
+           "UNSUPPORTED", "EpilogueLoad", "MatmulPlan", "OperandPlan",
            "ScaleOperandPlan", "ScalePlan", "plan_matmul"]

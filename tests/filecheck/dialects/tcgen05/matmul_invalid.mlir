@@ -93,14 +93,14 @@ builtin.module attributes {tcgen05.target = "sm_100a"} {
 // CHECK: error: 'tcgen05.matmul' op cannot be lowered: d element type = f16 is not legal with atype = bf16; legal: f32 (a bf16 MMA accumulates in f32) [R3]
 
 // -----
-// The descriptor's dtype table allows an f16 D for kind::f8f6f4; the lowering does not plan it.
+// R2: kind::f8f6f4 accumulates in f32 only (the seed tables decide; an f16 D is not accepted).
 builtin.module attributes {tcgen05.target = "sm_100a"} {
   func.func @f(%a: memref<128x64xf8E4M3FN>, %b: memref<64x64xf8E4M3FN>, %d: memref<128x64xf16>) {
     tcgen05.matmul %a, %b, %d transpose_b : memref<128x64xf8E4M3FN>, memref<64x64xf8E4M3FN>, memref<128x64xf16>
     func.return
   }
 }
-// CHECK: error: 'tcgen05.matmul' op cannot be lowered: d element type = f16 is not a kind::f8f6f4 accumulator the lowering plans; legal: f32
+// CHECK: error: 'tcgen05.matmul' op cannot be lowered: d element type = f16 is not a kind::f8f6f4 accumulator; legal: f32 [R2]
 
 // -----
 // R32: kind::i8 exists only on the arch-specific (a) targets.
