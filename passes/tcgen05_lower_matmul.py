@@ -213,7 +213,8 @@ class _Emitter:
         p = self.plan
         d = p.idesc()
         flags = "".join(f", {f} = true" for f, on in (("transpose_a", d.transpose_a),
-                                                      ("transpose_b", d.transpose_b)) if on)
+                                                      ("transpose_b", d.transpose_b),
+                                                      ("saturate", d.saturate)) if on)
         self.tensor_map("%tma_a", "%a", p.a, self.a_type)
         self.tensor_map("%tma_b", "%b", p.b, self.b_type)
         if p.scales is None:

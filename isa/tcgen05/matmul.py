@@ -230,6 +230,7 @@ class MatmulPlan:
     acc_columns: int
     acc_buffers: int
     scales: ScalePlan | None = None
+    saturate: bool = False  # kind::i8: every MMA clamps its s32 sum (idesc bit 3, R4)
 
     @property
     def tiles_m(self) -> int:
@@ -299,12 +300,12 @@ class MatmulPlan:
         if self.scales is None:
             return InstrDesc(kind=self.kind, m=self.tile_m, n=self.tile_n, atype=self.atype,
                              btype=self.btype, dtype=self.dtype, transpose_a=self.a.major == "mn",
-                             transpose_b=self.b.major == "mn")
+                             transpose_b=self.b.major == "mn", saturate=self.saturate)
         _, sf_id = self.scales.mma_scales(mma)
         return InstrDesc(kind=self.kind, m=self.tile_m, n=self.tile_n, atype=self.atype,
                          btype=self.btype, transpose_a=self.a.major == "mn",
                          transpose_b=self.b.major == "mn", scale_type=self.scales.scale_type,
-                         sfa_id=sf_id, sfb_id=sf_id)
+                         sfa_id=sf_id, sfb_id=sf_id, saturate=self.saturate)
 
     def epilogue_columns(self, columns: int) -> list[tuple[int, int]]:
         """(first column, count) of the tcgen05.ld loads covering `columns` columns of a tile:
@@ -437,11 +438,11 @@ def _scale_operand(role: str, rows: int, k: int, tile_rows: int, block_k: int,
 def plan_matmul(m: int, n: int, k: int, a_type: str, b_type: str, d_type: str,
                 transpose_a: bool, transpose_b: bool, target: str = "sm_100a",
                 scale_types: tuple[str, str] | None = None,
-                kind: str | None = None) -> MatmulPlan:
+                kind: str | None = None, saturate: bool = False) -> MatmulPlan:
     """The plan of D[m, n] = A[m, k] x B[k, n] (`transpose_a`: A given as A^T [k, m];
     `transpose_b`: B given as B^T [n, k]); `scale_types`: the element types of the scale
-    operands of a block-scaled matmul, `kind` its kind when given. Raises `DescriptorError` for
-    what cannot be planned."""
+    operands of a block-scaled matmul, `kind` its kind when given; `saturate`: the descriptor's
+    saturate bit (kind::i8 only, R4). Raises `DescriptorError` for what cannot be planned."""
     scaled = scale_types is not None
     if scaled:
         assert scale_types is not None
@@ -491,7 +492,7 @@ def plan_matmul(m: int, n: int, k: int, a_type: str, b_type: str, d_type: str,
     blocks = -(-m // TILE_M) * -(-n // tile_n) * -(-k // block_k)
     stages = max(1, min((layouts.SMEM_BYTES_PER_CTA - BARRIER_RESERVE) // stage_bytes, blocks))
     plan = MatmulPlan(m, n, k, kind, atype, btype, d_type, TILE_M, tile_n, block_k, mma_k, a, b,
-                      stages, acc_columns, buffers, scales)
+                      stages, acc_columns, buffers, scales, saturate)
     for mma in range(plan.mmas_per_block if scaled else 1):
         try:
             check_idesc(plan.idesc(mma), cta_group=1, ws=False, target=target)

@@ -3,7 +3,8 @@
 // operands' tensor maps as `.param .align 64 .b8 [128]` parameters, the TMA ring, elected-thread
 // MMAs, commits, and a tcgen05.ld epilogue whose last tile stores clipped rows and columns; the
 // block-scaled one adds 4-d scale-atom boxes, tcgen05.cp .32x128b.warpx4 and .block_scale MMAs;
-// kind::i8 (s8 x u8 -> s32) moves bytes; an f16 D is loaded .pack::16b and stored as b16 halves.
+// kind::i8 (s8 x u8 -> s32) moves bytes (i8_saturate: with the descriptor's saturate bit); an f16
+// D is loaded .pack::16b and stored as b16 halves.
 builtin.module attributes {tcgen05.target = "sm_100a"} {
   func.func @f16_remainder(%a: memref<200x104xf16>, %b: memref<104x72xf16>, %d: memref<200x72xf32>) {
     tcgen05.matmul %a, %b, %d : memref<200x104xf16>, memref<104x72xf16>, memref<200x72xf32>
@@ -19,6 +20,10 @@ builtin.module attributes {tcgen05.target = "sm_100a"} {
   }
   func.func @i8_mixed(%a: memref<200x112xi8>, %b: memref<112x80xui8>, %d: memref<200x80xi32>) {
     tcgen05.matmul %a, %b, %d : memref<200x112xi8>, memref<112x80xui8>, memref<200x80xi32>
+    func.return
+  }
+  func.func @i8_saturate(%a: memref<130x112xui8>, %b: memref<24x112xi8>, %d: memref<130x24xi32>) {
+    tcgen05.matmul %a, %b, %d transpose_b saturate : memref<130x112xui8>, memref<24x112xi8>, memref<130x24xi32>
     func.return
   }
   func.func @f16_acc(%a: memref<200x104xf16>, %b: memref<13x104xf16>, %d: memref<200x13xf16>) {

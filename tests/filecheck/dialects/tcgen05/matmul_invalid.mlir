@@ -113,6 +113,26 @@ builtin.module attributes {tcgen05.target = "sm_100f"} {
 // CHECK: error: 'tcgen05.matmul' op cannot be lowered: kind = i8 is not supported on sm_100f; legal: not i8 (kind::i8 needs sm_100a, sm_110a) [R32]
 
 // -----
+// R4: the saturate bit is for kind::i8 only (an f16 x f16 matmul has none).
+builtin.module attributes {tcgen05.target = "sm_100a"} {
+  func.func @f(%a: memref<128x64xf16>, %b: memref<64x64xf16>, %d: memref<128x64xf32>) {
+    tcgen05.matmul %a, %b, %d saturate : memref<128x64xf16>, memref<64x64xf16>, memref<128x64xf32>
+    func.return
+  }
+}
+// CHECK: error: 'tcgen05.matmul' op cannot be lowered: saturate = true is not legal for kind::f16; legal: false (saturate is for kind::i8) [R4]
+
+// -----
+// R11: the block-scaled descriptors have no saturate bit.
+builtin.module attributes {tcgen05.target = "sm_100a"} {
+  func.func @f(%a: memref<200x208xf8E4M3FN>, %b: memref<208x80xf8E5M2>, %d: memref<200x80xf32>, %sa: memref<2x2x32x16xf8E8M0FNU>, %sb: memref<1x2x32x16xf8E8M0FNU>) {
+    tcgen05.matmul %a, %b, %d scale(%sa, %sb) saturate : memref<200x208xf8E4M3FN>, memref<208x80xf8E5M2>, memref<200x80xf32>, memref<2x2x32x16xf8E8M0FNU>, memref<1x2x32x16xf8E8M0FNU>
+    func.return
+  }
+}
+// CHECK: error: 'tcgen05.matmul' op cannot be lowered: saturate = true is not encodable for kind::mxf8f6f4; legal: 0 (the kind::mxf8f6f4 layout has no saturate) [R11]
+
+// -----
 // R11: the block-scaled descriptors have no dtype field (D is f32).
 builtin.module attributes {tcgen05.target = "sm_100a"} {
   func.func @f(%a: memref<200x208xf8E4M3FN>, %b: memref<208x80xf8E5M2>, %d: memref<200x80xf16>, %sa: memref<2x2x32x16xf8E8M0FNU>, %sb: memref<1x2x32x16xf8E8M0FNU>) {

@@ -129,3 +129,12 @@ def test_planned_d_types_are_legal_descriptor_dtypes() -> None:
     for kind, types in D_TYPES.items():
         assert set(types) <= set(LEGAL_DTYPES[kind])
         assert set(LEGAL_DTYPES[kind]) == set(types)
+
+
+def test_saturate_sets_the_i8_descriptor_bit_and_is_refused_elsewhere() -> None:
+    plan = plan_matmul(130, 24, 112, "u8", "s8", "s32", False, True, saturate=True)
+    assert plan.idesc().saturate and encode_idesc(plan.idesc()) >> 3 & 1
+    assert not plan_matmul(130, 24, 112, "u8", "s8", "s32", False, True).idesc().saturate
+    with pytest.raises(DescriptorError, match=r"saturate = true is not legal for kind::f8f6f4; "
+                                              r"legal: false \(saturate is for kind::i8\) \[R4\]$"):
+        plan_matmul(128, 64, 64, "e4m3", "e4m3", "f32", False, True, saturate=True)
