@@ -51,7 +51,8 @@ class MatmulOp(IRDLOperation):
 
     `transpose_a` / `transpose_b`: the memref holds the operand's transpose (A^T[K, M], B^T[N, K]);
     the lowering reads a transposed A (and a B given as is) MN-major. A and B: f16, bf16 (kind::f16),
-    f32 (kind::tf32), e4m3, e5m2 (kind::f8f6f4), s8 (i8), u8 (ui8) (kind::i8), one kind for both;
+    f32 (kind::tf32), e4m3, e5m2, e2m3, e3m2, e2m1 (kind::f8f6f4; the sub-byte ones packed in
+    global memory), s8 (i8), u8 (ui8) (kind::i8), one kind for both;
     D: the kind's accumulator types the lowering plans (`isa.tcgen05.matmul.D_TYPES`: f32, f16 for
     f16 x f16, s32 (i32) for kind::i8). `saturate` (kind::i8 only, R4): every MMA of the
     lowering clamps its s32 sum to [-2^31, 2^31 - 1] instead of wrapping. With `scale(%sa, %sb)`

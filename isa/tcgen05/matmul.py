@@ -6,8 +6,8 @@
 facts of the other `isa.tcgen05` modules:
 
 * the MMA kind of the operand types (`KIND_OF_TYPE`): f16/bf16 -> kind::f16, f32 -> kind::tf32
-  (f32 data read as tf32, the low 13 mantissa bits ignored), e4m3/e5m2 -> kind::f8f6f4, s8/u8 (any
-  pair) -> kind::i8; D is one of the kind's accumulator types (`D_TYPES`, from the descriptor's
+  (f32 data read as tf32, the low 13 mantissa bits ignored), e4m3/e5m2/e2m3/e3m2/e2m1 (any pair)
+  -> kind::f8f6f4, s8/u8 (any pair) -> kind::i8; D is one of the kind's accumulator types (`D_TYPES`, from the descriptor's
   dtype table `idesc.LEGAL_DTYPES`): f32, or f16 for f16 x f16 (R3), s32 for kind::i8;
 * the CTA tile: M = 128 (`cta_group::1`, every dense kind), N the smallest legal MMA N that covers
   the columns of one of ceil(N / 256) column tiles (a multiple of the 128-byte swizzle atom when B
@@ -33,9 +33,12 @@ packed e2m1 and UE8M0 or UE4M3) add the scale factors (`ScalePlan`): the operand
 scale-factor atoms (`isa.tcgen05.scale_atoms`) are TMA boxes of each stage next to the A and B
 tiles, copied SMEM -> TMEM by `tcgen05.cp .32x128b.warpx4` before the block's MMAs, each MMA
 selecting its K blocks with the descriptor's SF ids. With more than one column tile the tile N is
-a multiple of 128, so a column tile starts on a scale atom. Sub-byte f8f6f4 types (padded TMA
-formats) and `cta_group::2` are not planned (`UNSUPPORTED`); an f16 D of kind::f8f6f4 is not a
-legal descriptor (R2).
+a multiple of 128, so a column tile starts on a scale atom. The sub-byte f8f6f4 types take the
+8-bit plan (one SMEM byte slot per element) and move as the padded TMA types
+(`PADDED_TMA_DTYPE`: packed rows in global memory, 16 elements + padding per 16-byte SMEM unit;
+the transaction count is the packed bytes, `TensorMap.box_bytes`). Sub-byte types under
+kind::mxf8f6f4 and `cta_group::2` are not planned (`UNSUPPORTED`); an f16 D of kind::f8f6f4 is
+not a legal descriptor (R2).
 """
 
 from __future__ import annotations
@@ -47,19 +50,25 @@ from mmair.isa.tcgen05.errors import DescriptorError
 from mmair.isa.tcgen05.idesc import LEGAL_DTYPES, InstrDesc
 from mmair.isa.tcgen05.rules import check_idesc, check_smem_desc
 from mmair.isa.tcgen05.smem import SmemDesc
-from mmair.isa.tcgen05.tma import TensorMap, check_tensor_map
+from mmair.isa.tcgen05.tma import DATA_TYPES, TensorMap, check_tensor_map, stride_unit
 from mmair.isa.tcgen05.tmem_moves import LD_ST_NUMS
 from mmair.isa.tcgen05.types import EIGHT_BIT_TYPES, TYPE_BITS
 
 #: Operand element type -> (MMA kind, the type name in the instruction descriptor).
 KIND_OF_TYPE: dict[str, tuple[str, str]] = {
     "f16": ("f16", "f16"), "bf16": ("f16", "bf16"), "f32": ("tf32", "tf32"),
-    "e4m3": ("f8f6f4", "e4m3"), "e5m2": ("f8f6f4", "e5m2"), "s8": ("i8", "s8"), "u8": ("i8", "u8"),
+    "e4m3": ("f8f6f4", "e4m3"), "e5m2": ("f8f6f4", "e5m2"), "e2m3": ("f8f6f4", "e2m3"),
+    "e3m2": ("f8f6f4", "e3m2"), "e2m1": ("f8f6f4", "e2m1"), "s8": ("i8", "s8"), "u8": ("i8", "u8"),
 }
 #: The tensor-map dtype TMA copies each operand type with (8-bit types move as bytes).
 TMA_DTYPE: dict[str, str] = {"f16": "f16", "bf16": "bf16", "f32": "f32", "e4m3": "u8",
                              "e5m2": "u8", "s8": "u8", "u8": "u8",
                              "e2m1": "b4x16"}  # e2m1: kind::mxf4*, packed
+#: The tensor-map dtype of the sub-byte types under kind::f8f6f4 / mxf8f6f4: packed in global
+#: memory, one 16-byte SMEM unit per 16 elements (CUTLASS's `float_e2m1_unpacksmem_t` etc. ->
+#: CU_TENSOR_MAP_DATA_TYPE_16U4_ALIGN16B / 16U6_ALIGN16B, `cute/arch/copy_sm90_desc.hpp`).
+PADDED_TMA_DTYPE: dict[str, str] = {"e2m1": "b4x16_p64", "e2m3": "b6x16_p32",
+                                    "e3m2": "b6x16_p32"}
 #: D (accumulator and output) element types of each dense kind: the descriptor's dtype table
 #: (`idesc.LEGAL_DTYPES`, R2; kind::f8f6f4 accumulates in f32 only, as the seed tables decide);
 #: whether an operand pair allows one (bf16 needs an f32 D, R3) is `rules.check_idesc`'s.
@@ -69,8 +78,7 @@ D_TYPES: dict[str, tuple[str, ...]] = {
 #: D of the block-scaled kinds (no dtype field: f32).
 SCALED_D_TYPE = "f32"
 #: What the lowering does not plan (the op verifier names it when asked for).
-UNSUPPORTED = ("sub-byte f8f6f4 and mxf8f6f4 types (e2m1, e2m3, e3m2 in 8-bit containers: padded "
-               "TMA formats), cta_group::2")
+UNSUPPORTED = ("sub-byte mxf8f6f4 types (e2m1, e2m3, e3m2 with block scales), cta_group::2")
 #: idesc fields -> the matmul operand they come from (a descriptor error names the operand).
 _OPERAND_FIELD = {"atype": "a element type", "btype": "b element type",
                   "dtype": "d element type"}
@@ -119,7 +127,13 @@ class OperandPlan:
 
     @property
     def box_bytes(self) -> int:
+        """The copy's transaction bytes (packed: padded sub-byte types count their data only)."""
         return self.tensor_map.box_bytes
+
+    @property
+    def smem_box_bytes(self) -> int:
+        """The SMEM bytes one copy covers (padding included)."""
+        return self.tensor_map.smem_box_bytes
 
     @property
     def atom(self) -> int:
@@ -128,7 +142,7 @@ class OperandPlan:
 
     @property
     def lbo(self) -> int:
-        return 16 if self.major == "k" else self.box_bytes
+        return 16 if self.major == "k" else self.smem_box_bytes
 
     @property
     def sbo(self) -> int:
@@ -147,7 +161,7 @@ class OperandPlan:
 
     def box_offset(self, box: int) -> int:
         """Byte offset of copy `box` inside the stage's tile."""
-        return box * self.box_bytes
+        return box * self.smem_box_bytes
 
     def box_rows(self, box: int) -> int:
         """The first M/N row copy `box` holds, relative to the tile's first row. Its
@@ -355,24 +369,28 @@ class EpilogueLoad:
 
 
 def _operand(role: str, major: str, rows: int, extent: int, k: int, block_k: int,
-             elem: str, bits: int) -> OperandPlan:
-    """The tensor map of an operand of `extent` rows (M or N) and K columns in global memory."""
-    dtype = TMA_DTYPE[elem]
+             elem: str, bits: int, kind: str) -> OperandPlan:
+    """The tensor map of an operand of `extent` rows (M or N) and K columns in global memory
+    (`bits`: an element in SMEM; the global rows are packed, `gm_bits` per element)."""
+    dtype = PADDED_TMA_DTYPE[elem] if elem in PADDED_TMA_DTYPE and \
+        kind in layouts.PADDED_SUB_BYTE_KINDS else TMA_DTYPE[elem]
+    gm_bits = DATA_TYPES[dtype]
     # R22: an MN-major tf32 operand needs 128B swizzle with 32-byte atomicity
     swizzle = "sw128_base32b" if major == "mn" and bits == 32 else SWIZZLE
     inner = k if major == "k" else extent
-    if inner * bits % 128:
-        raise DescriptorError(f"{role} row", f"{inner} x {elem}", "a multiple of 16 bytes",
-                              "TMA5", f"({inner * bits // 8} bytes) cannot be a TMA tensor row "
+    unit = stride_unit(dtype)
+    if inner * gm_bits % (8 * unit):
+        raise DescriptorError(f"{role} row", f"{inner} x {elem}", f"a multiple of {unit} bytes",
+                              "TMA5", f"({inner * gm_bits / 8:g} bytes) cannot be a TMA tensor row "
                               f"(the global stride of {role} given "
                               f"{'transposed' if (major == 'mn') == (role == 'a') else 'as is'})")
     if major == "k":  # global [extent, k] row-major: dims innermost first [k, extent]
-        m = TensorMap(dtype, (k, extent), (inner * bits // 8,), (block_k, rows), (1, 1),
+        m = TensorMap(dtype, (k, extent), (inner * gm_bits // 8,), (block_k, rows), (1, 1),
                       swizzle=swizzle)
         boxes = 1
     else:  # global [k, extent] row-major
         atom = SWIZZLE_ROW_BYTES * 8 // bits
-        m = TensorMap(dtype, (extent, k), (inner * bits // 8,), (atom, block_k), (1, 1),
+        m = TensorMap(dtype, (extent, k), (inner * gm_bits // 8,), (atom, block_k), (1, 1),
                       swizzle=swizzle)
         boxes = rows // atom
     return OperandPlan(role, major, rows, block_k, bits, m, boxes)
@@ -475,8 +493,8 @@ def plan_matmul(m: int, n: int, k: int, a_type: str, b_type: str, d_type: str,
     a_major = "mn" if transpose_a else "k"
     b_major = "k" if transpose_b else "mn"
     tile_n = _tile_n(kind, n, b_major, b_type, atom, scaled)
-    a = _operand("a", a_major, TILE_M, m, k, block_k, a_type, bits)
-    b = _operand("b", b_major, tile_n, n, k, block_k, b_type, bits)
+    a = _operand("a", a_major, TILE_M, m, k, block_k, a_type, bits, kind)
+    b = _operand("b", b_major, tile_n, n, k, block_k, b_type, bits, kind)
     scales = None
     if scaled:
         sa, sa_shape = _scale_operand("a", m, k, TILE_M, block_k, vector)

@@ -3,8 +3,9 @@
 // operands' tensor maps as `.param .align 64 .b8 [128]` parameters, the TMA ring, elected-thread
 // MMAs, commits, and a tcgen05.ld epilogue whose last tile stores clipped rows and columns; the
 // block-scaled one adds 4-d scale-atom boxes, tcgen05.cp .32x128b.warpx4 and .block_scale MMAs;
-// kind::i8 (s8 x u8 -> s32) moves bytes (i8_saturate: with the descriptor's saturate bit); an f16
-// D is loaded .pack::16b and stored as b16 halves.
+// f8f6f4_sub_byte copies packed e2m1 / e3m2 rows into padded 16-byte units; kind::i8 (s8 x u8 ->
+// s32) moves bytes (i8_saturate: with the descriptor's saturate bit); an f16 D is loaded
+// .pack::16b and stored as b16 halves.
 builtin.module attributes {tcgen05.target = "sm_100a"} {
   func.func @f16_remainder(%a: memref<200x104xf16>, %b: memref<104x72xf16>, %d: memref<200x72xf32>) {
     tcgen05.matmul %a, %b, %d : memref<200x104xf16>, memref<104x72xf16>, memref<200x72xf32>
@@ -24,6 +25,10 @@ builtin.module attributes {tcgen05.target = "sm_100a"} {
   }
   func.func @i8_saturate(%a: memref<130x112xui8>, %b: memref<24x112xi8>, %d: memref<130x24xi32>) {
     tcgen05.matmul %a, %b, %d transpose_b saturate : memref<130x112xui8>, memref<24x112xi8>, memref<130x24xi32>
+    func.return
+  }
+  func.func @f8f6f4_sub_byte(%a: memref<200x256xf4E2M1FN>, %b: memref<72x256xf6E3M2FN>, %d: memref<200x72xf32>) {
+    tcgen05.matmul %a, %b, %d transpose_b : memref<200x256xf4E2M1FN>, memref<72x256xf6E3M2FN>, memref<200x72xf32>
     func.return
   }
   func.func @f16_acc(%a: memref<200x104xf16>, %b: memref<13x104xf16>, %d: memref<200x13xf16>) {

@@ -133,6 +133,17 @@ def test_matmul_ptx_sets_the_i8_saturate_bit_only_when_asked() -> None:
     assert all(w >> 3 & 1 for w in saturated)  # Table 42: bit 3, "Saturate for integer types"
 
 
+def test_matmul_ptx_of_sub_byte_f8f6f4_types() -> None:
+    ptx = translate(ROOT / "tests" / "ptxas" / "matmul.mlir").stdout
+    kernel = ptx.split(".visible .entry f8f6f4_sub_byte(")[1].split(".visible .entry")[0]
+    assert "tcgen05.mma.cta_group::1.kind::f8f6f4 [" in kernel
+    words = _mma_idesc_words(kernel)
+    assert [(decode_idesc(w, "f8f6f4").atype, decode_idesc(w, "f8f6f4").btype)
+            for w in words] == [("e2m1", "e3m2")]
+    # a stage: 128 x 128 e2m1 (8192 packed bytes) and 72 x 128 e3m2 (6912): the packed bytes
+    assert re.search(r"mbarrier\.arrive\.expect_tx\.shared::cta\.b64 _, \[%r\d+\], 15104;", kernel)
+
+
 def test_tma_forms_print_every_qualifier() -> None:
     ptx = translate(ROOT / "tests" / "ptxas" / "tma_ops.mlir").stdout
     assert "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes" \

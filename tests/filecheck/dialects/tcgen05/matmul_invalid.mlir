@@ -60,7 +60,7 @@ builtin.module attributes {tcgen05.target = "sm_100a"} {
     func.return
   }
 }
-// CHECK: error: 'tcgen05.matmul' op cannot be lowered: a element type = s32 has no tcgen05.matmul kind; legal: f16, bf16, f32, e4m3, e5m2, s8, u8
+// CHECK: error: 'tcgen05.matmul' op cannot be lowered: a element type = s32 has no tcgen05.matmul kind; legal: f16, bf16, f32, e4m3, e5m2, e2m3, e3m2, e2m1, s8, u8
 
 // -----
 // kind::i8 takes s8 and u8 in any pair, nothing else.
@@ -111,6 +111,17 @@ builtin.module attributes {tcgen05.target = "sm_100f"} {
   }
 }
 // CHECK: error: 'tcgen05.matmul' op cannot be lowered: kind = i8 is not supported on sm_100f; legal: not i8 (kind::i8 needs sm_100a, sm_110a) [R32]
+
+// -----
+// TMA13: a sub-byte f8f6f4 operand is copied as b4x16_p64 / b6x16_p32, whose dims[0] (here K of
+// a K-major A) must be whole 128-element units.
+builtin.module attributes {tcgen05.target = "sm_100a"} {
+  func.func @f(%a: memref<128x320xf4E2M1FN>, %b: memref<64x320xf4E2M1FN>, %d: memref<128x64xf32>) {
+    tcgen05.matmul %a, %b, %d transpose_b : memref<128x320xf4E2M1FN>, memref<64x320xf4E2M1FN>, memref<128x64xf32>
+    func.return
+  }
+}
+// CHECK: error: 'tcgen05.matmul' op cannot be lowered: a tensor map dims[0] = 320 is not legal; legal: a multiple of 128 (b4x16_p64) [TMA13]
 
 // -----
 // R4: the saturate bit is for kind::i8 only (an f16 x f16 matmul has none).
