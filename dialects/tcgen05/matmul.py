@@ -11,8 +11,8 @@ the kernel, and every limit the verifier reports, come from `mmair.isa.tcgen05.m
 A block-scaled matmul takes its scale factors as `scale(%sa, %sb)` in CUTLASS's scale-factor atom
 layout (`isa.tcgen05.scale_atoms`): `%sa` is memref<ceil(M/128) x ceil(K/(4 VS)) x 32 x 16>, `%sb`
 the same with N; the kind follows the operand and scale types (`isa.tcgen05.matmul.BLOCK_SCALED`:
-mxf8f6f4 e4m3/e5m2 with ue8m0, mxf4 e2m1 with ue8m0, mxf4nvf4 e2m1 with e4m3 read as UE4M3) unless
-the `kind` attribute names one.
+mxf8f6f4 e4m3/e5m2/e2m3/e3m2/e2m1 with ue8m0, mxf4 e2m1 x e2m1 with ue8m0, mxf4nvf4 e2m1 with
+e4m3 read as UE4M3) unless the `kind` attribute names one.
 """
 
 from __future__ import annotations

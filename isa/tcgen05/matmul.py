@@ -28,17 +28,18 @@ Remainder tiles need nothing here: TMA fills box elements outside the tensor wit
 loads stay full boxes, the transaction count stays the box bytes), and the epilogue stores only
 the rows and columns inside D. Global row strides must be multiples of 16 bytes (TMA5), so K (or
 M/N of a transposed operand) must fill whole 16-byte units: `check_plan` reports the operand.
-Block-scaled kinds (`BLOCK_SCALED`: mxf8f6f4 with e4m3/e5m2 and UE8M0; mxf4 / mxf4nvf4 with
-packed e2m1 and UE8M0 or UE4M3) add the scale factors (`ScalePlan`): the operands' CUTLASS
+Block-scaled kinds (`BLOCK_SCALED`: mxf8f6f4 with e4m3/e5m2/e2m3/e3m2/e2m1 and UE8M0; mxf4 /
+mxf4nvf4 with packed e2m1 and UE8M0 or UE4M3) add the scale factors (`ScalePlan`): the operands' CUTLASS
 scale-factor atoms (`isa.tcgen05.scale_atoms`) are TMA boxes of each stage next to the A and B
 tiles, copied SMEM -> TMEM by `tcgen05.cp .32x128b.warpx4` before the block's MMAs, each MMA
 selecting its K blocks with the descriptor's SF ids. With more than one column tile the tile N is
 a multiple of 128, so a column tile starts on a scale atom. The sub-byte f8f6f4 types take the
 8-bit plan (one SMEM byte slot per element) and move as the padded TMA types
 (`PADDED_TMA_DTYPE`: packed rows in global memory, 16 elements + padding per 16-byte SMEM unit;
-the transaction count is the packed bytes, `TensorMap.box_bytes`). Sub-byte types under
-kind::mxf8f6f4 and `cta_group::2` are not planned (`UNSUPPORTED`); an f16 D of kind::f8f6f4 is
-not a legal descriptor (R2).
+the transaction count is the packed bytes, `TensorMap.box_bytes`). kind::mxf8f6f4 takes
+them the same way (block-scaled: `kind = "mxf8f6f4"` for e2m1 x e2m1, which is kind::mxf4 by
+default, `DEFAULT_SCALED_ORDER`). `cta_group::2` is not planned (`UNSUPPORTED`); an f16 D of
+kind::f8f6f4 is not a legal descriptor (R2).
 """
 
 from __future__ import annotations
@@ -78,7 +79,7 @@ D_TYPES: dict[str, tuple[str, ...]] = {
 #: D of the block-scaled kinds (no dtype field: f32).
 SCALED_D_TYPE = "f32"
 #: What the lowering does not plan (the op verifier names it when asked for).
-UNSUPPORTED = ("sub-byte mxf8f6f4 types (e2m1, e2m3, e3m2 with block scales), cta_group::2")
+UNSUPPORTED = ("cta_group::2",)
 #: idesc fields -> the matmul operand they come from (a descriptor error names the operand).
 _OPERAND_FIELD = {"atype": "a element type", "btype": "b element type",
                   "dtype": "d element type"}
@@ -86,10 +87,14 @@ _OPERAND_FIELD = {"atype": "a element type", "btype": "b element type",
 #: (scale type, K elements per scale, the tcgen05.mma block_scale spelling or None for the
 #: kind's default)}). A UE4M3 scale is an e4m3 memref (its sign bit is ignored).
 BLOCK_SCALED: dict[str, tuple[tuple[str, ...], dict[str, tuple[str, int, str | None]]]] = {
-    "mxf8f6f4": (("e4m3", "e5m2"), {"ue8m0": ("ue8m0", 32, None)}),
+    "mxf8f6f4": (("e4m3", "e5m2", "e2m3", "e3m2", "e2m1"), {"ue8m0": ("ue8m0", 32, None)}),
     "mxf4": (("e2m1",), {"ue8m0": ("ue8m0", 32, None)}),
     "mxf4nvf4": (("e2m1",), {"e4m3": ("ue4m3", 16, "block16"), "ue8m0": ("ue8m0", 32, "block32")}),
 }
+#: The kind a matmul with scale operands takes without a `kind` attribute: the first of these
+#: whose operand types hold both A's and B's and whose scales hold the scale type (e2m1 x e2m1
+#: stays packed kind::mxf4 / mxf4nvf4; `kind = "mxf8f6f4"` asks for the padded 8-bit layout).
+DEFAULT_SCALED_ORDER = ("mxf4", "mxf4nvf4", "mxf8f6f4")
 #: The kinds whose operands are K-major only (no transpose bits, R15).
 K_MAJOR_ONLY = ("mxf4", "mxf4nvf4")
 
@@ -412,8 +417,9 @@ def _block_scaled_kind(kind: str | None, a_type: str, b_type: str, scale_types: 
     """(kind, scale type, K elements per scale, block_scale spelling) of a matmul with scale
     operands; without `kind`: the kind of the operand types (e2m1 with e4m3 scales: mxf4nvf4)."""
     if kind is None:
-        kind = next((kd for kd, (types, by_scale) in BLOCK_SCALED.items()
-                     if a_type in types and scale_types[0] in by_scale), "mxf8f6f4")
+        kind = next((kd for kd in DEFAULT_SCALED_ORDER if a_type in BLOCK_SCALED[kd][0]
+                     and b_type in BLOCK_SCALED[kd][0] and scale_types[0] in BLOCK_SCALED[kd][1]),
+                    "mxf8f6f4")
     if kind not in BLOCK_SCALED:
         raise DescriptorError("kind", kind, ", ".join(BLOCK_SCALED), None,
                               "is not a block-scaled kind (the matmul has scale operands)")
@@ -534,6 +540,6 @@ def plan_matmul(m: int, n: int, k: int, a_type: str, b_type: str, d_type: str,
     return plan
 
 
-__all__ = ["BLOCK_SCALED", "D_TYPES", "KIND_OF_TYPE", "K_MAJOR_ONLY", "SCALED_D_TYPE", "TILE_M",
+__all__ = ["BLOCK_SCALED", "DEFAULT_SCALED_ORDER", "D_TYPES", "KIND_OF_TYPE", "K_MAJOR_ONLY", "SCALED_D_TYPE", "TILE_M",
            "UNSUPPORTED", "EpilogueLoad", "MatmulPlan", "OperandPlan",
            "ScaleOperandPlan", "ScalePlan", "plan_matmul"]

@@ -142,6 +142,10 @@ def test_matmul_ptx_of_sub_byte_f8f6f4_types() -> None:
             for w in words] == [("e2m1", "e3m2")]
     # a stage: 128 x 128 e2m1 (8192 packed bytes) and 72 x 128 e3m2 (6912): the packed bytes
     assert re.search(r"mbarrier\.arrive\.expect_tx\.shared::cta\.b64 _, \[%r\d+\], 15104;", kernel)
+    scaled = ptx.split(".visible .entry mxf8f6f4_sub_byte(")[1].split(".visible .entry")[0]
+    assert scaled.count("tcgen05.mma.cta_group::1.kind::mxf8f6f4.block_scale [") == 8
+    assert {(decode_idesc(w, "mxf8f6f4").atype, decode_idesc(w, "mxf8f6f4").btype)
+            for w in _mma_idesc_words(scaled)} == {("e2m3", "e2m1")}
 
 
 def test_tma_forms_print_every_qualifier() -> None:

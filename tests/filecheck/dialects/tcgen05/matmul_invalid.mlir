@@ -218,7 +218,7 @@ builtin.module attributes {tcgen05.target = "sm_100a"} {
     func.return
   }
 }
-// CHECK: error: 'tcgen05.matmul' op cannot be lowered: a element type = f16 is not a kind::mxf8f6f4 operand the lowering plans; legal: e4m3, e5m2
+// CHECK: error: 'tcgen05.matmul' op cannot be lowered: a element type = f16 is not a kind::mxf8f6f4 operand the lowering plans; legal: e4m3, e5m2, e2m3, e3m2, e2m1
 
 // -----
 builtin.module attributes {tcgen05.target = "sm_100a"} {
