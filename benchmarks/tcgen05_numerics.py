@@ -44,7 +44,7 @@ CASES = [
     ("bf16 -> f32", "f16", "bf16", "bf16", "f32", 16, None, None),
     ("f16 -> f16", "f16", "f16", "f16", "f16", 16, None, None),
     ("f8f6f4 e4m3 x e5m2 -> f32", "f8f6f4", "e4m3", "e5m2", "f32", 32, None, None),
-    ("f8f6f4 e2m3 x e2m1 -> f16", "f8f6f4", "e2m3", "e2m1", "f16", 32, None, None),
+    ("f8f6f4 e2m3 x e2m1 -> f32", "f8f6f4", "e2m3", "e2m1", "f32", 32, None, None),
     ("mxf8f6f4 e4m3 x e3m2", "mxf8f6f4", "e4m3", "e3m2", None, 32, "ue8m0", None),
     ("mxf4 (block32, ue8m0)", "mxf4", "e2m1", "e2m1", None, 64, "ue8m0", None),
     ("mxf4nvf4 (block16, ue4m3)", "mxf4nvf4", "e2m1", "e2m1", None, 64, "ue4m3", "block16"),

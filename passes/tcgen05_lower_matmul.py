@@ -41,6 +41,7 @@ from mmair.dialects import tcgen05
 from mmair.dialects.types import element_type
 from mmair.isa.tcgen05 import scale_atoms
 from mmair.isa.tcgen05.matmul import MatmulPlan, OperandPlan, ScaleOperandPlan
+from mmair.isa.tcgen05.tma import PADDED_TYPES
 
 DYN = "-9223372036854775808"
 SMEM = "#tcgen05.space<smem>"
@@ -133,13 +134,22 @@ class _Emitter:
         if operand.major == "k":
             cols, elem = self.k_columns(operand, elem)
             return f"memref<{p.stages}x{operand.rows}x{cols}x{elem}, {SMEM}>"
+        elem = self.smem_elem(operand, elem)
         return f"memref<{p.stages}x{operand.boxes}x{p.block_k}x{operand.atom}x{elem}, {SMEM}>"
 
+    @staticmethod
+    def smem_elem(operand: OperandPlan, elem: str) -> str:
+        """The SMEM buffer's element type: sub-byte types live in i8 containers (packed two per
+        byte for kind::mxf4*, one 16-byte unit per 16 elements for the padded f8f6f4 types)."""
+        sub_byte = operand.element_bits < 8 or operand.tensor_map.dtype in PADDED_TYPES
+        return "i8" if sub_byte else elem
+
     def k_columns(self, operand: OperandPlan, elem: str) -> tuple[int, str]:
-        """(columns, element type) of a K-major tile row in SMEM: a 4-bit operand's row is
-        bytes (SMEM buffers of sub-byte types are i8 containers), two elements per byte."""
-        if operand.element_bits < 8:
-            return self.plan.block_k * operand.element_bits // 8, "i8"
+        """(columns, element type) of a K-major tile row in SMEM: a sub-byte operand's row is
+        bytes (`smem_elem`), two 4-bit elements per byte for kind::mxf4*."""
+        container = self.smem_elem(operand, elem)
+        if container != elem:  # a row of bytes
+            return self.plan.block_k * operand.element_bits // 8, container
         return self.plan.block_k, elem
 
     def box_type(self, operand: OperandPlan, elem: str) -> str:
@@ -148,6 +158,7 @@ class _Emitter:
             cols, elem = self.k_columns(operand, elem)
             return f"memref<{operand.rows}x{cols}x{elem}, strided<[{cols}, 1], " \
                    f"offset: ?>, {SMEM}>"
+        elem = self.smem_elem(operand, elem)
         return f"memref<{p.block_k}x{operand.atom}x{elem}, strided<[{operand.atom}, 1], " \
                f"offset: ?>, {SMEM}>"
 
@@ -213,7 +224,8 @@ class _Emitter:
         p = self.plan
         d = p.idesc()
         flags = "".join(f", {f} = true" for f, on in (("transpose_a", d.transpose_a),
-                                                      ("transpose_b", d.transpose_b)) if on)
+                                                      ("transpose_b", d.transpose_b),
+                                                      ("saturate", d.saturate)) if on)
         self.tensor_map("%tma_a", "%a", p.a, self.a_type)
         self.tensor_map("%tma_b", "%b", p.b, self.b_type)
         if p.scales is None:

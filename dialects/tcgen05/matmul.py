@@ -11,8 +11,8 @@ the kernel, and every limit the verifier reports, come from `mmair.isa.tcgen05.m
 A block-scaled matmul takes its scale factors as `scale(%sa, %sb)` in CUTLASS's scale-factor atom
 layout (`isa.tcgen05.scale_atoms`): `%sa` is memref<ceil(M/128) x ceil(K/(4 VS)) x 32 x 16>, `%sb`
 the same with N; the kind follows the operand and scale types (`isa.tcgen05.matmul.BLOCK_SCALED`:
-mxf8f6f4 e4m3/e5m2 with ue8m0, mxf4 e2m1 with ue8m0, mxf4nvf4 e2m1 with e4m3 read as UE4M3) unless
-the `kind` attribute names one.
+mxf8f6f4 e4m3/e5m2/e2m3/e3m2/e2m1 with ue8m0, mxf4 e2m1 x e2m1 with ue8m0, mxf4nvf4 e2m1 with
+e4m3 read as UE4M3) unless the `kind` attribute names one.
 """
 
 from __future__ import annotations
@@ -51,9 +51,11 @@ class MatmulOp(IRDLOperation):
 
     `transpose_a` / `transpose_b`: the memref holds the operand's transpose (A^T[K, M], B^T[N, K]);
     the lowering reads a transposed A (and a B given as is) MN-major. A and B: f16, bf16 (kind::f16),
-    f32 (kind::tf32), e4m3, e5m2 (kind::f8f6f4), s8 (i8), u8 (ui8) (kind::i8), one kind for both;
+    f32 (kind::tf32), e4m3, e5m2, e2m3, e3m2, e2m1 (kind::f8f6f4; the sub-byte ones packed in
+    global memory), s8 (i8), u8 (ui8) (kind::i8), one kind for both;
     D: the kind's accumulator types the lowering plans (`isa.tcgen05.matmul.D_TYPES`: f32, f16 for
-    f16 x f16, s32 (i32) for kind::i8). With `scale(%sa, %sb)`
+    f16 x f16, s32 (i32) for kind::i8). `saturate` (kind::i8 only, R4): every MMA of the
+    lowering clamps its s32 sum to [-2^31, 2^31 - 1] instead of wrapping. With `scale(%sa, %sb)`
     (scale-factor atoms, module docstring) it is block-scaled: D = (A x SA) (B x SB), the kind
     of the operand and scale types unless `kind` says otherwise. Executed only through
     `mmair-lower`; `--check-numpy` compares the lowered kernel with this op's logical product."""
@@ -68,13 +70,14 @@ class MatmulOp(IRDLOperation):
     scale_b = opt_operand_def(MemRefType)
     transpose_a = opt_prop_def(UnitAttr)
     transpose_b = opt_prop_def(UnitAttr)
+    saturate = opt_prop_def(UnitAttr)
     kind = opt_prop_def(StringAttr)
 
     traits = traits_def(MemoryReadEffect(), MemoryWriteEffect())
     irdl_options = (ParsePropInAttrDict(), AttrSizedOperandSegments())
     assembly_format = (
         "$a `,` $b `,` $d (`scale` `(` $scale_a^ `,` $scale_b `)`)? "
-        "(`transpose_a` $transpose_a^)? (`transpose_b` $transpose_b^)? "
+        "(`transpose_a` $transpose_a^)? (`transpose_b` $transpose_b^)? (`saturate` $saturate^)? "
         "attr-dict `:` type($a) `,` type($b) `,` type($d) "
         "(`,` type($scale_a)^ `,` type($scale_b))?"
     )
@@ -82,11 +85,12 @@ class MatmulOp(IRDLOperation):
     def __init__(self, a: SSAValue, b: SSAValue, d: SSAValue, *, transpose_a: bool = False,
                  transpose_b: bool = False,
                  scales: tuple[SSAValue, SSAValue] | None = None,
-                 kind: str | None = None) -> None:
+                 kind: str | None = None, saturate: bool = False) -> None:
         super().__init__(operands=[a, b, d, [] if scales is None else [scales[0]],
                                    [] if scales is None else [scales[1]]], properties={
             "transpose_a": UnitAttr() if transpose_a else None,
             "transpose_b": UnitAttr() if transpose_b else None,
+            "saturate": UnitAttr() if saturate else None,
             "kind": StringAttr(kind) if kind is not None else None,
         })
 
@@ -101,6 +105,10 @@ class MatmulOp(IRDLOperation):
     @property
     def is_transpose_b(self) -> bool:
         return self.transpose_b is not None
+
+    @property
+    def is_saturate(self) -> bool:
+        return self.saturate is not None
 
     def _dims(self, role: str, value: SSAValue) -> tuple[int, ...]:
         t = value.type
@@ -160,7 +168,7 @@ class MatmulOp(IRDLOperation):
         ea, eb, ed = self.element_names()
         return plan_matmul(m, n, k, ea, eb, ed, self.is_transpose_a, self.is_transpose_b,
                            _target_of(self) or "sm_100a", self.scale_names(),
-                           None if self.kind is None else self.kind.data)
+                           None if self.kind is None else self.kind.data, self.is_saturate)
 
     def _verify_scale_shapes(self, plan: MatmulPlan) -> None:
         """The scale operands hold the plan's atoms: [rows / 128, K / (4 VS), 32, 16]."""

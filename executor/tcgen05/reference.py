@@ -29,6 +29,18 @@ from mmair.executor.engine.errors import ExecutionError
 from mmair.executor.engine.tolerance import ReferenceError, Tolerance, output_tolerance
 
 
+def _saturated_chunks(a: np.ndarray, b: np.ndarray, mma_k: int) -> np.ndarray:
+    """kind::i8 with the saturate bit: D = sat(... sat(sat(P_0) + P_1) ... + P_last), P_j the
+    products of K chunk j (one MMA of the lowering, in K order), sat the clamp to s32. Each
+    chunk's sum is exact in float64 (|P_j| <= 32 * 255 * 255)."""
+    lo, hi = np.iinfo(np.int32).min, np.iinfo(np.int32).max
+    d = np.zeros((a.shape[0], b.shape[1]), np.int64)
+    for start in range(0, a.shape[1], mma_k):
+        chunk = a[:, start:start + mma_k] @ b[start:start + mma_k]
+        d = np.clip(d + chunk.astype(np.int64), lo, hi)
+    return d
+
+
 def _tmem_bytes(cells: np.ndarray) -> np.ndarray:
     """TMEM cells (lanes x columns of 32 bits) as (lanes, columns, 4) bytes, byte b = bits
     [8b, 8b + 8) of a cell."""
@@ -130,7 +142,8 @@ def reference_tcgen05_functions():
         @impl(tcgen05.MatmulOp)
         def run_matmul(self, interp: Interpreter, op, args: PythonValues) -> PythonValues:
             """`tcgen05.matmul`: D = A x B in float64 on the GM operands as the plan's kind reads
-            them (f32 as tf32), stored as D's type (rounded to nearest; an s32 D wraps). `mmair-run --check-numpy` runs this on the
+            them (f32 as tf32), stored as D's type (rounded to nearest; an s32 D wraps, or with
+            `saturate` clamps after each MMA's K chunk). `mmair-run --check-numpy` runs this on the
             module before `mmair-lower`, so the lowered kernel is compared with the logical
             product, not with its own descriptors."""
             a_arr, b_arr, d_arr = args[:3]
@@ -156,7 +169,9 @@ def reference_tcgen05_functions():
                 accumulated = roundings * float(ml_dtypes.finfo(d_arr.dtype).eps) / 2 * bound
             self.tolerance.widen(*output_tolerance(d_arr.dtype, "f32", result, magnitude,
                                                     a.shape[1], False, input_error=accumulated))
-            if d_arr.dtype.kind == "i":  # kind::i8: exact (float64 is exact below 2**53),
+            if d_arr.dtype.kind == "i" and op.is_saturate:
+                result = _saturated_chunks(a, b, plan.mma_k)
+            elif d_arr.dtype.kind == "i":  # kind::i8: exact (float64 is exact below 2**53),
                 result = (result.astype(np.int64) + 2**31) % 2**32 - 2**31  # wrapped to s32
             with np.errstate(over="ignore"):
                 d_arr[...] = result.astype(d_arr.dtype)

@@ -65,14 +65,28 @@ def tma_load(smem: SharedMemory, value: object, coords: tuple[int, ...], dst: in
         addresses = tma.smem_addresses(m, dst)
     except DescriptorError as err:
         raise ExecutionError(f"cannot copy the box: {err}") from err
-    if m.element_bits % 8 and m.dtype != "b4x16":
-        raise ExecutionError(f"cannot copy {m.dtype} boxes (padded sub-byte tensor-map types are "
-                             "not modelled by the executor)")
     box = np.ascontiguousarray(tma.gather_box(m, value.tensor, coords)).view(np.uint8)
     data = box.reshape(-1)
     if m.dtype == "b4x16":  # 4-bit elements (one per numpy byte) packed two per byte, even low
         data = (data[0::2] & 0xF) | ((data[1::2] & 0xF) << 4)
     lo, hi = int(addresses.min()), int(addresses.max()) + 1
     smem.check_range(lo, hi, "the TMA box")
-    smem.data[addresses] = data
+    if m.dtype in tma.PADDED_TYPES:
+        _write_padded(smem, addresses, data, m.element_bits)
+    else:
+        smem.data[addresses] = data
     return TmaWrite(lo, hi, m.swizzle, m.box_bytes, m, dst, coords)
+
+
+def _write_padded(smem: SharedMemory, addresses: np.ndarray, codes: np.ndarray,
+                  width: int) -> None:
+    """`.b4x16_p64` / `.b6x16_p32` (PTX ISA §5.5.1.1.1): each 16 elements (one code per numpy
+    byte, the value in the low `width` bits) packed contiguously, element i at bits
+    [width * i, width * i + width) of its 16-byte unit (the bit order of
+    `layouts.padded_sub_byte_bit_addresses`), then 8 (4-bit) or 4 (6-bit) bytes of padding,
+    which the copy leaves as they were (the ISA: "un-initialized")."""
+    units = (codes & ((1 << width) - 1)).reshape(-1, 16)
+    bits = (units[:, :, None] >> np.arange(width, dtype=np.uint8)) & 1
+    packed = np.packbits(bits.reshape(len(units), 16 * width), axis=1, bitorder="little")
+    where = addresses.reshape(-1, 16)[:, :packed.shape[1]]
+    smem.data[where] = packed

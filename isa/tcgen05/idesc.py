@@ -46,12 +46,13 @@ AB_TYPE_CODES: dict[str, dict[str, int]] = {
 #: D type codes of Table 42 (the same numbering in every dense column; legality per kind is R2).
 D_TYPE_CODES: dict[str, int] = {"f16": 0, "f32": 1, "s32": 2}
 
-#: D types each dense kind allows (R2), per PTX ISA 9.2 Table 39 (§9.7.16.2.1 "tcgen05 kind
-#: shapes"): tf32 -> .f32; f16 -> .f16 or .f32 (.f16 only with f16 A/B, R3); f8f6f4 -> .f32 or
-#: .f16 (any e4m3/e5m2/e2m3/e3m2/e2m1 pair; also Table 42's dtype column); i8 -> .s32. The
-#: block-scaled kinds have no dtype field and accumulate in .f32 (Tables 39, 43, 44).
+#: D types each dense kind allows (R2). Decided by the seed tables (PTX ISA 9.2 Table 42's dtype
+#: column, Tables 43-44 for the block-scaled kinds): tf32 -> .f32; f16 -> .f16 or .f32 (.f16 only
+#: with f16 A/B, R3); f8f6f4 -> .f32 only; i8 -> .s32. A newer PTX revision (its Table 45) also
+#: allows .f16 for f8f6f4; it is not accepted by default (a later target option could relax it).
+#: The block-scaled kinds have no dtype field and accumulate in .f32.
 LEGAL_DTYPES: dict[str, tuple[str, ...]] = {
-    "tf32": ("f32",), "f16": ("f16", "f32"), "f8f6f4": ("f16", "f32"), "i8": ("s32",),
+    "tf32": ("f32",), "f16": ("f16", "f32"), "f8f6f4": ("f32",), "i8": ("s32",),
 }
 
 #: Scale-factor type codes (bit 23) of the block-scaled layouts.

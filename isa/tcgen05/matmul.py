@@ -6,8 +6,8 @@
 facts of the other `isa.tcgen05` modules:
 
 * the MMA kind of the operand types (`KIND_OF_TYPE`): f16/bf16 -> kind::f16, f32 -> kind::tf32
-  (f32 data read as tf32, the low 13 mantissa bits ignored), e4m3/e5m2 -> kind::f8f6f4, s8/u8 (any
-  pair) -> kind::i8; D is one of the kind's accumulator types (`D_TYPES`, from the descriptor's
+  (f32 data read as tf32, the low 13 mantissa bits ignored), e4m3/e5m2/e2m3/e3m2/e2m1 (any pair)
+  -> kind::f8f6f4, s8/u8 (any pair) -> kind::i8; D is one of the kind's accumulator types (`D_TYPES`, from the descriptor's
   dtype table `idesc.LEGAL_DTYPES`): f32, or f16 for f16 x f16 (R3), s32 for kind::i8;
 * the CTA tile: M = 128 (`cta_group::1`, every dense kind), N the smallest legal MMA N that covers
   the columns of one of ceil(N / 256) column tiles (a multiple of the 128-byte swizzle atom when B
@@ -28,13 +28,18 @@ Remainder tiles need nothing here: TMA fills box elements outside the tensor wit
 loads stay full boxes, the transaction count stays the box bytes), and the epilogue stores only
 the rows and columns inside D. Global row strides must be multiples of 16 bytes (TMA5), so K (or
 M/N of a transposed operand) must fill whole 16-byte units: `check_plan` reports the operand.
-Block-scaled kinds (`BLOCK_SCALED`: mxf8f6f4 with e4m3/e5m2 and UE8M0; mxf4 / mxf4nvf4 with
-packed e2m1 and UE8M0 or UE4M3) add the scale factors (`ScalePlan`): the operands' CUTLASS
+Block-scaled kinds (`BLOCK_SCALED`: mxf8f6f4 with e4m3/e5m2/e2m3/e3m2/e2m1 and UE8M0; mxf4 /
+mxf4nvf4 with packed e2m1 and UE8M0 or UE4M3) add the scale factors (`ScalePlan`): the operands' CUTLASS
 scale-factor atoms (`isa.tcgen05.scale_atoms`) are TMA boxes of each stage next to the A and B
 tiles, copied SMEM -> TMEM by `tcgen05.cp .32x128b.warpx4` before the block's MMAs, each MMA
 selecting its K blocks with the descriptor's SF ids. With more than one column tile the tile N is
-a multiple of 128, so a column tile starts on a scale atom. Sub-byte f8f6f4 types (padded TMA
-formats), an f16 D of kind::f8f6f4 and `cta_group::2` are not planned (`UNSUPPORTED`).
+a multiple of 128, so a column tile starts on a scale atom. The sub-byte f8f6f4 types take the
+8-bit plan (one SMEM byte slot per element) and move as the padded TMA types
+(`PADDED_TMA_DTYPE`: packed rows in global memory, 16 elements + padding per 16-byte SMEM unit;
+the transaction count is the packed bytes, `TensorMap.box_bytes`). kind::mxf8f6f4 takes
+them the same way (block-scaled: `kind = "mxf8f6f4"` for e2m1 x e2m1, which is kind::mxf4 by
+default, `DEFAULT_SCALED_ORDER`). `cta_group::2` is not planned (`UNSUPPORTED`); an f16 D of
+kind::f8f6f4 is not a legal descriptor (R2).
 """
 
 from __future__ import annotations
@@ -46,33 +51,35 @@ from mmair.isa.tcgen05.errors import DescriptorError
 from mmair.isa.tcgen05.idesc import LEGAL_DTYPES, InstrDesc
 from mmair.isa.tcgen05.rules import check_idesc, check_smem_desc
 from mmair.isa.tcgen05.smem import SmemDesc
-from mmair.isa.tcgen05.tma import TensorMap, check_tensor_map
+from mmair.isa.tcgen05.tma import DATA_TYPES, TensorMap, check_tensor_map, stride_unit
 from mmair.isa.tcgen05.tmem_moves import LD_ST_NUMS
 from mmair.isa.tcgen05.types import EIGHT_BIT_TYPES, TYPE_BITS
 
 #: Operand element type -> (MMA kind, the type name in the instruction descriptor).
 KIND_OF_TYPE: dict[str, tuple[str, str]] = {
     "f16": ("f16", "f16"), "bf16": ("f16", "bf16"), "f32": ("tf32", "tf32"),
-    "e4m3": ("f8f6f4", "e4m3"), "e5m2": ("f8f6f4", "e5m2"), "s8": ("i8", "s8"), "u8": ("i8", "u8"),
+    "e4m3": ("f8f6f4", "e4m3"), "e5m2": ("f8f6f4", "e5m2"), "e2m3": ("f8f6f4", "e2m3"),
+    "e3m2": ("f8f6f4", "e3m2"), "e2m1": ("f8f6f4", "e2m1"), "s8": ("i8", "s8"), "u8": ("i8", "u8"),
 }
 #: The tensor-map dtype TMA copies each operand type with (8-bit types move as bytes).
 TMA_DTYPE: dict[str, str] = {"f16": "f16", "bf16": "bf16", "f32": "f32", "e4m3": "u8",
                              "e5m2": "u8", "s8": "u8", "u8": "u8",
                              "e2m1": "b4x16"}  # e2m1: kind::mxf4*, packed
-#: D types the descriptor's dtype field allows (`idesc.LEGAL_DTYPES`, R2) that the lowering does
-#: not plan: an f16 D of kind::f8f6f4 (sources disagree whether it exists; kind::f16 has one).
-UNPLANNED_D: frozenset[tuple[str, str]] = frozenset({("f8f6f4", "f16")})
-#: D (accumulator and output) element types of each dense kind the lowering plans; whether an
-#: operand pair allows one (bf16 needs an f32 D, R3) is `rules.check_idesc`'s.
+#: The tensor-map dtype of the sub-byte types under kind::f8f6f4 / mxf8f6f4: packed in global
+#: memory, one 16-byte SMEM unit per 16 elements (CUTLASS's `float_e2m1_unpacksmem_t` etc. ->
+#: CU_TENSOR_MAP_DATA_TYPE_16U4_ALIGN16B / 16U6_ALIGN16B, `cute/arch/copy_sm90_desc.hpp`).
+PADDED_TMA_DTYPE: dict[str, str] = {"e2m1": "b4x16_p64", "e2m3": "b6x16_p32",
+                                    "e3m2": "b6x16_p32"}
+#: D (accumulator and output) element types of each dense kind: the descriptor's dtype table
+#: (`idesc.LEGAL_DTYPES`, R2; kind::f8f6f4 accumulates in f32 only, as the seed tables decide);
+#: whether an operand pair allows one (bf16 needs an f32 D, R3) is `rules.check_idesc`'s.
 D_TYPES: dict[str, tuple[str, ...]] = {
-    kind: tuple(d for d in LEGAL_DTYPES[kind] if (kind, d) not in UNPLANNED_D)
-    for kind in ("f16", "tf32", "f8f6f4", "i8")
+    kind: LEGAL_DTYPES[kind] for kind in ("f16", "tf32", "f8f6f4", "i8")
 }
 #: D of the block-scaled kinds (no dtype field: f32).
 SCALED_D_TYPE = "f32"
 #: What the lowering does not plan (the op verifier names it when asked for).
-UNSUPPORTED = ("sub-byte f8f6f4 and mxf8f6f4 types (e2m1, e2m3, e3m2 in 8-bit containers: padded "
-               "TMA formats), an f16 D of kind::f8f6f4, cta_group::2")
+UNSUPPORTED = ("cta_group::2",)
 #: idesc fields -> the matmul operand they come from (a descriptor error names the operand).
 _OPERAND_FIELD = {"atype": "a element type", "btype": "b element type",
                   "dtype": "d element type"}
@@ -80,10 +87,14 @@ _OPERAND_FIELD = {"atype": "a element type", "btype": "b element type",
 #: (scale type, K elements per scale, the tcgen05.mma block_scale spelling or None for the
 #: kind's default)}). A UE4M3 scale is an e4m3 memref (its sign bit is ignored).
 BLOCK_SCALED: dict[str, tuple[tuple[str, ...], dict[str, tuple[str, int, str | None]]]] = {
-    "mxf8f6f4": (("e4m3", "e5m2"), {"ue8m0": ("ue8m0", 32, None)}),
+    "mxf8f6f4": (("e4m3", "e5m2", "e2m3", "e3m2", "e2m1"), {"ue8m0": ("ue8m0", 32, None)}),
     "mxf4": (("e2m1",), {"ue8m0": ("ue8m0", 32, None)}),
     "mxf4nvf4": (("e2m1",), {"e4m3": ("ue4m3", 16, "block16"), "ue8m0": ("ue8m0", 32, "block32")}),
 }
+#: The kind a matmul with scale operands takes without a `kind` attribute: the first of these
+#: whose operand types hold both A's and B's and whose scales hold the scale type (e2m1 x e2m1
+#: stays packed kind::mxf4 / mxf4nvf4; `kind = "mxf8f6f4"` asks for the padded 8-bit layout).
+DEFAULT_SCALED_ORDER = ("mxf4", "mxf4nvf4", "mxf8f6f4")
 #: The kinds whose operands are K-major only (no transpose bits, R15).
 K_MAJOR_ONLY = ("mxf4", "mxf4nvf4")
 
@@ -121,7 +132,13 @@ class OperandPlan:
 
     @property
     def box_bytes(self) -> int:
+        """The copy's transaction bytes (packed: padded sub-byte types count their data only)."""
         return self.tensor_map.box_bytes
+
+    @property
+    def smem_box_bytes(self) -> int:
+        """The SMEM bytes one copy covers (padding included)."""
+        return self.tensor_map.smem_box_bytes
 
     @property
     def atom(self) -> int:
@@ -130,7 +147,7 @@ class OperandPlan:
 
     @property
     def lbo(self) -> int:
-        return 16 if self.major == "k" else self.box_bytes
+        return 16 if self.major == "k" else self.smem_box_bytes
 
     @property
     def sbo(self) -> int:
@@ -149,7 +166,7 @@ class OperandPlan:
 
     def box_offset(self, box: int) -> int:
         """Byte offset of copy `box` inside the stage's tile."""
-        return box * self.box_bytes
+        return box * self.smem_box_bytes
 
     def box_rows(self, box: int) -> int:
         """The first M/N row copy `box` holds, relative to the tile's first row. Its
@@ -232,6 +249,7 @@ class MatmulPlan:
     acc_columns: int
     acc_buffers: int
     scales: ScalePlan | None = None
+    saturate: bool = False  # kind::i8: every MMA clamps its s32 sum (idesc bit 3, R4)
 
     @property
     def tiles_m(self) -> int:
@@ -301,12 +319,12 @@ class MatmulPlan:
         if self.scales is None:
             return InstrDesc(kind=self.kind, m=self.tile_m, n=self.tile_n, atype=self.atype,
                              btype=self.btype, dtype=self.dtype, transpose_a=self.a.major == "mn",
-                             transpose_b=self.b.major == "mn")
+                             transpose_b=self.b.major == "mn", saturate=self.saturate)
         _, sf_id = self.scales.mma_scales(mma)
         return InstrDesc(kind=self.kind, m=self.tile_m, n=self.tile_n, atype=self.atype,
                          btype=self.btype, transpose_a=self.a.major == "mn",
                          transpose_b=self.b.major == "mn", scale_type=self.scales.scale_type,
-                         sfa_id=sf_id, sfb_id=sf_id)
+                         sfa_id=sf_id, sfb_id=sf_id, saturate=self.saturate)
 
     def epilogue_columns(self, columns: int) -> list[tuple[int, int]]:
         """(first column, count) of the tcgen05.ld loads covering `columns` columns of a tile:
@@ -356,24 +374,28 @@ class EpilogueLoad:
 
 
 def _operand(role: str, major: str, rows: int, extent: int, k: int, block_k: int,
-             elem: str, bits: int) -> OperandPlan:
-    """The tensor map of an operand of `extent` rows (M or N) and K columns in global memory."""
-    dtype = TMA_DTYPE[elem]
+             elem: str, bits: int, kind: str) -> OperandPlan:
+    """The tensor map of an operand of `extent` rows (M or N) and K columns in global memory
+    (`bits`: an element in SMEM; the global rows are packed, `gm_bits` per element)."""
+    dtype = PADDED_TMA_DTYPE[elem] if elem in PADDED_TMA_DTYPE and \
+        kind in layouts.PADDED_SUB_BYTE_KINDS else TMA_DTYPE[elem]
+    gm_bits = DATA_TYPES[dtype]
     # R22: an MN-major tf32 operand needs 128B swizzle with 32-byte atomicity
     swizzle = "sw128_base32b" if major == "mn" and bits == 32 else SWIZZLE
     inner = k if major == "k" else extent
-    if inner * bits % 128:
-        raise DescriptorError(f"{role} row", f"{inner} x {elem}", "a multiple of 16 bytes",
-                              "TMA5", f"({inner * bits // 8} bytes) cannot be a TMA tensor row "
+    unit = stride_unit(dtype)
+    if inner * gm_bits % (8 * unit):
+        raise DescriptorError(f"{role} row", f"{inner} x {elem}", f"a multiple of {unit} bytes",
+                              "TMA5", f"({inner * gm_bits / 8:g} bytes) cannot be a TMA tensor row "
                               f"(the global stride of {role} given "
                               f"{'transposed' if (major == 'mn') == (role == 'a') else 'as is'})")
     if major == "k":  # global [extent, k] row-major: dims innermost first [k, extent]
-        m = TensorMap(dtype, (k, extent), (inner * bits // 8,), (block_k, rows), (1, 1),
+        m = TensorMap(dtype, (k, extent), (inner * gm_bits // 8,), (block_k, rows), (1, 1),
                       swizzle=swizzle)
         boxes = 1
     else:  # global [k, extent] row-major
         atom = SWIZZLE_ROW_BYTES * 8 // bits
-        m = TensorMap(dtype, (extent, k), (inner * bits // 8,), (atom, block_k), (1, 1),
+        m = TensorMap(dtype, (extent, k), (inner * gm_bits // 8,), (atom, block_k), (1, 1),
                       swizzle=swizzle)
         boxes = rows // atom
     return OperandPlan(role, major, rows, block_k, bits, m, boxes)
@@ -395,8 +417,9 @@ def _block_scaled_kind(kind: str | None, a_type: str, b_type: str, scale_types: 
     """(kind, scale type, K elements per scale, block_scale spelling) of a matmul with scale
     operands; without `kind`: the kind of the operand types (e2m1 with e4m3 scales: mxf4nvf4)."""
     if kind is None:
-        kind = next((kd for kd, (types, by_scale) in BLOCK_SCALED.items()
-                     if a_type in types and scale_types[0] in by_scale), "mxf8f6f4")
+        kind = next((kd for kd in DEFAULT_SCALED_ORDER if a_type in BLOCK_SCALED[kd][0]
+                     and b_type in BLOCK_SCALED[kd][0] and scale_types[0] in BLOCK_SCALED[kd][1]),
+                    "mxf8f6f4")
     if kind not in BLOCK_SCALED:
         raise DescriptorError("kind", kind, ", ".join(BLOCK_SCALED), None,
                               "is not a block-scaled kind (the matmul has scale operands)")
@@ -439,11 +462,11 @@ def _scale_operand(role: str, rows: int, k: int, tile_rows: int, block_k: int,
 def plan_matmul(m: int, n: int, k: int, a_type: str, b_type: str, d_type: str,
                 transpose_a: bool, transpose_b: bool, target: str = "sm_100a",
                 scale_types: tuple[str, str] | None = None,
-                kind: str | None = None) -> MatmulPlan:
+                kind: str | None = None, saturate: bool = False) -> MatmulPlan:
     """The plan of D[m, n] = A[m, k] x B[k, n] (`transpose_a`: A given as A^T [k, m];
     `transpose_b`: B given as B^T [n, k]); `scale_types`: the element types of the scale
-    operands of a block-scaled matmul, `kind` its kind when given. Raises `DescriptorError` for
-    what cannot be planned."""
+    operands of a block-scaled matmul, `kind` its kind when given; `saturate`: the descriptor's
+    saturate bit (kind::i8 only, R4). Raises `DescriptorError` for what cannot be planned."""
     scaled = scale_types is not None
     if scaled:
         assert scale_types is not None
@@ -467,10 +490,8 @@ def plan_matmul(m: int, n: int, k: int, a_type: str, b_type: str, d_type: str,
                                   f"does not pair with a {a_type} a (kind::{kind})")
     legal_d = (SCALED_D_TYPE,) if scaled else D_TYPES[kind]
     if d_type not in legal_d:
-        rule = "R11" if scaled else None if d_type in LEGAL_DTYPES[kind] else "R2"
-        raise DescriptorError("d element type", d_type, ", ".join(legal_d), rule,
-                              f"is not a kind::{kind} accumulator"
-                              + (" the lowering plans" if rule is None else ""))
+        raise DescriptorError("d element type", d_type, ", ".join(legal_d),
+                              "R11" if scaled else "R2", f"is not a kind::{kind} accumulator")
     bits = layouts.smem_element_bits(kind, atype)
     mma_k = shapes.mma_k(kind, False)
     block_k = SWIZZLE_ROW_BYTES * 8 // bits
@@ -478,8 +499,8 @@ def plan_matmul(m: int, n: int, k: int, a_type: str, b_type: str, d_type: str,
     a_major = "mn" if transpose_a else "k"
     b_major = "k" if transpose_b else "mn"
     tile_n = _tile_n(kind, n, b_major, b_type, atom, scaled)
-    a = _operand("a", a_major, TILE_M, m, k, block_k, a_type, bits)
-    b = _operand("b", b_major, tile_n, n, k, block_k, b_type, bits)
+    a = _operand("a", a_major, TILE_M, m, k, block_k, a_type, bits, kind)
+    b = _operand("b", b_major, tile_n, n, k, block_k, b_type, bits, kind)
     scales = None
     if scaled:
         sa, sa_shape = _scale_operand("a", m, k, TILE_M, block_k, vector)
@@ -495,7 +516,7 @@ def plan_matmul(m: int, n: int, k: int, a_type: str, b_type: str, d_type: str,
     blocks = -(-m // TILE_M) * -(-n // tile_n) * -(-k // block_k)
     stages = max(1, min((layouts.SMEM_BYTES_PER_CTA - BARRIER_RESERVE) // stage_bytes, blocks))
     plan = MatmulPlan(m, n, k, kind, atype, btype, d_type, TILE_M, tile_n, block_k, mma_k, a, b,
-                      stages, acc_columns, buffers, scales)
+                      stages, acc_columns, buffers, scales, saturate)
     for mma in range(plan.mmas_per_block if scaled else 1):
         try:
             check_idesc(plan.idesc(mma), cta_group=1, ws=False, target=target)
@@ -519,6 +540,6 @@ def plan_matmul(m: int, n: int, k: int, a_type: str, b_type: str, d_type: str,
     return plan
 
 
-__all__ = ["BLOCK_SCALED", "D_TYPES", "KIND_OF_TYPE", "K_MAJOR_ONLY", "SCALED_D_TYPE", "TILE_M",
-           "UNPLANNED_D", "UNSUPPORTED", "EpilogueLoad", "MatmulPlan", "OperandPlan",
+__all__ = ["BLOCK_SCALED", "DEFAULT_SCALED_ORDER", "D_TYPES", "KIND_OF_TYPE", "K_MAJOR_ONLY", "SCALED_D_TYPE", "TILE_M",
+           "UNSUPPORTED", "EpilogueLoad", "MatmulPlan", "OperandPlan",
            "ScaleOperandPlan", "ScalePlan", "plan_matmul"]

@@ -34,9 +34,10 @@ INSTR = "Instruction level"
 RULES: tuple[Rule, ...] = (
     Rule("R1", IDESC_DENSE, "Bits 6, 23 and 29 are 0 (Triton uses bit 29 for a newer architecture's "
          "K size; mmair rejects it)", "PTX T42", "decode_idesc"),
-    Rule("R2", IDESC_DENSE, "dtype: tf32 -> f32; f16 -> f16 or f32; f8f6f4 -> f16 or f32; "
-         "i8 -> s32 (the block-scaled kinds have no dtype field: f32)",
-         "PTX T39 (9.2), T42", "check_idesc"),
+    Rule("R2", IDESC_DENSE, "dtype: tf32 -> f32; f16 -> f16 or f32; f8f6f4 -> f32 (the seed "
+         "tables decide: a newer PTX revision's Table 45 also allows f16, not accepted by "
+         "default); i8 -> s32 (the block-scaled kinds have no dtype field: f32)",
+         "PTX T42", "check_idesc"),
     Rule("R3", IDESC_DENSE, "atype/btype from the kind's code set; kind f16 with D = f16 needs "
          "A = B = f16, bf16 needs D = f32, f16 x bf16 is rejected; f8f6f4 any pair of "
          "e4m3/e5m2/e2m3/e3m2/e2m1; i8 each of u8/s8; tf32 both tf32",

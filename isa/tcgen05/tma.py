@@ -114,13 +114,33 @@ class TensorMap:
 
     @property
     def box_bytes(self) -> int:
-        """Bytes one copy writes to SMEM and completes on the mbarrier (its transaction count)."""
+        """Bytes one copy completes on the mbarrier (its transaction count): the box's packed
+        data, without the padding of the padded types [inf: as CUTLASS counts them, its
+        `TmaTransactionBytes` = box elements x sizeof_bits of the global element type, 4 or 6
+        for the f8f6f4 sub-byte types; the ISA does not say]."""
         return prod(self.box_elements) * self.element_bits // 8
+
+    @property
+    def smem_element_bits(self) -> int:
+        """Bits one element takes in SMEM: 8 for the padded types (16 elements and their padding
+        per 16-byte unit, §5.5.1.1.1), else the element width."""
+        return 8 if self.dtype in PADDED_TYPES else self.element_bits
+
+    @property
+    def smem_box_bytes(self) -> int:
+        """Bytes of SMEM one copy covers: `box_bytes`, plus the padding of the padded types."""
+        return prod(self.box_elements) * self.smem_element_bits // 8
 
     def as_dict(self) -> dict[str, object]:
         return {"dtype": self.dtype, "dims": list(self.dims), "strides": list(self.strides),
                 "box": list(self.box), "element_strides": list(self.element_strides),
                 "interleave": self.interleave, "swizzle": self.swizzle, "oob_fill": self.oob_fill}
+
+
+def stride_unit(dtype: str, interleave: str = "none") -> int:
+    """The bytes every globalStride must be a multiple of (TMA5): 32 with 32B interleave or a
+    16-byte-aligned packed type, else 16."""
+    return 32 if interleave == "32b" or dtype in PADDED_TYPES else 16
 
 
 def _legal(values: tuple[str, ...] | dict[str, object]) -> str:
@@ -153,12 +173,12 @@ def check_tensor_map(m: TensorMap) -> None:
         if not 1 <= dim <= MAX_GLOBAL_DIM:
             raise DescriptorError(f"dims[{i}]", dim, "1 to 2^32", "TMA4", "is out of range")
     bits = m.element_bits
-    stride_unit = 32 if m.interleave == "32b" or m.dtype in PADDED_TYPES else 16
+    unit = stride_unit(m.dtype, m.interleave)
     extent = m.dims[0] * bits // 8  # bytes of dimension 0 (the packed types: whole values)
     for i, stride in enumerate(m.strides):
-        if stride % stride_unit or not 0 < stride < STRIDE_LIMIT:
+        if stride % unit or not 0 < stride < STRIDE_LIMIT:
             raise DescriptorError(f"strides[{i}]", stride,
-                                  f"a multiple of {stride_unit} below 2^40", "TMA5", "is not legal")
+                                  f"a multiple of {unit} below 2^40", "TMA5", "is not legal")
         if stride < extent:
             raise DescriptorError(f"strides[{i}]", stride, f">= {extent} (dims[{i}] x the "
                                   f"previous stride: each stride includes the previous dimension)",
@@ -211,10 +231,10 @@ def check_copy(m: TensorMap, coordinates: int, dst_bytes: int | None, dst_offset
     if coordinates != m.rank:
         raise DescriptorError("coordinates", coordinates, f"{m.rank} (the map's rank: .{m.rank}d)",
                               "TMA14", "is the wrong count")
-    if dst_bytes is not None and dst_bytes != m.box_bytes:
+    if dst_bytes is not None and dst_bytes != m.smem_box_bytes:
         raise DescriptorError("destination bytes", dst_bytes,
-                              f"{m.box_bytes} (the box {'x'.join(map(str, m.box_elements))} of "
-                              f"{m.dtype})", "TMA15", "do not hold the box")
+                              f"{m.smem_box_bytes} (the box {'x'.join(map(str, m.box_elements))}"
+                              f" of {m.dtype})", "TMA15", "do not hold the box")
     if dst_offset is not None and dst_offset % SMEM_ALIGN:
         raise DescriptorError("destination offset", dst_offset, f"a multiple of {SMEM_ALIGN}",
                               "TMA16", "is not aligned")
@@ -268,12 +288,12 @@ def smem_addresses(m: TensorMap, dst: int) -> np.ndarray:
         raise DescriptorError("interleave", m.interleave, "none (interleaved layouts are not "
                               "modelled by the executor)", "TMA1", "is not supported")
     span = SWIZZLE_SPAN[m.swizzle]
-    inner = m.box_elements[0] * m.element_bits // 8
+    inner = m.box_elements[0] * m.smem_element_bits // 8
     if span is not None and inner != span:
         raise DescriptorError("box[0]", m.box[0], f"an inner box row of exactly {span} bytes "
                               f"(the executor models swizzle {m.swizzle} for full swizzle rows)",
                               "TMA10", f"gives an inner box row of {inner} bytes")
-    linear = dst + np.arange(m.box_bytes, dtype=np.int64)
+    linear = dst + np.arange(m.smem_box_bytes, dtype=np.int64)
     return layouts.swizzle_addresses(linear, m.swizzle)
 
 
@@ -283,7 +303,7 @@ def global_coordinates(m: TensorMap, dst: int, coords: tuple[int, ...],
     copy of the box at `coords` to `dst` left at SMEM byte `addresses` (the inverse of
     `smem_addresses`: the XOR swizzle is its own inverse, its source bits are never changed)."""
     linear = layouts.swizzle_addresses(np.asarray(addresses, dtype=np.int64), m.swizzle) - dst
-    element = linear // (m.element_bits // 8)
+    element = linear // (m.smem_element_bits // 8)
     out = []
     for count, start, step in zip(m.box_elements, coords, m.element_strides, strict=True):
         element, index = np.divmod(element, count)
@@ -316,4 +336,5 @@ __all__ = [
     "global_coordinates",
     "oob_fill_bits",
     "smem_addresses",
+    "stride_unit",
 ]

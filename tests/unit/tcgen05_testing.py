@@ -141,14 +141,16 @@ for _dialect in (builtin.Builtin, func.Func, test_dialect.Test, TCGEN05):
 
 
 def matmul_kernel_file(tmp_path: Path, m: int, n: int, k: int, a_type: str, b_type: str,
-                       d_type: str, ta: bool, tb: bool) -> Path:
+                       d_type: str, ta: bool, tb: bool, saturate: bool = False) -> Path:
     """`tmp_path/matmul.mlir`: one sm_100a `tcgen05.matmul` of MLIR element types `a_type`,
-    `b_type` -> `d_type`, A given K x M when `ta`, B given N x K when `tb`."""
+    `b_type` -> `d_type`, A given K x M when `ta`, B given N x K when `tb`, with the `saturate`
+    attribute when asked."""
     a_shape, b_shape = ((k, m) if ta else (m, k)), ((n, k) if tb else (k, n))
     at = f"memref<{a_shape[0]}x{a_shape[1]}x{a_type}>"
     bt = f"memref<{b_shape[0]}x{b_shape[1]}x{b_type}>"
     dt = f"memref<{m}x{n}x{d_type}>"
-    flags = (" transpose_a" if ta else "") + (" transpose_b" if tb else "")
+    flags = (" transpose_a" if ta else "") + (" transpose_b" if tb else "") \
+        + (" saturate" if saturate else "")
     path = tmp_path / "matmul.mlir"
     path.write_text(f'builtin.module attributes {{tcgen05.target = "sm_100a"}} {{\n'
                     f"  func.func @matmul(%a: {at}, %b: {bt}, %d: {dt}) {{\n"

@@ -175,7 +175,7 @@ func.func @context_free_rule(%d: memref<128x256xf32, #tcgen05.space<tmem>>, %a: 
 
 // CHECK-LABEL: func.func @context_free_rule
 // CHECK-NEXT:    %idesc = arith.constant 138412064 : i32
-// VERIFY: error: 'tcgen05.mma' op idesc: dtype = s32 is not a kind::f8f6f4 accumulator type; legal: f16, f32 [R2]
+// VERIFY: error: 'tcgen05.mma' op idesc: dtype = s32 is not a kind::f8f6f4 accumulator type; legal: f32 [R2]
 
 // -----
 

@@ -72,6 +72,26 @@ def test_i8_matmul_is_bit_exact(tmp_path: Path, capsys, m: int, n: int, k: int, 
         assert np.array_equal(got, want)
 
 
+def test_i8_overflowing_sums_saturate_or_wrap(tmp_path: Path, capsys) -> None:
+    """K = 33296 u8 x u8: the rows of A near 255 sum past 2**31 - 1 (254 * 254 * 33296 =
+    2148124736), row 0 (codes <= 60) stays below. With `saturate` each MMA clamps its sum, which
+    for one-signed products is numpy's clip of the int64 product; without it D wraps mod 2**32."""
+    m, n, k = 3, 5, 33296
+    rng = np.random.default_rng(4)
+    a = rng.integers(254, 256, (m, k)).astype(np.uint8)
+    a[0] = rng.integers(0, 61, k)
+    b = rng.integers(254, 256, (n, k)).astype(np.uint8)
+    exact = a.astype(np.int64) @ b.astype(np.int64).T
+    assert (exact[1:] > np.iinfo(np.int32).max).all() and (exact[0] < 2**31).all()
+    inputs = _save(tmp_path, a, b)
+    clipped = np.clip(exact, np.iinfo(np.int32).min, np.iinfo(np.int32).max).astype(np.int32)
+    wrapped = ((exact + 2**31) % 2**32 - 2**31).astype(np.int32)
+    for saturate, mode, want in ((True, "exact", clipped), (False, "default", wrapped)):
+        path = matmul_kernel_file(tmp_path, m, n, k, "ui8", "ui8", "i32", False, True, saturate)
+        got = _run(tmp_path, path, inputs, mode, capsys)
+        assert got.dtype == np.int32 and np.array_equal(got, want)
+
+
 def _f16_accumulated(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """numpy's D of an f16 accumulator: each MMA (K = 16) adds its products to D exactly and
     rounds to nearest-even f16 (float64 is exact here: every product is a multiple of 2**-8 and

@@ -19,7 +19,9 @@ from mmair.tools.run import main
 
 TYPES = {"e4m3": ("f8E4M3FN", ml_dtypes.float8_e4m3fn),
          "e5m2": ("f8E5M2", ml_dtypes.float8_e5m2),
-         "e2m1": ("f4E2M1FN", ml_dtypes.float4_e2m1fn)}
+         "e2m1": ("f4E2M1FN", ml_dtypes.float4_e2m1fn),
+         "e2m3": ("f6E2M3FN", ml_dtypes.float6_e2m3fn),
+         "e3m2": ("f6E3M2FN", ml_dtypes.float6_e3m2fn)}
 #: scale memref element -> (MLIR type, K elements per scale, numpy dtype, codes to draw from)
 SCALES = {"ue8m0": ("f8E8M0FNU", 32, ml_dtypes.float8_e8m0fnu, np.arange(124, 131)),
           "ue4m3": ("f8E4M3FN", 16, ml_dtypes.float8_e4m3fn,
@@ -27,7 +29,7 @@ SCALES = {"ue8m0": ("f8E8M0FNU", 32, ml_dtypes.float8_e8m0fnu, np.arange(124, 13
 
 
 def _kernel(tmp_path: Path, m: int, n: int, k: int, ea: str, eb: str, ta: bool,
-            tb: bool, scale: str = "ue8m0") -> Path:
+            tb: bool, scale: str = "ue8m0", kind: str | None = None) -> Path:
     a_shape, b_shape = ((k, m) if ta else (m, k)), ((n, k) if tb else (k, n))
     at = f"memref<{a_shape[0]}x{a_shape[1]}x{TYPES[ea][0]}>"
     bt = f"memref<{b_shape[0]}x{b_shape[1]}x{TYPES[eb][0]}>"
@@ -35,7 +37,8 @@ def _kernel(tmp_path: Path, m: int, n: int, k: int, ea: str, eb: str, ta: bool,
     sf, vector = SCALES[scale][:2]
     st = ["memref<" + "x".join(map(str, atoms_shape(rows, k, vector))) + f"x{sf}>"
           for rows in (m, n)]
-    flags = (" transpose_a" if ta else "") + (" transpose_b" if tb else "")
+    flags = (" transpose_a" if ta else "") + (" transpose_b" if tb else "") \
+        + (f' {{kind = "{kind}"}}' if kind else "")
     path = tmp_path / "matmul.mlir"
     path.write_text(f'builtin.module attributes {{tcgen05.target = "sm_100a"}} {{\n'
                     f"  func.func @matmul(%a: {at}, %b: {bt}, %d: {dt}, %sa: {st[0]}, "
@@ -98,6 +101,33 @@ def test_block_scaled_matmul_is_clean_and_equals_numpy_with_scales(
     assert np.array_equal(np.load(tmp_path / "d.npy"), want)
 
 
+SUB_BYTE_CASES = [  # kind::mxf8f6f4 with sub-byte operands: padded TMA, the 8-bit plan
+    (200, 80, 256, "e2m3", "e3m2", False, True, None),  # remainder rows, both fp6
+    (256, 72, 256, "e2m1", "e2m1", True, True, "mxf8f6f4"),  # A M-major; e2m1 asked as mxf8f6f4
+    (130, 13, 128, "e2m1", "e4m3", False, True, None),  # a fp4 x fp8 pair, N = 13
+]
+
+
+@pytest.mark.parametrize(("m", "n", "k", "ea", "eb", "ta", "tb", "kind"), SUB_BYTE_CASES,
+                         ids=[f"{c[0]}x{c[1]}x{c[2]}-{c[3]}x{c[4]}{'-ta' * c[5]}{'-tb' * c[6]}"
+                              for c in SUB_BYTE_CASES])
+def test_mxf8f6f4_with_sub_byte_types_equals_numpy_in_both_modes(
+        tmp_path: Path, capsys, m: int, n: int, k: int, ea: str, eb: str, ta: bool, tb: bool,
+        kind: str | None) -> None:
+    assert plan_module.plan_matmul(m, n, k, ea, eb, "f32", ta, tb, scale_types=(
+        "ue8m0", "ue8m0"), kind=kind).kind == "mxf8f6f4"
+    path = _kernel(tmp_path, m, n, k, ea, eb, ta, tb, kind=kind)
+    want, inputs = _inputs(tmp_path, m, n, k, ea, eb, ta, tb)
+    for mode in ("default", "exact"):  # small integers times powers of two: exact in f32
+        out = tmp_path / f"d_{mode}.npy"
+        code = main([str(path), *inputs, "--numerics", mode, "--output", f"d={out}",
+                     "--check-numpy"])
+        text = capsys.readouterr()
+        assert code == 0, text.err
+        assert text.out.endswith(": ok\n")
+        assert np.array_equal(np.load(out), want)
+
+
 def test_the_plan_of_a_block_scaled_matmul() -> None:
     plan = plan_module.plan_matmul(144, 264, 144, "e5m2", "e4m3", "f32", True, True,
                                    scale_types=("ue8m0", "ue8m0"))
@@ -117,6 +147,11 @@ def test_the_plan_of_a_block_scaled_matmul() -> None:
     assert mx.kind == "mxf4" and mx.scales is not None
     assert [mx.scales.mma_scales(i) for i in range(4)] == [(0, 0), (0, 2), (1, 0), (1, 2)]
     assert mx.a.tensor_map.dtype == "b4x16" and mx.a.tensor_map.box == (256, 128)
+    padded = plan_module.plan_matmul(200, 80, 256, "e2m1", "e2m1", "f32", False, True,
+                                     scale_types=("ue8m0", "ue8m0"), kind="mxf8f6f4")
+    # asked for, e2m1 x e2m1 is kind::mxf8f6f4: padded 16-byte units, the 8-bit K block of 128
+    assert padded.a.tensor_map.dtype == "b4x16_p64" and padded.a.tensor_map.box == (128, 128)
+    assert padded.tx_bytes == 128 * 64 + 80 * 64 + 512 + 512  # packed bytes and the scale atoms
 
 
 def test_default_and_exact_numerics_pass_check_numpy_on_real_inputs(tmp_path: Path,

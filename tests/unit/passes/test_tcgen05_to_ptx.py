@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from mmair.isa.tcgen05.idesc import decode_idesc
 from mmair.tools.ptxas import assemble, find_ptxas
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -112,6 +113,39 @@ def test_matmul_ptx_of_kind_i8_and_an_f16_accumulator() -> None:
     assert windows and len(stores) == 13 * windows
     assert sorted({int(offset) for offset in stores}) == list(range(0, 16, 2))
     assert re.search(r"mov\.b32 \{%rs\d+, %rs\d+\}, %r\d+;", f16)
+
+
+def _mma_idesc_words(kernel: str) -> set[int]:
+    """The instruction descriptor words of a kernel's tcgen05.mma (constants moved into the
+    register the MMA names)."""
+    consts = dict(re.findall(r"mov\.b32 (%r\d+), (\d+);", kernel))
+    regs = re.findall(r"tcgen05\.mma\.[^\[]*\[[^\]]*\], %rd\d+, %rd\d+, (%r\d+),", kernel)
+    return {int(consts[r]) for r in regs}
+
+
+def test_matmul_ptx_sets_the_i8_saturate_bit_only_when_asked() -> None:
+    ptx = translate(ROOT / "tests" / "ptxas" / "matmul.mlir").stdout
+    kernels = {name: ptx.split(f".visible .entry {name}(")[1].split(".visible .entry")[0]
+               for name in ("i8_saturate", "i8_mixed")}
+    saturated, wrapped = (_mma_idesc_words(kernels[n]) for n in ("i8_saturate", "i8_mixed"))
+    assert len(saturated) == 1 and len(wrapped) == 1
+    assert [decode_idesc(w, "i8").saturate for w in (*saturated, *wrapped)] == [True, False]
+    assert all(w >> 3 & 1 for w in saturated)  # Table 42: bit 3, "Saturate for integer types"
+
+
+def test_matmul_ptx_of_sub_byte_f8f6f4_types() -> None:
+    ptx = translate(ROOT / "tests" / "ptxas" / "matmul.mlir").stdout
+    kernel = ptx.split(".visible .entry f8f6f4_sub_byte(")[1].split(".visible .entry")[0]
+    assert "tcgen05.mma.cta_group::1.kind::f8f6f4 [" in kernel
+    words = _mma_idesc_words(kernel)
+    assert [(decode_idesc(w, "f8f6f4").atype, decode_idesc(w, "f8f6f4").btype)
+            for w in words] == [("e2m1", "e3m2")]
+    # a stage: 128 x 128 e2m1 (8192 packed bytes) and 72 x 128 e3m2 (6912): the packed bytes
+    assert re.search(r"mbarrier\.arrive\.expect_tx\.shared::cta\.b64 _, \[%r\d+\], 15104;", kernel)
+    scaled = ptx.split(".visible .entry mxf8f6f4_sub_byte(")[1].split(".visible .entry")[0]
+    assert scaled.count("tcgen05.mma.cta_group::1.kind::mxf8f6f4.block_scale [") == 8
+    assert {(decode_idesc(w, "mxf8f6f4").atype, decode_idesc(w, "mxf8f6f4").btype)
+            for w in _mma_idesc_words(scaled)} == {("e2m3", "e2m1")}
 
 
 def test_tma_forms_print_every_qualifier() -> None:

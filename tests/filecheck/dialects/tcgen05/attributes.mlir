@@ -12,7 +12,6 @@
 %tf32_fields = tcgen05.make_idesc #tcgen05.idesc<kind = tf32, m = 128, n = 128>
 %f8 = tcgen05.make_idesc #tcgen05.idesc<kind = f8f6f4, word = 0x08100410>
 %fp4_fp6 = tcgen05.make_idesc #tcgen05.idesc<kind = f8f6f4, word = 0x04021290>
-%f8_f16d = tcgen05.make_idesc #tcgen05.idesc<kind = f8f6f4, word = 0x08101280>
 %i8_sat = tcgen05.make_idesc #tcgen05.idesc<kind = i8, word = 0x084000a8>
 %f16_neg = tcgen05.make_idesc #tcgen05.idesc<kind = f16, word = 0x04052000>
 %sparse = tcgen05.make_idesc #tcgen05.idesc<kind = f16, word = 0x08200496>
@@ -30,7 +29,6 @@
 // CHECK-NEXT: %tf32_fields = tcgen05.make_idesc #tcgen05.idesc<kind = tf32, dtype = f32, atype = tf32, btype = tf32, m = 128, n = 128>
 // CHECK-NEXT: %f8 = tcgen05.make_idesc #tcgen05.idesc<kind = f8f6f4, dtype = f32, atype = e4m3, btype = e5m2, m = 128, n = 64>
 // CHECK-NEXT: %fp4_fp6 = tcgen05.make_idesc #tcgen05.idesc<kind = f8f6f4, dtype = f32, atype = e2m1, btype = e3m2, m = 64, n = 8>
-// CHECK-NEXT: %f8_f16d = tcgen05.make_idesc #tcgen05.idesc<kind = f8f6f4, dtype = f16, atype = e2m1, btype = e3m2, m = 128, n = 64>
 // CHECK-NEXT: %i8_sat = tcgen05.make_idesc #tcgen05.idesc<kind = i8, dtype = s32, atype = s8, btype = u8, m = 128, n = 256, saturate = true>
 // CHECK-NEXT: %f16_neg = tcgen05.make_idesc #tcgen05.idesc<kind = f16, dtype = f16, atype = f16, btype = f16, m = 64, n = 16, transpose_b = true, negate_a = true>
 // CHECK-NEXT: %sparse = tcgen05.make_idesc #tcgen05.idesc<kind = f16, dtype = f32, atype = bf16, btype = bf16, m = 128, n = 128, sparse = true, sparsity_selector = 2>

@@ -60,7 +60,7 @@ builtin.module attributes {tcgen05.target = "sm_100a"} {
     func.return
   }
 }
-// CHECK: error: 'tcgen05.matmul' op cannot be lowered: a element type = s32 has no tcgen05.matmul kind; legal: f16, bf16, f32, e4m3, e5m2, s8, u8
+// CHECK: error: 'tcgen05.matmul' op cannot be lowered: a element type = s32 has no tcgen05.matmul kind; legal: f16, bf16, f32, e4m3, e5m2, e2m3, e3m2, e2m1, s8, u8
 
 // -----
 // kind::i8 takes s8 and u8 in any pair, nothing else.
@@ -93,14 +93,14 @@ builtin.module attributes {tcgen05.target = "sm_100a"} {
 // CHECK: error: 'tcgen05.matmul' op cannot be lowered: d element type = f16 is not legal with atype = bf16; legal: f32 (a bf16 MMA accumulates in f32) [R3]
 
 // -----
-// The descriptor's dtype table allows an f16 D for kind::f8f6f4; the lowering does not plan it.
+// R2: kind::f8f6f4 accumulates in f32 only (the seed tables decide; an f16 D is not accepted).
 builtin.module attributes {tcgen05.target = "sm_100a"} {
   func.func @f(%a: memref<128x64xf8E4M3FN>, %b: memref<64x64xf8E4M3FN>, %d: memref<128x64xf16>) {
     tcgen05.matmul %a, %b, %d transpose_b : memref<128x64xf8E4M3FN>, memref<64x64xf8E4M3FN>, memref<128x64xf16>
     func.return
   }
 }
-// CHECK: error: 'tcgen05.matmul' op cannot be lowered: d element type = f16 is not a kind::f8f6f4 accumulator the lowering plans; legal: f32
+// CHECK: error: 'tcgen05.matmul' op cannot be lowered: d element type = f16 is not a kind::f8f6f4 accumulator; legal: f32 [R2]
 
 // -----
 // R32: kind::i8 exists only on the arch-specific (a) targets.
@@ -111,6 +111,37 @@ builtin.module attributes {tcgen05.target = "sm_100f"} {
   }
 }
 // CHECK: error: 'tcgen05.matmul' op cannot be lowered: kind = i8 is not supported on sm_100f; legal: not i8 (kind::i8 needs sm_100a, sm_110a) [R32]
+
+// -----
+// TMA13: a sub-byte f8f6f4 operand is copied as b4x16_p64 / b6x16_p32, whose dims[0] (here K of
+// a K-major A) must be whole 128-element units.
+builtin.module attributes {tcgen05.target = "sm_100a"} {
+  func.func @f(%a: memref<128x320xf4E2M1FN>, %b: memref<64x320xf4E2M1FN>, %d: memref<128x64xf32>) {
+    tcgen05.matmul %a, %b, %d transpose_b : memref<128x320xf4E2M1FN>, memref<64x320xf4E2M1FN>, memref<128x64xf32>
+    func.return
+  }
+}
+// CHECK: error: 'tcgen05.matmul' op cannot be lowered: a tensor map dims[0] = 320 is not legal; legal: a multiple of 128 (b4x16_p64) [TMA13]
+
+// -----
+// R4: the saturate bit is for kind::i8 only (an f16 x f16 matmul has none).
+builtin.module attributes {tcgen05.target = "sm_100a"} {
+  func.func @f(%a: memref<128x64xf16>, %b: memref<64x64xf16>, %d: memref<128x64xf32>) {
+    tcgen05.matmul %a, %b, %d saturate : memref<128x64xf16>, memref<64x64xf16>, memref<128x64xf32>
+    func.return
+  }
+}
+// CHECK: error: 'tcgen05.matmul' op cannot be lowered: saturate = true is not legal for kind::f16; legal: false (saturate is for kind::i8) [R4]
+
+// -----
+// R11: the block-scaled descriptors have no saturate bit.
+builtin.module attributes {tcgen05.target = "sm_100a"} {
+  func.func @f(%a: memref<200x208xf8E4M3FN>, %b: memref<208x80xf8E5M2>, %d: memref<200x80xf32>, %sa: memref<2x2x32x16xf8E8M0FNU>, %sb: memref<1x2x32x16xf8E8M0FNU>) {
+    tcgen05.matmul %a, %b, %d scale(%sa, %sb) saturate : memref<200x208xf8E4M3FN>, memref<208x80xf8E5M2>, memref<200x80xf32>, memref<2x2x32x16xf8E8M0FNU>, memref<1x2x32x16xf8E8M0FNU>
+    func.return
+  }
+}
+// CHECK: error: 'tcgen05.matmul' op cannot be lowered: saturate = true is not encodable for kind::mxf8f6f4; legal: 0 (the kind::mxf8f6f4 layout has no saturate) [R11]
 
 // -----
 // R11: the block-scaled descriptors have no dtype field (D is f32).
@@ -187,7 +218,7 @@ builtin.module attributes {tcgen05.target = "sm_100a"} {
     func.return
   }
 }
-// CHECK: error: 'tcgen05.matmul' op cannot be lowered: a element type = f16 is not a kind::mxf8f6f4 operand the lowering plans; legal: e4m3, e5m2
+// CHECK: error: 'tcgen05.matmul' op cannot be lowered: a element type = f16 is not a kind::mxf8f6f4 operand the lowering plans; legal: e4m3, e5m2, e2m3, e3m2, e2m1
 
 // -----
 builtin.module attributes {tcgen05.target = "sm_100a"} {

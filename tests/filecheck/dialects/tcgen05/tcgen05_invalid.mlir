@@ -15,9 +15,16 @@ func.func @r1(%en: i1, %desc: i64) {
 
 // -----
 
-// R2: kind::f8f6f4 accumulates in f16 or f32 (PTX ISA 9.2 Table 39), never s32.
+// R2: kind::f8f6f4 accumulates in f32 only (the seed tables, PTX ISA 9.2 Table 42), never s32.
 %idesc = tcgen05.make_idesc #tcgen05.idesc<kind = f8f6f4, dtype = s32, atype = e4m3, btype = e5m2, m = 128, n = 64>
-// CHECK: error: dtype = s32 is not a kind::f8f6f4 accumulator type; legal: f16, f32 [R2]
+// CHECK: error: dtype = s32 is not a kind::f8f6f4 accumulator type; legal: f32 [R2]
+
+// -----
+
+// R2: an f16 D of kind::f8f6f4 (a newer PTX revision's Table 45) is not accepted by default:
+// the packed word 0x08101280 (e2m1 x e3m2, dtype code 0) is refused.
+%idesc = tcgen05.make_idesc #tcgen05.idesc<kind = f8f6f4, word = 0x08101280>
+// CHECK: error: dtype = f16 is not a kind::f8f6f4 accumulator type; legal: f32 [R2]
 
 // -----
 

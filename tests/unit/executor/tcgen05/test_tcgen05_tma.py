@@ -316,3 +316,29 @@ def test_a_b4x16_box_is_packed_two_elements_per_byte_with_oob_zeros() -> None:
     want = (codes[0::2] | (codes[1::2] << 4)).astype(np.uint8)
     assert np.array_equal(smem.data[256:272], want)
     assert not smem.data[272:288].any()
+
+
+@pytest.mark.parametrize(("dtype", "width", "numpy_type"),
+                         [("b4x16_p64", 4, ml_dtypes.float4_e2m1fn),
+                          ("b6x16_p32", 6, ml_dtypes.float6_e3m2fn)])
+def test_a_padded_box_packs_16_elements_per_16_byte_unit(dtype: str, width: int,
+                                                         numpy_type: type) -> None:
+    # the f8f6f4 sub-byte operands' maps: each 16 elements packed little-endian (element i at
+    # bits [w i, w i + w)), then padding the copy leaves alone; row 1 of the box is past the
+    # 1-row tensor (zero codes); the transaction count is the packed bytes
+    rng = np.random.default_rng(7)
+    codes = rng.integers(0, 1 << width, 128).astype(np.uint8)
+    tensor = codes.reshape(1, 128).view(numpy_type)
+    m = TensorMap(dtype, (128, 1), (128 * width // 8 + 32,), (128, 2), (1, 1))
+    smem = SharedMemory()
+    smem.data[:] = 0xAA
+    write = tma_load(smem, TensorMapValue(tensor, m), (0, 0), 256, 256)
+    assert write.nbytes == 2 * 128 * width // 8 and m.smem_box_bytes == 256
+    data = 16 * width // 8
+    for unit in range(8):
+        run = sum(int(c) << (width * i) for i, c in enumerate(codes[16 * unit:16 * unit + 16]))
+        at = 256 + 16 * unit
+        assert list(smem.data[at:at + 16]) == list(run.to_bytes(data, "little")) \
+            + [0xAA] * (16 - data), unit
+    second = smem.data[384:512].reshape(8, 16)
+    assert not second[:, :data].any() and (second[:, data:] == 0xAA).all()

@@ -13,7 +13,6 @@ from mmair.isa.tcgen05.idesc import AB_TYPE_CODES, D_TYPE_CODES, LEGAL_DTYPES, e
 from mmair.isa.tcgen05.matmul import (
     BARRIER_RESERVE,
     D_TYPES,
-    UNPLANNED_D,
     plan_matmul,
 )
 from mmair.isa.tcgen05.tmem_moves import LD_ST_NUMS
@@ -61,7 +60,8 @@ def test_epilogue_columns_are_ld_num_values() -> None:
     ((200, 72, 100, "f16", "f16", "f32", False, False),
      r"a row = 100 x f16 \(200 bytes\) cannot be a TMA tensor row .*\[TMA5\]"),
     ((128, 64, 64, "s32", "s32", "s32", False, False),
-     "a element type = s32 has no tcgen05.matmul kind; legal: f16, bf16, f32, e4m3, e5m2, s8, u8"),
+     "a element type = s32 has no tcgen05.matmul kind; legal: f16, bf16, f32, e4m3, e5m2, e2m3, "
+     "e3m2, e2m1, s8, u8"),
     ((128, 64, 64, "f16", "e4m3", "f32", False, False), "does not pair with a f16 a"),
     ((128, 64, 64, "s8", "f16", "s32", False, True),
      r"b element type = f16 does not pair with a s8 a \(kind::i8\); legal: s8, u8$"),
@@ -73,7 +73,7 @@ def test_epilogue_columns_are_ld_num_values() -> None:
      r"d element type = f16 is not legal with atype = bf16; legal: f32 \(a bf16 MMA accumulates "
      r"in f32\) \[R3\]"),
     ((128, 64, 64, "e4m3", "e4m3", "f16", False, True),
-     r"d element type = f16 is not a kind::f8f6f4 accumulator the lowering plans; legal: f32$"),
+     r"d element type = f16 is not a kind::f8f6f4 accumulator; legal: f32 \[R2\]$"),
 ])
 def test_what_cannot_be_planned(args: tuple, message: str) -> None:
     with pytest.raises(DescriptorError, match=message):
@@ -129,4 +129,48 @@ def test_f16_d_is_loaded_packed() -> None:
 def test_planned_d_types_are_legal_descriptor_dtypes() -> None:
     for kind, types in D_TYPES.items():
         assert set(types) <= set(LEGAL_DTYPES[kind])
-        assert set(LEGAL_DTYPES[kind]) - set(types) == {d for kd, d in UNPLANNED_D if kd == kind}
+        assert set(LEGAL_DTYPES[kind]) == set(types)
+
+
+def test_saturate_sets_the_i8_descriptor_bit_and_is_refused_elsewhere() -> None:
+    plan = plan_matmul(130, 24, 112, "u8", "s8", "s32", False, True, saturate=True)
+    assert plan.idesc().saturate and encode_idesc(plan.idesc()) >> 3 & 1
+    assert not plan_matmul(130, 24, 112, "u8", "s8", "s32", False, True).idesc().saturate
+    with pytest.raises(DescriptorError, match=r"saturate = true is not legal for kind::f8f6f4; "
+                                              r"legal: false \(saturate is for kind::i8\) \[R4\]$"):
+        plan_matmul(128, 64, 64, "e4m3", "e4m3", "f32", False, True, saturate=True)
+
+
+@pytest.mark.parametrize(("elem", "dtype", "row_bytes"),
+                         [("e2m1", "b4x16_p64", 128), ("e2m3", "b6x16_p32", 192),
+                          ("e3m2", "b6x16_p32", 192)])
+def test_plan_copies_sub_byte_types_padded(elem: str, dtype: str, row_bytes: int) -> None:
+    plan = plan_matmul(200, 72, 256, elem, elem, "f32", False, True)
+    for operand in (plan.a, plan.b):
+        m = operand.tensor_map
+        # packed rows in global memory, 128-element boxes (TMA13), 8-bit elements in SMEM
+        assert (m.dtype, m.strides, m.box[0], operand.element_bits) == (dtype, (row_bytes,), 128, 8)
+        assert m.smem_box_bytes == 128 * m.box[1] and m.box_bytes == m.smem_box_bytes \
+            * m.element_bits // 8
+    # the transaction count is the packed bytes (CUTLASS's TmaTransactionBytes)
+    assert plan.tx_bytes == plan.a.box_bytes + plan.b.box_bytes < plan.stage_bytes
+    word = encode_idesc(plan.idesc())
+    assert (word >> 7 & 7, word >> 10 & 7) == (AB_TYPE_CODES["f8f6f4"][elem],) * 2
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    ((128, 64, 200, "e2m1", "e2m1", "f32", False, True),
+     r"a row = 200 x e2m1 \(100 bytes\) cannot be a TMA tensor row \(the global stride of a given "
+     r"as is\); legal: a multiple of 32 bytes \[TMA5\]"),
+    ((128, 64, 320, "e2m1", "e2m1", "f32", False, True),
+     r"a tensor map dims\[0\] = 320 is not legal; legal: a multiple of 128 \(b4x16_p64\) "
+     r"\[TMA13\]"),
+    ((128, 320, 256, "e4m3", "e2m1", "f32", False, False),
+     r"b tensor map dims\[0\] = 320 is not legal; legal: a multiple of 128 \(b4x16_p64\) "
+     r"\[TMA13\]"),
+    ((128, 64, 256, "e2m1", "e2m1", "f16", False, True),
+     r"d element type = f16 is not a kind::f8f6f4 accumulator; legal: f32 \[R2\]"),
+])
+def test_what_sub_byte_types_cannot_plan(args: tuple, message: str) -> None:
+    with pytest.raises(DescriptorError, match=message):
+        plan_matmul(*args)
