@@ -488,7 +488,7 @@ class HappensBefore:
     def tick(self, events: int) -> None:
         """Count `events` executed through `light` or `_execute_op` (which do not count
         themselves: the scheduler counts a whole batch at once) toward the next `prune`."""
-        self._until_prune -= events
+        self._until_prune -= events  # mutation: skip (how often `prune` runs: memory, not verdicts)
         if self._until_prune <= 0:
             self.prune()
 
@@ -498,13 +498,13 @@ class HappensBefore:
         last = self.last[lane]
         if in_order:
             if last is not None:
-                preds.append(last)
+                preds.append(last)  # mutation: skip (the lane's own last event: a timeline starts each event after the previous event of its lane anyway (`Timeline.slices`))
         elif kind == SET or kind == BARRIER:
             mark = self.mark[lane]
             if mark is not None:
-                preds.append(mark)
+                preds.append(mark)  # mutation: skip (the lane's own last set or barrier: a timeline starts each event after the previous event of its lane anyway (`Timeline.slices`))
             preds.extend(self.since_mark[lane])
-            self.since_mark[lane] = []
+            self.since_mark[lane] = []  # mutation: skip (memory: the events before the mark precede it on its lane, `Timeline.slices`)
             self.mark[lane] = ev
         else:
             if last is not None:
@@ -549,7 +549,7 @@ class HappensBefore:
                 continue
             if self.in_order[q]:
                 if self.last[q] is not None:
-                    ev.preds.append(self.last[q])
+                    ev.preds.append(self.last[q])  # mutation: skip (the in-order lane is S, the barrier's own lane: a timeline starts each event after the previous event of its lane anyway (`Timeline.slices`))
             else:
                 if self.mark[q] is not None:
                     ev.preds.append(self.mark[q])
@@ -557,26 +557,21 @@ class HappensBefore:
         for q in lanes:
             self.clock[q][:] = joined
             if not self.in_order[q]:
-                self.since_mark[q] = []
+                self.since_mark[q] = []  # mutation: skip (memory: the events before the barrier precede it, `Timeline.slices`)
         self.execute(ev)  # on lane S: its own epoch after the join
 
     def barrier_cores(self, events: list[Event]) -> None:
         """`pto.sync_all` reached by every core (one event per core, on its lane S, every queue
         of every core drained): every later event of any core is ordered after every earlier
         event of any core (the core dimension of the clocks)."""
-        joined = [0] * self.lanes
-        for q in range(self.lanes):
-            for i, v in enumerate(self.clock[q]):
-                if v > joined[i]:
-                    joined[i] = v
-            if self.count[q] > joined[q]:
-                joined[q] = self.count[q]
+        # every event of every lane so far: no clock knows more of a lane than its count
+        joined = self.count[:]
         for ev in events if self.record_preds else ():
             base = ev.core * NUM_PIPES
             for q in range(base, base + NUM_PIPES):
                 if self.in_order[q]:
                     if self.last[q] is not None:
-                        ev.preds.append(self.last[q])
+                        ev.preds.append(self.last[q])  # mutation: skip (the in-order lane is S, the sync_all's own lane: a timeline starts each event after the previous event of its lane anyway (`Timeline.slices`))
                 else:
                     if self.mark[q] is not None:
                         ev.preds.append(self.mark[q])
@@ -584,7 +579,7 @@ class HappensBefore:
         for q in range(self.lanes):
             self.clock[q][:] = joined
             if not self.in_order[q]:
-                self.since_mark[q] = []
+                self.since_mark[q] = []  # mutation: skip (memory: the events before the barrier precede it, `Timeline.slices`)
         for ev in events:
             self.execute(ev)
 

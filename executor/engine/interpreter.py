@@ -123,6 +123,9 @@ class MmairInterpreter(Interpreter):
         )
 
     def run_op(self, op, inputs: PythonValues = ()) -> PythonValues:
+        """xDSL's `Interpreter.run_op` (one op) through `_step`, as in a run: counted, budgeted
+        and issued through the seam (the inherited one would call the implementation
+        directly, unchecked)."""
         if not isinstance(op, Operation):
             op = self.get_op_for_symbol(op)
         return self._step(op, tuple(inputs))[0]

@@ -179,6 +179,8 @@ AREAS: tuple[Area, ...] = (
                 "tests/unit/executor/ascend/test_load_2d_gm.py",
                 "tests/unit/executor/ascend/test_raw_4bit.py",
                 "tests/unit/executor/engine/test_multicore.py",
+                # the predecessors the engine records for a timeline (`HappensBefore._link`)
+                "tests/unit/executor/engine/test_timeline_predecessors.py",
                 "tests/unit/executor/tcgen05/test_tcgen05_async*.py",
                 "tests/unit/executor/tcgen05/test_tcgen05_pair.py",
                 "tests/unit/executor/engine/test_exec_jobs.py",

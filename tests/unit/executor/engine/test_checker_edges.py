@@ -112,3 +112,50 @@ def test_static_access_of_a_view_covers_its_root_and_names_block_arguments() -> 
     block = Block(arg_types=[MemRefType(f16, [4, 8])])
     gm = static_access(block.args[0], write=True)
     assert (gm.space, gm.width, gm.buffer, gm.write) == ("gm", 4 * 8 * 2, "%arg0", True)
+
+
+# ------------------------------------------------------------------------------------------------
+# One op at a time: `MmairInterpreter.run_op` (xDSL's Interpreter API) goes through the seam too
+# ------------------------------------------------------------------------------------------------
+
+_RUN_OP_L1 = "!pto.tile<l1, 16x16xf16, nz>"
+_RUN_OP_L0A = "!pto.tile<l0a, 16x16xf16, zz>"
+_RUN_OP_KERNEL = f"""builtin.module attributes {{pto.target = "a2"}} {{
+  func.func @k(%a: memref<16x16xf16>) {{
+    %n = arith.constant 16 : index
+    %a_l1 = pto.alloc {{offset = 0 : i64}} : {_RUN_OP_L1}
+    %a_l0a = pto.alloc {{offset = 0 : i64}} : {_RUN_OP_L0A}
+    pto.mte_gm_l1 %a, %a_l1, %n, %n : memref<16x16xf16>, {_RUN_OP_L1} // load
+    pto.mte_l1_l0a %a_l1, %a_l0a, %n, %n : {_RUN_OP_L1}, {_RUN_OP_L0A} // move
+    func.return
+  }}
+}}
+"""
+
+
+def test_ops_run_one_at_a_time_through_run_op_are_checked_like_a_run() -> None:
+    # The move reads %a_l1 while the load may still write it (no flag MTE2 -> MTE1): run_op,
+    # op by op, reports the race run_module reports for the whole kernel.
+    import numpy as np
+    from sync_testing import line_of, parse
+
+    from mmair.executor.engine.seam import IssueSeam
+    from mmair.executor.runner import make_interpreter, run_module
+    from mmair.tools.diagnostics import op_location
+
+    with pytest.raises(SyncError, match="race on l1 bytes") as whole:
+        run_module(parse(_RUN_OP_KERNEL), sync_check=True)
+    module = parse(_RUN_OP_KERNEL)
+    interp, memory = make_interpreter(module, "a2")
+    seam = interp.seam = IssueSeam(memory.target, {})
+    body = next(iter(module.body.block.ops)).body.block
+    values = {body.args[0]: np.zeros((16, 16), np.float16)}
+    with pytest.raises(SyncError, match="race on l1 bytes") as single:
+        for op in list(body.ops)[:-1]:  # up to func.return
+            results = interp.run_op(op, tuple(values[v] for v in op.operands))
+            values.update(zip(op.results, results, strict=True))
+        seam.finish()
+    assert single.value.kind == whole.value.kind == "race"
+    assert single.value.message == whole.value.message
+    assert op_location(single.value.op)[1] == line_of(_RUN_OP_KERNEL, "// move")
+    assert interp.op_counts["pto.mte_l1_l0a"] == 1

@@ -114,6 +114,14 @@ def test_sync_all_orders_gm_between_cores():
     assert "block 0 'pto.mte_ub_gm'" in info.value.message
 
 
+def test_a_pipe_barrier_all_after_sync_all_keeps_the_order_between_cores():
+    # pipe_barrier all joins what the core's pipes know, other cores' events included: block
+    # 1's read of c[0:16] after it stays ordered after block 0's write before the sync_all.
+    module = parse(EXCHANGE.format(sync="pto.sync_all\n    pto.pipe_barrier all"))
+    out = run_module(module, inputs=inputs(), blocks=2, sync_check=True).outputs["c"]
+    np.testing.assert_array_equal(out[:32], np.arange(32, dtype=np.float16))
+
+
 def test_sync_all_on_one_block_orders_the_cores_own_pipes():
     # SyncAll waits for every pipe of the core (PIPE_ALL) even when no other core takes part:
     # the MTE2 read of c[0:16] after it is ordered after the MTE3 write before it

@@ -95,3 +95,79 @@ def test_the_first_wait_of_a_pipe_passes_once_its_set_fired():
     # Two flags of one id: the first wait is MTE1's first instruction (nothing before it can
     # hold it), so the second set cannot find the bit set.
     _clean(_kernel(ids=(0, 0)))
+
+
+def _behind_a_wait(w1_fused: bool, m_waits_the_load: bool = False) -> str:
+    """MTE1 waits for the load (`wait load`), then at once for M's flag (`wait free 1`); M sets
+    that flag's bit again (`set free 2`). `w1_fused`: the load's set_flag right before its
+    wait_flag (the executor's fused set/wait step) or before M's set (a set and a wait step);
+    `m_waits_the_load`: M waits for the load (a flag MTE2 -> M) before its second set."""
+    first = ["    pto.set_flag mte2 -> mte1, 0 // set load\n",
+             "    pto.set_flag m -> mte1, 0 // set free 1\n"]
+    if w1_fused:
+        first.reverse()
+    m_wait = ("    pto.set_flag mte2 -> m, 1 // set m\n"
+              "    pto.wait_flag mte2 -> m, 1 // wait m\n") if m_waits_the_load else ""
+    return f"""builtin.module attributes {{pto.target = "a2"}} {{
+  func.func @k(%a: memref<16x16xf16>) {{
+    %n = arith.constant 16 : index
+    %a_l1 = pto.alloc {{offset = 0 : i64}} : {_L1}
+    %a_l0a = pto.alloc {{offset = 0 : i64}} : {_L0A}
+    pto.mte_gm_l1 %a, %a_l1, %n, %n : memref<16x16xf16>, {_L1} // load
+{"".join(first)}    pto.wait_flag mte2 -> mte1, 0 // wait load
+    pto.wait_flag m -> mte1, 0 // wait free 1
+    pto.mte_l1_l0a %a_l1, %a_l0a, %n, %n : {_L1}, {_L0A} // move
+{m_wait}    pto.set_flag m -> mte1, 0 // set free 2
+    pto.wait_flag m -> mte1, 0 // wait free 2
+    func.return
+  }}
+}}
+"""
+
+
+_PATHS = ["fast", "not fast", "events"]
+"""How the flags run: the checker's batched sync steps (`HappensBefore.run_batch`) with the
+seam's fast paths on or off, or one Event per instruction (a timed run records predecessors,
+`HappensBefore.execute`)."""
+
+
+def _run(monkeypatch, text: str, path: str):
+    monkeypatch.setattr(IssueSeam, "fast", path == "fast")
+    return run_module(parse(text), sync_check=True, timing=path == "events")
+
+
+@pytest.mark.parametrize("path", _PATHS)
+@pytest.mark.parametrize("w1_fused", [False, True])
+def test_a_wait_right_after_another_wait_passes_only_after_what_that_wait_waits_for(
+        monkeypatch, path, w1_fused):
+    # `wait free 1` is reached only once `wait load` passed, i.e. once the load finished: in a
+    # legal schedule the load is still running when M, which knows nothing of it, sets the bit
+    # again (its first set fired at once), so `set free 2` finds it still set. The steps carry
+    # what the first wait waited for into the second (`head`, `sync_at`), whether the load's
+    # flag is a set step and a wait step or one fused set/wait step.
+    text = _behind_a_wait(w1_fused)
+    with pytest.raises(SyncError, match="sets flag m -> mte1 event 0 again") as info:
+        _run(monkeypatch, text, path)
+    assert info.value.kind == "overflow" and info.value.schedule
+    assert op_location(info.value.op)[1] == line_of(text, "// set free 2")
+    assert info.value.message == (
+        "sets flag m -> mte1 event 0 again, but nothing orders it after 'pto.wait_flag' at "
+        f"k.mlir:{line_of(text, '// wait free 1')}:5 (pipe mte1), which consumes the previous "
+        f"set 'pto.set_flag' at k.mlir:{line_of(text, '// set free 1')}:5 (pipe m): in a legal "
+        "schedule pipe mte1 is still busy with an instruction before that wait when this set "
+        "fires, the bit is still set and this set is lost (one bit per pipe pair and event id; "
+        "a flag mte1 -> m after the wait and before this set, or another event id, orders "
+        "them)")
+
+
+@pytest.mark.parametrize("path", _PATHS)
+@pytest.mark.parametrize("w1_fused", [False, True])
+def test_a_set_after_what_both_waits_wait_for_stays_clean(monkeypatch, path, w1_fused):
+    # M waits for the load before its second set: `wait load` and then `wait free 1` pass as
+    # soon as the load finished (sync instructions take no time), so `set free 2` cannot find
+    # the bit set. What guarantees that `wait free 1` passed is the load, not the epoch of
+    # `wait load` on MTE1 (which M does not know).
+    text = _behind_a_wait(w1_fused, m_waits_the_load=True)
+    checked = _run(monkeypatch, text, path)
+    assert checked.op_counts == run_module(parse(text), sync_check=False).op_counts
+    assert checked.op_counts["pto.set_flag"] == text.count("pto.set_flag") == 4

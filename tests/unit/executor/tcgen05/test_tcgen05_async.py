@@ -458,3 +458,108 @@ def test_a_tmem_store_under_an_in_flight_mma_is_a_race(capsys, tmp_path: Path) -
         f"(%acc): 'tcgen05.st' at {path}:{st}:5 "), err
     assert f"'tcgen05.mma' at {path}:{MMA}:7 (the tensor core's async unit, iteration %k = 3) " \
            "writes them" in err, err
+
+
+# ---- a block-scaled MMA: its scale factors, and SMEM bytes outside every buffer --------------
+
+_SMEM_SPACE = "#tcgen05.space<smem>"
+_SF_T = "memref<128x32xi32, #tcgen05.space<tmem>>"
+_D_T = "memref<128x64xf32, #tcgen05.space<tmem>>"
+_REFILL = {
+    "sfa": f'    "memref.copy"(%sfa_img, %sfa) : (memref<128x32xi32>, {_SF_T}) -> () // refill\n',
+    "sfb": f'    "memref.copy"(%sfb_img, %sfb) : (memref<128x32xi32>, {_SF_T}) -> () // refill\n',
+    "b": f'    "memref.copy"(%b_img, %b_s) : (memref<2048xui8>, memref<2048xui8, {_SMEM_SPACE}>) -> () '
+         '// refill\n',
+}
+
+
+def _scaled_kernel(refill: str = "", b_offset: int = 4096) -> str:
+    """One mxf8f6f4 block-scaled MMA, 128 x 64 x 32 e4m3 (A at SMEM 0, B at 4096, each 32 bytes
+    of K per row, no swizzle; one UE8M0 scale per row of A and per column of B, in TMEM
+    buffers %sfa and %sfb after D's 64 columns), committed to an mbarrier the thread waits on
+    before it reads D. `refill`: a thread copy (`_REFILL`) between the commit and the wait;
+    `b_offset`: where B's buffer is allocated (B's descriptor stays at 4096)."""
+    from tcgen05_testing import compact_desc
+
+    from mmair.isa.tcgen05 import InstrDesc, encode_idesc, encode_smem_desc
+
+    idesc = encode_idesc(InstrDesc(kind="mxf8f6f4", m=128, n=64, atype="e4m3", btype="e4m3",
+                                   dtype=None, scale_type="ue8m0"))
+    a_desc = encode_smem_desc(compact_desc("k", "none", 8, 128, 32, 0))
+    b_desc = encode_smem_desc(compact_desc("k", "none", 8, 64, 32, 4096))
+    copy = '    "memref.copy"'
+    return f"""builtin.module attributes {{tcgen05.target = "sm_100a"}} {{
+  func.func @k(%a_img: memref<4096xui8>, %b_img: memref<2048xui8>, %sfa_img: memref<128x32xi32>, %sfb_img: memref<128x32xi32>, %out: memref<128x64xf32>) {{
+    %idesc = arith.constant {idesc} : i32
+    %a_desc = arith.constant {a_desc} : i64
+    %b_desc = arith.constant {b_desc} : i64
+    %a_s = tcgen05.smem_alloc offset(0) : memref<4096xui8, {_SMEM_SPACE}>
+    %b_s = tcgen05.smem_alloc offset({b_offset}) : memref<2048xui8, {_SMEM_SPACE}>
+    %bar = tcgen05.smem_alloc offset(8192) : memref<1xi64, {_SMEM_SPACE}>
+{copy}(%a_img, %a_s) : (memref<4096xui8>, memref<4096xui8, {_SMEM_SPACE}>) -> ()
+{copy}(%b_img, %b_s) : (memref<2048xui8>, memref<2048xui8, {_SMEM_SPACE}>) -> ()
+    tcgen05.mbarrier_init %bar count(1) : memref<1xi64, {_SMEM_SPACE}>
+    %d = tcgen05.alloc cta_group(1) columns(64) : {_D_T}
+    %sfa = tcgen05.alloc cta_group(1) columns(32) : {_SF_T}
+    %sfb = tcgen05.alloc cta_group(1) columns(32) : {_SF_T}
+{copy}(%sfa_img, %sfa) : (memref<128x32xi32>, {_SF_T}) -> ()
+{copy}(%sfb_img, %sfb) : (memref<128x32xi32>, {_SF_T}) -> ()
+    tcgen05.fence_after_thread_sync
+    %en = arith.constant false
+    tcgen05.mma kind(mxf8f6f4) cta_group(1) block_scale %d, %a_desc, %b_desc, %idesc, %en scale(%sfa, %sfb) : {_D_T}, i64, {_SF_T}, {_SF_T} // mma
+    tcgen05.commit cta_group(1) %bar : memref<1xi64, {_SMEM_SPACE}>
+{refill}    %p0 = arith.constant false
+    tcgen05.mbarrier_wait %bar, %p0 : memref<1xi64, {_SMEM_SPACE}>
+    tcgen05.fence_after_thread_sync
+{copy}(%d, %out) : ({_D_T}, memref<128x64xf32>) -> ()
+    tcgen05.dealloc cta_group(1) %sfb : {_SF_T}
+    tcgen05.dealloc cta_group(1) %sfa : {_SF_T}
+    tcgen05.dealloc cta_group(1) %d : {_D_T}
+    func.return
+  }}
+}}
+"""
+
+
+def _race_text(text: str, where: str) -> str:
+    return (f"race on {where}: 'memref.copy' at k.mlir:{line_of(text, '// refill')}:5 (the "
+            f"issuing thread) writes them, 'tcgen05.mma' at k.mlir:{line_of(text, '// mma')}:5 "
+            "(the tensor core's async unit) reads them; no tcgen05.commit after it whose "
+            "mbarrier phase the thread waited (tcgen05.mbarrier_wait) orders them")
+
+
+def test_a_block_scaled_mma_is_clean_when_its_inputs_wait_for_its_commit() -> None:
+    result = run_module(parse(_scaled_kernel()), sync_check=True)
+    plain = run_module(parse(_scaled_kernel()), sync_check=False)
+    np.testing.assert_array_equal(result.outputs["out"], plain.outputs["out"])
+
+
+@pytest.mark.parametrize(("refill", "cells"), [
+    # 128 rows of A's scales: 4 columns of %sfa (columns 64.. after D's 64); B's 64: 2 of %sfb
+    ("sfa", "TMEM lanes [0, 128) x columns [64, 68) (%sfa)"),
+    ("sfb", "TMEM lanes [0, 128) x columns [96, 98) (%sfb)"),
+], ids=["sfa", "sfb"])
+def test_scale_factors_refilled_under_an_in_flight_block_scaled_mma(refill, cells) -> None:
+    """A block-scaled MMA reads both scale-factor matrices from TMEM asynchronously (PTX ISA
+    9.7.16.10.7): a thread copy into their cells before the commit's phase was waited races
+    it, on exactly the cells the MMA reads."""
+    text = _scaled_kernel(_REFILL[refill])
+    with pytest.raises(SyncError, match="race on TMEM lanes") as info:
+        run_module(parse(text), sync_check=True)
+    assert info.value.message == _race_text(text, cells)
+    assert op_location(info.value.op)[1] == line_of(text, "// refill")
+
+
+def test_smem_bytes_in_no_buffer_are_named_shared_memory() -> None:
+    # B's buffer allocated 16 bytes past where B's descriptor points: the MMA reads [4096, 6144),
+    # which starts in no tcgen05.smem_alloc buffer (named "shared memory"); the refill of %b_s
+    # writes [4112, 6160).
+    text = _scaled_kernel(_REFILL["b"], b_offset=4112)
+    with pytest.raises(SyncError, match="race on smem bytes") as info:
+        run_module(parse(text), sync_check=True)
+    assert info.value.message == _race_text(text, "smem bytes [4112, 6144) (%b_s / shared memory)")
+    # B's buffer where its descriptor points: its name only
+    text = _scaled_kernel(_REFILL["b"])
+    with pytest.raises(SyncError, match="race on smem bytes") as info:
+        run_module(parse(text), sync_check=True)
+    assert info.value.message == _race_text(text, "smem bytes [4096, 6144) (%b_s)")

@@ -103,6 +103,28 @@ def test_peer_smem_written_after_the_cluster_barrier_is_a_race(capsys, tmp_path:
         "in the same interval between tcgen05.cluster_sync barriers")
 
 
+def test_peer_smem_in_no_buffer_is_named_shared_memory_of_its_cta(capsys, tmp_path: Path) -> None:
+    # The late copy of the test above, with %b_smem allocated 16 bytes past where B's
+    # descriptor points: the MMA's read of CTA 1's B, [4096, 6144), starts in no
+    # tcgen05.smem_alloc buffer of that CTA.
+    lines = list(LINES)
+    copy = lines.pop(_line('"memref.copy"(%b_half, %b_smem)') - 1)
+    sync = next(i for i, x in enumerate(lines) if "tcgen05.cluster_sync" in x)
+    lines.insert(sync + 1, copy)
+    lines = [x.replace("smem_alloc offset(4096)", "smem_alloc offset(4112)")
+             .replace("smem_alloc offset(6144)", "smem_alloc offset(8192)") for x in lines]
+    path = write_variant(tmp_path, "late_copy_gap", lines)
+    mma = next(i + 1 for i, x in enumerate(lines) if "tcgen05.mma kind" in x)
+    code, err = run_lowered(capsys, path)
+    assert code == 1
+    assert err.startswith(
+        f"{path}:{mma}:7: error: 'tcgen05.mma' op race on smem bytes [4112, 6144) (shared memory "
+        "of CTA 1 / %b_smem of CTA 1) between CTAs 1 and 0 of the CTA pair: 'tcgen05.mma' at "
+        f"{path}:{mma}:7 (the tensor core's async unit) reads them, 'memref.copy' at "
+        f"{path}:{sync + 2}:5 (the issuing thread, CTA 1) writes them; no tcgen05.cluster_sync "
+        "(or mbarrier phase the thread waited) orders them")
+
+
 def test_mma_before_the_peer_allocated_its_tmem(capsys, tmp_path: Path) -> None:
     path = write_variant(tmp_path, "no_sync", [x for x in LINES if "tcgen05.cluster_sync" not in x])
     code, err = run_lowered(capsys, path)
