@@ -1,36 +1,38 @@
-"""The tiling `mmair-lower` chooses against the best an `mmair-tune` search finds (a2, f16 -> f32),
-in the L2 cost model: the rows of docs/benchmarks.md, "Tiling by the cost model".
+"""The tiling `mmair-lower` chooses against the best an exhaustive `mmair-tune` search finds
+(a2, f16 -> f32), in the L2 cost model: the goal rows of issue 29 (docs/costs.md, "The goals").
 
     python benchmarks/tiling.py                    # the four goal rows (tens of minutes on 2 cores)
     python benchmarks/tiling.py --rows 2048x2048x2048@1 --workers 2
+    python benchmarks/tiling.py --keep 8           # only the tuner's default pruning
 
 Each row lowers the matmul with the default `mmair-lower{blocks=B}` (the cost model's choice,
-passes/matmul_choice.py) and times it with `run_module(timing_only=True)`; then `mmair-tune`'s
-sweep (tools/tune.py) times every legal configuration of the grid below on a process pool and
-the row reports the best, the ratio default / best, cube utilization, L2 hit rate and the
-roofline that bounds each (docs/costs.md, "What --timing tells").
+passes/matmul_choice.py) and times it with `run_module(timing_only=True)` (`mmair-run
+--timing-only`); then `mmair-tune`'s sweep (tools/tune.py) times every legal configuration of
+the tuner's own default grid (`mmair-tune M N K` without grid options; `--swizzle` 0 only: while
+A and B fit L2 the order does not change the estimate) on a process pool (`--keep 0`: all of
+them), and the row reports the best, the ratio default / best, cube utilization, L2 hit rate and
+the roofline that bounds each (docs/costs.md, "What --timing tells"), and whether the row's goal
+holds (default within 10 % of the best; 2048^3 on 24 blocks also cube utilization >= 70 %).
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import time
 
 from mmair.tools import tune
 
 ROWS = ("2048x2048x2048@1", "2048x2048x2048@24", "4096x4096x512@24", "1x4096x4096@24")
 """M x N x K @ blocks: the goals of the tiling work."""
-GRID = {
-    "tiles_m": [16, 128, 256],
-    "tiles_n": [128, 256],
-    "tiles_k": [32, 64, 128],
-    "chunks": [0, 256, 512],
-    "buffers": [1, 2],
-}
-"""The tuner's search: every legal combination (`tune.candidates`)."""
+WITHIN = 1.10
+"""Goal: the default's cycles at most this times the tuner's best."""
+CUBE_GOAL = {"2048x2048x2048@24": 0.70}
+"""Goal: the default's cube utilization at least this (rows named)."""
 
 
-def _default(m: int, n: int, k: int, blocks: int) -> tuple[dict, float]:
+def default_run(m: int, n: int, k: int, blocks: int) -> tuple[dict, float]:
+    """The default `mmair-lower{blocks=B}` timed: (cycles and `--timing` report, wall s)."""
     from mmair.executor.runner import run_module
     from mmair.tools.diagnostics import SourceFile
     from mmair.tools.opt import MmairOptMain
@@ -44,6 +46,16 @@ def _default(m: int, n: int, k: int, blocks: int) -> tuple[dict, float]:
     return {"cycles": summary.total, **summary.report()}, time.perf_counter() - t0
 
 
+def tuner_grid(m: int, n: int, k: int, blocks: int) -> list[tuple[tune.Config, float]]:
+    """Every legal configuration of `mmair-tune M N K --blocks B`'s default grid (swizzle 0),
+    with its estimate, fastest estimate first."""
+    args = tune.build_parser().parse_args([str(m), str(n), str(k)])
+    grid = tune.Grid(args.tiles_k_l1, args.tiles_m_l1, args.tiles_n_l1, args.l1_slots,
+                     args.l0c_slots, (0,))
+    return tune.ranked_candidates(m, n, k, "f16", "f32", "a2", args.tiles_m, args.tiles_n,
+                                  args.tiles_k, args.buffers, blocks, grid)
+
+
 def _describe(report: dict) -> str:
     bound = report["bound"]
     hit = report["l2_hit_rate"]
@@ -52,34 +64,44 @@ def _describe(report: dict) -> str:
             f"{bound['roofline']} {100 * bound['fraction']:.0f} %")
 
 
-def row(spec: str, workers: int | None) -> str:
+def row(spec: str, workers: int | None, keep: int) -> str:
     shape, _, blocks_text = spec.partition("@")
     m, n, k = (int(x) for x in shape.split("x"))
     blocks = int(blocks_text or 1)
-    default, wall = _default(m, n, k, blocks)
-    configs = tune.candidates(m, n, k, "f16", "f32", "a2", GRID["tiles_m"], GRID["tiles_n"],
-                              GRID["tiles_k"], GRID["buffers"], blocks, GRID["chunks"])
+    default, wall = default_run(m, n, k, blocks)
+    ranked = tuner_grid(m, n, k, blocks)
+    rank = {config: i for i, (config, _) in enumerate(ranked)}
+    configs = [config for config, _ in (ranked[:keep] if keep else ranked)]
     jobs = [tune.Job(m, n, k, "f16", "f32", "a2", cfg) for cfg in configs]
     t0 = time.perf_counter()
     results = [r for r in tune.sweep(jobs, workers) if not r.error]
     sweep = time.perf_counter() - t0
     best = results[0]
+    ratio = default["cycles"] / best.cycles
+    goals = [f"within 10 %: {'yes' if ratio <= WITHIN else 'NO'}"]
+    if spec in CUBE_GOAL:
+        met = default["cube_utilization"] >= CUBE_GOAL[spec]
+        goals.append(f"cube >= {100 * CUBE_GOAL[spec]:.0f} %: {'yes' if met else 'NO'}")
     return (f"| {m}x{n}x{k} | {blocks} | {default['cycles']} | {_describe(default)} | "
-            f"{best.cycles} ({best.config.label()}) | {_describe(best.report)} | "
-            f"{default['cycles'] / best.cycles:.3f} | {len(jobs)} in {sweep:.0f} s | "
-            f"{wall:.1f} s |")
+            f"{best.cycles} ({best.config.label()}, estimate rank {rank[best.config] + 1}) | "
+            f"{_describe(best.report)} | {ratio:.3f} | {'; '.join(goals)} | "
+            f"{len(jobs)} of {len(ranked)} in {sweep:.0f} s | {wall:.1f} s |")
 
 
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--rows", default=",".join(ROWS), help="M x N x K @ blocks, comma-separated")
     p.add_argument("--workers", type=int, default=None, help="processes of the tuner's pool")
+    p.add_argument("--keep", type=int, default=0,
+                   help="time only the best N by estimate (0: every configuration, default)")
     args = p.parse_args()
+    print(f"load average {' '.join(f'{x:.1f}' for x in os.getloadavg())}")
     print("| M x N x K | blocks | mmair-lower cycles | cube | L2 hit | bound | tuner best | "
-          "cube | L2 hit | bound | default / best | configurations | default run |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+          "cube | L2 hit | bound | default / best | goals | configurations timed | default run |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     for spec in args.rows.split(","):
-        print(row(spec, args.workers), flush=True)
+        print(row(spec, args.workers, args.keep), flush=True)
+    print(f"load average {' '.join(f'{x:.1f}' for x in os.getloadavg())}")
 
 
 if __name__ == "__main__":

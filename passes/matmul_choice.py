@@ -205,9 +205,19 @@ def estimate_cycles(plan: MatmulPlan, table: isa_costs.Costs) -> float:
                                                    plan.quant != "none")
     work = chunks * chunk
     c_slots = plan.slots(plan.c_l0c()) > 1
-    tile = _overlap(work, fix) if c_slots else work + fix
+    if c_slots:
+        tile = _overlap(work, fix)
+    elif l1_slots > 1:
+        # One L0C slot chains the cube to the fixpipe (the next tile's first mad waits for
+        # it), but the next tile's loads and moves run ahead in their slots meanwhile: a tile
+        # takes its work or its mads and fixpipe, whichever is longer (measured on the
+        # timeline, docs/costs.md "One L0C slot"); the last tile's fixpipe trails
+        tile = max(work, chunks * steps * mad + fix)
+    else:  # one L1 slot as well: the next tile's loads wait for the moves out of this one
+        tile = work + fix
     # overlapped stages wait once for the first load and for the last fixpipe
-    total = per_core * tile + (loads if l1_slots > 1 else 0) + (min(work, fix) if c_slots else 0)
+    tail = min(work, fix) if c_slots else work + fix - tile
+    total = per_core * tile + (loads if l1_slots > 1 else 0) + tail
     ea, eb = element_bits(plan.lhs) // 8 or 1, element_bits(plan.rhs) // 8 or 1
     if plan.a_panel:  # loaded once per i, before its j loop
         panel = _Reads(mt, plan.l1_m, plan.k * ea, plan.k * ea, plan.m * plan.k * ea)

@@ -82,7 +82,8 @@ class MatmulPlan:
     a_panel: bool  # A row panel (tm x K) resident in L1 across the j loop
     b_whole: bool  # all of B resident in L1
     multi_buffer: int = 1  # slots of each tile reloaded in a loop (the `multi-buffer` option)
-    single_c: bool = False  # L0C (and the bias) keep one slot: multi_buffer of them do not fit
+    single_c: bool = False  # L0C (and the bias) keep one slot: multi_buffer of them do not fit,
+    # l0c-slots=1, or a split kernel (its tile loop has block-index bounds: no ping-pong)
     blocks: int = 1  # > 1: output tiles split over the cores by block index (the `blocks` option)
     k1: int = 0  # K of the L1 tiles (a multiple of tk, > tk): chunks of K moved to L0 in tk steps
     single_l0: bool = False  # L0A and L0B keep one slot (their multi_buffer slots do not fit)
@@ -371,6 +372,14 @@ def plan_matmul(
         raise PassOpError(op, f"requires multi-buffer >= 1, got {multi_buffer}")
     if c_slots not in (0, 1, 2):
         raise PassOpError(op, f"requires l0c-slots in 0 (chosen), 1, 2, got {c_slots}")
+    if c_slots == 2 and blocks > 1:
+        # L0C is reloaded by the tile loop of a split kernel, whose bounds are the block index:
+        # multi_buffer_matmul cannot unroll it, so its L0C keeps one slot
+        raise PassOpError(
+            op,
+            f"requires l0c-slots in 0 (chosen), 1 with blocks = {blocks} (a split kernel's L0C "
+            f"keeps one slot: its tile loop has block-index bounds), got {c_slots}",
+        )
     if swizzle < 1:
         raise PassOpError(op, f"requires swizzle >= 1 (tile rows per strip), got {swizzle}")
     split = blocks > 1
@@ -385,7 +394,7 @@ def plan_matmul(
             target, m, n, k, lhs, rhs, out, acc, quant, ta, tb, op.bias is not None,
             rows, cols, tk, g, a_panel and not split, b_whole, multi_buffer, blocks=blocks,
             k1=k1 if k1 > tk and m % rows != 1 else 0, single_l0=single_l0,
-            single_l1=single_l1, single_c=c_slots == 1, m1=m1 if m1 > rows else 0,
+            single_l1=single_l1, single_c=c_slots == 1 or split, m1=m1 if m1 > rows else 0,
             n1=n1 if n1 > cols else 0, swizzle=swizzle,
         )
         # Ping-pong L0C only where its slots (and the bias's) fit: it overlaps the fixpipe of

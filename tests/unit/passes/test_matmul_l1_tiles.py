@@ -176,3 +176,36 @@ def test_the_model_takes_a_swizzle_only_where_the_operands_do_not_fit_l2():
     chosen = choose_plan(matmul, target, 128, 128, 64, multi_buffer=2, blocks=24, table=small)
     assert chosen.swizzle > 1
     assert estimate_cycles(chosen, small) < estimate_cycles(replace(chosen, swizzle=1), small)
+
+
+def test_a_split_kernel_keeps_one_l0c_slot_and_l0c_slots_2_is_an_error():
+    # the tile loop of a split kernel has block-index bounds: multi_buffer_matmul leaves its
+    # L0C one slot, so the plan (and the estimate) must say so
+    text = matmul_text(1024, 1024, 512, "f16", "f16", "f32")
+    matmul, target = _op(text)
+    split = choose_plan(matmul, target, 128, 128, 64, multi_buffer=2, blocks=24)
+    assert split.slots(split.c_l0c()) == 1
+    assert split.slots(split.a_l1()) == 2  # the operand tiles keep theirs (the K loop)
+    one = choose_plan(matmul, target, 128, 128, 64, multi_buffer=2)
+    assert one.slots(one.c_l0c()) == 2
+    with pytest.raises(PassOpError, match=r"requires l0c-slots in 0 \(chosen\), 1 with "
+                                          r"blocks = 24 \(a split kernel's L0C keeps one slot"):
+        choose_plan(matmul, target, 128, 128, 64, multi_buffer=2, blocks=24, l0c_slots=2)
+
+
+@pytest.mark.parametrize("shape,options", [
+    ((512, 512, 512), "tile-k-l1=256"),
+    ((1024, 1024, 256), ""),
+])
+def test_the_estimate_of_one_l0c_slot_is_within_8_percent_of_the_timeline(shape, options):
+    # one L0C slot chains the cube to the fixpipe, the loads run ahead (docs/costs.md, "One
+    # L0C slot"); the estimate charged work + fixpipe per tile, 35 % over at 1024 x 1024 x 256
+    m, n, k = shape
+    text = matmul_text(m, n, k, "f16", "f16", "f32")
+    pipeline = f"tile-m=128 tile-n=128 tile-k=64 {options} multi-buffer=2 l0c-slots=1"
+    cycles = run_module(lower(text, f"mmair-lower{{{pipeline}}}"),
+                        timing_only=True).timeline.summary().total
+    plan = choose_plan(*_op(text), 128, 128, 64, multi_buffer=2, l0c_slots=1,
+                       tile_k_l1=256 if options else 0)
+    assert plan.slots(plan.c_l0c()) == 1
+    assert abs(estimate_cycles(plan, costs("a2")) / cycles - 1) < 0.08
