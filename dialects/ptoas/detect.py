@@ -2,7 +2,8 @@
 
 A file is PTOAS text when it uses PTOAS's types (`!pto.ptr`, `!pto.tensor_view`,
 `!pto.partition_tensor_view`, `!pto.tile_buf`), its module attributes (`pto.target_arch`,
-`pto.kernel_kind`, `pto.device-spec`), its flag syntax (`[<PIPE_...>`), an element type only PTOAS has (`!pto.f4E2M1x2`, ...) or an
+`pto.kernel_kind`, `pto.device-spec`), its memref address spaces (`#pto.address_space<gm>`, the
+VPTO operand form of PTOAS's lit tests), its flag syntax (`[<PIPE_...>`), an element type only PTOAS has (`!pto.f4E2M1x2`, ...) or an
 op only PTOAS has (VPTO's `pto.mad` and `pto.mte_l1_l0a` share mmair's names, but their
 `!pto.ptr` operands mark them).
 The file name does not matter. mmair's own spelling (`!pto.tile`, `pto.set_flag mte2 -> mte1, 0`)
@@ -19,6 +20,7 @@ _MARKERS = re.compile(
     r"!pto\.(?:ptr|tensor_view|partition_tensor_view|tile_buf|f8E8M0|hif8x2|f4E1M2x2|f4E2M1x2"
     r"|bf16x2)\b"
     r"|\bpto\.(?:target_arch|kernel_kind|device-spec)\b"
+    r"|#pto\.address_space\b"
     r"|\[\s*<PIPE_"
     r"|\bpto\.(?:alloc_tile|make_tensor_view|partition_view|tload|tstore|tmov|textract|tmatmul"
     r"|section\.cube|section\.vector|get_block_idx|get_block_num|set_flag_dyn|wait_flag_dyn"

@@ -82,6 +82,9 @@ def test_detector() -> None:
     assert is_ptoas("func.func @k(%a: !pto.ptr<f16>) {}")
     assert is_ptoas('module attributes {pto.target_arch = "a5"} {}')
     assert is_ptoas("pto.set_flag[<PIPE_MTE2>, <PIPE_MTE1>, <EVENT_ID0>]")
+    # The memref operand form alone (no other PTOAS marker) is PTOAS text too: its address space
+    # is read and checked by PTOAS's attribute, not reported as unregistered.
+    assert is_ptoas("func.func @k(%a: memref<?xf16, #pto.address_space<gm>>) {}")
     with open("examples/gemm_f16_128.mlir") as f:
         assert not is_ptoas(f.read())  # mmair's own spelling
     assert not is_ptoas("// !pto.ptr<f16> in a comment only\n")
