@@ -127,6 +127,14 @@ def tile_of(op: Operation, tile: TileBufType, target: str = "a2") -> pto.TileTyp
         layout = get_target(target).l0a_layout
     if LOC_SPACE[loc] in ("bt", "fb", "ub") and rows == 1:
         return pto.TileType(LOC_SPACE[loc], [cols], dtype, "nd")
+    if loc in ("mat", "left") and rows == 1 and slayout != "none_box":
+        # A one-row fractal tile is its row, contiguous: pto-isa's Tile exempts Rows == 1 from
+        # "rows must be divisible by inner box rows" and sizes it Rows x Cols (pto_tile.hpp),
+        # and TLOAD's ND2NZ writes it with dstNzC0Stride = Rows = 1 (PTOAS's tgemv ST places
+        # a 1x256 f16 mat tile in the 512 bytes before the next one). That row is what a GEMV
+        # mad reads from L0A (Ascend C Mmad: "reads data from the L0A Buffer in ND format"), so
+        # it is mmair's nd vector (an L1 1 x cols nd tile, the L0A GEMV row).
+        return pto.TileType(LOC_SPACE[loc], [cols] if loc == "left" else [1, cols], dtype, "nd")
     return pto.TileType(LOC_SPACE[loc], [rows, cols], dtype, layout)
 
 
@@ -649,6 +657,7 @@ def _tmatmul(conv: _Converter, op: Operation) -> None:
     k_rhs, n = conv.valid(op, first + 1)
     gemv = name.startswith("pto.tgemv")
     if gemv:
+        _check_gemv_shapes(op, (m, k), (k_rhs, n), conv.valid(op, len(op.ins)))
         m, k = conv.index(op, 1), k_rhs
     nd_lhs = isinstance(lhs.type, pto.TileType) and lhs.type.layout_name == "nd"
     # a5's TMATMUL always passes GEMV off to mad (pto-isa a5 TMatmul.hpp: gemvCtrl = true)
@@ -670,6 +679,24 @@ def _tmatmul(conv: _Converter, op: Operation) -> None:
         new = pto.MadOp(lhs, rhs, dst, *args, disable_gemv=off)
     conv.emit(op, new)
     _replace(op)
+
+
+def _check_gemv_shapes(op: Operation, lhs: tuple[SSAValue, SSAValue],
+                       rhs: tuple[SSAValue, SSAValue], dst: tuple[SSAValue, SSAValue]) -> None:
+    """PTOAS's tgemv rules on static valid regions (PTO.cpp verifyGemvTileOperandsA2A3: a run-time
+    size is not checked there either)."""
+    (lhs_rows, lhs_cols), (rhs_rows, rhs_cols), (dst_rows, dst_cols) = (
+        tuple(_const(v) for v in pair) for pair in (lhs, rhs, dst))
+    if lhs_rows not in (None, 1):
+        raise ConversionError(op, "expects lhs valid_shape[0] to be 1 for tgemv")
+    if dst_rows not in (None, 1):
+        raise ConversionError(op, "expects dst valid_shape[0] to be 1 for tgemv")
+    if None not in (lhs_cols, rhs_rows) and lhs_cols != rhs_rows:
+        raise ConversionError(op, f"expects lhs valid_shape[1] to equal rhs valid_shape[0], but "
+                                  f"got {lhs_cols} vs {rhs_rows}")
+    if None not in (rhs_cols, dst_cols) and rhs_cols != dst_cols:
+        raise ConversionError(op, f"expects rhs valid_shape[1] to equal dst valid_shape[1], but "
+                                  f"got {rhs_cols} vs {dst_cols}")
 
 
 # tstore / tmov from acc convert by the element types alone (PTOAS's TStoreOp/TMovOp without a
