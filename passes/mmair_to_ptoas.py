@@ -173,7 +173,9 @@ def _needs(w: _Writer, op: Operation) -> list[tuple[SSAValue, list[SSAValue]]]:
     """The valid region (rows, cols) each tile of `op` must have for PTOAS to take `op`'s sizes
     from it: a move's destination (pto-isa TLOAD / TEXTRACT / TMOV fill dst's valid region), a
     mad's left (m, k) and right (k, n) tiles (TMATMUL: m, k from the left, n from the right;
-    TGEMV: k, n from the right), a store's accumulator (TSTORE writes src's valid region)."""
+    TGEMV: k, n from the right, and PTOAS's verifier wants the left and dst tiles one valid row,
+    PTO.cpp verifyGemvTileOperandsA2A3), a store's accumulator (TSTORE writes src's valid
+    region)."""
     if isinstance(op, pto.MteGmL1Op):
         return [(op.dst, [op.rows, op.cols])]
     if isinstance(op, pto.MteL1L0AOp):
@@ -184,7 +186,8 @@ def _needs(w: _Writer, op: Operation) -> list[tuple[SSAValue, list[SSAValue]]]:
         return [(op.dst, [w.constant(op, 1), op.n])]
     if isinstance(op, pto.MadOp | pto.MadAccOp | pto.MadBiasOp):
         right = (op.rhs, [op.k, op.n])
-        return [right] if _const(op.m) == 1 else [(op.lhs, [op.m, op.k]), right]
+        left = (op.lhs, [op.m, op.k])
+        return [left, right, (op.dst, [op.m, op.n])] if _const(op.m) == 1 else [left, right]
     if isinstance(op, pto.FixpipeOp):
         tile = op.src if isinstance(op.dst.type, MemRefType) else op.dst
         return [(tile, [op.m, op.n])]

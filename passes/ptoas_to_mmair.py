@@ -224,6 +224,15 @@ class _Converter:
             sizes.append(self.index(op, folded) if folded is not None else size)
         return (sizes[1], sizes[0]) if transposed else (sizes[0], sizes[1])
 
+    def static_region(self, op: Operation, index: int) -> tuple[int | None, int | None]:
+        """The valid region of `op`'s tile operand `index` where its sizes are constants (None
+        for a run-time or unknown size): what a verifier of static shapes sees."""
+        region = self.regions.get((op, index))
+        if region is None or isinstance(region, str):
+            return None, None
+        rows, cols = (size if isinstance(size, int) else _const(size) for size in region)
+        return rows, cols
+
     def index(self, at: Operation, value: int) -> SSAValue:
         const = arith.ConstantOp(IntegerAttr(value, IndexType()))
         const.location = at.location
@@ -657,7 +666,7 @@ def _tmatmul(conv: _Converter, op: Operation) -> None:
     k_rhs, n = conv.valid(op, first + 1)
     gemv = name.startswith("pto.tgemv")
     if gemv:
-        _check_gemv_shapes(op, (m, k), (k_rhs, n), conv.valid(op, len(op.ins)))
+        _check_gemv_shapes(op, (m, k), (k_rhs, n), conv.static_region(op, len(op.ins)))
         m, k = conv.index(op, 1), k_rhs
     nd_lhs = isinstance(lhs.type, pto.TileType) and lhs.type.layout_name == "nd"
     # a5's TMATMUL always passes GEMV off to mad (pto-isa a5 TMatmul.hpp: gemvCtrl = true)
@@ -682,11 +691,12 @@ def _tmatmul(conv: _Converter, op: Operation) -> None:
 
 
 def _check_gemv_shapes(op: Operation, lhs: tuple[SSAValue, SSAValue],
-                       rhs: tuple[SSAValue, SSAValue], dst: tuple[SSAValue, SSAValue]) -> None:
+                       rhs: tuple[SSAValue, SSAValue], dst: tuple[int | None, int | None]) -> None:
     """PTOAS's tgemv rules on static valid regions (PTO.cpp verifyGemvTileOperandsA2A3: a run-time
     size is not checked there either)."""
-    (lhs_rows, lhs_cols), (rhs_rows, rhs_cols), (dst_rows, dst_cols) = (
-        tuple(_const(v) for v in pair) for pair in (lhs, rhs, dst))
+    (lhs_rows, lhs_cols), (rhs_rows, rhs_cols) = (tuple(_const(v) for v in pair)
+                                                  for pair in (lhs, rhs))
+    dst_rows, dst_cols = dst
     if lhs_rows not in (None, 1):
         raise ConversionError(op, "expects lhs valid_shape[0] to be 1 for tgemv")
     if dst_rows not in (None, 1):
