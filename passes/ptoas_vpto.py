@@ -595,10 +595,8 @@ def _acc_store(state: VptoState, op: Operation) -> None:
 
 def _l1_bt(state: VptoState, op: Operation) -> None:
     _check_target(state, op)
-    src_elem, dst_elem = (str(op.require(s).type.element_type) for s in ("src", "dst"))
-    if src_elem != dst_elem:
-        raise _fail(op, f"converts {src_elem} to {dst_elem}: the bias load's widening is not "
-                        f"modelled by mmair (f32 -> f32 and i32 -> i32 are)")
+    # f16 / bf16 -> f32 widen (convControl, set by PTOAS's ExpandBiasLoadPattern for f16):
+    # pto.copy_l1_bt checks the pair against the target's bias load
     src, src_offset = _local(state, op, "src")
     dst, dst_offset = _local(state, op, "dst")
     ix = state.index

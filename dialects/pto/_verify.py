@@ -199,3 +199,13 @@ def atomic_kind(op: Operation) -> str:
     dst = op.dst  # type: ignore[attr-defined]  (pto.fixpipe, pto.fixpipe_copy)
     elem = element_name_or_none(dst.type.element_type) if isinstance(dst.type, MemRefType) else None
     return f"{attr.data} {elem}"  # type: ignore[attr-defined]
+
+
+def check_bias_load_types(op: Operation, role: str, src: str, dst: str, target: Target) -> None:
+    """An L1 -> BT load keeps the element type or converts as the target's bias load does."""
+    if src == dst or (src, dst) in target.bias_load_conversions:
+        return
+    legal = sorted({f"{dst}"} | {a for a, b in target.bias_load_conversions if b == dst})
+    raise _error(op, f"requires {role} element type in {_fmt_set(set(legal))} for a {dst} bias "
+                     f"(the same type, or a conversion of the bias load on target "
+                     f"{target.name}), got {src}")

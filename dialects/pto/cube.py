@@ -38,6 +38,7 @@ from mmair.dialects.pto._verify import (
     _memref_element,
     _static_in_range,
     _tile_in,
+    check_bias_load_types,
     static_value,
     target_of,
 )
@@ -407,7 +408,8 @@ class MteL1BtOp(IRDLOperation):
     """L1 -> BT (bias table): dst[0, 0:n] = src[0, 0:n], the bias row `mad_bias` reads.
 
     Ascend C stages a bias GM -> L1 (DataCopy into the C1 position) -> BT (DataCopy into C2);
-    mmair keeps the element type, which is the Mmad bias type (f32, or s32 for integer inputs)."""
+    dst's element type is the Mmad bias type (f32, or s32 for integer inputs), src's the same or
+    one the target's bias load widens to it (isa `bias_load_conversions`: f16, bf16 on a5)."""
 
     name = "pto.mte_l1_bt"
     MEMO_VERIFY: ClassVar[bool] = True  # the verifier reads only this op (tools/diagnostics.py)
@@ -432,19 +434,14 @@ class MteL1BtOp(IRDLOperation):
         # (every L1 layout is legal on every target: the src check is the nd one below)
         if src.layout_name != "nd":
             raise _error(self, f"requires src layout nd (a bias row), got {src.layout_name}")
-        if dst.element_name != src.element_name:
-            raise _error(
-                self,
-                f"requires dst element type {src.element_name} (the src type), "
-                f"got {dst.element_name}",
-            )
         bias_types = {d for _a, _b, d in target.mmad_bias_types}
-        if src.element_name not in bias_types:
+        if dst.element_name not in bias_types:
             raise _error(
                 self,
                 f"requires element type in {_fmt_set(bias_types)} (the bias types) on target "
-                f"{target.name}, got {src.element_name}",
+                f"{target.name}, got {dst.element_name}",
             )
+        check_bias_load_types(self, "src", src.element_name, dst.element_name, target)
         n = _static_in_range(self, "n", self.n, isa.MMAD_MNK_RANGE)
         _check_covers(self, "src", src, (1, n), "1 x n")
         _check_covers(self, "dst", dst, (1, n), "1 x n")

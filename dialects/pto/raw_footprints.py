@@ -288,10 +288,12 @@ def _exact_copy_l1_bt(op: Operation) -> _Exact:
         s, d, count = values[src], values[dst], values[count_i]
         burst = values[len_i] * unit
         src_step = burst + values[sgap] * isa_params.L1_BT_SRC_GAP_BYTES
+        # a widening load (convControl) writes its burst's elements in the wider dst type
+        dst_burst = burst // isa.element_bits(s.element) * isa.element_bits(d.element)
         return _box(s.space, s.offset + _offset_bytes(s, values[soff]), burst,
                     ((count, src_step),), False, s.name, None, _bytes(s)) + \
-            _box(d.space, d.offset + _offset_bytes(d, values[doff]), burst,
-                 ((count, burst + values[dgap] * unit),), True, d.name, None, _bytes(d))
+            _box(d.space, d.offset + _offset_bytes(d, values[doff]), dst_burst,
+                 ((count, dst_burst + values[dgap] * unit),), True, d.name, None, _bytes(d))
 
     return exact
 

@@ -24,6 +24,7 @@ from mmair.dialects.pto._verify import (
     _error,
     _fmt_set,
     _tile_in,
+    check_bias_load_types,
     static_value,
     target_of,
 )
@@ -228,7 +229,9 @@ class CopyL1BtOp(IRDLOperation):
     the CCE `copy_cbuf_to_bt`: for i < block_count, burst i of block_len units (64 B; 32 B on a5)
     is read at i*(block_len*unit + src_gap*32) bytes of src and written at
     i*(block_len*unit + dst_gap*unit) bytes of dst (gaps end to start). The element type is kept
-    (f32, s32: the Mmad bias types); the f16 -> f32 conversion (convControl) is not modelled."""
+    (f32, s32: the Mmad bias types), or widened where the target's bias load converts (isa
+    `bias_load_conversions`: f16 -> f32, and bf16 -> f32 on a5; the CCE convControl bit): a
+    burst's block_len*unit source bytes then fill twice as many destination bytes."""
 
     name = "pto.copy_l1_bt"
     MEMO_VERIFY: ClassVar[bool] = True
@@ -254,6 +257,13 @@ class CopyL1BtOp(IRDLOperation):
         super().__init__(operands=[src, src_offset, dst, dst_offset, block_count, block_len,
                                    src_gap, dst_gap])
 
+    def widening(self) -> tuple[str, str] | None:
+        """(src, dst) element types where the load converts (convControl), else None."""
+        src, dst = self.src.type, self.dst.type
+        assert isinstance(src, TileType) and isinstance(dst, TileType)
+        return None if src.element_name == dst.element_name else (src.element_name,
+                                                                    dst.element_name)
+
     def verify_(self) -> None:
         target = target_of(self)
         if not target.mmad_bias:
@@ -265,9 +275,7 @@ class CopyL1BtOp(IRDLOperation):
         if dst.element_name not in bias_types:
             raise _error(self, f"requires dst element type in {_fmt_set(bias_types)} (the bias "
                                f"types) on target {target.name}, got {dst.element_name}")
-        if src.element_name != dst.element_name:
-            raise _error(self, f"requires src element type {dst.element_name} (the dst type; the "
-                               f"convControl conversion is not modelled), got {src.element_name}")
+        check_bias_load_types(self, "src", src.element_name, dst.element_name, target)
         values = check_fields(self, dict(isa_params.L1_BT_FIELDS))
         offset_bytes(self, "src", self.src_offset, src, isa.L1_BT_SRC_ALIGN)
         offset_bytes(self, "dst", self.dst_offset, dst, isa.MMAD_BIAS_ALIGN)
@@ -276,7 +284,8 @@ class CopyL1BtOp(IRDLOperation):
         if None in (count, length, gap, off):
             return
         unit = isa_params.l1_bt_unit_bytes(target)
-        end = off * dst.element_bits // 8 + count * length * unit + (count - 1) * gap * unit
+        burst = length * unit * dst.element_bits // src.element_bits
+        end = off * dst.element_bits // 8 + count * burst + (count - 1) * gap * unit
         if end > dst.footprint_bytes():
             raise _error(self, f"requires the bursts inside the {dst.footprint_bytes()}-byte dst "
                                f"tile ({unit}-byte units on target {target.name}), they end at "

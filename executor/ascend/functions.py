@@ -24,6 +24,7 @@ from mmair.executor.engine.memory import Memory, Tile
 from mmair.isa.ascend import params as isa_params
 from mmair.isa.ascend import targets as isa
 from mmair.isa.ascend.targets import C0_BYTES, c0_elements, element_bits
+from mmair.isa.dtypes import numpy_dtype
 
 
 def _name(value) -> str:
@@ -391,9 +392,12 @@ class PtoParamsFunctions(InterpreterFunctions):
         src, dst = v["src"], v["dst"]
         dst.will_write()
         p = raw_kernels.CopyL1Bt(*(v[name] for name in isa_params.L1_BT_FIELDS))
+        widening = op.widening()
         raw_kernels.copy_l1_bt(tile_bytes(src, v["src_offset"], "src"),
                                tile_bytes(dst, v["dst_offset"], "dst"), p,
-                               isa_params.l1_bt_unit_bytes(_target_of(op)))
+                               isa_params.l1_bt_unit_bytes(_target_of(op)),
+                               widen=None if widening is None else
+                               (numpy_dtype(widening[0]), numpy_dtype(widening[1])))
         return ()
 
     @impl(pto.MmadOp)

@@ -306,10 +306,16 @@ class CopyL1Bt:
     dst_gap: int
 
 
-def copy_l1_bt(src: np.ndarray, dst: np.ndarray, p: CopyL1Bt, unit: int) -> None:
+def copy_l1_bt(src: np.ndarray, dst: np.ndarray, p: CopyL1Bt, unit: int,
+               widen: tuple[np.dtype, np.dtype] | None = None) -> None:
     """DataCopy L1 -> BT (`copy_cbuf_to_bt`) on byte arrays from the operand starts: for
     i < blockCount, the burst of blockLen*unit bytes at i*(blockLen*unit + srcGap*32) of src goes
-    to i*(blockLen*unit + dstGap*unit) of dst (gaps end to start; `unit` 64 B, 32 B on a5)."""
+    to i*(blockLen*unit + dstGap*unit) of dst (gaps end to start; `unit` 64 B, 32 B on a5).
+
+    `widen` = (src dtype, dst dtype) is the convControl conversion (f16 / bf16 -> f32): a burst's
+    blockLen*unit source bytes (pto-isa's TMOV counts the source, `Cols * sizeof(SrcType)`)
+    become that many elements of the wider type, so the destination burst is wider by the ratio
+    of the element sizes (inferred for more than one burst: pto-isa issues one)."""
     _check_fields(vars(p), isa_params.L1_BT_FIELDS)
     if p.block_count == 0 or p.block_len == 0:
         return
@@ -317,7 +323,13 @@ def copy_l1_bt(src: np.ndarray, dst: np.ndarray, p: CopyL1Bt, unit: int) -> None
     _limit(p.block_count * burst, "copy_l1_bt")
     i = np.arange(p.block_count, dtype=np.int64)
     blocks = _take_blocks(src, i * (burst + p.src_gap * isa_params.L1_BT_SRC_GAP_BYTES), burst, "src")
-    idx = (i * (burst + p.dst_gap * unit))[:, None] + np.arange(burst, dtype=np.int64)[None, :]
+    dst_burst = burst
+    if widen is not None:
+        narrow, wide = (np.dtype(t) for t in widen)
+        dst_burst = burst // narrow.itemsize * wide.itemsize
+        blocks = (np.ascontiguousarray(blocks).view(narrow).astype(wide).view(np.uint8)
+                  .reshape(p.block_count, dst_burst))
+    idx = (i * (dst_burst + p.dst_gap * unit))[:, None] + np.arange(dst_burst, dtype=np.int64)[None, :]
     _bounds(idx, dst.size, "dst", "byte")
     dst[idx] = blocks
 

@@ -122,15 +122,18 @@ def _raw_bounds(index: np.ndarray, size: int, role: str) -> None:
 
 
 def _element_map(kernel, bits: int, src_count: int, src_offset: int, dst_count: int,
-                 dst_offset: int) -> np.ndarray:
+                 dst_offset: int, dst_bits: int | None = None) -> np.ndarray:
     """For each element of a destination buffer of `dst_count` elements, the index of the source
     element that `kernel(src_bytes, dst_bytes)` (a byte kernel of `raw_kernels` that moves whole
     `bits`-wide elements, from the operand offsets) copies there, or -1 where it writes nothing.
+    `dst_bits`: the destination's wider elements, for a kernel that widens (it must widen the
+    unsigned tags as integers).
 
     The kernel runs on tags: every source element holds its index + 1, written in base
     2^bits digits, one run per digit (an element holds one digit), so the map comes from the
     executor's own index math whatever the buffer size."""
     dtype = np.dtype(f"u{max(bits, 8) // 8}")
+    dst_dtype = dtype if dst_bits is None else np.dtype(f"u{dst_bits // 8}")
     base = 1 << bits
     tags = np.arange(1, src_count + 1, dtype=np.int64)
     source = np.zeros(dst_count, dtype=np.int64)
@@ -146,7 +149,7 @@ def _element_map(kernel, bits: int, src_count: int, src_offset: int, dst_count: 
             kernel(packed[src_offset // 2:], out[dst_offset // 2:])
             dst = raw_kernels.unpack_codes(out)[:dst_count]
         else:
-            dst = np.zeros(dst_count, dtype)
+            dst = np.zeros(dst_count, dst_dtype)
             kernel(src[src_offset:].view(np.uint8), dst[dst_offset:].view(np.uint8))
         source += dst.astype(np.int64) * scale
         scale *= base
@@ -470,7 +473,7 @@ class ReferencePtoFunctions(InterpreterFunctions):
         written[copied | zeroed] = 1
 
     def _load(self, op, key: tuple, src: LogicalTile, src_offset: int, dst: LogicalTile,
-              dst_offset: int, kernel) -> PythonValues:
+              dst_offset: int, kernel, widen: bool = False) -> PythonValues:
         """An L1 -> L0A/L0B load: `kernel(src_bytes, dst_bytes)` is the executor's byte kernel;
         `_element_map` turns it into "dst element e comes from src element s" on whole elements,
         kept per (op, parameters) as positions in the two padded matrices."""
@@ -481,13 +484,16 @@ class ReferencePtoFunctions(InterpreterFunctions):
             dst_count = dst.physical_index("dst").size
             source = _element_map(kernel, element_bits(src.element), src_count,
                                   _raw_offset(src_offset, src_count, "src"), dst_count,
-                                  _raw_offset(dst_offset, dst_count, "dst"))
+                                  _raw_offset(dst_offset, dst_count, "dst"),
+                                  element_bits(dst.element) if widen else None)
             written = np.nonzero(source >= 0)[0]
             positions = self._maps[cache_key] = (dst.padded_position("dst")[written],
                                                  src.padded_position("src")[source[written]])
         dst_pos, src_pos = positions
-        dst.padded_values.reshape(-1)[dst_pos] = bits_as(src.padded_values.reshape(-1)[src_pos],
-                                                          src.element, dst.element)
+        moved = src.padded_values.reshape(-1)[src_pos]
+        # a widening load converts values (exact: f16 / bf16 -> f32); others move bits
+        dst.padded_values.reshape(-1)[dst_pos] = moved if widen else bits_as(
+            moved, src.element, dst.element)
         dst.padded_magnitude.reshape(-1)[dst_pos] = src.padded_magnitude.reshape(-1)[src_pos]
         dst.padded_error.reshape(-1)[dst_pos] = src.padded_error.reshape(-1)[src_pos]
         self._written(dst)
@@ -567,8 +573,13 @@ class ReferencePtoFunctions(InterpreterFunctions):
         v = pto.operand_map(op, args)
         p = raw_kernels.CopyL1Bt(*(v[name] for name in isa_params.L1_BT_FIELDS))
         unit = isa_params.l1_bt_unit_bytes(pto.target_of(op))
+        widening = op.widening()
+        # the tags widen as unsigned integers of the two widths, as the values do
+        tags = None if widening is None else tuple(
+            np.dtype(f"u{element_bits(e) // 8}") for e in widening)
         return self._load(op, p, v["src"], v["src_offset"], v["dst"], v["dst_offset"],
-                          lambda s, d: raw_kernels.copy_l1_bt(s, d, p, unit))
+                          lambda s, d: raw_kernels.copy_l1_bt(s, d, p, unit, widen=tags),
+                          widen=widening is not None)
 
     @impl(pto.MmadOp)
     def run_mmad(self, interp: Interpreter, op, args: PythonValues) -> PythonValues:

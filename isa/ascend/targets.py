@@ -356,6 +356,11 @@ class Target:
     gemv_default: bool = True
     gm_atomic: Mapping[str, frozenset[str]] = field(default_factory=lambda: MappingProxyType({}))
     gm_atomic_sources: frozenset[str] = frozenset()
+    # (L1, BT) element pairs the L1 -> BT bias load converts (CCE copy_cbuf_to_bt convControl):
+    # pto-isa's TMOV to a bias tile sets it for half -> float on a2/a3 and for half / bfloat16
+    # -> float on a5 (include/pto/npu/{a2a3,a5}/TMov.hpp); PTOAS's MteL1BtOp verifier lists
+    # f16->f32 and bf16->f32. Other targets: no source, so none.
+    bias_load_conversions: frozenset[tuple[str, str]] = frozenset()
 
     # -- queries -------------------------------------------------------------------------
 
@@ -537,6 +542,7 @@ def _a2_like(name: str, product: str) -> Target:
         unit_flag=True,
         gm_atomic=_atomic(add=_ATOMIC_ALL, max=_ATOMIC_ALL, min=_ATOMIC_ALL),
         gm_atomic_sources=frozenset({"ub", "l0c", "l1"}),
+        bias_load_conversions=frozenset({("f16", "f32")}),
     )
 
 
@@ -579,6 +585,7 @@ _TARGETS: dict[str, Target] = {
         # Ascend 950: SetAtomicAdd / Max / Min, int8 ... float; "UB / L0C Buffer -> GM".
         gm_atomic=_atomic(add=_ATOMIC_ALL, max=_ATOMIC_ALL, min=_ATOMIC_ALL),
         gm_atomic_sources=frozenset({"ub", "l0c"}),
+        bias_load_conversions=frozenset({("f16", "f32"), ("bf16", "f32")}),
     ),
     "310p": Target(
         name="310p",

@@ -114,7 +114,7 @@ func.func @f() {
   pto.mte_l1_bt %l1, %bt, %c8 : !pto.tile<l1, 1x16xf32, nd>, !pto.tile<bt, 1x16xi32, nd>
   func.return
 }
-// CHECK: error: 'pto.mte_l1_bt' op requires dst element type f32 (the src type), got s32
+// CHECK: error: 'pto.mte_l1_bt' op requires src element type in [s32] for a s32 bias (the same type, or a conversion of the bias load on target a2), got f32
 
 // -----
 func.func @f() {

@@ -1564,13 +1564,14 @@ pto.copy_l1_bt %l1[%c0], %bt[%c0] block_count %c1 block_len %c4 src_gap %c0 dst_
 // CHECK: error: 'pto.copy_l1_bt' op requires dst element type in [f32, s32] (the bias types) on target a2, got f16
 
 // -----
-// [raw BT4] copy_l1_bt: the element type is kept (convControl f16 -> f32 is not modelled)
+// [raw BT4] copy_l1_bt: the element type is kept or widened as the target's bias load does
+// (convControl: f16 -> f32 on a2 / a3; bf16 -> f32 only on a5)
 %c0 = arith.constant 0 : index
 %c1 = arith.constant 1 : index
 %c4 = arith.constant 4 : index
-%l1, %bt = "test.op"() : () -> (!pto.tile<l1, 1x64xi32, nd>, !pto.tile<bt, 1x64xf32, nd>)
-pto.copy_l1_bt %l1[%c0], %bt[%c0] block_count %c1 block_len %c4 src_gap %c0 dst_gap %c0 : !pto.tile<l1, 1x64xi32, nd>, !pto.tile<bt, 1x64xf32, nd>
-// CHECK: error: 'pto.copy_l1_bt' op requires src element type f32 (the dst type; the convControl conversion is not modelled), got s32
+%l1, %bt = "test.op"() : () -> (!pto.tile<l1, 1x64xbf16, nd>, !pto.tile<bt, 1x64xf32, nd>)
+pto.copy_l1_bt %l1[%c0], %bt[%c0] block_count %c1 block_len %c4 src_gap %c0 dst_gap %c0 : !pto.tile<l1, 1x64xbf16, nd>, !pto.tile<bt, 1x64xf32, nd>
+// CHECK: error: 'pto.copy_l1_bt' op requires src element type in [f16, f32] for a f32 bias (the same type, or a conversion of the bias load on target a2), got bf16
 
 // -----
 // [raw BT5] copy_l1_bt: a static block_count of 0 ("not executed") is an error

@@ -347,3 +347,17 @@ def test_nz2nz_fixpipe_into_an_l1_tile_merges_8_bit_channels_into_32_wide_blocks
     # two 16 x 32 Z blocks: block j holds channels 32j..32j+31 of rows 0..15, row-major
     blocks = logical.reshape(16, 2, 32).transpose(1, 0, 2).reshape(-1)
     assert np.array_equal(dst.physical.reshape(-1), blocks.astype(np.int8))
+
+
+def test_copy_l1_bt_widening_turns_each_source_burst_into_wider_elements():
+    # convControl f16 -> f32: two bursts of one 32-byte unit (16 halves each) become 64 bytes of
+    # f32 each, placed dst_gap units apart after the wider burst; the values convert exactly.
+    halves = np.arange(48, dtype=np.float16) - 20.5
+    src = halves.view(np.uint8).copy()
+    dst = np.zeros(4 * 16 * 4, np.uint8)
+    p = rk.CopyL1Bt(block_count=2, block_len=1, src_gap=1, dst_gap=1)
+    rk.copy_l1_bt(src, dst, p, unit=32, widen=(np.dtype(np.float16), np.dtype(np.float32)))
+    out = dst.view(np.float32)
+    np.testing.assert_array_equal(out[:16], halves[:16].astype(np.float32))  # burst 0
+    np.testing.assert_array_equal(out[16:24], 0)  # the dst gap: one 32-byte unit
+    np.testing.assert_array_equal(out[24:40], halves[32:48].astype(np.float32))  # src gap 32 B
