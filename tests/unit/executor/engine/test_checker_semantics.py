@@ -326,6 +326,7 @@ PER_CORE = """builtin.module attributes {{pto.target = "a2"}} {{
     %i = pto.block_idx
     %z = arith.constant 0 : index
     %ev = arith.constant 0 : index
+    %ev_run = arith.muli %i, %z : index
     %first = arith.cmpi eq, %i, %z : index
     scf.if %first {{
       pto.set_flag mte2 -> mte3, {ev}
@@ -338,7 +339,10 @@ PER_CORE = """builtin.module attributes {{pto.target = "a2"}} {{
 """
 
 
-@pytest.mark.parametrize("event_id", ["0", "%ev"], ids=["static id", "run-time id"])
+# "%ev" is a constant the flag plan folds; "%ev_run" (0 on every core) is known only when the
+# op runs, the seam's run-time event-id path, whose flag key must hold the core too.
+@pytest.mark.parametrize("event_id", ["0", "%ev", "%ev_run"],
+                         ids=["static id", "constant id", "run-time id"])
 def test_a_set_on_one_core_never_releases_a_wait_on_another_in_a_run(event_id: str) -> None:
     text = PER_CORE.format(ev=event_id)
     with pytest.raises(SyncError, match=r"deadlock") as info:
