@@ -56,6 +56,8 @@ from mmair.dialects.ptoas.types import (
     TensorViewType,
     TileBufType,
 )
+from mmair.passes.mmair_to_vpto import HANDLERS as VPTO_HANDLERS
+from mmair.passes.mmair_to_vpto import VptoWriter
 from mmair.passes.pass_errors import PassOpError
 from mmair.passes.ptoas_to_mmair import BOX_LAYOUT, LOC_SPACE, PIPES, TARGET_ARCH
 
@@ -121,6 +123,7 @@ class _Writer:
         self.dynamic: set[SSAValue] = set()  # tiles written with a run-time valid region
         # (block, tile) -> the sizes the last set_validshape of that block gave the tile
         self.last_set: dict[tuple[object, SSAValue], tuple[SSAValue, SSAValue]] = {}
+        self.vpto: VptoWriter | None = None  # the raw forms' pointers (passes/mmair_to_vpto.py)
 
     def regions(self, op: Operation, wanted: list[tuple[SSAValue, list[SSAValue]]]) -> None:
         """Give each tile the valid region `op` takes its sizes from (PTOAS's tile ops read them
@@ -253,16 +256,17 @@ def _write_func(fn: func.FuncOp, target: str) -> None:
             block.erase_arg(arg)
         elif isinstance(t, MemRefType):
             shape = t.get_shape()
-            if len(shape) != 2 or any(d < 0 for d in shape) or not isinstance(
+            if len(shape) not in (1, 2) or any(d < 0 for d in shape) or not isinstance(
                     t.layout, NoneAttr):
                 raise PassOpError(fn, f"has argument {index} of type {t}: PTOAS's tensor views of "
-                                      "mmair cube kernels are static row-major 2-D memrefs")
+                                      "mmair cube kernels are static row-major 1-D / 2-D memrefs")
             ptr = block.insert_arg(PtrType(t.element_type), arg.index)
             ptr.name_hint = arg.name_hint
             sizes = [writer.constant(first, d) for d in shape]
-            strides = [writer.constant(first, shape[1]), writer.constant(first, 1)]
+            strides = [writer.constant(first, d) for d in (*shape[1:], 1)]  # row-major
             tv = P.MakeTensorViewOp.build(operands=[[ptr], sizes, strides],
-                                          result_types=[TensorViewType([-1, -1], t.element_type)])
+                                          result_types=[TensorViewType([-1] * len(shape),
+                                                                       t.element_type)])
             writer.insert(first, tv)
             tv.results[0].name_hint = f"{arg.name_hint or 'arg'}_view"
             # The memref uses stay on the old argument until the ops that take it are rewritten.
@@ -464,7 +468,7 @@ _HANDLERS = {
     pto.MteL1L0AOp: _tmov_l0, pto.MteL1L0BOp: _tmov_l0, pto.MteL1BtOp: _tmov_bt,
     pto.MadOp: _mad, pto.MadAccOp: _mad, pto.MadBiasOp: _mad, pto.FixpipeOp: _fixpipe,
     pto.SetFlagOp: _flag, pto.WaitFlagOp: _flag, pto.PipeBarrierOp: _barrier,
-    pto.BlockIdxOp: _block, pto.BlockNumOp: _block,
+    pto.BlockIdxOp: _block, pto.BlockNumOp: _block, **VPTO_HANDLERS,
 }
 
 
