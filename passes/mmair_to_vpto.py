@@ -230,13 +230,16 @@ def _bursts(w: _Writer, op: pto.CopyGmL1Op) -> None:
     v.emit(op, V.MteGmL1Op, values)
 
 
-def _l1_l0(w: _Writer, op: pto.Load2DOp | pto.Load2DV2Op) -> None:
+def _l1_l0(w: _Writer, op: pto.Load2DOp | pto.Load2DV2Op | pto.Load2DTransposeOp) -> None:
     v = _check(w, op)
     _bytes(op, op.src)
     cls = V.MteL1L0aOp if _space(op.dst) == "l0a" else V.MteL1L0bOp
+    transpose = not isinstance(op, pto.Load2DOp | pto.Load2DV2Op) or op.if_transpose is not None
     if isinstance(op, pto.Load2DV2Op):
-        fields = [op.m_start_position, op.k_start_position, op.m_step, op.k_step, op.src_stride,
-                  op.dst_stride]
+        fields: list[int | SSAValue] = [op.m_start_position, op.k_start_position, op.m_step,
+                                        op.k_step, op.src_stride, op.dst_stride]
+    elif isinstance(op, pto.Load2DTransposeOp):
+        fields = _square_window(w, op)
     else:
         if op.addr_mode is not None and op.addr_mode.value.data:
             raise PassOpError(op, "has addr_mode 1, which LoadData2DParamsV2 has no field for")
@@ -245,22 +248,64 @@ def _l1_l0(w: _Writer, op: pto.Load2DOp | pto.Load2DV2Op) -> None:
             raise PassOpError(op, "re-reads one fractal (src_stride 0, repeat_times not 1): the "
                                   "LoadData2DParamsV2 window it would be needs src_stride >= 1 "
                                   "(PTOAS's verifier)")
-        zero = v.w.constant(op, 0)
-        one = v.w.constant(op, 1)
         # one M fractal by `repeat` K fractals (module docstring); dst_gap is ignored on a5
-        fields = [op.start_index, zero, one, op.repeat_times, one if stride == 0 else op.src_stride,
-                  one]
+        fields = [op.start_index, 0, 1, op.repeat_times, 1 if stride == 0 else op.src_stride, 1]
     for name, value in zip(V.FULL_CONTROL, fields, strict=True):
         lo, hi = _FULL_CONTROL_RANGES[name]
-        s = static_value(value)
+        s = value if isinstance(value, int) else static_value(value)
         if s is not None and not lo <= s <= hi:
-            raise PassOpError(op, f"has {name} {s}: PTOAS's full-control {cls.name} takes "
-                                  f"[{lo}, {hi}]")
+            raise PassOpError(op, f"has {name} {s} as PTOAS's full-control {cls.name}, which "
+                                  f"takes [{lo}, {hi}]")
     values = {"src": v.tile(op, op.src, op.src_offset), "dst": v.tile(op, op.dst, op.dst_offset),
               **{n: v.i64(op, x) for n, x in zip(V.FULL_CONTROL, fields, strict=True)}}
     # the transpose flag is an attribute of PTOAS's op (`{transpose = true}`)
-    attrs = {"transpose": BoolAttr(True, i1)} if op.if_transpose is not None else None
-    v.emit(op, cls, values, attributes=attrs)
+    v.emit(op, cls, values, attributes={"transpose": BoolAttr(True, i1)} if transpose else None)
+
+
+def _square_window(w: _Writer, op: pto.Load2DTransposeOp) -> list[int | SSAValue]:
+    """LoadDataWithTranspose's walk as one transposed LoadData2DParamsV2 window, where the two
+    lay out the same bytes (executor/ascend/raw_kernels.py: load2d_transpose, load2d_v2). Square
+    i sits at fractals (start + s*i) * F (F fractals a square); its transpose's fractal h goes to
+    slot (dstGap + 1)*i + h*(dstFracGap + 1). The window writes R^T Nz, fractal (r1, c1) at
+    c1*dstStride + r1:
+      b16 (F = 1): m_step 1, k_step = repeat, src_stride s: slot i, so dstGap 0;
+      b8 (F = 2, two 16 x 32 fractals stacked): m_step 2, k_step = repeat, m_start 2*start,
+        src_stride 2s: slot 2i + h, so dstGap 1 and dstFracGap 0;
+      b32 (F = 2, two 16 x 8 fractals side by side): m_step 1, k_step 2*repeat, m_start 2*start,
+        src_stride 1 (so s = 1): slot h*dstStride + i, so dstGap 0, dstStride = dstFracGap + 1."""
+    bits = element_bits(element_name_or_none(_element(op.src)) or "")
+    if op.addr_mode is not None and op.addr_mode.value.data:
+        raise PassOpError(op, "has addr_mode 1, which LoadData2DParamsV2 has no field for")
+    s, gap, frac_gap, repeat = (static_value(getattr(op, n)) for n in (
+        "src_stride", "dst_gap", "dst_frac_gap", "repeat_times"))
+    if s == 0 and repeat != 1:
+        raise PassOpError(op, "re-reads one square (src_stride 0, repeat_times not 1): the "
+                              "LoadData2DParamsV2 window it would be needs src_stride >= 1 "
+                              "(PTOAS's verifier)")
+    needs = {16: (gap == 0, "dst_gap 0"),
+             8: (gap == 1 and frac_gap == 0, "dst_gap 1 and dst_frac_gap 0"),
+             32: (gap == 0 and (s == 1 or repeat == 1), "dst_gap 0 and src_stride 1")}
+    ok, what = needs.get(bits, (False, "b8, b16 or b32 elements"))
+    if not ok:
+        shown = ", ".join(f"{n} {'run-time' if x is None else x}" for n, x in (
+            ("src_stride", s), ("dst_gap", gap), ("dst_frac_gap", frac_gap)))
+        raise PassOpError(op, f"writes its transposed squares where no LoadData2DParamsV2 window "
+                              f"provably does (one window needs {what}; {shown})")
+    if bits == 16:
+        return [op.start_index, 0, 1, op.repeat_times, 1 if s == 0 else op.src_stride, 1]
+    start = _scaled(w, op, op.start_index, 2)
+    if bits == 8:
+        return [start, 0, 2, op.repeat_times, 1 if s == 0 else _scaled(w, op, op.src_stride, 2), 1]
+    stride = frac_gap + 1 if frac_gap is not None else w.insert(
+        op, arith.AddiOp(op.dst_frac_gap, w.constant(op, 1))).results[0]
+    return [start, 0, 1, _scaled(w, op, op.repeat_times, 2), 1, stride]
+
+
+def _scaled(w: _Writer, at: Operation, value: SSAValue, factor: int) -> int | SSAValue:
+    v = static_value(value)
+    if v is not None:
+        return v * factor
+    return w.insert(at, arith.MuliOp(value, w.constant(at, factor))).results[0]
 
 
 def _l1_bt(w: _Writer, op: pto.CopyL1BtOp) -> None:
@@ -348,9 +393,7 @@ def _acc_store(w: _Writer, op: pto.FixpipeCopyOp) -> None:
 
 def _refused(w: _Writer, op: Operation) -> None:
     _check(w, op)
-    what = {pto.Load2DTransposeOp: "LoadDataWithTranspose (its square blocks; mmair's VPTO "
-                                   "reader has no transposing window of that shape)",
-            pto.Load2DGmOp: "LoadData GM -> L1 (VPTO has no load_gm_to_cbuf op)",
+    what = {pto.Load2DGmOp: "LoadData GM -> L1 (VPTO has no load_gm_to_cbuf op)",
             pto.Load2DV2GmOp: "LoadData V2 GM -> L1 (VPTO has no load_gm_to_cbuf op)"}[type(op)]
     raise PassOpError(op, f"is {what}: no PTOAS VPTO spelling")
 
@@ -358,7 +401,7 @@ def _refused(w: _Writer, op: Operation) -> None:
 HANDLERS = {
     pto.CopyNd2NzOp: _frac, pto.CopyDn2NzOp: _frac, pto.CopyGmL1Op: _bursts,
     pto.Load2DOp: _l1_l0, pto.Load2DV2Op: _l1_l0, pto.CopyL1BtOp: _l1_bt, pto.MmadOp: _mad,
-    pto.FixpipeCopyOp: _acc_store, pto.Load2DTransposeOp: _refused, pto.Load2DGmOp: _refused,
+    pto.FixpipeCopyOp: _acc_store, pto.Load2DTransposeOp: _l1_l0, pto.Load2DGmOp: _refused,
     pto.Load2DV2GmOp: _refused,
 }
 """mmair raw op class -> its VPTO writer (writer, op)."""

@@ -47,14 +47,17 @@ def test_every_cube_example_expanded_on_a2_is_refused_at_its_first_raw_op(name) 
         write_module(module)
 
 
-@settings(max_examples=8, deadline=None)
+@settings(max_examples=10, deadline=None)
 @given(m=st.integers(1, 70), n=st.integers(1, 70), k=st.integers(1, 90),
        tile=st.sampled_from([16, 32]), slots=st.sampled_from([1, 2]),
-       blocks=st.sampled_from([1, 2]))
-def test_random_expanded_matmuls_read_back_bit_identical(m, n, k, tile, slots, blocks) -> None:
+       blocks=st.sampled_from([1, 2]),
+       types=st.sampled_from([("f16", "f16", "f32"), ("f32", "f32", "f32"),
+                              ("bf16", "bf16", "bf16")]))
+def test_random_expanded_matmuls_read_back_bit_identical(m, n, k, tile, slots, blocks,
+                                                          types) -> None:
     pipeline = (f"pto-tile-matmul{{tile-m={tile} tile-n={tile} tile-k=32 multi-buffer={slots} "
                 f"blocks={blocks}}},pto-assign-addresses,pto-insert-sync,pto-expand-params")
-    text = matmul_text(m, n, k, "f16", "f16", "f32", target="a5")
+    text = matmul_text(m, n, k, *types, target="a5")
     same_run(lower(text, pipeline), ptoas_text(_raw_kernel(text, pipeline)), blocks=blocks)
 
 
@@ -62,7 +65,9 @@ def test_random_expanded_matmuls_read_back_bit_identical(m, n, k, tile, slots, b
     (("f16", "f16", "f16"), {}, 1),                       # pre_quant f32_f16
     (("bf16", "bf16", "bf16"), {}, 2),                    # pre_quant f32_bf16, two cores
     (("f16", "f16", "f32"), {"transpose_a": True}, 1),    # the V1 ifTranspose walks
+    (("f32", "f32", "f32"), {}, 1),                       # LoadDataWithTranspose b32 squares
     (("f32", "f32", "f32"), {"transpose_b": True}, 1),
+    (("s8", "s8", "s32"), {}, 2),                         # ... and b8 squares
     (("s8", "s8", "s32"), {"transpose_a": True, "transpose_b": True}, 2),
     (("f16", "f16", "f32"), {"bias": "f32"}, 1),          # mte_l1_bt + mad_bias
 ])
@@ -119,8 +124,22 @@ def test_a_matrix_stride_that_is_not_whole_32_byte_blocks_is_refused() -> None:
         write_module(module)
 
 
-def test_a_transposing_square_load_is_refused_by_name() -> None:
-    module = lower(matmul_text(32, 32, 32, "f32", "f32", "f32", target="a5"),
-                   "mmair-lower,pto-expand-params")
-    with pytest.raises(PassOpError, match=r"'pto.load_2d_transpose' op is LoadDataWithTranspose"):
-        write_module(module)
+SQUARES_A5 = """builtin.module attributes {pto.target = "a5"} {
+  func.func @k() {
+    %l1 = pto.alloc {offset = 0 : i64} : !pto.tile<l1, 32x32xf16, nz>
+    %l0b = pto.alloc {offset = 0 : i64} : !pto.tile<l0b, 32x32xf16, zn>
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c2 = arith.constant 2 : index
+    pto.load_2d_transpose %l1[%c0], %l0b[%c0] start_index %c0 repeat_times %c2 src_stride %c1 dst_gap %c1 dst_frac_gap %c0 : !pto.tile<l1, 32x32xf16, nz>, !pto.tile<l0b, 32x32xf16, zn>
+    func.return
+  }
+}"""
+
+
+def test_transposed_squares_no_window_lays_out_are_refused_at_the_load() -> None:
+    with pytest.raises(PassOpError, match=r"'pto.load_2d_transpose' op writes its transposed "
+                                          r"squares where no LoadData2DParamsV2 window provably "
+                                          r"does \(one window needs dst_gap 0; src_stride 1, "
+                                          r"dst_gap 1, dst_frac_gap 0\)"):
+        write_module(parse(SQUARES_A5)[1])
