@@ -10,6 +10,7 @@ ptoas-to-mmair; `mmair-translate --target ptoas` prints the result).
     pto.mad / mad_acc / mad_bias (m = 1: tgemv*) ->  tmatmul / tmatmul.acc / tmatmul.bias
     pto.fixpipe l0c -> GM / l1                   ->  tstore / tmov (quant from the element types;
                                                     atomic add: {atomicType = atomic_add})
+    raw parameter forms (a5)                     ->  VPTO micro-ops (passes/mmair_to_vpto.py)
     pto.set_flag / wait_flag a -> b, n           ->  set_flag / wait_flag [<PIPE_A>, <PIPE_B>, <EVENT_IDn>]
     pto.pipe_barrier x                           ->  barrier <PIPE_X>
     pto.block_idx / block_num                    ->  get_block_idx / get_block_num + arith.index_cast
@@ -19,10 +20,11 @@ PTOAS's tile ops take their sizes from the valid regions of their tiles (docs/pt
 that some op moves or multiplies only in part (a remainder tile of a lowered matmul, sizes the
 kernel computes) is written with a run-time valid region (`v_row=?, v_col=?`, the whole tile at
 its alloc_tile) and a `pto.set_validshape` with the op's sizes before each op that reads them;
-the other tiles keep the static whole-tile region. The raw parameter forms, the vector ops, a
-transposing move and a fixpipe with ReLU or a quantization the element types do not imply have
-no tile-level spelling: each is refused with one diagnostic at its op. The result reads back
-through ptoas-to-mmair to the same kernel (tests/unit/passes).
+the other tiles keep the static whole-tile region. The raw parameter forms are written as VPTO
+cube micro-ops on a5 (passes/mmair_to_vpto.py) and refused on a2, where PTOAS has no spelling of
+them. The vector ops, a transposing tile-level move and a fixpipe with ReLU or a quantization the
+element types do not imply have no tile-level spelling: each is refused with one diagnostic at
+its op. The result reads back through ptoas-to-mmair to the same kernel (tests/unit/passes).
 """
 
 from __future__ import annotations
