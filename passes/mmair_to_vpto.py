@@ -10,6 +10,8 @@ e32488c9), the inverse of passes/ptoas_vpto.py:
                                      walk {start, repeat, srcStride} as the LoadData2DParamsV2
                                      window m_start = start, k_start = 0, m_step = 1,
                                      k_step = repeat, src_stride = srcStride, dst_stride = 1
+    pto.load_2d_transpose        ->  the same with {transpose = true}, where its squares are one
+                                     transposed V2 window (`_square_window`)
     pto.load_2d_v2               ->  mte_l1_l0a / mte_l1_l0b full control, fields unchanged
     pto.copy_l1_bt               ->  mte_l1_bt
     pto.mmad                     ->  mad / mad_acc / mad_bias
