@@ -164,3 +164,18 @@ def test_transposed_squares_no_window_lays_out_are_refused_at_the_load() -> None
                                           r"does \(one window needs dst_gap 0; src_stride 1, "
                                           r"dst_gap 1, dst_frac_gap 0\)"):
         write_module(parse(SQUARES_A5)[1])
+
+
+def test_written_vpto_text_reparses_to_the_same_text() -> None:
+    import io
+
+    from xdsl.printer import Printer
+
+    from mmair.dialects.ptoas import ptoas_context
+    from mmair.tools.diagnostics import LocatingParser
+
+    written = ptoas_text(parse((EXAMPLES / "raw_gemm_bias_a5.mlir").read_text())[1])
+    again = LocatingParser(ptoas_context(), written, "w.pto").parse_module()
+    out = io.StringIO()
+    Printer(stream=out).print_op(again)
+    assert out.getvalue() == written
