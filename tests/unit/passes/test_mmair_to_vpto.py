@@ -68,8 +68,8 @@ def test_every_cube_example_expanded_on_a2_is_refused_at_its_first_raw_op(name) 
         write_module(module)
 
 
-@settings(max_examples=10, deadline=None)
-@given(m=st.integers(1, 70), n=st.integers(1, 70), k=st.integers(1, 90),
+@settings(max_examples=20, deadline=None)
+@given(m=st.integers(1, 48), n=st.integers(1, 48), k=st.integers(1, 80),
        tile=st.sampled_from([16, 32]), slots=st.sampled_from([1, 2]),
        blocks=st.sampled_from([1, 2]),
        types=st.sampled_from([("f16", "f16", "f32"), ("f32", "f32", "f32"),
