@@ -10,6 +10,7 @@ ptoas-to-mmair; `mmair-translate --target ptoas` prints the result).
     pto.mad / mad_acc / mad_bias (m = 1: tgemv*) ->  tmatmul / tmatmul.acc / tmatmul.bias
     pto.fixpipe l0c -> GM / l1                   ->  tstore / tmov (quant from the element types;
                                                     atomic add: {atomicType = atomic_add})
+    raw parameter forms (a5)                     ->  VPTO micro-ops (passes/mmair_to_vpto.py)
     pto.set_flag / wait_flag a -> b, n           ->  set_flag / wait_flag [<PIPE_A>, <PIPE_B>, <EVENT_IDn>]
     pto.pipe_barrier x                           ->  barrier <PIPE_X>
     pto.block_idx / block_num                    ->  get_block_idx / get_block_num + arith.index_cast
@@ -19,10 +20,11 @@ PTOAS's tile ops take their sizes from the valid regions of their tiles (docs/pt
 that some op moves or multiplies only in part (a remainder tile of a lowered matmul, sizes the
 kernel computes) is written with a run-time valid region (`v_row=?, v_col=?`, the whole tile at
 its alloc_tile) and a `pto.set_validshape` with the op's sizes before each op that reads them;
-the other tiles keep the static whole-tile region. The raw parameter forms, the vector ops, a
-transposing move and a fixpipe with ReLU or a quantization the element types do not imply have
-no tile-level spelling: each is refused with one diagnostic at its op. The result reads back
-through ptoas-to-mmair to the same kernel (tests/unit/passes).
+the other tiles keep the static whole-tile region. The raw parameter forms are written as VPTO
+cube micro-ops on a5 (passes/mmair_to_vpto.py) and refused on a2, where PTOAS has no spelling of
+them. The vector ops, a transposing tile-level move and a fixpipe with ReLU or a quantization the
+element types do not imply have no tile-level spelling: each is refused with one diagnostic at
+its op. The result reads back through ptoas-to-mmair to the same kernel (tests/unit/passes).
 """
 
 from __future__ import annotations
@@ -56,6 +58,8 @@ from mmair.dialects.ptoas.types import (
     TensorViewType,
     TileBufType,
 )
+from mmair.passes.mmair_to_vpto import HANDLERS as VPTO_HANDLERS
+from mmair.passes.mmair_to_vpto import VptoWriter
 from mmair.passes.pass_errors import PassOpError
 from mmair.passes.ptoas_to_mmair import BOX_LAYOUT, LOC_SPACE, PIPES, TARGET_ARCH
 
@@ -121,6 +125,7 @@ class _Writer:
         self.dynamic: set[SSAValue] = set()  # tiles written with a run-time valid region
         # (block, tile) -> the sizes the last set_validshape of that block gave the tile
         self.last_set: dict[tuple[object, SSAValue], tuple[SSAValue, SSAValue]] = {}
+        self.vpto: VptoWriter | None = None  # the raw forms' pointers (passes/mmair_to_vpto.py)
 
     def regions(self, op: Operation, wanted: list[tuple[SSAValue, list[SSAValue]]]) -> None:
         """Give each tile the valid region `op` takes its sizes from (PTOAS's tile ops read them
@@ -256,16 +261,17 @@ def _write_func(fn: func.FuncOp, target: str) -> None:
             block.erase_arg(arg)
         elif isinstance(t, MemRefType):
             shape = t.get_shape()
-            if len(shape) != 2 or any(d < 0 for d in shape) or not isinstance(
+            if len(shape) not in (1, 2) or any(d < 0 for d in shape) or not isinstance(
                     t.layout, NoneAttr):
                 raise PassOpError(fn, f"has argument {index} of type {t}: PTOAS's tensor views of "
-                                      "mmair cube kernels are static row-major 2-D memrefs")
+                                      "mmair cube kernels are static row-major 1-D / 2-D memrefs")
             ptr = block.insert_arg(PtrType(t.element_type), arg.index)
             ptr.name_hint = arg.name_hint
             sizes = [writer.constant(first, d) for d in shape]
-            strides = [writer.constant(first, shape[1]), writer.constant(first, 1)]
+            strides = [writer.constant(first, d) for d in (*shape[1:], 1)]  # row-major
             tv = P.MakeTensorViewOp.build(operands=[[ptr], sizes, strides],
-                                          result_types=[TensorViewType([-1, -1], t.element_type)])
+                                          result_types=[TensorViewType([-1] * len(shape),
+                                                                       t.element_type)])
             writer.insert(first, tv)
             tv.results[0].name_hint = f"{arg.name_hint or 'arg'}_view"
             # The memref uses stay on the old argument until the ops that take it are rewritten.
@@ -467,7 +473,7 @@ _HANDLERS = {
     pto.MteL1L0AOp: _tmov_l0, pto.MteL1L0BOp: _tmov_l0, pto.MteL1BtOp: _tmov_bt,
     pto.MadOp: _mad, pto.MadAccOp: _mad, pto.MadBiasOp: _mad, pto.FixpipeOp: _fixpipe,
     pto.SetFlagOp: _flag, pto.WaitFlagOp: _flag, pto.PipeBarrierOp: _barrier,
-    pto.BlockIdxOp: _block, pto.BlockNumOp: _block,
+    pto.BlockIdxOp: _block, pto.BlockNumOp: _block, **VPTO_HANDLERS,
 }
 
 

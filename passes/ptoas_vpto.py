@@ -13,7 +13,8 @@ mmair's raw parameter-form ops, the hardware fields PTOAS's own wrapper expansio
     mte_l0c_gm / mte_l0c_l1 / _ub     ->  pto.fixpipe_copy (nz2nd / nz2dn / nz2nz, loop3 = nd_num)
     mte_l1_bt                         ->  pto.copy_l1_bt
 
-A pointer is a place in a buffer: `tile_buf_addr` points at the tile's start, `castptr` of a
+A pointer is a place in a buffer: `tile_buf_addr` points at the tile's start, `tensor_view_addr`
+at a GM view's first element (the memref its make_tensor_view / partition_view became), `castptr` of a
 byte address at that byte of its space (an mmair tile placed there, reaching to the next address
 a castptr or alloc_tile names in that space, so buffers never overlap), `addptr` moves by elements. A GM pointer argument becomes a 1-D memref sized by the bytes
 the ops read or write through it. A pointer argument in a local space (PTOAS's lit tests write
@@ -44,7 +45,7 @@ from mmair.isa.ascend.targets import element_bits, get_target
 FRACTAL_ROWS = 16  # M0: rows of a cube fractal
 C0_BYTES = 32  # a C0 block (the NZ fractal's row)
 
-POINTER_OPS = (V.TileBufAddrOp, V.CastPtrOp, V.AddPtrOp)
+POINTER_OPS = (V.TileBufAddrOp, V.TensorViewAddrOp, V.CastPtrOp, V.AddPtrOp)
 MAX_GM_ELEMENTS = 1 << 62  # i64 offsets and strides stay representable
 
 
@@ -182,6 +183,10 @@ class VptoState:
         if place.offset == 0:
             return place.buffer
         source = place.buffer
+        if source.type.get_num_dims() != 1:
+            raise _fail(at, f"requires a pointer at the first element of a GM view: an addptr of "
+                            f"a {source.type} view has no window (make the window a "
+                            f"partition_view)")
         (size,) = source.type.get_shape()
         offset = place.offset
         if isinstance(offset, int):
@@ -335,6 +340,15 @@ def _tile_buf_addr(state: VptoState, op: V.TileBufAddrOp) -> None:
         raise _fail(op, f"requires a pointer in the tile's space {tile.type.space_name}, got "
                         f"{op.dst.type.space.data}")
     state.places[op.dst] = Place(tile)
+
+
+def _tensor_view_addr(state: VptoState, op: V.TensorViewAddrOp) -> None:
+    """The first element of a GM view: the memref (argument or subview) its view became."""
+    view = op.src
+    if not isinstance(view.type, MemRefType):
+        raise _fail(op, f"requires a view of a kernel argument (make_tensor_view or "
+                        f"partition_view), got {view.type}")
+    state.places[op.dst] = Place(view)
 
 
 def _castptr(state: VptoState, op: V.CastPtrOp) -> None:
@@ -613,7 +627,7 @@ def _erase(op: Operation) -> None:
 
 
 HANDLERS = {
-    V.TileBufAddrOp: _tile_buf_addr, V.CastPtrOp: _castptr, V.AddPtrOp: _addptr,
+    V.TileBufAddrOp: _tile_buf_addr, V.TensorViewAddrOp: _tensor_view_addr, V.CastPtrOp: _castptr, V.AddPtrOp: _addptr,
     V.MteGmL1Op: _bursts, V.MteGmL1FracOp: _frac, V.MteL1L0aOp: _load, V.MteL1L0bOp: _load, V.LoadCbufToCaOp: _load,
     V.LoadCbufToCbOp: _load, V.MadOp: _mad, V.MadAccOp: _mad, V.MadBiasOp: _mad,
     V.MteL0cGmOp: _acc_store, V.MteL0cL1Op: _acc_store, V.MteL0cUbOp: _acc_store,

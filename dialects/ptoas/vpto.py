@@ -6,6 +6,7 @@ A VPTO kernel names storage by typed pointers, `!pto.ptr<T, space>`, and moves i
 hardware queue:
 
     %p = pto.tile_buf_addr %tile : !pto.tile_buf<...> -> !pto.ptr<f16, l1>
+    %g = pto.tensor_view_addr %view : !pto.partition_tensor_view<...> -> !pto.ptr<f16>  (GM)
     %q = pto.castptr %addr : i64 -> !pto.ptr<f16, l0a>      (a byte address in the space)
     %r = pto.addptr %p, %off : !pto.ptr<f16, l1> -> !pto.ptr<f16, l1>   (an element offset)
     pto.mte_gm_l1 %gm, %l1, %len_burst nburst(%count, %src_stride, %dst_stride) [loop(..)]*  (MTE2)
@@ -78,6 +79,28 @@ class TileBufAddrOp(IRDLOperation):
     src = operand_def(TileBufType)
     dst = result_def(PtrType)
     assembly_format = "$src attr-dict `:` type($src) `->` type($dst)"
+
+
+@irdl_op_definition
+class TensorViewAddrOp(IRDLOperation):
+    """The GM address of a tensor view's first element as a typed pointer (PTOAS's
+    FoldTileBufIntrinsics folds it to the view's base pointer plus the sum of offset x stride of
+    a partition_view)."""
+
+    name = "pto.tensor_view_addr"
+    src = operand_def()
+    dst = result_def(PtrType)
+    assembly_format = "$src attr-dict `:` type($src) `->` type($dst)"
+
+    def verify_(self) -> None:
+        from mmair.dialects.ptoas.types import PartitionTensorViewType, TensorViewType
+
+        src, dst = self.src.type, self.dst.type
+        if not isinstance(src, TensorViewType | PartitionTensorViewType):
+            raise op_error(self, f"requires a !pto.tensor_view or !pto.partition_tensor_view "
+                                 f"source, got {src}")
+        if dst.space.data != "gm" or dst.element_type != src.element_type:
+            raise op_error(self, f"requires a !pto.ptr<{src.element_type}, gm> result, got {dst}")
 
 
 @irdl_op_definition
@@ -606,7 +629,7 @@ MadBiasOp = slot_op("pto.mad_bias", "MadBiasOp", _MadBase, _MAD_SLOTS,
 
 
 VPTO_OPS: tuple[type[Operation], ...] = (
-    TileBufAddrOp, CastPtrOp, AddPtrOp, MteGmL1Op, MteGmL1FracOp, MteL1L0aOp, MteL1L0bOp, LoadCbufToCaOp,
+    TileBufAddrOp, TensorViewAddrOp, CastPtrOp, AddPtrOp, MteGmL1Op, MteGmL1FracOp, MteL1L0aOp, MteL1L0bOp, LoadCbufToCaOp,
     LoadCbufToCbOp, MteL1BtOp, MadOp, MadAccOp, MadBiasOp, MteL0cGmOp, MteL0cL1Op, MteL0cUbOp,
 )
 """The VPTO ops mmair reads (the cube data path); passes/ptoas_vpto.py converts them."""

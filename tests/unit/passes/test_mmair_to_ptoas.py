@@ -115,10 +115,11 @@ def test_a_module_without_a_cube_kernel_is_refused() -> None:
         write_module(module)
 
 
-def test_a_raw_parameter_form_is_refused_by_name() -> None:
+def test_a_raw_parameter_form_on_a2_is_refused_by_name() -> None:
     module = lower(matmul_text(32, 32, 32, "f16", "f16", "f32"),
                    "pto-tile-matmul,pto-expand-params,pto-assign-addresses")
-    with pytest.raises(PassOpError, match=r"'pto\.\w+' op has no PTOAS tile-level spelling"):
+    with pytest.raises(PassOpError, match=r"'pto\.copy_nd2nz' op is a raw parameter form on "
+                                          r"target a2"):
         write_module(module)
 
 
