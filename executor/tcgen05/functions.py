@@ -68,11 +68,15 @@ class MbarrierState:
         self.pending -= 1
         self._complete()
 
-    def complete_tx(self, nbytes: int, key: int) -> None:
+    def complete_tx(self, nbytes: int, key: int, remote: bool = False) -> None:
         """A complete-tx of `nbytes` (a TMA copy landed). More bytes than the phase still expects
         is an error: the executor completes each copy when it is issued, so the expect-tx that
-        covers a copy must come first (the CUTLASS order; docs/tcgen05-tma.md)."""
-        if nbytes > self.tx:
+        covers a copy of the barrier's own CTA must come first (the CUTLASS order;
+        docs/tcgen05-tma.md). A `remote` copy (the peer CTA's `.cta_group::2` copy into this
+        barrier) may come before it while an arrival is pending: PTX's tx-count goes negative
+        (range +-(2^20 - 1)) and the phase cannot complete before that arrival (CUTLASS's 2-SM
+        kernel: only the leader announces both CTAs' bytes, the peer's copies do not wait)."""
+        if nbytes > self.tx and not (remote and self.pending > 0):
             raise ExecutionError(
                 f"completes {nbytes} transaction bytes on the mbarrier at SMEM {key:#x}, whose "
                 f"phase {self.phase} expects only {self.tx} more ({self.expected} bytes announced "
@@ -580,7 +584,7 @@ class Tcgen05Functions(InterpreterFunctions):
             if state is None:
                 raise ExecutionError(f"signals the mbarrier at SMEM {key:#x} of CTA {rank}, which "
                                      "was not initialised (tcgen05.mbarrier_init)")
-            state.complete_tx(write.nbytes, key)
+            state.complete_tx(write.nbytes, key, remote=owner is not self)
             writes.append((rank, write))
         self.last_tma = writes
         return ()
