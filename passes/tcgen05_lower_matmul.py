@@ -1,4 +1,5 @@
-"""`tcgen05-lower-matmul`: lower `tcgen05.matmul` to a CUTLASS-style one-CTA Blackwell kernel.
+"""`tcgen05-lower-matmul`: lower `tcgen05.matmul` to a CUTLASS-style Blackwell kernel (one CTA,
+or with `cta-group=2` a CTA pair).
 
 The plan (tile, K block, boxes, descriptors, stage count, TMEM buffers) is
 `mmair.isa.tcgen05.matmul.plan_matmul`; this pass writes the kernel it describes (the schedule
@@ -24,6 +25,13 @@ tile t runs right after its last commit, and the MMAs of t + 1 follow it in prog
 its wait_ld). Remainder tiles load full boxes (TMA fills outside the tensor with
 zeros) and store clipped windows. The kernel is emitted as MLIR text (the same ops a hand-written
 kernel has, see examples/tcgen05_gemm_tma.mlir), parsed, and spliced in place of the matmul.
+
+`cta-group=2` writes CUTLASS's 2-SM kernel on a CTA pair (docs/tcgen05-tma.md, "The CTA-pair
+kernel"): both CTAs run the loop above on their own ring (A rows m0 + 128 rank, B rows
+n0 + N/2 rank), their copies `.cta_group::2` into the leader's full barrier, which only the
+leader announces (both CTAs' bytes), waits and consumes with `cta_group(2)` MMAs whose commits
+multicast to both CTAs; each CTA's epilogue stores its TMEM rows, and the CTAs meet at
+`tcgen05.cluster_sync` after the allocations and after each epilogue that frees an accumulator.
 """
 
 from __future__ import annotations

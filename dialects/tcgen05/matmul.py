@@ -2,7 +2,8 @@
 of `pto.matmul`.
 
 There is no instruction behind it: `mmair-lower` (`passes/tcgen05_lower_matmul.py`) turns it into
-the kernel CUTLASS writes for one CTA, a TMA-filled SMEM ring, `tcgen05.mma` issued by one elected
+the kernel CUTLASS writes for one CTA (`mmair-lower{cta-group=2}`: for a CTA pair), a TMA-filled
+SMEM ring, `tcgen05.mma` issued by one elected
 thread with commits releasing the stages, the accumulator in TMEM and a `tcgen05.ld` epilogue
 (docs/tcgen05-tma.md, "The tcgen05.matmul lowering"). The operand types select the MMA kind (f32
 operands run as kind::tf32, 8-bit integers as kind::i8), D's type the accumulator; the plan of
