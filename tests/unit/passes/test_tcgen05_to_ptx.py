@@ -65,6 +65,13 @@ def test_pair_matmul_ptx_assembles_and_is_the_cta_pair_kernel() -> None:
     assert "tcgen05.mma.cta_group::2.kind::i8 [" in ptx
 
 
+def test_translate_cta_group_out_of_range_is_a_usage_error() -> None:
+    proc = translate(ROOT / "tests" / "ptxas" / "matmul_pair.mlir", "--cta-group", "3")
+    assert proc.returncode == 2
+    assert proc.stderr.startswith("mmair-translate: error: argument --cta-group: invalid choice: "
+                                  "3 (choose from 1, 2)")
+
+
 def test_gemm_ptx_has_the_kernel_structure() -> None:
     ptx = translate(EMITTED[0]).stdout
     assert ".visible .entry gemm(.param .u64 gemm_param_0, .param .u64 gemm_param_1, " \
