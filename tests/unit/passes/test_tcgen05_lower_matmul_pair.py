@@ -2,7 +2,9 @@
 the executor's CTA pair clean under the asynchronous checker and equals numpy, remainder tiles
 included (CTA 1's part of the last tile partly or wholly outside D); in the exact numerics mode it
 equals the one-CTA kernel bit for bit; the checker reports a pair kernel without the cluster
-barrier that orders an accumulator's reuse; what cannot have a pair is one diagnostic."""
+barrier that orders an accumulator's reuse, the executor one without the barrier that orders the
+mbarriers' initialisation before the other CTA signals them; what cannot have a pair is one
+diagnostic."""
 
 from __future__ import annotations
 
@@ -101,6 +103,23 @@ def test_reusing_an_accumulator_without_the_cluster_barrier_is_a_race(tmp_path: 
     assert "error: 'tcgen05.ld' op race on TMEM lanes [0, 32) x columns [0, 32) (%acc0 of CTA " \
            "1) between CTAs 0 and 1 of the CTA pair" in err
     assert "'tcgen05.mma'" in err and "Traceback" not in err
+
+
+@pytest.mark.parametrize("sync_check", ["on", "off"])
+def test_signalling_the_other_ctas_barrier_before_the_first_cluster_barrier_is_reported(
+        tmp_path: Path, capsys, sync_check: str) -> None:
+    # the peer's copies complete on the leader's barrier: its mbarrier_init must be ordered
+    # before them by a cluster barrier, whichever CTA the hand-off happens to run first
+    lowered, lines, inputs = _lowered(tmp_path)
+    first = next(i for i, line in enumerate(lines) if "tcgen05.cluster_sync" in line)
+    lowered.write_text("\n".join(line for i, line in enumerate(lines) if i != first))
+    capsys.readouterr()
+    assert main([str(lowered), "-p", "mmair-lower", f"--sync-check={sync_check}", *inputs]) == 1
+    err = capsys.readouterr().err
+    assert "error: 'tcgen05.tma_load' op arrives on the mbarrier at SMEM 0x34400 of CTA 0 of the " \
+           "CTA pair, whose tcgen05.mbarrier_init no tcgen05.cluster_sync orders before it " \
+           "(initialise the pair's mbarriers, then tcgen05.cluster_sync, then signal the other " \
+           "CTA's) (in CTA 1 of the CTA pair)" in err
 
 
 def test_announcing_only_the_leaders_bytes_overdraws_the_barrier(tmp_path: Path,
