@@ -23,6 +23,7 @@ never synchronised (the executor places an alloc without an offset at a fresh ad
 
     mmair-opt kernel.mlir -p mmair-lower          # or -p 'mmair-lower{target=a5 multi-buffer=2}'
     mmair-opt kernel.mlir -p 'mmair-lower{tile-m=128 tile-n=256 tile-k=64 multi-buffer=2}'
+    mmair-opt kernel.mlir -p 'mmair-lower{cta-group=2}'     # tcgen05: the CTA-pair kernel
     mmair-run kernel.mlir -p mmair-lower --check-numpy
 """
 
@@ -43,9 +44,9 @@ from mmair.passes.pto_insert_sync import insert_sync_functions
 from mmair.passes.pto_tile_matmul import PtoTileMatmulPass
 
 
-def _tcgen05_lower_matmul() -> ModulePass:
+def _tcgen05_lower_matmul(cta_group: int) -> ModulePass:
     module = import_module("mmair.passes.tcgen05_lower_matmul")  # lazy: tcgen05 only
-    return module.Tcgen05LowerMatmulPass()
+    return module.Tcgen05LowerMatmulPass(cta_group=cta_group)
 
 
 def _tcgen05_materialize() -> ModulePass:
@@ -99,6 +100,9 @@ class MmairLowerPass(ModulePass):
     tiling: str = "model"
     """`pto-tile-matmul`'s choice of automatic sizes: "model" (the cost model) or "rule"."""
 
+    cta_group: int = 1
+    """`tcgen05-lower-matmul`'s kernel: 1 (one CTA) or 2 (a CTA pair, `cta_group::2`)."""
+
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         lowered = frozenset(
             f.sym_name.data for f in op.walk()
@@ -118,5 +122,5 @@ class MmairLowerPass(ModulePass):
             assign_function(function, pto.target_of(function))
         insert_sync_functions(op, lowered)
         if any(o.name == "tcgen05.matmul" for o in op.walk()):
-            _tcgen05_lower_matmul().apply(ctx, op)
+            _tcgen05_lower_matmul(self.cta_group).apply(ctx, op)
         _tcgen05_materialize().apply(ctx, op)

@@ -1,4 +1,5 @@
-"""`tcgen05-lower-matmul`: lower `tcgen05.matmul` to a CUTLASS-style one-CTA Blackwell kernel.
+"""`tcgen05-lower-matmul`: lower `tcgen05.matmul` to a CUTLASS-style Blackwell kernel (one CTA,
+or with `cta-group=2` a CTA pair).
 
 The plan (tile, K block, boxes, descriptors, stage count, TMEM buffers) is
 `mmair.isa.tcgen05.matmul.plan_matmul`; this pass writes the kernel it describes (the schedule
@@ -24,6 +25,13 @@ tile t runs right after its last commit, and the MMAs of t + 1 follow it in prog
 its wait_ld). Remainder tiles load full boxes (TMA fills outside the tensor with
 zeros) and store clipped windows. The kernel is emitted as MLIR text (the same ops a hand-written
 kernel has, see examples/tcgen05_gemm_tma.mlir), parsed, and spliced in place of the matmul.
+
+`cta-group=2` writes CUTLASS's 2-SM kernel on a CTA pair (docs/tcgen05-tma.md, "The CTA-pair
+kernel"): both CTAs run the loop above on their own ring (A rows m0 + 128 rank, B rows
+n0 + N/2 rank), their copies `.cta_group::2` into the leader's full barrier, which only the
+leader announces (both CTAs' bytes), waits and consumes with `cta_group(2)` MMAs whose commits
+multicast to both CTAs; each CTA's epilogue stores its TMEM rows, and the CTAs meet at
+`tcgen05.cluster_sync` after the allocations and after each epilogue that frees an accumulator.
 """
 
 from __future__ import annotations
@@ -36,12 +44,15 @@ from xdsl.dialects import func
 from xdsl.dialects.builtin import MemRefType, ModuleOp, StringAttr
 from xdsl.parser import Parser
 from xdsl.passes import ModulePass
+from xdsl.utils.exceptions import PassFailedException
 
 from mmair.dialects import tcgen05
 from mmair.dialects.types import element_type
 from mmair.isa.tcgen05 import scale_atoms
-from mmair.isa.tcgen05.matmul import MatmulPlan, OperandPlan, ScaleOperandPlan
+from mmair.isa.tcgen05.errors import DescriptorError
+from mmair.isa.tcgen05.matmul import CTA_GROUPS, MatmulPlan, OperandPlan, ScaleOperandPlan
 from mmair.isa.tcgen05.tma import PADDED_TYPES
+from mmair.passes.pass_errors import PassOpError
 
 DYN = "-9223372036854775808"
 SMEM = "#tcgen05.space<smem>"
@@ -74,6 +85,8 @@ class _Emitter:
     scale_elem: str = ""
 
     def __post_init__(self) -> None:
+        self.group = self.plan.cta_group
+        self.pair = self.group == 2
         self.lines: list[str] = []
         self.depth = 1
         self.counter = 0
@@ -218,7 +231,7 @@ class _Emitter:
         return str(element_type(self.plan.dtype))
 
     def acc_type(self) -> str:
-        return f"memref<{self.plan.tile_m}x{self.plan.tile_n}x{self.d_elem}, {TMEM}>"
+        return f"memref<{self.plan.cta_tile_m}x{self.plan.tile_n}x{self.d_elem}, {TMEM}>"
 
     def body(self) -> str:
         p = self.plan
@@ -226,6 +239,11 @@ class _Emitter:
         flags = "".join(f", {f} = true" for f, on in (("transpose_a", d.transpose_a),
                                                       ("transpose_b", d.transpose_b),
                                                       ("saturate", d.saturate)) if on)
+        if self.pair:  # the CTA's rank in the pair; rank 0, the leader, issues the MMAs
+            self.emit("%rank_i32 = tcgen05.cluster_rank : i32")
+            self.emit("%rank = arith.index_cast %rank_i32 : i32 to index")
+            self.emit(f"%leader = arith.cmpi eq, %rank_i32, {self.const(0, 'i32')} : i32")
+            self.emit(f"%pair_mask = arith.constant {(1 << self.group) - 1} : i16")
         self.tensor_map("%tma_a", "%a", p.a, self.a_type)
         self.tensor_map("%tma_b", "%b", p.b, self.b_type)
         if p.scales is None:
@@ -266,12 +284,14 @@ class _Emitter:
         self.emit("tcgen05.fence_proxy_async")
         accs = [f"%acc{i}" for i in range(p.acc_buffers)]
         for acc in accs:
-            self.emit(f"{acc} = tcgen05.alloc cta_group(1) columns({p.acc_columns}) : "
-                      f"{self.acc_type()}")
+            self.emit(f"{acc} = tcgen05.alloc cta_group({self.group}) columns({p.acc_columns})"
+                      f" : {self.acc_type()}")
         if p.scales is not None:
             self.scale_tmem()
         if self.relinquish:  # not when a later op of the kernel still allocates TMEM
-            self.emit("tcgen05.relinquish_alloc_permit cta_group(1)")
+            self.emit(f"tcgen05.relinquish_alloc_permit cta_group({self.group})")
+        if self.pair:  # both CTAs' mbarriers and TMEM exist before the peer's copies and the MMAs
+            self.cluster_sync()
         total = p.tiles * p.k_blocks
         lag = p.stages - 1
         for _ in self.block(f"scf.for %g = {self.const(0)} to {self.const(total + lag)} step "
@@ -286,7 +306,7 @@ class _Emitter:
         if len(accs) == 2:
             self.epilogue(self.const(p.tiles - 1), accs)
         for acc in accs:
-            self.emit(f"tcgen05.dealloc cta_group(1) {acc} : {self.acc_type()}")
+            self.emit(f"tcgen05.dealloc cta_group({self.group}) {acc} : {self.acc_type()}")
         if p.scales is not None:
             for name, operand in (("sa", p.scales.a), ("sb", p.scales.b)):
                 self.emit(f"tcgen05.dealloc cta_group(1) %{name}_t : "
@@ -295,6 +315,19 @@ class _Emitter:
         consts = [f"  {name} = arith.constant {value} : {type_}"
                   for (value, type_), name in self.constants.items()]
         return "\n".join(consts + self.lines)
+
+    def cluster_sync(self) -> None:
+        """Both CTAs of the pair meet (their tcgen05 ops ordered around the barrier)."""
+        self.emit("tcgen05.fence_before_thread_sync")
+        self.emit("tcgen05.cluster_sync")
+        self.emit("tcgen05.fence_after_thread_sync")
+
+    def cta_origin(self, origin: str, rows: int) -> str:
+        """The first row of this CTA's part of a tile (`rows` per CTA) from the tile's first."""
+        if not self.pair:
+            return origin
+        offset = self.op("half", f"arith.muli %rank, {self.const(rows)} : index")
+        return self.op("row", f"arith.addi {origin}, {offset} : index")
 
     def coordinates(self, block: str) -> tuple[str, str, str, str]:
         """(stage, use, tile, k block) of a flat block number."""
@@ -326,6 +359,8 @@ class _Emitter:
             self.emit(f"tcgen05.mbarrier_wait {empty}, {parity} : {BAR}")
         full = self.barrier(stage)
         _, _, m0, n0 = self.tile_origin(tile)
+        m0 = self.cta_origin(m0, p.a.rows)  # a CTA pair: this CTA's A rows and B rows
+        n0 = self.cta_origin(n0, p.b.rows)
         k0 = self.op("k0_", f"arith.muli {kb}, {self.const(p.block_k)} : index")
         k0_i = self.i32(k0)
         copies: list[str] = []
@@ -345,13 +380,20 @@ class _Emitter:
                     "row", f"arith.addi {origin}, {self.const(operand.box_rows(box))} : index")
                 row_i = self.i32(row)
                 coords = (k0_i, row_i) if operand.major == "k" else (row_i, k0_i)
+                # a pair: .shared::cluster .cta_group::2, complete-tx on the leader's barrier
+                pair = " cluster cta_group(2)" if self.pair else ""
                 copies.append(f"tcgen05.tma_load {dst}, %tma_{name}[{coords[0]}, {coords[1]}], "
-                              f"{full} : {box_t}, {BAR}")
+                              f"{full}{pair} : {box_t}, {BAR}")
         if p.scales is not None:
             copies += self.scale_copies(stage, kb, tile, full)
         elected = self.op("elected", "tcgen05.elect_sync : i1")
         for _ in self.if_(elected):
-            self.emit(f"tcgen05.mbarrier_arrive {full} expect_tx({p.tx_bytes}) : {BAR}")
+            arrive = f"tcgen05.mbarrier_arrive {full} expect_tx({p.tx_bytes}) : {BAR}"
+            if self.pair:  # only the leader's barrier counts the stage (both CTAs' bytes)
+                for _ in self.if_("%leader"):
+                    self.emit(arrive)
+            else:
+                self.emit(arrive)
             for copy in copies:
                 self.emit(copy)
 
@@ -399,6 +441,34 @@ class _Emitter:
     def consume(self, block: str, accs: list[str]) -> None:
         p = self.plan
         stage, use, tile, kb = self.coordinates(block)
+        last = self.op("last", f"arith.cmpi eq, {kb}, {self.const(p.k_blocks - 1)} : index")
+        if self.pair:  # the leader issues the pair's MMAs; both CTAs run the epilogues
+            for _ in self.if_("%leader"):
+                self.issue(block, stage, use, tile, kb, last, accs)
+        else:
+            self.issue(block, stage, use, tile, kb, last, accs)
+        for _ in self.if_(last):
+            if len(accs) == 1:  # the next tile's MMAs overwrite the one buffer: drain it now
+                self.epilogue(tile, accs)
+                if self.pair:  # ... in both CTAs before the leader issues them
+                    self.cluster_sync()
+                continue
+            has_prev = self.op("has_prev", f"arith.cmpi uge, {tile}, {self.const(1)} : index")
+            for _ in self.if_(has_prev):
+                prev = self.op("prev_tile", f"arith.subi {tile}, {self.const(1)} : index")
+                self.epilogue(prev, accs)
+                if self.pair:  # tile + 1 reuses prev's buffer: both CTAs have read it
+                    self.cluster_sync()
+
+    def commit(self, bar: str) -> None:
+        """Commit the issued MMAs to `bar`; a pair: to the barrier of both CTAs."""
+        mask = " multicast(%pair_mask)" if self.pair else ""
+        self.emit(f"tcgen05.commit cta_group({self.group}) {bar}{mask} : {BAR}")
+
+    def issue(self, block: str, stage: str, use: str, tile: str, kb: str, last: str,
+              accs: list[str]) -> None:
+        """Wait for the stage, issue its MMAs from one elected thread, commit."""
+        p = self.plan
         full = self.barrier(stage)
         parity = self.parity(use)
         self.emit(f"tcgen05.mbarrier_wait {full}, {parity} : {BAR}")
@@ -410,7 +480,6 @@ class _Emitter:
         b_base = self.op("b_adv", f"arith.muli {stage_i}, "
                                   f"{self.const(p.b.tile_bytes >> 4, 'i64')} : i64")
         first_mma = self.op("mma0_", f"arith.muli {kb}, {self.const(p.mmas_per_block)} : index")
-        last = self.op("last", f"arith.cmpi eq, {kb}, {self.const(p.k_blocks - 1)} : index")
         empty_i = self.op("ei", f"arith.addi {stage}, {self.const(p.stages)} : index")
         empty = self.barrier(empty_i)
         buf = self.op("buf", f"arith.remui {tile}, {self.const(2)} : index") \
@@ -423,17 +492,9 @@ class _Emitter:
                 self.scale_cps(stage_i)
             mmas = self.scaled_mmas if p.scales is not None else self.mmas
             self.for_accs(buf, accs, lambda acc, mmas=mmas: mmas(acc, a_base, b_base, first_mma))
-            self.emit(f"tcgen05.commit cta_group(1) {empty} : {BAR}")
+            self.commit(empty)
             for _ in self.if_(last):
-                self.emit(f"tcgen05.commit cta_group(1) {acc_full} : {BAR}")
-        for _ in self.if_(last):
-            if len(accs) == 1:  # the next tile's MMAs overwrite the one buffer: drain it now
-                self.epilogue(tile, accs)
-                continue
-            has_prev = self.op("has_prev", f"arith.cmpi uge, {tile}, {self.const(1)} : index")
-            for _ in self.if_(has_prev):
-                prev = self.op("prev_tile", f"arith.subi {tile}, {self.const(1)} : index")
-                self.epilogue(prev, accs)
+                self.commit(acc_full)
 
     def for_accs(self, buf: str, accs: list[str], body) -> None:
         if len(accs) == 1:
@@ -463,8 +524,8 @@ class _Emitter:
             b_desc = self.op("b_desc", f"arith.addi %b_desc0, {b_sum} : i64")
             number = self.op("mma_no", f"arith.addi {first_mma}, {kk} : index")
             accumulate = self.op("accumulate", f"arith.cmpi ne, {number}, {self.const(0)} : index")
-            self.emit(f"tcgen05.mma kind({p.kind}) cta_group(1) {acc}, {a_desc}, {b_desc}, "
-                      f"%idesc, {accumulate} : {self.acc_type()}, i64")
+            self.emit(f"tcgen05.mma kind({p.kind}) cta_group({self.group}) {acc}, {a_desc}, "
+                      f"{b_desc}, %idesc, {accumulate} : {self.acc_type()}, i64")
 
     def scaled_mmas(self, acc: str, a_base: str, b_base: str, first_mma: str) -> None:
         """The block's block-scaled MMAs, unrolled: each has its own SF ids (idesc) and the TMEM
@@ -523,10 +584,27 @@ class _Emitter:
                 self.else_()
                 body(full)
 
+        def per_cta(rows: int, body) -> None:
+            """A pair: each CTA stores its part of the tile's `rows` (the peer's may be empty)."""
+            if not self.pair:
+                body(rows, m0)
+                return
+            half = p.cta_tile_m
+            own = [min(rows, half), max(0, rows - half)]
+            if own[0] == own[1]:
+                body(own[0], self.cta_origin(m0, half))
+                return
+            for _ in self.if_("%leader"):
+                body(own[0], m0)
+                if own[1]:
+                    self.else_()
+                    body(own[1], self.op("row", f"arith.addi {m0}, {self.const(half)} : index"))
+
         row_case = cases(tm, p.tiles_m, rows_last, p.tile_m, "last_m")
         col_case = cases(tn, p.tiles_n, cols_last, p.tile_n, "last_n")
-        split(row_case, lambda rows: split(col_case, lambda cols: self.for_accs(
-            buf, accs, lambda acc: self.store(acc, rows, cols, m0, n0))))
+        split(row_case, lambda rows: per_cta(rows, lambda cta_rows, cta_m0: split(
+            col_case, lambda cols: self.for_accs(
+                buf, accs, lambda acc: self.store(acc, cta_rows, cols, cta_m0, n0)))))
 
     def store(self, acc: str, rows: int, cols: int, m0: str, n0: str) -> None:
         """tcgen05.ld of the tile's `rows` x `cols` corner and its copy into D, one column chunk
@@ -534,7 +612,7 @@ class _Emitter:
         16-bit D is loaded packed (`plan.epilogue_loads`): the registers are its halves."""
         p = self.plan
         e = self.d_elem
-        warps = [(w, min(32, rows - 32 * w)) for w in range(p.tile_m // 32) if rows > 32 * w]
+        warps = [(w, min(32, rows - 32 * w)) for w in range(p.cta_tile_m // 32) if rows > 32 * w]
         for load in p.epilogue_loads(cols):
             values, stored = load.values, load.stored
             regs_t = f"memref<32x{values}x{e}>"
@@ -564,15 +642,17 @@ class _Emitter:
                 self.emit(f'"memref.copy"({source}, {window}) : ({source_t}, {window_t}) -> ()')
 
 
-def kernel_text(op: tcgen05.MatmulOp, target: str, relinquish: bool = True) -> str:
+def kernel_text(op: tcgen05.MatmulOp, target: str, relinquish: bool = True,
+                cta_group: int = 1) -> str:
     """The lowered kernel of `op` as an MLIR module of one function @kernel(%a, %b, %d);
-    `relinquish`: give up the CTA's TMEM allocation permit after the accumulators."""
+    `relinquish`: give up the CTA's TMEM allocation permit after the accumulators; `cta_group`
+    2: the CTA-pair kernel (raises `DescriptorError` when the matmul cannot have one)."""
     types = [v.type for v in _operands(op)]
     assert all(isinstance(t, MemRefType) for t in types)
     a_t, b_t, d_t = (str(t) for t in types[:3])
     scale_types = (str(types[3]), str(types[4])) if len(types) == 5 else None
     scale_elem = str(types[3].element_type) if scale_types else ""  # type: ignore[union-attr]
-    emitter = _Emitter(op.plan(), a_t, b_t, d_t, str(types[0].element_type),  # type: ignore[union-attr]
+    emitter = _Emitter(op.plan(cta_group), a_t, b_t, d_t, str(types[0].element_type),  # type: ignore[union-attr]
                        str(types[1].element_type), relinquish,  # type: ignore[union-attr]
                        scale_types, scale_elem)
     body = emitter.body()
@@ -605,11 +685,14 @@ def _allocates_later(op: tcgen05.MatmulOp) -> bool:
     return False
 
 
-def lower_matmul(ctx: Context, op: tcgen05.MatmulOp, target: str) -> None:
+def lower_matmul(ctx: Context, op: tcgen05.MatmulOp, target: str, cta_group: int = 1) -> None:
     """Replace `op` by its kernel (the ops of `kernel_text`, operands substituted). The kernel
     owns the CTA's SMEM from offset 0 and allocates its own TMEM (freed at its end), so several
     matmuls of a function run one after the other."""
-    text = kernel_text(op, target, relinquish=not _allocates_later(op))
+    try:
+        text = kernel_text(op, target, relinquish=not _allocates_later(op), cta_group=cta_group)
+    except DescriptorError as err:
+        raise PassOpError(op, f"cannot be lowered with cta-group={cta_group}: {err}") from err
     module = Parser(ctx, text, "tcgen05-lower-matmul").parse_module()
     kernel = next(o for o in module.walk() if isinstance(o, func.FuncOp))
     body = kernel.body.block
@@ -632,8 +715,16 @@ class Tcgen05LowerMatmulPass(ModulePass):
 
     name = "tcgen05-lower-matmul"
 
+    cta_group: int = 1
+    """1: the one-CTA kernel; 2: the CTA-pair kernel (M = 256 tiles, `cta_group::2` MMAs issued
+    by the leader CTA; dense kinds). The plan's M = 128 tile never needs a pair: 2 is opt-in, as
+    CUTLASS's 2-SM schedules are."""
+
     def apply(self, ctx: Context, op: ModuleOp) -> None:
+        if self.cta_group not in CTA_GROUPS:
+            raise PassFailedException(f"{self.name}: requires cta-group in "
+                                      f"[{', '.join(map(str, CTA_GROUPS))}], got {self.cta_group}")
         target = op.attributes.get(tcgen05.TARGET_ATTR)
         name = target.data if isinstance(target, StringAttr) else "sm_100a"
         for matmul in [o for o in op.walk() if isinstance(o, tcgen05.MatmulOp)]:
-            lower_matmul(ctx, matmul, name)
+            lower_matmul(ctx, matmul, name, self.cta_group)

@@ -514,10 +514,20 @@ class PtxEmitter:
             k.emit(f"cvt.u16.u32 {mask}, {self._v(op.cta_mask)}")
             tail = f", {mask}"
             k.cluster = True
+        bar = self._v(op.mbarrier)
         if op.cta_group is not None:
             head += f".cta_group::{op.cta_group.value.data}"
+        if op.cta_group is not None and op.cta_group.value.data == 2:
+            # .cta_group::2: the complete-tx goes to the barrier at the same offset in the even
+            # CTA of the pair (the executor's model, CUTLASS's SM100_TMA_2SM_LOAD): map it there
+            leader, mapped = k.reg("r"), k.reg("r")
+            k.emit(f"mov.u32 {leader}, %cluster_ctarank")
+            k.emit(f"and.b32 {leader}, {leader}, 0xfffffffe")
+            k.emit(f"mapa.shared::cluster.u32 {mapped}, {bar}, {leader}")
+            bar = mapped
+            k.cluster = True
         self._leader(f"{head} [{self._v(op.dst)}], [{self._v(op.tensor_map)}, {{{coords}}}], "
-                     f"[{self._v(op.mbarrier)}]{tail}")
+                     f"[{bar}]{tail}")
 
     def _subview(self, op: memref.SubviewOp) -> None:
         k = self.k

@@ -2,7 +2,7 @@
 
 `--target ptx`: a tcgen05 kernel as a PTX module (`mmair.passes.tcgen05_to_ptx`; its docstring says
 how the sequential IR maps onto a 128-thread CTA; a `tcgen05.matmul` is written as its
-`tcgen05-lower-matmul` kernel). `--target ptoas`: an Ascend cube kernel
+`tcgen05-lower-matmul` kernel, `--cta-group 2` its CTA-pair kernel). `--target ptoas`: an Ascend cube kernel
 (hand-written tile ops, or a lowered `pto.matmul`) as PTOAS's tile-level `.pto` text
 (`mmair.passes.mmair_to_ptoas`), which PTOAS and mmair read back. The input is parsed and verified
 like `mmair-opt` does; a module without a top-level `func.func` is an error (there is no kernel to
@@ -48,6 +48,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--target", choices=("ptx", "ptoas"), required=True,
                         help="ptx: a tcgen05 kernel as PTX; ptoas: an Ascend cube kernel as "
                              "PTOAS tile-level IR")
+    parser.add_argument("--cta-group", type=int, choices=(1, 2), default=1,
+                        help="ptx: lower each tcgen05.matmul to the one-CTA kernel (1, the "
+                             "default) or to the CTA-pair kernel (2, cta_group::2)")
     parser.add_argument("-o", "--output", default=None,
                         help="output .ptx / .pto file (default: stdout); never the input file")
     try:
@@ -89,7 +92,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             # as mmair-run does: the matmul is written through its lowering
             from mmair.passes.tcgen05_lower_matmul import Tcgen05LowerMatmulPass
 
-            Tcgen05LowerMatmulPass().apply(ctx, module)
+            Tcgen05LowerMatmulPass(cta_group=args.cta_group).apply(ctx, module)
         text = emit_ptx(module) if args.target == "ptx" else _ptoas_text(module)
     except ParseError as err:
         print(format_parse_error(err), file=sys.stderr)

@@ -2,7 +2,8 @@
 of `pto.matmul`.
 
 There is no instruction behind it: `mmair-lower` (`passes/tcgen05_lower_matmul.py`) turns it into
-the kernel CUTLASS writes for one CTA, a TMA-filled SMEM ring, `tcgen05.mma` issued by one elected
+the kernel CUTLASS writes for one CTA (`mmair-lower{cta-group=2}`: for a CTA pair), a TMA-filled
+SMEM ring, `tcgen05.mma` issued by one elected
 thread with commits releasing the stages, the accumulator in TMEM and a `tcgen05.ld` epilogue
 (docs/tcgen05-tma.md, "The tcgen05.matmul lowering"). The operand types select the MMA kind (f32
 operands run as kind::tf32, 8-bit integers as kind::i8), D's type the accumulator; the plan of
@@ -162,13 +163,15 @@ class MatmulOp(IRDLOperation):
             names.append(name)
         return names[0], names[1], names[2]
 
-    def plan(self) -> MatmulPlan:
-        """The lowering's plan (`isa.tcgen05.matmul.plan_matmul`) of a verified op."""
+    def plan(self, cta_group: int = 1) -> MatmulPlan:
+        """The lowering's plan (`isa.tcgen05.matmul.plan_matmul`) of a verified op; `cta_group`
+        2: the CTA-pair kernel (`tcgen05-lower-matmul{cta-group=2}`)."""
         m, n, k = self.problem()
         ea, eb, ed = self.element_names()
         return plan_matmul(m, n, k, ea, eb, ed, self.is_transpose_a, self.is_transpose_b,
                            _target_of(self) or "sm_100a", self.scale_names(),
-                           None if self.kind is None else self.kind.data, self.is_saturate)
+                           None if self.kind is None else self.kind.data, self.is_saturate,
+                           cta_group)
 
     def _verify_scale_shapes(self, plan: MatmulPlan) -> None:
         """The scale operands hold the plan's atoms: [rows / 128, K / (4 VS), 32, 16]."""

@@ -61,6 +61,9 @@ class MbarrierState:
     phase: int = 0
     expected: int = 0
     received: int = 0
+    interval: int = 0
+    """Cluster barriers its CTA had passed at its `mbarrier_init` (a CTA pair: another CTA's
+    arrival on it must come after a later cluster barrier, `Tcgen05Functions.remote_arrival`)."""
 
     def arrive(self, tx: int = 0) -> None:
         self.tx += tx
@@ -68,11 +71,15 @@ class MbarrierState:
         self.pending -= 1
         self._complete()
 
-    def complete_tx(self, nbytes: int, key: int) -> None:
+    def complete_tx(self, nbytes: int, key: int, remote: bool = False) -> None:
         """A complete-tx of `nbytes` (a TMA copy landed). More bytes than the phase still expects
         is an error: the executor completes each copy when it is issued, so the expect-tx that
-        covers a copy must come first (the CUTLASS order; docs/tcgen05-tma.md)."""
-        if nbytes > self.tx:
+        covers a copy of the barrier's own CTA must come first (the CUTLASS order;
+        docs/tcgen05-tma.md). A `remote` copy (the peer CTA's `.cta_group::2` copy into this
+        barrier) may come before it while an arrival is pending: PTX's tx-count goes negative
+        (range +-(2^20 - 1)) and the phase cannot complete before that arrival (CUTLASS's 2-SM
+        kernel: only the leader announces both CTAs' bytes, the peer's copies do not wait)."""
+        if nbytes > self.tx and not (remote and self.pending > 0):
             raise ExecutionError(
                 f"completes {nbytes} transaction bytes on the mbarrier at SMEM {key:#x}, whose "
                 f"phase {self.phase} expects only {self.tx} more ({self.expected} bytes announced "
@@ -433,7 +440,8 @@ class Tcgen05Functions(InterpreterFunctions):
                 "tcgen05.mbarrier_inval it first")
         count = op.count.value.data
         self.invalidated.discard(key)
-        self.mbarriers[key] = MbarrierState(count, count)
+        self.mbarriers[key] = MbarrierState(
+            count, count, interval=0 if self.cluster is None else self.cluster.passed[self.rank])
         return ()
 
     @impl(tcgen05.MbarrierInvalOp)
@@ -474,6 +482,8 @@ class Tcgen05Functions(InterpreterFunctions):
                         raise ExecutionError(
                             f"multicasts to CTA {rank}, whose mbarrier at SMEM {key:#x} was not "
                             "initialised (tcgen05.mbarrier_init)")
+                    if cta is not self:
+                        self.remote_arrival(rank, key, target)
                     target.arrive()
             return ()
         state.arrive()
@@ -539,6 +549,18 @@ class Tcgen05Functions(InterpreterFunctions):
                               args: PythonValues) -> PythonValues:
         return ()
 
+    def remote_arrival(self, rank: int, key: int, state: MbarrierState) -> None:
+        """This CTA arrives on (or completes bytes on) CTA `rank`'s mbarrier at `key`: that CTA's
+        `mbarrier_init` must be ordered before it, and the only order between two CTAs' threads
+        the dialect has is a cluster barrier passed by both in between (PTX: the mbarrier's
+        initialisation must be visible to the other CTA; CUTLASS's `fence_barrier_init` +
+        cluster sync). Checked by barrier interval, whichever order the hand-off ran the CTAs."""
+        if self.cluster is not None and self.cluster.passed[self.rank] <= state.interval:
+            raise ExecutionError(
+                f"arrives on the mbarrier at SMEM {key:#x} of CTA {rank} of the CTA pair, whose "
+                "tcgen05.mbarrier_init no tcgen05.cluster_sync orders before it (initialise the "
+                "pair's mbarriers, then tcgen05.cluster_sync, then signal the other CTA's)")
+
     def tma_barrier_cta(self, op: tcgen05.TmaLoadOp, rank: int) -> Tcgen05Functions:
         """The CTA whose mbarrier a copy into CTA `rank` signals: that CTA, or with cta_group::2
         the even CTA of its pair (PTX `.cta_group`: the mbarrier may be the peer's)."""
@@ -580,7 +602,9 @@ class Tcgen05Functions(InterpreterFunctions):
             if state is None:
                 raise ExecutionError(f"signals the mbarrier at SMEM {key:#x} of CTA {rank}, which "
                                      "was not initialised (tcgen05.mbarrier_init)")
-            state.complete_tx(write.nbytes, key)
+            if owner is not self:
+                self.remote_arrival(owner.rank, key, state)
+            state.complete_tx(write.nbytes, key, remote=owner is not self)
             writes.append((rank, write))
         self.last_tma = writes
         return ()

@@ -370,7 +370,9 @@ def mma_pair(
     from the A rows its own SMEM holds at the A descriptor (a 128-row operand), times all N
     columns of B, whose columns [N/2 c, N/2 (c + 1)) are CTA c's SMEM at the B descriptor (an
     N/2-column operand), into its own TMEM at `d`. disable-output-lane bit 128 c + i is lane i of
-    CTA c. Dense kinds tf32, f16, f8f6f4, i8 with A in SMEM; the rest is refused."""
+    CTA c. Dense kinds tf32, f16, f8f6f4, i8 with A in SMEM; the rest is refused. `numerics`
+    "exact": each CTA's rows are `fused_mma` of its A half with all of B (as `mma` computes
+    them; a row of D is one fused dot product whichever CTA holds it)."""
     desc = memo(decode, "instruction descriptor", idesc, decode_idesc, kind)
     block_scale = kind in BLOCK_SCALED_KINDS
     memo(_check_mma_form, idesc, kind, 2, False, a_in_tmem, scale_vec, block_scale, target,
@@ -380,7 +382,7 @@ def mma_pair(
     for present, feature in ((m != 2 * PAIR_ROWS, f"M = {m} (Layout B/C; only M = 256, Layout A, "
                               "is modelled)"), (block_scale, f"kind::{kind}"),
                              (sparse, "a sparse A"), (a_in_tmem, "A in tensor memory"),
-                             (ashift, ".ashift"), (numerics != "default", f"{numerics} numerics")):
+                             (ashift, ".ashift")):
         if present:
             raise _not_modelled(f"cta_group::2 with {feature}")
     a_major = "mn" if desc.transpose_a else "k"
@@ -395,10 +397,13 @@ def mma_pair(
         b_c = read_smem_operand_kn(smem, b_desc, major=b_major, type_name=desc.btype,
                                     kind=kind, mn=n // 2, k=k, what="operand B" + where)
         halves.append((a_c, b_c))
-    b_kn = np.ascontiguousarray(  # each half is (N/2, K)
-        np.concatenate([half[1] for half in halves], axis=0).T, dtype=np.float32)
+    if numerics not in NUMERICS_MODES:
+        raise Tcgen05ExecutionError(
+            f"requires numerics in {', '.join(NUMERICS_MODES)}, got {numerics!r}")
+    b_nk = np.concatenate([half[1] for half in halves], axis=0)  # each half is (N/2, K)
     if desc.negate_b:
-        b_kn = -b_kn
+        b_nk = -b_nk
+    b_kn = np.ascontiguousarray(b_nk.T, dtype=np.float32)
     dtype = desc.dtype or "f32"
     for c, ((a_c, _), (_, tmem)) in enumerate(zip(halves, ctas, strict=True)):
         try:
@@ -406,29 +411,42 @@ def mma_pair(
         except Tcgen05ExecutionError as err:
             raise Tcgen05ExecutionError(f"{err} (D rows {c * PAIR_ROWS}..{c * PAIR_ROWS + 127}"
                                         f" in the tensor memory of CTA {c} of the pair)") from None
-        a32 = np.asarray(a_c, dtype=np.float32)
-        with np.errstate(invalid="ignore", over="ignore"):
-            product = (-a32 if desc.negate_a else a32) @ b_kn
-        if kind == "i8":  # exact in float32 (see mma)
-            wide = product.astype(np.int64)
-            if enable_input_d:
-                wide += read_d(tmem, d, "s32", PAIR_ROWS, n).astype(np.int64)
-            result = np.clip(wide, np.iinfo(np.int32).min, np.iinfo(np.int32).max) \
-                if desc.saturate else wide.astype(np.uint64).astype(np.uint32).view(np.int32)
+        if numerics == "exact" and kind != "i8":  # the fused dot product of `mma`, per CTA
+            result = fused_mma(kind, -a_c if desc.negate_a else a_c, b_nk,
+                               read_d(tmem, d, dtype, PAIR_ROWS, n) if enable_input_d else None,
+                               atype=desc.atype, btype=desc.btype, d_type=dtype,
+                               c_shift=scale_input_d or 0)
         else:
-            if enable_input_d:
-                old = read_d(tmem, d, dtype, PAIR_ROWS, n).astype(np.float32)
-                if scale_input_d:
-                    old = np.ldexp(old, -scale_input_d).astype(np.float32)
-                with np.errstate(invalid="ignore", over="ignore"):
-                    product = product + old
-            result = _canonical_nan(product)
+            result = _pair_default(tmem, a_c, b_kn, desc, kind, d, dtype, n, enable_input_d,
+                                   scale_input_d)
         lane_enabled = None
         if disable_output_lane is not None:
             lane_enabled = _lane_enable_mask(disable_output_lane,
                                              c * PAIR_ROWS + layouts.tmem_lane(d), PAIR_ROWS)
         write_d(tmem, d, dtype, result, lane_enabled)
     return desc
+
+
+def _pair_default(tmem: TensorMemory, a_c: np.ndarray, b_kn: np.ndarray, desc: InstrDesc,
+                  kind: str, d: int, dtype: str, n: int, enable_input_d: bool,
+                  scale_input_d: int | None) -> np.ndarray:
+    """One CTA's D rows of a pair MMA in the default numerics (float32 sums; i8 exact)."""
+    a32 = np.asarray(a_c, dtype=np.float32)
+    with np.errstate(invalid="ignore", over="ignore"):
+        product = (-a32 if desc.negate_a else a32) @ b_kn
+    if kind == "i8":  # exact in float32 (see mma)
+        wide = product.astype(np.int64)
+        if enable_input_d:
+            wide += read_d(tmem, d, "s32", PAIR_ROWS, n).astype(np.int64)
+        return np.clip(wide, np.iinfo(np.int32).min, np.iinfo(np.int32).max) \
+            if desc.saturate else wide.astype(np.uint64).astype(np.uint32).view(np.int32)
+    if enable_input_d:
+        old = read_d(tmem, d, dtype, PAIR_ROWS, n).astype(np.float32)
+        if scale_input_d:
+            old = np.ldexp(old, -scale_input_d).astype(np.float32)
+        with np.errstate(invalid="ignore", over="ignore"):
+            product = product + old
+    return _canonical_nan(product)
 
 
 def pair_smem_spans(kind: str, idesc: int, a: int | None, b: int) -> tuple[tuple[int, int], ...]:

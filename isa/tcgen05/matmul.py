@@ -38,8 +38,16 @@ a multiple of 128, so a column tile starts on a scale atom. The sub-byte f8f6f4 
 (`PADDED_TMA_DTYPE`: packed rows in global memory, 16 elements + padding per 16-byte SMEM unit;
 the transaction count is the packed bytes, `TensorMap.box_bytes`). kind::mxf8f6f4 takes
 them the same way (block-scaled: `kind = "mxf8f6f4"` for e2m1 x e2m1, which is kind::mxf4 by
-default, `DEFAULT_SCALED_ORDER`). `cta_group::2` is not planned (`UNSUPPORTED`); an f16 D of
-kind::f8f6f4 is not a legal descriptor (R2).
+default, `DEFAULT_SCALED_ORDER`). An f16 D of kind::f8f6f4 is not a legal descriptor (R2).
+
+`cta_group = 2` plans CUTLASS's 2-SM kernel (`KernelTmaWarpSpecialized2SmSm100`, the
+`SM100_MMA_*_2x1SM_SS` atoms) on a CTA pair: the MMA tile is M = 256 (`TILE_M * 2`) by N; each
+CTA of the pair holds its 128 rows of A and its N / 2 rows of B (B split across the pair) in its
+own ring at the same SMEM offsets, so the operand plans `a` and `b` are one CTA's (rows 128 and
+N / 2) and `tx_bytes` is what the leader CTA's full barrier receives from both CTAs' copies
+(CUTLASS's `TmaTransactionBytes` x `size(AtomThrShapeMNK)`). Each CTA's TMEM holds its 128 D rows
+by N columns. Dense kinds only (`PAIR_UNSUPPORTED`: a block-scaled pair needs `tcgen05.cp
+.cta_group::2` of each CTA's scale factors, which the executor does not model).
 """
 
 from __future__ import annotations
@@ -78,8 +86,10 @@ D_TYPES: dict[str, tuple[str, ...]] = {
 }
 #: D of the block-scaled kinds (no dtype field: f32).
 SCALED_D_TYPE = "f32"
-#: What the lowering does not plan (the op verifier names it when asked for).
-UNSUPPORTED = ("cta_group::2",)
+#: CTA group sizes the lowering plans (`cta_group`: 2 is the CTA-pair kernel, module docstring).
+CTA_GROUPS = (1, 2)
+#: What the lowering does not plan with cta_group = 2 (the pass names it when asked for).
+PAIR_UNSUPPORTED = ("block-scaled kinds",)
 #: idesc fields -> the matmul operand they come from (a descriptor error names the operand).
 _OPERAND_FIELD = {"atype": "a element type", "btype": "b element type",
                   "dtype": "d element type"}
@@ -99,6 +109,7 @@ DEFAULT_SCALED_ORDER = ("mxf4", "mxf4nvf4", "mxf8f6f4")
 K_MAJOR_ONLY = ("mxf4", "mxf4nvf4")
 
 TILE_M = 128
+"""D rows of one CTA's tile (the MMA's M with cta_group::1, half of it with cta_group::2)."""
 MAX_TILE_N = 256
 SWIZZLE = "sw128"
 SWIZZLE_ROW_BYTES = 128  # one row of the 128B swizzle pattern
@@ -250,6 +261,12 @@ class MatmulPlan:
     acc_buffers: int
     scales: ScalePlan | None = None
     saturate: bool = False  # kind::i8: every MMA clamps its s32 sum (idesc bit 3, R4)
+    cta_group: int = 1  # 2: the CTA-pair kernel (module docstring); tile_m is then 256
+
+    @property
+    def cta_tile_m(self) -> int:
+        """D rows of one CTA's part of a tile (its TMEM lanes, the rows its epilogue stores)."""
+        return self.tile_m // self.cta_group
 
     @property
     def tiles_m(self) -> int:
@@ -304,10 +321,12 @@ class MatmulPlan:
 
     @property
     def tx_bytes(self) -> int:
-        """expect_tx of one stage: every box of A and B (and of their scale factors)."""
+        """expect_tx of one stage: every box of A and B (and of their scale factors); with
+        cta_group = 2 the boxes of both CTAs, which all complete on the leader CTA's barrier."""
         s = self.scales
         scale = 0 if s is None else s.a.box_bytes + s.b.box_bytes
-        return self.a.boxes * self.a.box_bytes + self.b.boxes * self.b.box_bytes + scale
+        own = self.a.boxes * self.a.box_bytes + self.b.boxes * self.b.box_bytes + scale
+        return own * self.cta_group
 
     @property
     def smem_bytes(self) -> int:
@@ -401,12 +420,15 @@ def _operand(role: str, major: str, rows: int, extent: int, k: int, block_k: int
     return OperandPlan(role, major, rows, block_k, bits, m, boxes)
 
 
-def _tile_n(kind: str, n: int, b_major: str, b_type: str, atom: int, scaled: bool) -> int:
-    legal = shapes.valid_n(kind, 1, False, False)
+def _tile_n(kind: str, n: int, b_major: str, b_type: str, atom: int, scaled: bool,
+            cta_group: int = 1) -> int:
+    """The tile's N: a legal MMA N whose 1 / cta_group part (one CTA's B rows) is whole 8-row
+    core-matrix groups (K-major) or whole swizzle atoms (MN-major)."""
+    legal = shapes.valid_n(kind, cta_group, False, False)
     if b_major == "mn" and b_type in EIGHT_BIT_TYPES:  # R8
-        legal = tuple(v for v in legal if v in shapes.transposed_8bit_b_n(1))
+        legal = tuple(v for v in legal if v in shapes.transposed_8bit_b_n(cta_group))
     need = -(-n // -(-n // MAX_TILE_N))
-    step = atom if b_major == "mn" else 8
+    step = (atom if b_major == "mn" else 8) * cta_group
     if scaled and n > MAX_TILE_N:  # every column tile starts on a scale atom of B
         step = max(step, scale_atoms.ATOM_ROWS)
     return min(v for v in legal if v >= need and v % step == 0)
@@ -462,12 +484,22 @@ def _scale_operand(role: str, rows: int, k: int, tile_rows: int, block_k: int,
 def plan_matmul(m: int, n: int, k: int, a_type: str, b_type: str, d_type: str,
                 transpose_a: bool, transpose_b: bool, target: str = "sm_100a",
                 scale_types: tuple[str, str] | None = None,
-                kind: str | None = None, saturate: bool = False) -> MatmulPlan:
+                kind: str | None = None, saturate: bool = False,
+                cta_group: int = 1) -> MatmulPlan:
     """The plan of D[m, n] = A[m, k] x B[k, n] (`transpose_a`: A given as A^T [k, m];
     `transpose_b`: B given as B^T [n, k]); `scale_types`: the element types of the scale
     operands of a block-scaled matmul, `kind` its kind when given; `saturate`: the descriptor's
-    saturate bit (kind::i8 only, R4). Raises `DescriptorError` for what cannot be planned."""
+    saturate bit (kind::i8 only, R4); `cta_group`: 2 for the CTA-pair kernel (module
+    docstring). Raises `DescriptorError` for what cannot be planned."""
     scaled = scale_types is not None
+    if cta_group not in CTA_GROUPS:
+        raise DescriptorError("cta_group", cta_group, ", ".join(map(str, CTA_GROUPS)), "R31",
+                              "is not a CTA group size")
+    if cta_group == 2 and scaled:
+        raise DescriptorError("cta_group", 2, "1 (block-scaled kinds)", None,
+                              "is not planned for a block-scaled matmul (its scale factors would "
+                              "need tcgen05.cp .cta_group::2 into both CTAs' tensor memory, which "
+                              "the executor does not model)")
     if scaled:
         assert scale_types is not None
         kind, scale_type, vector, spelling = _block_scaled_kind(kind, a_type, b_type,
@@ -498,9 +530,10 @@ def plan_matmul(m: int, n: int, k: int, a_type: str, b_type: str, d_type: str,
     atom = block_k
     a_major = "mn" if transpose_a else "k"
     b_major = "k" if transpose_b else "mn"
-    tile_n = _tile_n(kind, n, b_major, b_type, atom, scaled)
-    a = _operand("a", a_major, TILE_M, m, k, block_k, a_type, bits, kind)
-    b = _operand("b", b_major, tile_n, n, k, block_k, b_type, bits, kind)
+    tile_n = _tile_n(kind, n, b_major, b_type, atom, scaled, cta_group)
+    tile_m = TILE_M * cta_group
+    a = _operand("a", a_major, TILE_M, m, k, block_k, a_type, bits, kind)  # one CTA's rows
+    b = _operand("b", b_major, tile_n // cta_group, n, k, block_k, b_type, bits, kind)
     scales = None
     if scaled:
         sa, sa_shape = _scale_operand("a", m, k, TILE_M, block_k, vector)
@@ -513,13 +546,13 @@ def plan_matmul(m: int, n: int, k: int, a_type: str, b_type: str, d_type: str,
     stage_bytes = a.tile_bytes + b.tile_bytes
     if scales is not None:
         stage_bytes += scales.a.tile_bytes + scales.b.tile_bytes
-    blocks = -(-m // TILE_M) * -(-n // tile_n) * -(-k // block_k)
+    blocks = -(-m // tile_m) * -(-n // tile_n) * -(-k // block_k)
     stages = max(1, min((layouts.SMEM_BYTES_PER_CTA - BARRIER_RESERVE) // stage_bytes, blocks))
-    plan = MatmulPlan(m, n, k, kind, atype, btype, d_type, TILE_M, tile_n, block_k, mma_k, a, b,
-                      stages, acc_columns, buffers, scales, saturate)
+    plan = MatmulPlan(m, n, k, kind, atype, btype, d_type, tile_m, tile_n, block_k, mma_k, a, b,
+                      stages, acc_columns, buffers, scales, saturate, cta_group)
     for mma in range(plan.mmas_per_block if scaled else 1):
         try:
-            check_idesc(plan.idesc(mma), cta_group=1, ws=False, target=target)
+            check_idesc(plan.idesc(mma), cta_group=cta_group, ws=False, target=target)
         except DescriptorError as err:  # an operand type the descriptor cannot take
             if err.field not in _OPERAND_FIELD:
                 raise
@@ -540,6 +573,6 @@ def plan_matmul(m: int, n: int, k: int, a_type: str, b_type: str, d_type: str,
     return plan
 
 
-__all__ = ["BLOCK_SCALED", "DEFAULT_SCALED_ORDER", "D_TYPES", "KIND_OF_TYPE", "K_MAJOR_ONLY", "SCALED_D_TYPE", "TILE_M",
-           "UNSUPPORTED", "EpilogueLoad", "MatmulPlan", "OperandPlan",
+__all__ = ["BLOCK_SCALED", "CTA_GROUPS", "DEFAULT_SCALED_ORDER", "D_TYPES", "KIND_OF_TYPE",
+           "K_MAJOR_ONLY", "PAIR_UNSUPPORTED", "SCALED_D_TYPE", "TILE_M", "EpilogueLoad", "MatmulPlan", "OperandPlan",
            "ScaleOperandPlan", "ScalePlan", "plan_matmul"]

@@ -14,6 +14,26 @@ A whole operand's scales are atoms tiled K first, then M/N (`tile_atom_to_shape_
 _1>`), padded to whole atoms: mmair spells them as a row-major memref
 `[ceil(rows / 128), ceil(K / (4 VS)), 32, 16]`, the bytes a CUTLASS user already has.
 `atoms_from_logical` / `logical_from_atoms` convert from and to the logical [rows, K / VS] matrix.
+
+There is no MN-major scale-factor layout to add (`MN_MAJOR_IS_K_MAJOR`, pinned by
+tests/unit/isa/tcgen05/test_isa_tcgen05_scale_atoms.py):
+
+* PTX: the MMA reads the scales from TMEM in one fixed layout (row r at lane r % 32 of every
+  quadrant, column r // 32, K block j at byte SF_ID + j of the 32-bit cell), and
+  `tcgen05.cp .32x128b.warpx4` moves each 16-byte SMEM row to one lane's 4 columns as it is: the
+  copy has no transpose, and its SMEM descriptor has no major field (the transpose bits of the
+  instruction descriptor apply to A and B, not to the scale operands). So the SMEM row m0 must
+  already hold, for each of the rows m0 + 32 m1, its 4 consecutive K blocks: the atom above is the
+  only byte order the TMA -> SMEM -> tcgen05.cp -> MMA path can consume. An operand given
+  MN-major (kind::mxf8f6f4 with `transpose_a`, or B as given) keeps this scale layout: a scale
+  belongs to one row of M (column of N) and one K block whatever the operand's major.
+* CUTLASS: `Sm1xxBlockScaledConfig` (SFA, SFB) is K-major only. `Sm1xxBlockScaledBasicChunk<VS,
+  UMMA::Major::MN>::SfMNMajorAtom`, which CUTLASS uses only for the scale factors an epilogue
+  writes (`Sm1xxBlockScaledOutputConfig`, SFD), is `((VS, 4), (32, 4)) : ((0, 1), (16, 4))`:
+  the K-major atom `((32, 4), (VS, 4)) : ((16, 4), (0, 1))` with its two modes swapped, the same
+  offset of every (row, K) element; and it is tiled K atoms first (`tile_to_shape(..., Step<_1,
+  _2>)` on (K, MN) against `Step<_2, _1>` on (MN, K)), the same order of atoms. Its bytes are
+  these atoms' bytes, indexed (K, MN) instead of (MN, K).
 """
 
 from __future__ import annotations
@@ -36,6 +56,10 @@ CP_MULTICAST = "warpx4"
 #: matrix along K, so LBO is never used (16, the smallest legal value).
 CP_LBO = 16
 CP_SBO = 8 * ATOM_ROW_BYTES
+
+
+#: CUTLASS's MN-major scale-factor layout is byte for byte the K-major one (module docstring).
+MN_MAJOR_IS_K_MAJOR = True
 
 
 def atoms_shape(rows: int, k: int, vector: int) -> tuple[int, int, int, int]:
@@ -77,6 +101,7 @@ __all__ = [
     "CP_MULTICAST",
     "CP_SBO",
     "CP_SHAPE",
+    "MN_MAJOR_IS_K_MAJOR",
     "atoms_from_logical",
     "atoms_shape",
     "logical_from_atoms",

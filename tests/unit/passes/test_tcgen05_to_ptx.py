@@ -19,9 +19,9 @@ EMITTED = [ROOT / "examples" / "tcgen05_gemm_kloop.mlir", ROOT / "examples" / "t
            ROOT / "tests" / "ptxas" / "tma_ops.mlir", ROOT / "tests" / "ptxas" / "matmul.mlir"]
 
 
-def translate(path: Path) -> subprocess.CompletedProcess:
+def translate(path: Path, *options: str) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "mmair.tools.translate", "--target", "ptx",
-                           str(path)], capture_output=True, text=True, check=False)
+                           *options, str(path)], capture_output=True, text=True, check=False)
 
 
 @pytest.mark.parametrize("path", EMITTED, ids=lambda p: p.name)
@@ -36,6 +36,40 @@ def test_emitted_ptx_assembles_for_sm_100a(path: Path) -> None:
                     "test extra)")
     result = assemble(ptx, "sm_100a", ptxas)
     assert result.returncode == 0, (result.errors, result.other)
+
+
+def test_pair_matmul_ptx_assembles_and_is_the_cta_pair_kernel() -> None:
+    proc = translate(ROOT / "tests" / "ptxas" / "matmul_pair.mlir", "--cta-group", "2")
+    assert proc.returncode == 0, proc.stderr
+    ptx = proc.stdout
+    ptxas = find_ptxas()
+    if ptxas is not None:
+        result = assemble(ptx, "sm_100a", ptxas)
+        assert result.returncode == 0, (result.errors, result.other)
+    kernel = ptx.split(".visible .entry f16_pair(")[1].split(".visible .entry")[0]
+    assert ".reqnctapercluster 2, 1, 1" in kernel
+    # each CTA copies its A half and B half; the complete-tx goes to the even CTA's barrier
+    copy = ("cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
+            ".cta_group::2 [")
+    assert kernel.count(copy) == 2
+    assert kernel.count("mapa.shared::cluster.u32 ") == 2
+    assert kernel.count("and.b32 ") >= 2 and "0xfffffffe" in kernel
+    # only the leader announces a stage: both CTAs' bytes, (128 + 64) rows x 128 bytes x 2
+    assert re.search(r"mbarrier\.arrive\.expect_tx\.shared::cta\.b64 _, \[%r\d+\], 49152;", kernel)
+    assert "tcgen05.mma.cta_group::2.kind::f16 [" in kernel
+    assert kernel.count("tcgen05.commit.cta_group::2.mbarrier::arrive::one.shared::cluster"
+                        ".multicast::cluster.b64 [") == 2  # the stage's, the accumulator's
+    assert "tcgen05.alloc.cta_group::2.sync.aligned.shared::cta.b32" in kernel
+    assert kernel.count("barrier.cluster.arrive.release.aligned;") >= 2
+    assert "tcgen05.mma.cta_group::2.kind::tf32 [" in ptx
+    assert "tcgen05.mma.cta_group::2.kind::i8 [" in ptx
+
+
+def test_translate_cta_group_out_of_range_is_a_usage_error() -> None:
+    proc = translate(ROOT / "tests" / "ptxas" / "matmul_pair.mlir", "--cta-group", "3")
+    assert proc.returncode == 2
+    assert proc.stderr.startswith("mmair-translate: error: argument --cta-group: invalid choice: "
+                                  "3 (choose from 1, 2)")
 
 
 def test_gemm_ptx_has_the_kernel_structure() -> None:

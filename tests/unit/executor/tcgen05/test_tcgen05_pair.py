@@ -20,6 +20,7 @@ from xdsl.parser import Parser
 from mmair.executor.engine.errors import ExecutionError
 from mmair.executor.engine.turns import Abort
 from mmair.executor.tcgen05.cta_pair import Cluster, PairSeam, uses_cta_pair
+from mmair.executor.tcgen05.exact import fused_mma
 from mmair.executor.tcgen05.kernels import mma_pair, pair_smem_spans
 from mmair.executor.tcgen05.memories import SharedMemory, Tcgen05ExecutionError, TensorMemory
 from mmair.executor.tcgen05.operands import read_d, write_d, write_smem_operand
@@ -172,6 +173,23 @@ def test_mma_pair_accumulates_and_honours_the_8_word_lane_mask() -> None:
     expected[163] = old[163]
     got = np.concatenate([read_d(tmem, 0, "f32", 128, 64) for _, tmem in ctas])
     np.testing.assert_array_equal(got, expected)
+
+
+def test_mma_pair_in_exact_numerics_is_each_ctas_rows_of_the_one_cta_mma() -> None:
+    # a pair MMA's D row is the fused dot product `mma` computes for that row (the same K chunk,
+    # the same C): CTA c's rows equal the one-CTA MMA of its A half with all of B, bit for bit
+    ctas, (a, b), a_word, b_word = _pair_setup(128, 64, 16, "bf16")
+    pair = encode_idesc(InstrDesc(kind="f16", m=256, n=64, atype="bf16", btype="bf16",
+                                  dtype="f32"))
+    old = RNG.standard_normal((256, 64)).astype(np.float32)
+    for c, (_, tmem) in enumerate(ctas):
+        write_d(tmem, 0, "f32", old[128 * c:128 * (c + 1)])
+    mma_pair(ctas, kind="f16", d=0, a=a_word, b=b_word, idesc=pair, enable_input_d=True,
+             numerics="exact")
+    got = np.concatenate([read_d(tmem, 0, "f32", 128, 64) for _, tmem in ctas])
+    want = fused_mma("f16", a.astype(np.float64), b.T.astype(np.float64), old, atype="bf16",
+                     btype="bf16", d_type="f32")
+    np.testing.assert_array_equal(got.view(np.uint32), want.view(np.uint32))
 
 
 def test_mma_pair_refuses_what_it_does_not_model() -> None:

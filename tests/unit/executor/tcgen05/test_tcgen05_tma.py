@@ -342,3 +342,27 @@ def test_a_padded_box_packs_16_elements_per_16_byte_unit(dtype: str, width: int,
             + [0xAA] * (16 - data), unit
     second = smem.data[384:512].reshape(8, 16)
     assert not second[:, :data].any() and (second[:, data:] == 0xAA).all()
+
+
+def test_a_peer_copy_may_land_before_the_leaders_expect_tx_but_an_own_copy_may_not() -> None:
+    from mmair.executor.engine.errors import ExecutionError
+    from mmair.executor.tcgen05.functions import MbarrierState
+
+    # cta_group::2: the peer's copy completes on the leader's barrier before the leader announced
+    # both CTAs' bytes; the tx-count goes negative and the phase waits for the arrival
+    state = MbarrierState(1, 1)
+    state.complete_tx(4096, 0x100, remote=True)
+    assert (state.phase, state.tx) == (0, -4096)
+    state.arrive(8192)
+    assert state.phase == 0
+    state.complete_tx(4096, 0x100)
+    assert (state.phase, state.tx, state.pending) == (1, 0, 1)
+    # the barrier's own CTA copies only what was announced; nor may a peer overdraw once every
+    # arrival is in (nothing can announce its bytes any more)
+    with pytest.raises(ExecutionError, match="more bytes than expect_tx announced"):
+        MbarrierState(1, 1).complete_tx(16, 0x100)
+    done = MbarrierState(2, 2)
+    done.arrive(16)
+    done.arrive()
+    with pytest.raises(ExecutionError, match="expects only 16 more"):
+        done.complete_tx(32, 0x100, remote=True)

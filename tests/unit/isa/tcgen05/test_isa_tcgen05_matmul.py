@@ -174,3 +174,26 @@ def test_plan_copies_sub_byte_types_padded(elem: str, dtype: str, row_bytes: int
 def test_what_sub_byte_types_cannot_plan(args: tuple, message: str) -> None:
     with pytest.raises(DescriptorError, match=message):
         plan_matmul(*args)
+
+
+def test_cta_pair_plan_splits_the_m256_tile_across_the_pair() -> None:
+    # M = 256 MMAs; each CTA: 128 rows of A, N / 2 rows of B, its 128 D rows x N in its TMEM
+    pair = plan_matmul(520, 72, 104, "f16", "f16", "f32", False, False, cta_group=2)
+    assert (pair.tile_m, pair.cta_tile_m, pair.tile_n, pair.tiles_m) == (256, 128, 128, 3)
+    assert (pair.a.rows, pair.b.rows, pair.b.boxes) == (128, 64, 1)  # B MN-major: one atom each
+    assert pair.idesc().m == 256 and pair.acc_columns == 128
+    # the leader's full barrier receives both CTAs' boxes
+    assert pair.tx_bytes == 2 * pair.stage_bytes == 2 * (128 * 64 * 2 + 64 * 64 * 2)
+    # K-major B: N / 2 rows of whole 8-row groups, so N is a multiple of 16 (legal pair N)
+    assert plan_matmul(200, 40, 64, "f16", "f16", "f32", False, True, cta_group=2).tile_n == 48
+
+
+@pytest.mark.parametrize(("kwargs", "message"), [
+    ({"cta_group": 3}, r"cta_group = 3 is not a CTA group size; legal: 1, 2 \[R31\]"),
+    ({"cta_group": 2, "scale_types": ("ue8m0", "ue8m0")},
+     r"cta_group = 2 is not planned for a block-scaled matmul \(its scale factors would need "
+     r"tcgen05\.cp \.cta_group::2"),
+])
+def test_cta_pair_plan_refuses_what_it_cannot_plan(kwargs: dict, message: str) -> None:
+    with pytest.raises(DescriptorError, match=f"^{message}"):
+        plan_matmul(128, 64, 128, "e4m3", "e4m3", "f32", False, True, **kwargs)
