@@ -40,6 +40,6 @@ def test_allocations_trigger_no_full_collection_inside_the_scope():
 
 def test_the_thresholds_come_back_when_the_run_raises():
     before = gc.get_threshold()
-    with pytest.raises(RuntimeError), no_full_collection():
+    with pytest.raises(RuntimeError, match="a fault in the run"), no_full_collection():
         raise RuntimeError("a fault in the run")
     assert gc.get_threshold() == before
