@@ -29,6 +29,7 @@ from mmair.dialects.types import element_name, memref_dtype
 from mmair.dialects.value_names import value_name
 from mmair.executor.engine.blas import one_blas_thread
 from mmair.executor.engine.errors import ExecutionError
+from mmair.executor.engine.gc_scope import no_full_collection
 from mmair.executor.engine.interpreter import MmairInterpreter
 from mmair.executor.engine.memory import Memory
 from mmair.executor.upstream.arith import ArithFunctions
@@ -408,7 +409,7 @@ def run_module(
             from mmair.executor.engine.coverage import CoverageSeam
 
             seam = interp.seam = CoverageSeam(cover)
-    with one_blas_thread():
+    with one_blas_thread(), no_full_collection():
         try:
             results = interp.call_op(entry_op, tuple(values))
             if seam is not None:
@@ -513,7 +514,7 @@ def _run_blocks(module: ModuleOp, entry: str | None, inputs: dict[str, Any] | No
         except RecursionError:
             raise ExecutionError("recursion too deep", entry_op) from None
 
-    with one_blas_thread():
+    with one_blas_thread(), no_full_collection():
         try:
             results = launch.run([lambda i=i: body(i) for i in interps])
         except ExecutionError:

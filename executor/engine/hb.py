@@ -194,6 +194,15 @@ class HappensBefore:
         """Collect mode: the non-race faults (overflow), in the order found."""
         self._until_prune = PRUNE_EVERY
         self._lane_range = range(lanes)
+        # The lanes a flag join can change, per lane. Ascend pipes: its own core's. A flag, a
+        # stall and `barrier_all` stay inside one core and `barrier_cores` sets every clock to
+        # the same join, so between two sync_alls every lane of a core holds the same entries
+        # for the other cores' lanes and a join there changes nothing: a 24-core join looks at
+        # NUM_PIPES entries, not 24 x NUM_PIPES (speed only). The tcgen05 units of a CTA pair
+        # join across CTAs (`async_checker`): all lanes.
+        self._join_lanes: list[range] = [
+            range(i - i % NUM_PIPES, i - i % NUM_PIPES + NUM_PIPES) if units == PIPES
+            else self._lane_range for i in range(lanes)]
         self._tile_places: dict[int, tuple] = {}
         """The place of an on-chip Access on a lane (`_places_of`), by id of the Access."""
         self._token = object()
@@ -224,7 +233,9 @@ class HappensBefore:
         if kind == WAIT:
             held, snapshot, done = self.flags.pop(ev.key)
             self.consumed[ev.key] = (ev, lane, self._passed(lane, n, done), held, ev.seq, n)
-            clock[:] = [x if x > y else y for x, y in zip(clock, snapshot, strict=True)]
+            for i in self._join_lanes[lane]:
+                if snapshot[i] > clock[i]:
+                    clock[i] = snapshot[i]
             if ev.pipe is Pipe.S:
                 self._stall(ev.core, snapshot)
         elif kind == SET:
@@ -413,7 +424,7 @@ class HappensBefore:
         `(SET_WAIT, src lane, dst lane)` (a set_flag whose wait_flag is issued right after it
         and runs at once: the set's clock goes straight into the waiting lane), `plan` the
         `FlagPlan` of the set_flag op; the same clock updates as `execute` of their events."""
-        count, clock, flags, lanes = self.count, self.clock, self.flags, self._lane_range
+        count, clock, flags, spans = self.count, self.clock, self.flags, self._join_lanes
         consumed, head, sync_at = self.consumed, self.head, self.sync_at
         execute_item = self.execute_item
         direct = not self.record_preds  # `execute` would hand a lazy pipe op to `_execute_op`
@@ -440,7 +451,7 @@ class HappensBefore:
                 head[lane] = passed
                 sync_at[lane] = m
                 consumed[item[2]] = (item, lane, passed, held, item[4], m)
-                for i in lanes:  # the join, in place (3x a list comprehension's speed)
+                for i in spans[lane]:  # the join, in place (3x a list comprehension's speed)
                     if snapshot[i] > c[i]:
                         c[i] = snapshot[i]
             elif tag is SET:
@@ -480,7 +491,7 @@ class HappensBefore:
                 sync_at[dst] = m
                 consumed[item[3]] = (item, dst, passed, item, item[5] + 1, m)
                 c = clock[dst]
-                for i in lanes:  # the join (as above)
+                for i in spans[dst]:  # the join (as above)
                     if snapshot[i] > c[i]:
                         c[i] = snapshot[i]
                 c[src] = n  # the set fired after every earlier event of its pipe
@@ -527,11 +538,12 @@ class HappensBefore:
         pipe without an `S -> pipe` flag). Events already queued behind a blocked wait_flag
         run after a set issued later, so they are after the stall too."""
         base = core * NUM_PIPES
+        span = self._join_lanes[base]
         for q in range(base, base + NUM_PIPES):
             c = self.clock[q]
-            for i, v in enumerate(snapshot):
-                if v > c[i]:
-                    c[i] = v
+            for i in span:
+                if snapshot[i] > c[i]:
+                    c[i] = snapshot[i]
 
     def barrier_all(self, ev: Event) -> None:
         """`pipe_barrier(all)` issued on core `ev.core` after every queue of the core drained:
@@ -732,7 +744,7 @@ class HappensBefore:
         """Drop the records ordered before every lane's current clock: no later access of any
         lane can race with them."""
         self._until_prune = PRUNE_EVERY
-        floor = [min(c[q] for c in self.clock) for q in range(self.lanes)]
+        floor = list(map(min, zip(*self.clock, strict=True)))  # per lane q: min of c[q]
         for groups in self.records.values():
             for q, group in groups.items():
                 bound = floor[q]
