@@ -180,11 +180,20 @@ class Scheduler:
             moved = True
             while moved:  # the sync instructions that can run, at once
                 moved = False
+                # a wait whose flag is set passes before the next set runs: both take no time,
+                # so a set behind another set of its bit on one queue never fires before an
+                # idle pipe's wait consumed the first (the overflow rule's "legal schedule")
                 for q in queues:
-                    while q and (q[0].kind in (SET, BARRIER) or
-                                 (q[0].kind == WAIT and q[0].key in bits)):
+                    while q and q[0].kind == WAIT and q[0].key in bits:
                         self._execute(q.popleft())
                         moved = True
+                if moved:
+                    continue
+                for q in queues:
+                    if q and q[0].kind in (SET, BARRIER):
+                        self._execute(q.popleft())
+                        moved = True
+                        break
             if steps is not None and steps <= 0:
                 return
             ready = [i for i, q in enumerate(queues) if q and q[0].kind != WAIT]
