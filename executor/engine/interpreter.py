@@ -185,7 +185,8 @@ class MmairInterpreter(Interpreter):
                 how, fn = _PIPE_STEP, pipe_step
             elif handler is not None:
                 how, fn = _HANDLER, handler
-            elif seam is None and isinstance(op, _SYNC_OPS):
+            elif (seam is None or getattr(seam, "sync_ops_idle", False)) \
+                    and isinstance(op, _SYNC_OPS):
                 how = _COUNT
             elif entry is None:
                 how = _MISSING
