@@ -5,8 +5,10 @@ The J worker processes each run a contiguous share of the N blocks with the in-p
 of `executor/engine/multicore.py` (one thread per block, one at a time); every worker's numpy work runs
 in parallel with the others'. GM is one `multiprocessing.shared_memory` segment: the parent copies
 the prepared arguments into it once, every worker maps it (no copies) and the parent copies the
-results back. Workers are forked from a forkserver that has mmair imported; each parses the
-module's text (the parent prints it).
+results back; arguments no op can write (`runner.read_only_arguments`) stay in the parent's
+arrays, which the workers read through the fork. Workers are forked from this process, once per
+launch: they inherit the parsed module and the imports (made before the fork, with the
+collector's generations frozen so that no worker copies the inherited heap by walking it).
 
 `pto.sync_all` across workers: when no block of a worker can run, the worker meets the others at
 a process barrier and every worker publishes how many of its blocks wait at a sync_all and how
@@ -103,8 +105,11 @@ def run_pool(module: Any, entry: Any, target: str, values: list[Any],
     interpreter: the pool is engine, the dialects' interpreter functions are not.
     `read_only`: positions in `values` of the GM arguments no op can write
     (`runner.read_only_arguments`): each worker converts them whole once for its blocks
-    (`memory.ReadOnlyGm`), and they are not copied back."""
-    arrays = [(i, v) for i, v in enumerate(values) if isinstance(v, np.ndarray)]
+    (`memory.ReadOnlyGm`), reading the caller's arrays (not copied to shared memory)."""
+    # Arguments nothing writes stay where they are: the forked workers read the caller's
+    # arrays (copy-on-write pages that are never written), no copy into or out of the segment.
+    arrays = [(i, v) for i, v in enumerate(values)
+              if isinstance(v, np.ndarray) and i not in read_only]
     offsets, total = {}, 0
     for i, v in arrays:
         offsets[i] = total
@@ -114,7 +119,7 @@ def run_pool(module: Any, entry: Any, target: str, values: list[Any],
     try:
         gm: list[Any] = []  # the arguments, GM arrays as views of the shared segment
         for i, v in enumerate(values):
-            if isinstance(v, np.ndarray):
+            if isinstance(v, np.ndarray) and i in offsets:
                 # a view of the segment's array: the footprints' root (`gm_root`) is then the
                 # argument's own array, as for an in-process argument
                 view = np.ndarray(v.shape, v.dtype, buffer=shm.buf, offset=offsets[i]).view()
@@ -172,8 +177,7 @@ def run_pool(module: Any, entry: Any, target: str, values: list[Any],
                 print("mmair pool: cross-core overlap", flush=True)
             return None
         for i, v in arrays:
-            if i not in read_only:  # no worker wrote it: the caller's array holds its bytes
-                v[...] = gm[i]
+            v[...] = gm[i]
         per_core = sorted((c for r in reports.values() for c in r["per_core"]),
                           key=lambda c: c["block"])
         return PoolResult(reports[0]["results"], per_core, log)
