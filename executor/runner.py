@@ -103,7 +103,7 @@ def read_only_arguments(module: ModuleOp, entry: func.FuncOp, values: list[Any])
 
 
 def _read_only_images(module: ModuleOp, entry: func.FuncOp, values: list[Any]) -> ReadOnlyGm:
-    """The whole-array images of the read-only GM arguments (`memory.ReadOnlyGm`)."""
+    """The window images of the read-only GM arguments (`memory.ReadOnlyGm`)."""
     return ReadOnlyGm([values[i] for i in read_only_arguments(module, entry, values)])
 
 

@@ -61,8 +61,8 @@ class GmWrites:
         self.generation: dict[int, int] = {}
         """id of the owning array -> number of writes seen (absent: none)."""
         self.read_only: ReadOnlyGm | None = None
-        """The run's GM arrays that no op can write, converted whole (`ReadOnlyGm`); set by
-        the runner, shared by the cores of one process."""
+        """The images of windows of the run's GM arrays that no op can write (`ReadOnlyGm`);
+        set by the runner, shared by the cores of one process."""
 
     @staticmethod
     def owner(view: np.ndarray) -> np.ndarray:
