@@ -25,6 +25,7 @@ from __future__ import annotations
 import sys
 from collections import Counter
 from dataclasses import dataclass, field
+from operator import itemgetter
 from typing import Any
 
 from xdsl.dialects import func
@@ -196,8 +197,8 @@ class MmairInterpreter(Interpreter):
                 how, unwrapped = _CALL, _values_function(fn)
                 if unwrapped is not None:
                     how, fn = _CALL_VALUES, unwrapped
-            entries.append([how, op, tuple(map(id, op.operands)), tuple(map(id, op.results)),
-                            op.name, fn, ft, 0])
+            entries.append([how, op, _operand_getter(tuple(map(id, op.operands))),
+                            tuple(map(id, op.results)), op.name, fn, ft, 0])
         # The op budget is taken per segment: the ops up to and including the next one that
         # runs other ops (regions, calls). No other op runs between a segment's first op and
         # its last one's start, so taking them at once stops a run at the op it would reach
@@ -271,7 +272,7 @@ class MmairInterpreter(Interpreter):
                         except Exception as err:
                             raise op_fault(op, err) from None
                         continue
-                    args = tuple([env[v] for v in operands])
+                    args = operands(env)
                     if how == _PIPE_STEP:  # no values to bind
                         try:
                             if seam.produced:
@@ -314,6 +315,21 @@ class MmairInterpreter(Interpreter):
                 self._uncount(entries, op)
                 raise
         return ()
+
+
+def _no_operands(env: dict) -> tuple:
+    return ()
+
+
+def _operand_getter(keys: tuple[int, ...]) -> Any:
+    """env -> the op's operand values as a tuple, in C for two or more operands
+    (`operator.itemgetter`; a list comprehension per op cost ~0.4 us)."""
+    if not keys:
+        return _no_operands
+    if len(keys) == 1:
+        (key,) = keys
+        return lambda env: (env[key],)
+    return itemgetter(*keys)
 
 
 def _values_function(fn: Any) -> Any:
