@@ -31,7 +31,7 @@ from mmair.executor.engine.blas import one_blas_thread
 from mmair.executor.engine.errors import ExecutionError
 from mmair.executor.engine.gc_scope import no_full_collection
 from mmair.executor.engine.interpreter import MmairInterpreter
-from mmair.executor.engine.memory import Memory
+from mmair.executor.engine.memory import Memory, ReadOnlyGm
 from mmair.executor.upstream.arith import ArithFunctions
 from mmair.executor.upstream.func import FuncFunctions
 from mmair.executor.upstream.memref import DEFAULT_MAX_GM_BYTES, MemRefFunctions, check_gm_size
@@ -89,6 +89,23 @@ def read_only_gm(module: ModuleOp) -> frozenset[SSAValue]:
     return frozenset(arg for fn in module.walk() if isinstance(fn, func.FuncOp) and fn.body.blocks
                      for arg in fn.body.blocks.first.args
                      if isinstance(arg.type, MemRefType) and arg not in written)
+
+
+def read_only_arguments(module: ModuleOp, entry: func.FuncOp, values: list[Any]) -> list[int]:
+    """Positions of the entry's GM arguments that no op of `module` can write
+    (`read_only_gm`): `run_module` copies every input into its own array, so nothing else
+    writes them either."""
+    read_only = read_only_gm(module)
+    if not read_only:
+        return []
+    return [i for i, (arg, value) in enumerate(zip(entry.body.blocks.first.args, values,
+                                                   strict=True))
+            if arg in read_only and isinstance(value, np.ndarray)]
+
+
+def _read_only_images(module: ModuleOp, entry: func.FuncOp, values: list[Any]) -> ReadOnlyGm:
+    """The window images of the read-only GM arguments (`memory.ReadOnlyGm`)."""
+    return ReadOnlyGm([values[i] for i in read_only_arguments(module, entry, values)])
 
 
 _DATA_READS = frozenset({"memref.load", "memref.copy", "pto.gather_mask"})
@@ -262,6 +279,15 @@ def prepare_arguments(
     return names, values
 
 
+def _dialect_functions() -> tuple[Any, Any, Any]:
+    """The interpreter function classes of the pto and tcgen05 dialects (imported on first
+    use: a run of one dialect's kernel does not need the other at start-up)."""
+    from mmair.executor.ascend.functions import PtoFunctions, PtoParamsFunctions
+    from mmair.executor.tcgen05.functions import Tcgen05Functions
+
+    return PtoFunctions, PtoParamsFunctions, Tcgen05Functions
+
+
 def make_interpreter(
     module: ModuleOp, target: str, max_ops: int | None = None,
     max_gm_bytes: int | None = DEFAULT_MAX_GM_BYTES,
@@ -271,9 +297,7 @@ def make_interpreter(
     launch: Any = None,
 ) -> tuple[MmairInterpreter, Memory]:
     """An interpreter with the mmair functions registered and a fresh memory for `target`."""
-    from mmair.executor.ascend.functions import PtoFunctions, PtoParamsFunctions
-    from mmair.executor.tcgen05.functions import Tcgen05Functions
-
+    PtoFunctions, PtoParamsFunctions, Tcgen05Functions = _dialect_functions()
     memory = Memory(target)
     interp = MmairInterpreter(module, max_ops=max_ops)
     for functions in (FuncFunctions(), ScfFunctions(), ArithFunctions(), MemRefFunctions(max_gm_bytes=max_gm_bytes),
@@ -371,6 +395,7 @@ def run_module(
                          op_counts=dict(interps[0].op_counts))
     interp, memory = make_interpreter(module, target_name, max_ops, max_gm_bytes, numerics)
     memory.gm.tracked = gm_writes_known(module)  # one core: this run is GM's only writer
+    memory.gm.read_only = _read_only_images(module, entry_op, values)
     seam = None
     timeline = None
     timing = timing or timing_only
@@ -490,9 +515,11 @@ def _run_blocks(module: ModuleOp, entry: str | None, inputs: dict[str, Any] | No
         scheduler = TimedScheduler(timeline, blocks, gm_names=gm_names)
     launch = Launch(blocks, scheduler)
     cover = _coverage(names, values, coverage)
+    read_only = _read_only_images(module, entry_op, values)  # one for all cores
     for core in range(blocks):
         interp, memory = make_interpreter(module, target_name, max_ops, max_gm_bytes, numerics,
                                           block=core, blocks=blocks, launch=launch)
+        memory.gm.read_only = read_only
         if scheduler is not None:
             from mmair.executor.engine.seam import IssueSeam
 
@@ -552,8 +579,10 @@ def _run_pool(module: ModuleOp, entry_op: func.FuncOp, names: list[str], values:
     if not available() or not pool_safe(module):
         return None
     cover = _coverage(names, values, coverage)  # unknown names are reported before the run
+    _dialect_functions()  # imported before the fork: no worker imports them again
     pooled = run_pool(module, entry_op, target_name, values, blocks, jobs, sync_check, numerics,
-                      max_ops, max_gm_bytes, make_interpreter)
+                      max_ops, max_gm_bytes, make_interpreter,
+                      frozenset(read_only_arguments(module, entry_op, values)))
     if pooled is None:
         return None
     if cover is not None:

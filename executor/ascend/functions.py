@@ -101,7 +101,10 @@ class PtoFunctions(InterpreterFunctions):
     @impl(pto.MteGmL1Op)
     def run_mte_gm_l1(self, interp: Interpreter, op: pto.MteGmL1Op, args: PythonValues) -> PythonValues:
         gm, dst, rows, cols = args
-        kernels.mte_gm_l1(gm, dst, rows, cols, op.dn2nz is not None)
+        dn2nz = self._decoded.get(op)
+        if dn2nz is None:  # xDSL's property access costs about a microsecond per load
+            dn2nz = self._decoded[op] = op.dn2nz is not None
+        kernels.mte_gm_l1(gm, dst, rows, cols, dn2nz)
         return ()
 
     def _l1_l0(self, op: pto.MteL1L0AOp | pto.MteL1L0BOp, args: PythonValues) -> PythonValues:
@@ -145,7 +148,11 @@ class PtoFunctions(InterpreterFunctions):
     # ---- cube ------------------------------------------------------------------------------
 
     def _gemv_off(self, op: pto.MadOp | pto.MadAccOp | pto.MadBiasOp) -> bool:
-        return op.disable_gemv is not None and self.memory.target.gemv_disable
+        off = self._decoded.get(op)
+        if off is None:  # decoded once per op (an xDSL property access per mad before)
+            off = self._decoded[op] = op.disable_gemv is not None and \
+                self.memory.target.gemv_disable
+        return off
 
     @impl(pto.MadOp)
     def run_mad(self, interp: Interpreter, op: pto.MadOp, args: PythonValues) -> PythonValues:

@@ -189,10 +189,15 @@ def _gm_image(mem: MemorySpace, window: np.ndarray, ctype: np.dtype, in_gm: bool
     and `window` is a view of GM (`in_gm`), a hit needs the generation of the GM array to be the
     one recorded at conversion (no write since); otherwise a hit compares the window with the
     copy kept at conversion time (one pass over the raw bytes, several times cheaper than the
-    conversion), so a write to GM by any op is seen."""
+    conversion), so a write to GM by any op is seen. Windows of GM arguments that no op can
+    write skip all of this: `memory.ReadOnlyGm` converts each once per run for every core."""
+    gm = mem.gm
+    if in_gm and gm.read_only is not None:  # an array no op writes: converted once, shared
+        image = gm.read_only.window_image(window, ctype, _convert)
+        if image is not None:
+            return image
     interface = window.__array_interface__
     key = (interface["data"][0], window.shape, interface["strides"], window.dtype.str, ctype.str)
-    gm = mem.gm
     owner = generation = None
     if in_gm and gm.tracked:
         owner = gm.owner(window)

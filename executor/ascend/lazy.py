@@ -72,13 +72,14 @@ def pend_region(tile: Tile, image: np.ndarray, rows: int, cols: int, fill: int |
     0:cols] of `tile` (columns cols .. fill zero-filled, as a GM -> L1 load writes them), and
     record `image` as the tile's operand image. `acc`: `image` is the tile's own accumulator
     (an L0C sum no one else holds), which the mads that follow may update in place."""
-    from mmair.executor.ascend.kernels import write_region
-
     store = tile.store
     blocked = tile.stored_blocked()
     width = cols if fill is None else fill
 
     def write() -> None:
+        # imported here, when a write is made (rarely): an import per pend cost ~1 us
+        from mmair.executor.ascend.kernels import write_region
+
         if width > cols:
             data = np.zeros((rows, width), dtype=store.dtype)
             data[:, :cols] = image

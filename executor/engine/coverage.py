@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 from xdsl.dialects import memref
+from xdsl.dialects.builtin import MemRefType
 from xdsl.ir import Operation
 
 from mmair.dialects.pto.effects import EFFECTS
@@ -50,6 +51,9 @@ class Coverage:
         return [(int(lo), int(hi)) for lo, hi in zip(edges[::2], edges[1::2], strict=True)]
 
 
+_UNSEEN: Any = object()
+
+
 class CoverageSeam:
     """The interpreter seam with the sync checker off: records each pto op's GM writes, then runs
     the op at once (same order and speed class as no seam)."""
@@ -60,7 +64,10 @@ class CoverageSeam:
         self.handlers = {cls: self._run for cls in EFFECTS}
         for cls in (memref.LoadOp, memref.StoreOp, memref.CopyOp):
             self.handlers[cls] = self._scalar
-        self._footprints: dict[Operation, Footprint] = {}
+        self._footprints: dict[Operation, Footprint | None] = {}
+
+    sync_ops_idle = True
+    """Sync ops order nothing here (the checker is off): the interpreter only counts them."""
 
     def _scalar(self, interp: Any, op: Operation, args: tuple) -> Any:
         """A scalar `memref.load` / `store` of GM reads / writes one element, a `memref.copy`
@@ -78,10 +85,12 @@ class CoverageSeam:
         return result
 
     def _run(self, interp: Any, op: Operation, args: tuple) -> Any:
-        fp = self._footprints.get(op)
-        if fp is None:
-            fp = self._footprints[op] = Footprint(op)
-        self.coverage.record(fp.accesses(args))
+        fp = self._footprints.get(op, _UNSEEN)
+        if fp is _UNSEEN:  # an op without a memref operand (L1 -> L0, mad) touches no GM
+            fp = self._footprints[op] = Footprint(op) if any(
+                isinstance(o.type, MemRefType) for o in op.operands) else None
+        if fp is not None:
+            self.coverage.record(fp.accesses(args))
         entry = interp._impls._impl_dict.get(type(op))  # pyright: ignore[reportPrivateUsage]
         if entry is None:
             from mmair.executor.engine.interpreter import _unimplemented

@@ -25,8 +25,10 @@ from __future__ import annotations
 import sys
 from collections import Counter
 from dataclasses import dataclass, field
+from operator import itemgetter
 from typing import Any
 
+from xdsl.dialects import func
 from xdsl.interpreter import Interpreter, PythonValues, ReturnedValues, Successor
 from xdsl.ir import Block, Operation, Region
 
@@ -185,7 +187,8 @@ class MmairInterpreter(Interpreter):
                 how, fn = _PIPE_STEP, pipe_step
             elif handler is not None:
                 how, fn = _HANDLER, handler
-            elif seam is None and isinstance(op, _SYNC_OPS):
+            elif (seam is None or getattr(seam, "sync_ops_idle", False)) \
+                    and isinstance(op, _SYNC_OPS):
                 how = _COUNT
             elif entry is None:
                 how = _MISSING
@@ -194,10 +197,36 @@ class MmairInterpreter(Interpreter):
                 how, unwrapped = _CALL, _values_function(fn)
                 if unwrapped is not None:
                     how, fn = _CALL_VALUES, unwrapped
-            entries.append((how, op, tuple(map(id, op.operands)), tuple(map(id, op.results)),
-                            op.name, fn, ft))
-        plan = self._plans[id(block)] = (block, tuple(map(id, block.args)), tuple(entries))
+            entries.append([how, op, _operand_getter(tuple(map(id, op.operands))),
+                            tuple(map(id, op.results)), op.name, fn, ft, 0])
+        # The op budget is taken per segment: the ops up to and including the next one that
+        # runs other ops (regions, calls). No other op runs between a segment's first op and
+        # its last one's start, so taking them at once stops a run at the op it would reach
+        # op by op (and a segment that does not fit is taken op by op).
+        start = 0
+        for i, entry in enumerate(entries):
+            op = entry[1]
+            if op.regions or isinstance(op, func.CallOp) or i == len(entries) - 1:
+                entries[start][7] = i + 1 - start
+                start = i + 1
+        plan = self._plans[id(block)] = (block, tuple(map(id, block.args)),
+                                         tuple(map(tuple, entries)),
+                                         tuple(Counter(e[4] for e in entries).items()))
         return plan
+
+    def _uncount(self, entries: tuple, failed: Operation | None) -> None:
+        """A block counted in bulk stopped at `failed` (None: before its first op): the ops
+        after it did not run."""
+        counts = self.op_counts
+        after = failed is None
+        for entry in entries:
+            if after:
+                name = entry[4]
+                counts[name] -= 1
+                if not counts[name]:
+                    del counts[name]
+            elif entry[1] is failed:
+                after = True
 
     def run_ssacfg_region(self, region: Region, args: PythonValues, name: str = "unknown") -> PythonValues:
         block = region.blocks.first
@@ -212,65 +241,95 @@ class MmairInterpreter(Interpreter):
             plan = plans.get(id(block))
             if plan is None or plan[0] is not block or seam is not self._plans_seam:
                 plan = self._plan(block)
-            _, block_args, entries = plan
+            _, block_args, entries, block_counts = plan
             for arg, value in zip(block_args, args, strict=True):
                 env[arg] = value
             block = None
-            for how, op, operands, results, op_name, fn, ft in entries:
-                counts[op_name] += 1
-                self._ops_left -= 1
-                if self._ops_left < 0:
-                    raise self._over_budget(op)
-                if how == _COUNT:
-                    continue
-                if how == _STEP:  # no operands to read, no values to bind
+            # The block's ops are counted at once (a failure uncounts the ops after the
+            # faulting one), the budget per segment (`_plan`).
+            for op_name, n in block_counts:
+                counts[op_name] += n
+            op = None
+            slow = False  # a segment did not fit the budget: op by op for the rest
+            try:
+                for how, op, operands, results, _op_name, fn, ft, segment in entries:
+                    if segment and not slow:
+                        if self._ops_left >= segment:
+                            self._ops_left -= segment
+                        else:
+                            slow = True
+                    if slow:
+                        self._ops_left -= 1
+                        if self._ops_left < 0:
+                            raise self._over_budget(op)
+                    if how == _COUNT:
+                        continue
+                    if how == _STEP:  # no operands to read, no values to bind
+                        try:
+                            fn()
+                        except RecursionError:
+                            raise
+                        except Exception as err:
+                            raise op_fault(op, err) from None
+                        continue
+                    args = operands(env)
+                    if how == _PIPE_STEP:  # no values to bind
+                        try:
+                            if seam.produced:
+                                args = seam.scalar_reads(self, op, args)
+                            fn(args)
+                        except RecursionError:
+                            raise
+                        except Exception as err:
+                            raise op_fault(op, err) from None
+                        continue
                     try:
-                        fn()
-                    except RecursionError:
+                        if seam is not None:
+                            if seam.produced:
+                                args = seam.scalar_reads(self, op, args)
+                            if threaded and how != _HANDLER and seam.threads is not None:
+                                seam.scalar_op(op)  # an op touching memory waits for the kernels
+                        if how == _CALL_VALUES:
+                            values = fn(ft, self, op, args)
+                            terminator = None
+                        elif how == _MISSING:
+                            raise _unimplemented(op)
+                        elif how == _HANDLER:
+                            values, terminator = fn(self, op, args)
+                        else:
+                            values, terminator = fn(ft, self, op, args)
+                    except RecursionError:  # deep func.call nesting: reported once, by the runner
                         raise
-                    except Exception as err:
+                    except Exception as err:  # numpy or Python failure inside an implementation
                         raise op_fault(op, err) from None
-                    continue
-                args = tuple([env[v] for v in operands])
-                if how == _PIPE_STEP:  # no values to bind
-                    try:
-                        if seam.produced:
-                            args = seam.scalar_reads(self, op, args)
-                        fn(args)
-                    except RecursionError:
-                        raise
-                    except Exception as err:
-                        raise op_fault(op, err) from None
-                    continue
-                try:
-                    if seam is not None:
-                        if seam.produced:
-                            args = seam.scalar_reads(self, op, args)
-                        if threaded and how != _HANDLER and seam.threads is not None:
-                            seam.scalar_op(op)  # an op touching memory waits for the kernels
-                    if how == _CALL_VALUES:
-                        values = fn(ft, self, op, args)
-                        terminator = None
-                    elif how == _MISSING:
-                        raise _unimplemented(op)
-                    elif how == _HANDLER:
-                        values, terminator = fn(self, op, args)
-                    else:
-                        values, terminator = fn(ft, self, op, args)
-                except RecursionError:  # deep func.call nesting: reported once, by the runner
-                    raise
-                except Exception as err:  # numpy or Python failure inside an implementation
-                    raise op_fault(op, err) from None
-                if values:
-                    for res, value in zip(results, values, strict=True):
-                        env[res] = value
-                if terminator is not None:
-                    if isinstance(terminator, ReturnedValues):
-                        return terminator.values
-                    assert isinstance(terminator, Successor)
-                    block, args = terminator
-                    break
+                    if values:
+                        for res, value in zip(results, values, strict=True):
+                            env[res] = value
+                    if terminator is not None:
+                        if isinstance(terminator, ReturnedValues):
+                            return terminator.values
+                        assert isinstance(terminator, Successor)
+                        block, args = terminator
+                        break
+            except BaseException:
+                self._uncount(entries, op)
+                raise
         return ()
+
+
+def _no_operands(env: dict) -> tuple:
+    return ()
+
+
+def _operand_getter(keys: tuple[int, ...]) -> Any:
+    """env -> the op's operand values as a tuple, in C for two or more operands
+    (`operator.itemgetter`; a list comprehension per op cost ~0.4 us)."""
+    if not keys:
+        return _no_operands
+    if len(keys) == 1:
+        (key,) = keys
+        return lambda env: (env[key],)
+    return itemgetter(*keys)
 
 
 def _values_function(fn: Any) -> Any:

@@ -54,12 +54,15 @@ class GmWrites:
     default (the cache validates by content, which sees any write) and the runner turns it on for
     one-core runs of modules whose ops it knows (`runner.GM_WRITES_KNOWN`)."""
 
-    __slots__ = ("generation", "tracked")
+    __slots__ = ("generation", "read_only", "tracked")
 
     def __init__(self) -> None:
         self.tracked = False
         self.generation: dict[int, int] = {}
         """id of the owning array -> number of writes seen (absent: none)."""
+        self.read_only: ReadOnlyGm | None = None
+        """The images of windows of the run's GM arrays that no op can write (`ReadOnlyGm`);
+        set by the runner, shared by the cores of one process."""
 
     @staticmethod
     def owner(view: np.ndarray) -> np.ndarray:
@@ -73,6 +76,53 @@ class GmWrites:
         if self.tracked:
             key = id(self.owner(view))
             self.generation[key] = self.generation.get(key, 0) + 1
+
+
+class ReadOnlyGm:
+    """Operand images of windows of the GM arrays that no op of the run can write (speed only).
+
+    A GEMM loads every window of A and B many times (each A tile once per column of C tiles,
+    each B tile once per row), and every core of a multi-core launch loads its own. For an
+    array that nothing writes (the runner decides: `runner.read_only_gm`, and the arguments are
+    distinct copies) a window's conversion to the Mmad compute dtype is made once per run and
+    process, on its first load, and shared by every core of the process: no validation (the
+    bytes cannot change), where the per-space cache (`MemorySpace.gm_images`) of a multi-core
+    run compares the window with a kept copy on every hit. The images stay C-contiguous
+    windows: a view of one whole-array image was measured slower in the mads (the sgemm packs
+    its operands from 128 rows 8 KiB apart instead of one 128 KiB block). At most
+    `GM_IMAGE_BYTES` are kept; beyond it windows are converted on every load."""
+
+    def __init__(self, arrays: list[np.ndarray]) -> None:
+        self.arrays: dict[int, np.ndarray] = {}
+        """id -> the array owning the argument's bytes (`GmWrites.owner`: a worker's arguments
+        are views of shared memory), when it holds exactly those bytes."""
+        for a in arrays:
+            owner = GmWrites.owner(a)
+            if owner.nbytes == a.nbytes and owner.ctypes.data == a.ctypes.data:
+                self.arrays[id(owner)] = owner
+        self.images: dict[tuple, np.ndarray] = {}
+        """(window address, shape, strides, compute dtype) -> image."""
+        self.nbytes = 0
+        self.lock = threading.Lock()  # cores of one process share it; mads may run on threads
+
+    def window_image(self, window: np.ndarray, ctype: np.dtype,
+                     convert: Callable[[np.ndarray, np.dtype], np.ndarray]) -> np.ndarray | None:
+        """`convert(window, ctype)`, made once per window of a read-only array; None for a
+        window of any other array."""
+        owner = window
+        while isinstance(owner.base, np.ndarray):  # numpy collapses chains of views
+            owner = owner.base
+        if self.arrays.get(id(owner)) is not owner:
+            return None
+        key = (window.ctypes.data, window.shape, window.strides, ctype)
+        image = self.images.get(key)
+        if image is None:
+            image = convert(window, ctype)
+            with self.lock:
+                if self.nbytes + image.nbytes <= GM_IMAGE_BYTES:
+                    image = self.images.setdefault(key, image)
+                    self.nbytes += image.nbytes
+        return image
 
 
 @dataclass(eq=False)

@@ -5,8 +5,10 @@ The J worker processes each run a contiguous share of the N blocks with the in-p
 of `executor/engine/multicore.py` (one thread per block, one at a time); every worker's numpy work runs
 in parallel with the others'. GM is one `multiprocessing.shared_memory` segment: the parent copies
 the prepared arguments into it once, every worker maps it (no copies) and the parent copies the
-results back. Workers are forked from a forkserver that has mmair imported; each parses the
-module's text (the parent prints it).
+results back; arguments no op can write (`runner.read_only_arguments`) stay in the parent's
+arrays, which the workers read through the fork. Workers are forked from this process, once per
+launch: they inherit the parsed module and the imports (made before the fork, with the
+collector's generations frozen so that no worker copies the inherited heap by walking it).
 
 `pto.sync_all` across workers: when no block of a worker can run, the worker meets the others at
 a process barrier and every worker publishes how many of its blocks wait at a sync_all and how
@@ -35,6 +37,7 @@ change any byte: its outputs equal the in-process run's (tested), and the logs g
 
 from __future__ import annotations
 
+import gc
 import multiprocessing
 import os
 import queue
@@ -42,6 +45,7 @@ import threading
 import warnings
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from math import gcd
 from multiprocessing import shared_memory
 from typing import Any
 
@@ -93,12 +97,19 @@ def shares(blocks: int, jobs: int) -> list[list[int]]:
 def run_pool(module: Any, entry: Any, target: str, values: list[Any],
              blocks: int, jobs: int, sync_check: bool, numerics: str,
              max_ops: int | None, max_gm_bytes: int | None,
-             make_interpreter: Callable[..., tuple[Any, Any]]) -> PoolResult | None:
+             make_interpreter: Callable[..., tuple[Any, Any]],
+             read_only: frozenset[int] = frozenset()) -> PoolResult | None:
     """Run the launch on `jobs` workers; GM results are copied into the arrays of `values`.
     None: something went wrong (module docstring); `values` are then unchanged.
     `make_interpreter` (`mmair.executor.runner.make_interpreter`) builds each block's
-    interpreter: the pool is engine, the dialects' interpreter functions are not."""
-    arrays = [(i, v) for i, v in enumerate(values) if isinstance(v, np.ndarray)]
+    interpreter: the pool is engine, the dialects' interpreter functions are not.
+    `read_only`: positions in `values` of the GM arguments no op can write
+    (`runner.read_only_arguments`): each worker converts them whole once for its blocks
+    (`memory.ReadOnlyGm`), reading the caller's arrays (not copied to shared memory)."""
+    # Arguments nothing writes stay where they are: the forked workers read the caller's
+    # arrays (copy-on-write pages that are never written), no copy into or out of the segment.
+    arrays = [(i, v) for i, v in enumerate(values)
+              if isinstance(v, np.ndarray) and i not in read_only]
     offsets, total = {}, 0
     for i, v in arrays:
         offsets[i] = total
@@ -108,7 +119,7 @@ def run_pool(module: Any, entry: Any, target: str, values: list[Any],
     try:
         gm: list[Any] = []  # the arguments, GM arrays as views of the shared segment
         for i, v in enumerate(values):
-            if isinstance(v, np.ndarray):
+            if isinstance(v, np.ndarray) and i in offsets:
                 # a view of the segment's array: the footprints' root (`gm_root`) is then the
                 # argument's own array, as for an in-process argument
                 view = np.ndarray(v.shape, v.dtype, buffer=shm.buf, offset=offsets[i]).view()
@@ -122,14 +133,22 @@ def run_pool(module: Any, entry: Any, target: str, values: list[Any],
         out = ctx.Queue()
         procs = [ctx.Process(target=_worker, daemon=True, args=(
             w, part, module, entry, target, gm, blocks, sync_check, numerics,
-            max_ops, max_gm_bytes, make_interpreter, barrier, status, out))
+            max_ops, max_gm_bytes, make_interpreter, barrier, status, out, read_only))
             for w, part in enumerate(parts)]
+        _worker_imports(sync_check)
         with warnings.catch_warnings():
             # Python >= 3.12 warns about fork() in a process with threads: the only other threads
             # are idle BLAS workers (OpenBLAS re-initialises them in the child)
             warnings.simplefilter("ignore", DeprecationWarning)
-            for p in procs:
-                p.start()
+            # The parent's objects go to the collector's permanent generation while the workers
+            # fork: a collection in a worker then never walks (and so never copies on write)
+            # the inherited heap: the parsed module, the imported modules.
+            gc.freeze()
+            try:
+                for p in procs:
+                    p.start()
+            finally:
+                gc.unfreeze()
         reports: dict[int, Any] = {}
         try:
             while len(reports) < len(procs):
@@ -168,20 +187,41 @@ def run_pool(module: Any, entry: Any, target: str, values: list[Any],
         shm.unlink()
 
 
+def _worker_imports(sync_check: bool) -> None:
+    """Import what a worker imports before the fork, so that no worker imports it again (each
+    run forks fresh workers; an import in each took a sizeable share of a short launch)."""
+    import threadpoolctl  # noqa: F401  (`one_blas_thread`)
+
+    from mmair.executor.engine import blas, coverage, memory, multicore  # noqa: F401
+
+    if sync_check:
+        from mmair.executor.engine import scheduler, seam  # noqa: F401
+
+
 def _cross_core_overlap(log: list[tuple], values: list[Any]) -> bool:
-    """Whether two blocks touch overlapping GM bytes in the same epoch, one of them writing."""
+    """Whether two blocks touch overlapping GM bytes in the same epoch, one of them writing.
+
+    One owner mask per written buffer and epoch, in units of the greatest common divisor of
+    every start, width and row stride of its records: every region then begins and ends on a
+    unit, so a unit is either wholly inside a region's row or outside it and the coarse mask
+    answers as a byte mask would (a 16 MiB f32 C written in 512-byte rows: 32 Ki entries instead
+    of 16 Mi, which had made this check the parent's largest serial cost)."""
     by_key: dict[tuple[int, int], list[tuple]] = {}
     for rec in log:
         by_key.setdefault((rec[1], rec[2]), []).append(rec)
     for (_epoch, arg), recs in by_key.items():
         if not any(r[7] for r in recs):
             continue  # only reads of this buffer in this epoch
-        owner = np.full(values[arg].nbytes, -1, np.int16)
+        unit = 0
+        for _b, _e, _a, start, width, rows, stride, _w in recs:
+            unit = gcd(unit, start, width, stride if rows > 1 else 0)
+        unit = max(unit, 1)
+        owner = np.full(-(-values[arg].nbytes // unit), -1, np.int16)
         for write_pass in (True, False):
             for block, _e, _a, start, width, rows, stride, write in recs:
                 if write != write_pass:
                     continue
-                region = _region(owner, start, width, rows, stride)
+                region = _region(owner, start // unit, width // unit, rows, stride // unit)
                 if np.any((region != -1) & (region != block)):
                     return True
                 if write:
@@ -249,11 +289,12 @@ class _GmLog:
 def _worker(w: int, part: list[int], module: Any, entry: Any, target: str, values: list[Any],
             blocks: int, sync_check: bool, numerics: str, max_ops: int | None,
             max_gm_bytes: int | None, make_interpreter: Callable[..., tuple[Any, Any]],
-            barrier: Any, status: Any, out: Any) -> None:
+            barrier: Any, status: Any, out: Any, read_only: frozenset[int]) -> None:
     peers = _Peers(w, len(status) // 2, blocks, barrier, status)
     try:
         from mmair.executor.engine.blas import one_blas_thread
         from mmair.executor.engine.coverage import CoverageSeam
+        from mmair.executor.engine.memory import ReadOnlyGm
         from mmair.executor.engine.multicore import Launch
 
         args = {id(gm_root(v)): i for i, v in enumerate(values) if isinstance(v, np.ndarray)}
@@ -265,9 +306,11 @@ def _worker(w: int, part: list[int], module: Any, entry: Any, target: str, value
         launch = Launch(blocks, scheduler, cores=part, peers=peers)
         log: list[tuple] = []
         interps = []
+        images = ReadOnlyGm([values[i] for i in sorted(read_only)])  # one for the worker's blocks
         for index, block in enumerate(part):
             interp, memory = make_interpreter(module, target, max_ops, max_gm_bytes, numerics,
                                               block=block, blocks=blocks, launch=launch)
+            memory.gm.read_only = images
             gm_log = _GmLog(block, launch, index, args, log)
             if scheduler is not None:
                 from mmair.executor.engine.seam import IssueSeam

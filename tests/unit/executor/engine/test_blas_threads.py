@@ -61,3 +61,21 @@ def test_cli_run_keeps_blas_settings(tmp_path, capsys):
         assert run_main([str(ROOT / "examples" / "gemm_f16_128.mlir"), "--check-numpy"]) == 0
         assert _blas_threads() == before
     capsys.readouterr()
+
+
+def test_the_blas_controller_is_kept_until_a_module_is_imported(monkeypatch):
+    import sys
+    import types
+
+    from mmair.executor.engine import blas
+
+    with blas.one_blas_thread():
+        assert _blas_threads() and set(_blas_threads()) == {1}
+    kept = blas._CONTROLLER
+    with blas.one_blas_thread():
+        pass
+    assert blas._CONTROLLER is kept  # no second walk of the loaded libraries
+    monkeypatch.setitem(sys.modules, "mmair_test_new_module", types.ModuleType("m"))
+    with blas.one_blas_thread():
+        assert set(_blas_threads()) == {1}
+    assert blas._CONTROLLER is not kept  # an import may have loaded another BLAS

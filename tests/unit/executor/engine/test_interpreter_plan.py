@@ -51,3 +51,21 @@ def test_the_op_budget_ends_the_run_at_the_op_that_exceeds_it(sync_check: bool) 
     run_module(module, sync_check=sync_check, max_ops=total)  # exactly enough
     with pytest.raises(ExecutionError, match=f"execution exceeded {total - 1} operations"):
         run_module(module, sync_check=sync_check, max_ops=total - 1)
+
+
+def test_every_op_budget_stops_at_its_op_and_counts_only_the_ops_that_ran() -> None:
+    """Blocks are counted at once and budgeted per segment (up to the next op with regions):
+    at every limit the run stops at the op that exceeds it, and the counts hold exactly the ops
+    that ran, the faulting one included, as op by op."""
+    module = _module("gemm_kloop_double_buffer.mlir")
+    from mmair.executor.runner import find_entry, prepare_arguments
+
+    entry = find_entry(module)
+    total = sum(run_module(module).op_counts.values())
+    for limit in range(0, total, max(1, total // 40)):
+        interp, _ = make_interpreter(module, "a2", max_ops=limit)
+        _, values = prepare_arguments(entry, {}, 0, None)
+        with pytest.raises(ExecutionError, match=f"execution exceeded {limit} operations") as err:
+            interp.call_op(entry, tuple(values))
+        assert sum(interp.op_counts.values()) == limit + 1
+        assert interp.op_counts[err.value.op.name] >= 1

@@ -145,3 +145,17 @@ def test_scalar_gm_stores_stay_in_process():
     many = run_module(module, inputs=data, blocks=3, jobs=3)
     assert many.outputs["c"][0] == 2  # the deterministic hand-off: block 2 stores last
     same(run_module(module, inputs=data, blocks=3), many)
+
+
+def test_the_coarse_overlap_mask_sees_every_byte_overlap():
+    """The cross-core check works in gcd units of the records (not per byte): an overlap of a
+    few bytes between two blocks' rows is still found, adjacent rows are not an overlap."""
+    from mmair.executor.engine.multicore_pool import _cross_core_overlap
+
+    c = [np.zeros((64, 128), np.float32)]  # rows of 512 bytes
+    rows = [(0, 0, 0, 0, 256, 64, 512, True), (1, 0, 0, 256, 256, 64, 512, True)]  # two halves
+    assert not _cross_core_overlap(rows, c)
+    assert _cross_core_overlap(rows + [(1, 0, 0, 252, 4, 1, 0, False)], c)  # reads block 0's
+    assert _cross_core_overlap([rows[0], (1, 0, 0, 250, 8, 2, 512, True)], c)
+    assert not _cross_core_overlap([rows[0], (1, 0, 0, 256, 8, 2, 512, True)], c)
+    assert not _cross_core_overlap([rows[0], (1, 1, 0, 0, 8, 1, 0, True)], c)  # another epoch
