@@ -84,7 +84,7 @@ def quant_vector(conv, op: Operation, fp: SSAValue, n: SSAValue) -> SSAValue:
 def vector_mode(op: Operation, src: SSAValue, dst: SSAValue, target: str) -> str:
     """pto-isa's vector quant mode for the FP form (isa `vector_quant_mode`), or a diagnostic."""
     to_gm = isinstance(dst.type, MemRefType)
-    s, d = (_element(v) for v in (src, dst))
+    s, d = (_element(op, v) for v in (src, dst))
     mode = isa_params.vector_quant_mode(get_target(target), s, d, to_gm)
     if mode is None:
         raise _error(
@@ -94,12 +94,20 @@ def vector_mode(op: Operation, src: SSAValue, dst: SSAValue, target: str) -> str
     return mode
 
 
-def _element(value: SSAValue) -> str:
+def _element(op: Operation, value: SSAValue) -> str:
     t = value.type
     if isinstance(t, pto.TileType):
         return t.element_name
+    _gm_view(op, value)
     assert isinstance(t, MemRefType)
     return element_name_or_none(t.element_type) or str(t.element_type)
+
+
+def _gm_view(op: Operation, value: SSAValue) -> None:
+    """A GM operand must be a converted view (a partition_view of a make_tensor_view)."""
+    if not isinstance(value.type, MemRefType):
+        raise _error(op, f"requires a GM view made by partition_view of a make_tensor_view, got "
+                         f"{value.type}")
 
 
 def scaling_move(op: Operation, src: SSAValue, dst: SSAValue, rows: SSAValue,
@@ -132,6 +140,7 @@ def param_row_load(conv, op: Operation, src: SSAValue, dst: SSAValue, cols: SSAV
     DataCopy of its bytes (no ND2NZ), `copy_gm_to_cbuf` in whole 32-byte blocks."""
     t = dst.type
     assert isinstance(t, pto.TileType)
+    _gm_view(op, src)
     n = _const(cols)
     if len(t.logical_shape) == 2 and int(t.logical_shape[0]) != 1 or n is None:
         raise _error(op, "requires a one-row mat tile with a static valid region for a load of "
