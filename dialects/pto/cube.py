@@ -488,7 +488,6 @@ class MteL1FbOp(IRDLOperation):
         if dst.element_name != src.element_name:
             raise _error(self, f"requires dst element type {src.element_name} (the src type), "
                                f"got {dst.element_name}")
-        _check_op_alignment(self, "src", self.src, isa_params.L1_FB_SRC_ALIGN)
         n = static_value(self.n)
         if n is None:
             return

@@ -289,7 +289,6 @@ def l1_fb_unit_bytes(target: Target) -> int:
     return 64 if target.arch == 3510 else 128
 
 
-L1_FB_SRC_ALIGN = 32  # L1 side of copy_cbuf_to_fbuf: a 32-byte L1 block (the L1 granularity)
 FPC_QUANT_ADDR_UNIT = 128
 """FPC[15:8] (QUANT_PRE_ADDR) holds the FB address of the quant words in 128-byte units (pto-isa
 `SetFPC`: `(addr >> 7) << 8`, "uint of 128(2^7)bytes"): a scaling tile read by a vector-quant
