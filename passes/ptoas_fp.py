@@ -90,7 +90,7 @@ def vector_mode(op: Operation, src: SSAValue, dst: SSAValue, target: str) -> str
         raise _error(
             op, f"has an fp (scaling) tile for {s} -> {d}, for which pto-isa's FP form picks no "
                 f"vector quant mode that mmair models on target {target} "
-                f"(GetVectorPreQuantMode{'Gm' if to_gm else ''})")
+                f"(GetVectorPreQuantMode{'Gm' if to_gm and target == 'a5' else ''})")
     return mode
 
 
