@@ -11,7 +11,8 @@ tile's FB address into FPC (QUANT_PRE_ADDR, 128-byte units), then the fixpipe ru
 quant mode of the (accumulator, output) element types (`GetVectorPreQuantMode`), reading one u64
 QUANT_PRE word per output channel from there (isa.ascend.quant). The tile's bytes are those
 words: mmair converts a scaling tile of 64-bit elements and refuses any other element type at
-the op (what the bytes of an f16 / f32 scaling tile mean is not settled by the sources).
+the op (what the bytes of an f16 / f32 scaling tile mean is not settled by the sources; pto-isa
+also allows int64, which mmair's tiles do not hold).
 
 PTOAS's verifier rules for these forms are the PTOAS ops' own (dialects/ptoas/fp_rules.py).
 """
@@ -19,15 +20,13 @@ PTOAS's verifier rules for these forms are the PTOAS ops' own (dialects/ptoas/fp
 from __future__ import annotations
 
 from xdsl.dialects import arith
-from xdsl.dialects.builtin import IntegerAttr, IntegerType, MemRefType, Signedness
+from xdsl.dialects.builtin import IntegerAttr, MemRefType
 from xdsl.ir import Operation, SSAValue
 
 from mmair.dialects import pto
 from mmair.dialects.types import element_name_or_none
 from mmair.isa.ascend import params as isa_params
 from mmair.isa.ascend.targets import get_target
-
-_U64 = IntegerType(64, Signedness.UNSIGNED)
 
 
 def _const(value: SSAValue) -> int | None:
@@ -43,19 +42,19 @@ def _error(op: Operation, message: str) -> Exception:
     return ConversionError(op, message)
 
 
-def quant_vector(conv, op: Operation, fp: SSAValue, n: SSAValue) -> SSAValue:
+def quant_vector(op: Operation, fp: SSAValue, n: SSAValue) -> SSAValue:
     """The u64 FB tile the fixpipe reads its quant words from (the converted scaling tile), after
-    the checks that make the read well defined: 64-bit words, a 128-byte aligned FB address,
+    the checks that make the read well defined: u64 words, a 128-byte aligned FB address,
     room for one word per channel."""
     tile = fp.type
     assert isinstance(tile, pto.TileType)
     element = tile.element_name
-    if tile.element_bits != 64:
+    if element != "u64":
         raise _error(
             op, f"has an fp (scaling) tile of element type {element}: mmair models the FP form's "
                 f"scaling tile as pto-isa's fixpipe reads it, one u64 QUANT_PRE word per output "
-                f"channel at the tile's FB address (SetFPC), so it requires a 64-bit (ui64 / i64) "
-                f"scaling tile; what the bytes of a {element} scaling tile mean is not modelled "
+                f"channel at the tile's FB address (SetFPC), so it requires a ui64 scaling tile; "
+                f"what the bytes of a {element} scaling tile mean is not modelled "
                 f"(docs/ptoas.md)")
     owner = fp.owner
     if isinstance(owner, pto.AllocOp) and owner.offset is not None:
@@ -75,9 +74,6 @@ def quant_vector(conv, op: Operation, fp: SSAValue, n: SSAValue) -> SSAValue:
             op, f"has an fp (scaling) tile of {words} quant words ({words * size} bytes) for "
                 f"{channels} output channels: the fixpipe reads one {size}-byte word per channel "
                 f"({channels * size} bytes), past the end of the tile")
-    if element != "u64":  # an i64 tile: the same bytes as the u64 words the fixpipe reads
-        view = pto.TileType(tile.space_name, list(tile.logical_shape), _U64, tile.layout_name)
-        fp = conv.emit(op, pto.ReinterpretOp(fp, view)).results[0]
     return fp
 
 

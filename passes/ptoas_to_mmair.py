@@ -609,7 +609,7 @@ def _tmov(conv: _Converter, op: Operation) -> None:
         # TMOV_FP / TEXTRACT_FP at (0, 0): the vector-quant fixpipe (passes/ptoas_fp.py)
         new = pto.FixpipeOp(src, dst, rows, cols, layout="nz2nz", relu=relu,
                             quant=ptoas_fp.vector_mode(op, src, dst, conv.target),
-                            vector=ptoas_fp.quant_vector(conv, op, fp, cols))
+                            vector=ptoas_fp.quant_vector(op, fp, cols))
     elif pair == ("l0c", "l1") and fp is not None:
         raise ConversionError(op, "has the fp form at a run-time or non-zero start: pto-isa "
                                   "offsets the quant words by the start column (SetFPC), which "
@@ -728,7 +728,7 @@ def _tstore(conv: _Converter, op: Operation) -> None:
     if fp is not None:  # TSTORE_FP: the vector-quant fixpipe (passes/ptoas_fp.py)
         conv.emit(op, pto.FixpipeOp(src, dst, rows, cols, relu=relu, atomic=atomic,
                                     quant=ptoas_fp.vector_mode(op, src, dst, conv.target),
-                                    vector=ptoas_fp.quant_vector(conv, op, fp, cols)))
+                                    vector=ptoas_fp.quant_vector(op, fp, cols)))
         _replace(op)
         return
     conv.emit(op, pto.FixpipeOp(src, dst, rows, cols, quant=_quant(src, dst), relu=relu,
