@@ -717,22 +717,19 @@ def _tstore(conv: _Converter, op: Operation) -> None:
     if len(op.plain_ins) == 2:  # ins(%src : T, %q : i64)
         raise ConversionError(op, "has the pre-quant scalar form (acc -> gm with a quant "
                                   "scalar), which mmair does not model")
-    src, dst = op.plain_ins[0] if fp is not None else None, op.outs[0]
-    if fp is None:
-        src, dst = _one_in_one_out(op)
+    src, dst = (op.plain_ins[0], op.outs[0]) if fp is not None else _one_in_one_out(op)
     if _space(src) != "l0c":
         raise ConversionError(op, f"requires ins in loc=acc (mmair models the cube tstore), got "
                                   f"{_space(src)}")
     # tstore writes its source's valid region (docs/isa/tile-op/04-dma-data-movement.md)
     rows, cols = conv.valid(op, 0)
-    if fp is not None:  # TSTORE_FP: the vector-quant fixpipe (passes/ptoas_fp.py)
-        conv.emit(op, pto.FixpipeOp(src, dst, rows, cols, relu=relu, atomic=atomic,
-                                    quant=ptoas_fp.vector_mode(op, src, dst, conv.target),
-                                    vector=ptoas_fp.quant_vector(op, fp, cols)))
-        _replace(op)
-        return
-    conv.emit(op, pto.FixpipeOp(src, dst, rows, cols, quant=_quant(src, dst), relu=relu,
-                                atomic=atomic))
+    if fp is None:
+        new = pto.FixpipeOp(src, dst, rows, cols, quant=_quant(src, dst), relu=relu, atomic=atomic)
+    else:  # TSTORE_FP: the vector-quant fixpipe (passes/ptoas_fp.py)
+        new = pto.FixpipeOp(src, dst, rows, cols, relu=relu, atomic=atomic,
+                            quant=ptoas_fp.vector_mode(op, src, dst, conv.target),
+                            vector=ptoas_fp.quant_vector(op, fp, cols))
+    conv.emit(op, new)
     _replace(op)
 
 
