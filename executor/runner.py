@@ -53,7 +53,7 @@ GM_WRITES_KNOWN = frozenset({
     "memref.alloc", "memref.alloca", "memref.dealloc",
     "pto.alloc", "pto.reinterpret", "pto.block_idx", "pto.block_num", "pto.sync_all",
     "pto.set_flag", "pto.wait_flag", "pto.pipe_barrier",
-    "pto.mte_gm_l1", "pto.mte_l1_l0a", "pto.mte_l1_l0b", "pto.mte_l1_bt", "pto.mte_gm_ub",
+    "pto.mte_gm_l1", "pto.mte_l1_l0a", "pto.mte_l1_l0b", "pto.mte_l1_bt", "pto.mte_l1_fb", "pto.mte_gm_ub",
     "pto.mad", "pto.mad_acc", "pto.mad_bias", "pto.gather_mask",
     "pto.fixpipe", "pto.mte_ub_gm",  # their GM writes go through `kernels._wrote_gm`
 })

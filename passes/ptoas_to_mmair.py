@@ -61,6 +61,7 @@ from mmair.dialects.ptoas.types import (
 from mmair.dialects.types import element_name_or_none
 from mmair.isa.ascend import params as isa_params
 from mmair.isa.ascend.targets import ELEMENT_TYPES, get_target
+from mmair.passes import ptoas_fp
 from mmair.passes.ptoas_shapes import BLOCK_NUM, argument_names, record_sized, view_shape
 from mmair.passes.ptoas_valid import Region, valid_regions
 from mmair.passes.ptoas_vpto import HANDLERS as VPTO_HANDLERS
@@ -564,6 +565,10 @@ def _tload(conv: _Converter, op: Operation) -> None:
     # PTOAS's tload fills the destination's valid region (docs/isa/tile-op/04-dma-data-movement.md)
     zn = op in conv.zn_users
     rows, cols = conv.valid(op, 1, transposed=zn)
+    if ptoas_fp.is_param_row(dst):  # a row of quant words for FB: a plain DataCopy
+        conv.emit(op, ptoas_fp.param_row_load(conv, op, src, dst, cols))
+        _replace(op)
+        return
     if zn:  # into a ZN tile: the Nz of the transpose, GM read as DN
         conv.emit(op, pto.MteGmL1Op(src, dst, rows, cols, dn2nz=True))
         _replace(op)
@@ -574,23 +579,27 @@ def _tload(conv: _Converter, op: Operation) -> None:
 
 def _tmov(conv: _Converter, op: Operation) -> None:
     relu = "relu" in _options(op, ("reluPreMode",))
-    if len(op.outs) != 1 or not op.ins:
+    ins, fp = list(op.plain_ins), op.fp
+    if len(op.outs) != 1 or not ins:
         raise ConversionError(op, f"requires ins(%src, ...) outs(%dst), got {len(op.ins)} ins and "
                                   f"{len(op.outs)} outs")
-    src, dst = op.ins[0], op.outs[0]
+    src, dst = ins[0], op.outs[0]
     if relu and (_space(src), _space(dst)) != ("l0c", "l1"):
         raise ConversionError(op, "has reluPreMode on a move that is not acc -> mat")
     start = None
-    if len(op.ins) == 4 and isinstance(op, P.TExtractOp):  # ins(%src, %row, %col, %pre_quant)
+    if len(ins) == 4 and isinstance(op, P.TExtractOp):  # ins(%src, %row, %col, %pre_quant)
         if _space(src) != "l0c":
             raise ConversionError(op, "expects preQuantScalar form to use loc=acc src")
         raise ConversionError(op, "has the pre-quant scalar form (acc -> mat with a quant "
                                   "scalar), which mmair does not model")
-    if len(op.ins) not in (1, 3) or (len(op.ins) == 3) != isinstance(op, P.TExtractOp):
+    if len(ins) == 2 and isinstance(op, P.TMovOp) and _space(src) == "l0c":  # ins(%src, %q)
+        raise ConversionError(op, "has the pre-quant scalar form (acc -> mat with a quant "
+                                  "scalar), which mmair does not model")
+    if len(ins) not in (1, 3) or (len(ins) == 3) != isinstance(op, P.TExtractOp):
         raise ConversionError(op, f"requires ins(%src) (tmov) or ins(%src, %row, %col) (textract), "
-                                  f"got {len(op.ins)} values")
-    if len(op.ins) == 3:  # textract ins(%src, %row, %col)
-        start = (op.ins[1], op.ins[2])
+                                  f"got {len(ins)} values")
+    if len(ins) == 3:  # textract ins(%src, %row, %col)
+        start = (ins[1], ins[2])
     pair = (_space(src), _space(dst))
     # a move fills its destination's valid region (pto-isa TEXTRACT / TMOV: dst.GetValidRow())
     rows, cols = conv.valid(op, len(op.ins))
@@ -613,14 +622,25 @@ def _tmov(conv: _Converter, op: Operation) -> None:
         new = pto.MteL1L0AOp(src, dst, rows, cols, start)
     elif pair == ("l1", "l0b"):  # B's fractals turn on the way (zz / nz -> zn)
         new = pto.MteL1L0BOp(src, dst, rows, cols, start, load3d=_load3d(conv, src, "b"))
+    elif pair == ("l0c", "l1") and fp is not None and all(_const(v) == 0 for v in start or ()):
+        # TMOV_FP / TEXTRACT_FP at (0, 0): the vector-quant fixpipe (passes/ptoas_fp.py)
+        new = pto.FixpipeOp(src, dst, rows, cols, layout="nz2nz", relu=relu,
+                            quant=ptoas_fp.vector_mode(op, src, dst, conv.target),
+                            vector=ptoas_fp.quant_vector(op, fp, cols))
+    elif pair == ("l0c", "l1") and fp is not None:
+        raise ConversionError(op, "has the fp form at a run-time or non-zero start: pto-isa "
+                                  "offsets the quant words by the start column (SetFPC), which "
+                                  "mmair does not model")
     elif pair == ("l0c", "l1") and start is None:
         new = pto.FixpipeOp(src, dst, rows, cols, layout="nz2nz", quant=_quant(src, dst),
                             relu=relu)
     elif pair == ("l1", "bt") and start is None:
         new = pto.MteL1BtOp(src, dst, cols)
+    elif pair == ("l1", "fb") and start is None:
+        new = ptoas_fp.scaling_move(op, src, dst, rows, cols)
     else:
         raise ConversionError(op, f"requires a cube move (mat->left, mat->right, acc->mat, "
-                                  f"mat->bias), got {pair[0]}->{pair[1]}")
+                                  f"mat->bias, mat->scaling), got {pair[0]}->{pair[1]}")
     conv.emit(op, new)
     _replace(op)
 
@@ -730,14 +750,23 @@ def _tstore(conv: _Converter, op: Operation) -> None:
     # atomic_add: pto-isa's TSTORE sets the atomic type of the GM elements
     # (`SetAtomicAdd<GlobalData::DType>`); mmair's verifier checks it per target
     atomic = "add" if "atomic" in asked else None
-    src, dst = _one_in_one_out(op)
+    fp = op.fp
+    if len(op.plain_ins) == 2:  # ins(%src : T, %q : i64)
+        raise ConversionError(op, "has the pre-quant scalar form (acc -> gm with a quant "
+                                  "scalar), which mmair does not model")
+    src, dst = (op.plain_ins[0], op.outs[0]) if fp is not None else _one_in_one_out(op)
     if _space(src) != "l0c":
         raise ConversionError(op, f"requires ins in loc=acc (mmair models the cube tstore), got "
                                   f"{_space(src)}")
     # tstore writes its source's valid region (docs/isa/tile-op/04-dma-data-movement.md)
     rows, cols = conv.valid(op, 0)
-    conv.emit(op, pto.FixpipeOp(src, dst, rows, cols, quant=_quant(src, dst), relu=relu,
-                                atomic=atomic))
+    if fp is None:
+        new = pto.FixpipeOp(src, dst, rows, cols, quant=_quant(src, dst), relu=relu, atomic=atomic)
+    else:  # TSTORE_FP: the vector-quant fixpipe (passes/ptoas_fp.py)
+        new = pto.FixpipeOp(src, dst, rows, cols, relu=relu, atomic=atomic,
+                            quant=ptoas_fp.vector_mode(op, src, dst, conv.target),
+                            vector=ptoas_fp.quant_vector(op, fp, cols))
+    conv.emit(op, new)
     _replace(op)
 
 

@@ -12,6 +12,7 @@ mmair's raw parameter-form ops, the hardware fields PTOAS's own wrapper expansio
     mad / mad_acc / mad_bias          ->  pto.mmad (cmatrixInitVal, cmatrixSource, unitFlag 2 / 3)
     mte_l0c_gm / mte_l0c_l1 / _ub     ->  pto.fixpipe_copy (nz2nd / nz2dn / nz2nz, loop3 = nd_num)
     mte_l1_bt                         ->  pto.copy_l1_bt
+    mte_l1_fb, copy_cbuf_to_fbuf      ->  pto.mte_l1_fb (one contiguous copy)
 
 A pointer is a place in a buffer: `tile_buf_addr` points at the tile's start, `tensor_view_addr`
 at a GM view's first element (the memref its make_tensor_view / partition_view became), `castptr` of a
@@ -40,6 +41,7 @@ from mmair.dialects.pto._verify import static_value
 from mmair.dialects.ptoas import vpto as V
 from mmair.dialects.ptoas.types import PACKED_ELEMENTS, PtrType
 from mmair.dialects.types import element_name_or_none
+from mmair.isa.ascend import params as isa_params
 from mmair.isa.ascend.targets import element_bits, get_target
 
 FRACTAL_ROWS = 16  # M0: rows of a cube fractal
@@ -621,6 +623,32 @@ def _l1_bt(state: VptoState, op: Operation) -> None:
     _erase(op)
 
 
+def _l1_fb(state: VptoState, op: Operation) -> None:
+    """`mte_l1_fb` / `copy_cbuf_to_fbuf`: one contiguous copy of len_burst x count load units
+    (64 B on a5: pto-isa a5 TMovToFb, `burstLen = bytes >> 6`; PTOAS's tilelang ST textract_fp
+    moves a 1024-byte scaling tile with len_burst 16) from the start of an L1 buffer to the start
+    of an FB one, as pto.mte_l1_fb."""
+    _check_target(state, op)
+    src_elem, dst_elem = (str(op.require(s).type.element_type) for s in ("src", "dst"))
+    if src_elem != dst_elem:
+        raise _fail(op, f"moves {src_elem} to {dst_elem}: mmair's L1 -> FB copy keeps the element "
+                        f"type (its bytes are copied as they are)")
+    count, length = (static_value(op.require(s)) for s in ("count", "len_burst"))
+    gaps = [static_value(op.require(s)) for s in ("src_gap", "dst_gap")]
+    if count is None or length is None or count > 1 and gaps != [0, 0]:
+        raise _fail(op, "requires static burst fields and zero gaps between bursts: mmair models "
+                        "one contiguous L1 -> FB copy")
+    src, src_offset = _local(state, op, "src")
+    dst, dst_offset = _local(state, op, "dst")
+    if static_value(src_offset) != 0 or static_value(dst_offset) != 0:
+        raise _fail(op, "requires pointers at the start of their buffers (a castptr or tile "
+                        "address): mmair's mte_l1_fb copies from and to a tile's first element")
+    size = _element_bytes(op, op.require("src").type.element_type)
+    unit = isa_params.l1_fb_unit_bytes(get_target(state.target))
+    state._insert(op, pto.MteL1FbOp(src, dst, state.index(op, count * length * unit // size)))
+    _erase(op)
+
+
 def _erase(op: Operation) -> None:
     op.detach()
     op.erase()
@@ -631,7 +659,7 @@ HANDLERS = {
     V.MteGmL1Op: _bursts, V.MteGmL1FracOp: _frac, V.MteL1L0aOp: _load, V.MteL1L0bOp: _load, V.LoadCbufToCaOp: _load,
     V.LoadCbufToCbOp: _load, V.MadOp: _mad, V.MadAccOp: _mad, V.MadBiasOp: _mad,
     V.MteL0cGmOp: _acc_store, V.MteL0cL1Op: _acc_store, V.MteL0cUbOp: _acc_store,
-    V.MteL1BtOp: _l1_bt,
+    V.MteL1BtOp: _l1_bt, V.MteL1FbOp: _l1_fb, V.CopyCbufToFbufOp: _l1_fb,
 }
 """VPTO op class -> its conversion (state, op)."""
 

@@ -37,6 +37,7 @@ from mmair.dialects.pto.cube import (
     MadOp,
     MteGmL1Op,
     MteL1BtOp,
+    MteL1FbOp,
     MteL1L0AOp,
     MteL1L0BOp,
 )
@@ -97,6 +98,7 @@ __all__ = [
     "MteGmL1Op",
     "MteGmUbOp",
     "MteL1BtOp",
+    "MteL1FbOp",
     "MteL1L0AOp",
     "MteL1L0BOp",
     "MteUbGmOp",
@@ -128,6 +130,7 @@ _FORMAT_OPS = [
     MadAccOp,
     MadBiasOp,
     MteL1BtOp,
+    MteL1FbOp,
     FixpipeOp,
     MatmulOp,
     MteGmUbOp,

@@ -2,6 +2,7 @@
 
     GM --mte_gm_l1 (ND2NZ)--> L1 --mte_l1_l0a/l0b (LoadData)--> L0A / L0B --mad--> L0C
     L1 --mte_l1_bt--> BT (the bias table `mad_bias` reads)
+    L1 --mte_l1_fb--> FB (the fixpipe buffer: the quant words a vector-quant fixpipe reads)
 
 Sizes are `index` operands (registers); static ones are checked against the target's ranges.
 """
@@ -443,6 +444,57 @@ class MteL1BtOp(IRDLOperation):
             )
         check_bias_load_types(self, "src", src.element_name, dst.element_name, target)
         n = _static_in_range(self, "n", self.n, isa.MMAD_MNK_RANGE)
+        _check_covers(self, "src", src, (1, n), "1 x n")
+        _check_covers(self, "dst", dst, (1, n), "1 x n")
+
+
+@irdl_op_definition
+class MteL1FbOp(IRDLOperation):
+    """L1 -> FB (fixpipe buffer): dst[0:n] = src[0:n], a byte copy of n elements.
+
+    FB holds the parameters the fixpipe reads while it moves L0C out: for the vector-quant modes
+    one u64 QUANT_PRE word per output channel (`pto.fixpipe ... vector %fb`). The copy is CCE
+    `copy_cbuf_to_fbuf` (pto-isa `TMovToFb`, the TMOV mat -> scaling), bursts of whole FB units
+    (isa `l1_fb_unit_bytes`: 128 B on A2/A3, 64 B on a5); it runs on the FIX pipe (PTOAS
+    PTOOps.td TMovOp::getPipe: "Regular Scaling tiles are FBUF loads (TMOV_M2S) and run on"
+    PIPE_FIX; its insert-sync pairs MTE2 -> FIX before it, test/lit/pto/tmov_fbuf_pipe_selection)."""
+
+    name = "pto.mte_l1_fb"
+    MEMO_VERIFY: ClassVar[bool] = True  # the verifier reads only this op (tools/diagnostics.py)
+
+    src = operand_def(TileType)
+    dst = operand_def(TileType)
+    n = operand_def(IndexType)
+
+    traits = traits_def(MemoryReadEffect(), MemoryWriteEffect())
+    assembly_format = "$src `,` $dst `,` $n attr-dict `:` type($src) `,` type($dst)"
+
+    def __init__(self, src: Value, dst: Value, n: Value) -> None:
+        super().__init__(operands=[src, dst, n])
+
+    def verify_(self) -> None:
+        target = target_of(self)
+        if not target.capacity.get("fb"):
+            raise _error(self, f"mte_l1_fb is not supported on target {target.name} (no fixpipe "
+                               f"buffer)")
+        src = _tile_in(self, "src", self.src, ("l1",))
+        dst = _tile_in(self, "dst", self.dst, ("fb",))
+        _check_layout(self, "dst", dst, target)
+        if src.layout_name != "nd":
+            raise _error(self, f"requires src layout nd (a parameter row), got {src.layout_name}")
+        if dst.element_name != src.element_name:
+            raise _error(self, f"requires dst element type {src.element_name} (the src type), "
+                               f"got {dst.element_name}")
+        n = static_value(self.n)
+        if n is None:
+            return
+        if n < 1:
+            raise _error(self, f"requires n >= 1, got {n}")
+        unit = isa_params.l1_fb_unit_bytes(target)
+        nbytes = n * src.element_bits // 8
+        if nbytes % unit:
+            raise _error(self, f"requires n x {src.element_bits // 8} bytes to be whole FB burst "
+                               f"units ({unit} bytes on target {target.name}), got {nbytes} bytes")
         _check_covers(self, "src", src, (1, n), "1 x n")
         _check_covers(self, "dst", dst, (1, n), "1 x n")
 

@@ -88,6 +88,7 @@ EFFECTS: dict[type[Operation], OpEffects] = {
         "mte_l1_l0b", (_r("src", isa.LOAD2D_SRC_ALIGN), _w("dst", isa.LOAD2D_DST_ALIGN)), ("k", "n")
     ),
     pto.MteL1BtOp: OpEffects("mte_l1_bt", (_r("src"), _w("dst")), ("n",)),
+    pto.MteL1FbOp: OpEffects("mte_l1_fb", (_r("src"), _w("dst")), ("n",)),
     pto.MadOp: OpEffects("mad", (*_MAD, _w("dst", isa.MMAD_DST_ALIGN)), ("m", "n", "k")),
     pto.MadAccOp: OpEffects(
         "mad_acc", (*_MAD, Operand("dst", True, True, isa.MMAD_DST_ALIGN)), ("m", "n", "k")

@@ -12,7 +12,7 @@ SUPPORTED: frozenset[str] = frozenset({
     # VPTO (dialects/ptoas/vpto.py)
     'tile_buf_addr', 'tensor_view_addr', 'castptr', 'addptr', 'mte_gm_l1', 'mte_gm_l1_frac', 'mte_l1_l0a', 'mte_l1_l0b',
     'load_cbuf_to_ca', 'load_cbuf_to_cb', 'mte_l1_bt', 'mad', 'mad_acc', 'mad_bias', 'mte_l0c_gm',
-    'mte_l0c_l1', 'mte_l0c_ub',
+    'mte_l0c_l1', 'mte_l0c_ub', 'mte_l1_fb', 'copy_cbuf_to_fbuf',
 })
 
 REFUSED: dict[str, tuple[str, ...]] = {

@@ -18,14 +18,16 @@ them into mmair's pto ops so that mmair's verifiers, checker and executor apply 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import ClassVar
 
-from xdsl.dialects.builtin import IndexType, StringAttr, i64
+from xdsl.dialects.builtin import IndexType, StringAttr, UnitAttr, i64
 from xdsl.ir import Attribute, Operation, Region, SSAValue
 from xdsl.irdl import (
     AttrSizedOperandSegments,
     IRDLOperation,
     irdl_op_definition,
     opt_operand_def,
+    opt_prop_def,
     prop_def,
     region_def,
     result_def,
@@ -36,6 +38,7 @@ from xdsl.parser import Parser
 from xdsl.printer import Printer
 from xdsl.traits import NoTerminator
 
+from mmair.dialects.ptoas import fp_rules
 from mmair.dialects.ptoas.types import (
     PartitionTensorViewType,
     TensorViewType,
@@ -249,48 +252,129 @@ class SetValidShapeOp(IRDLOperation):
 
 
 class _InsOutsOp(IRDLOperation):
-    """`pto.<op> ins(%a, %b : T, U) outs(%c : V)`, PTOAS's destination-passing tile form."""
+    """`pto.<op> ins(%a, %b : T, U) outs(%c : V)`, PTOAS's destination-passing tile form.
+
+    The FP forms carry a scaling tile (`fp`, PTOOps.td `Optional<PTODpsType>:$fp`); it is held
+    as the last `ins` value with `has_fp` set and printed where PTOAS writes it (FP_STYLE):
+    `ins(%src : T fp %fp : F)` (tstore), `ins(%src : T, %fp : F)` (tmov),
+    `ins(%src, %r, %c : T, index, index fp %fp : F)` (textract). A pre-quant scalar written
+    as a `, %q : i64` pair (tmov, tstore) stays an ordinary `ins` value."""
 
     ins = var_operand_def()
     outs = var_operand_def()
+    has_fp = opt_prop_def(UnitAttr)
     irdl_options = (AttrSizedOperandSegments(as_property=True),)
+    FP_STYLE: ClassVar[str] = "end"  # where the fp tile is printed: end / keyword / comma
+
+    @property
+    def fp(self) -> SSAValue | None:
+        """The scaling tile of an FP form, or None."""
+        return self.ins[-1] if self.has_fp is not None else None
+
+    @property
+    def plain_ins(self) -> Sequence[SSAValue]:
+        """`ins` without the scaling tile."""
+        return self.ins[:-1] if self.has_fp is not None else self.ins
 
     @classmethod
     def parse(cls, parser: Parser) -> _InsOutsOp:
         groups = []
+        fp = None
         for key in ("ins", "outs"):
             parser.parse_keyword(key)
             parser.parse_punctuation("(")
             names = parser.parse_comma_separated_list(
                 parser.Delimiter.NONE, parser.parse_unresolved_operand)
             parser.parse_punctuation(":")
-            types = parser.parse_comma_separated_list(parser.Delimiter.NONE,
-                                                      lambda: _ins_outs_type(parser))
+            types = [_ins_outs_type(parser)]
+            pairs = []
+            while True:
+                if key == "ins" and parser.parse_optional_keyword("fp") is not None:
+                    if fp is not None:
+                        parser.raise_error(f"'{cls.name}' has two fp tiles")
+                    fp = _name_type(parser)
+                elif parser.parse_optional_punctuation(",") is not None:
+                    if _next_is(parser, "%"):  # `, %v : T` (tmov's fp, a pre-quant scalar)
+                        pairs.append(_name_type(parser))
+                    elif pairs or fp is not None:
+                        parser.raise_error("expected `%value : type` after a `%value : type` pair")
+                    else:
+                        types.append(_ins_outs_type(parser))
+                else:
+                    break
             parser.parse_punctuation(")")
             if len(names) != len(types):
                 parser.raise_error(f"'{cls.name}' {key} has {len(names)} values and {len(types)} types")
-            groups.append([parser.resolve_operand(n, t) for n, t in zip(names, types, strict=True)])
+            values = [parser.resolve_operand(n, t) for n, t in zip(names, types, strict=True)]
+            for name, t in pairs:
+                value = parser.resolve_operand(name, t)
+                # tmov writes its scaling tile as a pair (`, %fp : !pto.tile_buf<...>`)
+                if key == "ins" and fp is None and isinstance(t, TileBufType):
+                    fp = (name, t)
+                    continue
+                values.append(value)
+            groups.append(values)
+        if fp is not None:
+            groups[0].append(parser.resolve_operand(*fp))
         attrs = parser.parse_optional_attr_dict()
-        op = cls.build(operands=groups)
+        op = cls.build(operands=groups,
+                       properties={"has_fp": UnitAttr()} if fp is not None else {})
         op.attributes.update(attrs)
         return op
 
+    def verify_(self) -> None:
+        if self.has_fp is not None:
+            fp_rules.verify(self)
+
     def print(self, printer: Printer) -> None:
-        for key, values in (("ins", self.ins), ("outs", self.outs)):
-            printer.print_string(f" {key}(")
-            _print_values(printer, values)
+        ins, fp = list(self.plain_ins), self.fp
+        pairs = self.FP_STYLE != "end" and (fp is not None or len(ins) > 1)
+        printer.print_string(" ins(")
+        if pairs:  # `%src : T` then the fp tile where PTOAS puts it, then `, %q : i64`
+            _print_pair(printer, ins[0])
+            if fp is not None:
+                printer.print_string(" fp " if self.FP_STYLE == "keyword" else ", ")
+                _print_pair(printer, fp)
+            for value in ins[1:]:
+                printer.print_string(", ")
+                _print_pair(printer, value)
+        else:
+            _print_values(printer, ins)
             printer.print_string(" : ")
-            printer.print_list([v.type for v in values], printer.print_attribute)
-            printer.print_string(")")
+            printer.print_list([v.type for v in ins], printer.print_attribute)
+            if fp is not None:
+                printer.print_string(" fp ")
+                _print_pair(printer, fp)
+        printer.print_string(") outs(")
+        _print_values(printer, self.outs)
+        printer.print_string(" : ")
+        printer.print_list([v.type for v in self.outs], printer.print_attribute)
+        printer.print_string(")")
         if self.attributes:  # the template options (`{atomicType = ...}`), as written
             printer.print_op_attributes(self.attributes)
+
+
+def _print_pair(printer: Printer, value: SSAValue) -> None:
+    printer.print_ssa_value(value)
+    printer.print_string(" : ")
+    printer.print_attribute(value.type)
+
+
+def _next_is(parser: Parser, text: str) -> bool:
+    return parser.lexer.input.content[parser.pos:].lstrip().startswith(text)
+
+
+def _name_type(parser: Parser):
+    name = parser.parse_unresolved_operand()
+    parser.parse_punctuation(":")
+    return name, _ins_outs_type(parser)
 
 
 def _ins_outs_type(parser: Parser) -> Attribute:
     """A type of an ins / outs list. PTOAS also prints a tile_buf there without its
     `!pto.tile_buf` prefix (`ins(%a, %b, %bias : <loc=left, dtype=f32, ...>, ...)`, the
     tmatmul.bias of its MatMul samples), as MLIR does for a type its op format names."""
-    if parser.lexer.input.content[parser.pos:].lstrip().startswith("<"):
+    if _next_is(parser, "<"):
         return TileBufType.new(TileBufType.parse_parameters(parser))
     return parser.parse_type()
 
@@ -302,7 +386,9 @@ def _ins_outs(op_name: str, class_name: str) -> type[_InsOutsOp]:
 
 TLoadOp = _ins_outs("pto.tload", "TLoadOp")
 TStoreOp = _ins_outs("pto.tstore", "TStoreOp")
+TStoreOp.FP_STYLE = "keyword"  # ins(%src : T fp %fp : F, %q : i64)
 TMovOp = _ins_outs("pto.tmov", "TMovOp")
+TMovOp.FP_STYLE = "comma"  # ins(%src : T, %fp : F, %q : i64)
 TExtractOp = _ins_outs("pto.textract", "TExtractOp")
 TMatmulOp = _ins_outs("pto.tmatmul", "TMatmulOp")
 TMatmulAccOp = _ins_outs("pto.tmatmul.acc", "TMatmulAccOp")

@@ -25,6 +25,8 @@ hardware queue:
         clauses, in this order: unit_flag(..), pre_quant(%p, mode = ..), pre_relu(..),
         nz2nd | nz2dn(%s) | nz2nz[(%split)], loop3(%count, %src, %dst), sat | nosat, atomic(..)
     pto.mte_l1_bt %l1, %bt, %len_burst nburst(%count, %src_gap, %dst_gap) : ...   (MTE1)
+    pto.mte_l1_fb %l1, %fb, %len_burst nburst(%count, %src_gap, %dst_gap) : ...   (FIX)
+    pto.copy_cbuf_to_fbuf %l1, %fb, %n_burst, %len_burst, %src_gap, %dst_gap : ...   (FIX)
 
 The FIXPIPE stores (`mte_l0c_*`) live in vpto_fixpipe.py and the named-slot machinery all these
 ops share in vpto_slots.py. The ops carry PTOAS text and make PTOAS's own checks (their messages, from the `*invalid*` lit
@@ -517,6 +519,55 @@ MteL1BtOp = slot_op("pto.mte_l1_bt", "MteL1BtOp", _L1BtBase,
 
 
 # ----------------------------------------------------------------------------------------------
+# L1 -> FB (FIX): FIXPIPE parameters for the fixpipe buffer
+# ----------------------------------------------------------------------------------------------
+
+
+class _L1FbBase(_L1BtBase):
+    def verify_(self) -> None:  # VPTO.cpp MteL1FbOp::verify
+        src, dst = self.require("src"), self.require("dst")
+        typed_ptrs(self, src, dst)
+        space_is(self, src, "l1", "requires source in mat address space")
+        space_is(self, dst, "fb", "requires destination in scaling address space")
+
+
+MteL1FbOp = slot_op("pto.mte_l1_fb", "MteL1FbOp", _L1FbBase,
+                    ("src", "dst", "len_burst", "count", "src_gap", "dst_gap"),
+                    "FIXPIPE parameter payloads from L1 into the fixpipe buffer (FIX): "
+                    "`%len_burst` load units per burst, `nburst(%count, %src_gap, %dst_gap)`.")
+
+
+class _CopyCbufToFbufBase(SlotOp):
+    """`pto.copy_cbuf_to_fbuf %src, %dst, %n_burst, %len_burst, %src_gap, %dst_gap : ...`, the
+    expanded `mte_l1_fb` (VPTOOps.td CopyCbufToFbufOp, the CCE intrinsic's fields)."""
+
+    @classmethod
+    def parse(cls, parser: Parser):
+        r = SlotReader(parser)
+        r.operands(cls.SLOTS)
+        attrs = parser.parse_optional_attr_dict()
+        parser.parse_punctuation(":")
+        return cls.from_slots(r.resolve(r.types()), {}, attrs)
+
+    def print(self, printer: Printer) -> None:
+        values = [self.require(s) for s in self.SLOTS]
+        printer.print_string(" ")
+        printer.print_list(values, printer.print_ssa_value)
+        printer.print_op_attributes(self.attributes)
+        print_types(printer, values)
+
+    def verify_(self) -> None:
+        typed_ptrs(self, self.require("src"), self.require("dst"))
+        space_is(self, self.require("src"), "l1", "requires source in mat address space")
+        space_is(self, self.require("dst"), "fb", "requires destination in scaling address space")
+
+
+CopyCbufToFbufOp = slot_op("pto.copy_cbuf_to_fbuf", "CopyCbufToFbufOp", _CopyCbufToFbufBase,
+                           ("src", "dst", "count", "len_burst", "src_gap", "dst_gap"),
+                           "L1 -> FB copy_cbuf_to_fbuf: n_burst bursts of len_burst units.")
+
+
+# ----------------------------------------------------------------------------------------------
 # MAD (M)
 # ----------------------------------------------------------------------------------------------
 
@@ -630,6 +681,6 @@ MadBiasOp = slot_op("pto.mad_bias", "MadBiasOp", _MadBase, _MAD_SLOTS,
 
 VPTO_OPS: tuple[type[Operation], ...] = (
     TileBufAddrOp, TensorViewAddrOp, CastPtrOp, AddPtrOp, MteGmL1Op, MteGmL1FracOp, MteL1L0aOp, MteL1L0bOp, LoadCbufToCaOp,
-    LoadCbufToCbOp, MteL1BtOp, MadOp, MadAccOp, MadBiasOp, MteL0cGmOp, MteL0cL1Op, MteL0cUbOp,
+    LoadCbufToCbOp, MteL1BtOp, MteL1FbOp, CopyCbufToFbufOp, MadOp, MadAccOp, MadBiasOp, MteL0cGmOp, MteL0cL1Op, MteL0cUbOp,
 )
 """The VPTO ops mmair reads (the cube data path); passes/ptoas_vpto.py converts them."""

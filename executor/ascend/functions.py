@@ -133,6 +133,12 @@ class PtoFunctions(InterpreterFunctions):
         kernels.mte_l1_bt(src, dst, n)
         return ()
 
+    @impl(pto.MteL1FbOp)
+    def run_mte_l1_fb(self, interp: Interpreter, op: pto.MteL1FbOp, args: PythonValues) -> PythonValues:
+        src, dst, n = args
+        kernels.mte_l1_fb(src, dst, n)
+        return ()
+
     @impl(pto.MteGmUbOp)
     def run_mte_gm_ub(self, interp: Interpreter, op: pto.MteGmUbOp, args: PythonValues) -> PythonValues:
         gm, ub = args

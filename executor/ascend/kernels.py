@@ -321,6 +321,17 @@ def mte_l1_bt(src: Tile, dst: Tile, n: int) -> None:
     dst.physical.reshape(-1)[:n] = src.physical.reshape(-1)[:n]
 
 
+def mte_l1_fb(src: Tile, dst: Tile, n: int) -> None:
+    """L1 -> FB: the first n elements of src to the first n of dst, as bytes (copy_cbuf_to_fbuf
+    copies bursts of bytes; the element type is the same on both sides)."""
+    if n == 0:
+        return
+    _check_size("n", n, src.physical.size, "elements of the source", src)
+    _check_size("n", n, dst.physical.size, "elements of the destination", dst)
+    dst.will_write()
+    dst.physical.reshape(-1)[:n] = src.physical.reshape(-1)[:n]
+
+
 def copy_gm_to_tile(gm: np.ndarray, dst: Tile) -> None:
     """GM -> UB: the memref's elements, row-major, to the start of the (nd) UB tile."""
     flat = dst.physical.reshape(-1)

@@ -134,7 +134,7 @@ def _element_map(kernel, bits: int, src_count: int, src_offset: int, dst_count: 
     executor's own index math whatever the buffer size."""
     dtype = np.dtype(f"u{max(bits, 8) // 8}")
     dst_dtype = dtype if dst_bits is None else np.dtype(f"u{dst_bits // 8}")
-    base = 1 << bits
+    base = 1 << min(bits, 32)  # a 64-bit element holds a 32-bit digit (int64 tags stay exact)
     tags = np.arange(1, src_count + 1, dtype=np.int64)
     source = np.zeros(dst_count, dtype=np.int64)
     scale = 1
@@ -290,6 +290,15 @@ class ReferencePtoFunctions(InterpreterFunctions):
         src, dst, n = args
         dst.values[0, :n] = src.values[0, :n]
         dst.magnitude[0, :n] = src.magnitude[0, :n]
+        self._written(dst)
+        return ()
+
+    @impl(pto.MteL1FbOp)
+    def run_mte_l1_fb(self, interp: Interpreter, op, args: PythonValues) -> PythonValues:
+        src, dst, n = args  # nd rows of one element type (the verifier): the values move as they are
+        src_flat, dst_flat = src.padded_values.reshape(-1), dst.padded_values.reshape(-1)
+        dst_flat[:n] = src_flat[:n]
+        dst.padded_magnitude.reshape(-1)[:n] = src.padded_magnitude.reshape(-1)[:n]
         self._written(dst)
         return ()
 

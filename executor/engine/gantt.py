@@ -17,6 +17,7 @@ from mmair.executor.engine.events import BARRIER, BARRIER_ALL, SET, WAIT
 PREFERRED_COLOURS: dict[str, str] = {
     "mte_gm_l1": "tab:blue", "mte_gm_ub": "navy", "mte_ub_gm": "tab:cyan",
     "mte_l1_l0a": "tab:green", "mte_l1_l0b": "tab:olive", "mte_l1_bt": "yellowgreen",
+    "mte_l1_fb": "darkkhaki",
     "mad": "tab:red", "mad_acc": "salmon", "mad_bias": "darkred", "fixpipe": "tab:purple",
     "gather_mask": "tab:orange", SET: "black", WAIT: "dimgray", BARRIER: "tab:brown",
     BARRIER_ALL: "tan",

@@ -59,7 +59,8 @@ ROOFLINES: tuple[tuple[str, str], ...] = (("cube", "m"), ("mte2", "mte2"), ("mte
                                           ("fix", "fix"))
 """(name, pipe) of the rooflines a cube kernel can be bound by."""
 
-_MOVES = ("mte_gm_l1", "mte_gm_ub", "mte_ub_gm", "mte_l1_l0a", "mte_l1_l0b", "mte_l1_bt")
+_MOVES = ("mte_gm_l1", "mte_gm_ub", "mte_ub_gm", "mte_l1_l0a", "mte_l1_l0b", "mte_l1_bt",
+          "mte_l1_fb")
 _MADS = ("mad", "mad_acc", "mad_bias")
 
 
@@ -500,7 +501,7 @@ def op_cost(target: str | isa_costs.Costs, op: Any, kind: str, args: Sequence[An
         a, b = _sizes(op, args, *dims)
         nbytes = a * b * op.dst.type.element_bits // 8
         return Cost(isa_costs.move_cycles(target, kind, nbytes), f"{a}x{b}", "l1_l0", nbytes)
-    if kind == "mte_l1_bt":
+    if kind in ("mte_l1_bt", "mte_l1_fb"):
         (n,) = _sizes(op, args, "n")
         nbytes = n * op.dst.type.element_bits // 8
         return Cost(isa_costs.move_cycles(target, kind, nbytes), f"{n}", "l1_l0", nbytes)
@@ -607,7 +608,8 @@ _RAW_COSTS = {
 }
 
 _INT_COSTED: frozenset[str] = frozenset(
-    (*_MADS, "fixpipe", "mte_l1_l0a", "mte_l1_l0b", "mte_l1_bt", "mte_gm_l1", *_RAW_COSTS))
+    (*_MADS, "fixpipe", "mte_l1_l0a", "mte_l1_l0b", "mte_l1_bt", "mte_l1_fb", "mte_gm_l1",
+     *_RAW_COSTS))
 """Kinds whose `op_cost` depends on the op and its integer operands only (`_sizes`), not on the
 tiles or views it is given (`mte_gm_ub` reads a tile's bytes): `Timeline.op_issued` caches them."""
 
@@ -620,7 +622,7 @@ def _int_or_none(value: Any) -> int | None:
 
 
 COSTED_KINDS: frozenset[str] = frozenset(
-    (*_MADS, "fixpipe", "mte_l1_l0a", "mte_l1_l0b", "mte_l1_bt", "mte_gm_l1", "mte_gm_ub",
+    (*_MADS, "fixpipe", "mte_l1_l0a", "mte_l1_l0b", "mte_l1_bt", "mte_l1_fb", "mte_gm_l1", "mte_gm_ub",
      "mte_ub_gm", "gather_mask", *_RAW_COSTS)
 )
 """The op kinds `op_cost` charges from their sizes (any other pipe op: its issue cycles only)."""

@@ -254,7 +254,8 @@ def move_cycles(target: str | Costs, kind: str, nbytes: int, dst_space: str = ""
         return c.gm_write_rate.cycles(nbytes)
     if kind == "mte_l1_l0a":
         return c.l1_l0a.cycles(nbytes)
-    if kind in ("mte_l1_l0b", "mte_l1_bt"):
+    # L1 -> FB: no source gives its rate; charged as the other L1 -> side-buffer copy (L1 -> BT)
+    if kind in ("mte_l1_l0b", "mte_l1_bt", "mte_l1_fb"):
         return c.l1_l0b.cycles(nbytes)
     raise ValueError(f"no move cost for op kind {kind!r}")
 

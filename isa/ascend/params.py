@@ -47,6 +47,7 @@ from mmair.isa.ascend.targets import (
     ND2NZ_RANGES,
     ND2NZ_RANGES_A5,
     ND2NZ_SMALL_C0_MAX_D,
+    QUANT_MODES,
     Target,
     element_bits,
 )
@@ -278,6 +279,37 @@ def l1_bt_unit_bytes(target: Target) -> int:
     with it, as the Kirin9030 note of the Ascend C compatibility page says for both fields, is
     our inference)."""
     return 32 if target.arch == 3510 else 64
+
+
+def l1_fb_unit_bytes(target: Target) -> int:
+    """Bytes of one burst unit of the L1 -> FB (fixpipe buffer) copy `copy_cbuf_to_fbuf`: 128 on
+    2201/3002 (pto-isa a2a3 `TMovToFb`: BURST_LEN_UNIT 128), 64 on Ascend 950 (pto-isa a5
+    `TMovToFb`: BURST_LEN_UNIT_SHIFT 6). pto-isa moves a scaling tile of whole units only
+    ("col * sizeof(srcType) must be aligned to 128"); mmair asks the same of every L1 -> FB move."""
+    return 64 if target.arch == 3510 else 128
+
+
+FPC_QUANT_ADDR_UNIT = 128
+"""FPC[15:8] (QUANT_PRE_ADDR) holds the FB address of the quant words in 128-byte units (pto-isa
+`SetFPC`: `(addr >> 7) << 8`, "uint of 128(2^7)bytes"): a scaling tile read by a vector-quant
+fixpipe must start on a multiple of 128 bytes, or the hardware reads the words below it."""
+QUANT_WORD_BYTES = 8  # one u64 QUANT_PRE word per output channel (isa.ascend.quant)
+
+
+def vector_quant_mode(target: Target, src: str, dst: str, to_gm: bool = False) -> str | None:
+    """The vector-quant fixpipe mode pto-isa's FP forms (TSTORE_FP / TMOV_FP / TEXTRACT_FP) pick
+    for accumulator type `src` and output type `dst` (`GetVectorPreQuantMode`,
+    include/pto/npu/{a2a3,a5}/common.hpp; a5 GM stores `GetVectorPreQuantModeGm`, TStore.hpp):
+    the `v` mode of mmair's QUANT_MODES for that pair that `target` has (the HiF8 one without
+    hybrid rounding), or None where pto-isa picks NoQuant or a mode mmair lacks (VSHIFTS322S16).
+    f32 -> f32 is scaled only on the way to GM (a5 VQF322F32_PRE is in the GM table only)."""
+    if (src, dst) == ("f32", "f32") and not to_gm:
+        return None
+    for name, mode in QUANT_MODES.items():
+        if mode.is_vector and not name.endswith("_hybrid") and (src, dst) in mode.pairs \
+                and name in target.quant_modes:
+            return name
+    return None
 
 
 MMAD_FIELDS: Mapping[str, Field] = _table(

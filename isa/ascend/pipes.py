@@ -72,6 +72,9 @@ _OP_PIPES: dict[str, dict[tuple[str, str], Pipe]] = {
     "mte_l1_l0a": {("l1", "l0a"): Pipe.MTE1},
     "mte_l1_l0b": {("l1", "l0b"): Pipe.MTE1},
     "mte_l1_bt": {("l1", "bt"): Pipe.MTE1},
+    # copy_cbuf_to_fbuf (pto-isa TMOV mat -> scaling): FIX (PTOAS PTOOps.td TMovOp::getPipe,
+    # "Regular Scaling tiles are FBUF loads (TMOV_M2S)"; test/lit/pto/tmov_fbuf_pipe_selection)
+    "mte_l1_fb": {("l1", "fb"): Pipe.FIX},
     "mad": {("l0a", "l0c"): Pipe.M},
     "mad_acc": {("l0a", "l0c"): Pipe.M},
     "mad_bias": {("l0a", "l0c"): Pipe.M},
@@ -114,6 +117,8 @@ def _target_problem(kind: str, dst: str, target: Target) -> str | None:
         return f"target {target.name} has no DN2NZ move gm->l1"
     if kind in ("mte_l1_bt", "copy_l1_bt", "mad_bias") and not target.mmad_bias:
         return f"target {target.name} has no bias table (bt)"
+    if kind == "mte_l1_fb" and not target.capacity.get("fb"):
+        return f"target {target.name} has no fixpipe buffer (fb)"
     if kind == "load_2d_transpose" and 8 not in target.transpose_bits:
         return f"target {target.name} has no LoadDataWithTranspose"
     if kind == "load_2d_gm" and target.arch == 3510:

@@ -1881,3 +1881,55 @@ builtin.module attributes {pto.target = "200i_a2"} {
 %c, %gm = "test.op"() : () -> (!pto.tile<l0c, 16x16xi32, nz>, memref<256xi32>)
 pto.fixpipe_copy %c[%c0], %gm n_size %c16 m_size %c16 src_stride %c16 dst_stride %c16 nd_num %c1 src_nd_stride %c0 dst_nd_stride %c0 {atomic = "mul"} : !pto.tile<l0c, 16x16xi32, nz>, memref<256xi32>
 // CHECK: error: 'pto.fixpipe_copy' op requires atomic in [add, max, min], got mul
+
+
+// -----
+// [FB1] mte_l1_fb: src in l1
+%c16 = arith.constant 16 : index
+%ub, %fb = "test.op"() : () -> (!pto.tile<ub, 16xui64, nd>, !pto.tile<fb, 16xui64, nd>)
+pto.mte_l1_fb %ub, %fb, %c16 : !pto.tile<ub, 16xui64, nd>, !pto.tile<fb, 16xui64, nd>
+// CHECK: error: 'pto.mte_l1_fb' op requires src in l1, got ub
+
+// -----
+// [FB1] mte_l1_fb: dst in fb
+%c16 = arith.constant 16 : index
+%l1, %bt = "test.op"() : () -> (!pto.tile<l1, 16xui64, nd>, !pto.tile<bt, 16xui64, nd>)
+pto.mte_l1_fb %l1, %bt, %c16 : !pto.tile<l1, 16xui64, nd>, !pto.tile<bt, 16xui64, nd>
+// CHECK: error: 'pto.mte_l1_fb' op requires dst in fb, got bt
+
+// -----
+// [FB2] mte_l1_fb: the L1 side is a parameter row (nd)
+%c16 = arith.constant 16 : index
+%l1, %fb = "test.op"() : () -> (!pto.tile<l1, 16x16xf32, nz>, !pto.tile<fb, 256xf32, nd>)
+pto.mte_l1_fb %l1, %fb, %c16 : !pto.tile<l1, 16x16xf32, nz>, !pto.tile<fb, 256xf32, nd>
+// CHECK: error: 'pto.mte_l1_fb' op requires src layout nd (a parameter row), got nz
+
+// -----
+// [FB2] mte_l1_fb: the bytes are copied as they are (one element type)
+%c16 = arith.constant 16 : index
+%l1, %fb = "test.op"() : () -> (!pto.tile<l1, 16xui64, nd>, !pto.tile<fb, 32xf32, nd>)
+pto.mte_l1_fb %l1, %fb, %c16 : !pto.tile<l1, 16xui64, nd>, !pto.tile<fb, 32xf32, nd>
+// CHECK: error: 'pto.mte_l1_fb' op requires dst element type u64 (the src type), got f32
+
+// -----
+// [FB3] mte_l1_fb: whole FB burst units (128 bytes on a2)
+%c8 = arith.constant 8 : index
+%l1, %fb = "test.op"() : () -> (!pto.tile<l1, 16xui64, nd>, !pto.tile<fb, 16xui64, nd>)
+pto.mte_l1_fb %l1, %fb, %c8 : !pto.tile<l1, 16xui64, nd>, !pto.tile<fb, 16xui64, nd>
+// CHECK: error: 'pto.mte_l1_fb' op requires n x 8 bytes to be whole FB burst units (128 bytes on target a2), got 64 bytes
+
+// -----
+// [FB4] mte_l1_fb: the FB tile holds the n words
+%c32 = arith.constant 32 : index
+%l1, %fb = "test.op"() : () -> (!pto.tile<l1, 32xui64, nd>, !pto.tile<fb, 16xui64, nd>)
+pto.mte_l1_fb %l1, %fb, %c32 : !pto.tile<l1, 32xui64, nd>, !pto.tile<fb, 16xui64, nd>
+// CHECK: error: 'pto.mte_l1_fb' op requires dst tile of at least 1x32 (1 x n), got 1x16
+
+// -----
+// [FB5] mte_l1_fb: targets without a fixpipe buffer
+builtin.module attributes {pto.target = "310p"} {
+%c16 = arith.constant 16 : index
+%l1, %fb = "test.op"() : () -> (!pto.tile<l1, 16xui64, nd>, !pto.tile<fb, 16xui64, nd>)
+pto.mte_l1_fb %l1, %fb, %c16 : !pto.tile<l1, 16xui64, nd>, !pto.tile<fb, 16xui64, nd>
+}
+// CHECK: error: 'pto.mte_l1_fb' op mte_l1_fb is not supported on target 310p (no fixpipe buffer)
