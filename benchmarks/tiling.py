@@ -13,13 +13,18 @@ A and B fit L2 the order does not change the estimate) on a process pool (`--kee
 them), and the row reports the best, the ratio default / best, cube utilization, L2 hit rate and
 the roofline that bounds each (docs/costs.md, "What --timing tells"), and whether the row's goal
 holds (default within 10 % of the best; 2048^3 on 24 blocks also cube utilization >= 70 %).
+It also tells what the tuner's pruning would have kept: the best of the first `PRUNE` (8, the
+`--keep` default) by estimate against the true best, and the range of estimate / timeline over
+every configuration timed. `--json FILE` writes every configuration with its estimate and cycles.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import time
+from dataclasses import asdict
 
 from mmair.tools import tune
 
@@ -29,6 +34,8 @@ WITHIN = 1.10
 """Goal: the default's cycles at most this times the tuner's best."""
 CUBE_GOAL = {"2048x2048x2048@24": 0.70}
 """Goal: the default's cube utilization at least this (rows named)."""
+PRUNE = 8
+"""`mmair-tune --keep`'s default: the pruned sweep the exhaustive one is compared with."""
 
 
 def default_run(m: int, n: int, k: int, blocks: int) -> tuple[dict, float]:
@@ -64,13 +71,14 @@ def _describe(report: dict) -> str:
             f"{bound['roofline']} {100 * bound['fraction']:.0f} %")
 
 
-def row(spec: str, workers: int | None, keep: int) -> str:
+def row(spec: str, workers: int | None, keep: int, dump: list[dict]) -> str:
     shape, _, blocks_text = spec.partition("@")
     m, n, k = (int(x) for x in shape.split("x"))
     blocks = int(blocks_text or 1)
     default, wall = default_run(m, n, k, blocks)
     ranked = tuner_grid(m, n, k, blocks)
     rank = {config: i for i, (config, _) in enumerate(ranked)}
+    estimates = dict(ranked)
     configs = [config for config, _ in (ranked[:keep] if keep else ranked)]
     jobs = [tune.Job(m, n, k, "f16", "f32", "a2", cfg) for cfg in configs]
     t0 = time.perf_counter()
@@ -82,9 +90,20 @@ def row(spec: str, workers: int | None, keep: int) -> str:
     if spec in CUBE_GOAL:
         met = default["cube_utilization"] >= CUBE_GOAL[spec]
         goals.append(f"cube >= {100 * CUBE_GOAL[spec]:.0f} %: {'yes' if met else 'NO'}")
+    pruned = min((r for r in results if rank[r.config] < PRUNE), key=lambda r: r.cycles,
+                 default=None)
+    kept = "-" if pruned is None else f"{pruned.cycles / best.cycles:.3f}"
+    errors = [estimates[r.config] / r.cycles for r in results]
+    dump.append({"row": spec, "default": default, "sweep_seconds": sweep,
+                 "configurations": [{**asdict(r.config), "label": r.config.label(),
+                                     "estimate": estimates[r.config], "cycles": r.cycles,
+                                     "rank": rank[r.config] + 1,
+                                     "cube": r.report.get("cube_utilization"),
+                                     "bound": r.report.get("bound")} for r in results]})
     return (f"| {m}x{n}x{k} | {blocks} | {default['cycles']} | {_describe(default)} | "
             f"{best.cycles} ({best.config.label()}, estimate rank {rank[best.config] + 1}) | "
-            f"{_describe(best.report)} | {ratio:.3f} | {'; '.join(goals)} | "
+            f"{_describe(best.report)} | {ratio:.3f} | {'; '.join(goals)} | {kept} | "
+            f"{min(errors):.2f}-{max(errors):.2f} | "
             f"{len(jobs)} of {len(ranked)} in {sweep:.0f} s | {wall:.1f} s |")
 
 
@@ -94,13 +113,19 @@ def main() -> None:
     p.add_argument("--workers", type=int, default=None, help="processes of the tuner's pool")
     p.add_argument("--keep", type=int, default=0,
                    help="time only the best N by estimate (0: every configuration, default)")
+    p.add_argument("--json", metavar="FILE", help="write every configuration timed to FILE")
     args = p.parse_args()
+    dump: list[dict] = []
     print(f"load average {' '.join(f'{x:.1f}' for x in os.getloadavg())}")
     print("| M x N x K | blocks | mmair-lower cycles | cube | L2 hit | bound | tuner best | "
-          "cube | L2 hit | bound | default / best | goals | configurations timed | default run |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+          "cube | L2 hit | bound | default / best | goals | best of the estimate's first "
+          f"{PRUNE} / best | estimate / timeline | configurations timed | default run |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     for spec in args.rows.split(","):
-        print(row(spec, args.workers, args.keep), flush=True)
+        print(row(spec, args.workers, args.keep, dump), flush=True)
+        if args.json:  # after every row: a long run keeps what it measured
+            with open(args.json, "w") as out:
+                json.dump(dump, out, indent=1)
     print(f"load average {' '.join(f'{x:.1f}' for x in os.getloadavg())}")
 
 

@@ -193,10 +193,10 @@ def estimate_cycles(plan: MatmulPlan, table: isa_costs.Costs) -> float:
     mad = sub_m * sub_n * isa_costs.mad_cycles(table, tm, tn, tk, plan.lhs)
     # Each buffer with one slot chains the two pipes that share it: the next load into L1 waits
     # for the moves out of it (L1 -> L0), the next move into L0 for the mad that reads it.
-    l0_double = plan.slots(plan.a_l0a()) > 1
+    l0_double = plan.lowered_slots(plan.a_l0a()) > 1
     step = _overlap(mte1, mad) if l0_double else mte1 + mad
     compute = steps * step + (min(mte1, mad) if l0_double else 0)
-    l1_slots = plan.slots(a_l1) if not plan.a_panel else plan.slots(plan.b_l1())
+    l1_slots = plan.lowered_slots(a_l1) if not plan.a_panel else plan.lowered_slots(plan.b_l1())
     # one L1 slot: the next chunk's load starts when the last move out of this one has, which
     # waits for all but the chunk's last mad; two: loads run ahead of the moves
     chunk = _overlap(loads, compute) if l1_slots > 1 else compute - mad + max(loads, mad)
@@ -204,7 +204,7 @@ def estimate_cycles(plan: MatmulPlan, table: isa_costs.Costs) -> float:
     fix = sub_m * sub_n * isa_costs.fixpipe_cycles(table, tm * tn * out_bits // 8, "gm",
                                                    plan.quant != "none")
     work = chunks * chunk
-    c_slots = plan.slots(plan.c_l0c()) > 1
+    c_slots = plan.lowered_slots(plan.c_l0c()) > 1
     if c_slots:
         tile = _overlap(work, fix)
     elif l1_slots > 1:
@@ -213,8 +213,10 @@ def estimate_cycles(plan: MatmulPlan, table: isa_costs.Costs) -> float:
         # takes its work or its mads and fixpipe, whichever is longer (measured on the
         # timeline, docs/costs.md "One L0C slot"); the last tile's fixpipe trails
         tile = max(work, chunks * steps * mad + fix)
-    else:  # one L1 slot as well: the next tile's loads wait for the moves out of this one
-        tile = work + fix
+    else:
+        # One L1 slot as well: the next tile's first load waits for the last move out of this
+        # tile's L1 tiles, not for its fixpipe, so it runs under the last mad and the fixpipe
+        tile = work - max(loads, mad) + max(loads, mad + fix)
     # overlapped stages wait once for the first load and for the last fixpipe
     tail = min(work, fix) if c_slots else work + fix - tile
     total = per_core * tile + (loads if l1_slots > 1 else 0) + tail

@@ -276,6 +276,22 @@ class MatmulPlan:
             return 1
         return self.multi_buffer
 
+    def lowered_slots(self, buf: Buffer) -> int:
+        """Slots the lowered kernel really ping-pongs `buf` between: `slots(buf)`, except that a
+        split kernel's buffer reloaded by its tile loop keeps one (that loop has block-index
+        bounds, which `multi_buffer_matmul` cannot unroll: the L1 tiles when K is one chunk or
+        one tile-k, the L0 tiles when it is one tile-k). `slots` still counts the second slot
+        for the capacity check, so the same plans stay legal and lower to the same IR."""
+        slots = self.slots(buf)
+        if slots == 1 or self.blocks == 1 or buf.role not in ("A", "B"):
+            return slots
+        k_trips = self.chunks if self.chunked else self.trips[2]  # the K loop of the L1 tiles
+        if buf.space == "l1":
+            return 1 if k_trips == 1 else slots
+        if self.subtiled or self.chunked:  # moves alternate slots / the tk loop of a chunk
+            return slots
+        return 1 if k_trips == 1 else slots
+
 
 def granularity(target: Target, lhs: str, rhs: str, transpose_a: bool, transpose_b: bool) -> int:
     """The multiple every tile size must be: fractal rows (16), both operands' C0 (so k tiles and
