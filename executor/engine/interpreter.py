@@ -35,6 +35,27 @@ from xdsl.ir import Block, Operation, Region
 from mmair.dialects.pto import PipeBarrierOp, SetFlagOp, WaitFlagOp
 from mmair.executor.engine.errors import ExecutionError, op_fault
 
+BUDGET_WEIGHTS: dict[str, int] = {
+    # An op of these kinds counts as this many ops of the `max_ops` budget: it moves or
+    # multiplies whole tiles (measured here: a tcgen05 TMA + MMA ring runs ~400 us per MMA and
+    # TMA copy and ~50 us per other tcgen05 op, against ~2.5 us for a scalar op), so a runaway
+    # loop of them would run for a minute before the default limit; weighted, it stops in
+    # seconds like a scalar loop.
+    "tcgen05.mma": 128, "tcgen05.tma_load": 128, "tcgen05.ld": 32, "tcgen05.st": 32,
+    "tcgen05.cp": 32,
+}
+TCGEN05_WEIGHT = 8
+"""Every other tcgen05 op (barriers, fences, allocation)."""
+
+
+def budget_weight(name: str) -> int:
+    """How many ops of the `max_ops` budget an op named `name` takes."""
+    weight = BUDGET_WEIGHTS.get(name)
+    if weight is None:
+        weight = TCGEN05_WEIGHT if name.startswith("tcgen05.") else 1
+    return weight
+
+
 _SYNC_OPS = (SetFlagOp, WaitFlagOp, PipeBarrierOp)
 """Ops that do nothing without the sync checker (they order pipes; the checker-off run is
 sequential): a plan without a seam only counts them."""
@@ -137,7 +158,7 @@ class MmairInterpreter(Interpreter):
         implementation), and turn any failure into an `ExecutionError` at the op. Both region
         loops (`run_op`, `run_ssacfg_region`) go through here; it is the executor's one seam."""
         self.op_counts[op.name] += 1
-        self._ops_left -= 1
+        self._ops_left -= budget_weight(op.name)
         if self._ops_left < 0:
             raise self._over_budget(op)
         try:
@@ -204,11 +225,13 @@ class MmairInterpreter(Interpreter):
         # its last one's start, so taking them at once stops a run at the op it would reach
         # op by op (and a segment that does not fit is taken op by op).
         start = 0
+        weight = 0
         for i, entry in enumerate(entries):
             op = entry[1]
+            weight += budget_weight(entry[4])
             if op.regions or isinstance(op, func.CallOp) or i == len(entries) - 1:
-                entries[start][7] = i + 1 - start
-                start = i + 1
+                entries[start][7] = weight
+                start, weight = i + 1, 0
         plan = self._plans[id(block)] = (block, tuple(map(id, block.args)),
                                          tuple(map(tuple, entries)),
                                          tuple(Counter(e[4] for e in entries).items()))
@@ -259,7 +282,7 @@ class MmairInterpreter(Interpreter):
                         else:
                             slow = True
                     if slow:
-                        self._ops_left -= 1
+                        self._ops_left -= budget_weight(_op_name)
                         if self._ops_left < 0:
                             raise self._over_budget(op)
                     if how == _COUNT:

@@ -69,3 +69,14 @@ def test_every_op_budget_stops_at_its_op_and_counts_only_the_ops_that_ran() -> N
             interp.call_op(entry, tuple(values))
         assert sum(interp.op_counts.values()) == limit + 1
         assert interp.op_counts[err.value.op.name] >= 1
+
+
+def test_tile_sized_tcgen05_ops_take_their_weight_of_the_budget():
+    # A runaway TMA + MMA ring stops in seconds under the default limit only if its heavy ops
+    # count as the scalar ops their time is worth (interpreter.BUDGET_WEIGHTS).
+    from mmair.executor.engine.interpreter import BUDGET_WEIGHTS, TCGEN05_WEIGHT, budget_weight
+
+    assert budget_weight("tcgen05.mma") == BUDGET_WEIGHTS["tcgen05.mma"] == 128
+    assert budget_weight("tcgen05.tma_load") == 128
+    assert budget_weight("tcgen05.mbarrier_wait") == TCGEN05_WEIGHT == 8
+    assert budget_weight("arith.addi") == budget_weight("pto.mad") == 1
