@@ -38,9 +38,13 @@ SPIN = """func.func @spin() -> index {
 def _launch(tool: str, module: str, *args: str, stdin=subprocess.DEVNULL) -> subprocess.Popen:
     code = (f"import sys; sys.argv[0] = {tool!r}; import mmair.tools; "
             f"from mmair.tools.{module} import main; sys.exit(main({list(args)!r}))")
+    # The tool as a user's shell starts it: SIGINT at its default, whatever the test runner
+    # inherited (a background job or nohup ignores it, and an ignored SIGINT stays ignored,
+    # tools/stdio.py).
     return subprocess.Popen([sys.executable, "-c", code], stdin=stdin, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True, start_new_session=True,
-                            env={**os.environ, "PYTHONPATH": str(ROOT.parent)})
+                            env={**os.environ, "PYTHONPATH": str(ROOT.parent)},
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
 
 
 def _group_gone(pgid: int) -> bool:
