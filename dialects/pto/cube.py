@@ -404,15 +404,9 @@ class MteL1L0BOp(_MteL1L0Base):
         )
 
 
-@irdl_op_definition
-class MteL1BtOp(IRDLOperation):
-    """L1 -> BT (bias table): dst[0, 0:n] = src[0, 0:n], the bias row `mad_bias` reads.
+class _L1RowMoveBase(IRDLOperation):
+    """An L1 row moved to a side buffer of the cube (BT, FB): `src, dst, n`."""
 
-    Ascend C stages a bias GM -> L1 (DataCopy into the C1 position) -> BT (DataCopy into C2);
-    dst's element type is the Mmad bias type (f32, or s32 for integer inputs), src's the same or
-    one the target's bias load widens to it (isa `bias_load_conversions`: f16, bf16 on a5)."""
-
-    name = "pto.mte_l1_bt"
     MEMO_VERIFY: ClassVar[bool] = True  # the verifier reads only this op (tools/diagnostics.py)
 
     src = operand_def(TileType)
@@ -424,6 +418,17 @@ class MteL1BtOp(IRDLOperation):
 
     def __init__(self, src: Value, dst: Value, n: Value) -> None:
         super().__init__(operands=[src, dst, n])
+
+
+@irdl_op_definition
+class MteL1BtOp(_L1RowMoveBase):
+    """L1 -> BT (bias table): dst[0, 0:n] = src[0, 0:n], the bias row `mad_bias` reads.
+
+    Ascend C stages a bias GM -> L1 (DataCopy into the C1 position) -> BT (DataCopy into C2);
+    dst's element type is the Mmad bias type (f32, or s32 for integer inputs), src's the same or
+    one the target's bias load widens to it (isa `bias_load_conversions`: f16, bf16 on a5)."""
+
+    name = "pto.mte_l1_bt"
 
     def verify_(self) -> None:
         target = target_of(self)
@@ -449,7 +454,7 @@ class MteL1BtOp(IRDLOperation):
 
 
 @irdl_op_definition
-class MteL1FbOp(IRDLOperation):
+class MteL1FbOp(_L1RowMoveBase):
     """L1 -> FB (fixpipe buffer): dst[0:n] = src[0:n], a byte copy of n elements.
 
     FB holds the parameters the fixpipe reads while it moves L0C out: for the vector-quant modes
@@ -460,17 +465,6 @@ class MteL1FbOp(IRDLOperation):
     PIPE_FIX; its insert-sync pairs MTE2 -> FIX before it, test/lit/pto/tmov_fbuf_pipe_selection)."""
 
     name = "pto.mte_l1_fb"
-    MEMO_VERIFY: ClassVar[bool] = True  # the verifier reads only this op (tools/diagnostics.py)
-
-    src = operand_def(TileType)
-    dst = operand_def(TileType)
-    n = operand_def(IndexType)
-
-    traits = traits_def(MemoryReadEffect(), MemoryWriteEffect())
-    assembly_format = "$src `,` $dst `,` $n attr-dict `:` type($src) `,` type($dst)"
-
-    def __init__(self, src: Value, dst: Value, n: Value) -> None:
-        super().__init__(operands=[src, dst, n])
 
     def verify_(self) -> None:
         target = target_of(self)
