@@ -84,11 +84,15 @@ def size_arguments(text: str) -> dict[str, int]:
 def scalar_inputs(text: str) -> list[str]:
     """`--input NAME=V` for each scalar argument of the kernels: a tensor size its windows imply
     (`size_arguments`), 1 for a count (a name with `num`), else 0 (block 0 of the launch, offset
-    0)."""
+    0). pypto's SPMD block arguments get none: the launch gives them (passes/ptoas_spmd.py)."""
+    from mmair.passes.ptoas_spmd import is_spmd_block_argument
+
     sizes = size_arguments(text)
     out = []
     for signature in re.findall(r"func\.func\s+@[\w$.-]+\s*\(([^)]*)\)", text):
         for name in _SCALAR_ARG.findall(signature):
+            if is_spmd_block_argument(name):
+                continue
             value = sizes.get(name, 1 if "num" in name else 0)
             out += ["--input", f"{name}={value}"]
     return out

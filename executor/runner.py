@@ -271,12 +271,32 @@ def prepare_arguments(
             else:
                 values.append(_check_array(name, t, np.asarray(given)))
         elif _scalar_type(t):
+            if _launch_decided(entry, name):
+                if given is not None:
+                    raise InputError(f"argument '{name}' is the launch's block "
+                                     f"{'index' if name.endswith('idx') else 'count'} (pypto's "
+                                     f"SPMD convention): mmair-run gives each core its own; use "
+                                     f"--blocks N, not --input")
+                values.append(0)  # no longer read: its uses are the block queries
+                continue
             if given is None:
-                raise InputError(f"argument '{name}' ({t}) needs a value")
+                raise InputError(f"argument '{name}' ({t}) needs a value: give it with "
+                                 f"--input {name}=VALUE")
             values.append(int(np.asarray(given)))
         else:
             raise InputError(f"argument '{name}' has type {t}, which the executor cannot pass")
     return names, values
+
+
+def _launch_decided(entry: func.FuncOp, name: str) -> bool:
+    """A pypto SPMD block argument that the PTOAS conversion replaced by the block query it
+    stands for (`mmair.passes.ptoas_spmd`): no op reads it any more."""
+    from mmair.passes.ptoas_spmd import is_spmd_block_argument
+
+    if not is_spmd_block_argument(name):
+        return False
+    index = argument_names(entry).index(name)
+    return not entry.body.blocks.first.args[index].uses
 
 
 def _dialect_functions() -> tuple[Any, Any, Any]:

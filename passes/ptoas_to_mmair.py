@@ -59,6 +59,7 @@ from mmair.isa.ascend import params as isa_params
 from mmair.isa.ascend.targets import get_target
 from mmair.passes import ptoas_fp
 from mmair.passes.ptoas_shapes import BLOCK_NUM, argument_names, record_sized, view_shape
+from mmair.passes.ptoas_spmd import bind_spmd_block_arguments
 from mmair.passes.ptoas_tiles import (  # noqa: F401 (re-exported: the names of this pass)
     BOX_LAYOUT,
     LOC_SPACE,
@@ -226,6 +227,7 @@ def _convert_func(fn: func.FuncOp, target: str, sizes: Mapping[str, int] | None)
             Rewriter.insert_op(inner, _before(section))
         section.detach()
         section.erase()
+    bind_spmd_block_arguments(fn)  # pypto's block index / count arguments (ptoas_spmd.py)
     # the regions first: tile_buf arguments keep their PTOAS types until _convert_pointers
     regions = valid_regions(fn.body.block) if fn.body.blocks else {}
     _convert_pointers(fn, target, sizes)

@@ -11,7 +11,7 @@
 // CHECK-NOT:  error
 
 // mmair-run's arguments are named as written (`x`, `x_1`, `out_2`):
-// SCALAR:     error: argument 'x_1' (index) needs a value
+// SCALAR:     error: argument 'x_1' (index) needs a value: give it with --input x_1=VALUE
 // NAMES:      "outputs": {
 // NAMES-NEXT:   "x": {
 // NAMES:        "out_2": {

@@ -106,3 +106,12 @@ def test_size_arguments_take_the_largest_window_of_their_axis():
     assert corpus.size_arguments(text) == {"m": 64, "n": 64}
     assert corpus.scalar_inputs(text) == ["--input", "m=64", "--input", "n=64", "--input", "off=0",
                                           "--input", "num=1"]
+
+
+def test_scalar_inputs_leave_pypto_spmd_block_arguments_to_the_launch() -> None:
+    corpus = _script()
+    text = """func.func @k(%a: !pto.ptr<f16>, %off: index, %__pypto_spmd_block_idx: i32,
+    %__pypto_spmd_block_num: i32) {
+  return
+}"""
+    assert corpus.scalar_inputs(text) == ["--input", "off=0"]

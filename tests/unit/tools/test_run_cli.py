@@ -200,7 +200,7 @@ def test_scalar_inputs_and_missing_entry(tmp_path, capsys):
     code, _, err = run(capsys, path, "--input", "r=16")
     assert code == 0, err
     code, _, err = run(capsys, path)
-    assert code == 1 and err.strip() == "error: argument 'r' (index) needs a value"
+    assert code == 1 and err.strip() == "error: argument 'r' (index) needs a value: give it with --input r=VALUE"
     code, _, err = run(capsys, path, "--entry", "nope", "--input", "r=1")
     assert code == 1 and "no function named 'nope'" in err
 
