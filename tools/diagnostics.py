@@ -507,3 +507,19 @@ def check_ptoas(module: ModuleOp) -> None:
     copy = module.clone()
     convert_ptoas(copy)
     verify_module(copy)
+
+
+def no_flags_note(err: Exception, module: Operation, file: str) -> str:
+    """A race or hang in a kernel that has no synchronization at all is what PTOAS's input looks
+    like before its insert-sync pass (pypto's samples are such input): say how to add it."""
+    from mmair.dialects import pto
+
+    if getattr(err, "kind", None) not in ("race", "deadlock"):
+        return ""
+    sync = (pto.SetFlagOp, pto.WaitFlagOp, pto.PipeBarrierOp)
+    if any(isinstance(op, sync) for op in module.walk()):
+        return ""
+    return "\n" + format_diagnostic(
+        "the kernel has no set_flag, wait_flag or pipe_barrier: PTOAS inserts them when it "
+        "compiles with --enable-insert-sync; -p pto-insert-sync inserts them here",
+        file=file, severity="note")

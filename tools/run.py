@@ -87,6 +87,7 @@ from mmair.tools.diagnostics import (
     format_op_error,
     format_parse_error,
     format_pass_error,
+    no_flags_note,
     parse_source,
     read_input_text,
     report,
@@ -503,7 +504,8 @@ def run(args: argparse.Namespace) -> int:
     except ExecutionError as err:
         if err.op is None:
             raise UserError(format_diagnostic(str(err), file=source.name)) from None
-        raise UserError(format_op_error(err.op, err.message, source)) from None
+        raise UserError(format_op_error(err.op, err.message, source)
+                        + no_flags_note(err, module, source.name)) from None
 
     uncovered = []
     for name, ranges in result.unwritten.items():
