@@ -23,8 +23,11 @@ scalar arguments. Each tool run is classified:
 * `wrong`     exit 1 because a `--check-numpy` comparison FAILED (printed or in --json): the
               executor and its numpy reference disagree on a kernel both accepted (a silently
               wrong result); a FAILED `--check` against a user's file is a `diag`;
-* `hang`      the run exceeded the time bound (`--timeout`, SIGALRM in the worker's main thread;
-              a worker silent for 3x the bound is killed and its mutant counted as a hang);
+* `hang`      the run exceeded the time bound: `--timeout` seconds of the process's CPU time
+              (SIGPROF in the worker's main thread, so that other load on the machine does not
+              make a slow run a hang), or 3x that in wall-clock time (SIGALRM: a run blocked
+              without spending CPU); a worker silent for 3x the bound is killed and its mutant
+              counted as a hang;
 * `oom`       `MemoryError` escaped (each worker runs under an RLIMIT_AS of `--memory-limit`),
               or a worker was killed by SIGKILL (the kernel's OOM killer).
 
@@ -153,11 +156,23 @@ def load_corpus(list_file: Path = FUZZ_DIR / "corpus.txt") -> list[Entry]:
 
 
 class MutantTimeout(BaseException):
-    """Raised by SIGALRM in the main thread: the tool ran past its time bound."""
+    """Raised by SIGPROF / SIGALRM in the main thread: the tool ran past its time bound."""
+
+    def __init__(self, bound: str) -> None:
+        super().__init__(bound)
+        self.bound = bound
+
+
+WALL_FACTOR = 3
+"""The wall-clock bound of a run is this many times its CPU-time bound."""
+
+
+def _on_cpu_limit(signum, frame) -> None:
+    raise MutantTimeout("CPU")
 
 
 def _on_alarm(signum, frame) -> None:
-    raise MutantTimeout()
+    raise MutantTimeout("wall-clock")
 
 
 @dataclass
@@ -172,22 +187,28 @@ def run_tool(main: Callable[[Sequence[str]], int], argv: Sequence[str], timeout:
     """Call a tool's `main(argv)` in this process with captured output and a time bound."""
     out, err = io.StringIO(), io.StringIO()
     previous = signal.signal(signal.SIGALRM, _on_alarm)
+    previous_prof = signal.signal(signal.SIGPROF, _on_cpu_limit)
     rc: object = None
     try:
         try:
-            signal.setitimer(signal.ITIMER_REAL, timeout)
+            signal.setitimer(signal.ITIMER_PROF, timeout)
+            signal.setitimer(signal.ITIMER_REAL, WALL_FACTOR * timeout)
             with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
                 rc = main(list(argv))
         finally:
             signal.setitimer(signal.ITIMER_REAL, 0)
-    except MutantTimeout:
-        return ToolResult("hang", None, err.getvalue()[-2000:], f"exceeded {timeout} s")
+            signal.setitimer(signal.ITIMER_PROF, 0)
+    except MutantTimeout as limit:
+        spent = timeout if limit.bound == "CPU" else WALL_FACTOR * timeout
+        return ToolResult("hang", None, err.getvalue()[-2000:],
+                          f"exceeded {spent} s of {limit.bound} time")
     except MemoryError:
         return ToolResult("oom", None, err.getvalue()[-2000:], traceback.format_exc())
     except BaseException:  # noqa: BLE001 - anything escaping the tool is the finding
         return ToolResult("crash", None, err.getvalue()[-2000:], traceback.format_exc())
     finally:
         signal.signal(signal.SIGALRM, previous)
+        signal.signal(signal.SIGPROF, previous_prof)
     stderr = err.getvalue()
     stdout = out.getvalue()
     if "Traceback (most recent call last)" in stderr or "Traceback (most recent call last)" in stdout:
@@ -458,7 +479,7 @@ def run_parallel(count: int, config: Config, workers: int, memory_limit: int,
     summary = Summary()
     start = time.perf_counter()
     pending = [list(range(w, count, workers)) for w in range(workers)]
-    hard_limit = 3 * config.timeout + 10
+    hard_limit = (WALL_FACTOR + 1) * config.timeout + 10  # after the worker's own bounds
     live: dict = {}  # conn -> [process, remaining indices, current index, started]
 
     def launch(indices: list[int]) -> None:

@@ -30,7 +30,10 @@ QUICK_MUTANTS = 400
 
 
 def test_quick_fuzz_run(tmp_path):
-    config = fuzz_ir.Config(seed=0, timeout=10.0, max_gm_bytes=64 << 20,  # default --max-ops
+    # The default --max-ops; the bound is 20 s of CPU time: a runaway TMA + MMA loop among these
+    # mutants (40) stops at the default limit after 5-9 s of CPU (the more, the busier the
+    # other core), which a 10 s bound made a 'hang' on a loaded machine.
+    config = fuzz_ir.Config(seed=0, timeout=20.0, max_gm_bytes=64 << 20,
                             save_dir=str(tmp_path))
     summary = fuzz_ir.run_in_process(range(QUICK_MUTANTS), config)
     print(summary.table())
@@ -147,6 +150,24 @@ def test_run_tool_classification(main, outcome):
     assert time.perf_counter() - start < 3
     if outcome == "crash" and main is _raises:
         assert "KeyError: 'boom'" in result.detail
+
+
+def _spins(argv) -> int:
+    while True:
+        pass
+
+
+def test_the_time_bound_is_cpu_time_and_a_blocked_run_is_caught_by_the_wall_clock(monkeypatch):
+    with monkeypatch.context() as patch:  # a wall bound no load reaches: the CPU bound fires
+        patch.setattr(fuzz_ir, "WALL_FACTOR", 100)
+        spinning = fuzz_ir.run_tool(_spins, [], timeout=0.3)
+    assert (spinning.outcome, spinning.detail) == ("hang", "exceeded 0.3 s of CPU time")
+    start = time.perf_counter()
+    blocked = fuzz_ir.run_tool(_sleeps, [], timeout=0.3)
+    waited = time.perf_counter() - start
+    assert blocked.outcome == "hang"
+    assert blocked.detail == f"exceeded {fuzz_ir.WALL_FACTOR * 0.3} s of wall-clock time"
+    assert fuzz_ir.WALL_FACTOR * 0.3 <= waited < 3
 
 
 def test_parallel_driver_matches_in_process(tmp_path):
