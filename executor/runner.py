@@ -291,7 +291,7 @@ def prepare_arguments(
 def _launch_decided(entry: func.FuncOp, name: str) -> bool:
     """A pypto SPMD block argument that the PTOAS conversion replaced by the block query it
     stands for (`mmair.passes.ptoas_spmd`): no op reads it any more."""
-    from mmair.passes.ptoas_spmd import is_spmd_block_argument
+    from mmair.dialects.ptoas.spmd import is_spmd_block_argument
 
     if not is_spmd_block_argument(name):
         return False

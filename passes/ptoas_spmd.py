@@ -28,16 +28,14 @@ from xdsl.ir import Operation
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from mmair.dialects.ptoas import ops as P
+from mmair.dialects.ptoas.spmd import SPMD_BLOCK_COUNT, SPMD_BLOCK_INDEX
+from mmair.dialects.ptoas.spmd import is_spmd_block_argument as is_spmd_block_argument
 
 SPMD_BLOCK_ARGUMENTS: dict[str, type[P.GetBlockIdxOp] | type[P.GetBlockNumOp]] = {
-    "__pypto_spmd_block_idx": P.GetBlockIdxOp,
-    "__pypto_spmd_block_num": P.GetBlockNumOp,
+    SPMD_BLOCK_INDEX: P.GetBlockIdxOp,
+    SPMD_BLOCK_COUNT: P.GetBlockNumOp,
 }
-"""The argument names pypto gives the launch's block index and block count."""
-
-
-def is_spmd_block_argument(name: str) -> bool:
-    return name in SPMD_BLOCK_ARGUMENTS
+"""The query each of pypto's block arguments stands for."""
 
 
 def bind_spmd_block_arguments(fn: func.FuncOp) -> None:
