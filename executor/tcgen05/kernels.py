@@ -376,7 +376,7 @@ def mma_pair(
     is refused. Block-scaled: CTA c reads the scale factors of its 128 A rows at `scale_a` and of
     all N columns of B at `scale_b` in its own TMEM, in the one-CTA M = 128 layout [inf: CUTLASS
     `MMA_ScaleFactor` of the 2x1SM atoms is the 1-SM MMA of M / 2 rows and all N columns; each
-    CTA's scales reach its own TMEM by `tcgen05.cp.cta_group::2`, `cp_pair`]. `numerics`
+    CTA's scales reach its own TMEM by `tcgen05.cp.cta_group::2`]. `numerics`
     "exact": each CTA's rows are `fused_mma` of its A half with all of B (as `mma` computes
     them; a row of D is one fused dot product whichever CTA holds it)."""
     desc = memo(decode, "instruction descriptor", idesc, decode_idesc, kind)
