@@ -32,6 +32,9 @@ n0 + N/2 rank), their copies `.cta_group::2` into the leader's full barrier, whi
 leader announces (both CTAs' bytes), waits and consumes with `cta_group(2)` MMAs whose commits
 multicast to both CTAs; each CTA's epilogue stores its TMEM rows, and the CTAs meet at
 `tcgen05.cluster_sync` after the allocations and after each epilogue that frees an accumulator.
+A block-scaled pair also copies each CTA's scale atoms (its 128 A rows', all the tile's B
+columns') onto the leader's barrier, and the leader's `tcgen05.cp` `cta_group(2)` moves them into
+each CTA's TMEM before its `block_scale` MMAs.
 """
 
 from __future__ import annotations
@@ -723,7 +726,7 @@ class Tcgen05LowerMatmulPass(ModulePass):
 
     cta_group: int = 1
     """1: the one-CTA kernel; 2: the CTA-pair kernel (M = 256 tiles, `cta_group::2` MMAs issued
-    by the leader CTA; dense kinds). The plan's M = 128 tile never needs a pair: 2 is opt-in, as
+    by the leader CTA; block-scaled kinds too). The plan's M = 128 tile never needs a pair: 2 is opt-in, as
     CUTLASS's 2-SM schedules are."""
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
