@@ -15,7 +15,8 @@ from pathlib import Path
 import ml_dtypes
 import numpy as np
 import pytest
-from test_tcgen05_lower_matmul_scaled import _inputs, _kernel
+from tcgen05_scaled_testing import scaled_inputs as _inputs
+from tcgen05_scaled_testing import scaled_kernel_file as _kernel
 
 from mmair.isa.tcgen05 import matmul as plan_module
 from mmair.isa.tcgen05.scale_atoms import atoms_from_logical
