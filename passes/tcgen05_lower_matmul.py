@@ -32,6 +32,9 @@ n0 + N/2 rank), their copies `.cta_group::2` into the leader's full barrier, whi
 leader announces (both CTAs' bytes), waits and consumes with `cta_group(2)` MMAs whose commits
 multicast to both CTAs; each CTA's epilogue stores its TMEM rows, and the CTAs meet at
 `tcgen05.cluster_sync` after the allocations and after each epilogue that frees an accumulator.
+A block-scaled pair also copies each CTA's scale atoms (its 128 A rows', all the tile's B
+columns') onto the leader's barrier, and the leader's `tcgen05.cp` `cta_group(2)` moves them into
+each CTA's TMEM before its `block_scale` MMAs.
 """
 
 from __future__ import annotations
@@ -212,8 +215,8 @@ class _Emitter:
         self.views: dict[tuple[str, int, int], str] = {}
         for name, operand in (("sa", p.scales.a), ("sb", p.scales.b)):
             t = self.scale_tmem_type(operand)
-            self.emit(f"%{name}_t = tcgen05.alloc cta_group(1) columns({operand.alloc_columns})"
-                      f" : {t}")
+            self.emit(f"%{name}_t = tcgen05.alloc cta_group({self.group}) columns("
+                      f"{operand.alloc_columns}) : {t}")
             windows = {(operand.column(i, j), scale_atoms.ATOM_COLUMNS)
                        for i in range(operand.atoms_k) for j in range(operand.atoms_mn)}
             mma_columns = scale_atoms.ATOM_COLUMNS * operand.atoms_mn
@@ -309,7 +312,7 @@ class _Emitter:
             self.emit(f"tcgen05.dealloc cta_group({self.group}) {acc} : {self.acc_type()}")
         if p.scales is not None:
             for name, operand in (("sa", p.scales.a), ("sb", p.scales.b)):
-                self.emit(f"tcgen05.dealloc cta_group(1) %{name}_t : "
+                self.emit(f"tcgen05.dealloc cta_group({self.group}) %{name}_t : "
                           f"{self.scale_tmem_type(operand)}")
         self.emit("func.return")
         consts = [f"  {name} = arith.constant {value} : {type_}"
@@ -399,10 +402,15 @@ class _Emitter:
 
     def scale_copies(self, stage: str, kb: str, tile: str, full: str) -> list[str]:
         """The TMA copies of a stage's scale atoms: box [16, 32, atoms_k, atoms_mn] at
-        (0, 0, K atom, M/N atom) of the tile."""
+        (0, 0, K atom, M/N atom) of the tile. A pair: each CTA copies the atoms of its 128 A rows
+        (row tile 2 tm + rank) and all of the tile's B columns, onto the leader's barrier."""
         p = self.plan
         assert p.scales is not None
         tm, tn, _, _ = self.tile_origin(tile)
+        if self.pair:  # this CTA's 128-row part of the tile (one SFA atom of 128 rows)
+            twice = self.op("tm2_", f"arith.muli {tm}, {self.const(2)} : index")
+            tm = self.op("tm_cta", f"arith.addi {twice}, %rank : index")
+        pair = " cluster cta_group(2)" if self.pair else ""
         copies = []
         for name, operand, index in (("sa", p.scales.a, tm), ("sb", p.scales.b, tn)):
             dst = self.fresh(f"{name}_dst")
@@ -417,7 +425,7 @@ class _Emitter:
                                              f"{self.const(operand.atoms_mn)} : index"))
             zero = self.const(0, "i32")
             copies.append(f"tcgen05.tma_load {dst}, %tma_{name}[{zero}, {zero}, {k_atom}, "
-                          f"{mn_atom}], {full} : {box_t}, {BAR}")
+                          f"{mn_atom}], {full}{pair} : {box_t}, {BAR}")
         return copies
 
     def scale_cps(self, stage_i: str) -> None:
@@ -434,8 +442,9 @@ class _Emitter:
                     desc = self.op(f"{name}_desc", f"arith.addi %{name}_desc0, {start} : i64")
                     column = operand.column(i, j)
                     view = self.views[(name, column, scale_atoms.ATOM_COLUMNS)]
-                    self.emit(f'tcgen05.cp cta_group(1) shape("{scale_atoms.CP_SHAPE}") multicast('
-                              f'"{scale_atoms.CP_MULTICAST}") {view}, {desc} : '
+                    self.emit(f"tcgen05.cp cta_group({self.group}) shape("
+                              f'"{scale_atoms.CP_SHAPE}") multicast("{scale_atoms.CP_MULTICAST}") '
+                              f"{view}, {desc} : "
                               f"{self.scale_view_type(operand, column, scale_atoms.ATOM_COLUMNS)}")
 
     def consume(self, block: str, accs: list[str]) -> None:
@@ -549,8 +558,8 @@ class _Emitter:
                 views.append(self.views[(name, column, columns)])
                 types.append(self.scale_view_type(operand, column, columns))
             vec = "" if p.scales.scale_vec is None else f"({p.scales.scale_vec})"
-            self.emit(f"tcgen05.mma kind({p.kind}) cta_group(1) block_scale{vec} {acc}, {a_desc}, "
-                      f"{b_desc}, %idesc{kk}, {accumulate} scale({views[0]}, {views[1]}) : "
+            self.emit(f"tcgen05.mma kind({p.kind}) cta_group({self.group}) block_scale{vec} {acc}, "
+                      f"{a_desc}, {b_desc}, %idesc{kk}, {accumulate} scale({views[0]}, {views[1]}) : "
                       f"{self.acc_type()}, i64, {types[0]}, {types[1]}")
 
     def epilogue(self, tile: str, accs: list[str]) -> None:
@@ -717,7 +726,7 @@ class Tcgen05LowerMatmulPass(ModulePass):
 
     cta_group: int = 1
     """1: the one-CTA kernel; 2: the CTA-pair kernel (M = 256 tiles, `cta_group::2` MMAs issued
-    by the leader CTA; dense kinds). The plan's M = 128 tile never needs a pair: 2 is opt-in, as
+    by the leader CTA; block-scaled kinds too). The plan's M = 128 tile never needs a pair: 2 is opt-in, as
     CUTLASS's 2-SM schedules are."""
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:

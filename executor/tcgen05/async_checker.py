@@ -108,6 +108,22 @@ def _idesc_n(kind: str, idesc: int) -> int:
     return rules.mma_shape(decode_idesc(idesc, kind))[1]
 
 
+def pair_scale_reads(fn: Any, op: tcgen05.MmaOp, values: dict,
+                     n: int) -> list[tuple[int, int, int, int]]:
+    """(lane, lanes, column, columns) hulls of the scale factors a block-scaled cta_group::2 MMA
+    reads in EACH CTA's TMEM: its 128 A rows' at scale_a, all N columns' at scale_b (the
+    one-CTA layout, `tcgen05_kernels.mma_pair`); none for a dense kind."""
+    from mmair.isa.tcgen05.layouts import TMEM_LANES, scale_factor_cells, tmem_column
+
+    reads = []
+    for value, rows in ((op.scale_a, TMEM_LANES), (op.scale_b, n)):
+        if value is not None:
+            _, offsets = scale_factor_cells(np.arange(rows))
+            column = tmem_column(fn.tmem_address(values[value], "scale"))
+            reads.append((0, TMEM_LANES, column, int(offsets.max()) + 1))
+    return reads
+
+
 def _pointer(array: np.ndarray) -> int:
     return int(array.__array_interface__["data"][0])
 
@@ -390,6 +406,10 @@ class Tcgen05Seam:
                 accesses.append(seam._smem_span(lo, end, False))
             accesses.append(seam._tmem(op.d, values[op.d], layouts.tmem_lane(d),
                                        layouts.tmem_column(d), PAIR_ROWS, n, True))
+            for value, (lane, lanes, column, columns) in zip(
+                    (op.scale_a, op.scale_b), pair_scale_reads(fn, op, values, n), strict=False):
+                accesses.append(seam._tmem(value, values[value], lane, column, lanes, columns,
+                                           False))  # each CTA's scale factors, in its TMEM
         self._issue(interp, op, Unit.TC, accesses)
         return (), None
 
@@ -459,10 +479,13 @@ class Tcgen05Seam:
     def _cp(self, interp: Any, op: tcgen05.CpOp, args: tuple) -> Any:
         self._run(interp, op, args)
         f = self._fn(interp).last_cp
-        self._issue(interp, op, Unit.TC, [
-            self._smem_span(*f.smem, False),
-            self._tmem(op.tmem, args[0], f.lane, f.column, f.lane_end - f.lane,
-                       f.column_end - f.column, True)])
+        seams = [self]
+        if self.pair is not None and op.cta_group.value.data == 2:  # each CTA's SMEM -> its TMEM
+            seams = self.pair.seams[self.core & ~1:(self.core & ~1) + 2]
+        self._issue(interp, op, Unit.TC, [access for seam in seams for access in (
+            seam._smem_span(*f.smem, False),
+            seam._tmem(op.tmem, args[0], f.lane, f.column, f.lane_end - f.lane,
+                       f.column_end - f.column, True))])
         return (), None
 
     def _shift(self, interp: Any, op: tcgen05.ShiftOp, args: tuple) -> Any:

@@ -316,6 +316,10 @@ class Tcgen05Functions(InterpreterFunctions):
             collector=None if op.collector_usage is None else op.collector_usage.data,
             target=self._target(op),
             numerics=self.numerics,
+            scale_a=None if op.scale_a is None else self.tmem_address(values[op.scale_a],
+                                                                      "scale_a"),
+            scale_b=None if op.scale_b is None else self.tmem_address(values[op.scale_b],
+                                                                      "scale_b"),
         )
         a_word = None  # A in TMEM (refused above by mma_pair) would have no SMEM span
         if not op.a_in_tmem:  # mutation: skip (A in TMEM is refused above)
@@ -506,14 +510,27 @@ class Tcgen05Functions(InterpreterFunctions):
 
     @impl(tcgen05.CpOp)
     def run_cp(self, interp: Interpreter, op: tcgen05.CpOp, args: PythonValues) -> PythonValues:
-        if op.cta_group.value.data != 1:
-            raise ExecutionError("uses tcgen05.cp with cta_group::2, which the executor does not "
-                                 "model (which CTA's SMEM feeds which CTA's TMEM is not modelled)")
-        self.last_cp = cp(
-            self.smem, self.tmem, taddr=self.tmem_address(args[0], "the tcgen05.cp destination"),
-            desc=int(args[1]) & _MASK64, shape=op.shape.data,
-            multicast=None if op.multicast is None else op.multicast.data,
-            decompress=None if op.decompress is None else op.decompress.data)
+        ctas = [self]
+        if op.cta_group.value.data == 2:
+            # cta_group::2: each CTA of the pair copies from its own SMEM at the descriptor into
+            # its own TMEM at the address [inf: CUTLASS's 2-SM block-scaled kernels issue one
+            # `tcgen05.cp.cta_group::2` from the leader for scale factors that differ per CTA
+            # (each CTA's SFA rows), so the copy cannot read one CTA's SMEM for both; PTX
+            # `.cta_group::2`: the Tensor Memory of both the current and the peer CTA].
+            if self.cluster is None:
+                raise ExecutionError("uses cta_group::2 outside a CTA pair")
+            first = self.rank & ~1
+            ctas = self.cluster.ctas[first:first + 2]
+        for cta in ctas:
+            footprint = cp(
+                cta.smem, cta.tmem,
+                taddr=self.tmem_address(args[0], "the tcgen05.cp destination"),
+                desc=int(args[1]) & _MASK64, shape=op.shape.data,
+                multicast=None if op.multicast is None else op.multicast.data,
+                decompress=None if op.decompress is None else op.decompress.data)
+            if cta is not self:  # the peer's SMEM: ordered like a pair MMA's reads of it
+                self.cluster.peer_read(self.rank, cta.rank, *footprint.smem, op)
+            self.last_cp = footprint
         return ()
 
     @impl(tcgen05.ShiftOp)

@@ -363,6 +363,8 @@ def mma_pair(
     collector: str | None = None,
     target: str = "sm_100a",
     numerics: str = "default",
+    scale_a: int | None = None,
+    scale_b: int | None = None,
 ) -> InstrDesc:
     """`tcgen05.mma.cta_group::2` with M = 256 on a CTA pair (`ctas[c]` = the SMEM and TMEM of
     the CTA with rank & 1 == c). Layout A [inf: PTX ISA "Data Path Layout Organization" names it;
@@ -370,7 +372,11 @@ def mma_pair(
     from the A rows its own SMEM holds at the A descriptor (a 128-row operand), times all N
     columns of B, whose columns [N/2 c, N/2 (c + 1)) are CTA c's SMEM at the B descriptor (an
     N/2-column operand), into its own TMEM at `d`. disable-output-lane bit 128 c + i is lane i of
-    CTA c. Dense kinds tf32, f16, f8f6f4, i8 with A in SMEM; the rest is refused. `numerics`
+    CTA c. Dense kinds tf32, f16, f8f6f4, i8 and the block-scaled kinds with A in SMEM; the rest
+    is refused. Block-scaled: CTA c reads the scale factors of its 128 A rows at `scale_a` and of
+    all N columns of B at `scale_b` in its own TMEM, in the one-CTA M = 128 layout [inf: CUTLASS
+    `MMA_ScaleFactor` of the 2x1SM atoms is the 1-SM MMA of M / 2 rows and all N columns; each
+    CTA's scales reach its own TMEM by `tcgen05.cp.cta_group::2`]. `numerics`
     "exact": each CTA's rows are `fused_mma` of its A half with all of B (as `mma` computes
     them; a row of D is one fused dot product whichever CTA holds it)."""
     desc = memo(decode, "instruction descriptor", idesc, decode_idesc, kind)
@@ -380,8 +386,7 @@ def mma_pair(
           scale_input_d, None)
     m, n, k = memo(rules.mma_shape, desc)
     for present, feature in ((m != 2 * PAIR_ROWS, f"M = {m} (Layout B/C; only M = 256, Layout A, "
-                              "is modelled)"), (block_scale, f"kind::{kind}"),
-                             (sparse, "a sparse A"), (a_in_tmem, "A in tensor memory"),
+                              "is modelled)"), (sparse, "a sparse A"), (a_in_tmem, "A in tensor memory"),
                              (ashift, ".ashift")):
         if present:
             raise _not_modelled(f"cta_group::2 with {feature}")
@@ -405,17 +410,27 @@ def mma_pair(
         b_nk = -b_nk
     b_kn = np.ascontiguousarray(b_nk.T, dtype=np.float32)
     dtype = desc.dtype or "f32"
+    if block_scale and (scale_a is None or scale_b is None):
+        raise Tcgen05ExecutionError(f"requires scale_A and scale_B TMEM addresses for kind::{kind}")
     for c, ((a_c, _), (_, tmem)) in enumerate(zip(halves, ctas, strict=True)):
         try:
             tmem.check_access(layouts.tmem_lane(d), layouts.tmem_column(d), PAIR_ROWS, n, "D")
         except Tcgen05ExecutionError as err:
             raise Tcgen05ExecutionError(f"{err} (D rows {c * PAIR_ROWS}..{c * PAIR_ROWS + 127}"
                                         f" in the tensor memory of CTA {c} of the pair)") from None
+        scales = _pair_scales(tmem, desc, kind, scale_vec, k, n, scale_a, scale_b, c) \
+            if block_scale else None
         if numerics == "exact" and kind != "i8":  # the fused dot product of `mma`, per CTA
+            sfa, sfb, block = scales if scales is not None else (None, None, None)
             result = fused_mma(kind, -a_c if desc.negate_a else a_c, b_nk,
                                read_d(tmem, d, dtype, PAIR_ROWS, n) if enable_input_d else None,
                                atype=desc.atype, btype=desc.btype, d_type=dtype,
-                               c_shift=scale_input_d or 0)
+                               c_shift=scale_input_d or 0, scale_a=sfa, scale_b=sfb,
+                               scale_type=desc.scale_type, block=block)
+        elif scales is not None:
+            result = _scaled_product(a_c, b_nk, desc, scales,
+                                     read_d(tmem, d, "f32", PAIR_ROWS, n) if enable_input_d
+                                     else None)
         else:
             result = _pair_default(tmem, a_c, b_kn, desc, kind, d, dtype, n, enable_input_d,
                                    scale_input_d)
@@ -425,6 +440,48 @@ def mma_pair(
                                              c * PAIR_ROWS + layouts.tmem_lane(d), PAIR_ROWS)
         write_d(tmem, d, dtype, result, lane_enabled)
     return desc
+
+
+def _scale_block(kind: str, scale_vec: str | None) -> int:
+    """K elements per scale factor of a block-scaled MMA (its `.block_scale` spelling)."""
+    vec = scale_vec
+    if vec in ("block32", "block16"):
+        vec = {"block16": "4X", "block32": "1X" if kind == "mxf8f6f4" else "2X"}[vec]
+    return layouts.SCALE_BLOCK_K[vec or ("1X" if kind == "mxf8f6f4" else "2X")]
+
+
+def _pair_scales(tmem: TensorMemory, desc: InstrDesc, kind: str, scale_vec: str | None, k: int,
+                 n: int, scale_a: int | None, scale_b: int | None,
+                 c: int) -> tuple[np.ndarray, np.ndarray, int]:
+    """(scale of each A row, scale of each B column, K per scale) CTA `c` of a pair MMA reads
+    from its own TMEM: its 128 A rows' and all N columns' (the one-CTA M = 128 layout)."""
+    assert scale_a is not None and scale_b is not None and desc.scale_type is not None
+    block = _scale_block(kind, scale_vec)
+    decode_scale = decode_ue8m0 if desc.scale_type == "ue8m0" else decode_ue4m3
+    try:
+        sfa = decode_scale(read_scale_factors(tmem, scale_a, operand="a", rows=PAIR_ROWS,
+                                              count=k // block, sf_id=desc.sfa_id))
+        sfb = decode_scale(read_scale_factors(tmem, scale_b, operand="b", rows=n,
+                                              count=k // block, sf_id=desc.sfb_id))
+    except Tcgen05ExecutionError as err:
+        raise Tcgen05ExecutionError(f"{err} (in the tensor memory of CTA {c} of the pair)") \
+            from None
+    return sfa, sfb, block
+
+
+def _scaled_product(a: np.ndarray, b_nk: np.ndarray, desc: InstrDesc,
+                    scales: tuple[np.ndarray, np.ndarray, int], old: np.ndarray | None
+                    ) -> np.ndarray:
+    """A block-scaled MMA's D in the default numerics: the scales applied and the blocks summed
+    in float64 (exact for every UE8M0 / UE4M3 value), rounded once to f32 (as `mma`)."""
+    sfa, sfb, block = scales
+    a64 = np.asarray(-a if desc.negate_a else a, dtype=np.float64) * np.repeat(sfa, block, axis=1)
+    b64 = np.asarray(b_nk, dtype=np.float64) * np.repeat(sfb, block, axis=1)
+    wide = a64 @ np.ascontiguousarray(b64.T)
+    if old is not None:
+        wide += old
+    with np.errstate(over="ignore"):
+        return _canonical_nan(wide.astype(np.float32))
 
 
 def _pair_default(tmem: TensorMemory, a_c: np.ndarray, b_kn: np.ndarray, desc: InstrDesc,

@@ -13,8 +13,9 @@ select; `.ws` reads B column j + shift for output column j and zeros the columns
 mask selects; disable_output_lane keeps the old D rows of the lanes whose bit is set;
 scale_input_d multiplies the old D by 2^-N; `.ashift` shifts A's rows in TMEM down one row
 first, the first row NaN (undefined). A cta_group::2 kernel runs its reference on a CTA pair
-(`executor/tcgen05/cta_pair.py`): a dense M = 256 pair MMA computes each CTA's 128 D rows from its
-own A rows and the B halves of both CTAs.
+(`executor/tcgen05/cta_pair.py`): an M = 256 pair MMA computes each CTA's 128 D rows from its
+own A rows and the B halves of both CTAs (block-scaled: with the scale factors in that CTA's
+TMEM).
 """
 
 from __future__ import annotations
@@ -92,11 +93,13 @@ def reference_tcgen05_functions():
     class ReferenceTcgen05Functions(Tcgen05Functions):
         tolerance: Tolerance = field(default_factory=Tolerance)
 
-        def _lanes(self, view: np.ndarray, what: str, lanes: int, columns: int) -> np.ndarray:
-            """The TMEM cells [lane, lane + lanes) x [column, column + columns) at `view`."""
+        def _lanes(self, view: np.ndarray, what: str, lanes: int, columns: int,
+                   tmem=None) -> np.ndarray:
+            """The TMEM cells [lane, lane + lanes) x [column, column + columns) at `view` (of
+            this CTA's TMEM, or of `tmem`: a pair CTA's)."""
             address = self.tmem_address(view, what)
             lane, column = layouts.tmem_lane(address), layouts.tmem_column(address)
-            cells = self.tmem.cells
+            cells = (self.tmem if tmem is None else tmem).cells
             if lane + lanes > cells.shape[0] or column + columns > cells.shape[1]:
                 raise ExecutionError(f"reference: {what} [{lanes} lanes x {columns} columns] at "
                                      f"lane {lane} column {column} is beyond TMEM")
@@ -124,7 +127,7 @@ def reference_tcgen05_functions():
             return dense
 
         def _scales(self, view: np.ndarray, what: str, rows: int, own_lane: bool, chunks: int,
-                    sf_id: int, scale_type: str) -> np.ndarray:
+                    sf_id: int, scale_type: str, tmem=None) -> np.ndarray:
             """(rows, chunks) scale factors: operand row r at TMEM lane r (A, `own_lane`) or
             r % 32 (B), column + r // 32, bytes sf_id .. sf_id + chunks - 1 of that cell
             (`isa.tcgen05.layouts`, "Block-scale factors in TMEM")."""
@@ -135,7 +138,7 @@ def reference_tcgen05_functions():
             lane_in_quadrant, column = layouts.scale_factor_cells(row)
             lane = row if own_lane else lane_in_quadrant
             cells = _tmem_bytes(self._lanes(view, what, layouts.TMEM_LANES,
-                                            int(column.max()) + 1))
+                                            int(column.max()) + 1, tmem))
             codes = cells[lane[:, None], column[:, None], sf_id + np.arange(chunks)[None, :]]
             return _scale_values(codes, scale_type)
 
@@ -278,14 +281,15 @@ def reference_tcgen05_functions():
             """cta_group::2, M = 256 on the CTA pair (docs/tcgen05-async.md "CTA pairs"): CTA c
             holds D rows [128 c, +128) = A rows from its own SMEM x B, whose columns
             [N/2 c, N/2 (c + 1)) are in CTA c's SMEM; float64, negations, + D 2^-scale_input_d,
-            disable_output_lane over the pair's 256 lanes."""
+            disable_output_lane over the pair's 256 lanes. Block-scaled: CTA c scales its A rows
+            and all N columns of B with the factors in its own TMEM (`tcgen05_kernels.mma_pair`)."""
             kind = op.kind.data
             desc = decode_idesc(int(values[op.idesc]) & 0xFFFFFFFF, kind)
             m, n, k = rules.mma_shape(desc)
-            if self.cluster is None or m != 256 or kind in BLOCK_SCALED_KINDS or \
-                    op.sparse is not None or op.a_in_tmem:
+            if self.cluster is None or m != 256 or op.sparse is not None or op.a_in_tmem:
                 raise ReferenceError("tcgen05.mma cta_group::2 has a numpy reference only for a "
-                                     "dense M = 256 MMA with A in shared memory on a CTA pair")
+                                     "dense or block-scaled M = 256 MMA with A in shared memory "
+                                     "on a CTA pair")
             first = self.rank & ~1
             pair = self.cluster.ctas[first:first + 2]
             a_word = int(values[op.a]) & (2**64 - 1)
@@ -309,9 +313,21 @@ def reference_tcgen05_functions():
             for c, cta in enumerate(pair):
                 a = operand(cta.smem, a_word, desc.transpose_a, desc.atype, 128, "operand A")
                 a = a * (-1.0 if desc.negate_a else 1.0)
+                b_c = b
+                if kind in BLOCK_SCALED_KINDS:
+                    vec = op.scale_vec.data if op.scale_vec is not None else None
+                    vec = {"block16": "4X", "block32": "1X" if kind == "mxf8f6f4" else "2X",
+                           None: "1X" if kind == "mxf8f6f4" else "2X"}.get(vec, vec)
+                    block = layouts.SCALE_BLOCK_K[vec]
+                    sa = self._scales(values[op.scale_a], "scale_A", 128, True, k // block,
+                                      desc.sfa_id, desc.scale_type, cta.tmem)
+                    sb = self._scales(values[op.scale_b], "scale_B", n, False, k // block,
+                                      desc.sfb_id, desc.scale_type, cta.tmem)
+                    a = a * np.repeat(sa, block, axis=1)
+                    b_c = b * np.repeat(sb, block, axis=1)
                 with np.errstate(invalid="ignore", over="ignore"):
-                    result = a @ b.T
-                    magnitude = np.abs(a) @ np.abs(b).T
+                    result = a @ b_c.T
+                    magnitude = np.abs(a) @ np.abs(b_c).T
                 old = tc_operands.read_d(cta.tmem, d_addr, dtype, 128, n).astype(np.float64)
                 if bool(values[op.enable_input_d]):
                     scaled = old * 2.0 ** -(op.scale_input_d.value.data if op.scale_input_d

@@ -46,8 +46,11 @@ CTA of the pair holds its 128 rows of A and its N / 2 rows of B (B split across 
 own ring at the same SMEM offsets, so the operand plans `a` and `b` are one CTA's (rows 128 and
 N / 2) and `tx_bytes` is what the leader CTA's full barrier receives from both CTAs' copies
 (CUTLASS's `TmaTransactionBytes` x `size(AtomThrShapeMNK)`). Each CTA's TMEM holds its 128 D rows
-by N columns. Dense kinds only (`PAIR_UNSUPPORTED`: a block-scaled pair needs `tcgen05.cp
-.cta_group::2` of each CTA's scale factors, which the executor does not model).
+by N columns. A block-scaled pair (CUTLASS's 2-SM block-scaled kernels) gives each CTA the
+scale factors of its 128 A rows and of ALL the tile's N columns of B (`MMA_ScaleFactor` of the
+2x1SM atoms is the 1-SM MMA of M / 2 rows and N columns): the scale plans `scales.a` and
+`scales.b` are one CTA's (so `tx_bytes` counts them twice too), and the leader's
+`tcgen05.cp.cta_group::2` copies each CTA's SMEM atoms into that CTA's TMEM.
 """
 
 from __future__ import annotations
@@ -88,8 +91,6 @@ D_TYPES: dict[str, tuple[str, ...]] = {
 SCALED_D_TYPE = "f32"
 #: CTA group sizes the lowering plans (`cta_group`: 2 is the CTA-pair kernel, module docstring).
 CTA_GROUPS = (1, 2)
-#: What the lowering does not plan with cta_group = 2 (the pass names it when asked for).
-PAIR_UNSUPPORTED = ("block-scaled kinds",)
 #: idesc fields -> the matmul operand they come from (a descriptor error names the operand).
 _OPERAND_FIELD = {"atype": "a element type", "btype": "b element type",
                   "dtype": "d element type"}
@@ -495,11 +496,6 @@ def plan_matmul(m: int, n: int, k: int, a_type: str, b_type: str, d_type: str,
     if cta_group not in CTA_GROUPS:
         raise DescriptorError("cta_group", cta_group, ", ".join(map(str, CTA_GROUPS)), "R31",
                               "is not a CTA group size")
-    if cta_group == 2 and scaled:
-        raise DescriptorError("cta_group", 2, "1 (block-scaled kinds)", None,
-                              "is not planned for a block-scaled matmul (its scale factors would "
-                              "need tcgen05.cp .cta_group::2 into both CTAs' tensor memory, which "
-                              "the executor does not model)")
     if scaled:
         assert scale_types is not None
         kind, scale_type, vector, spelling = _block_scaled_kind(kind, a_type, b_type,
@@ -574,5 +570,5 @@ def plan_matmul(m: int, n: int, k: int, a_type: str, b_type: str, d_type: str,
 
 
 __all__ = ["BLOCK_SCALED", "CTA_GROUPS", "DEFAULT_SCALED_ORDER", "D_TYPES", "KIND_OF_TYPE",
-           "K_MAJOR_ONLY", "PAIR_UNSUPPORTED", "SCALED_D_TYPE", "TILE_M", "EpilogueLoad", "MatmulPlan", "OperandPlan",
+           "K_MAJOR_ONLY", "SCALED_D_TYPE", "TILE_M", "EpilogueLoad", "MatmulPlan", "OperandPlan",
            "ScaleOperandPlan", "ScalePlan", "plan_matmul"]

@@ -3,8 +3,8 @@ the executor's CTA pair clean under the asynchronous checker and equals numpy, r
 included (CTA 1's part of the last tile partly or wholly outside D); in the exact numerics mode it
 equals the one-CTA kernel bit for bit; the checker reports a pair kernel without the cluster
 barrier that orders an accumulator's reuse, the executor one without the barrier that orders the
-mbarriers' initialisation before the other CTA signals them; what cannot have a pair is one
-diagnostic."""
+mbarriers' initialisation before the other CTA signals them; a cta-group option out of range is
+one diagnostic. Block-scaled pairs: test_tcgen05_lower_matmul_pair_scaled.py."""
 
 from __future__ import annotations
 
@@ -142,20 +142,4 @@ def test_cta_group_option_out_of_range_is_one_diagnostic(tmp_path: Path, capsys)
     assert opt_main([str(path), "-p", "tcgen05-lower-matmul{cta-group=3}"]) == 1
     err = capsys.readouterr().err
     assert "tcgen05-lower-matmul: requires cta-group in [1, 2], got 3" in err
-    assert "Traceback" not in err
-
-
-def test_block_scaled_pair_is_one_diagnostic_at_the_matmul(tmp_path: Path, capsys) -> None:
-    path = tmp_path / "scaled.mlir"
-    sa, sb = "memref<1x1x32x16xf8E8M0FNU>", "memref<1x1x32x16xf8E8M0FNU>"
-    types = f"memref<128x128xf8E4M3FN>, memref<64x128xf8E4M3FN>, memref<128x64xf32>, {sa}, {sb}"
-    path.write_text(f'builtin.module attributes {{tcgen05.target = "sm_100a"}} {{\n'
-                    f"  func.func @s(%a: memref<128x128xf8E4M3FN>, %b: memref<64x128xf8E4M3FN>, "
-                    f"%d: memref<128x64xf32>, %sa: {sa}, %sb: {sb}) {{\n"
-                    f"    tcgen05.matmul %a, %b, %d scale(%sa, %sb) transpose_b : {types}\n"
-                    f"    func.return\n  }}\n}}\n")
-    assert opt_main([str(path), "-p", "tcgen05-lower-matmul{cta-group=2}"]) == 1
-    err = capsys.readouterr().err
-    assert err.startswith(f"{path}:3:5: error: 'tcgen05.matmul' op cannot be lowered with "
-                          "cta-group=2: cta_group = 2 is not planned for a block-scaled matmul")
     assert "Traceback" not in err

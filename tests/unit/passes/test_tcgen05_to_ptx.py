@@ -63,6 +63,17 @@ def test_pair_matmul_ptx_assembles_and_is_the_cta_pair_kernel() -> None:
     assert kernel.count("barrier.cluster.arrive.release.aligned;") >= 2
     assert "tcgen05.mma.cta_group::2.kind::tf32 [" in ptx
     assert "tcgen05.mma.cta_group::2.kind::i8 [" in ptx
+    # the block-scaled pair: both CTAs' scale boxes complete on the leader's barrier, the
+    # leader's cta_group::2 copies move each CTA's atoms into its TMEM (1 SFA + 2 SFB atoms)
+    scaled = ptx.split(".visible .entry mxf8f6f4_pair(")[1].split(".visible .entry")[0]
+    assert ".param .align 64 .b8 mxf8f6f4_pair_tmap_4[128]" in ptx  # the SFB tensor map
+    assert scaled.count("cp.async.bulk.tensor.4d.shared::cluster.global.tile.mbarrier::"
+                        "complete_tx::bytes.cta_group::2 [") == 2
+    assert scaled.count("tcgen05.cp.cta_group::2.32x128b.warpx4 [") == 3
+    assert scaled.count("tcgen05.mma.cta_group::2.kind::mxf8f6f4.block_scale [") == 4
+    assert "cta_group::1" not in scaled
+    assert "tcgen05.mma.cta_group::2.kind::mxf4.block_scale [" in ptx
+    assert "tcgen05.mma.cta_group::2.kind::mxf4nvf4.block_scale.block16 [" in ptx
 
 
 def test_translate_cta_group_out_of_range_is_a_usage_error() -> None:

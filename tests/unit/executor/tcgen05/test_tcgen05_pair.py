@@ -273,7 +273,7 @@ def test_checker_sees_the_peer_reading_d_before_the_mma_completes(capsys, tmp_pa
     assert "'tcgen05.ld' at" in err and "(the TMEM load path, CTA 1) reads them" in err
 
 
-def test_pair_shift_moves_both_ctas_rows_and_cp_is_refused(capsys, tmp_path: Path) -> None:
+def test_pair_shift_and_cp_move_both_ctas_rows(capsys, tmp_path: Path) -> None:
     # After the MMA and its wait, a cta_group::2 shift of %acc moves lanes 0..31 of columns 0..7
     # down one lane in BOTH CTAs; each CTA then copies its 128 D rows to GM through the TMEM
     # memref (lane 0 is undefined: NaN there).
@@ -308,15 +308,31 @@ def test_pair_shift_moves_both_ctas_rows_and_cp_is_refused(capsys, tmp_path: Pat
         np.testing.assert_array_equal(d[base + 1:base + 32, :8], expected[base:base + 31, :8])
         np.testing.assert_array_equal(d[base + 32:base + 128], expected[base + 32:base + 128])
         np.testing.assert_array_equal(d[base:base + 32, 8:], expected[base:base + 32, 8:])
-    cp = ["    %src = tcgen05.make_smem_desc #tcgen05.smem_desc<start = 0, lbo = 128, sbo = 256, "
-          "base_offset = 0, lbo_mode = relative, swizzle = none>",
-          '    tcgen05.cp cta_group(2) shape("128x256b") %acc, %src : '
-          "memref<128x128xf32, #tcgen05.space<tmem>>"]
-    path = write_variant(tmp_path, "pair_cp", lines[:wait] + cp + lines[wait:])
-    code, err = run_lowered(capsys, path)
-    assert code == 1
-    assert "'tcgen05.cp' op uses tcgen05.cp with cta_group::2, which the executor does not " \
-           "model" in err
+    # The same with a cta_group::2 tcgen05.cp .128x256b of SMEM [0, 4096) (each CTA's A rows)
+    # into columns 0..7 of %acc: each CTA's lanes receive ITS OWN SMEM's bytes (the peer's A
+    # rows differ), the other columns keep the MMA's D.
+    cp = [x.replace("      tcgen05.shift cta_group(2) %acc : memref<128x128xf32, "
+                    "#tcgen05.space<tmem>>",
+                    '      tcgen05.cp cta_group(2) shape("128x256b") %acc, %src : '
+                    "memref<128x128xf32, #tcgen05.space<tmem>>") for x in shift]
+    cp.insert(0, "    %src = tcgen05.make_smem_desc #tcgen05.smem_desc<start = 0, lbo = 128, "
+                 "sbo = 256, base_offset = 0, lbo_mode = relative, swizzle = none>")
+    path = write_variant(tmp_path, "pair_cp", lines[:wait] + cp + epilogue)
+    args, expected = _inputs(tmp_path)
+    code, err = run_lowered(capsys, path, *args, "--output", f"d={tmp_path / 'd.npy'}")
+    assert code == 0, err
+    d = np.load(tmp_path / "d.npy")
+    a = np.load(tmp_path / "a.npy")  # [CTA half, K core group, 128 rows, 8]: the SMEM image
+    rows = np.arange(128)
+    for c in range(2):
+        units = a.reshape(2, 2, 128, 8)[c].reshape(256, 8)  # 16-byte unit kg * 128 + row
+        # K-major, no swizzle: row r, 16-byte chunk j at (r // 8) SBO + (r % 8) 16 + j LBO
+        bits = np.concatenate([units[(rows // 8) * 16 + rows % 8 + 8 * j].view(np.uint32)
+                               for j in range(2)], axis=1)
+        np.testing.assert_array_equal(d[128 * c:128 * c + 128, :8].view(np.uint32), bits)
+        np.testing.assert_array_equal(d[128 * c:128 * c + 128, 8:],
+                                      expected[128 * c:128 * c + 128, 8:])
+    assert not np.array_equal(d[:128, :8], d[128:, :8])
 
 
 # The pair's commit masks and cta_group::2 outside a pair

@@ -190,9 +190,6 @@ def test_cta_pair_plan_splits_the_m256_tile_across_the_pair() -> None:
 
 @pytest.mark.parametrize(("kwargs", "message"), [
     ({"cta_group": 3}, r"cta_group = 3 is not a CTA group size; legal: 1, 2 \[R31\]"),
-    ({"cta_group": 2, "scale_types": ("ue8m0", "ue8m0")},
-     r"cta_group = 2 is not planned for a block-scaled matmul \(its scale factors would need "
-     r"tcgen05\.cp \.cta_group::2"),
 ])
 def test_cta_pair_plan_refuses_what_it_cannot_plan(kwargs: dict, message: str) -> None:
     with pytest.raises(DescriptorError, match=f"^{message}"):
