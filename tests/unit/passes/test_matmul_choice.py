@@ -87,3 +87,29 @@ def test_l0_slots_fix_the_slots_of_l0a_and_l0b_by_hand(tmp_path, capsys):
     assert opt_main([str(path), "-p", "mmair-lower{l0-slots=3}"]) == 1
     assert capsys.readouterr().err.strip() == (
         f"{path}: error: pto-tile-matmul: l0-slots must be 0 (chosen), 1 or 2, got 3")
+
+
+@pytest.mark.parametrize("shape,blocks,chosen,flipped", [
+    # L1 tiles of two L0 tiles in M / in N (the GEMV row of issue 29's goals in N); without
+    # them the L0 tiles of 256 in K must keep one slot to fit
+    ((4096, 128, 1024), 24, lambda p: p.m1 == 2 * p.tm, {"tile_m_l1": 0, "l0_slots": 1}),
+    ((1, 4096, 4096), 24, lambda p: p.n1 == 2 * p.tn, {"tile_n_l1": 0, "l0_slots": 1}),
+    # one slot of the L1 tiles while L0A / L0B ping-pong
+    ((2048, 256, 512), 1, lambda p: p.single_l1 and p.slots(p.a_l0a()) == 2, {"l1_slots": 2}),
+    # one L0C slot where two fit, next to double-buffered operands
+    ((512, 16, 2048), 1, lambda p: p.single_c and p.slots(p.a_l1()) == 2, {"l0c_slots": 2}),
+])
+def test_the_model_chooses_l1_tiles_and_the_slots_of_l1_and_l0c_itself(shape, blocks, chosen,
+                                                                        flipped):
+    # no option given: the choice is the estimate's, and the same tiles with that choice
+    # reversed by hand are estimated slower (the split over the cores and the tile order too:
+    # test_matmul_l1_tiles.py, test_the_model_takes_a_swizzle_only_where_...)
+    op, target = _op(*shape)
+    table = costs("a2")
+    plan = choose_plan(op, target, multi_buffer=2, blocks=blocks)
+    assert chosen(plan), plan
+    same = dict(tile_m=plan.tm, tile_n=plan.tn, tile_k=plan.tk, tile_k_l1=plan.k1,
+                tile_m_l1=plan.m1, tile_n_l1=plan.n1, l0_slots=1 if plan.single_l0 else 0)
+    other = choose_plan(op, target, multi_buffer=2, blocks=blocks, **{**same, **flipped})
+    assert not chosen(other)
+    assert estimate_cycles(plan, table) < estimate_cycles(other, table)

@@ -3,6 +3,7 @@ buffering"): over a grid of shapes from 16 to 4096 (odd sizes included), element
 targets, `mmair-lower{multi-buffer=2}` is never slower on the timeline than
 `mmair-lower{multi-buffer=1}` (passes/matmul_choice.py takes slots only where they win)."""
 
+import functools
 import itertools
 
 import pytest
@@ -30,9 +31,16 @@ def _grid(count: int = 210) -> list[tuple[int, int, int, str, str, str]]:
     return cases
 
 
+@functools.cache
+def _tool(slots: int) -> MmairOptMain:
+    """One mmair-opt per slot count, reused by every case (its set-up, not the lowering, is
+    what a fresh tool per case repeated: the pipeline still verifies after every pass)."""
+    return MmairOptMain(args=["-p", f"mmair-lower{{multi-buffer={slots}}}"])
+
+
 def _cycles(m: int, n: int, k: int, ab: str, c: str, target: str, slots: int) -> int:
     text = matmul_source(m, n, k, ab, c, target)
-    tool = MmairOptMain(args=["-p", f"mmair-lower{{multi-buffer={slots}}}"])
+    tool = _tool(slots)
     module = tool.parse_and_verify(text, SourceFile("<grid>", text), 0)
     tool.pipeline.apply(tool.ctx, module)
     return run_module(module, timing_only=True).timeline.summary().total
