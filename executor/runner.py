@@ -72,8 +72,9 @@ def read_only_gm(module: ModuleOp) -> frozenset[SSAValue]:
     `GM_WRITES_KNOWN` (or `arith`) or is a scalar `memref.store`, but `func.call` (a callee's
     argument may be the caller's buffer), and every GM write of a pto op or a store reaches a
     function argument or an allocation (`gm_access.gm_written_roots`), not this one. Empty when
-    that is not known. With distinct arrays per argument (`run_module` copies its inputs), no
-    access to such a buffer can race: the checker does not record its reads
+    that is not known. With no written argument sharing bytes with another (`run_module`
+    copies the inputs an op may write and passes these as read-only views), no access to such
+    a buffer can race: the checker does not record its reads
     (`IssueSeam.read_only`). (`memref.store` is not in `GM_WRITES_KNOWN`: it writes GM without
     telling the conversion cache, `memory.GmWrites`.)"""
     from mmair.dialects.pto.gm_access import gm_written_roots
@@ -93,8 +94,8 @@ def read_only_gm(module: ModuleOp) -> frozenset[SSAValue]:
 
 def read_only_arguments(module: ModuleOp, entry: func.FuncOp, values: list[Any]) -> list[int]:
     """Positions of the entry's GM arguments that no op of `module` can write
-    (`read_only_gm`): `run_module` copies every input into its own array, so nothing else
-    writes them either."""
+    (`read_only_gm`): `run_module` copies every input an op may write into its own array,
+    so nothing else writes them either."""
     read_only = read_only_gm(module)
     if not read_only:
         return []
@@ -213,7 +214,10 @@ def random_array(t: MemRefType, rng: np.random.Generator, shape: tuple[int, ...]
     return rng.integers(0, 8, size=dims).astype(dtype)
 
 
-def _check_array(name: str, t: MemRefType, array: np.ndarray) -> np.ndarray:
+def _check_array(name: str, t: MemRefType, array: np.ndarray, share: bool = False) -> np.ndarray:
+    """`array` checked against the argument type `t`: a C-ordered copy, or with `share` (an
+    argument no op can write, `read_only_gm`) a read-only view of it when it already is
+    C-contiguous (a copy of a 2048^2 input into fresh pages cost 5-40 ms of page faults)."""
     expected = memref_dtype(t)
     if array.dtype != expected:
         raise InputError(
@@ -226,6 +230,10 @@ def _check_array(name: str, t: MemRefType, array: np.ndarray) -> np.ndarray:
             f"input '{name}' has shape {'x'.join(map(str, array.shape)) or 'scalar'}, the argument "
             f"needs {want}"
         )
+    if share and array.flags.c_contiguous:
+        view = array.view()
+        view.flags.writeable = False  # a write through it would be an error, never the caller's
+        return view
     return np.array(array, dtype=expected, order="C", copy=True)
 
 
@@ -236,10 +244,13 @@ def _scalar_type(t: Attribute) -> bool:
 def prepare_arguments(
     entry: func.FuncOp, inputs: dict[str, Any], seed: int = 0,
     max_gm_bytes: int | None = DEFAULT_MAX_GM_BYTES, fill: bool = True,
+    shared: frozenset[SSAValue] = frozenset(),
 ) -> tuple[list[str], list[Any]]:
     """Argument names and values for `entry`: copies of the given arrays, random data for missing
     memrefs (at most `max_gm_bytes` each; with `fill` False, arrays of the shape whose bytes are
     left as the allocator gives them: a timing-only run that reads none, `timing_needs_no_data`).
+    Given arrays of the arguments in `shared` (block arguments that no op can write:
+    `read_only_gm`) are passed as read-only views of the caller's arrays instead of copies.
     Raises InputError for unknown names, bad shapes/dtypes, missing scalars and random inputs
     beyond the size limit."""
     names = argument_names(entry)
@@ -251,7 +262,9 @@ def prepare_arguments(
         )
     rng = np.random.default_rng(seed)
     values: list[Any] = []
-    for name, t in zip(names, entry.function_type.inputs.data, strict=True):
+    args = entry.body.blocks.first.args if entry.body.blocks else ()
+    share = {i for i, arg in enumerate(args) if arg in shared}
+    for index, (name, t) in enumerate(zip(names, entry.function_type.inputs.data, strict=True)):
         given = inputs.get(name)
         if isinstance(t, MemRefType):
             try:
@@ -269,7 +282,7 @@ def prepare_arguments(
                 values.append(random_array(t, rng) if fill else
                               np.empty(_static_shape(t), dtype=memref_dtype(t)))
             else:
-                values.append(_check_array(name, t, np.asarray(given)))
+                values.append(_check_array(name, t, np.asarray(given), index in share))
         elif _scalar_type(t):
             if _launch_decided(entry, name):
                 if given is not None:
@@ -393,8 +406,11 @@ def run_module(
                            sync_check, numerics, blocks, coverage, 1 if jobs is None else jobs,
                            timing, timing_only, costs)
     entry_op = find_entry(module, entry)
+    # the arguments no op can write are not copied (`_check_array`); computed again below
+    # for the images and the checker, as the other callers of prepare_arguments do
     names, values = prepare_arguments(entry_op, dict(inputs or {}), seed, max_gm_bytes,
-                                      fill=not (timing_only and timing_needs_no_data(module)))
+                                      fill=not (timing_only and timing_needs_no_data(module)),
+                                      shared=read_only_gm(module) if inputs else frozenset())
     target_name = module_target(module, target)
     from mmair.executor.tcgen05.cta_pair import run_pair, uses_cta_pair
 
@@ -441,7 +457,7 @@ def run_module(
                                              descriptor_level=is_descriptor_level(module))
         else:
             seam = interp.seam = IssueSeam(memory.target, gm_names, scheduler=scheduler)
-            seam.read_only = read_only_gm(module)  # the arguments are distinct copies
+            seam.read_only = read_only_gm(module)  # the written arguments are copies
         seam.timing = timeline
         seam.numerics = not timing_only
         if seam.numerics and isinstance(seam, IssueSeam):  # Ascend pipes (not tcgen05 yet)

@@ -219,15 +219,19 @@ class MmairOptMain(xDSLOptMain):
     def process(self, source: SourceFile) -> int:
         """Run every chunk; return 1 if a user error was reported (see `tools/expected.py` for
         --verify-diagnostics)."""
-        from mmair.tools import expected
-        from mmair.tools.outputs import refuse_overwriting_inputs
-
         if self.args.output_file is not None:
             check_output_path(self.args.output_file)
             if self.args.input_file not in (None, "-"):
+                from mmair.tools.outputs import refuse_overwriting_inputs
+
                 refuse_overwriting_inputs([("-o", self.args.output_file)],
                                           [("the input", self.args.input_file)])
-        annotated = self.args.verify_diagnostics and expected.has_annotations(source.text)
+        # imported only when asked for: every module a start-up imports is compiled from source
+        # when no bytecode cache is written (PYTHONDONTWRITEBYTECODE, docs/benchmarks.md)
+        expected: types.ModuleType | None = None
+        if self.args.verify_diagnostics:
+            from mmair.tools import expected
+        annotated = expected is not None and expected.has_annotations(source.text)
         outputs: list[str] = []
         problems: list[str] = []
         for index, (chunk, offset) in enumerate(_split_chunks(source.text, self.args.split_input_file)):
@@ -235,6 +239,7 @@ class MmairOptMain(xDSLOptMain):
                 outputs.append("// -----\n")
             printed, diagnostic, is_parse = self._chunk_diagnostic(chunk, source, offset)
             if annotated:
+                assert expected is not None
                 problems += expected.check(source.name, expected.expectations(chunk, offset),
                                            [diagnostic] if diagnostic else [])
                 outputs.append(printed or "")

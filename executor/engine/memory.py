@@ -83,8 +83,8 @@ class ReadOnlyGm:
 
     A GEMM loads every window of A and B many times (each A tile once per column of C tiles,
     each B tile once per row), and every core of a multi-core launch loads its own. For an
-    array that nothing writes (the runner decides: `runner.read_only_gm`, and the arguments are
-    distinct copies) a window's conversion to the Mmad compute dtype is made once per run and
+    array that nothing writes (the runner decides: `runner.read_only_gm`; the arguments an op may
+    write are copies) a window's conversion to the Mmad compute dtype is made once per run and
     process, on its first load, and shared by every core of the process: no validation (the
     bytes cannot change), where the per-space cache (`MemorySpace.gm_images`) of a multi-core
     run compares the window with a kept copy on every hit. The images stay C-contiguous

@@ -139,8 +139,8 @@ class IssueSeam:
         self._scalar_safe: dict[type, bool] = {}
         self.read_only: frozenset[SSAValue] = frozenset()
         """GM buffers (function arguments) that no op of the kernel writes and that no other
-        argument aliases (`runner.read_only_gm`, set by `run_module`, whose GM arguments are
-        distinct copies): a race needs a write, so the checker leaves their reads out of its
+        argument aliases (`runner.read_only_gm`, set by `run_module`, which copies every GM
+        argument an op may write): a race needs a write, so the checker leaves their reads out of its
         footprints (a timeline or a coverage observer still gets every access)."""
 
     # --- threads ------------------------------------------------------------------------------

@@ -142,3 +142,26 @@ def test_a_window_of_an_unregistered_array_is_not_imaged():
     np.testing.assert_array_equal(first, a[:16].astype(np.float32))
     part = ReadOnlyGm([a[:16]])  # a view of part of an array: its owner is not read-only
     assert part.window_image(a[:8], f32, kernels._convert) is None
+
+
+@pytest.mark.parametrize("case", CASES[:3], ids=lambda c: "x".join(map(str, c[:3])))
+def test_read_only_inputs_are_the_callers_arrays_and_give_the_copied_runs_bytes(case):
+    """`run_module` passes a C-contiguous input that no op writes as a read-only view of the
+    caller's array (no copy into fresh pages); a strided one is copied. Both runs give the same
+    bytes, the written C is a copy, and the caller's arrays are left as they were."""
+    m, n, k, ab, acc, tb = case
+    module = _lowered(m, n, k, ab, acc, tb, "mmair-lower{tiling=rule}")
+    inputs = _inputs(m, n, k, ab, tb)
+    inputs["c"] = np.full((m, n), 2.0, np.float32)
+    before = {name: v.copy() for name, v in inputs.items()}
+    shared = runner.run_module(module, inputs=inputs)
+    for name in ("a", "b"):
+        assert np.shares_memory(shared.outputs[name], inputs[name])
+        assert not shared.outputs[name].flags.writeable
+    assert not np.shares_memory(shared.outputs["c"], inputs["c"])
+    strided = {name: np.repeat(v, 2, axis=1)[:, ::2] for name, v in inputs.items()}
+    copied = runner.run_module(module, inputs=strided)
+    assert not np.shares_memory(copied.outputs["a"], strided["a"])
+    for name, value in before.items():
+        assert inputs[name].tobytes() == value.tobytes(), name
+        assert shared.outputs[name].tobytes() == copied.outputs[name].tobytes(), name
