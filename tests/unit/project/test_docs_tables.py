@@ -88,3 +88,34 @@ def test_every_help_text_opens_with_a_sentence(tool: str, capsys) -> None:
     out = capsys.readouterr().out
     description = out.split("\n\n")[1]
     assert description[0].isupper() and description.rstrip().endswith("."), description
+
+
+def test_the_readme_shows_memref_copy_in_a_generic_form_that_parses() -> None:
+    from mmair.tools.diagnostics import parse_source
+    from mmair.tools.opt import MmairOptMain
+
+    line = next(x for x in README.splitlines() if x.startswith('"memref.copy"('))
+    types = line[line.index(": (") + 3:line.rindex(") -> ()")]
+    cut = types.index(", memref<")
+    text = (f"func.func @f(%a_src: {types[:cut]}, %a_dst: {types[cut + 2:]}) {{\n  {line}\n"
+            "  func.return\n}\n")
+    module = parse_source(MmairOptMain(args=[]).ctx, text, "readme.mlir")
+    assert [op.name for op in module.walk()][-2:] == ["memref.copy", "func.return"]
+
+
+def test_the_readme_tune_winner_is_a_pipeline_mmair_opt_takes(tmp_path, capsys) -> None:
+    from mmair.tools.opt import main as opt_main
+
+    pipeline = re.search(r"^\$ P='([^']+)'$", README, re.M).group(1)
+    assert f"pipeline of rank 1 (mmair-opt / mmair-run -p): '{pipeline}'" in README
+    out = tmp_path / "tuned.mlir"
+    assert opt_main([str(ROOT / "examples" / "matmul_f16.mlir"), "-p", pipeline,
+                     "-o", str(out)]) == 0, capsys.readouterr().err
+    assert "pto.mad" in out.read_text()
+
+
+def test_the_readme_says_how_to_check_a_hand_written_tcgen05_kernels_intent() -> None:
+    section = README[README.index("### Checking a tcgen05 kernel's intent"):]
+    section = section[:section.index("\n#")]
+    assert "reads SMEM exactly as the descriptors tell" in " ".join(section.split())
+    assert re.search(r"--check d=\S+\.npy", section), section
