@@ -199,6 +199,27 @@ def ascend_target(target: str | None) -> str | None:
     return target if target is not None and target_attribute(target) == "pto.target" else None
 
 
+def kernel_families(module) -> set[str]:
+    """The hardware families whose ops the module holds: "pto" (Ascend), "tcgen05" (Blackwell)."""
+    return {op.name.split(".", 1)[0] for op in module.walk()} & {"pto", "tcgen05"}
+
+
+def wrong_family_target(module, target: str | None) -> str | None:
+    """The message for a `--target` of the other hardware family than the kernel's ops (one
+    error line instead of a target attribute the kernel's ops never read), else None."""
+    families = kernel_families(module) if target is not None else set()
+    if not families:
+        return None
+    ascend = ascend_target(target) is not None
+    if ("pto" if ascend else "tcgen05") in families:
+        return None
+    given = "an Ascend (pto)" if ascend else "a Blackwell (tcgen05)"
+    kernel = "a Blackwell (tcgen05)" if ascend else "an Ascend (pto)"
+    fitting = [t for t in all_targets() if (ascend_target(t) is None) == ascend]
+    return (f"--target {target} is {given} target; this is {kernel} kernel: give one of "
+            f"{', '.join(fitting)}")
+
+
 # ---- output files ------------------------------------------------------------------------------
 
 

@@ -40,6 +40,7 @@ from mmair.tools.cli import (
     passes_help,
     target_attribute,
     write_output,
+    wrong_family_target,
 )
 from mmair.tools.diagnostics import (
     OpVerifyError,
@@ -167,6 +168,9 @@ class MmairOptMain(xDSLOptMain):
         module = parse_source(self.ctx, chunk, source.name, line_offset,
                               not self.args.no_implicit_module, keep_ptoas=not self.args.passes)
         target = self.args.mmair_target
+        wrong = wrong_family_target(module, target)
+        if wrong is not None:
+            raise UserError(format_diagnostic(wrong, file=source.name))
         if target and target_attribute(target) not in module.attributes:
             module.attributes[target_attribute(target)] = StringAttr(target)
         return module

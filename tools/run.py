@@ -74,10 +74,12 @@ from mmair.tools.cli import (
     all_targets,
     ascend_target,
     check_output_path,
+    kernel_families,
     parse_pipeline_spec,
     refuse_unreadable_values,
     stdout_closed,
     target_attribute,
+    wrong_family_target,
 )
 from mmair.tools.diagnostics import (
     OpVerifyError,
@@ -576,14 +578,10 @@ def _refuse_overwriting_inputs(args, inputs_spec, outputs_spec, checks_spec) -> 
     refuse_overwriting_inputs(writes, reads)
 
 
-def _kernel_families(module) -> set[str]:
-    return {op.name.split(".", 1)[0] for op in module.walk()} & {"pto", "tcgen05"}
-
-
 def _shown_target(module, result) -> str:
     """The target to print: the executor's Ascend target, or for a tcgen05-only kernel the
     module's `tcgen05.target` (the executor's memory model is not what the user targets)."""
-    if _kernel_families(module) != {"tcgen05"}:
+    if kernel_families(module) != {"tcgen05"}:
         return result.target
     from xdsl.dialects.builtin import StringAttr
 
@@ -597,16 +595,10 @@ def _shown_target(module, result) -> str:
 def _check_kernel_options(module, args, file: str) -> None:
     """Options that model one hardware family, on a kernel of the other: one error line instead
     of a silently ignored option."""
-    families = _kernel_families(module)
-    if args.target is not None and families:
-        ascend = ascend_target(args.target) is not None
-        if ("pto" if ascend else "tcgen05") not in families:
-            given = "an Ascend (pto)" if ascend else "a Blackwell (tcgen05)"
-            kernel = "a Blackwell (tcgen05)" if ascend else "an Ascend (pto)"
-            fitting = [t for t in all_targets() if (ascend_target(t) is None) == ascend]
-            raise UserError(format_diagnostic(
-                f"--target {args.target} is {given} target; this is {kernel} kernel: give one "
-                f"of {', '.join(fitting)}", file=file))
+    families = kernel_families(module)
+    wrong = wrong_family_target(module, args.target)
+    if wrong is not None:
+        raise UserError(format_diagnostic(wrong, file=file))
     if args.numerics != "default" and "tcgen05" not in families:
         raise UserError(format_diagnostic(
             f"--numerics={args.numerics} selects the tcgen05.mma arithmetic; this kernel has no "

@@ -329,7 +329,7 @@ class Tcgen05Seam:
         """The thread waits for everything `unit` was issued so far."""
         lane = self.lanes[unit]
         snap = self._snapshot(lane)
-        snap[lane] = self.hb.count[lane]
+        snap[lane] = self.hb.count[lane]  # mutation: skip (a unit's own entry is its count once its events ran: async units never wait)
         self._join(self.thread, snap)
 
     def _copy(self, interp: Any, op: memref.CopyOp, args: tuple) -> Any:
@@ -560,7 +560,7 @@ class Tcgen05Seam:
                 snap = list(map(max, snap, phases[-1]))
             phases.append(snap)
             self.completers.setdefault(key, []).append(ev)
-            self.arrivals[key] = None
+            self.arrivals[key] = None  # mutation: skip (held arrivals are in the phase's snapshot, which later phases join)
         else:
             self.arrivals[key] = snap
 
@@ -689,7 +689,7 @@ class Tcgen05Seam:
                     f"{', ' + where if where else ''}) reads them, {ev.describe()} loads them; "
                     f"no tcgen05.wait_ld after the load orders them (tcgen05.ld is asynchronous)",
                     op, (ev,))
-            del produced[id(value)]
+            del produced[id(value)]  # mutation: skip (a kept entry is checked again and passes: the clock only grows)
         return args
 
     # --- kernel end -----------------------------------------------------------------------------

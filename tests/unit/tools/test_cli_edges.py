@@ -158,3 +158,15 @@ def test_a_target_of_the_other_hardware_family_is_refused(capsys):
     blackwell = str(EXAMPLES / "tcgen05_gemm_kloop.mlir")
     err = _one_error(capsys, run.main([blackwell, "--target", "a2"]))
     assert "--target a2 is an Ascend (pto) target; this is a Blackwell (tcgen05) kernel" in err
+
+
+def test_mmair_opt_refuses_a_target_of_the_other_hardware_family_too(capsys):
+    ascend = str(EXAMPLES / "matmul_f16.mlir")
+    err = _one_error(capsys, opt.main([ascend, "--target", "sm_100a"]))
+    assert err == (f"{ascend}: error: --target sm_100a is a Blackwell (tcgen05) target; this is an "
+                   "Ascend (pto) kernel: give one of a2, a3, a5, 310p, 200i_a2, 910\n")
+    blackwell = str(EXAMPLES / "tcgen05_gemm_kloop.mlir")
+    err = _one_error(capsys, opt.main([blackwell, "--target", "a2"]))
+    assert "--target a2 is an Ascend (pto) target; this is a Blackwell (tcgen05) kernel" in err
+    assert opt.main([ascend, "--target", "a3"]) == 0  # the module's own pto.target is kept
+    assert 'pto.target = "a2"' in capsys.readouterr().out

@@ -6,6 +6,7 @@ items of a run), on IR through `run_module`."""
 
 from __future__ import annotations
 
+import functools
 import itertools
 
 import numpy as np
@@ -349,6 +350,27 @@ def test_a_set_on_one_core_never_releases_a_wait_on_another_in_a_run(event_id: s
         run_module(parse(text), inputs={"a": np.zeros(64, np.float16)}, blocks=2, sync_check=True)
     assert info.value.kind == "deadlock"
     assert op_location(info.value.op)[1] == line_of(text, "pto.wait_flag")
+
+
+# A launch's scheduler records predecessors (for the timeline), which keeps its waits off the
+# light path (`Scheduler.light_wait`); without them, the run-time id's wait takes it: its bit
+# must still be the waiting core's, not block 0's bit of the same pipe pair and id.
+@pytest.mark.parametrize("event_id", ["0", "%ev_run"], ids=["static id", "run-time id"])
+def test_a_wait_on_the_light_path_never_takes_another_cores_bit(event_id: str,
+                                                                  monkeypatch) -> None:
+    from mmair.executor.engine import scheduler
+
+    light = functools.partialmethod(scheduler.Scheduler.__init__, record_preds=False)
+    monkeypatch.setattr(scheduler.Scheduler, "__init__", light)
+    taken = []
+    real = scheduler.Scheduler.light_wait
+    monkeypatch.setattr(scheduler.Scheduler, "light_wait",
+                        lambda self, *a: taken.append(real(self, *a)) or taken[-1])
+    text = PER_CORE.format(ev=event_id)
+    with pytest.raises(SyncError, match=r"deadlock") as info:
+        run_module(parse(text), inputs={"a": np.zeros(64, np.float16)}, blocks=2, sync_check=True)
+    assert op_location(info.value.op)[1] == line_of(text, "pto.wait_flag")
+    assert taken == [False]  # the wait asked the light path, which found no bit of its core
 
 
 

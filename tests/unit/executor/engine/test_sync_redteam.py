@@ -538,6 +538,29 @@ def test_a_scalar_copy_over_gm_that_mte2_still_reads_is_a_race(monkeypatch):
         f"k.mlir:{line_of(text, 'pto.mte_gm_ub')}:5 (pipe mte2) reads them")
 
 
+def test_a_scalar_copy_from_gm_that_mte3_still_writes_is_a_race(monkeypatch):
+    """RAW: MTE3 writes %mid, then the scalar unit copies %mid to %dst with no mte3 -> s flag:
+    the copy's read of its source is an access of the scalar unit like its write."""
+    text = _kernel("%src: memref<128xi16>, %mid: memref<128xi16>, %dst: memref<128xi16>",
+                   f"""    %ub = pto.alloc {{offset = 0 : i64}} : {_UB16}
+    pto.mte_gm_ub %src, %ub : memref<128xi16>, {_UB16}
+    pto.set_flag mte2 -> mte3, 0
+    pto.wait_flag mte2 -> mte3, 0
+    pto.mte_ub_gm %ub, %mid : {_UB16}, memref<128xi16>
+    pto.set_flag mte3 -> s, 0 // R
+    pto.wait_flag mte3 -> s, 0 // R
+    "memref.copy"(%mid, %dst) : (memref<128xi16>, memref<128xi16>) -> ()
+""")
+    assert _run_all_ways(text, monkeypatch)[0] == "clean"
+    text = without(text, "R")
+    kind, message = _run_all_ways(text, monkeypatch)
+    assert kind == "race"
+    assert message.startswith(
+        f"race on bytes [0, 256) of GM buffer %mid: 'memref.copy' at "
+        f"k.mlir:{line_of(text, 'memref.copy')}:5 (pipe s) reads them, 'pto.mte_ub_gm' at "
+        f"k.mlir:{line_of(text, 'pto.mte_ub_gm')}:5 (pipe mte3) writes them"), message
+
+
 def test_scalar_stores_of_two_blocks_to_one_element_race():
     text = _kernel("%a: memref<4xi32>", """    %c0 = arith.constant 0 : index
     %i = pto.block_idx
@@ -736,3 +759,79 @@ def test_a_callee_that_writes_the_caller_buffer_races_with_the_caller_reread(mon
         f"race on bytes [0, 256) of GM buffer %src: 'pto.mte_gm_ub' at "
         f"k.mlir:{line_of(text, 'pto.mte_gm_ub %src, %ub2')}:5 (pipe mte2) reads them, "
         f"'pto.mte_ub_gm' at k.mlir:{line_of(text, 'pto.mte_ub_gm')}:5 (pipe mte3) writes them")
+
+
+# V waits for a flag the scalar unit sets only later in program order, so GatherMask is queued
+# when it is issued and %kept is a placeholder until V runs. Two scalar ops read %kept after the
+# v -> s flag: the first takes the value from the op's event, the second from the interpreter.
+_QUEUED_COUNT = f"""builtin.module attributes {{pto.target = "a2"}} {{
+  func.func @k(%src: memref<128xui16>) -> (index, index) {{
+    %zero = arith.constant 0 : index
+    %one = arith.constant 1 : index
+    %eight = arith.constant 8 : index
+    %ub_src = pto.alloc {{offset = 0 : i64}} : {_UB}
+    %ub_dst = pto.alloc {{offset = 256 : i64}} : {_UB}
+    pto.mte_gm_ub %src, %ub_src : memref<128xui16>, {_UB}
+    pto.set_flag mte2 -> v, 0
+    pto.wait_flag mte2 -> v, 0
+    pto.wait_flag s -> v, 0
+    %kept = pto.gather_mask %ub_dst, %ub_src, %zero, %one, %one, %eight, %zero {{pattern = 2 : i64}} : {_UB}, {_UB}
+    pto.set_flag s -> v, 0
+    pto.set_flag v -> s, 0
+    pto.wait_flag v -> s, 0
+    %first = arith.addi %kept, %zero : index
+    %second = arith.addi %kept, %one : index
+    func.return %first, %second : index, index
+  }}
+}}
+"""
+
+
+@pytest.mark.parametrize("fast", [True, False], ids=["fast path", "scheduler path"])
+def test_every_scalar_read_of_a_queued_pipe_result_gets_its_value(fast, monkeypatch):
+    monkeypatch.setattr(IssueSeam, "fast", fast)
+    src = np.arange(128, dtype=np.uint16)
+    plain = run_module(parse(_QUEUED_COUNT), inputs={"src": src}).results
+    checked = run_module(parse(_QUEUED_COUNT), inputs={"src": src}, sync_check=True).results
+    assert checked == plain == (64, 65)  # pattern 2 keeps every other element
+
+
+# GatherMask (a pipe op with a result, run at once on the fast path) writes %ub_dst, which MTE3
+# then stores: W orders the store after it.
+_COUNT_STORED = f"""builtin.module attributes {{pto.target = "a2"}} {{
+  func.func @k(%src: memref<128xui16>, %out: memref<128xui16>) {{
+    %zero = arith.constant 0 : index
+    %one = arith.constant 1 : index
+    %eight = arith.constant 8 : index
+    %ub_src = pto.alloc {{offset = 0 : i64}} : {_UB}
+    %ub_dst = pto.alloc {{offset = 256 : i64}} : {_UB}
+    pto.mte_gm_ub %src, %ub_src : memref<128xui16>, {_UB}
+    pto.set_flag mte2 -> v, 0
+    pto.wait_flag mte2 -> v, 0
+    %kept = pto.gather_mask %ub_dst, %ub_src, %zero, %one, %one, %eight, %zero {{pattern = 2 : i64}} : {_UB}, {_UB}
+    pto.set_flag v -> mte3, 0 // W
+    pto.wait_flag v -> mte3, 0 // W
+    pto.mte_ub_gm %ub_dst, %out : {_UB}, memref<128xui16>
+    func.return
+  }}
+}}
+"""
+
+
+def test_a_race_report_gives_each_op_its_issue_number_on_every_path(monkeypatch):
+    """`Event.seq` is the scalar unit's issue order: the events of a report carry the same
+    numbers whichever path issued the ops, and the earlier op the smaller one."""
+    inputs = {"src": np.arange(128, dtype=np.uint16), "out": np.zeros(128, np.uint16)}
+    assert run_module(parse(_COUNT_STORED), inputs=inputs, sync_check=True).results == (), \
+        "clean with the flag"
+    text = without(_COUNT_STORED, "W")
+    reports = []
+    for fast in (True, False):
+        monkeypatch.setattr(IssueSeam, "fast", fast)
+        with pytest.raises(SyncError, match=r"race on ub bytes") as info:
+            run_module(parse(text), inputs=inputs, sync_check=True)
+        reports.append([(ev.op.name, ev.seq) for ev in info.value.events])
+    assert reports[0] == reports[1]
+    (second, second_seq), (first, first_seq) = reports[0]
+    assert (second, first) == ("pto.mte_ub_gm", "pto.gather_mask") and first_seq < second_seq
+    assert second_seq - first_seq == 1  # nothing is issued between them

@@ -227,6 +227,69 @@ def test_peer_reading_a_multicast_box_without_a_barrier_is_a_race(tmp_path: Path
         "issuing thread, CTA 1) reads them" in err
 
 
+
+# CTA 0 multicasts one box (tensor map without swizzle) into %s of both CTAs; only CTA 1's MMA
+# reads it, through descriptors with swizzle SWIZZLE: the layout check must see the box in the
+# CTA it landed in, not only in the CTA that issued the copy.
+_PEER_MMA = """builtin.module attributes {{tcgen05.target = "sm_100a"}} {{
+  func.func @k(%g: memref<64x16xf32>, %out: memref<64x8xf32>) {{
+    %tm = tcgen05.make_tensor_map %g, #tcgen05.tensor_map<dtype = f32, dims = [16, 64], strides = [64], box = [16, 32]> : memref<64x16xf32>
+    %s = tcgen05.smem_alloc offset(0) : memref<32x16xf32, #tcgen05.space<smem>>
+    %bar = tcgen05.smem_alloc offset(2048) : memref<1xi64, #tcgen05.space<smem>>
+    %done = tcgen05.smem_alloc offset(2064) : memref<1xi64, #tcgen05.space<smem>>
+    tcgen05.mbarrier_init %bar count(1) : memref<1xi64, #tcgen05.space<smem>>
+    tcgen05.mbarrier_init %done count(1) : memref<1xi64, #tcgen05.space<smem>>
+    tcgen05.cluster_sync
+    %rank = tcgen05.cluster_rank : i32
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    %y = arith.constant 16 : i32
+    %mask = arith.constant 3 : i16
+    %leader = arith.cmpi eq, %rank, %c0 : i32
+    tcgen05.mbarrier_arrive %bar expect_tx(2048) : memref<1xi64, #tcgen05.space<smem>>
+    scf.if %leader {{
+      tcgen05.tma_load %s, %tm[%c0, %y], %bar cluster multicast(%mask) : memref<32x16xf32, #tcgen05.space<smem>>, memref<1xi64, #tcgen05.space<smem>>
+    }}
+    %p0 = arith.constant false
+    tcgen05.mbarrier_wait %bar, %p0 : memref<1xi64, #tcgen05.space<smem>>
+    tcgen05.cluster_sync
+    %peer = arith.cmpi eq, %rank, %c1 : i32
+    scf.if %peer {{
+      %idesc = tcgen05.make_idesc #tcgen05.idesc<kind = tf32, dtype = f32, atype = tf32, btype = tf32, m = 64, n = 8>
+      %ad = tcgen05.make_smem_desc #tcgen05.smem_desc<start = 0, lbo = 16, sbo = 1024, swizzle = {swizzle}>
+      %bd = tcgen05.make_smem_desc #tcgen05.smem_desc<start = 0, lbo = 16, sbo = 1024, swizzle = {swizzle}>
+      %acc = tcgen05.alloc cta_group(1) columns(32) : memref<128x32xf32, #tcgen05.space<tmem>>
+      %first = arith.constant false
+      tcgen05.mma kind(tf32) cta_group(1) %acc, %ad, %bd, %idesc, %first : memref<128x32xf32, #tcgen05.space<tmem>>, i64
+      tcgen05.commit cta_group(1) %done : memref<1xi64, #tcgen05.space<smem>>
+      %p = arith.constant false
+      tcgen05.mbarrier_wait %done, %p : memref<1xi64, #tcgen05.space<smem>>
+      tcgen05.dealloc cta_group(1) %acc : memref<128x32xf32, #tcgen05.space<tmem>>
+    }}
+    func.return
+  }}
+}}
+"""
+
+
+@pytest.mark.parametrize(("swizzle", "message"), [  # the swizzle check, the element check
+    ("sw128", "'tcgen05.mma' reads A through an SMEM descriptor with swizzle sw128, but "
+              "'tcgen05.tma_load' at {path}:{load}:7 (the tensor memory accelerator) wrote SMEM "
+              "bytes [0x0, 0x800) with the tensor map's swizzle none"),
+    ("none", "'tcgen05.mma' reads A[m=1, k=0] at SMEM 0x10, which holds %g[16, 4] as "
+             "'tcgen05.tma_load' at {path}:{load}:7 (the tensor memory accelerator) wrote it"),
+], ids=["swizzle", "elements"])
+def test_a_peers_mma_is_checked_against_the_box_multicast_into_its_smem(
+        swizzle: str, message: str, tmp_path: Path, capsys) -> None:
+    text = _PEER_MMA.format(swizzle=swizzle)
+    path = _variant(tmp_path, text)
+    np.save(tmp_path / "g.npy", np.ones((64, 16), dtype=np.float32))
+    assert main([str(path), "--input", f"g={tmp_path / 'g.npy'}"]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith(f"{path}:{_line(text, 'tcgen05.mma ')}:7: error: 'tcgen05.mma' op "
+                          "layout mismatch on %s of CTA 1: "), err
+    assert message.format(path=path, load=_line(text, "tcgen05.tma_load")) in err
+
 # One MMA with B MN-major: B is K x N row-major (N innermost), its 64 x 16 box swizzled 128B is the
 # MN-major canonical layout with SBO = 1024 (8 K-rows of 128 bytes); A is K-major, 32B swizzle.
 _MN_MAJOR = """builtin.module attributes {tcgen05.target = "sm_100a"} {
