@@ -22,7 +22,7 @@ the ops read or write through it. A pointer argument in a local space (PTOAS's l
 them) points at byte 0 of its space: a kernel has no other way to say where it is.
 
 VPTO is modelled on a5, the target of PTOAS's VPTO backend. What mmair does not model is refused
-at the op (ConversionError): sat / nosat and tf32_mode on mad, the FIXPIPE transforms other than
+at the op (ConversionError): the FIXPIPE transforms other than
 f32 -> f16 / bf16 conversion and normal ReLU, packed FP4 and a store without a layout
 clause. docs/ptoas.md has the table.
 """
@@ -522,10 +522,6 @@ def _load(state: VptoState, op: Operation) -> None:
 
 def _mad(state: VptoState, op: Operation) -> None:
     _check_target(state, op)
-    if op.sat is not None:
-        raise _fail(op, f"has {op.sat.data}: the Mmad saturation mode is not modelled by mmair")
-    if op.tf32_mode is not None:
-        raise _fail(op, "has tf32_mode: TF32 rounding of f32 operands is not modelled by mmair")
     lhs = state.tile_at_start(op, op.require("lhs"), "lhs")
     rhs = state.tile_at_start(op, op.require("rhs"), "rhs")
     dst = state.tile_at_start(op, op.require("dst"), "dst")
@@ -534,8 +530,11 @@ def _mad(state: VptoState, op: Operation) -> None:
     unit_flag = {None: 0, "check_only": 2, "check_and_set": 3}[
         op.unit_flag.data if op.unit_flag is not None else None]
     # n_dir orders the result's production for unit-flag schedules; dst is the same (docs).
+    # sat / nosat and tf32_mode are the CTRL modes PTOAS sets around the raw Mmad (mad_modes)
     new = pto.MmadOp(lhs, rhs, dst, m, n, k, bias=bias, init_zero=not op.ACCUMULATES,
-                     unit_flag=unit_flag, disable_gemv=op.disable_gemv is not None)
+                     unit_flag=unit_flag, disable_gemv=op.disable_gemv is not None,
+                     sat=None if op.sat is None else op.sat.data,
+                     tf32_mode=None if op.tf32_mode is None else op.tf32_mode.data)
     state._insert(op, new)
     _erase(op)
 
