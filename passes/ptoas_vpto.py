@@ -31,8 +31,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import numpy as np
 from xdsl.dialects import arith, func, memref
-from xdsl.dialects.builtin import IndexType, IntegerAttr, MemRefType, UnitAttr
+from xdsl.dialects.builtin import IndexType, IntegerAttr, MemRefType, UnitAttr, i64
 from xdsl.ir import Attribute, BlockArgument, Operation, SSAValue
 from xdsl.rewriter import InsertPoint, Rewriter
 
@@ -40,9 +41,10 @@ from mmair.dialects import pto
 from mmair.dialects.pto._verify import static_value
 from mmair.dialects.ptoas import vpto as V
 from mmair.dialects.ptoas.types import PACKED_ELEMENTS, PtrType
+from mmair.dialects.ptoas.vpto_fixpipe import QUANT_PRE_MODES
 from mmair.dialects.types import element_name_or_none
 from mmair.isa.ascend import params as isa_params
-from mmair.isa.ascend.targets import element_bits, get_target
+from mmair.isa.ascend.targets import QUANT_MODES, element_bits, get_target
 
 FRACTAL_ROWS = 16  # M0: rows of a cube fractal
 C0_BYTES = 32  # a C0 block (the NZ fractal's row)
@@ -542,6 +544,36 @@ def _mad(state: VptoState, op: Operation) -> None:
 _QUANT = {"f32_f16": "f322f16", "f32_bf16": "f322bf16", "no_convert": "none"}
 
 
+def _pre_quant(state: VptoState, op: Operation) -> tuple[str, SSAValue | None]:
+    """The mmair quant mode of a FIXPIPE store's pre_quant clause, and its scalar QUANT_PRE word.
+    A `<mode>_scalar` is mmair's scalar `<mode>` with the word PTOAS's wrapper expansion writes
+    (VPTOExpandWrapperOps.cpp materializeAccStoreScalarPayload): an integer payload as it is, a
+    float one as its f32 bits (f16 / bf16 widened first) zero-extended, i.e. the scale M1 with
+    shift, offset and sign 0."""
+    if op.quant_mode is None:
+        return "none", None
+    mode = op.quant_mode.data
+    if mode in _QUANT:
+        return _QUANT[mode], None
+    base = mode.removesuffix("_scalar")
+    if mode == base or base not in QUANT_MODES:
+        scalar = sorted(f"{m}_scalar" for m in QUANT_MODES if f"{m}_scalar" in QUANT_PRE_MODES)
+        raise _fail(op, f"has pre_quant mode {mode}; mmair models "
+                        f"[{', '.join([*_QUANT, *scalar])}]")
+    payload = op.require("quant_payload")
+    owner = payload.owner
+    if not isinstance(owner, arith.ConstantOp):
+        raise _fail(op, f"requires a constant (arith.constant) pre_quant payload for {mode}: "
+                        f"mmair builds the QUANT_PRE word when it reads the kernel")
+    value = owner.value
+    if isinstance(value, IntegerAttr):
+        bits = value.value.data & 0xFFFF_FFFF_FFFF_FFFF
+    else:
+        bits = int(np.array(value.value.data, dtype=np.float32).view(np.uint32))
+    word = state._insert(op, arith.ConstantOp(IntegerAttr(bits, i64))).results[0]
+    return base, word
+
+
 def _acc_store(state: VptoState, op: Operation) -> None:
     _check_target(state, op)
     if op.layout is None:
@@ -561,12 +593,7 @@ def _acc_store(state: VptoState, op: Operation) -> None:
     if op.sat is not None and str(dst_ptr.type.element_type) != "f32":
         raise _fail(op, f"has {op.sat.data} with a {dst_ptr.type.element_type} destination: "
                         f"FIXPIPE saturation is not modelled by mmair (it changes nothing for f32)")
-    quant = "none"
-    if op.quant_mode is not None:
-        if op.quant_mode.data not in _QUANT:
-            raise _fail(op, f"has pre_quant mode {op.quant_mode.data}; mmair models "
-                            f"[{', '.join(_QUANT)}]")
-        quant = _QUANT[op.quant_mode.data]
+    quant, word = _pre_quant(state, op)
     relu = False
     if op.relu_mode is not None:
         if op.relu_mode.data not in ("no_relu", "normal_relu") or op.value("clip") is not None:
@@ -603,7 +630,7 @@ def _acc_store(state: VptoState, op: Operation) -> None:
         ix(op, op.require("loop3_dst_stride") if looped else 0),
         src_nz_c0_stride=ix(op, op.require("loop0_src_stride")) if layout == "nz2dn" else None,
         layout=layout, quant=quant, relu=relu, unit_flag=unit_flag,
-        channel_split=bool(split_value), atomic=atomic)
+        channel_split=bool(split_value), atomic=atomic, scalar=word)
     state._insert(op, new)
     _erase(op)
 

@@ -785,14 +785,14 @@ def convert(acc: np.ndarray, mode: str, dtype: np.dtype, relu: bool, word: int |
     offset = np.array([f.offset for f in fields])[None, :]
     if base in ("deqf16", "req8"):
         x = np.where(mcb, np.floor(acc / 2.0 ** shift), acc)
-    elif base == "qf322b8_pre":
+    elif base in ("qf322b8_pre", "qf322f16_pre"):
         x = acc
     else:
         raise ReferenceError(f"quant mode {mode} has no numpy reference")
     y = x * scale
     if relu:
         y = np.where(x < 0, 0.0, y)
-    if base == "deqf16":
+    if base in ("deqf16", "qf322f16_pre"):
         limit = float(np.finfo(np.float16).max)
         return np.clip(y, -limit, limit)
     if dtype.kind not in "iu":
