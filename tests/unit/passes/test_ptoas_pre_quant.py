@@ -63,3 +63,49 @@ def test_a_run_time_payload_is_refused_at_the_op() -> None:
     with pytest.raises(ConversionError, match="requires a constant .arith.constant. pre_quant "
                                               "payload for qf322f16_pre_scalar"):
         _module(text)
+
+
+TILE_KERNEL = "tests/filecheck/ptoas/pre_quant_scalar.pto"
+
+
+def _tile_module():
+    from mmair.passes.pto_insert_sync import PtoInsertSyncPass
+
+    with open(TILE_KERNEL) as f:
+        module = _module(f.read())
+    PtoInsertSyncPass().apply(None, module)  # type: ignore[arg-type]
+    return module
+
+
+def test_tile_pre_quant_scalar_forms_become_scalar_quant_fixpipes() -> None:
+    fixpipes = [op for op in _tile_module().walk() if isinstance(op, pto.FixpipeOp)]
+    assert [op.quant.data for op in fixpipes] == ["qf322f16_pre"] + ["qf322b8_pre"] * 3
+    assert all(op.scalar is not None for op in fixpipes)
+
+
+def test_tile_pre_quant_scalar_tstore_scales_by_the_word() -> None:
+    rng = np.random.default_rng(23)
+    a = rng.uniform(-2, 2, (32, 32)).astype(np.float16)
+    b = rng.uniform(-2, 2, (32, 32)).astype(np.float16)
+    out = run_module(_tile_module(), inputs={"a_gm": a, "b_gm": b},
+                     sync_check=True).outputs
+    acc = a.astype(np.float32) @ b.astype(np.float32)
+    np.testing.assert_allclose(out["h_gm"].reshape(32, 32).astype(np.float32),
+                               (acc * np.float32(0.5)).astype(np.float16).astype(np.float32),
+                               rtol=2e-3, atol=1e-3)
+    s8 = np.clip(np.clip(np.rint(acc * np.float32(0.25)), -256, 255), -128, 127).astype(np.int8)
+    np.testing.assert_array_equal(out["c_gm"].reshape(32, 32), s8)
+
+
+@pytest.mark.parametrize(("target", "src", "dst", "gm", "mode"), [
+    ("a2", "f32", "s8", True, "qf322b8_pre"), ("a2", "s32", "f16", False, "deqf16"),
+    ("a2", "f32", "f16", True, None), ("a5", "f32", "f16", False, "qf322f16_pre"),
+    ("a5", "f32", "hif8", False, "qf322hif8_pre"), ("a5", "f32", "e4m3", False, None),
+    ("a5", "f32", "e4m3", True, "qf322fp8_pre"), ("a5", "f32", "f32", True, "qf322f32_pre"),
+    ("a5", "f32", "f32", False, None), ("a5", "s32", "bf16", True, "qs322bf16_pre"),
+])
+def test_scalar_quant_mode_is_pto_isas_choice(target, src, dst, gm, mode) -> None:
+    from mmair.isa.ascend import params as isa_params
+    from mmair.isa.ascend.targets import get_target
+
+    assert isa_params.scalar_quant_mode(get_target(target), src, dst, gm) == mode
