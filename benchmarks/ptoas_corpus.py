@@ -12,7 +12,8 @@ Each unit is given, in-process, to `mmair-opt` (parse, PTOAS's and mmair's verif
 then, when it is valid and accepted, to `mmair-run` (the executor with the race / deadlock checker
 on, seeded random inputs, 0 for scalar arguments, 1 for counts and for a tensor size the
 largest window of that axis (`size_arguments`), a bounded op count; with
-`-p pto-insert-sync` when PTOAS compiles the file with `--enable-insert-sync` or the file has no
+`-p pto-insert-sync` when PTOAS compiles the file with `--enable-insert-sync` (or
+`--enable-graph-sync-solver`) or the file has no
 flag at all, which PTOAS's pipeline then inserts: pypto's generated samples are such input). The
 table counts:
 
@@ -145,7 +146,7 @@ def units_of(path: Path) -> Iterator[Unit]:
         rejecting = [r for r in runs if re.search(r"\bnot\s+ptoas\b", r)]
         reasons = [x for r in rejecting for x in _reasons(text, _prefix(r))]
         yield Unit(path.name, text, bool(rejecting), reasons,
-                   any("--enable-insert-sync" in r for r in runs))
+                   any(_inserts_sync(r) for r in runs))
         return
     head = parts[0]
     for name, body in zip(parts[1::2], parts[2::2], strict=True):
@@ -153,7 +154,14 @@ def units_of(path: Path) -> Iterator[Unit]:
         rejecting = [r for r in mine if re.search(r"\bnot\s+ptoas\b", r)]
         reasons = [x for r in rejecting for x in _reasons(head, _prefix(r))]
         yield Unit(f"{path.name}:{name}", body, bool(rejecting), reasons,
-                   any("--enable-insert-sync" in r for r in mine))
+                   any(_inserts_sync(r) for r in mine))
+
+
+def _inserts_sync(run: str) -> bool:
+    """PTOAS inserts the flags itself: `--enable-insert-sync` or its graph-based solver
+    (`--enable-graph-sync-solver`, tools/ptoas/ptoas.cpp: "the graph-based intra-core sync
+    solver", exclusive with --enable-insert-sync)."""
+    return "--enable-insert-sync" in run or "--enable-graph-sync-solver" in run
 
 
 class _Timeout(BaseException):
