@@ -52,6 +52,7 @@ from mmair.dialects.ptoas import ops as P
 from mmair.dialects.ptoas import sync as S
 from mmair.dialects.ptoas.fp_rules import module_arch
 from mmair.dialects.ptoas.types import (
+    PartitionTensorViewType,
     PtrType,
     TileBufType,
     as_pointer,
@@ -263,6 +264,17 @@ def _convert_pointers(fn: func.FuncOp, target: str, sizes: Mapping[str, int] | N
     if bound is not None and BLOCK_NUM in sizes:  # type: ignore[operator]
         bound[BLOCK_NUM] = sizes[BLOCK_NUM]  # type: ignore[index]
     for index, arg in enumerate(list(block.args)):
+        if isinstance(arg.type, PartitionTensorViewType):
+            # a caller's GM window (tmov_acc_mat_pipe_selection.pto): inferred a dense array
+            if min(arg.type.dims, default=0) <= 0:
+                raise ConversionError(fn, f"requires a static shape for the "
+                                          f"{arg.type} argument {index} (mmair reads it as a "
+                                          f"dense GM array of that shape)")
+            new_arg = block.insert_arg(MemRefType(element_of(fn, arg.type.element_type),
+                                                  arg.type.dims), index)
+            arg.replace_all_uses_with(new_arg)
+            block.erase_arg(arg)
+            continue
         if isinstance(arg.type, TileBufType):
             new_arg = block.insert_arg(tile_of(fn, arg.type, target), index)
             arg.replace_all_uses_with(new_arg)
