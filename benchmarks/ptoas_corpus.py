@@ -54,7 +54,7 @@ _RUN = re.compile(r"^\s*//\s*RUN:(.*)$", re.M)
 _PART = re.compile(r"^//--- (\S+)\s*$", re.M)
 _CHECK = re.compile(r"^\s*//\s*([A-Za-z0-9_-]+):\s*(.*)$", re.M)
 _FLAGS = re.compile(r"\bpto\.(?:set_flag|wait_flag|barrier|pipe_barrier)\b")
-_SCALAR_ARG = re.compile(r"%([\w$.-]+)\s*:\s*(?:index|i32|i64)\b")
+_SCALAR_ARG = re.compile(r"%([\w$.-]+)\s*:\s*(?:index|i1|i32|i64)\b")
 
 
 _VIEW = re.compile(r"(%[\w$.-]+)\s*=\s*pto\.make_tensor_view\s+%[\w$.-]+,\s*shape\s*=\s*\[([^\]]*)\]")
@@ -83,7 +83,8 @@ def size_arguments(text: str) -> dict[str, int]:
 
 
 def scalar_inputs(text: str) -> list[str]:
-    """`--input NAME=V` for each scalar argument of the kernels: a tensor size its windows imply
+    """`--input NAME=V` for each scalar argument of the kernels (index, i1, i32, i64; an i1 is a
+    flag, 0 = false): a tensor size its windows imply
     (`size_arguments`), 1 for a count (a name with `num`), else 0 (block 0 of the launch, offset
     0)."""
     sizes = size_arguments(text)
