@@ -12,7 +12,8 @@ Each unit is given, in-process, to `mmair-opt` (parse, PTOAS's and mmair's verif
 then, when it is valid and accepted, to `mmair-run` (the executor with the race / deadlock checker
 on, seeded random inputs, 0 for scalar arguments, 1 for counts and for a tensor size the
 largest window of that axis (`size_arguments`), a bounded op count; with
-`-p pto-insert-sync` when PTOAS compiles the file with `--enable-insert-sync` or the file has no
+`-p pto-insert-sync` when PTOAS compiles the file with `--enable-insert-sync` (or
+`--enable-graph-sync-solver`) or the file has no
 flag at all, which PTOAS's pipeline then inserts: pypto's generated samples are such input). The
 table counts:
 
@@ -53,7 +54,7 @@ _RUN = re.compile(r"^\s*//\s*RUN:(.*)$", re.M)
 _PART = re.compile(r"^//--- (\S+)\s*$", re.M)
 _CHECK = re.compile(r"^\s*//\s*([A-Za-z0-9_-]+):\s*(.*)$", re.M)
 _FLAGS = re.compile(r"\bpto\.(?:set_flag|wait_flag|barrier|pipe_barrier)\b")
-_SCALAR_ARG = re.compile(r"%([\w$.-]+)\s*:\s*(?:index|i32|i64)\b")
+_SCALAR_ARG = re.compile(r"%([\w$.-]+)\s*:\s*(?:index|i1|i32|i64)\b")
 
 
 _VIEW = re.compile(r"(%[\w$.-]+)\s*=\s*pto\.make_tensor_view\s+%[\w$.-]+,\s*shape\s*=\s*\[([^\]]*)\]")
@@ -82,7 +83,8 @@ def size_arguments(text: str) -> dict[str, int]:
 
 
 def scalar_inputs(text: str) -> list[str]:
-    """`--input NAME=V` for each scalar argument of the kernels: a tensor size its windows imply
+    """`--input NAME=V` for each scalar argument of the kernels (index, i1, i32, i64; an i1 is a
+    flag, 0 = false): a tensor size its windows imply
     (`size_arguments`), 1 for a count (a name with `num`), else 0 (block 0 of the launch, offset
     0). pypto's SPMD block arguments get none: the launch gives them (passes/ptoas_spmd.py)."""
     from mmair.passes.ptoas_spmd import is_spmd_block_argument
@@ -149,7 +151,7 @@ def units_of(path: Path) -> Iterator[Unit]:
         rejecting = [r for r in runs if re.search(r"\bnot\s+ptoas\b", r)]
         reasons = [x for r in rejecting for x in _reasons(text, _prefix(r))]
         yield Unit(path.name, text, bool(rejecting), reasons,
-                   any("--enable-insert-sync" in r for r in runs))
+                   any(_inserts_sync(r) for r in runs))
         return
     head = parts[0]
     for name, body in zip(parts[1::2], parts[2::2], strict=True):
@@ -157,7 +159,14 @@ def units_of(path: Path) -> Iterator[Unit]:
         rejecting = [r for r in mine if re.search(r"\bnot\s+ptoas\b", r)]
         reasons = [x for r in rejecting for x in _reasons(head, _prefix(r))]
         yield Unit(f"{path.name}:{name}", body, bool(rejecting), reasons,
-                   any("--enable-insert-sync" in r for r in mine))
+                   any(_inserts_sync(r) for r in mine))
+
+
+def _inserts_sync(run: str) -> bool:
+    """PTOAS inserts the flags itself: `--enable-insert-sync` or its graph-based solver
+    (`--enable-graph-sync-solver`, tools/ptoas/ptoas.cpp: "the graph-based intra-core sync
+    solver", exclusive with --enable-insert-sync)."""
+    return "--enable-insert-sync" in run or "--enable-graph-sync-solver" in run
 
 
 class _Timeout(BaseException):

@@ -25,6 +25,7 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Attribute, SSAValue
 
+from mmair.dialects.pto.types import TileType
 from mmair.dialects.types import element_name, memref_dtype
 from mmair.dialects.value_names import value_name
 from mmair.executor.engine.blas import one_blas_thread
@@ -32,6 +33,7 @@ from mmair.executor.engine.errors import ExecutionError
 from mmair.executor.engine.gc_scope import no_full_collection
 from mmair.executor.engine.interpreter import MmairInterpreter
 from mmair.executor.engine.memory import Memory, ReadOnlyGm
+from mmair.executor.tile_args import TileArgument, place_tile_arguments
 from mmair.executor.upstream.arith import ArithFunctions
 from mmair.executor.upstream.func import FuncFunctions
 from mmair.executor.upstream.memref import DEFAULT_MAX_GM_BYTES, MemRefFunctions, check_gm_size
@@ -202,8 +204,12 @@ def random_array(t: MemRefType, rng: np.random.Generator, shape: tuple[int, ...]
     """Seeded random data for a memref: small integers (floats in [-3, 3], s8 in [-8, 8], others in
     [0, 8)), so that products and sums of a matmul are exact in every accumulator type."""
     dims = shape if shape is not None else tuple(d if d is not None else 1 for d in _static_shape(t))
-    dtype = memref_dtype(t)
-    name = element_name(t.element_type)
+    return random_values(element_name(t.element_type), memref_dtype(t), dims, rng)
+
+
+def random_values(name: str, dtype: np.dtype, dims: tuple[int, ...],
+                  rng: np.random.Generator) -> np.ndarray:
+    """`random_array`'s values for an element type `name` stored as `dtype`."""
     if name == "ue8m0":  # block-scale factors: powers of two 2^-2 .. 2^2, never NaN
         return rng.integers(125, 130, size=dims).astype(np.uint8).view(dtype)
     if dtype.kind == "f" or name in ("bf16", "e4m3", "e5m2", "e2m3", "e3m2", "e2m1"):
@@ -296,6 +302,11 @@ def prepare_arguments(
                 raise InputError(f"argument '{name}' ({t}) needs a value: give it with "
                                  f"--input {name}=VALUE")
             values.append(int(np.asarray(given)))
+        elif isinstance(t, TileType):  # placed and seeded once the memory exists (tile_args)
+            if given is not None:
+                raise InputError(f"argument '{name}' is a tile ({t}): the executor fills it with "
+                                 f"seeded random data and takes no input for it")
+            values.append(TileArgument(name, t))
         else:
             raise InputError(f"argument '{name}' has type {t}, which the executor cannot pass")
     return names, values
@@ -430,6 +441,7 @@ def run_module(
         return RunResult(outputs=outputs, results=tuple(results[0]), target=target_name,
                          op_counts=dict(interps[0].op_counts))
     interp, memory = make_interpreter(module, target_name, max_ops, max_gm_bytes, numerics)
+    values = place_tile_arguments(module, memory, values, np.random.default_rng([seed, 1]))
     memory.gm.tracked = gm_writes_known(module)  # one core: this run is GM's only writer
     memory.gm.read_only = _read_only_images(module, entry_op, values)
     seam = None
@@ -523,6 +535,9 @@ def _run_blocks(module: ModuleOp, entry: str | None, inputs: dict[str, Any] | No
     names, values = prepare_arguments(entry_op, dict(inputs or {}), seed, max_gm_bytes,
                                       fill=not (timing_only and timing_needs_no_data(module)))
     target_name = module_target(module, target)
+    if any(isinstance(v, TileArgument) for v in values):
+        raise InputError("tile arguments are passed to a one-core run only (each core would "
+                         "need its own): run without --blocks")
     memories: list[Memory] = []
     interps: list[MmairInterpreter] = []
     scheduler = None

@@ -5,6 +5,8 @@ fixpipe buffer (FB) and the FP forms"):
     pto.tstore ins(%acc : ... fp %fp : ...) outs(%view : ...)      -> pto.fixpipe ... vector %fp
     pto.tmov ins(%acc : ..., %fp : ...) outs(%mat : ...)           -> pto.fixpipe nz2nz ... vector
     pto.textract ins(%acc, %r, %c : ..., index, index fp %fp : ...) outs(%mat : ...)   (the same)
+    pto.tmov / tstore ins(%acc : ..., %q : i64) ..., textract ins(%acc, %r, %c, %q ...)
+                                                    -> pto.fixpipe ... scalar %q (pre-quant scalar)
 
 The FP forms are pto-isa's TSTORE_FP / TMOV_FP / TEXTRACT_FP: `SetFPC` writes the scaling
 tile's FB address into FPC (QUANT_PRE_ADDR, 128-byte units), then the fixpipe runs in the vector
@@ -14,10 +16,15 @@ words: mmair converts a scaling tile of 64-bit elements and refuses any other el
 the op (what the bytes of an f16 / f32 scaling tile mean is not settled by the sources; pto-isa
 also allows int64, which mmair's tiles do not hold).
 
+The pre-quant scalar forms are the same fixpipe with the i64 `preQuantScalar` as its one QUANT_PRE
+word, in the scalar mode of the element types (`GetScalarPreQuantMode`, `scalar_mode`).
+
 PTOAS's verifier rules for these forms are the PTOAS ops' own (dialects/ptoas/fp_rules.py).
 """
 
 from __future__ import annotations
+
+from collections.abc import Sequence
 
 from xdsl.dialects import arith
 from xdsl.dialects.builtin import IntegerAttr, MemRefType
@@ -88,6 +95,36 @@ def vector_mode(op: Operation, src: SSAValue, dst: SSAValue, target: str) -> str
                 f"vector quant mode that mmair models on target {target} "
                 f"(GetVectorPreQuantMode{'Gm' if to_gm and target == 'a5' else ''})")
     return mode
+
+
+def scalar_mode(op: Operation, src: SSAValue, dst: SSAValue, target: str) -> str:
+    """pto-isa's scalar quant mode for a pre-quant scalar form (isa `scalar_quant_mode`), or a
+    diagnostic."""
+    to_gm = isinstance(dst.type, MemRefType)
+    s, d = (_element(op, v) for v in (src, dst))
+    mode = isa_params.scalar_quant_mode(get_target(target), s, d, to_gm)
+    if mode is None:
+        raise _error(
+            op, f"has a pre-quant scalar for {s} -> {d}, for which pto-isa's form picks no "
+                f"scalar quant mode that mmair models on target {target} "
+                f"(GetScalarPreQuantMode{'Gm' if to_gm and target == 'a5' else ''})")
+    return mode
+
+
+def pre_quant_move(conv, op: Operation, src: SSAValue, dst: SSAValue, relu: bool,
+                   start: Sequence[SSAValue], scalar: SSAValue) -> Operation:
+    """tmov / textract acc -> mat with a pre-quant scalar: pto-isa's TMOV / TEXTRACT with a u64
+    `preQuantScalar`, the fixpipe in the scalar quant mode of the element types with that word."""
+    t = dst.type
+    if not isinstance(t, pto.TileType) or t.space_name != "l1":
+        raise _error(op, f"requires a pre-quant scalar move acc -> mat, got "
+                         f"{getattr(t, 'space_name', t)} as the destination")
+    if any(_const(v) != 0 for v in start):
+        raise _error(op, "has the pre-quant scalar form at a run-time or non-zero start, which "
+                         "mmair does not model (it moves the whole acc tile)")
+    rows, cols = conv.valid(op, len(op.ins))
+    return pto.FixpipeOp(src, dst, rows, cols, layout="nz2nz", relu=relu, scalar=scalar,
+                         quant=scalar_mode(op, src, dst, conv.target))
 
 
 def _element(op: Operation, value: SSAValue) -> str:

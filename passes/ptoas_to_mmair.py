@@ -50,7 +50,9 @@ from mmair.dialects import pto, ptoas
 from mmair.dialects.origin import ORIGIN
 from mmair.dialects.ptoas import ops as P
 from mmair.dialects.ptoas import sync as S
+from mmair.dialects.ptoas.fp_rules import module_arch
 from mmair.dialects.ptoas.types import (
+    PartitionTensorViewType,
     PtrType,
     TileBufType,
     as_pointer,
@@ -198,12 +200,13 @@ class PtoasToMmairPass(ModulePass):
 def convert_module(module: ModuleOp, sizes: Mapping[str, int] | None = None) -> None:
     """Convert in place; `sizes` gives the scalar arguments' values where a run supplies them
     (tensor shapes given by kernel arguments; None: those axes stay dynamic)."""
-    arch = module.attributes.pop("pto.target_arch", None)
-    if isinstance(arch, StringAttr):
-        target = TARGET_ARCH.get(arch.data)
+    arch = module_arch(module.attributes)  # target_arch, or an a5 device-spec (Ascend950...)
+    module.attributes.pop("pto.target_arch", None)
+    if arch is not None:
+        target = TARGET_ARCH.get(arch)
         if target is None:
             raise ConversionError(module, f"requires pto.target_arch in [{', '.join(TARGET_ARCH)}], "
-                                          f"got {arch.data}")
+                                          f"got {arch}")
         module.attributes.setdefault(pto.TARGET_ATTR, StringAttr(target))
     for key in [k for k in module.attributes if k.startswith("pto.") and k != pto.TARGET_ATTR]:
         del module.attributes[key]  # kernel_kind, device-spec: PTOAS driver settings
@@ -263,6 +266,17 @@ def _convert_pointers(fn: func.FuncOp, target: str, sizes: Mapping[str, int] | N
     if bound is not None and BLOCK_NUM in sizes:  # type: ignore[operator]
         bound[BLOCK_NUM] = sizes[BLOCK_NUM]  # type: ignore[index]
     for index, arg in enumerate(list(block.args)):
+        if isinstance(arg.type, PartitionTensorViewType):
+            # a caller's GM window (tmov_acc_mat_pipe_selection.pto): inferred a dense array
+            if min(arg.type.dims, default=0) <= 0:
+                raise ConversionError(fn, f"requires a static shape for the "
+                                          f"{arg.type} argument {index} (mmair reads it as a "
+                                          f"dense GM array of that shape)")
+            new_arg = block.insert_arg(MemRefType(element_of(fn, arg.type.element_type),
+                                                  arg.type.dims), index)
+            arg.replace_all_uses_with(new_arg)
+            block.erase_arg(arg)
+            continue
         if isinstance(arg.type, TileBufType):
             new_arg = block.insert_arg(tile_of(fn, arg.type, target), index)
             arg.replace_all_uses_with(new_arg)
@@ -507,11 +521,11 @@ def _tmov(conv: _Converter, op: Operation) -> None:
     if len(ins) == 4 and isinstance(op, P.TExtractOp):  # ins(%src, %row, %col, %pre_quant)
         if _space(src) != "l0c":
             raise ConversionError(op, "expects preQuantScalar form to use loc=acc src")
-        raise ConversionError(op, "has the pre-quant scalar form (acc -> mat with a quant "
-                                  "scalar), which mmair does not model")
+        conv.emit(op, ptoas_fp.pre_quant_move(conv, op, src, dst, relu, ins[1:3], ins[3]))
+        return _replace(op)
     if len(ins) == 2 and isinstance(op, P.TMovOp) and _space(src) == "l0c":  # ins(%src, %q)
-        raise ConversionError(op, "has the pre-quant scalar form (acc -> mat with a quant "
-                                  "scalar), which mmair does not model")
+        conv.emit(op, ptoas_fp.pre_quant_move(conv, op, src, dst, relu, (), ins[1]))
+        return _replace(op)
     if len(ins) not in (1, 3) or (len(ins) == 3) != isinstance(op, P.TExtractOp):
         raise ConversionError(op, f"requires ins(%src) (tmov) or ins(%src, %row, %col) (textract), "
                                   f"got {len(ins)} values")
@@ -668,16 +682,18 @@ def _tstore(conv: _Converter, op: Operation) -> None:
     # (`SetAtomicAdd<GlobalData::DType>`); mmair's verifier checks it per target
     atomic = "add" if "atomic" in asked else None
     fp = op.fp
-    if len(op.plain_ins) == 2:  # ins(%src : T, %q : i64)
-        raise ConversionError(op, "has the pre-quant scalar form (acc -> gm with a quant "
-                                  "scalar), which mmair does not model")
-    src, dst = (op.plain_ins[0], op.outs[0]) if fp is not None else _one_in_one_out(op)
+    scalar = op.plain_ins[1] if len(op.plain_ins) == 2 else None  # ins(%src : T, %q : i64)
+    src, dst = (op.plain_ins[0], op.outs[0]) if fp is not None or scalar is not None \
+        else _one_in_one_out(op)
     if _space(src) != "l0c":
         raise ConversionError(op, f"requires ins in loc=acc (mmair models the cube tstore), got "
                                   f"{_space(src)}")
     # tstore writes its source's valid region (docs/isa/tile-op/04-dma-data-movement.md)
     rows, cols = conv.valid(op, 0)
-    if fp is None:
+    if scalar is not None:  # TSTORE with a preQuantScalar: the scalar-quant fixpipe
+        new = pto.FixpipeOp(src, dst, rows, cols, relu=relu, atomic=atomic, scalar=scalar,
+                            quant=ptoas_fp.scalar_mode(op, src, dst, conv.target))
+    elif fp is None:
         new = pto.FixpipeOp(src, dst, rows, cols, quant=_quant(src, dst), relu=relu, atomic=atomic)
     else:  # TSTORE_FP: the vector-quant fixpipe (passes/ptoas_fp.py)
         new = pto.FixpipeOp(src, dst, rows, cols, relu=relu, atomic=atomic,

@@ -22,7 +22,7 @@ the ops read or write through it. A pointer argument in a local space (PTOAS's l
 them) points at byte 0 of its space: a kernel has no other way to say where it is.
 
 VPTO is modelled on a5, the target of PTOAS's VPTO backend. What mmair does not model is refused
-at the op (ConversionError): sat / nosat and tf32_mode on mad, the FIXPIPE transforms other than
+at the op (ConversionError): the FIXPIPE transforms other than
 f32 -> f16 / bf16 conversion and normal ReLU, packed FP4 and a store without a layout
 clause. docs/ptoas.md has the table.
 """
@@ -31,8 +31,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import numpy as np
 from xdsl.dialects import arith, func, memref
-from xdsl.dialects.builtin import IndexType, IntegerAttr, MemRefType, UnitAttr
+from xdsl.dialects.builtin import IndexType, IntegerAttr, MemRefType, UnitAttr, i64
 from xdsl.ir import Attribute, BlockArgument, Operation, SSAValue
 from xdsl.rewriter import InsertPoint, Rewriter
 
@@ -40,9 +41,10 @@ from mmair.dialects import pto
 from mmair.dialects.pto._verify import static_value
 from mmair.dialects.ptoas import vpto as V
 from mmair.dialects.ptoas.types import PACKED_ELEMENTS, PtrType
+from mmair.dialects.ptoas.vpto_fixpipe import QUANT_PRE_MODES
 from mmair.dialects.types import element_name_or_none
 from mmair.isa.ascend import params as isa_params
-from mmair.isa.ascend.targets import element_bits, get_target
+from mmair.isa.ascend.targets import QUANT_MODES, element_bits, get_target
 
 FRACTAL_ROWS = 16  # M0: rows of a cube fractal
 C0_BYTES = 32  # a C0 block (the NZ fractal's row)
@@ -522,10 +524,6 @@ def _load(state: VptoState, op: Operation) -> None:
 
 def _mad(state: VptoState, op: Operation) -> None:
     _check_target(state, op)
-    if op.sat is not None:
-        raise _fail(op, f"has {op.sat.data}: the Mmad saturation mode is not modelled by mmair")
-    if op.tf32_mode is not None:
-        raise _fail(op, "has tf32_mode: TF32 rounding of f32 operands is not modelled by mmair")
     lhs = state.tile_at_start(op, op.require("lhs"), "lhs")
     rhs = state.tile_at_start(op, op.require("rhs"), "rhs")
     dst = state.tile_at_start(op, op.require("dst"), "dst")
@@ -534,13 +532,46 @@ def _mad(state: VptoState, op: Operation) -> None:
     unit_flag = {None: 0, "check_only": 2, "check_and_set": 3}[
         op.unit_flag.data if op.unit_flag is not None else None]
     # n_dir orders the result's production for unit-flag schedules; dst is the same (docs).
+    # sat / nosat and tf32_mode are the CTRL modes PTOAS sets around the raw Mmad (mad_modes)
     new = pto.MmadOp(lhs, rhs, dst, m, n, k, bias=bias, init_zero=not op.ACCUMULATES,
-                     unit_flag=unit_flag, disable_gemv=op.disable_gemv is not None)
+                     unit_flag=unit_flag, disable_gemv=op.disable_gemv is not None,
+                     sat=None if op.sat is None else op.sat.data,
+                     tf32_mode=None if op.tf32_mode is None else op.tf32_mode.data)
     state._insert(op, new)
     _erase(op)
 
 
 _QUANT = {"f32_f16": "f322f16", "f32_bf16": "f322bf16", "no_convert": "none"}
+
+
+def _pre_quant(state: VptoState, op: Operation) -> tuple[str, SSAValue | None]:
+    """The mmair quant mode of a FIXPIPE store's pre_quant clause, and its scalar QUANT_PRE word.
+    A `<mode>_scalar` is mmair's scalar `<mode>` with the word PTOAS's wrapper expansion writes
+    (VPTOExpandWrapperOps.cpp materializeAccStoreScalarPayload): an integer payload as it is, a
+    float one as its f32 bits (f16 / bf16 widened first) zero-extended, i.e. the scale M1 with
+    shift, offset and sign 0."""
+    if op.quant_mode is None:
+        return "none", None
+    mode = op.quant_mode.data
+    if mode in _QUANT:
+        return _QUANT[mode], None
+    base = mode.removesuffix("_scalar")
+    if mode == base or base not in QUANT_MODES:
+        scalar = sorted(f"{m}_scalar" for m in QUANT_MODES if f"{m}_scalar" in QUANT_PRE_MODES)
+        raise _fail(op, f"has pre_quant mode {mode}; mmair models "
+                        f"[{', '.join([*_QUANT, *scalar])}]")
+    payload = op.require("quant_payload")
+    owner = payload.owner
+    if not isinstance(owner, arith.ConstantOp):
+        raise _fail(op, f"requires a constant (arith.constant) pre_quant payload for {mode}: "
+                        f"mmair builds the QUANT_PRE word when it reads the kernel")
+    value = owner.value
+    if isinstance(value, IntegerAttr):
+        bits = value.value.data & 0xFFFF_FFFF_FFFF_FFFF
+    else:
+        bits = int(np.array(value.value.data, dtype=np.float32).view(np.uint32))
+    word = state._insert(op, arith.ConstantOp(IntegerAttr(bits, i64))).results[0]
+    return base, word
 
 
 def _acc_store(state: VptoState, op: Operation) -> None:
@@ -562,12 +593,7 @@ def _acc_store(state: VptoState, op: Operation) -> None:
     if op.sat is not None and str(dst_ptr.type.element_type) != "f32":
         raise _fail(op, f"has {op.sat.data} with a {dst_ptr.type.element_type} destination: "
                         f"FIXPIPE saturation is not modelled by mmair (it changes nothing for f32)")
-    quant = "none"
-    if op.quant_mode is not None:
-        if op.quant_mode.data not in _QUANT:
-            raise _fail(op, f"has pre_quant mode {op.quant_mode.data}; mmair models "
-                            f"[{', '.join(_QUANT)}]")
-        quant = _QUANT[op.quant_mode.data]
+    quant, word = _pre_quant(state, op)
     relu = False
     if op.relu_mode is not None:
         if op.relu_mode.data not in ("no_relu", "normal_relu") or op.value("clip") is not None:
@@ -604,7 +630,7 @@ def _acc_store(state: VptoState, op: Operation) -> None:
         ix(op, op.require("loop3_dst_stride") if looped else 0),
         src_nz_c0_stride=ix(op, op.require("loop0_src_stride")) if layout == "nz2dn" else None,
         layout=layout, quant=quant, relu=relu, unit_flag=unit_flag,
-        channel_split=bool(split_value), atomic=atomic)
+        channel_split=bool(split_value), atomic=atomic, scalar=word)
     state._insert(op, new)
     _erase(op)
 

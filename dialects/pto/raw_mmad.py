@@ -2,14 +2,15 @@
 
 m, n, k, `cmatrixInitVal`, `cmatrixSource`, `isBias`, `unitFlag` and the explicit GEMV switch
 (`disable_gemv`) as Ascend C passes them; the verifier applies the target's type table and the
-Mmad GEMV rule from `isa/ascend`.
+Mmad GEMV rule from `isa/ascend`. Two CTRL-register modes ride on the op (`isa.ascend.mad_modes`):
+`tf32_mode` (f32 inputs rounded to TF32) and `sat` = "sat" / "nosat" (float saturation).
 """
 
 from __future__ import annotations
 
 from typing import ClassVar
 
-from xdsl.dialects.builtin import IndexType, IntegerAttr, UnitAttr, i64
+from xdsl.dialects.builtin import IndexType, IntegerAttr, StringAttr, UnitAttr, i64
 from xdsl.irdl import (
     IRDLOperation,
     ParsePropInAttrDict,
@@ -28,7 +29,9 @@ from mmair.dialects.pto._verify import (
 )
 from mmair.dialects.pto.raw_fields import PARAM_TRAITS, check_fields
 from mmair.dialects.pto.types import TileType
+from mmair.isa.ascend import mad_modes
 from mmair.isa.ascend import params as isa_params
+from mmair.isa.dtypes import FLOAT_ELEMENTS
 
 
 @irdl_op_definition
@@ -56,6 +59,8 @@ class MmadOp(IRDLOperation):
     cmatrix_source = opt_prop_def(UnitAttr)
     k_direction_align = opt_prop_def(UnitAttr)
     disable_gemv = opt_prop_def(UnitAttr)
+    sat = opt_prop_def(StringAttr)  # "sat" / "nosat"; absent: IEEE propagation (as nosat)
+    tf32_mode = opt_prop_def(StringAttr)  # "round_even" / "round_away"
 
     traits = PARAM_TRAITS
     irdl_options = (ParsePropInAttrDict(),)
@@ -66,7 +71,8 @@ class MmadOp(IRDLOperation):
 
     def __init__(self, lhs: Value, rhs: Value, dst: Value, m: Value, n: Value, k: Value, *,
                  bias: Value | None = None, init_zero: bool = True, unit_flag: int = 0,
-                 k_direction_align: bool = False, disable_gemv: bool = False) -> None:
+                 k_direction_align: bool = False, disable_gemv: bool = False,
+                 sat: str | None = None, tf32_mode: str | None = None) -> None:
         super().__init__(
             operands=[lhs, rhs, dst, [] if bias is None else [bias], m, n, k],
             properties={
@@ -76,6 +82,8 @@ class MmadOp(IRDLOperation):
                 "cmatrix_source": UnitAttr() if bias is not None else None,
                 "k_direction_align": UnitAttr() if k_direction_align else None,
                 "disable_gemv": UnitAttr() if disable_gemv else None,
+                "sat": None if sat is None else StringAttr(sat),
+                "tf32_mode": None if tf32_mode is None else StringAttr(tf32_mode),
             },
         )
 
@@ -118,4 +126,22 @@ class MmadOp(IRDLOperation):
                 raise _error(self, f"k_direction_align requires f32 operands, got {lhs.element_name}")
         if self.disable_gemv is not None and not target.gemv_disable:
             raise _error(self, f"disable_gemv is not supported on target {target.name}")
+        self._verify_modes(combo)
+
+    def _verify_modes(self, combo: tuple[str, str, str]) -> None:
+        if self.tf32_mode is not None:
+            mode = self.tf32_mode.data
+            if mode not in mad_modes.TF32_MODES:
+                raise _error(self, f"requires tf32_mode in {_fmt_set(mad_modes.TF32_MODES)}, got "
+                                   f"{mode}")
+            if combo != mad_modes.TF32_ELEMENTS:
+                raise _error(self, f"tf32_mode requires f32 x f32 -> f32, got ({combo[0]}, "
+                                   f"{combo[1]}) -> {combo[2]}")
+        if self.sat is not None:
+            mode = self.sat.data
+            if mode not in mad_modes.SAT_MODES:
+                raise _error(self, f"requires sat in {_fmt_set(mad_modes.SAT_MODES)}, got {mode}")
+            if not all(e in FLOAT_ELEMENTS or e == "hif8" for e in combo):
+                raise _error(self, f"sat requires a float element type combination, got "
+                                   f"({combo[0]}, {combo[1]}) -> {combo[2]}")
 

@@ -1,11 +1,15 @@
 """PTOAS's verifier rules on the FP forms of `tstore` / `tmov` / `textract` (the `fp` scaling
 tile), with PTOAS's messages: lib/PTO/IR/PTO.cpp TStoreOp::verify, TMovOp::verify and
 TExtractOp::verify (verifyA2A3 / verifyA5) at tonibohnlein/PTOAS e32488c9, in their order. The
-ops call `verify` from their verify_ hook; the arch is the module's `pto.target_arch`."""
+ops call `verify` from their verify_ hook; the arch is the module's `pto.target_arch` or its
+`pto.device-spec` (`module_arch`)."""
 
 from __future__ import annotations
 
-from xdsl.ir import Operation, SSAValue
+from collections.abc import Mapping
+
+from xdsl.dialects.builtin import StringAttr
+from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.utils.exceptions import VerifyException
 
 from mmair.dialects.ptoas.types import TileBufType
@@ -15,13 +19,28 @@ def _error(op: Operation, message: str) -> VerifyException:
     return VerifyException(message)
 
 
+A5_DEVICE_SPECS = ("Ascend950", "Ascend910_95")  # PTO.cpp isA5DeviceSpec: prefixes of a5 specs
+
+
+def module_arch(attributes: Mapping[str, Attribute]) -> str | None:
+    """A module's PTOAS arch: its `pto.target_arch`, else "a5" when its `pto.device-spec` names an
+    a5 device (PTO.cpp isA5ModuleTarget), else None."""
+    arch = attributes.get("pto.target_arch")
+    if arch is not None:
+        return getattr(arch, "data", str(arch))
+    spec = attributes.get("pto.device-spec")
+    if isinstance(spec, StringAttr) and spec.data.startswith(A5_DEVICE_SPECS):
+        return "a5"
+    return None
+
+
 def target_arch(op: Operation) -> str:
-    """The module's `pto.target_arch` (PTOAS dispatches its verifiers on it), "a2a3" if none."""
+    """The module's arch (`module_arch`: PTOAS dispatches its verifiers on it), "a2a3" if none."""
     here = op.parent_op()
     while here is not None:
-        arch = here.attributes.get("pto.target_arch")
+        arch = module_arch(here.attributes)
         if arch is not None:
-            return getattr(arch, "data", str(arch))
+            return arch
         here = here.parent_op()
     return "a2a3"
 

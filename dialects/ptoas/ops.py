@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import ClassVar
 
-from xdsl.dialects.builtin import IndexType, StringAttr, UnitAttr, i64
+from xdsl.dialects.builtin import DenseArrayBase, IndexType, StringAttr, UnitAttr, i32, i64
 from xdsl.ir import Attribute, Operation, Region, SSAValue
 from xdsl.irdl import (
     AttrSizedOperandSegments,
@@ -37,6 +37,7 @@ from xdsl.irdl import (
 from xdsl.parser import Parser
 from xdsl.printer import Printer
 from xdsl.traits import NoTerminator
+from xdsl.utils.exceptions import VerifyException
 
 from mmair.dialects.ptoas import fp_rules
 from mmair.dialects.ptoas.types import (
@@ -265,6 +266,39 @@ class _InsOutsOp(IRDLOperation):
     has_fp = opt_prop_def(UnitAttr)
     irdl_options = (AttrSizedOperandSegments(as_property=True),)
     FP_STYLE: ClassVar[str] = "end"  # where the fp tile is printed: end / keyword / comma
+    # PTOOps.td's operand list, each named by the group it joins here (ins / outs / fp / q, the
+    # pre-quant scalar): the generic spelling `"pto.tmov"(...) <{operandSegmentSizes = ...}>`
+    PTOAS_OPERANDS: ClassVar[tuple[str, ...]] = ()
+
+    @classmethod
+    def create(cls, *, operands: Sequence[SSAValue] = (), properties=None, attributes=None,
+               **kwargs):
+        """The generic form with PTOAS's own operandSegmentSizes (one entry per PTOOps.td
+        operand) regrouped into ins / outs; PTOAS's properties (`reluPreMode`, ...) become the
+        template-option attributes the custom form carries."""
+        properties, attributes = dict(properties or {}), dict(attributes or {})
+        sizes = properties.get("operandSegmentSizes")
+        if sizes is None or not cls.PTOAS_OPERANDS or len(sizes) != len(cls.PTOAS_OPERANDS):
+            return super().create(operands=operands, properties=properties,
+                                  attributes=attributes, **kwargs)
+        counts = [int(x) for x in sizes.get_values()]
+        groups: dict[str, list[SSAValue]] = {"ins": [], "outs": [], "fp": [], "q": []}
+        at = 0
+        for role, count in zip(cls.PTOAS_OPERANDS, counts, strict=True):
+            groups[role].extend(operands[at:at + count])
+            at += count
+        if at != len(operands) or len(groups["fp"]) > 1:
+            raise VerifyException(f"'{cls.name}' operandSegmentSizes {counts} does not fit "
+                                  f"{len(operands)} operands ({', '.join(cls.PTOAS_OPERANDS)})")
+        ins = groups["ins"] + groups["q"] + groups["fp"]  # the custom form's order: fp last
+        del properties["operandSegmentSizes"]
+        attributes.update(properties)
+        return super().create(
+            operands=[*ins, *groups["outs"]],
+            properties={"operandSegmentSizes": DenseArrayBase.from_list(
+                i32, [len(ins), len(groups["outs"])]),
+                **({"has_fp": UnitAttr()} if groups["fp"] else {})},
+            attributes=attributes, **kwargs)
 
     @property
     def fp(self) -> SSAValue | None:
@@ -389,7 +423,9 @@ TStoreOp = _ins_outs("pto.tstore", "TStoreOp")
 TStoreOp.FP_STYLE = "keyword"  # ins(%src : T fp %fp : F, %q : i64)
 TMovOp = _ins_outs("pto.tmov", "TMovOp")
 TMovOp.FP_STYLE = "comma"  # ins(%src : T, %fp : F, %q : i64)
+TMovOp.PTOAS_OPERANDS = TStoreOp.PTOAS_OPERANDS = ("ins", "outs", "fp", "q")
 TExtractOp = _ins_outs("pto.textract", "TExtractOp")
+TExtractOp.PTOAS_OPERANDS = ("ins", "ins", "ins", "outs", "fp", "q")
 TMatmulOp = _ins_outs("pto.tmatmul", "TMatmulOp")
 TMatmulAccOp = _ins_outs("pto.tmatmul.acc", "TMatmulAccOp")
 TMatmulBiasOp = _ins_outs("pto.tmatmul.bias", "TMatmulBiasOp")

@@ -282,8 +282,8 @@ class _BurstBase(SlotOp):
         loops = 0
         while True:
             at = parser.pos
-            if parser.parse_optional_keyword("loop") is None:
-                break
+            if all(parser.parse_optional_keyword(k) is None for k in ("loop", "loop1", "loop2")):
+                break  # PTOAS's aliases of a loop group (parseOptionalDmaTripleGroupAlias)
             loops += 1
             if loops > MAX_BURST_LOOPS:
                 parser.raise_error(f"mmair reads at most {MAX_BURST_LOOPS} loop(...) groups",
@@ -292,7 +292,15 @@ class _BurstBase(SlotOp):
                              f"loop{loops}_dst_stride"))
         attrs = parser.parse_optional_attr_dict()
         parser.parse_punctuation(":")
-        return cls.from_slots(r.resolve(r.types()), {}, attrs)
+        types = [parser.parse_type()]
+        for _ in range(5):  # dst, len_burst, the nburst triple
+            parser.parse_punctuation(",")
+            types.append(parser.parse_type())
+        for _ in range(loops):  # `, loop T, T, T` (VPTO.cpp MteGmL1Op::parse; `loop` optional)
+            parser.parse_punctuation(",")
+            parser.parse_optional_keyword("loop")
+            types += [parser.parse_type() if i == 0 else _comma_type(parser) for i in range(3)]
+        return cls.from_slots(r.resolve(types), {}, attrs)
 
     def loops(self) -> list[tuple[SSAValue, SSAValue, SSAValue]]:
         out = []
@@ -314,7 +322,11 @@ class _BurstBase(SlotOp):
             printer.print_list(loop, printer.print_ssa_value)
             printer.print_string(")")
         printer.print_op_attributes(self.attributes)
-        print_types(printer, [self.value(s) for s in self.SLOTS if self.value(s) is not None])
+        print_types(printer, [v(s) for s in ("src", "dst", "len_burst", "count", "src_stride",
+                                             "dst_stride")])
+        for loop in self.loops():  # PTOAS prints each loop group's types after `loop`
+            printer.print_string(", loop ")
+            printer.print_list([x.type for x in loop], printer.print_attribute)
 
     def verify_(self) -> None:
         src, dst = self.require("src"), self.require("dst")
@@ -323,6 +335,11 @@ class _BurstBase(SlotOp):
         space_is(self, dst, "l1", "requires an L1 (mat) destination")
         for slot in self.SLOTS[2:]:
             check_nonnegative(self, self.value(slot), slot)
+
+
+def _comma_type(parser: Parser) -> Attribute:
+    parser.parse_punctuation(",")
+    return parser.parse_type()
 
 
 _LOOP_SLOTS = tuple(f"loop{i}_{s}" for i in range(1, MAX_BURST_LOOPS + 1)

@@ -21,6 +21,7 @@ from mmair.dialects.value_names import value_label
 from mmair.executor.ascend import kernels, raw_kernels
 from mmair.executor.engine.errors import ExecutionError
 from mmair.executor.engine.memory import Memory, Tile
+from mmair.isa.ascend import mad_modes
 from mmair.isa.ascend import params as isa_params
 from mmair.isa.ascend import targets as isa
 from mmair.isa.ascend.targets import C0_BYTES, c0_elements, element_bits
@@ -433,6 +434,8 @@ class PtoParamsFunctions(InterpreterFunctions):
             bias=None if bias is None else tile_flat(bias, 0, "bias"),
             k_align16=op.k_direction_align is not None,
             compute_dtype=kernels._compute_dtype(a.element),
+            tf32_mode=None if op.tf32_mode is None else op.tf32_mode.data,
+            sat_max=mad_modes.sat_maxima(op.sat and op.sat.data, a.element, b.element),
         )
         return ()
 

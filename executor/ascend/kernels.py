@@ -554,7 +554,7 @@ def quantize(
         if base == "none" and dst_dtype.kind in "iu":
             return _saturate(y, dst_dtype)
         return y.astype(dst_dtype)
-    if base not in ("deqf16", "qf322b8_pre", "req8"):
+    if base not in ("deqf16", "qf322b8_pre", "req8", "qf322f16_pre"):
         raise ExecutionError(f"quant mode {mode} is not supported by the executor")
     if vector_mode:
         if words is None:
@@ -578,7 +578,7 @@ def quantize(
     y = x * np.asarray(scale, dtype=np.float32)
     if relu:
         y = np.where(x < 0, np.float32(0), y)  # mutation: skip (0 is exact in any float type; y is converted at the end)
-    if base == "deqf16":
+    if base in ("deqf16", "qf322f16_pre"):  # f16 out saturates (PTOAS qf322f16_pre golden)
         return np.clip(y, -F16_MAX, F16_MAX).astype(dst_dtype)
     if dst_dtype not in (np.dtype(np.int8), np.dtype(np.uint8)):
         raise ExecutionError(f"quant {mode} requires an s8 or u8 destination, got {dst_dtype}")

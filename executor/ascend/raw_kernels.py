@@ -43,7 +43,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from mmair.executor.engine.errors import ExecutionError
-from mmair.isa.ascend import layouts
+from mmair.isa.ascend import layouts, mad_modes
 from mmair.isa.ascend import params as isa_params
 from mmair.isa.ascend.targets import C0_BYTES, FRACTAL_BYTES, M0, element_bits
 
@@ -426,10 +426,14 @@ def mmad(
     bias: np.ndarray | None = None,
     k_align16: bool = False,
     compute_dtype: np.dtype,
+    tf32_mode: str | None = None,
+    sat_max: tuple[float, float] | None = None,
 ) -> None:
     """Mmad(dst, fm, filter[, bias], MmadParams) on flat element arrays from the operand starts:
     C = A x B (init_zero), C += A x B (cmatrixInitVal = false, cmatrixSource = L0C), or
-    C = A x B + bias[n] (bias in BT). Integer results saturate to the accumulator type."""
+    C = A x B + bias[n] (bias in BT). Integer results saturate to the accumulator type.
+    `tf32_mode` rounds f32 inputs to TF32 first; `sat_max` (the lhs / rhs types' finite maxima)
+    is the float `sat` mode: inputs normalised, the f32 result saturated (`isa.ascend.mad_modes`)."""
     if m == 0 or n == 0 or k == 0:
         return
     _limit(m * k + k * n + m * n, "mmad")
@@ -439,6 +443,9 @@ def mmad(
     _bounds(c_idx, c.size, "dst (L0C)")
     av = a[a_idx].astype(compute_dtype)
     bv = b[b_idx].astype(compute_dtype)
+    av, bv = mad_modes.mmad_inputs(av, bv, tf32_mode, sat_max)
+    if sat_max is not None:  # partial sums in f64: the saturated result, not an inf on the way
+        av, bv = av.astype(np.float64), bv.astype(np.float64)
     prod = av @ bv
     integer = c.dtype.kind in "iu"
     if integer:
@@ -452,6 +459,8 @@ def mmad(
     if integer:
         info = np.iinfo(c.dtype)
         prod = np.clip(prod, info.min, info.max)
+    elif sat_max is not None:
+        prod = mad_modes.saturate_result(prod)
     c[c_idx] = prod.astype(c.dtype)
 
 

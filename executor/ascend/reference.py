@@ -7,7 +7,7 @@ numpy on those matrices.
 * `reinterpret`: a view of the same bits in another type (a write through either tile is
   bit-cast into the other);
 * `mad`, `mad_acc`, `mad_bias`: C = A @ B (+ C, + bias row) exactly in float64 (integer L0C
-  saturated to s32);
+  saturated to s32; the raw `mmad`'s tf32_mode / sat modes as `isa.ascend.mad_modes` says);
 * `fixpipe`: the conversion written out in numpy from the op's quant mode and its QUANT_PRE word
   (fields decoded by `mmair.isa.ascend.quant`): ReLU, scale, shift, round half to even, offset,
   saturation; the value is then stored into the GM memref, i.e. rounded in the OUTPUT type.
@@ -43,6 +43,7 @@ from mmair.executor.ascend.logical_tile import (
 )
 from mmair.executor.engine.errors import ExecutionError
 from mmair.executor.engine.tolerance import F32_EPS, ReferenceError, Tolerance, output_tolerance
+from mmair.isa.ascend import mad_modes
 from mmair.isa.ascend import params as isa_params
 from mmair.isa.ascend.targets import C0_BYTES, c0_elements, element_bits
 from mmair.isa.dtypes import FLOAT_ELEMENTS, numpy_dtype
@@ -618,7 +619,10 @@ class ReferencePtoFunctions(InterpreterFunctions):
         a_pos, b_pos, c_pos = positions
         values = [t.padded_values.reshape(-1) for t in (a, b, c)]
         magnitudes = [t.padded_magnitude.reshape(-1) for t in (a, b, c)]
-        product = values[0][a_pos].astype(np.float64) @ values[1][b_pos].astype(np.float64)
+        sat_max = mad_modes.sat_maxima(op.sat and op.sat.data, a.element, b.element)
+        lhs, rhs = mad_modes.mmad_inputs(values[0][a_pos], values[1][b_pos],
+                                         op.tf32_mode and op.tf32_mode.data, sat_max)
+        product = lhs.astype(np.float64) @ rhs.astype(np.float64)
         magnitude = magnitudes[0][a_pos] @ magnitudes[1][b_pos]
         errors = [t.padded_error.reshape(-1) for t in (a, b, c)]
         error = _product_error(values[0][a_pos], errors[0][a_pos], values[1][b_pos],
@@ -639,6 +643,8 @@ class ReferencePtoFunctions(InterpreterFunctions):
         if c.element not in FLOAT_ELEMENTS:
             info = np.iinfo(np.int32)
             product = np.clip(product, info.min, info.max)
+        elif sat_max is not None:
+            product = mad_modes.saturate_result(product)
         values[2][c_pos] = product
         magnitudes[2][c_pos] = magnitude
         c.source = a.element
@@ -779,14 +785,14 @@ def convert(acc: np.ndarray, mode: str, dtype: np.dtype, relu: bool, word: int |
     offset = np.array([f.offset for f in fields])[None, :]
     if base in ("deqf16", "req8"):
         x = np.where(mcb, np.floor(acc / 2.0 ** shift), acc)
-    elif base == "qf322b8_pre":
+    elif base in ("qf322b8_pre", "qf322f16_pre"):
         x = acc
     else:
         raise ReferenceError(f"quant mode {mode} has no numpy reference")
     y = x * scale
     if relu:
         y = np.where(x < 0, 0.0, y)
-    if base == "deqf16":
+    if base in ("deqf16", "qf322f16_pre"):
         limit = float(np.finfo(np.float16).max)
         return np.clip(y, -limit, limit)
     if dtype.kind not in "iu":

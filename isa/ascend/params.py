@@ -312,6 +312,23 @@ def vector_quant_mode(target: Target, src: str, dst: str, to_gm: bool = False) -
     return None
 
 
+def scalar_quant_mode(target: Target, src: str, dst: str, to_gm: bool = False) -> str | None:
+    """The scalar-quant fixpipe mode pto-isa's pre-quant scalar forms (TSTORE / TMOV / TEXTRACT
+    with a `preQuantScalar` u64) pick for accumulator type `src` and output type `dst`
+    (`GetScalarPreQuantMode`, include/pto/npu/{a2a3,a5}/common.hpp; a5 GM stores
+    `GetScalarPreQuantModeGm`, TStore.hpp): the scalar mode of mmair's QUANT_MODES for that pair
+    that `target` has (HiF8 without hybrid rounding), or None. f32 -> f32 and f32 -> e4m3 are
+    scalar modes only on the way to GM (a5's local table has no QF322F32_PRE and names the
+    vector VQF322FP8_PRE for e4m3, which a scalar form cannot feed)."""
+    if (src, dst) in (("f32", "f32"), ("f32", "e4m3")) and not to_gm:
+        return None
+    for name, mode in QUANT_MODES.items():
+        if mode.is_scalar and not name.endswith("_hybrid") and (src, dst) in mode.pairs \
+                and name in target.quant_modes:
+            return name
+    return None
+
+
 MMAD_FIELDS: Mapping[str, Field] = _table(
     Field("m", "m", MMAD_MNK_RANGE, "rows", size=True),
     Field("n", "n", MMAD_MNK_RANGE, "columns", size=True),

@@ -1041,6 +1041,34 @@ pto.mmad %a, %b, %c, %c16, %c16, %c16 {k_direction_align} : !pto.tile<l0a, 16x16
 // CHECK: error: 'pto.mmad' op k_direction_align requires f32 operands, got f16
 
 // -----
+// [raw M3] mmad: tf32_mode is round_even or round_away
+%c16 = arith.constant 16 : index
+%a, %b, %c = "test.op"() : () -> (!pto.tile<l0a, 16x8xf32, zz>, !pto.tile<l0b, 8x16xf32, zn>, !pto.tile<l0c, 16x16xf32, nz>)
+pto.mmad %a, %b, %c, %c16, %c16, %c16 {tf32_mode = "truncate"} : !pto.tile<l0a, 16x8xf32, zz>, !pto.tile<l0b, 8x16xf32, zn>, !pto.tile<l0c, 16x16xf32, nz>
+// CHECK: error: 'pto.mmad' op requires tf32_mode in [round_away, round_even], got truncate
+
+// -----
+// [raw M3] mmad: tf32_mode rounds f32 inputs, so only f32 x f32 -> f32
+%c16 = arith.constant 16 : index
+%a, %b, %c = "test.op"() : () -> (!pto.tile<l0a, 16x16xf16, zz>, !pto.tile<l0b, 16x16xf16, zn>, !pto.tile<l0c, 16x16xf32, nz>)
+pto.mmad %a, %b, %c, %c16, %c16, %c16 {tf32_mode = "round_even"} : !pto.tile<l0a, 16x16xf16, zz>, !pto.tile<l0b, 16x16xf16, zn>, !pto.tile<l0c, 16x16xf32, nz>
+// CHECK: error: 'pto.mmad' op tf32_mode requires f32 x f32 -> f32, got (f16, f16) -> f32
+
+// -----
+// [raw M3] mmad: sat is sat or nosat
+%c16 = arith.constant 16 : index
+%a, %b, %c = "test.op"() : () -> (!pto.tile<l0a, 16x16xf16, zz>, !pto.tile<l0b, 16x16xf16, zn>, !pto.tile<l0c, 16x16xf32, nz>)
+pto.mmad %a, %b, %c, %c16, %c16, %c16 {sat = "clamp"} : !pto.tile<l0a, 16x16xf16, zz>, !pto.tile<l0b, 16x16xf16, zn>, !pto.tile<l0c, 16x16xf32, nz>
+// CHECK: error: 'pto.mmad' op requires sat in [nosat, sat], got clamp
+
+// -----
+// [raw M3] mmad: sat is the float exceptional-value mode (integer results always saturate)
+%c16 = arith.constant 16 : index
+%a, %b, %c = "test.op"() : () -> (!pto.tile<l0a, 16x32xi8, zz>, !pto.tile<l0b, 32x16xi8, zn>, !pto.tile<l0c, 16x16xi32, nz>)
+pto.mmad %a, %b, %c, %c16, %c16, %c16 {sat = "sat"} : !pto.tile<l0a, 16x32xi8, zz>, !pto.tile<l0b, 32x16xi8, zn>, !pto.tile<l0c, 16x16xi32, nz>
+// CHECK: error: 'pto.mmad' op sat requires a float element type combination, got (s8, s8) -> s32
+
+// -----
 // [raw M3] mmad: unitFlag is 0, 2 or 3
 %c16 = arith.constant 16 : index
 %a, %b, %c = "test.op"() : () -> (!pto.tile<l0a, 16x16xf16, zz>, !pto.tile<l0b, 16x16xf16, zn>, !pto.tile<l0c, 16x16xf32, nz>)
