@@ -61,6 +61,7 @@ from mmair.dialects.ptoas.types import (
 from mmair.passes.mmair_to_vpto import HANDLERS as VPTO_HANDLERS
 from mmair.passes.mmair_to_vpto import VptoWriter
 from mmair.passes.pass_errors import PassOpError
+from mmair.passes.pto_raise_params import raise_function
 from mmair.passes.ptoas_to_mmair import BOX_LAYOUT, LOC_SPACE, PIPES, TARGET_ARCH
 
 _PTOAS_OPS = frozenset(PTOAS.operations)
@@ -224,6 +225,9 @@ def write_module(module: ModuleOp) -> None:
     if not any(isinstance(o, cube) for fn in functions for o in fn.walk()):
         raise PassOpError(module, "holds no cube kernel (no pto.mte_gm_l1, pto.mad* or raw cube "
                                   "form): nothing to write as PTOAS")
+    if target != "a5":  # PTOAS's a2 / a3 tile level has no parameter forms: raise them exactly
+        for fn in functions:
+            raise_function(fn, strict=True)
     module.attributes.pop(pto.TARGET_ATTR, None)
     module.attributes["pto.target_arch"] = StringAttr(arch)
     module.attributes["pto.kernel_kind"] = KernelKindAttr("cube")
