@@ -148,6 +148,12 @@ def _values(ops: list[Operation]) -> list[SSAValue]:
     return list(seen.values())
 
 
+def _numerators(ops: list[Operation]) -> list[SSAValue]:
+    """The run-time values a walk's fields divide (a start row or column over a fractal)."""
+    return [v.owner.lhs for v in _values(ops) if isinstance(v.owner, arith.DivUIOp)
+            and pto.static_value(v.owner.lhs) is None]
+
+
 def _constants(ops: list[Operation]) -> set[int]:
     found: set[int] = set()
     for op in ops:
@@ -219,10 +225,13 @@ def _dims(tile: SSAValue) -> tuple[int, int]:
 def _sizes(ops: list[Operation], start: Operation, units: tuple[int, ...], limit: int,
            extra: tuple[int, ...] = ()) -> list[Spec]:
     """Size candidates: the run-time values the walk's fields derive from, then counts times the
-    fractal units, the tile extent and `extra`, within (0, limit]."""
+    fractal units, the tile extent and `extra`, within (0, limit], largest first. A raw walk moves
+    whole fractals (BT units), so of the sizes it is the expansion of, the largest (the count
+    rounded up, within the tile) is the tile-level op that moves what it moves: a smaller one
+    would leave the rest of those fractals unwritten for the ops that read them."""
     out: list[Spec] = [v for v in _values(ops) if _available(v, start)]
     ints = {c * u for c in _constants(ops) for u in (1, *units)} | {limit, *extra}
-    out += sorted(i for i in ints if 0 < i <= limit)
+    out += sorted((i for i in ints if 0 < i <= limit), reverse=True)
     return out
 
 
@@ -235,12 +244,20 @@ class _Raiser:
              ) -> tuple[list[Operation], Callable[[_Builder], Operation]] | str:
         """The first candidate whose expansion is the raw walk, or the refusal message."""
         nearest: tuple[int, list, list] | None = None
+        longest: tuple[list[Operation], Callable[[_Builder], Operation]] | None = None
         for make, expand, mask in candidates:
             diff, raw, theirs, ours = self.t.attempt(start, make, expand, mask)
             if diff < 0 and not mask:
-                return raw, make
+                if expand is _Expander.l1_l0:  # its starts do not change the ops it writes
+                    return raw, make
+                # the walk covering the most raw ops: a zz staging's full slabs alone are the
+                # expansion of fewer rows
+                if longest is None or len(raw) > len(longest[0]):
+                    longest = (raw, make)
             if diff >= 0 and (nearest is None or diff > nearest[0]):
                 nearest = (diff, theirs, ours)
+        if longest is not None:
+            return longest
         if nearest is None:
             return (f"is a raw {lead.name} that no tile-level op's expansion writes: it has no "
                     f"PTOAS tile-level spelling on target {self.t.target.name}")  # type: ignore[attr-defined]
@@ -314,15 +331,12 @@ class _Raiser:
         a, b_, tr = found
         yield make(a, b_, tr, None), _Expander.l1_l0, False
         s_rows, s_cols = _dims(lead.src)
-        dyn = [v for v in _values(walk) if _available(v, start)]
-        for r in [*dyn, 0]:
-            for c in [*dyn, 0]:
-                if not (r == 0 and c == 0):
-                    yield make(a, b_, tr, (r, c)), _Expander.l1_l0, False
-        grid = [(r, c) for r in range(0, s_rows, M0) for c in range(0, s_cols, min(c0, M0))]
-        for r, c in grid[:_GRID_LIMIT]:
-            if (r, c) != (0, 0):
-                yield make(a, b_, tr, (r, c)), _Expander.l1_l0, False
+        nums: list[Spec] = [v for v in _numerators(walk) if _available(v, start)]
+        rows = [*nums, *range(0, s_rows, M0)]
+        cols = [*nums, *range(0, s_cols, min(c0, M0))]
+        starts = [(r, c) for r in rows for c in cols if not (r == 0 and c == 0)]
+        for at in starts[:_GRID_LIMIT]:
+            yield make(a, b_, tr, at), _Expander.l1_l0, False
 
     def mmad(self, start: Operation, lead: pto.MmadOp):
         gemv = lead.disable_gemv is not None
