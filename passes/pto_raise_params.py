@@ -37,6 +37,7 @@ from xdsl.dialects import arith, func, scf
 from xdsl.dialects.builtin import IndexType, ModuleOp
 from xdsl.ir import Block, BlockArgument, Operation, SSAValue
 from xdsl.passes import ModulePass
+from xdsl.utils.exceptions import VerifyException
 
 from mmair.dialects import pto
 from mmair.isa.ascend import params as isa_params
@@ -47,6 +48,10 @@ from mmair.passes.pto_expand_params import _Builder, _Expander
 # The index arithmetic expand-params' builder writes: compared as expression trees.
 _ARITH = (arith.ConstantOp, arith.AddiOp, arith.MuliOp, arith.CeilDivUIOp, arith.DivUIOp,
           arith.RemUIOp)
+_COMMUTATIVE = (arith.AddiOp, arith.MuliOp)
+_FOLD = {arith.AddiOp: lambda a, b: a + b, arith.MuliOp: lambda a, b: a * b,
+         arith.CeilDivUIOp: lambda a, b: -(-a // b), arith.DivUIOp: lambda a, b: a // b,
+         arith.RemUIOp: lambda a, b: a % b}
 _LOADS = (pto.Load2DOp, pto.Load2DTransposeOp)
 _GM_L1 = (pto.CopyNd2NzOp, pto.CopyDn2NzOp)
 _L0_SIDE_TILE = (pto.MteL1L0AOp, pto.MteL1L0BOp, pto.MadOp, pto.MadAccOp, pto.MadBiasOp,
@@ -70,9 +75,22 @@ def _expr(value: SSAValue, ivs: dict[SSAValue, int]) -> object:
     if value in ivs:
         return ("iv", ivs[value])
     owner = value.owner
-    if isinstance(owner, _ARITH):
-        return (owner.name, *(_expr(o, ivs) for o in owner.operands))
-    return ("value", id(value))
+    if not isinstance(owner, _ARITH):
+        return ("value", id(value))
+    # normalized, so that a canonicalized or hand-written walk compares equal: constants folded,
+    # x + 0, x * 1, x / 1 dropped, the operands of + and * in one order
+    args = [_expr(o, ivs) for o in owner.operands]
+    if all(isinstance(a, int) for a in args) and (args[1] != 0 or isinstance(owner, _COMMUTATIVE)):
+        return _FOLD[type(owner)](*args)
+    if isinstance(owner, arith.AddiOp) and 0 in args:
+        return args[1 - args.index(0)]
+    if isinstance(owner, arith.MuliOp) and (0 in args or 1 in args):
+        return 0 if 0 in args else args[1 - args.index(1)]
+    if isinstance(owner, arith.CeilDivUIOp | arith.DivUIOp) and args[1] == 1:
+        return args[0]
+    if isinstance(owner, _COMMUTATIVE):
+        args.sort(key=repr)
+    return (owner.name, *args)
 
 
 def _flat(ops: list[Operation], ivs: dict[SSAValue, int], mask: bool = False,
@@ -188,7 +206,9 @@ class _Trial:
         before = cand.prev_op
         try:
             done = expand(_Expander(self.target), cand)  # type: ignore[arg-type]
-        except PassOpError:
+            if done:
+                cand.verify()  # a candidate the verifier refuses is no tile-level op
+        except (PassOpError, VerifyException):
             done = False
         made: list[Operation] = []
         op = cand.prev_op
@@ -285,7 +305,8 @@ class _Raiser:
         extra = tuple(M0 * a + r for a in nd for r in ns | {0}) + tuple(M0 * (a - 1) + r for a in nd
                                                                          for r in ns)
         per_byte = 8 // dst.element_bits if dst.element_bits < 8 else 1
-        rows = _sizes(copies, start, (), rows_max, extra)
+        # an nd tile (a GEMV vector, a bias row) is one row, which its walk does not spell
+        rows = [1] if dst.layout_name == "nd" else _sizes(copies, start, (), rows_max, extra)
         cols = _sizes(copies, start, (per_byte,) if per_byte > 1 else (), cols_max)
         dn = isinstance(lead, pto.CopyDn2NzOp)
         for r in rows:
@@ -303,7 +324,8 @@ class _Raiser:
         frac = isa_params.fractal_elements(src.element_name)
         d_rows, d_cols = _dims(lead.dst)
         units = (M0, c0, 2 * M0, frac)
-        first = _sizes(walk, start, units, d_rows)
+        nd = dst.layout_name == "nd"  # a GEMV vector: one row from row 0, which it does not spell
+        first = [1] if nd else _sizes(walk, start, units, d_rows)
         second = _sizes(walk, start, units, d_cols)
         cls = pto.MteL1L0AOp if is_a else pto.MteL1L0BOp
 
@@ -332,7 +354,7 @@ class _Raiser:
         yield make(a, b_, tr, None), _Expander.l1_l0, False
         s_rows, s_cols = _dims(lead.src)
         nums: list[Spec] = [v for v in _numerators(walk) if _available(v, start)]
-        rows = [*nums, *range(0, s_rows, M0)]
+        rows = [0] if nd else [*nums, *range(0, s_rows, M0)]
         cols = [*nums, *range(0, s_cols, min(c0, M0))]
         starts = [(r, c) for r in rows for c in cols if not (r == 0 and c == 0)]
         for at in starts[:_GRID_LIMIT]:
