@@ -166,6 +166,21 @@ def _values(ops: list[Operation]) -> list[SSAValue]:
     return list(seen.values())
 
 
+def _below(value: Spec, bound: int) -> bool:
+    """Whether `value` can stay below `bound`: False when it provably reaches it (a constant, or
+    a loop index whose last value does)."""
+    known = value if isinstance(value, int) else pto.static_value(value)
+    if known is not None:
+        return known < bound
+    owner = value.owner
+    if isinstance(owner, Block) and isinstance(loop := owner.parent_op(), scf.ForOp) \
+            and value is owner.args[0]:
+        lb, ub, step = (pto.static_value(v) for v in (loop.lb, loop.ub, loop.step))
+        if lb is not None and ub is not None and step and ub > lb:
+            return lb + (ub - lb - 1) // step * step < bound
+    return True
+
+
 def _numerators(ops: list[Operation]) -> list[SSAValue]:
     """The run-time values a walk's fields divide (a start row or column over a fractal)."""
     return [v.owner.lhs for v in _values(ops) if isinstance(v.owner, arith.DivUIOp)
@@ -356,7 +371,10 @@ class _Raiser:
         nums: list[Spec] = [v for v in _numerators(walk) if _available(v, start)]
         rows = [0] if nd else [*nums, *range(0, s_rows, M0)]
         cols = [*nums, *range(0, s_cols, min(c0, M0))]
-        starts = [(r, c) for r in rows for c in cols if not (r == 0 and c == 0)]
+        # a start past the source tile is no tile-level op (with one fractal row, a row and a
+        # column start write the same walk: a loop index's range tells them apart)
+        starts = [(r, c) for r in rows for c in cols if not (r == 0 and c == 0)
+                  and _below(r, s_rows) and _below(c, s_cols)]
         for at in starts[:_GRID_LIMIT]:
             yield make(a, b_, tr, at), _Expander.l1_l0, False
 
