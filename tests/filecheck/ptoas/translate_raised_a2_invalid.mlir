@@ -1,4 +1,4 @@
-// RUN: not mmair-opt %s --split-input-file --verify-diagnostics -p 'pto-raise-params{strict=true}' 2>&1 | filecheck %s
+// RUN: mmair-opt %s --split-input-file --verify-diagnostics -p 'pto-raise-params{strict=true}' 2>&1 | filecheck %s
 // RUN: sed -n '/^builtin.module/,/^}/p' %s | sed '/^}/q' | not mmair-translate --target ptoas - 2>&1 | filecheck %s --check-prefix=TRANSLATE
 // A raw walk no tile-level op expands to has no PTOAS spelling on a2: one diagnostic at the op,
 // naming the field whose value no tile-level op's expansion writes (mmair-translate --target
