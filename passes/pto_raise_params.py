@@ -41,7 +41,7 @@ from xdsl.utils.exceptions import VerifyException
 
 from mmair.dialects import pto
 from mmair.isa.ascend import params as isa_params
-from mmair.isa.ascend.targets import M0, c0_elements
+from mmair.isa.ascend.targets import M0, Target, c0_elements
 from mmair.passes.pass_errors import PassOpError
 from mmair.passes.pto_expand_params import _Builder, _Expander
 
@@ -202,7 +202,7 @@ def _constants(ops: list[Operation]) -> set[int]:
 class _Trial:
     """One function's raising: matches found, and the nearest miss of each refused walk."""
 
-    target: object
+    target: Target
     matches: list[tuple[Operation, list[Operation], Callable[[_Builder], Operation]]] = \
         field(default_factory=list)
     refused: list[tuple[Operation, str]] = field(default_factory=list)
@@ -220,7 +220,7 @@ class _Trial:
         block.insert_op_before(cand, start)
         before = cand.prev_op
         try:
-            done = expand(_Expander(self.target), cand)  # type: ignore[arg-type]
+            done = expand(_Expander(self.target), cand)
             if done:
                 cand.verify()  # a candidate the verifier refuses is no tile-level op
         except (PassOpError, VerifyException):
@@ -295,7 +295,7 @@ class _Raiser:
             return longest
         if nearest is None:
             return (f"is a raw {lead.name} that no tile-level op's expansion writes: it has no "
-                    f"PTOAS tile-level spelling on target {self.t.target.name}")  # type: ignore[attr-defined]
+                    f"PTOAS tile-level spelling on target {self.t.target.name}")
         diff, theirs, ours = nearest
         if diff < len(theirs):
             name, value = theirs[diff]
@@ -303,9 +303,9 @@ class _Raiser:
             said = "" if got is None else f" (the nearest tile-level op writes {_show(got)})"
             what = f"{name} = {_show(value)}" if name != "op" else f"{_show(value)}"
             return (f"is a raw walk whose {what} no tile-level op's expansion writes{said}: it has "
-                    f"no PTOAS tile-level spelling on target {self.t.target.name}")  # type: ignore[attr-defined]
+                    f"no PTOAS tile-level spelling on target {self.t.target.name}")
         return (f"is a raw walk that ends where the nearest tile-level op's expansion goes on: it "
-                f"has no PTOAS tile-level spelling on target {self.t.target.name}")  # type: ignore[attr-defined]
+                f"has no PTOAS tile-level spelling on target {self.t.target.name}")
 
     # -- candidates per raw op ------------------------------------------------------------
 
@@ -400,7 +400,7 @@ class _Raiser:
     def l1_bt(self, start: Operation, lead: pto.CopyL1BtOp):
         dst = lead.dst.type
         assert isinstance(dst, pto.TileType)
-        unit = isa_params.l1_bt_unit_bytes(self.t.target)  # type: ignore[arg-type]
+        unit = isa_params.l1_bt_unit_bytes(self.t.target)
         per_unit = max(1, unit // (dst.element_bits // 8))
         for n in _sizes([lead], start, (per_unit,), _dims(lead.dst)[1]):
             yield (lambda b, n=n: pto.MteL1BtOp(lead.src, lead.dst, b.v(n)),
@@ -450,14 +450,14 @@ def raise_function(fn: func.FuncOp, strict: bool = False) -> None:
             kind = kinds.get(type(lead))
             found = "" if kind is not None else (
                 f"is a raw {lead.name}, which no tile-level op's expansion writes: it has no PTOAS "
-                f"tile-level spelling on target {trial.target.name}")  # type: ignore[attr-defined]
+                f"tile-level spelling on target {trial.target.name}")
             if kind is not None:
                 found = raiser.best(op, lead, kind(op, lead))
             if isinstance(found, str):
-                if isinstance(op, scf.ForOp | pto.PipeBarrierOp) and not isinstance(op, _LOADS):
-                    if isinstance(op, pto.PipeBarrierOp):
-                        continue  # a barrier of its own; the raw op after it is tried next
-                    for inner in op.body.blocks:  # a loop of the kernel's own
+                if isinstance(op, pto.PipeBarrierOp):
+                    continue  # a barrier of its own; the raw op after it is tried next
+                if isinstance(op, scf.ForOp):  # a loop of the kernel's own
+                    for inner in op.body.blocks:
                         visit(inner)
                     continue
                 trial.refused.append((lead, found))

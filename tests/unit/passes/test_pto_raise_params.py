@@ -9,13 +9,14 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from xdsl.dialects import scf
 from pto_testing import EXAMPLES, inputs_for, lower, matmul_text, parse
+from xdsl.dialects import scf
 
+from mmair.dialects import pto
 from mmair.dialects.pto import params as raw_params
+from mmair.executor.runner import run_module
 from mmair.passes.pass_errors import PassOpError
 from mmair.passes.pto_raise_params import _ARITH, PtoRaiseParamsPass, _expr
-from mmair.executor.runner import run_module
 
 RAW = tuple(op.name for op in raw_params.RAW_OPS)
 TILE_LEVEL = ("pto.mte_gm_l1", "pto.mte_l1_l0a", "pto.mte_l1_l0b", "pto.mad", "pto.fixpipe")
@@ -179,29 +180,28 @@ def test_a_raw_form_no_tile_op_expands_to_is_refused_by_name() -> None:
         _apply(GM_BURSTS, strict=True)
 
 
-def test_raw_l0_walks_beside_a_tile_level_l0_op_are_not_raised() -> None:
-    """The raw L0 forms lay L0 out by the op sizes, the tile-level ops by the tile shapes: raising
-    one L0-side op of a function and not the others would change the data."""
+def _with_a_tile_level_mad():
+    """A 32 x 32 x 32 raw kernel whose mmad is the tile-level mad again."""
     text = matmul_text(32, 32, 32, "f16", "f16", "f32")
     pipeline = "pto-tile-matmul{tile-m=32 tile-n=32 tile-k=32},pto-assign-addresses,pto-expand-params"
     ctx, module = parse(str(lower(text, pipeline)))
     mmad = next(o for o in module.walk() if o.name == "pto.mmad")
-    from mmair.dialects import pto
-
-    mad = pto.MadOp(mmad.lhs, mmad.rhs, mmad.dst, mmad.m, mmad.n, mmad.k)
-    mmad.parent_block().insert_op_before(mad, mmad)
+    mmad.parent_block().insert_op_before(
+        pto.MadOp(mmad.lhs, mmad.rhs, mmad.dst, mmad.m, mmad.n, mmad.k), mmad)
     mmad.detach()
     mmad.erase()
+    return ctx, module
+
+
+def test_raw_l0_walks_beside_a_tile_level_l0_op_are_not_raised() -> None:
+    """The raw L0 forms lay L0 out by the op sizes, the tile-level ops by the tile shapes: raising
+    one L0-side op of a function and not the others would change the data."""
+    ctx, module = _with_a_tile_level_mad()
     PtoRaiseParamsPass().apply(ctx, module)
     names = [o.name for o in module.walk()]
     assert "pto.load_2d" in names and "pto.fixpipe_copy" in names  # the L0 side stays raw
     assert "pto.copy_nd2nz" not in names  # GM -> L1 is raised on its own
-    ctx, module = parse(str(lower(text, pipeline)))
-    mmad = next(o for o in module.walk() if o.name == "pto.mmad")
-    mad = pto.MadOp(mmad.lhs, mmad.rhs, mmad.dst, mmad.m, mmad.n, mmad.k)
-    mmad.parent_block().insert_op_before(mad, mmad)
-    mmad.detach()
-    mmad.erase()
+    ctx, module = _with_a_tile_level_mad()
     with pytest.raises(PassOpError, match=r"is a raw L0-side walk in a function that also holds "
                                           r"the tile-level pto\.mad"):
         PtoRaiseParamsPass(strict=True).apply(ctx, module)
