@@ -161,6 +161,22 @@ def pto_static(value):
     return static_value(value)
 
 
+@pytest.mark.parametrize(("types", "blocks"), [(("f16", "f16", "f32"), 1),
+                                               (("f16", "f16", "f32"), 2),
+                                               (("s8", "s8", "s32"), 2)])
+def test_an_odd_matmul_lowered_by_default_and_expanded_on_a2_reads_back_bit_identical(
+        types, blocks) -> None:
+    """mmair-lower's own tiles (128 x 128, its flags and addresses), remainders in M, N and K,
+    through pto-expand-params, written as PTOAS tile-level text on one and two cores."""
+    pipeline = f"mmair-lower{{blocks={blocks}}}"
+    text = matmul_text(100, 333, 129, *types)
+    expanded = lower(text, f"{pipeline},pto-expand-params")
+    assert any(o.name == "pto.load_2d" for o in expanded.walk())
+    written = ptoas_text(expanded)
+    assert "pto.set_validshape %b_l0b, " in written and "pto.tmatmul" in written
+    same_run(lower(text, pipeline), written, blocks=blocks)
+
+
 def _constant_before(op, value: int):
     from xdsl.dialects import arith
     from xdsl.dialects.builtin import IndexType, IntegerAttr
