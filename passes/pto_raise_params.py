@@ -222,7 +222,7 @@ class _Trial:
         try:
             done = expand(_Expander(self.target), cand)
             if done:
-                cand.verify()  # a candidate the verifier refuses is no tile-level op
+                cand.verify_()  # a candidate the verifier refuses is no tile-level op
         except (PassOpError, VerifyException):
             done = False
         made: list[Operation] = []
