@@ -18,7 +18,8 @@ from collections.abc import Iterator
 
 ROOT = pathlib.Path(__file__).resolve().parents[3]
 LAYERS = ("isa", "dialects", "passes", "executor", "tools")
-EXECUTOR_ROOTS = {"mmair.executor", "mmair.executor.runner", "mmair.executor.reference"}
+EXECUTOR_ROOTS = {"mmair.executor", "mmair.executor.runner", "mmair.executor.reference",
+                  "mmair.executor.tile_args"}
 """The composition roots of the executor (and its package docstring): may import any of it."""
 EXECUTOR_PACKAGES: dict[str, tuple[str, ...]] = {
     "engine": ("engine",),
