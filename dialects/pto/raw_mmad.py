@@ -31,7 +31,6 @@ from mmair.dialects.pto.raw_fields import PARAM_TRAITS, check_fields
 from mmair.dialects.pto.types import TileType
 from mmair.isa.ascend import mad_modes
 from mmair.isa.ascend import params as isa_params
-from mmair.isa.dtypes import FLOAT_ELEMENTS
 
 
 @irdl_op_definition
@@ -141,6 +140,8 @@ class MmadOp(IRDLOperation):
             mode = self.sat.data
             if mode not in mad_modes.SAT_MODES:
                 raise _error(self, f"requires sat in {_fmt_set(mad_modes.SAT_MODES)}, got {mode}")
+            from mmair.isa.dtypes import FLOAT_ELEMENTS  # loads numpy: only for a sat clause
+
             if not all(e in FLOAT_ELEMENTS or e == "hif8" for e in combo):
                 raise _error(self, f"sat requires a float element type combination, got "
                                    f"({combo[0]}, {combo[1]}) -> {combo[2]}")

@@ -21,19 +21,19 @@ pto-isa docs/isa/cube/ops/mad/mad.md gives the arithmetic:
 
 from __future__ import annotations
 
-import ml_dtypes
-import numpy as np
+from typing import TYPE_CHECKING
 
-from mmair.isa.dtypes import numpy_dtype
+if TYPE_CHECKING:  # numpy is imported by the functions: the verifiers import this module's names
+    import numpy as np  # at parse time, which must not load numpy (tests/unit/executor/test_perf_caches.py)
 
 TF32_MODES: tuple[str, ...] = ("round_even", "round_away")
 SAT_MODES: tuple[str, ...] = ("sat", "nosat")
 TF32_DROPPED_MANTISSA_BITS = 13  # f32 keeps 23 mantissa bits, TF32 10
 TF32_ELEMENTS: tuple[str, str, str] = ("f32", "f32", "f32")
 
-_LOW = np.uint32((1 << TF32_DROPPED_MANTISSA_BITS) - 1)
-_HALF = np.uint32(1 << (TF32_DROPPED_MANTISSA_BITS - 1))
-_KEEP = np.uint32(0xFFFFFFFF & ~int(_LOW))
+_LOW = (1 << TF32_DROPPED_MANTISSA_BITS) - 1
+_HALF = 1 << (TF32_DROPPED_MANTISSA_BITS - 1)
+_KEEP = 0xFFFFFFFF & ~_LOW
 
 
 def round_tf32(x: np.ndarray, mode: str) -> np.ndarray:
@@ -42,17 +42,19 @@ def round_tf32(x: np.ndarray, mode: str) -> np.ndarray:
     largest finite TF32 value becomes inf, as any round-to-nearest does."""
     if mode not in TF32_MODES:
         raise ValueError(f"tf32 mode {mode!r} not in {TF32_MODES}")
+    import numpy as np
+
     shape = np.shape(x)
     f = np.array(x, dtype=np.float32).reshape(-1)  # 1-d: uint32 array arithmetic wraps silently
     bits = f.view(np.uint32)
-    low = bits & _LOW
+    low = bits & np.uint32(_LOW)
     if mode == "round_even":
         odd = (bits >> np.uint32(TF32_DROPPED_MANTISSA_BITS)) & np.uint32(1)
-        up = (low > _HALF) | ((low == _HALF) & (odd == 1))
+        up = (low > np.uint32(_HALF)) | ((low == np.uint32(_HALF)) & (odd == 1))
     else:
-        up = low >= _HALF
+        up = low >= np.uint32(_HALF)
     # adding one unit of the kept mantissa carries into the exponent when it must (sign-magnitude)
-    rounded = (bits & _KEEP) + np.where(up, np.uint32(1 << TF32_DROPPED_MANTISSA_BITS),
+    rounded = (bits & np.uint32(_KEEP)) + np.where(up, np.uint32(1 << TF32_DROPPED_MANTISSA_BITS),
                                         np.uint32(0)).astype(np.uint32)
     out = rounded.astype(np.uint32).view(np.float32)
     return np.where(np.isfinite(f), out, f).reshape(shape)
@@ -60,6 +62,11 @@ def round_tf32(x: np.ndarray, mode: str) -> np.ndarray:
 
 def finite_max(element: str) -> float:
     """The largest finite value of an Mmad input element type (`sat` maps +-inf to it)."""
+    import ml_dtypes
+    import numpy as np
+
+    from mmair.isa.dtypes import numpy_dtype
+
     if element == "hif8":
         from mmair.isa.ascend.hif8 import decode_hif8
 
@@ -70,14 +77,17 @@ def finite_max(element: str) -> float:
 
 def saturate_inputs(x: np.ndarray, finite_max: float) -> np.ndarray:
     """`sat`'s input normalisation: +-inf -> +-finite_max (the input type's extremes), nan -> 0."""
+    import numpy as np
+
     return np.nan_to_num(x, nan=0.0, posinf=finite_max, neginf=-finite_max)
 
 
 def saturate_result(x: np.ndarray) -> np.ndarray:
     """`sat`'s result: a finite overflow saturates to the f32 range (no inf, no nan)."""
+    import numpy as np
+
     big = float(np.finfo(np.float32).max)
     return np.clip(np.nan_to_num(x, nan=0.0, posinf=big, neginf=-big), -big, big)
-
 
 
 def mmad_inputs(a: np.ndarray, b: np.ndarray, tf32_mode: str | None,

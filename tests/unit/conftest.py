@@ -2,11 +2,20 @@
 swings a lot); under CI (CI=true) the examples are derandomized so a run is reproducible. And no
 test may leave files in the repository root or its working directory."""
 
+import contextlib
 import os
+import warnings
 from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, settings
+
+# Hypothesis imports its patch writer (libcst) only when a test fails; libcst's import warns
+# (DeprecationWarning from mypy_extensions), which `-W error` turns into an INTERNALERROR that
+# hides the failing test's name and example. Imported here once, its warnings silenced.
+with warnings.catch_warnings(), contextlib.suppress(ImportError):
+    warnings.simplefilter("ignore", DeprecationWarning)
+    import hypothesis.extra._patching  # noqa: F401
 
 settings.register_profile("dev", deadline=None, suppress_health_check=[HealthCheck.too_slow])
 settings.register_profile(

@@ -380,8 +380,8 @@ def test_quant_converts_the_s32_accumulator_to_f32_before_scaling():
 @pytest.mark.parametrize(("mode", "kwargs", "dtype", "message"), [
     ("vreq8", {}, np.int8, r"^quant vreq8 requires a vector operand$"),
     ("req8", {}, np.int8, r"^quant req8 requires a scalar operand$"),
-    ("vqf322f16_pre", {"words": np.zeros(16, np.uint64)}, np.float16,
-     r"^quant mode vqf322f16_pre is not supported by the executor$"),
+    ("vqf322bf16_pre", {"words": np.zeros(16, np.uint64)}, ml_dtypes.bfloat16,
+     r"^quant mode vqf322bf16_pre is not supported by the executor$"),
     ("req8", {"word": _quant_word(1.0)}, np.int16,
      r"^quant req8 requires an s8 or u8 destination, got int16$"),
 ])
