@@ -128,18 +128,47 @@ def test_pipes_md_says_what_a_legal_schedule_assumes() -> None:
     assert "sync instructions take no time beyond their conditions" in text
 
 
-def test_every_test_the_issue_28_audit_names_exists() -> None:
-    """docs/checker-audit.md names tests as `file::name`, then `::name` for more of that file."""
+TEST_DIRS = ("tools/", "executor/", "passes/", "project/", "dialects/", "isa/")
+
+
+def _named_tests(text: str) -> list[tuple[Path, str]]:
+    """The tests a doc names as `file::name` (paths relative to tests/unit/), then `::name` for
+    more of that file; every file named must exist."""
     named, current = [], None
-    for ref in re.findall(r"`((?:[\w/]+\.py)?(?:::\w+)?)`", DOCS["checker-audit.md"]):
+    for ref in re.findall(r"`((?:[\w/]+\.py)?(?:::\w+)?)`", text):
         file, _, name = ref.partition("::")
-        if file.startswith(("tools/", "executor/", "passes/", "project/", "dialects/")):
+        if file.startswith(TEST_DIRS):
             current = ROOT / "tests" / "unit" / file
             assert current.is_file(), ref
         if name:
             assert current is not None, ref
             named.append((current, name))
+    return named
+
+
+def _missing(named: list[tuple[Path, str]]) -> list[tuple[str, str]]:
+    return [(path.name, name) for path, name in named
+            if not re.search(rf"^def {name}\(", path.read_text(encoding="utf-8"), re.M)]
+
+
+def test_every_test_the_issue_28_audit_names_exists() -> None:
+    """docs/checker-audit.md names tests as `file::name`, then `::name` for more of that file."""
+    named = _named_tests(DOCS["checker-audit.md"])
     assert len(named) > 80
-    missing = [(path.name, name) for path, name in named
-               if not re.search(rf"^def {name}\(", path.read_text(encoding="utf-8"), re.M)]
+    missing = _missing(named)
+    assert not missing, missing
+
+
+def test_every_test_the_issue_29_list_names_exists_and_every_item_has_one() -> None:
+    """docs/costs.md, "Issue 29's items and the tests that pin them": a row per behaviour, its
+    item number first, its tests as the audit names them."""
+    section = _section(DOCS["costs.md"], "## Issue 29's items and the tests that pin them")
+    section = section[section.index("| item |"):]  # the table, not the prose explaining `::b`
+    rows = re.findall(r"^\| (\d) \|.*\|(.*)\|$", section, re.M)
+    assert {item for item, _ in rows} == {"1", "2", "3", "4", "5"}
+    for item, tests in rows:
+        assert _named_tests(tests), (item, tests)  # no row without a test
+    named = _named_tests(section)
+    assert len(named) > 40
+    missing = _missing(named)
     assert not missing, missing
