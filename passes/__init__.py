@@ -16,7 +16,6 @@ _PASSES: dict[str, tuple[str, str]] = {
     "pto-insert-sync": ("pto_insert_sync", "PtoInsertSyncPass"),
     "mmair-lower": ("mmair_lower", "MmairLowerPass"),
     "pto-expand-params": ("pto_expand_params", "PtoExpandParamsPass"),
-    "pto-raise-params": ("pto_raise_params", "PtoRaiseParamsPass"),
     "ptoas-to-mmair": ("ptoas_to_mmair", "PtoasToMmairPass"),
     "mmair-to-ptoas": ("mmair_to_ptoas", "MmairToPtoasPass"),
 }

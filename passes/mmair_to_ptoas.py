@@ -11,8 +11,6 @@ ptoas-to-mmair; `mmair-translate --target ptoas` prints the result).
     pto.fixpipe l0c -> GM / l1                   ->  tstore / tmov (quant from the element types;
                                                     atomic add: {atomicType = atomic_add})
     raw parameter forms (a5)                     ->  VPTO micro-ops (passes/mmair_to_vpto.py)
-    raw parameter forms (a2)                     ->  raised to the tile-level ops above first
-                                                    (passes/pto_raise_params.py)
     pto.set_flag / wait_flag a -> b, n           ->  set_flag / wait_flag [<PIPE_A>, <PIPE_B>, <EVENT_IDn>]
     pto.pipe_barrier x                           ->  barrier <PIPE_X>
     pto.block_idx / block_num                    ->  get_block_idx / get_block_num + arith.index_cast
@@ -23,9 +21,8 @@ that some op moves or multiplies only in part (a remainder tile of a lowered mat
 kernel computes) is written with a run-time valid region (`v_row=?, v_col=?`, the whole tile at
 its alloc_tile) and a `pto.set_validshape` with the op's sizes before each op that reads them;
 the other tiles keep the static whole-tile region. The raw parameter forms are written as VPTO
-cube micro-ops on a5 (passes/mmair_to_vpto.py); on a2, where PTOAS has no spelling of them, they
-are raised exactly to the tile-level ops whose pto-expand-params expansion they are (a raw walk
-no tile-level op expands to is refused at its op, naming the field). The vector ops, a transposing tile-level move and a fixpipe with ReLU or a quantization the
+cube micro-ops on a5 (passes/mmair_to_vpto.py) and refused on a2, where PTOAS has no spelling of
+them. The vector ops, a transposing tile-level move and a fixpipe with ReLU or a quantization the
 element types do not imply have no tile-level spelling: each is refused with one diagnostic at
 its op. The result reads back through ptoas-to-mmair to the same kernel (tests/unit/passes).
 """
@@ -64,7 +61,6 @@ from mmair.dialects.ptoas.types import (
 from mmair.passes.mmair_to_vpto import HANDLERS as VPTO_HANDLERS
 from mmair.passes.mmair_to_vpto import VptoWriter
 from mmair.passes.pass_errors import PassOpError
-from mmair.passes.pto_raise_params import raise_function
 from mmair.passes.ptoas_to_mmair import BOX_LAYOUT, LOC_SPACE, PIPES, TARGET_ARCH
 
 _PTOAS_OPS = frozenset(PTOAS.operations)
@@ -228,9 +224,6 @@ def write_module(module: ModuleOp) -> None:
     if not any(isinstance(o, cube) for fn in functions for o in fn.walk()):
         raise PassOpError(module, "holds no cube kernel (no pto.mte_gm_l1, pto.mad* or raw cube "
                                   "form): nothing to write as PTOAS")
-    if target != "a5":  # PTOAS's a2 / a3 tile level has no parameter forms: raise them exactly
-        for fn in functions:
-            raise_function(fn, strict=True)
     module.attributes.pop(pto.TARGET_ATTR, None)
     module.attributes["pto.target_arch"] = StringAttr(arch)
     module.attributes["pto.kernel_kind"] = KernelKindAttr("cube")

@@ -30,9 +30,8 @@ j*dstStride = j. With ifTranspose (b16 only) V1 transposes each 16 x 16 fractal;
 bytes.
 
 PTOAS's VPTO cube ops are the Ascend 950 (a5) forms: PTOAS's `load_cbuf_to_ca` is the
-LoadData2DParamsV2 intrinsic, which A2 / A3 do not have: on a2 the writer raises the raw forms to
-tile-level ops first (passes/pto_raise_params.py), and one that reaches this module anyway is
-refused at the op; so is any raw form or field PTOAS cannot say exactly (each with its reason). Every
+LoadData2DParamsV2 intrinsic, which A2 / A3 do not have, so a raw form on target a2 is refused
+at the op; so is any raw form or field PTOAS cannot say exactly (each with its reason). Every
 written op is verified with PTOAS's own rules (dialects/ptoas/vpto.py) before it replaces the
 raw op, so a refusal is made here, at the mmair op, never by the reader.
 """
