@@ -7,7 +7,7 @@ from __future__ import annotations
 import io
 
 import pytest
-from hypothesis import assume, given, reject, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 from pto_testing import EXAMPLES, inputs_for, lower, matmul_text, parse
 from xdsl.context import Context
