@@ -417,6 +417,10 @@ def _view(conv: _Converter, op: P.PartitionViewOp) -> None:
         raise ConversionError(op, f"requires one offset and one size per axis of the rank-"
                                   f"{len(shape)} tensor, got {len(offsets)} and {len(sizes)}")
     for axis, (offset, size, dim) in enumerate(zip(offsets, sizes, shape, strict=True)):
+        for name, value, low in (("offset", offset, 0), ("size", size, 1)):
+            if isinstance(value, int) and not low <= value < 1 << 63:  # an i64 subview field
+                raise ConversionError(op, f"requires the window inside the tensor: axis {axis} "
+                                          f"has {name} {value}, legal [{low}, 2^63)")
         if isinstance(size, SSAValue) or dim == memref.DYNAMIC_INDEX:
             continue  # checked when it runs
         if not 0 < size <= dim:
