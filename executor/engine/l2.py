@@ -76,8 +76,13 @@ tile for every column of tiles of C)."""
 class L2Model:
     """LRU L2 of `capacity_bytes` in lines of `line_bytes`, for at most `steps` accesses."""
 
-    def __init__(self, capacity_bytes: int, line_bytes: int, steps: int):
+    def __init__(self, capacity_bytes: int, line_bytes: int, steps: int,
+                 lines_bound: int | None = None):
         self.capacity_lines = capacity_bytes // line_bytes
+        self.fits = lines_bound is not None and lines_bound <= self.capacity_lines
+        """`lines_bound` (at least the distinct lines the run touches) fits in L2: nothing is
+        ever evicted (the lines used after a line's last use are fewer than the capacity), so a
+        line touched before is resident and no stack distance is counted (speed only)."""
         self.line_bytes = line_bytes
         self.marks = _Fenwick(steps)
         self.step = 0
@@ -122,6 +127,8 @@ class L2Model:
                 lines = known[shape] = access_lines(acc, self.line_bytes)
             if len(lines):
                 per_memory.setdefault(acc.memory, []).append(lines)
+        if self.fits:
+            return self._touch_resident(per_memory, start, end, step)
         marks = self.marks
         now = marks.prefix(step)  # every mark (all are at earlier steps)
         capacity = self.capacity_lines
@@ -171,6 +178,43 @@ class L2Model:
         if total:
             marks.add(step, total)
         return hits, pending, total
+
+    def _touch_resident(self, per_memory: dict[object, list[np.ndarray]], start: float,
+                        end: float, step: int) -> tuple[int, int, int]:
+        """`touch` when nothing is evicted (`fits`): every line touched before is in L2."""
+        hits = pending = total = 0
+        for memory, parts in per_memory.items():
+            lines = parts[0] if len(parts) == 1 else np.unique(np.concatenate(parts))
+            last, filled = self._state(memory, int(lines[-1]))
+            n = len(lines)
+            total += n
+            resident = last[lines] >= 0
+            late = resident & (filled[lines] > start)
+            n_late = int(np.count_nonzero(late))
+            hits += int(np.count_nonzero(resident)) - n_late
+            pending += n_late
+            filled[lines[~resident]] = end
+            last[lines] = step
+        return hits, pending, total
+
+    @staticmethod
+    def lines_bound(accesses: Iterable[Access], line_bytes: int) -> int:
+        """At least the distinct lines `accesses` touch: per memory, the lines of the hull of
+        its accesses' bytes."""
+        hulls: dict[object, list[int]] = {}
+        for a in accesses:
+            if a.width <= 0 or a.rows <= 0:
+                continue
+            first, last = a.start // line_bytes, (a.end - 1) // line_bytes
+            hull = hulls.get(a.memory)
+            if hull is None:
+                hulls[a.memory] = [first, last]
+            else:
+                if first < hull[0]:
+                    hull[0] = first
+                if last > hull[1]:
+                    hull[1] = last
+        return sum(hi - lo + 1 for lo, hi in hulls.values())
 
 
 def concurrent_readers(starts: np.ndarray, ends: np.ndarray, cores: np.ndarray,

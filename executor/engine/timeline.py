@@ -233,6 +233,8 @@ class Timeline:
         self.l2_lines: tuple[int, int] = (0, 0)
         """(lines found in L2, lines read) over the GM reads of the run (after `slices`)."""
         self._slices: list[Slice] | None = None
+        self._times: tuple[list[Event], list[int], list[int]] | None = None
+        """(executed events, start, end cycles) of the schedule (`_scheduled`)."""
         self.barriers: list[list[Event]] = []
         """The `pto.sync_all` events of each all-core barrier of a multi-core launch."""
         self.waits: dict[int, int] = {}
@@ -368,14 +370,19 @@ class Timeline:
         if not gm:
             return False
         gm.sort(key=lambda i: (start[i], events[i].seq))
-        model = L2Model(c.l2_bytes, c.l2_line_bytes, len(gm)) if c.l2_bytes else None
-        reads: list[tuple[int, int, int, bool]] = []  # (index, hit, miss bytes, reads DDR)
-        hit_lines = read_lines = 0
+        touched = []  # per GM op: (index, its cost, reads, its GM accesses of that direction)
         for i in gm:
             ev = events[i]
             cost = shapes[id(ev)]
             reading = cost.level in ("gm_l1", "gm_ub")
-            accesses = [a for a in ev.accesses if a.space == "gm" and a.write != reading]
+            touched.append((i, cost, reading, [a for a in ev.accesses
+                                               if a.space == "gm" and a.write != reading]))
+        model = L2Model(c.l2_bytes, c.l2_line_bytes, len(gm), L2Model.lines_bound(
+            (a for *_, accesses in touched for a in accesses), c.l2_line_bytes)) \
+            if c.l2_bytes else None
+        reads: list[tuple[int, int, int, bool]] = []  # (index, hit, miss bytes, reads DDR)
+        hit_lines = read_lines = 0
+        for i, cost, reading, accesses in touched:
             hits, pending, total = model.touch(accesses, start[i], end[i]) \
                 if model is not None else (0, 0, 0)
             if not reading:
@@ -406,8 +413,55 @@ class Timeline:
 
     def slices(self) -> list[Slice]:
         """Start and end of every executed event (module docstring), in issue order."""
-        if self._slices is not None:
-            return self._slices
+        if self._slices is None:
+            from mmair.executor.engine.gc_scope import no_full_collection
+
+            events, start, end = self._scheduled()
+            with no_full_collection():  # a full pass would walk every Event (speed only)
+                self._slices = self._make_slices(events, start, end)
+        return self._slices
+
+    def _make_slices(self, events: list[Event], start: list[int], end: list[int]
+                     ) -> list[Slice]:
+        out = []
+        # per op: (name, location), per flag: its shape text, per pipe: its name, made once
+        named: dict[int, tuple[str, str]] = {}
+        flag_shapes: dict[Any, str] = {}
+        pipe_names: dict[Any, str] = {}
+        shapes = self.shapes
+        no_cost = (0, "")
+        for i, ev in enumerate(events):
+            op = ev.op
+            kind = ev.kind
+            known = named.get(id(op))
+            if known is None:
+                known = named[id(op)] = (op.name if op is not None else kind, op_where(op))
+            name, location = known
+            if op is None:
+                name = kind
+            if kind == SET or kind == WAIT:
+                shape = flag_shapes.get(ev.key)
+                if shape is None:
+                    shape = flag_shapes[ev.key] = f"{ev.src} -> {ev.dst} event {ev.event_id}"
+            else:
+                shape = shapes.get(id(ev), no_cost)[1]
+            pipe = pipe_names.get(ev.pipe)
+            if pipe is None:
+                pipe = pipe_names[ev.pipe] = str(ev.pipe)
+            out.append(Slice(pipe, ev.core, start[i], end[i], kind, name, location, shape,
+                             tuple(ev.iteration)))
+        return out
+
+    def _scheduled(self) -> tuple[list[Event], list[int], list[int]]:
+        """(executed events in issue order, their start and end cycles), computed once."""
+        if self._times is None:
+            from mmair.executor.engine.gc_scope import no_full_collection
+
+            with no_full_collection():  # a full pass would walk every Event (speed only)
+                self._times = self._schedule_events()
+        return self._times
+
+    def _schedule_events(self) -> tuple[list[Event], list[int], list[int]]:
         events = [ev for ev in self.events if ev.done]
         index = {id(ev): i for i, ev in enumerate(events)}
         find = index.get
@@ -447,69 +501,68 @@ class Timeline:
             ready = max((end[d] for d in mine), default=0)
             core = events[i].core
             self.waits[core] = self.waits.get(core, 0) + start[i] - ready
-        out = []
-        # per op: (name, location), per flag: its shape text, per pipe: its name, made once
-        named: dict[int, tuple[str, str]] = {}
-        flag_shapes: dict[Any, str] = {}
-        pipe_names: dict[Any, str] = {}
-        shapes = self.shapes
-        no_cost = (0, "")
-        for i, ev in enumerate(events):
-            op = ev.op
-            kind = ev.kind
-            known = named.get(id(op))
-            if known is None:
-                known = named[id(op)] = (op.name if op is not None else kind, op_where(op))
-            name, location = known
-            if op is None:
-                name = kind
-            if kind == SET or kind == WAIT:
-                shape = flag_shapes.get(ev.key)
-                if shape is None:
-                    shape = flag_shapes[ev.key] = f"{ev.src} -> {ev.dst} event {ev.event_id}"
-            else:
-                shape = shapes.get(id(ev), no_cost)[1]
-            pipe = pipe_names.get(ev.pipe)
-            if pipe is None:
-                pipe = pipe_names[ev.pipe] = str(ev.pipe)
-            out.append(Slice(pipe, ev.core, start[i], end[i], kind, name, location, shape,
-                             tuple(ev.iteration)))
-        self._slices = out
-        return out
+        return events, start, end
 
     def summary(self) -> Summary:
-        slices = self.slices()
-        total = max((s.end for s in slices), default=0)
+        from mmair.executor.engine.gc_scope import no_full_collection
+
+        events, start, end = self._scheduled()
+        with no_full_collection():  # a full pass would walk every Event (speed only)
+            return self._summary(events, start, end)
+
+    def _summary(self, events: list[Event], start: list[int], end: list[int]) -> Summary:
+        """The summary of the schedule, from the start and end lists (the figures of the
+        slices, without making them)."""
+        total = max(end, default=0)
         busy: dict[str, int] = defaultdict(int)
         count: dict[str, int] = defaultdict(int)
-        by_op: dict[tuple[str, str, str], int] = defaultdict(int)
-        for s in slices:
-            cycles = s.end - s.start
-            busy[s.pipe] += cycles
-            count[s.pipe] += 1
-            by_op[(s.pipe, s.name, s.location)] += cycles
+        by_op: dict[tuple[Any, int, str], int] = defaultdict(int)
+        by_lane: dict[int, int] = defaultdict(int)  # busy cycles per lane (core x pipe)
+        ops: dict[int, Any] = {}
+        for i, ev in enumerate(events):
+            cycles = end[i] - start[i]
+            op = ev.op
+            by_op[(ev.pipe, id(op), ev.kind if op is None else "")] += cycles
+            ops[id(op)] = op
+            by_lane[ev.lane] += cycles
+            count[ev.pipe] += 1
+        lane_of_pipe: dict[int, tuple[int, str]] = {}
+        for ev in events:
+            if ev.lane not in lane_of_pipe:
+                lane_of_pipe[ev.lane] = (ev.core, str(ev.pipe))
+        named: dict[int, tuple[str, str]] = {}
         per_op: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
-        for (pipe, name, location), cycles in by_op.items():  # in order of first appearance
-            per_op[pipe][f"'{name}'" + (f" at {location}" if location else "")] += cycles
-        n_cores = len({s.core for s in slices}) or 1  # utilisation of the pipes of every core
+        for (pipe, op_id, kind), cycles in by_op.items():  # in order of first appearance
+            p = str(pipe)
+            busy[p] += cycles
+            known = named.get(op_id)
+            if known is None:
+                op = ops[op_id]
+                known = named[op_id] = (op.name if op is not None else "", op_where(op))
+            name, location = known
+            per_op[p][f"'{name or kind}'" + (f" at {location}" if location else "")] += cycles
+        count = {str(pipe): n for pipe, n in count.items()}
+        n_cores = len({ev.core for ev in events}) or 1  # utilisation of the pipes of every core
         pipes = []
         for pipe in PIPE_ORDER:
             p = str(pipe)
             if p not in busy:
                 continue
-            op, cycles = max(per_op[p].items(), key=lambda kv: kv[1])
+            op_text, cycles = max(per_op[p].items(), key=lambda kv: kv[1])
             pipes.append(PipeStats(p, busy[p], count[p],
-                                   busy[p] / (total * n_cores) if total else 0.0, op, cycles))
+                                   busy[p] / (total * n_cores) if total else 0.0, op_text,
+                                   cycles))
         cores = []
         ends: dict[int, int] = {}
-        per_core: dict[tuple[int, str], int] = defaultdict(int)
-        for s in slices:
-            core = s.core
-            if s.end > ends.get(core, 0):
-                ends[core] = s.end
+        for i, ev in enumerate(events):
+            core = ev.core
+            if end[i] > ends.get(core, 0):
+                ends[core] = end[i]
             elif core not in ends:
                 ends[core] = 0
-            per_core[(core, s.pipe)] += s.end - s.start
+        per_core: dict[tuple[int, str], int] = defaultdict(int)
+        for lane, cycles in by_lane.items():
+            per_core[lane_of_pipe[lane]] += cycles
         if len(ends) > 1:
             for core in sorted(ends):
                 cores.append(CoreStats(core, ends[core], self.waits.get(core, 0)))

@@ -19,7 +19,7 @@ from mmair.tools.diagnostics import SourceFile
 from mmair.tools.opt import MmairOptMain
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from timeline_reference import reference_schedule  # noqa: E402
+from timeline_reference import reference_schedule, reference_summary  # noqa: E402
 
 EXAMPLES = Path(__file__).resolve().parents[4] / "examples"
 _ELT = {"f16": "f16", "f32": "f32", "s8": "i8", "s32": "i32"}
@@ -57,6 +57,7 @@ def _same_as_today(module, blocks: int) -> None:
     assert timeline.l2_lines == l2_lines
     assert timeline.waits == waits
     timed = timeline.summary()
+    assert timed == reference_summary(timeline)
     numeric = run_module(module, timing=True, blocks=blocks).timeline.summary()
     assert timed.total > 0
     assert (timed.total, timed.pipes, timed.cores, timed.report()) == \
@@ -114,6 +115,7 @@ def test_a_wait_issued_before_its_set_is_scheduled_after_it():
                       event_id=0))
     sched.finish()
     slices, _, _ = reference_schedule(tl)
+    assert tl.summary() == reference_summary(tl)
     assert [(s.pipe, s.core, s.start, s.end) for s in tl.slices()] == slices
     by_kind = {s.kind: s for s in tl.slices()}
     assert by_kind[WAIT].start >= by_kind[SET].end >= 500

@@ -7,6 +7,7 @@ and the sync_all waits."""
 
 from __future__ import annotations
 
+from collections import defaultdict
 from collections.abc import Iterable
 from math import ceil
 
@@ -15,6 +16,7 @@ import numpy as np
 from mmair.dialects.pto.access import Access
 from mmair.executor.engine.events import BARRIER, BARRIER_ALL, SET, WAIT, Event
 from mmair.executor.engine.l2 import concurrent_readers
+from mmair.executor.engine.timeline import PIPE_ORDER, ROOFLINES, CoreStats, PipeStats, Summary
 from mmair.isa.ascend import costs as isa_costs
 from mmair.isa.ascend.pipes import Pipe
 
@@ -275,3 +277,46 @@ class ReferenceTimeline:
 def reference_schedule(tl) -> tuple[list[tuple], tuple[int, int], dict[int, int]]:
     """Today's schedule of timeline `tl` (module docstring)."""
     return ReferenceTimeline(tl).schedule()
+
+
+def reference_summary(self) -> Summary:
+    """Today's `Timeline.summary`, from the slices of timeline `self`."""
+    slices = self.slices()
+    total = max((s.end for s in slices), default=0)
+    busy: dict[str, int] = defaultdict(int)
+    count: dict[str, int] = defaultdict(int)
+    per_op: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
+    for s in slices:
+        busy[s.pipe] += s.cycles
+        count[s.pipe] += 1
+        per_op[s.pipe][f"'{s.name}'" + (f" at {s.location}" if s.location else "")] += s.cycles
+    n_cores = len({s.core for s in slices}) or 1  # utilisation of the pipes of every core
+    pipes = []
+    for pipe in PIPE_ORDER:
+        p = str(pipe)
+        if p not in busy:
+            continue
+        op, cycles = max(per_op[p].items(), key=lambda kv: kv[1])
+        pipes.append(PipeStats(p, busy[p], count[p],
+                               busy[p] / (total * n_cores) if total else 0.0, op, cycles))
+    cores = []
+    ends: dict[int, int] = {}
+    per_core: dict[tuple[int, str], int] = defaultdict(int)
+    for s in slices:
+        ends[s.core] = max(ends.get(s.core, 0), s.end)
+        per_core[(s.core, s.pipe)] += s.cycles
+    if len(ends) > 1:
+        for core in sorted(ends):
+            cores.append(CoreStats(core, ends[core], self.waits.get(core, 0)))
+    moved: dict[str, int] = defaultdict(int)
+    for ev in self.events:
+        cost = self.shapes.get(id(ev))
+        if ev.done and cost is not None and cost.level:
+            moved[cost.level] += cost.nbytes
+    rooflines = {name: max((busy for (_, p), busy in per_core.items() if p == pipe),
+                           default=0) for name, pipe in ROOFLINES}
+    hits, lines = self.l2_lines
+    return Summary(self.target, total, isa_costs.seconds(self.costs, total),
+                   self.costs.clock_mhz, pipes, cores, dict(moved),
+                   hits / lines if lines and self.costs.l2_bytes else None, rooflines,
+                   n_cores)
