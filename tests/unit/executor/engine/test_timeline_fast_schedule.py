@@ -22,6 +22,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from timeline_reference import reference_schedule, reference_summary  # noqa: E402
 
 EXAMPLES = Path(__file__).resolve().parents[4] / "examples"
+COSTS = [None, None, "ptoisa", {"l2_bytes": 0}, {"l2_bytes": 32768}, {"l2_bytes": 262144}]
+"""The target's table, pto-isa's (no L2), no L2, and L2s small enough that lines are evicted
+(the stack-distance path of the L2 model, not only the path where everything fits)."""
 _ELT = {"f16": "f16", "f32": "f32", "s8": "i8", "s32": "i32"}
 
 
@@ -48,17 +51,17 @@ def _matmul(m: int, n: int, k: int, ab: str, c: str, target: str, trans_a: bool,
             "    func.return\n  }\n}\n")
 
 
-def _same_as_today(module, blocks: int) -> None:
+def _same_as_today(module, blocks: int, costs=None) -> None:
     """The fast schedule of a timing-only run against the reference schedule of the same events,
     and its summary against the numeric run's."""
-    timeline = run_module(module, timing_only=True, blocks=blocks).timeline
+    timeline = run_module(module, timing_only=True, blocks=blocks, costs=costs).timeline
     slices, l2_lines, waits = reference_schedule(timeline)
     assert [(s.pipe, s.core, s.start, s.end) for s in timeline.slices()] == slices
     assert timeline.l2_lines == l2_lines
     assert timeline.waits == waits
     timed = timeline.summary()
     assert timed == reference_summary(timeline)
-    numeric = run_module(module, timing=True, blocks=blocks).timeline.summary()
+    numeric = run_module(module, timing=True, blocks=blocks, costs=costs).timeline.summary()
     assert timed.total > 0
     assert (timed.total, timed.pipes, timed.cores, timed.report()) == \
         (numeric.total, numeric.pipes, numeric.cores, numeric.report())
@@ -69,9 +72,9 @@ def _same_as_today(module, blocks: int) -> None:
        rem=st.sampled_from([0, 0, 7, 16]), slots=st.sampled_from([1, 2]),
        blocks=st.sampled_from([1, 2, 24]), types=st.sampled_from([("f16", "f32"), ("s8", "s32")]),
        target=st.sampled_from(["a2", "a2", "a5"]), trans=st.sampled_from([(0, 0), (1, 0), (0, 1)]),
-       bias=st.booleans())
+       bias=st.booleans(), costs=st.sampled_from(COSTS))
 def test_lowered_matmuls_keep_todays_schedule(m, n, k, rem, slots, blocks, types, target,
-                                               trans, bias):
+                                               trans, bias, costs):
     m_, n_, k_ = m * 32 - rem, n * 32, k * 32 + rem
     if blocks == 24:
         m_ *= 6  # tiles of C for the cores
@@ -79,7 +82,7 @@ def test_lowered_matmuls_keep_todays_schedule(m, n, k, rem, slots, blocks, types
                    bias and types[0] == "f16")
     split = f" blocks={blocks}" if blocks > 1 else ""
     _same_as_today(_module(text, f"mmair-lower{{tile-m=64 tile-n=64 tile-k=64 "
-                                 f"multi-buffer={slots}{split}}}"), blocks)
+                                 f"multi-buffer={slots}{split}}}"), blocks, costs)
 
 
 @pytest.mark.parametrize(("name", "pipeline", "blocks"), [
@@ -120,3 +123,19 @@ def test_a_wait_issued_before_its_set_is_scheduled_after_it():
     by_kind = {s.kind: s for s in tl.slices()}
     assert by_kind[WAIT].start >= by_kind[SET].end >= 500
     assert by_kind["mad"].start >= by_kind[WAIT].end
+
+
+@pytest.mark.parametrize("l2_bytes", [262144, 1 << 20])
+@pytest.mark.parametrize("blocks", [1, 2])
+def test_an_l2_that_evicts_keeps_todays_hits(l2_bytes, blocks):
+    """512^3 with the fixed tile rule re-reads its A and B panels: an L2 of 256 KiB or 1 MiB
+    keeps some of them and evicts others (hit rates strictly between 0 and 1), through the
+    stack distances of the L2 model."""
+    text = _matmul(512, 512, 512, "f16", "f32", "a2", False, False, False)
+    split = f" blocks={blocks}" if blocks > 1 else ""
+    module = _module(text, f"mmair-lower{{tiling=rule multi-buffer=1{split}}}")
+    costs = {"l2_bytes": l2_bytes}
+    _same_as_today(module, blocks, costs)
+    rate = run_module(module, timing_only=True, blocks=blocks, costs=costs).timeline.summary() \
+        .l2_hit_rate
+    assert rate is not None and 0 < rate < 1
