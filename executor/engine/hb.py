@@ -270,15 +270,25 @@ class HappensBefore:
                 accesses = ev.accesses = lazy[0].accesses(lazy[1])
             except Exception as err:
                 raise op_fault(ev.op, err) from None
-        if accesses and not in_order:
-            # a pipe op (on a lane that overlaps dependent instructions): the steps of
-            # `_execute_op`, with the on-chip places it keeps (the same checks in the same order)
+        if accesses and not in_order and not self.collect:
+            # a pipe op of a run (on a lane that overlaps dependent instructions): the steps of
+            # `_execute_op`, with the on-chip places it keeps (the same checks in the same
+            # order). The static analysis (`collect`) builds its accesses anew per event, so
+            # the kept places would never be found again: the loop below is faster there.
             self._check_record(ev, self._places_of(accesses, lane, ev.core), lane, n)
-        elif accesses:  # an in-order lane (S): its own records are ordered before it
+        elif accesses:
             # Check every access before recording any: an op's own accesses (mad_acc reads and
             # writes C) never conflict with each other.
+            # Every other lane first, then the own lane's: when an access conflicts both with
+            # another pipe and within its pipe, the cross-pipe race is the one to fix first (a
+            # pipe_barrier of its own pipe would not order it).
             check = self._check
             groups = [check(ev, access, clock, lane, in_order) for access in accesses]
+            if not in_order:
+                for access, group in zip(accesses, groups, strict=True):
+                    own = group.get(lane)
+                    if own is not None:
+                        self._scan(ev, access, own, True, clock[lane])
             for access, group in zip(accesses, groups, strict=True):
                 self._groups_made += _record(ev, access, group, lane, n)
         self._until_prune -= 1  # mutation: skip (how often `prune` runs: memory, not verdicts)
