@@ -270,7 +270,13 @@ class HappensBefore:
                 accesses = ev.accesses = lazy[0].accesses(lazy[1])
             except Exception as err:
                 raise op_fault(ev.op, err) from None
-        if accesses:
+        if accesses and not in_order and not self.collect:
+            # a pipe op of a run (on a lane that overlaps dependent instructions): the steps of
+            # `_execute_op`, with the on-chip places it keeps (the same checks in the same
+            # order). The static analysis (`collect`) builds its accesses anew per event, so
+            # the kept places would never be found again: the loop below is faster there.
+            self._check_record(ev, self._places_of(accesses, lane, ev.core), lane, n)
+        elif accesses:
             # Check every access before recording any: an op's own accesses (mad_acc reads and
             # writes C) never conflict with each other.
             # Every other lane first, then the own lane's: when an access conflicts both with

@@ -63,14 +63,26 @@ def access_lines(access: Access, line_bytes: int) -> np.ndarray:
         offsets = np.arange(int(count.sum()), dtype=np.int64) - np.repeat(np.cumsum(count) - count,
                                                                          count)
         lines = np.repeat(first, count) + offsets
+    if (first[1:] > first[:-1] + count[:-1] - 1).all():
+        return lines  # each row starts on a line after the previous row's last: ascending, distinct
     return np.unique(lines)
+
+
+LINE_SETS = 4096
+"""Line sets `L2Model` keeps by access shape (the same GM window is read again and again: an A
+tile for every column of tiles of C)."""
 
 
 class L2Model:
     """LRU L2 of `capacity_bytes` in lines of `line_bytes`, for at most `steps` accesses."""
 
-    def __init__(self, capacity_bytes: int, line_bytes: int, steps: int):
+    def __init__(self, capacity_bytes: int, line_bytes: int, steps: int,
+                 lines_bound: int | None = None):
         self.capacity_lines = capacity_bytes // line_bytes
+        self.fits = lines_bound is not None and lines_bound <= self.capacity_lines
+        """`lines_bound` (at least the distinct lines the run touches) fits in L2: nothing is
+        ever evicted (the lines used after a line's last use are fewer than the capacity), so a
+        line touched before is resident and no stack distance is counted (speed only)."""
         self.line_bytes = line_bytes
         self.marks = _Fenwick(steps)
         self.step = 0
@@ -78,6 +90,8 @@ class L2Model:
         """Per memory: the step of each line's last use (-1: never touched)."""
         self.filled: dict[object, np.ndarray] = {}
         """Per memory: the cycle each line's fill from DDR ends (of the miss that brought it)."""
+        self._line_sets: dict[tuple, np.ndarray] = {}
+        """`access_lines` by (start, width, rows, stride) of the access (read-only arrays)."""
 
     def _state(self, memory: object, top: int) -> tuple[np.ndarray, np.ndarray]:
         """(last-use step, fill end) arrays of `memory`'s lines, grown to hold line `top`."""
@@ -103,43 +117,104 @@ class L2Model:
         step = self.step
         self.step += 1
         per_memory: dict[object, list[np.ndarray]] = {}
+        known = self._line_sets
         for acc in accesses:
-            lines = access_lines(acc, self.line_bytes)
+            shape = acc[1:5]
+            lines = known.get(shape)
+            if lines is None:
+                if len(known) >= LINE_SETS:
+                    known.clear()
+                lines = known[shape] = access_lines(acc, self.line_bytes)
             if len(lines):
                 per_memory.setdefault(acc.memory, []).append(lines)
+        if self.fits:
+            return self._touch_resident(per_memory, start, end, step)
         marks = self.marks
         now = marks.prefix(step)  # every mark (all are at earlier steps)
+        capacity = self.capacity_lines
         hits = pending = total = 0
         moves: list[tuple[int, int]] = []  # (step, lines) whose marks move to this step
         for memory, parts in per_memory.items():
             lines = parts[0] if len(parts) == 1 else np.unique(np.concatenate(parts))
             last, filled = self._state(memory, int(lines[-1]))
             prev = last[lines]
-            total += len(lines)
-            resident = np.zeros(len(lines), bool)
+            n = len(lines)
+            total += n
             seen = prev >= 0
-            if seen.any():
-                steps, counts = np.unique(prev[seen], return_counts=True)
-                kept = []
-                for p, c in zip(steps.tolist(), counts.tolist(), strict=True):
-                    # distinct lines used after step p: the marks after it (queried before any
-                    # mark of this step moves)
-                    if now - marks.prefix(p + 1) < self.capacity_lines:
-                        kept.append(p)
-                    moves.append((p, c))
-                if kept:
-                    resident = np.isin(prev, np.array(kept, dtype=np.int64)) & seen
-            late = resident & (filled[lines] > start)
-            hits += int(np.count_nonzero(resident & ~late))
-            pending += int(np.count_nonzero(late))
-            fresh = lines[~resident]
-            filled[fresh] = end  # a miss fills its lines when its transfer ends
+            n_seen = int(np.count_nonzero(seen))
+            resident = None
+            if n_seen:
+                used = prev if n_seen == n else prev[seen]
+                first_use = int(used.min())
+                if first_use == int(used.max()):  # every line last used by one access
+                    steps_list, counts_list, inverse = [first_use], [n_seen], None
+                else:
+                    steps, inverse, counts = np.unique(used, return_inverse=True,
+                                                       return_counts=True)
+                    steps_list, counts_list = steps.tolist(), counts.tolist()
+                # distinct lines used after step p: the marks after it (queried before any
+                # mark of this step moves)
+                kept = [now - marks.prefix(p + 1) < capacity for p in steps_list]
+                moves.extend(zip(steps_list, counts_list, strict=True))
+                if any(kept):
+                    in_l2 = np.ones(n_seen, bool) if inverse is None else \
+                        np.array(kept, dtype=bool)[inverse.ravel()]
+                    if n_seen == n:
+                        resident = in_l2
+                    else:
+                        resident = np.zeros(n, bool)
+                        resident[seen] = in_l2
+            if resident is None:  # every line misses
+                filled[lines] = end  # a miss fills its lines when its transfer ends
+            else:
+                late = resident & (filled[lines] > start)
+                n_late = int(np.count_nonzero(late))
+                hits += int(np.count_nonzero(resident)) - n_late
+                pending += n_late
+                filled[lines[~resident]] = end
             last[lines] = step
         for p, c in moves:
             marks.add(p, -c)
         if total:
             marks.add(step, total)
         return hits, pending, total
+
+    def _touch_resident(self, per_memory: dict[object, list[np.ndarray]], start: float,
+                        end: float, step: int) -> tuple[int, int, int]:
+        """`touch` when nothing is evicted (`fits`): every line touched before is in L2."""
+        hits = pending = total = 0
+        for memory, parts in per_memory.items():
+            lines = parts[0] if len(parts) == 1 else np.unique(np.concatenate(parts))
+            last, filled = self._state(memory, int(lines[-1]))
+            n = len(lines)
+            total += n
+            resident = last[lines] >= 0
+            late = resident & (filled[lines] > start)
+            n_late = int(np.count_nonzero(late))
+            hits += int(np.count_nonzero(resident)) - n_late
+            pending += n_late
+            filled[lines[~resident]] = end
+            last[lines] = step
+        return hits, pending, total
+
+    @staticmethod
+    def lines_bound(accesses: Iterable[Access], line_bytes: int) -> int:
+        """At least the distinct lines `accesses` touch: per memory, the lines of the hull of
+        its accesses' bytes."""
+        hulls: dict[object, list[int]] = {}
+        for a in accesses:
+            if a.width <= 0 or a.rows <= 0:
+                continue
+            first, last = a.start // line_bytes, (a.end - 1) // line_bytes
+            hull = hulls.get(a.memory)
+            if hull is None:
+                hulls[a.memory] = [first, last]
+            else:
+                if first < hull[0]:
+                    hull[0] = first
+                if last > hull[1]:
+                    hull[1] = last
+        return sum(hi - lo + 1 for lo, hi in hulls.values())
 
 
 def concurrent_readers(starts: np.ndarray, ends: np.ndarray, cores: np.ndarray,

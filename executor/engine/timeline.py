@@ -233,6 +233,8 @@ class Timeline:
         self.l2_lines: tuple[int, int] = (0, 0)
         """(lines found in L2, lines read) over the GM reads of the run (after `slices`)."""
         self._slices: list[Slice] | None = None
+        self._times: tuple[list[Event], list[int], list[int]] | None = None
+        """(executed events, start, end cycles) of the schedule (`_scheduled`)."""
         self.barriers: list[list[Event]] = []
         """The `pto.sync_all` events of each all-core barrier of a multi-core launch."""
         self.waits: dict[int, int] = {}
@@ -287,54 +289,101 @@ class Timeline:
 
     # --- schedule -------------------------------------------------------------------------------
 
-    def _schedule(self, events: list[Event], deps: dict[int, list[Event]]
-                  ) -> tuple[dict[int, int], dict[int, int]]:
-        """(start, end) cycles by id(event): each event starts when all its deps have ended."""
-        end: dict[int, int] = {}
-        start: dict[int, int] = {}
-        for root in events:  # iterative depth-first: deps before the event
-            if id(root) in end:
+    def _durations(self, events: list[Event]) -> list[int]:
+        """`duration` of each event of `events` (the sync kinds' figures looked up once)."""
+        sync = {SET: isa_costs.sync_cycles(self.costs, SET),
+                WAIT: isa_costs.sync_cycles(self.costs, WAIT)}
+        sync[BARRIER] = sync[BARRIER_ALL] = isa_costs.sync_cycles(self.costs, "pipe_barrier")
+        priced, shapes, issue = self.l2_cycles, self.shapes, self.costs.issue_cycles
+        out = []
+        for ev in events:
+            cycles = sync.get(ev.kind)
+            if cycles is None:
+                cycles = priced.get(id(ev))
+                if cycles is None:
+                    known = shapes.get(id(ev))
+                    cycles = known[0] if known is not None else issue
+            out.append(cycles)
+        return out
+
+    @staticmethod
+    def _order(deps: list[tuple[int, ...]]) -> list[int]:
+        """The events (indices) in an order where each comes after all its deps. Almost every
+        dep is an earlier event (the previous event of a lane, a set_flag issued before its
+        wait); a wait_flag issued before its set_flag is reached by an iterative depth-first
+        search from it."""
+        n = len(deps)
+        placed = [False] * n
+        order: list[int] = []
+        for i in range(n):
+            if placed[i]:
                 continue
-            stack = [root]
+            if all(placed[d] for d in deps[i]):
+                placed[i] = True
+                order.append(i)
+                continue
+            stack = [i]
             while stack:
-                ev = stack[-1]
-                if id(ev) in end:
+                j = stack[-1]
+                if placed[j]:
                     stack.pop()
                     continue
-                todo = [d for d in deps.get(id(ev), ()) if id(d) not in end and id(d) in deps]
+                todo = [d for d in deps[j] if not placed[d]]
                 if todo:
                     stack.extend(todo)
                     continue
                 stack.pop()
-                s = max((end[id(d)] for d in deps[id(ev)] if id(d) in end), default=0)
-                start[id(ev)] = s
-                end[id(ev)] = s + self.duration(ev)
+                placed[j] = True
+                order.append(j)
+        return order
+
+    @staticmethod
+    def _schedule(order: list[int], deps: list[tuple[int, ...]], durations: list[int]
+                  ) -> tuple[list[int], list[int]]:
+        """(start, end) cycles by event index: each event starts when all its deps have ended
+        (max-plus over `order`)."""
+        n = len(deps)
+        start = [0] * n
+        end = [0] * n
+        get = end.__getitem__
+        for i in order:
+            d = deps[i]
+            s = max(map(get, d)) if d else 0
+            start[i] = s
+            end[i] = s + durations[i]
         return start, end
 
-    def _price_gm_reads(self, events: list[Event], start: dict[int, int],
-                        end: dict[int, int]) -> bool:
-        """The L2 model (`executor/engine/l2.py`) on a first schedule: in the order the GM
-        accesses start, each read's lines hit or miss L2; a read then costs its hit bytes at the
-        L2 rate and its miss bytes at this core's share of DDR while other cores' misses run at
-        the same time. Fills `l2_cycles`; False when nothing changed (no GM reads)."""
+    def _price_gm_reads(self, events: list[Event], start: list[int], end: list[int]) -> bool:
+        """The L2 model (`executor/engine/l2.py`) on a first schedule (`start`, `end` by index
+        of `events`): in the order the GM accesses start, each read's lines hit or miss L2; a
+        read then costs its hit bytes at the L2 rate and its miss bytes at this core's share of
+        DDR while other cores' misses run at the same time. Fills `l2_cycles`; False when
+        nothing changed (no GM reads)."""
         import numpy as np
 
         from mmair.executor.engine.l2 import L2Model, concurrent_readers
 
         c = self.costs
-        gm = [ev for ev in events if ev.accesses and id(ev) in self.shapes and
-              self.shapes[id(ev)].level in ("gm_l1", "gm_ub", "l0c_gm", "ub_gm")]
+        shapes = self.shapes
+        gm = [i for i, ev in enumerate(events) if ev.accesses and id(ev) in shapes and
+              shapes[id(ev)].level in ("gm_l1", "gm_ub", "l0c_gm", "ub_gm")]
         if not gm:
             return False
-        gm.sort(key=lambda ev: (start[id(ev)], ev.seq))
-        model = L2Model(c.l2_bytes, c.l2_line_bytes, len(gm)) if c.l2_bytes else None
-        reads: list[tuple[Event, int, int, bool]] = []  # (event, hit, miss bytes, reads DDR)
-        hit_lines = read_lines = 0
-        for ev in gm:
-            cost = self.shapes[id(ev)]
+        gm.sort(key=lambda i: (start[i], events[i].seq))
+        touched = []  # per GM op: (index, its cost, reads, its GM accesses of that direction)
+        for i in gm:
+            ev = events[i]
+            cost = shapes[id(ev)]
             reading = cost.level in ("gm_l1", "gm_ub")
-            accesses = [a for a in ev.accesses if a.space == "gm" and a.write != reading]
-            hits, pending, total = model.touch(accesses, start[id(ev)], end[id(ev)]) \
+            touched.append((i, cost, reading, [a for a in ev.accesses
+                                               if a.space == "gm" and a.write != reading]))
+        model = L2Model(c.l2_bytes, c.l2_line_bytes, len(gm), L2Model.lines_bound(
+            (a for *_, accesses in touched for a in accesses), c.l2_line_bytes)) \
+            if c.l2_bytes else None
+        reads: list[tuple[int, int, int, bool]] = []  # (index, hit, miss bytes, reads DDR)
+        hit_lines = read_lines = 0
+        for i, cost, reading, accesses in touched:
+            hits, pending, total = model.touch(accesses, start[i], end[i]) \
                 if model is not None else (0, 0, 0)
             if not reading:
                 continue
@@ -344,100 +393,176 @@ class Timeline:
             # and a line another core is still bringing in arrives as fast as that miss
             hit_bytes = cost.nbytes * hits // total if total else 0
             miss_bytes = (total - hits) * c.l2_line_bytes if model is not None else cost.nbytes
-            reads.append((ev, hit_bytes, miss_bytes, model is None or hits + pending < total))
+            reads.append((i, hit_bytes, miss_bytes, model is None or hits + pending < total))
         self.l2_lines = (hit_lines, read_lines)
-        ddr = [ev for ev, _, _, reads_ddr in reads if reads_ddr]
-        waiting = [ev for ev, _, miss, _ in reads if miss]
+        ddr = [i for i, _, _, reads_ddr in reads if reads_ddr]
+        waiting = [i for i, _, miss, _ in reads if miss]
         readers = concurrent_readers(
-            np.array([start[id(ev)] for ev in ddr], dtype=np.float64),
-            np.array([end[id(ev)] for ev in ddr], dtype=np.float64),
-            np.array([ev.core for ev in ddr], dtype=np.int64),
-            np.array([(start[id(ev)] + end[id(ev)]) / 2 for ev in waiting], dtype=np.float64))
-        share = dict(zip((id(ev) for ev in waiting), readers.tolist(), strict=True))
+            np.array([start[i] for i in ddr], dtype=np.float64),
+            np.array([end[i] for i in ddr], dtype=np.float64),
+            np.array([events[i].core for i in ddr], dtype=np.int64),
+            np.array([(start[i] + end[i]) / 2 for i in waiting], dtype=np.float64))
+        share = dict(zip(waiting, readers.tolist(), strict=True))
         l2_rate = (c.l2_read or c.gm_read).bytes_per_cycle
-        for ev, hit_bytes, miss_bytes, _ in reads:
+        for i, hit_bytes, miss_bytes, _ in reads:
             transfer = hit_bytes / l2_rate
             if miss_bytes:
-                transfer += miss_bytes / c.ddr_read_share(share[id(ev)])
-            self.l2_cycles[id(ev)] = c.gm_read.latency + ceil(transfer)
+                transfer += miss_bytes / c.ddr_read_share(share[i])
+            self.l2_cycles[id(events[i])] = c.gm_read.latency + ceil(transfer)
         return True
 
     def slices(self) -> list[Slice]:
         """Start and end of every executed event (module docstring), in issue order."""
-        if self._slices is not None:
-            return self._slices
-        events = [ev for ev in self.events if ev.done]
-        lane_prev: dict[int, Event] = {}
-        deps: dict[int, list[Event]] = {}
-        last_s: dict[int, Event] = {}  # per core: its scalar unit issues in order
-        for ev in events:
-            d = list(ev.preds)
-            prev = lane_prev.get(ev.lane)
-            if prev is not None:
-                d.append(prev)
-            s_prev = last_s.get(ev.core)
-            if s_prev is not None and ev.lane != s_prev.lane:
-                d.append(s_prev)
-            deps[id(ev)] = d
-            lane_prev[ev.lane] = ev
-            if ev.pipe is Pipe.S:
-                last_s[ev.core] = ev
-        own: dict[int, list[Event]] = {}
-        for group in self.barriers:  # a sync_all starts when the last core reaches it
-            joined = [d for ev in group for d in deps[id(ev)]]
-            for ev in group:
-                own[id(ev)] = deps[id(ev)]
-                deps[id(ev)] = joined
-        self.l2_cycles = {}
-        start, end = self._schedule(events, deps)
-        if self._price_gm_reads(events, start, end):  # the L2 model re-prices the GM reads
-            start, end = self._schedule(events, deps)
-        self.waits = {}
-        for ev in events:
-            mine = own.get(id(ev))
-            if mine is not None:  # waited from its own core's readiness to the joint start
-                ready = max((end[id(d)] for d in mine if id(d) in end), default=0)
-                self.waits[ev.core] = self.waits.get(ev.core, 0) + start[id(ev)] - ready
+        if self._slices is None:
+            from mmair.executor.engine.gc_scope import no_full_collection
+
+            events, start, end = self._scheduled()
+            with no_full_collection():  # a full pass would walk every Event (speed only)
+                self._slices = self._make_slices(events, start, end)
+        return self._slices
+
+    def _make_slices(self, events: list[Event], start: list[int], end: list[int]
+                     ) -> list[Slice]:
         out = []
-        where: dict[int, str] = {}  # id(op) -> its location, computed once per op
-        for ev in events:
-            shape = self.shapes.get(id(ev), (0, ""))[1]
-            name = ev.op.name if ev.op is not None else ev.kind
-            if ev.kind in (SET, WAIT):
-                shape = f"{ev.src} -> {ev.dst} event {ev.event_id}"
-            location = where.get(id(ev.op))
-            if location is None:
-                location = where[id(ev.op)] = op_where(ev.op)
-            out.append(Slice(str(ev.pipe), ev.core, start[id(ev)], end[id(ev)], ev.kind, name,
-                             location, shape, tuple(ev.iteration)))
-        self._slices = out
+        # per op: (name, location), per flag: its shape text, per pipe: its name, made once
+        named: dict[int, tuple[str, str]] = {}
+        flag_shapes: dict[Any, str] = {}
+        pipe_names: dict[Any, str] = {}
+        shapes = self.shapes
+        no_cost = (0, "")
+        for i, ev in enumerate(events):
+            op = ev.op
+            kind = ev.kind
+            known = named.get(id(op))
+            if known is None:
+                known = named[id(op)] = (op.name if op is not None else kind, op_where(op))
+            name, location = known
+            if op is None:
+                name = kind
+            if kind == SET or kind == WAIT:
+                shape = flag_shapes.get(ev.key)
+                if shape is None:
+                    shape = flag_shapes[ev.key] = f"{ev.src} -> {ev.dst} event {ev.event_id}"
+            else:
+                shape = shapes.get(id(ev), no_cost)[1]
+            pipe = pipe_names.get(ev.pipe)
+            if pipe is None:
+                pipe = pipe_names[ev.pipe] = str(ev.pipe)
+            out.append(Slice(pipe, ev.core, start[i], end[i], kind, name, location, shape,
+                             tuple(ev.iteration)))
         return out
 
+    def _scheduled(self) -> tuple[list[Event], list[int], list[int]]:
+        """(executed events in issue order, their start and end cycles), computed once."""
+        if self._times is None:
+            from mmair.executor.engine.gc_scope import no_full_collection
+
+            with no_full_collection():  # a full pass would walk every Event (speed only)
+                self._times = self._schedule_events()
+        return self._times
+
+    def _schedule_events(self) -> tuple[list[Event], list[int], list[int]]:
+        events = [ev for ev in self.events if ev.done]
+        index = {id(ev): i for i, ev in enumerate(events)}
+        find = index.get
+        lane_prev: dict[int, int] = {}
+        deps: list[tuple[int, ...]] = []
+        last_s: dict[int, int] = {}  # per core: its scalar unit issues in order
+        scalar = Pipe.S
+        for i, ev in enumerate(events):
+            # predecessors that did not execute (a run stopped early) are not scheduled
+            d = [j for j in map(find, map(id, ev.preds)) if j is not None] if ev.preds else []
+            lane = ev.lane
+            prev = lane_prev.get(lane)
+            if prev is not None:
+                d.append(prev)
+            core = ev.core
+            s_prev = last_s.get(core)
+            if s_prev is not None and lane != events[s_prev].lane:
+                d.append(s_prev)
+            deps.append(tuple(d))
+            lane_prev[lane] = i
+            if ev.pipe is scalar:
+                last_s[core] = i
+        own: dict[int, tuple[int, ...]] = {}
+        for group in self.barriers:  # a sync_all starts when the last core reaches it
+            members = [index[id(ev)] for ev in group]
+            joined = tuple(d for i in members for d in deps[i])
+            for i in members:
+                own[i] = deps[i]
+                deps[i] = joined
+        self.l2_cycles = {}
+        order = self._order(deps)
+        start, end = self._schedule(order, deps, self._durations(events))
+        if self._price_gm_reads(events, start, end):  # the L2 model re-prices the GM reads
+            start, end = self._schedule(order, deps, self._durations(events))
+        self.waits = {}
+        for i, mine in own.items():  # waited from its own core's readiness to the joint start
+            ready = max((end[d] for d in mine), default=0)
+            core = events[i].core
+            self.waits[core] = self.waits.get(core, 0) + start[i] - ready
+        return events, start, end
+
     def summary(self) -> Summary:
-        slices = self.slices()
-        total = max((s.end for s in slices), default=0)
+        from mmair.executor.engine.gc_scope import no_full_collection
+
+        events, start, end = self._scheduled()
+        with no_full_collection():  # a full pass would walk every Event (speed only)
+            return self._summary(events, start, end)
+
+    def _summary(self, events: list[Event], start: list[int], end: list[int]) -> Summary:
+        """The summary of the schedule, from the start and end lists (the figures of the
+        slices, without making them)."""
+        total = max(end, default=0)
         busy: dict[str, int] = defaultdict(int)
         count: dict[str, int] = defaultdict(int)
+        by_op: dict[tuple[Any, int, str], int] = defaultdict(int)
+        by_lane: dict[int, int] = defaultdict(int)  # busy cycles per lane (core x pipe)
+        ops: dict[int, Any] = {}
+        for i, ev in enumerate(events):
+            cycles = end[i] - start[i]
+            op = ev.op
+            by_op[(ev.pipe, id(op), ev.kind if op is None else "")] += cycles
+            ops[id(op)] = op
+            by_lane[ev.lane] += cycles
+            count[ev.pipe] += 1
+        lane_of_pipe: dict[int, tuple[int, str]] = {}
+        for ev in events:
+            if ev.lane not in lane_of_pipe:
+                lane_of_pipe[ev.lane] = (ev.core, str(ev.pipe))
+        named: dict[int, tuple[str, str]] = {}
         per_op: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
-        for s in slices:
-            busy[s.pipe] += s.cycles
-            count[s.pipe] += 1
-            per_op[s.pipe][f"'{s.name}'" + (f" at {s.location}" if s.location else "")] += s.cycles
-        n_cores = len({s.core for s in slices}) or 1  # utilisation of the pipes of every core
+        for (pipe, op_id, kind), cycles in by_op.items():  # in order of first appearance
+            p = str(pipe)
+            busy[p] += cycles
+            known = named.get(op_id)
+            if known is None:
+                op = ops[op_id]
+                known = named[op_id] = (op.name if op is not None else "", op_where(op))
+            name, location = known
+            per_op[p][f"'{name or kind}'" + (f" at {location}" if location else "")] += cycles
+        count = {str(pipe): n for pipe, n in count.items()}
+        n_cores = len({ev.core for ev in events}) or 1  # utilisation of the pipes of every core
         pipes = []
         for pipe in PIPE_ORDER:
             p = str(pipe)
             if p not in busy:
                 continue
-            op, cycles = max(per_op[p].items(), key=lambda kv: kv[1])
+            op_text, cycles = max(per_op[p].items(), key=lambda kv: kv[1])
             pipes.append(PipeStats(p, busy[p], count[p],
-                                   busy[p] / (total * n_cores) if total else 0.0, op, cycles))
+                                   busy[p] / (total * n_cores) if total else 0.0, op_text,
+                                   cycles))
         cores = []
         ends: dict[int, int] = {}
+        for i, ev in enumerate(events):
+            core = ev.core
+            if end[i] > ends.get(core, 0):
+                ends[core] = end[i]
+            elif core not in ends:
+                ends[core] = 0
         per_core: dict[tuple[int, str], int] = defaultdict(int)
-        for s in slices:
-            ends[s.core] = max(ends.get(s.core, 0), s.end)
-            per_core[(s.core, s.pipe)] += s.cycles
+        for lane, cycles in by_lane.items():
+            per_core[lane_of_pipe[lane]] += cycles
         if len(ends) > 1:
             for core in sorted(ends):
                 cores.append(CoreStats(core, ends[core], self.waits.get(core, 0)))
